@@ -1,0 +1,225 @@
+"""Reading manifests: YAML/JSON files or folders -> typed objects, with errors naming file:line,
+the object and the field."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import yaml
+
+from kschedfw.api import _parse
+from kschedfw.api.node import parse_node
+from kschedfw.api.other import _PARSERS, parse_generic_object
+from kschedfw.api.pod import parse_pod
+from kschedfw.errors import ManifestError
+
+__all__ = ["parse_object", "load_manifests", "parse_manifests", "MANIFEST_SUFFIXES"]
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+_KIND_PARSERS: dict[str, Callable[..., Any]] = {"Pod": parse_pod, "Node": parse_node, **_PARSERS}
+
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """Safe YAML loading, except that timestamps stay strings (as Kubernetes' YAML decoding
+    leaves them): ``creationTimestamp`` and date-like label values are read as text."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+def parse_object(d: Any, *, source: str = "", line: int | None = None,
+                 default_kind: str | None = None, template: bool = False) -> Any:
+    """Build the typed object for one manifest dict, chosen by its ``kind``.
+
+    Pod, Node, PriorityClass, PodDisruptionBudget, Namespace, PersistentVolumeClaim,
+    PersistentVolume, StorageClass and CSINode get their own classes; anything else becomes a
+    :class:`~kschedfw.api.other.GenericObject`. ``default_kind`` is used when the dict has no
+    ``kind`` (items of a ``PodList`` as the API server returns them). A ``metadata.name`` (or
+    ``generateName``) is required unless ``template`` is true (scheduler_perf templates, whose
+    names are filled in later). Every problem raises :class:`~kschedfw.errors.ManifestError`.
+    """
+    if not isinstance(d, dict):
+        raise ManifestError(f"expected a Kubernetes object (a mapping), got {_parse.describe(d)}",
+                            source=source, line=line)
+    kind = d.get("kind")
+    if kind is None or kind == "":
+        if not default_kind:
+            raise ManifestError("Required value: every object needs a kind (e.g. kind: Pod)",
+                                source=source, line=line, obj=_parse.describe_object(d, "object"),
+                                field="kind")
+        kind = default_kind
+    elif not isinstance(kind, str):
+        raise ManifestError(f"expected a string, got {_parse.describe(kind)}", source=source,
+                            line=line, field="kind")
+    api_version = d.get("apiVersion")
+    if isinstance(api_version, str) and api_version.startswith("kubescheduler.config.k8s.io/"):
+        raise ManifestError(f"{kind} is a scheduler configuration, not a cluster object: "
+                            f"give it to the scheduler as its configuration file",
+                            source=source, line=line, field="kind")
+    parser = _KIND_PARSERS.get(kind)
+    try:
+        if parser is not None:
+            return parser(d, template=template)
+        if d.get("kind") != kind:
+            d = {**d, "kind": kind}
+        return parse_generic_object(d, template=template)
+    except ManifestError as exc:
+        raise _parse.with_context(exc, source=source, line=line,
+                                  obj=_parse.describe_object(d, kind)) from None
+    except (TypeError, ValueError, AttributeError, KeyError) as exc:  # defensive: odd shapes
+        raise ManifestError(f"cannot read this object: {exc}", source=source, line=line,
+                            obj=_parse.describe_object(d, kind)) from None
+
+
+def _is_list(data: dict) -> bool:
+    kind = data.get("kind")
+    return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in data))
+
+
+def _mapping_value_node(node: Any, key: str) -> Any:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                return v
+    return None
+
+
+def _line(node: Any) -> int | None:
+    return node.start_mark.line + 1 if node is not None else None
+
+
+def _emit(node: Any, data: Any, source: str, default_kind: str | None, template: bool,
+          out: list) -> None:
+    """Append the objects in ``data`` (a document, a list item...) to ``out``, flattening lists."""
+    if data is None:
+        return
+    if isinstance(data, list):
+        child_nodes = node.value if isinstance(node, yaml.SequenceNode) else [None] * len(data)
+        for child_node, child in zip(child_nodes, data):
+            _emit(child_node, child, source, default_kind, template, out)
+        return
+    if isinstance(data, dict) and _is_list(data):
+        items = data.get("items")
+        if items is None:
+            return
+        items_node = _mapping_value_node(node, "items")
+        if not isinstance(items, list):
+            raise ManifestError(f"expected a list, got {_parse.describe(items)}", source=source,
+                                line=_line(items_node) or _line(node),
+                                obj=str(data.get("kind")), field="items")
+        kind = data["kind"]
+        item_kind = kind[:-4] if kind != "List" else None
+        child_nodes = items_node.value if isinstance(items_node, yaml.SequenceNode) \
+            else [None] * len(items)
+        for child_node, child in zip(child_nodes, items):
+            if child is None:
+                continue
+            if isinstance(child, dict) and _is_list(child):
+                _emit(child_node, child, source, None, template, out)
+            else:
+                out.append(parse_object(child, source=source, line=_line(child_node) or _line(node),
+                                        default_kind=item_kind, template=template))
+        return
+    out.append(parse_object(data, source=source, line=_line(node), default_kind=default_kind,
+                            template=template))
+
+
+def _documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
+    """(node, data) for each YAML document, so every object keeps its line number."""
+    loader = _Loader(text)
+    try:
+        while True:
+            try:
+                if not loader.check_node():
+                    break
+                node = loader.get_node()
+                data = loader.construct_document(node)
+            except yaml.MarkedYAMLError as exc:
+                mark = exc.problem_mark or exc.context_mark
+                problem = exc.problem or exc.context or "malformed YAML"
+                if exc.context and exc.problem:
+                    problem = f"{exc.context}: {exc.problem}"
+                raise ManifestError(f"invalid YAML: {problem}", source=source,
+                                    line=mark.line + 1 if mark is not None else None) from None
+            except yaml.YAMLError as exc:
+                raise ManifestError(f"invalid YAML: {exc}", source=source) from None
+            yield node, data
+    finally:
+        loader.dispose()
+
+
+def parse_manifests(text: str, *, source: str = "", template: bool = False) -> list[Any]:
+    """Objects in YAML/JSON ``text`` (several documents, ``kind: List``, nested lists)."""
+    out: list[Any] = []
+    for node, data in _documents(text, source):
+        _emit(node, data, source, None, template, out)
+    return out
+
+
+def _load_json_fallback(text: str, source: str, template: bool) -> list[Any] | None:
+    import json
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    out: list[Any] = []
+    _emit(None, data, source, None, template, out)
+    return out
+
+
+def _load_file(path: Path, source: str, template: bool) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+                            source=source) from None
+    except OSError as exc:
+        raise ManifestError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    try:
+        return parse_manifests(text, source=source, template=template)
+    except ManifestError as exc:
+        # JSON that PyYAML's YAML 1.1 reader rejects (tabs, some escapes): use the JSON parser.
+        if path.suffix.lower() == ".json" and exc.detail.startswith("invalid YAML"):
+            objs = _load_json_fallback(text, source, template)
+            if objs is not None:
+                return objs
+        raise
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_dir():
+        found = [p for p in path.rglob("*") if p.suffix.lower() in MANIFEST_SUFFIXES and p.is_file()]
+        return sorted(found, key=lambda p: p.relative_to(path).as_posix())
+    return [path]
+
+
+def load_manifests(path_or_paths: str | os.PathLike | Iterable[str | os.PathLike], *,
+                   template: bool = False) -> list[Any]:
+    """Load every object from a file, a folder (``*.yaml``, ``*.yml``, ``*.json``, recursively,
+    sorted by path) or several of those, in order.
+
+    A file may hold several YAML documents and ``kind: List`` / ``*List`` objects (as
+    ``kubectl get -o yaml`` writes them; nested lists are flattened). Empty documents are skipped.
+    Errors are :class:`~kschedfw.errors.ManifestError` naming ``file:line``, the object and the
+    field. ``template``: accept objects without a name (see :func:`parse_object`).
+    """
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        paths = [path_or_paths]
+    else:
+        paths = list(path_or_paths)
+    out: list[Any] = []
+    for p in paths:
+        path = Path(p)
+        if not path.exists():
+            raise ManifestError("no such file or directory", source=str(p))
+        for f in _files(path):
+            out.extend(_load_file(f, str(f), template))
+    return out

@@ -1,0 +1,672 @@
+"""Pods and the parts of a pod spec the scheduler reads."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Mapping
+
+import attrs
+
+from kschedfw.api import _parse
+from kschedfw.api.node import TAINT_EFFECTS
+from kschedfw.api.resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST,
+                                    parse_resource_list)
+from kschedfw.api.selectors import (LabelSelector, NodeSelector, PreferredSchedulingTerm, _as_int,
+                                    parse_label_selector, parse_node_selector,
+                                    parse_preferred_scheduling_term)
+from kschedfw.errors import ManifestError
+
+__all__ = [
+    "ContainerPort", "Container", "Toleration", "PodAffinityTerm", "WeightedPodAffinityTerm",
+    "NodeAffinity", "PodAffinity", "Affinity", "TopologySpreadConstraint", "Volume",
+    "PodCondition", "Pod", "parse_pod", "compute_pod_request",
+    "DEFAULT_SCHEDULER_NAME", "TAINT_EFFECTS", "TOLERATION_OPERATORS",
+]
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+TOLERATION_OPERATORS = ("Equal", "Exists", "Gt", "Lt")
+_PROTOCOLS = ("TCP", "UDP", "SCTP")
+_POD_LEVEL_RESOURCES = ("cpu", "memory")
+
+
+# --------------------------------------------------------------------------- containers
+
+@attrs.frozen(slots=True)
+class ContainerPort:
+    container_port: int
+    host_port: int = 0
+    protocol: str = "TCP"
+    host_ip: str = ""
+
+
+@attrs.frozen(slots=True)
+class Container:
+    """A container or init container. ``requests`` already include limits-defaulted entries
+    (a resource with a limit but no request requests its limit, as the API server defaults it).
+    An init container with ``restart_policy == "Always"`` is a sidecar."""
+
+    name: str
+    image: str = ""
+    requests: dict[str, int] = attrs.field(factory=dict)
+    limits: dict[str, int] = attrs.field(factory=dict)
+    ports: tuple[ContainerPort, ...] = ()
+    restart_policy: str | None = None
+
+    @property
+    def is_sidecar(self) -> bool:
+        return self.restart_policy == "Always"
+
+
+def _parse_port(d: Any, field: str, host_network: bool) -> ContainerPort:
+    d = _parse.mapping(d, field)
+    port = _parse.integer(d.get("containerPort"), f"{field}.containerPort")
+    if port is None:
+        raise _parse.fail(f"{field}.containerPort", "Required value: containerPort is required")
+    if not 0 < port < 65536:
+        raise _parse.fail(f"{field}.containerPort",
+                          f"Invalid value: {port}: must be between 1 and 65535, inclusive")
+    host_port = _parse.integer(d.get("hostPort"), f"{field}.hostPort", 0)
+    if not 0 <= host_port < 65536:
+        raise _parse.fail(f"{field}.hostPort",
+                          f"Invalid value: {host_port}: must be 0 (none) or between 1 and 65535")
+    if host_network and host_port == 0:
+        host_port = port  # the API server defaults hostPort to containerPort on the host network
+    protocol = _parse.string(d.get("protocol"), f"{field}.protocol") or "TCP"
+    if protocol not in _PROTOCOLS:
+        raise _parse.fail(f"{field}.protocol", f"Unsupported value: {protocol!r}: supported "
+                                               f"values: \"TCP\", \"UDP\", \"SCTP\"")
+    return ContainerPort(port, host_port, protocol, _parse.string(d.get("hostIP"), f"{field}.hostIP"))
+
+
+def _parse_container(d: Any, field: str, host_network: bool) -> Container:
+    d = _parse.mapping(d, field)
+    name = _parse.string(d.get("name"), f"{field}.name")
+    if not name:
+        raise _parse.fail(f"{field}.name", "Required value: every container needs a name")
+    res = _parse.mapping(d.get("resources"), f"{field}.resources")
+    limits = parse_resource_list(res.get("limits"), field=f"{field}.resources.limits")
+    requests = parse_resource_list(res.get("requests"), field=f"{field}.resources.requests")
+    if limits:
+        for k, v in limits.items():
+            if k not in requests:
+                requests[k] = v
+    raw_ports = d.get("ports")
+    ports = tuple(_parse_port(p, f"{field}.ports[{i}]", host_network)
+                  for i, p in enumerate(_parse.seq(raw_ports, f"{field}.ports"))) if raw_ports else ()
+    return Container(
+        name=name,
+        image=_parse.string(d.get("image"), f"{field}.image"),
+        requests=requests,
+        limits=limits,
+        ports=ports,
+        restart_policy=_parse.opt_string(d.get("restartPolicy"), f"{field}.restartPolicy"),
+    )
+
+
+# --------------------------------------------------------------------------- tolerations
+
+@attrs.frozen(slots=True)
+class Toleration:
+    key: str = ""
+    operator: str = "Equal"
+    value: str = ""
+    effect: str = ""
+    toleration_seconds: int | None = None
+
+    def tolerates(self, taint: Any) -> bool:
+        """Whether this toleration tolerates ``taint`` (anything with key, value and effect)."""
+        if self.effect and self.effect != taint.effect:
+            return False
+        if self.key and self.key != taint.key:
+            return False
+        op = self.operator
+        if op == "Exists":
+            return True
+        if op == "Equal" or op == "":
+            return self.value == taint.value
+        if op == "Gt" or op == "Lt":
+            mine, theirs = _as_int(self.value), _as_int(taint.value)
+            if mine is None or theirs is None:
+                return False
+            return theirs > mine if op == "Gt" else theirs < mine
+        return False
+
+
+def _parse_toleration(d: Any, field: str) -> Toleration:
+    d = _parse.mapping(d, field)
+    key = _parse.string(d.get("key"), f"{field}.key")
+    op = _parse.string(d.get("operator"), f"{field}.operator") or "Equal"
+    if op not in TOLERATION_OPERATORS:
+        raise _parse.fail(f"{field}.operator", f"Unsupported value: {op!r}: supported values: "
+                                               + ", ".join(f'"{o}"' for o in TOLERATION_OPERATORS))
+    value = _parse.string(d.get("value"), f"{field}.value")
+    if op == "Exists" and value:
+        raise _parse.fail(f"{field}.value", "Invalid value: must be empty when operator is Exists")
+    if not key and op != "Exists":
+        raise _parse.fail(f"{field}.operator",
+                          "Invalid value: operator must be Exists when key is empty")
+    effect = _parse.string(d.get("effect"), f"{field}.effect")
+    if effect and effect not in TAINT_EFFECTS:
+        raise _parse.fail(f"{field}.effect", f"Unsupported value: {effect!r}: supported values: "
+                                             + ", ".join(f'"{e}"' for e in TAINT_EFFECTS))
+    seconds = _parse.integer(d.get("tolerationSeconds"), f"{field}.tolerationSeconds")
+    return Toleration(key, op, value, effect, seconds)
+
+
+# --------------------------------------------------------------------------- affinity
+
+@attrs.frozen(slots=True)
+class PodAffinityTerm:
+    label_selector: LabelSelector | None
+    namespaces: tuple[str, ...] = ()
+    topology_key: str = ""
+    namespace_selector: LabelSelector | None = None
+    match_label_keys: tuple[str, ...] = ()
+    mismatch_label_keys: tuple[str, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class WeightedPodAffinityTerm:
+    weight: int
+    term: PodAffinityTerm
+
+
+@attrs.frozen(slots=True)
+class NodeAffinity:
+    required: NodeSelector | None = None
+    preferred: tuple[PreferredSchedulingTerm, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class PodAffinity:
+    """Pod affinity or anti-affinity (same shape)."""
+
+    required: tuple[PodAffinityTerm, ...] = ()
+    preferred: tuple[WeightedPodAffinityTerm, ...] = ()
+
+
+@attrs.frozen(slots=True)
+class Affinity:
+    """Parsed ``spec.affinity``. Empty parts are normalised to None (an ``Affinity`` with all three
+    None is stored as ``Pod.affinity = None``), so ``pod.affinity.pod_affinity`` being set means
+    it has at least one term."""
+
+    node_affinity: NodeAffinity | None = None
+    pod_affinity: PodAffinity | None = None
+    pod_anti_affinity: PodAffinity | None = None
+
+
+_REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _parse_pod_affinity_term(d: Any, field: str) -> PodAffinityTerm:
+    d = _parse.mapping(d, field)
+    topology_key = _parse.string(d.get("topologyKey"), f"{field}.topologyKey")
+    if not topology_key:
+        raise _parse.fail(f"{field}.topologyKey", "Required value: can not be empty")
+    return PodAffinityTerm(
+        label_selector=parse_label_selector(d.get("labelSelector"), f"{field}.labelSelector"),
+        namespaces=_parse.string_tuple(d.get("namespaces"), f"{field}.namespaces"),
+        topology_key=topology_key,
+        namespace_selector=parse_label_selector(d.get("namespaceSelector"),
+                                                f"{field}.namespaceSelector"),
+        match_label_keys=_parse.string_tuple(d.get("matchLabelKeys"), f"{field}.matchLabelKeys"),
+        mismatch_label_keys=_parse.string_tuple(d.get("mismatchLabelKeys"),
+                                                f"{field}.mismatchLabelKeys"),
+    )
+
+
+def _parse_weighted_term(d: Any, field: str) -> WeightedPodAffinityTerm:
+    d = _parse.mapping(d, field)
+    weight = _parse.integer(d.get("weight"), f"{field}.weight", 0)
+    if not 1 <= weight <= 100:
+        raise _parse.fail(f"{field}.weight", f"Invalid value: {weight}: must be in the range 1-100")
+    if d.get("podAffinityTerm") is None:
+        raise _parse.fail(f"{field}.podAffinityTerm", "Required value: podAffinityTerm is required")
+    return WeightedPodAffinityTerm(weight, _parse_pod_affinity_term(d.get("podAffinityTerm"),
+                                                                     f"{field}.podAffinityTerm"))
+
+
+def _parse_pod_affinity(d: Any, field: str) -> PodAffinity | None:
+    if d is None:
+        return None
+    d = _parse.mapping(d, field)
+    required = tuple(_parse_pod_affinity_term(t, f"{field}.{_REQUIRED}[{i}]")
+                     for i, t in enumerate(_parse.seq(d.get(_REQUIRED), f"{field}.{_REQUIRED}")))
+    preferred = tuple(_parse_weighted_term(t, f"{field}.{_PREFERRED}[{i}]")
+                      for i, t in enumerate(_parse.seq(d.get(_PREFERRED), f"{field}.{_PREFERRED}")))
+    if not required and not preferred:
+        return None
+    return PodAffinity(required, preferred)
+
+
+def _parse_affinity(d: Any, field: str) -> Affinity | None:
+    if d is None:
+        return None
+    d = _parse.mapping(d, field)
+    node_affinity = None
+    na = d.get("nodeAffinity")
+    if na is not None:
+        nf = f"{field}.nodeAffinity"
+        na = _parse.mapping(na, nf)
+        required = parse_node_selector(na.get(_REQUIRED), f"{nf}.{_REQUIRED}")
+        preferred = tuple(parse_preferred_scheduling_term(t, f"{nf}.{_PREFERRED}[{i}]")
+                          for i, t in enumerate(_parse.seq(na.get(_PREFERRED), f"{nf}.{_PREFERRED}")))
+        if required is not None or preferred:
+            node_affinity = NodeAffinity(required, preferred)
+    pod_affinity = _parse_pod_affinity(d.get("podAffinity"), f"{field}.podAffinity")
+    anti = _parse_pod_affinity(d.get("podAntiAffinity"), f"{field}.podAntiAffinity")
+    if node_affinity is None and pod_affinity is None and anti is None:
+        return None
+    return Affinity(node_affinity, pod_affinity, anti)
+
+
+# --------------------------------------------------------------------------- topology spread
+
+@attrs.frozen(slots=True)
+class TopologySpreadConstraint:
+    max_skew: int
+    topology_key: str
+    when_unsatisfiable: str
+    label_selector: LabelSelector | None = None
+    min_domains: int | None = None
+    node_affinity_policy: str | None = None
+    node_taints_policy: str | None = None
+    match_label_keys: tuple[str, ...] = ()
+
+
+_TSC_KEYS = {k.lower(): k for k in (
+    "maxSkew", "topologyKey", "whenUnsatisfiable", "labelSelector", "minDomains",
+    "nodeAffinityPolicy", "nodeTaintsPolicy", "matchLabelKeys")}
+
+
+def _parse_tsc(d: Any, field: str) -> TopologySpreadConstraint:
+    d = _parse.mapping(d, field)
+    if any(k not in _TSC_KEYS.values() for k in d):
+        # Go's JSON decoding matches field names case-insensitively (scheduler_perf's own templates
+        # write ``NodeAffinityPolicy``), so accept other spellings of the known keys.
+        d = {_TSC_KEYS.get(k.lower(), k) if isinstance(k, str) else k: v for k, v in d.items()}
+    max_skew = _parse.integer(d.get("maxSkew"), f"{field}.maxSkew", 0)
+    if max_skew <= 0:
+        raise _parse.fail(f"{field}.maxSkew", f"Invalid value: {max_skew}: must be greater than zero")
+    key = _parse.string(d.get("topologyKey"), f"{field}.topologyKey")
+    if not key:
+        raise _parse.fail(f"{field}.topologyKey", "Required value: can not be empty")
+    when = _parse.string(d.get("whenUnsatisfiable"), f"{field}.whenUnsatisfiable")
+    if when not in ("DoNotSchedule", "ScheduleAnyway"):
+        raise _parse.fail(f"{field}.whenUnsatisfiable", f"Unsupported value: {when!r}: supported "
+                                                        f"values: \"DoNotSchedule\", \"ScheduleAnyway\"")
+    min_domains = _parse.integer(d.get("minDomains"), f"{field}.minDomains")
+    if min_domains is not None and min_domains <= 0:
+        raise _parse.fail(f"{field}.minDomains",
+                          f"Invalid value: {min_domains}: must be greater than zero")
+    policies = []
+    for name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+        policy = _parse.opt_string(d.get(name), f"{field}.{name}")
+        if policy is not None and policy not in ("Honor", "Ignore"):
+            raise _parse.fail(f"{field}.{name}", f"Unsupported value: {policy!r}: supported "
+                                                 f"values: \"Honor\", \"Ignore\"")
+        policies.append(policy)
+    return TopologySpreadConstraint(
+        max_skew=max_skew, topology_key=key, when_unsatisfiable=when,
+        label_selector=parse_label_selector(d.get("labelSelector"), f"{field}.labelSelector"),
+        min_domains=min_domains, node_affinity_policy=policies[0], node_taints_policy=policies[1],
+        match_label_keys=_parse.string_tuple(d.get("matchLabelKeys"), f"{field}.matchLabelKeys"),
+    )
+
+
+# --------------------------------------------------------------------------- volumes, conditions
+
+@attrs.frozen(slots=True)
+class Volume:
+    """A pod volume. ``source`` is the volume-source key (``persistentVolumeClaim``, ``emptyDir``,
+    ``csi``, ``ephemeral``...), ``details`` its mapping. ``claim_name`` is set for
+    ``persistentVolumeClaim`` volumes only (see :meth:`Pod.claim_names` for ephemeral ones)."""
+
+    name: str
+    source: str = ""
+    claim_name: str | None = None
+    read_only: bool = False
+    details: dict = attrs.field(factory=dict)
+
+
+def _parse_volume(d: Any, field: str) -> Volume:
+    d = _parse.mapping(d, field)
+    name = _parse.string(d.get("name"), f"{field}.name")
+    if not name:
+        raise _parse.fail(f"{field}.name", "Required value: every volume needs a name")
+    source, details = "", {}
+    for key, val in d.items():
+        if key != "name":
+            source = key
+            details = _parse.mapping(val, f"{field}.{key}")
+            break
+    claim_name = None
+    if source == "persistentVolumeClaim":
+        claim_name = _parse.string(details.get("claimName"), f"{field}.{source}.claimName")
+        if not claim_name:
+            raise _parse.fail(f"{field}.{source}.claimName", "Required value: claimName is required")
+    read_only = _parse.boolean(details.get("readOnly"), f"{field}.{source}.readOnly")
+    return Volume(name, source, claim_name, read_only, dict(details))
+
+
+@attrs.frozen(slots=True)
+class PodCondition:
+    type: str
+    status: str
+    reason: str = ""
+    message: str = ""
+    last_transition_time: _dt.datetime | None = None
+
+
+def _parse_condition(d: Any, field: str) -> PodCondition:
+    d = _parse.mapping(d, field)
+    return PodCondition(
+        type=_parse.string(d.get("type"), f"{field}.type"),
+        status=_parse.string(d.get("status"), f"{field}.status"),
+        reason=_parse.string(d.get("reason"), f"{field}.reason"),
+        message=_parse.string(d.get("message"), f"{field}.message"),
+        last_transition_time=_parse.timestamp(d.get("lastTransitionTime"),
+                                              f"{field}.lastTransitionTime"),
+    )
+
+
+# --------------------------------------------------------------------------- pod request
+
+def _with_nonzero_defaults(requests: Mapping[str, int]) -> Mapping[str, int]:
+    if "cpu" in requests and "memory" in requests:
+        return requests
+    out = dict(requests)
+    out.setdefault("cpu", DEFAULT_MILLI_CPU_REQUEST)
+    out.setdefault("memory", DEFAULT_MEMORY_REQUEST)
+    return out
+
+
+def compute_pod_request(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
+                        overhead: Mapping[str, int], *, pod_level: Mapping[str, int] | None = None,
+                        non_zero: bool = False) -> dict[str, int]:
+    """The amount of each resource a pod needs on a node.
+
+    Regular containers and sidecars (restartable init containers) run together, so their requests
+    add up. Each ordinary init container runs alone next to the sidecars started before it. The
+    pod needs the larger of the two phases, per resource, plus its overhead. Pod-level requests
+    (``spec.resources``) replace the container totals for cpu, memory and hugepages.
+    With ``non_zero``, a container without a cpu / memory request counts 100m / 200Mi.
+    """
+    total: dict[str, int] = {}
+    for c in containers:
+        reqs = _with_nonzero_defaults(c.requests) if non_zero else c.requests
+        for k, v in reqs.items():
+            total[k] = total.get(k, 0) + v
+    if init_containers:
+        sidecars: dict[str, int] = {}
+        init_peak: dict[str, int] = {}
+        for c in init_containers:
+            reqs = _with_nonzero_defaults(c.requests) if non_zero else c.requests
+            if c.restart_policy == "Always":
+                for k, v in reqs.items():
+                    total[k] = total.get(k, 0) + v
+                    sidecars[k] = sidecars.get(k, 0) + v
+                phase: Mapping[str, int] = sidecars
+            else:
+                phase = dict(sidecars)
+                for k, v in reqs.items():
+                    phase[k] = phase.get(k, 0) + v  # type: ignore[index]
+            for k, v in phase.items():
+                peak = init_peak.get(k)
+                if peak is None or v > peak:
+                    init_peak[k] = v
+        for k, v in init_peak.items():
+            current = total.get(k)
+            if current is None or v > current:
+                total[k] = v
+    if pod_level:
+        for k, v in pod_level.items():
+            if k in _POD_LEVEL_RESOURCES or k.startswith("hugepages-"):
+                total[k] = v
+    for k, v in overhead.items():
+        total[k] = total.get(k, 0) + v
+    return total
+
+
+# --------------------------------------------------------------------------- pod
+
+_TERMINAL_PHASES = frozenset(("Succeeded", "Failed"))
+
+
+@attrs.frozen(slots=True, unsafe_hash=False)
+class Pod:
+    """A pod as the scheduler sees it. Build with :func:`parse_pod` (or ``parse_object``); change
+    with ``attrs.evolve`` or the ``with_*`` helpers. Dicts are shared: treat them as read-only.
+    Hash is the uid; equality compares every field except ``raw``."""
+
+    name: str
+    namespace: str = "default"
+    uid: str = ""
+    labels: dict[str, str] = attrs.field(factory=dict)
+    annotations: dict[str, str] = attrs.field(factory=dict)
+    owner_references: tuple[dict, ...] = ()
+    node_name: str = ""
+    scheduler_name: str = DEFAULT_SCHEDULER_NAME
+    priority: int | None = None
+    priority_class_name: str = ""
+    preemption_policy: str | None = None
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: dict[str, int] = attrs.field(factory=dict)
+    node_selector: dict[str, str] = attrs.field(factory=dict)
+    affinity: Affinity | None = None
+    tolerations: tuple[Toleration, ...] = ()
+    topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
+    scheduling_gates: tuple[str, ...] = ()
+    volumes: tuple[Volume, ...] = ()
+    resource_claims: tuple[dict, ...] = ()
+    host_network: bool = False
+    nominated_node_name: str = ""
+    phase: str = "Pending"
+    conditions: tuple[PodCondition, ...] = ()
+    start_time: _dt.datetime | None = None
+    creation_timestamp: _dt.datetime | None = None
+    deletion_timestamp: _dt.datetime | None = None
+    deletion_grace_period_seconds: int | None = None
+    termination_grace_period_seconds: int = 30
+    resource_version: str = ""
+    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    # additions
+    generate_name: str = ""
+    finalizers: tuple[str, ...] = ()
+    pod_level_requests: dict[str, int] = attrs.field(factory=dict)
+    # caches (filled on first use; survive with_node/with_nominated_node)
+    _request: dict | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    _request_nz: dict | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    _host_ports: tuple | None = attrs.field(init=False, default=None, eq=False, repr=False)
+
+    def __hash__(self) -> int:
+        return hash(self.uid)
+
+    # -- identity and state
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    @property
+    def is_terminated(self) -> bool:
+        return self.phase in _TERMINAL_PHASES
+
+    @property
+    def is_terminating(self) -> bool:
+        return self.deletion_timestamp is not None
+
+    @property
+    def is_assigned(self) -> bool:
+        return self.node_name != ""
+
+    @property
+    def effective_priority(self) -> int:
+        return self.priority if self.priority is not None else 0
+
+    @property
+    def preempts(self) -> bool:
+        """False when ``preemptionPolicy: Never``."""
+        return self.preemption_policy != "Never"
+
+    def condition(self, type_: str) -> PodCondition | None:
+        for c in self.conditions:
+            if c.type == type_:
+                return c
+        return None
+
+    # -- resources
+    def request(self, *, non_zero: bool = False) -> dict[str, int]:
+        """Resources the pod needs (cached; do not modify the returned dict)."""
+        if non_zero:
+            cached = self._request_nz
+            if cached is None:
+                cached = compute_pod_request(self.containers, self.init_containers, self.overhead,
+                                             pod_level=self.pod_level_requests, non_zero=True)
+                object.__setattr__(self, "_request_nz", cached)
+            return cached
+        cached = self._request
+        if cached is None:
+            cached = compute_pod_request(self.containers, self.init_containers, self.overhead,
+                                         pod_level=self.pod_level_requests)
+            object.__setattr__(self, "_request", cached)
+        return cached
+
+    def host_ports(self) -> tuple[ContainerPort, ...]:
+        """Ports with ``host_port > 0`` of containers and init containers."""
+        cached = self._host_ports
+        if cached is None:
+            cached = tuple(p for c in (*self.containers, *self.init_containers)
+                           for p in c.ports if p.host_port > 0)
+            object.__setattr__(self, "_host_ports", cached)
+        return cached
+
+    def image_names(self) -> tuple[str, ...]:
+        """Images of containers then init containers, as written."""
+        return tuple(c.image for c in (*self.containers, *self.init_containers) if c.image)
+
+    def claim_names(self) -> tuple[str, ...]:
+        """PVC names the pod uses: ``persistentVolumeClaim`` claims and generic ephemeral
+        volumes' claims (named ``<pod>-<volume>``)."""
+        out = []
+        for v in self.volumes:
+            if v.claim_name:
+                out.append(v.claim_name)
+            elif v.source == "ephemeral":
+                out.append(f"{self.name}-{v.name}")
+        return tuple(out)
+
+    # -- changes
+    def _evolve_keep_caches(self, **changes: Any) -> "Pod":
+        new = attrs.evolve(self, **changes)
+        object.__setattr__(new, "_request", self._request)
+        object.__setattr__(new, "_request_nz", self._request_nz)
+        object.__setattr__(new, "_host_ports", self._host_ports)
+        return new
+
+    def with_node(self, name: str) -> "Pod":
+        """The pod bound to node ``name`` (``spec.nodeName``, also in ``raw``)."""
+        raw = dict(self.raw)
+        raw["spec"] = {**(raw.get("spec") or {}), "nodeName": name}
+        return self._evolve_keep_caches(node_name=name, raw=raw)
+
+    def with_nominated_node(self, name: str) -> "Pod":
+        """The pod with ``status.nominatedNodeName`` set (``""`` clears it)."""
+        raw = dict(self.raw)
+        status = dict(raw.get("status") or {})
+        if name:
+            status["nominatedNodeName"] = name
+        else:
+            status.pop("nominatedNodeName", None)
+        raw["status"] = status
+        return self._evolve_keep_caches(nominated_node_name=name, raw=raw)
+
+    @classmethod
+    def from_dict(cls, d: dict, *, source: str = "", line: int | None = None,
+                  template: bool = False) -> "Pod":
+        try:
+            return parse_pod(d, template=template)
+        except ManifestError as exc:
+            raise _parse.with_context(exc, source=source, line=line,
+                                      obj=_parse.describe_object(d, "Pod")) from None
+
+
+def parse_pod(d: dict, *, template: bool = False) -> Pod:
+    """Build a :class:`Pod` from a manifest dict. Errors name the field but not the object."""
+    m = _parse.metadata(d, "Pod", namespaced=True, template=template)
+    spec = _parse.mapping(d.get("spec"), "spec")
+    status = _parse.mapping(d.get("status"), "status")
+    host_network = _parse.boolean(spec.get("hostNetwork"), "spec.hostNetwork")
+    containers = tuple(_parse_container(c, f"spec.containers[{i}]", host_network)
+                       for i, c in enumerate(_parse.seq(spec.get("containers"), "spec.containers")))
+    raw_init = spec.get("initContainers")
+    init_containers = tuple(
+        _parse_container(c, f"spec.initContainers[{i}]", host_network)
+        for i, c in enumerate(_parse.seq(raw_init, "spec.initContainers"))) if raw_init else ()
+    tolerations = tuple(_parse_toleration(t, f"spec.tolerations[{i}]")
+                        for i, t in enumerate(_parse.seq(spec.get("tolerations"), "spec.tolerations")))
+    tscs = tuple(_parse_tsc(t, f"spec.topologySpreadConstraints[{i}]") for i, t in
+                 enumerate(_parse.seq(spec.get("topologySpreadConstraints"),
+                                      "spec.topologySpreadConstraints")))
+    gates = []
+    for i, g in enumerate(_parse.seq(spec.get("schedulingGates"), "spec.schedulingGates")):
+        gname = _parse.string(_parse.mapping(g, f"spec.schedulingGates[{i}]").get("name"),
+                              f"spec.schedulingGates[{i}].name")
+        if not gname:
+            raise _parse.fail(f"spec.schedulingGates[{i}].name", "Required value")
+        gates.append(gname)
+    volumes = tuple(_parse_volume(v, f"spec.volumes[{i}]")
+                    for i, v in enumerate(_parse.seq(spec.get("volumes"), "spec.volumes")))
+    claims = _parse.seq(spec.get("resourceClaims"), "spec.resourceClaims")
+    for i, c in enumerate(claims):
+        _parse.mapping(c, f"spec.resourceClaims[{i}]")
+    pod_res = _parse.mapping(spec.get("resources"), "spec.resources")
+    pod_level: dict[str, int] = {}
+    if pod_res:
+        pod_level = parse_resource_list(pod_res.get("requests"), field="spec.resources.requests")
+        for k, v in parse_resource_list(pod_res.get("limits"), field="spec.resources.limits").items():
+            pod_level.setdefault(k, v)
+    conditions = tuple(_parse_condition(c, f"status.conditions[{i}]")
+                       for i, c in enumerate(_parse.seq(status.get("conditions"), "status.conditions")))
+    return Pod(
+        name=m.name,
+        namespace=m.namespace,
+        uid=m.uid,
+        labels=m.labels,
+        annotations=m.annotations,
+        owner_references=m.owner_references,
+        node_name=_parse.string(spec.get("nodeName"), "spec.nodeName"),
+        scheduler_name=_parse.string(spec.get("schedulerName"), "spec.schedulerName")
+        or DEFAULT_SCHEDULER_NAME,
+        priority=_parse.integer(spec.get("priority"), "spec.priority"),
+        priority_class_name=_parse.string(spec.get("priorityClassName"), "spec.priorityClassName"),
+        preemption_policy=_parse.opt_string(spec.get("preemptionPolicy"), "spec.preemptionPolicy"),
+        containers=containers,
+        init_containers=init_containers,
+        overhead=parse_resource_list(spec.get("overhead"), field="spec.overhead"),
+        node_selector=_parse.string_map(spec.get("nodeSelector"), "spec.nodeSelector"),
+        affinity=_parse_affinity(spec.get("affinity"), "spec.affinity"),
+        tolerations=tolerations,
+        topology_spread_constraints=tscs,
+        scheduling_gates=tuple(gates),
+        volumes=volumes,
+        resource_claims=tuple(claims),
+        host_network=host_network,
+        nominated_node_name=_parse.string(status.get("nominatedNodeName"),
+                                          "status.nominatedNodeName"),
+        phase=_parse.string(status.get("phase"), "status.phase") or "Pending",
+        conditions=conditions,
+        start_time=_parse.timestamp(status.get("startTime"), "status.startTime"),
+        creation_timestamp=m.creation_timestamp,
+        deletion_timestamp=m.deletion_timestamp,
+        deletion_grace_period_seconds=m.deletion_grace_period_seconds,
+        termination_grace_period_seconds=_parse.integer(
+            spec.get("terminationGracePeriodSeconds"), "spec.terminationGracePeriodSeconds", 30),
+        resource_version=m.resource_version,
+        raw=d,
+        generate_name=m.generate_name,
+        finalizers=m.finalizers,
+        pod_level_requests=pod_level,
+    )

@@ -1,0 +1,175 @@
+"""The scheduler cache: NodeInfos kept current from cluster events, plus assumed pods.
+
+A pod is *assumed* on its node as soon as the scheduling cycle picks it, so the next pod sees
+the resources as used; binding confirms it, failure forgets it, and an assumed pod whose binding
+never showed up expires.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kschedfw.cache.node_tree import NodeTree
+from kschedfw.cache.snapshot import Snapshot, fill_image_states
+from kschedfw.framework.types import NodeInfo
+
+if TYPE_CHECKING:
+    from kschedfw.api import Node, Pod
+
+
+class CacheError(Exception):
+    pass
+
+
+class Cache:
+    def __init__(self, assumed_pod_ttl: float = 0.0) -> None:
+        self._nodes: dict[str, NodeInfo] = {}
+        self._tree = NodeTree()
+        self._pod_states: dict[str, "Pod"] = {}  # uid -> pod as the cache holds it
+        self._assumed: dict[str, float | None] = {}  # uid -> deadline (None while binding)
+        self._images_dirty = True
+        self._order_dirty = True
+        self._snapshot = Snapshot()
+        self.assumed_pod_ttl = assumed_pod_ttl
+
+    # ---------------------------------------------------------------- nodes
+    def add_node(self, node: "Node") -> NodeInfo:
+        info = self._nodes.get(node.name)
+        if info is None:
+            info = NodeInfo(node=node)
+            self._nodes[node.name] = info
+            self._order_dirty = True
+        else:
+            info.node = node
+            info.generation += 1
+        self._tree.add(node)
+        self._images_dirty = True
+        return info
+
+    def update_node(self, old: "Node | None", new: "Node") -> NodeInfo:
+        info = self.add_node(new)
+        self._tree.update(new)
+        self._order_dirty = True
+        return info
+
+    def remove_node(self, node: "Node") -> None:
+        info = self._nodes.get(node.name)
+        if info is None:
+            return
+        self._tree.remove(node.name)
+        if info.pods:
+            info.node = None  # keep pods until they are deleted, as upstream does
+        else:
+            del self._nodes[node.name]
+        self._order_dirty = True
+        self._images_dirty = True
+
+    def node_count(self) -> int:
+        return len(self._tree)
+
+    # ---------------------------------------------------------------- pods
+    def _add_to_node(self, pod: "Pod") -> None:
+        info = self._nodes.get(pod.node_name)
+        if info is None:  # pod arrived before its node: keep an info without node
+            info = NodeInfo(node=None)
+            self._nodes[pod.node_name] = info
+        info.add_pod(pod)
+        self._pod_states[pod.uid] = pod
+
+    def _remove_from_node(self, pod: "Pod") -> None:
+        info = self._nodes.get(pod.node_name)
+        if info is not None:
+            info.remove_pod(pod)
+            if info.node is None and not info.pods:
+                del self._nodes[pod.node_name]
+        self._pod_states.pop(pod.uid, None)
+
+    def assume_pod(self, pod: "Pod") -> None:
+        if pod.uid in self._pod_states:
+            raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
+        self._add_to_node(pod)
+        self._assumed[pod.uid] = None
+
+    def finish_binding(self, pod: "Pod", now: float) -> None:
+        if pod.uid in self._assumed:
+            self._assumed[pod.uid] = now + self.assumed_pod_ttl if self.assumed_pod_ttl else None
+
+    def forget_pod(self, pod: "Pod") -> None:
+        if pod.uid in self._assumed:
+            current = self._pod_states.get(pod.uid)
+            if current is not None:
+                self._remove_from_node(current)
+            del self._assumed[pod.uid]
+
+    def is_assumed(self, pod: "Pod") -> bool:
+        return pod.uid in self._assumed
+
+    def add_pod(self, pod: "Pod") -> None:
+        """An assigned pod appeared (or an assumed one was confirmed by the cluster)."""
+        current = self._pod_states.get(pod.uid)
+        if current is not None and pod.uid in self._assumed:
+            if current.node_name != pod.node_name:
+                self._remove_from_node(current)
+                self._add_to_node(pod)
+            else:
+                self._replace(current, pod)
+            del self._assumed[pod.uid]
+            return
+        if current is not None:
+            self.update_pod(current, pod)
+            return
+        self._add_to_node(pod)
+
+    def update_pod(self, old: "Pod", new: "Pod") -> None:
+        current = self._pod_states.get(new.uid)
+        if current is None:
+            self._add_to_node(new)
+            return
+        if current.node_name != new.node_name:
+            self._remove_from_node(current)
+            self._add_to_node(new)
+        else:
+            self._replace(current, new)
+
+    def _replace(self, current: "Pod", new: "Pod") -> None:
+        info = self._nodes.get(current.node_name)
+        if info is not None:
+            info.remove_pod(current)
+            info.add_pod(new)
+        self._pod_states[new.uid] = new
+
+    def remove_pod(self, pod: "Pod") -> None:
+        current = self._pod_states.get(pod.uid)
+        if current is not None:
+            self._remove_from_node(current)
+        self._assumed.pop(pod.uid, None)
+
+    def get_pod(self, uid: str) -> "Pod | None":
+        return self._pod_states.get(uid)
+
+    def cleanup_expired_assumed_pods(self, now: float) -> list["Pod"]:
+        expired = [uid for uid, deadline in self._assumed.items() if deadline is not None and deadline <= now]
+        out = []
+        for uid in expired:
+            pod = self._pod_states.get(uid)
+            if pod is not None:
+                self._remove_from_node(pod)
+                out.append(pod)
+            del self._assumed[uid]
+        return out
+
+    # ---------------------------------------------------------------- snapshot
+    def update_snapshot(self) -> Snapshot:
+        """The view for the next cycle. NodeInfos are shared, not copied: the core is single-threaded
+        and nothing changes them while a cycle runs, so only order and image counts are refreshed."""
+        if self._images_dirty:
+            fill_image_states(info for info in self._nodes.values() if info.node is not None)
+            self._images_dirty = False
+        if self._order_dirty:
+            self._snapshot = Snapshot(self._nodes[name] for name in self._tree.list())
+            self._order_dirty = False
+        self._snapshot.generation += 1
+        return self._snapshot
+
+    def node_info(self, name: str) -> NodeInfo | None:
+        return self._nodes.get(name)

@@ -1,0 +1,75 @@
+"""Snapshot: the per-cycle view of nodes that plugins read through the Handle."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from kschedfw.framework.types import ImageStateSummary, NodeInfo
+
+if TYPE_CHECKING:
+    from kschedfw.api import Node, Pod
+
+
+def normalized_image_name(name: str) -> str:
+    """Append ``:latest`` when the image has no tag (digests are kept as they are)."""
+    if "@" in name:
+        return name
+    if ":" not in name.rsplit("/", 1)[-1]:
+        return name + ":latest"
+    return name
+
+
+class Snapshot:
+    """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
+
+    __slots__ = ("_node_infos", "_by_name", "generation")
+
+    def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
+        self._node_infos = list(node_infos)
+        self._by_name = {ni.name: ni for ni in self._node_infos}
+        self.generation = generation
+
+    @classmethod
+    def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
+        """Build a snapshot from nodes and the pods assigned to them (tests and tools)."""
+        infos = {node.name: NodeInfo(node=node) for node in nodes}
+        for pod in pods:
+            if pod.node_name and pod.node_name in infos:
+                infos[pod.node_name].add_pod(pod)
+        fill_image_states(infos.values())
+        return cls(infos.values())
+
+    def node_infos(self) -> list[NodeInfo]:
+        return self._node_infos
+
+    def get(self, node_name: str) -> NodeInfo | None:
+        return self._by_name.get(node_name)
+
+    def __len__(self) -> int:
+        return len(self._node_infos)
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self._node_infos if ni.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return [ni for ni in self._node_infos if ni.pods_with_required_anti_affinity]
+
+
+def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:
+    """Set each NodeInfo's image_states with the number of nodes that have each image."""
+    infos = list(node_infos)
+    counts: dict[str, int] = {}
+    for ni in infos:
+        seen = set()
+        for image in (ni.node.images if ni.node is not None else ()):
+            for name in image.names:
+                seen.add(normalized_image_name(name))
+        for name in seen:
+            counts[name] = counts.get(name, 0) + 1
+    for ni in infos:
+        states: dict[str, ImageStateSummary] = {}
+        for image in (ni.node.images if ni.node is not None else ()):
+            for name in image.names:
+                norm = normalized_image_name(name)
+                states[norm] = ImageStateSummary(size=image.size_bytes, num_nodes=counts[norm])
+        ni.image_states = states

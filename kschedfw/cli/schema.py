@@ -1,0 +1,35 @@
+"""`kschedfw schema`: the JSON Schema of KubeSchedulerConfiguration, for editors and CI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "schema", help="print the JSON Schema of KubeSchedulerConfiguration",
+        description="Print the JSON Schema (Draft 2020-12) of kubescheduler.config.k8s.io/v1 "
+                    "KubeSchedulerConfiguration, with each installed plugin's args schema under "
+                    "pluginConfig (selected by name).")
+    parser.add_argument("--no-plugins", action="store_true",
+                        help="the configuration schema alone, without installed plugins' args")
+    parser.set_defaults(func=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from kschedfw.config.schema import CONFIG_SCHEMA, schema_with_plugins
+        if getattr(args, "no_plugins", False):
+            schema = CONFIG_SCHEMA
+        else:
+            from kschedfw.framework.registry import default_catalog
+            schema = schema_with_plugins(default_catalog())
+        print(json.dumps(schema, indent=2))
+        return 0
+    except Exception as exc:  # noqa: BLE001 - exit 2 means "could not run", never a traceback
+        print(f"kschedfw schema: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,126 @@
+"""`kschedfw simulate`: schedule a cluster's pending pods on the embedded cluster and report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib import resources
+from typing import Any
+
+import yaml
+
+DEMO = "demo/cluster.yaml"
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="schedule pods on the embedded cluster",
+        description="Schedule every pending pod of CLUSTER (manifests: files, folders, `kubectl get -o yaml` "
+                    "Lists, or a Scenario of timed steps) until nothing more can happen, then report where "
+                    "each pod went and why the others did not. With no CLUSTER a small demo runs.")
+    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
+    parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
+    parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
+    parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
+    parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                        help="progress bar on stderr (auto: on a terminal, for large runs)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kschedfw.cluster.inputs import load_inputs
+    from kschedfw.config.validate import default_config, load_config
+    from kschedfw.errors import ManifestError
+    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.runtime import FrameworkError
+    from kschedfw.simulation import Simulation
+
+    registry = default_catalog()
+    if args.config:
+        try:
+            config, diagnostics = load_config(args.config, registry)
+        except OSError as exc:
+            print(f"kschedfw simulate: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        if config is None:
+            for d in diagnostics:
+                print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
+            print(f"kschedfw simulate: {args.config} is not a valid configuration", file=sys.stderr)
+            return 1
+    else:
+        config = default_config(registry)
+    try:
+        if args.cluster:
+            objects, steps = load_inputs(args.cluster)
+        else:
+            with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
+                objects, steps = load_inputs([demo])
+    except ManifestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
+        1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
+    try:
+        with _progress(args.progress, pods) as on_progress:
+            sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress)
+            result = sim.run()
+    except FrameworkError as exc:
+        print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
+        return 1
+    if args.write_out:
+        _write_out(args.write_out, result)
+    if args.output == "json":
+        print(json.dumps(_as_json(result), indent=2))
+    else:
+        _print_table(result)
+    return 0
+
+
+class _NoProgress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _progress(mode: str, total: int) -> Any:
+    if mode == "never" or (mode == "auto" and (total < 2000 or not sys.stderr.isatty())):
+        return _NoProgress()
+    from kschedfw.cli.progress import BindProgress
+    return BindProgress(total)
+
+
+def _as_json(result: Any) -> dict:
+    return {
+        "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
+                  "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
+                 for p in result.pods],
+        "summary": result.summary(),
+        "rejected": [{"object": o, "reason": r} for o, r in result.rejected],
+        "simulatedSeconds": result.end_time,
+    }
+
+
+def _print_table(result: Any) -> None:
+    rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
+             p.message if p.status not in ("Bound", "Running") else "") for p in result.pods]
+    headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
+    widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers[:-1])]
+    for row in (headers, *rows):
+        print("  ".join(str(v).ljust(w) for v, w in zip(row[:-1], widths)) + "  " + row[-1])
+    print()
+    summary = result.summary()
+    for profile, counts in summary.items():
+        text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts))
+        print(f"{profile}: {text}")
+    for obj, reason in result.rejected:
+        print(f"rejected {obj}: {reason}")
+
+
+def _write_out(path: str, result: Any) -> None:
+    items = [o.raw for o in result.cluster.all_objects() if getattr(o, "raw", None)]
+    with open(path, "w", encoding="utf-8") as fh:
+        yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, sort_keys=False)

@@ -1,0 +1,76 @@
+"""Priority admission, as the API server applies it when a pod is created.
+
+Upstream's Priority admission plugin resolves ``spec.priorityClassName`` to ``spec.priority`` and
+``spec.preemptionPolicy``, falls back to the global default class (or 0), and refuses a pod that
+names a class that does not exist.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+import attrs
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod, PriorityClass
+
+SYSTEM_CLUSTER_CRITICAL = "system-cluster-critical"
+SYSTEM_NODE_CRITICAL = "system-node-critical"
+SYSTEM_CRITICAL_PRIORITY = 2_000_000_000
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASSES = {
+    SYSTEM_CLUSTER_CRITICAL: SYSTEM_CRITICAL_PRIORITY,
+    SYSTEM_NODE_CRITICAL: SYSTEM_CRITICAL_PRIORITY + 1000,
+}
+
+
+class AdmissionError(ValueError):
+    """The API server would refuse this object; the message is upstream's."""
+
+
+def validate_priority_class(pc: "PriorityClass") -> None:
+    if pc.name.startswith("system-"):
+        expected = SYSTEM_PRIORITY_CLASSES.get(pc.name)
+        if expected is None:
+            raise AdmissionError(
+                f'PriorityClass "{pc.name}" is invalid: metadata.name: Forbidden: priority class names '
+                "with 'system-' prefix are reserved for system use only. error: priority class "
+                f'{pc.name} is not one of the system priority classes')
+        if pc.value != expected:
+            raise AdmissionError(f'PriorityClass "{pc.name}" is invalid: value: Invalid value: '
+                                 f"{pc.value}: value of {pc.name} PriorityClass must be {expected}")
+    elif pc.value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        raise AdmissionError(f'PriorityClass "{pc.name}" is invalid: value: Forbidden: maximum allowed '
+                             f"value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}")
+
+
+def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
+    """Fill priority and preemptionPolicy from the pod's class (or the global default)."""
+    by_name = {pc.name: pc for pc in classes}
+    name = pod.priority_class_name
+    policy = "PreemptLowerPriority"
+    if name:
+        if name in SYSTEM_PRIORITY_CLASSES and name not in by_name:
+            value = SYSTEM_PRIORITY_CLASSES[name]
+        elif name in by_name:
+            value = by_name[name].value
+            policy = by_name[name].preemption_policy or policy
+        else:
+            raise AdmissionError(f'pods "{pod.name}" is forbidden: no PriorityClass with name {name} was found')
+    else:
+        default = next((pc for pc in by_name.values() if pc.global_default), None)
+        value = default.value if default is not None else 0
+        if default is not None:
+            policy = default.preemption_policy or policy
+    if pod.priority is not None and pod.priority != value and name:
+        raise AdmissionError(f'pods "{pod.name}" is forbidden: the integer value of priority ({pod.priority}) '
+                             f"must not be provided in pod spec; priority admission controller computed "
+                             f"{value} from the given PriorityClass name")
+    priority = pod.priority if pod.priority is not None else value
+    preemption_policy = pod.preemption_policy or policy
+    raw = dict(pod.raw)
+    spec = dict(raw.get("spec") or {})
+    spec["priority"] = priority
+    spec["preemptionPolicy"] = preemption_policy
+    raw["spec"] = spec
+    return attrs.evolve(pod, priority=priority, preemption_policy=preemption_policy, raw=raw)

@@ -1,0 +1,288 @@
+"""The embedded cluster: an in-memory object store with a watch stream and a simulated clock.
+
+It plays the API server's part for the scheduler: objects are created, updated and deleted here,
+every change is delivered to watchers in order, binding sets ``spec.nodeName``, failures patch
+the PodScheduled condition and record Events, and deleting a pod honours its grace period on the
+simulated clock.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import heapq
+import itertools
+from typing import Any, Callable, Iterable
+
+import attrs
+
+from kschedfw.api import Pod, PriorityClass
+from kschedfw.clock import SimulatedClock
+from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_priority_class
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+def kind_of(obj: Any) -> str:
+    return getattr(obj, "kind", None) or type(obj).__name__
+
+
+def key_of(obj: Any) -> tuple[str, str]:
+    return (getattr(obj, "namespace", "") or "", obj.name)
+
+
+@attrs.frozen
+class WatchEvent:
+    type: str  # ADDED | MODIFIED | DELETED
+    kind: str
+    old: Any
+    new: Any
+
+
+@attrs.frozen
+class EventRecord:
+    """A Kubernetes Event (``kubectl get events``): Scheduled, FailedScheduling, Preempted..."""
+
+    time: float
+    type: str  # Normal | Warning
+    reason: str
+    object_kind: str
+    object_key: str
+    message: str
+
+
+class NotFound(KeyError):
+    pass
+
+
+class Conflict(ValueError):
+    pass
+
+
+class MemoryCluster:
+    """Objects by kind and (namespace, name); watchers get every change synchronously."""
+
+    def __init__(self, clock: SimulatedClock | None = None) -> None:
+        self.clock = clock or SimulatedClock()
+        self._objects: dict[str, dict[tuple[str, str], Any]] = {}
+        self._watchers: list[Callable[[WatchEvent], None]] = []
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self._resource_version = itertools.count(1)
+        self.events: list[EventRecord] = []
+        self.rejected: list[tuple[str, str]] = []  # (object, reason) refused at admission
+
+    # ------------------------------------------------------------------ watch and timers
+    def watch(self, callback: Callable[[WatchEvent], None]) -> None:
+        self._watchers.append(callback)
+
+    def _emit(self, event: WatchEvent) -> None:
+        for callback in list(self._watchers):
+            callback(event)
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> None:
+        heapq.heappush(self._timers, (when, next(self._seq), callback))
+
+    def next_timer(self) -> float | None:
+        return self._timers[0][0] if self._timers else None
+
+    def run_due_timers(self) -> bool:
+        ran = False
+        now = self.clock.now()
+        while self._timers and self._timers[0][0] <= now:
+            _, _, callback = heapq.heappop(self._timers)
+            callback()
+            ran = True
+        return ran
+
+    def now_datetime(self) -> _dt.datetime:
+        return EPOCH + _dt.timedelta(seconds=self.clock.now())
+
+    # ------------------------------------------------------------------ lister
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        return self._objects.get(kind, {}).get((namespace or "", name))
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        objects = self._objects.get(kind, {})
+        if namespace is None:
+            return list(objects.values())
+        return [o for (ns, _), o in objects.items() if ns == namespace]
+
+    def kinds(self) -> list[str]:
+        return list(self._objects)
+
+    # ------------------------------------------------------------------ writes
+    def create(self, obj: Any) -> Any:
+        kind = kind_of(obj)
+        store = self._objects.setdefault(kind, {})
+        if key_of(obj) in store:
+            raise Conflict(f'{kind} "{obj.name}" already exists')
+        if kind == "PriorityClass":
+            validate_priority_class(obj)
+            if obj.global_default and any(pc.global_default for pc in self.list("PriorityClass")):
+                raise AdmissionError(f'PriorityClass "{obj.name}" is invalid: globalDefault: Forbidden: '
+                                     "only one PriorityClass can be marked as globalDefault")
+        if kind == "Pod":
+            obj = admit_pod(obj, self.list("PriorityClass"))
+            if obj.creation_timestamp is None:
+                obj = attrs.evolve(obj, creation_timestamp=self.now_datetime())
+            if obj.scheduling_gates and not obj.node_name:
+                obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
+                                     "Scheduling is blocked due to non-empty scheduling gates")
+        obj = self._with_version(obj)
+        store[key_of(obj)] = obj
+        self._emit(WatchEvent(ADDED, kind, None, obj))
+        return obj
+
+    def try_create(self, obj: Any) -> Any | None:
+        """Create, recording an admission refusal instead of raising (bulk loading)."""
+        try:
+            return self.create(obj)
+        except (AdmissionError, Conflict) as exc:
+            self.rejected.append((f"{kind_of(obj)} {_display(obj)}", str(exc)))
+            return None
+
+    def update(self, obj: Any) -> Any:
+        kind = kind_of(obj)
+        store = self._objects.get(kind, {})
+        old = store.get(key_of(obj))
+        if old is None:
+            raise NotFound(f'{kind} "{obj.name}" not found')
+        if kind == "Pod":
+            _check_pod_update(old, obj)
+        obj = self._with_version(obj)
+        store[key_of(obj)] = obj
+        self._emit(WatchEvent(MODIFIED, kind, old, obj))
+        return obj
+
+    def remove(self, kind: str, name: str, namespace: str = "") -> Any:
+        """Remove an object now (no grace period)."""
+        old = self._objects.get(kind, {}).pop((namespace or "", name), None)
+        if old is None:
+            raise NotFound(f'{kind} "{name}" not found')
+        self._emit(WatchEvent(DELETED, kind, old, None))
+        return old
+
+    def _with_version(self, obj: Any) -> Any:
+        if not hasattr(obj, "resource_version"):
+            return obj
+        return attrs.evolve(obj, resource_version=str(next(self._resource_version))) if kind_of(obj) != "Pod" \
+            else obj._evolve_keep_caches(resource_version=str(next(self._resource_version)))
+
+    # ------------------------------------------------------------------ the scheduler's client
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """POST pods/binding: fails if the pod is gone or already bound."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            raise NotFound(f'pods "{pod.name}" not found')
+        if current.node_name:
+            raise Conflict(f'pod {pod.name} is already assigned to node "{current.node_name}"')
+        if self.get("Node", node_name) is None:
+            raise NotFound(f'nodes "{node_name}" not found')
+        bound = current.with_node(node_name)
+        if bound.start_time is None:
+            bound = bound._evolve_keep_caches(start_time=self.now_datetime())
+        bound = _set_condition(bound, "PodScheduled", "True", "", "")
+        self.update(bound)
+
+    def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                                     nominated_node_name: str | None = None) -> None:
+        """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears)."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            return
+        updated = _set_condition(current, "PodScheduled", "False", reason, message)
+        if nominated_node_name is not None and nominated_node_name != current.nominated_node_name:
+            updated = updated.with_nominated_node(nominated_node_name)
+        if updated != current:
+            self.update(updated)
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is not None and current.uid == pod.uid and current.nominated_node_name != node_name:
+            self.update(current.with_nominated_node(node_name))
+
+    def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            return None
+        return self.update(_set_condition(current, type_, status, reason, message))
+
+    def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
+        """Graceful delete: mark terminating now, remove after the grace period (simulated)."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            raise NotFound(f'pods "{pod.name}" not found')
+        grace = current.termination_grace_period_seconds if grace_period_seconds is None else grace_period_seconds
+        if not current.node_name or grace <= 0:
+            self.remove("Pod", current.name, current.namespace)
+            return
+        if current.deletion_timestamp is None:
+            raw = dict(current.raw)
+            meta = dict(raw.get("metadata") or {})
+            meta["deletionTimestamp"] = _rfc3339(self.now_datetime())
+            meta["deletionGracePeriodSeconds"] = grace
+            raw["metadata"] = meta
+            terminating = current._evolve_keep_caches(deletion_timestamp=self.now_datetime(),
+                                                      deletion_grace_period_seconds=grace, raw=raw)
+            self.update(terminating)
+            uid = current.uid
+
+            def finish() -> None:
+                still = self.get("Pod", current.name, current.namespace)
+                if still is not None and still.uid == uid:
+                    self.remove("Pod", still.name, still.namespace)
+
+            self.call_at(self.clock.now() + grace, finish)
+
+    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+        self.events.append(EventRecord(self.clock.now(), type_, reason, kind_of(obj), _display(obj), message))
+
+    # ------------------------------------------------------------------ bulk
+    def load(self, objects: Iterable[Any]) -> None:
+        """Create objects in a safe order: priority classes and namespaces, nodes, then the rest."""
+        order = {"PriorityClass": 0, "Namespace": 1, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
+        for obj in sorted(objects, key=lambda o: order.get(kind_of(o), 5)):
+            self.try_create(obj)
+
+    def all_objects(self) -> list[Any]:
+        return [o for store in self._objects.values() for o in store.values()]
+
+
+def _display(obj: Any) -> str:
+    ns = getattr(obj, "namespace", "")
+    return f"{ns}/{obj.name}" if ns else obj.name
+
+
+def _rfc3339(when: _dt.datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _set_condition(pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod:
+    from kschedfw.api import PodCondition
+    conditions = [c for c in pod.conditions if c.type != type_]
+    existing = pod.condition(type_)
+    if existing is not None and (existing.status, existing.reason, existing.message) == (status, reason, message):
+        return pod
+    conditions.append(PodCondition(type_, status, reason, message))
+    raw = dict(pod.raw)
+    st = dict(raw.get("status") or {})
+    raw_conditions = [c for c in (st.get("conditions") or []) if isinstance(c, dict) and c.get("type") != type_]
+    entry = {"type": type_, "status": status}
+    if reason:
+        entry["reason"] = reason
+    if message:
+        entry["message"] = message
+    raw_conditions.append(entry)
+    st["conditions"] = raw_conditions
+    raw["status"] = st
+    return pod._evolve_keep_caches(conditions=tuple(conditions), raw=raw)
+
+
+def _check_pod_update(old: Pod, new: Pod) -> None:
+    """Scheduling gates can only be removed once a pod exists (upstream pod validation)."""
+    for i, gate in enumerate(new.scheduling_gates):
+        if gate not in old.scheduling_gates:
+            raise AdmissionError(
+                f'Pod "{new.name}" is invalid: spec.schedulingGates[{i}].name: Forbidden: only deletion '
+                f"is allowed, but found new scheduling gate '{gate}'")

@@ -1,0 +1,279 @@
+"""Framework-build resolution of one profile (upstream ``NewFramework``), minus instantiation.
+
+From a defaulted profile's PluginSets this computes, per extension point (hook), the ordered
+plugins and their weights, and every error upstream would raise while building the framework —
+except that all of them are collected instead of stopping at the first:
+
+* explicit lists: ``<Iface> "<name>" does not exist``, ``plugin "<name>" does not extend <Iface>
+  plugin``, ``plugin "<name>" already registered as "<Iface>"``;
+* multiPoint expansion (skipped for a point whose ``disabled`` holds ``*``): a plugin also listed
+  explicitly at the point is an override (the explicit entry wins); listed twice in multiPoint is
+  ``already registered``; final order = overrides in explicit order, then multiPoint plugins, then
+  the remaining explicit ones;
+* exactly one QueueSort, at least one Bind, at most one PlacementGenerate;
+* Score/PlacementScore weights: the specific set's entry wins over multiPoint's, 0/unset means 1,
+  and the running total ``sum(weight * 100)`` must not overflow int64.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any, Mapping
+
+import attrs
+
+from kschedfw.config.catalog import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET, MULTI_POINT,
+                                     PLUGIN_SETS)
+from kschedfw.config.defaults import Plugins, PluginSet, Ref
+from kschedfw.config.diagnostics import did_you_mean
+from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
+
+if TYPE_CHECKING:
+    from kschedfw.config.catalog import PluginCatalog
+
+MAX_NODE_SCORE = 100
+#: Kind of the diagnostic for an installed plugin that cannot be imported (the CLI exits 2).
+PLUGIN_LOAD_ERROR = "Plugin load error"
+MAX_TOTAL_SCORE = (1 << 63) - 1
+
+
+@attrs.frozen
+class PluginEntry:
+    name: str
+    weight: int = 1
+
+
+@attrs.frozen
+class ResolvedProfile:
+    scheduler_name: str
+    percentage_of_nodes_to_score: int | None
+    #: hook name -> ordered entries, for every hook that is a PluginSet (possibly empty)
+    plugins: Mapping[str, tuple[PluginEntry, ...]]
+    #: plugin name -> fully defaulted args, for every plugin the profile uses
+    plugin_args: Mapping[str, Mapping]
+
+    def names(self, hook: str) -> list[str]:
+        return [e.name for e in self.plugins.get(hook, ())]
+
+
+@attrs.frozen
+class SchedulerConfig:
+    profiles: tuple[ResolvedProfile, ...]
+    percentage_of_nodes_to_score: int
+    pod_initial_backoff_seconds: int
+    pod_max_backoff_seconds: int
+    parallelism: int
+    #: the fully defaulted configuration (what ``--show-defaults`` prints)
+    document: dict
+
+    def profile(self, scheduler_name: str) -> ResolvedProfile | None:
+        for p in self.profiles:
+            if p.scheduler_name == scheduler_name:
+                return p
+        return None
+
+
+@attrs.frozen
+class BuildIssue:
+    """A framework-build problem: ``anchor`` names the YAML node to point at."""
+
+    error: FieldError
+    anchor: str = "value"
+    severity: str = "error"
+    hint: str = ""
+    plugin: str = ""
+
+
+def closest(name: str, candidates: list[str]) -> list[str]:
+    """``candidates`` ordered by similarity to ``name``, closest first."""
+    lowered = name.lower()
+    return sorted(candidates, key=lambda c: (-difflib.SequenceMatcher(None, lowered, c.lower())
+                                             .ratio(), c))
+
+
+def unknown_plugin_text(name: str, installed: list[str]) -> tuple[str, str]:
+    """(message tail, hint) for a plugin name nobody installed."""
+    ranked = closest(name, installed)
+    shown = ", ".join(ranked[:8]) + (f", and {len(ranked) - 8} more" if len(ranked) > 8 else "")
+    tail = (f"; installed plugins, closest first: {shown} (`kschedfw plugins` lists them)"
+            if ranked else "; no plugins are installed (`kschedfw plugins` lists them)")
+    hint = ""
+    if ranked and difflib.SequenceMatcher(None, name.lower(), ranked[0].lower()).ratio() >= 0.8:
+        hint = did_you_mean(ranked[0])
+    return tail, hint
+
+
+def load_error_text(catalog: "PluginCatalog", name: str) -> str:
+    reason = None
+    getter = getattr(catalog, "load_error", None)
+    if callable(getter):
+        try:
+            reason = getter(name)
+        except Exception:  # noqa: BLE001 - the reason is a nicety
+            reason = None
+    return f'plugin "{name}" is installed but cannot be loaded' + (f": {reason}" if reason else "")
+
+
+@attrs.define
+class _Build:
+    catalog: "PluginCatalog"
+    profile_path: tuple
+    installed: list[str]
+    issues: list[BuildIssue] = attrs.Factory(list)
+    _reported: set = attrs.Factory(set)
+    #: default plugins that are not installed (one warning per profile)
+    missing_defaults: list[str] = attrs.Factory(list)
+    #: PluginSets in which a name nobody installed was listed
+    unknown_in: set[str] = attrs.Factory(set)
+
+    def where(self, ref: Ref, field: str) -> tuple:
+        if ref.origin is not None:
+            return (*ref.origin, "name")
+        return (*self.profile_path, "plugins", field, "enabled")
+
+    def report(self, err: FieldError, **kw: Any) -> None:
+        key = (err.path, err.kind, err.detail)
+        if key not in self._reported:
+            self._reported.add(key)
+            self.issues.append(BuildIssue(err, **kw))
+
+    def exists(self, ref: Ref, field: str, iface: str) -> bool:
+        if ref.name in self.installed_set:
+            if self.catalog.extension_points(ref.name) is not None:
+                return True
+            self.report(FieldError(self.where(ref, field), PLUGIN_LOAD_ERROR,
+                                   load_error_text(self.catalog, ref.name)),
+                        plugin=self.catalog.describe(ref.name))
+            return False
+        if ref.origin is None:
+            if ref.name not in self.missing_defaults:
+                self.missing_defaults.append(ref.name)
+            return False
+        self.unknown_in.add(field)
+        tail, hint = unknown_plugin_text(ref.name, self.installed)
+        self.report(FieldError(self.where(ref, field), UNSUPPORTED,
+                               f'{iface} "{ref.name}" does not exist{tail}', ref.name), hint=hint)
+        return False
+
+    @property
+    def installed_set(self) -> frozenset[str]:
+        return frozenset(self.installed)
+
+    def hooks(self, name: str) -> frozenset[str]:
+        return self.catalog.extension_points(name) or frozenset()
+
+
+def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_name: str,
+                    profile_path: tuple) -> tuple[dict[str, tuple[PluginEntry, ...]],
+                                                  list[BuildIssue]]:
+    """Ordered, weighted plugins per hook for one defaulted profile, and the build problems."""
+    b = _Build(catalog, profile_path, list(catalog.names()))
+    installed = b.installed_set
+    explicit: dict[str, list[Ref]] = {}
+    for field in BUILD_ORDER:
+        iface = IFACE_OF_SET[field]
+        hook = HOOK_OF_SET[field]
+        seen: set[str] = set()
+        kept: list[Ref] = []
+        for ref in plugins.get(field, PluginSet()).enabled:
+            if not b.exists(ref, field, iface):
+                continue
+            if hook not in b.hooks(ref.name):
+                implemented = ", ".join(sorted(b.hooks(ref.name))) or "nothing"
+                b.report(FieldError(b.where(ref, field), INVALID,
+                                    f'plugin "{ref.name}" does not extend {iface} plugin', ref.name),
+                         hint=f"it implements: {implemented}", plugin=catalog.describe(ref.name))
+                continue
+            if ref.name in seen:
+                b.report(FieldError(b.where(ref, field), DUPLICATE,
+                                    f'plugin "{ref.name}" already registered as "{iface}"', ref.name))
+                continue
+            seen.add(ref.name)
+            kept.append(ref)
+        explicit[field] = kept
+
+    multi = plugins.get(MULTI_POINT, PluginSet()).enabled
+    first_iface = IFACE_OF_SET[BUILD_ORDER[0]]
+    known_multi = [r for r in multi if b.exists(r, MULTI_POINT, first_iface)]
+    final: dict[str, list[Ref]] = {}
+    for field in BUILD_ORDER:
+        hook, iface = HOOK_OF_SET[field], IFACE_OF_SET[field]
+        pset = plugins.get(field, PluginSet())
+        disabled = {r.name for r in pset.disabled}
+        if "*" in disabled:
+            final[field] = explicit[field]
+            continue
+        enabled_names = [r.name for r in explicit[field]]
+        overrides: set[str] = set()
+        from_multi: list[Ref] = []
+        multi_names: set[str] = set()
+        for ref in known_multi:
+            if hook not in b.hooks(ref.name) or ref.name in disabled:
+                continue
+            if ref.name in enabled_names:
+                overrides.add(ref.name)
+                continue
+            if ref.name in multi_names:
+                if ("multi-dup", ref.origin) not in b._reported:
+                    b._reported.add(("multi-dup", ref.origin))
+                    b.report(FieldError(b.where(ref, MULTI_POINT), DUPLICATE,
+                                        f'plugin "{ref.name}" already registered as "{iface}"',
+                                        ref.name))
+                continue
+            multi_names.add(ref.name)
+            from_multi.append(ref)
+        ordered = [r for r in explicit[field] if r.name in overrides]
+        ordered += from_multi
+        ordered += [r for r in explicit[field] if r.name not in overrides]
+        final[field] = ordered
+
+    profile_plugins = (*profile_path, "plugins")
+    if b.missing_defaults:
+        b.report(FieldError((*profile_plugins, MULTI_POINT), INVALID,
+                            "default plugins not installed, the profile runs without them: "
+                            + ", ".join(b.missing_defaults)), severity="warning")
+    # An unknown name that might have been the missing queue sort or binder is the real error;
+    # do not also report the count (upstream stops at the first error).
+    unsure = b.unknown_in & {MULTI_POINT}
+    queue_sort = final["queueSort"]
+    if len(queue_sort) != 1 and not (queue_sort == [] and (unsure or "queueSort" in b.unknown_in)):
+        detail = (f'only one queue sort plugin required for profile with scheduler name '
+                  f'"{scheduler_name}", but got {len(queue_sort)}')
+        b.report(FieldError((*profile_plugins, "queueSort"), REQUIRED, detail) if not queue_sort
+                 else FieldError((*profile_plugins, "queueSort"), INVALID, detail, len(queue_sort)))
+    if not final["bind"] and not (unsure or "bind" in b.unknown_in):
+        b.report(FieldError((*profile_plugins, "bind"), REQUIRED,
+                            "at least one bind plugin is needed for profile with scheduler name "
+                            f'"{scheduler_name}"'))
+    if len(final["placementGenerate"]) > 1:
+        b.report(FieldError((*profile_plugins, "placementGenerate"), INVALID,
+                            "at most one placement generate plugin is allowed",
+                            len(final["placementGenerate"])))
+
+    weights: dict[str, dict[str, int]] = {}
+    for field in ("score", "placementScore"):
+        hook = HOOK_OF_SET[field]
+        table: dict[str, int] = {}
+        total = 0
+        for ref in (*plugins.get(field, PluginSet()).enabled, *multi):
+            if ref.name not in installed or hook not in b.hooks(ref.name) or ref.name in table:
+                continue
+            weight = ref.weight or 1
+            table[ref.name] = weight
+            if weight < 0:
+                b.report(FieldError((*b.where(ref, field)[:-1], "weight") if ref.origin else
+                                    b.where(ref, field), INVALID,
+                                    "a negative weight turns the plugin's preference around",
+                                    weight), severity="warning")
+            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
+                b.report(FieldError((*profile_plugins, field), INVALID,
+                                    "total score of Score plugins could overflow"))
+                break
+            total += weight * MAX_NODE_SCORE
+        weights[field] = table
+
+    resolved: dict[str, tuple[PluginEntry, ...]] = {}
+    for field, hook, _ in PLUGIN_SETS:
+        table = weights.get(field, {})
+        resolved[hook] = tuple(PluginEntry(r.name, table.get(r.name, 1)) for r in final[field])
+    return resolved, b.issues

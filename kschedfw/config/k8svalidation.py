@@ -1,0 +1,211 @@
+"""The few apimachinery validators config validation needs, with upstream's message texts.
+
+``is_qualified_name`` and friends return lists of messages exactly as
+``k8s.io/apimachinery/pkg/util/validation`` does; ``parse_duration`` follows Go's
+``time.ParseDuration`` and ``format_duration`` Go's ``Duration.String``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kschedfw.errors import INVALID, FieldError
+
+_QNAME_CHAR = "[A-Za-z0-9]"
+_QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
+QUALIFIED_NAME_FMT = "(" + _QNAME_CHAR + _QNAME_EXT_CHAR + "*)?" + _QNAME_CHAR
+_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
+                       "and end with an alphanumeric character")
+_QUALIFIED_NAME_RE = re.compile("^" + QUALIFIED_NAME_FMT + "$")
+QUALIFIED_NAME_MAX_LENGTH = 63
+
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                          "characters, '-' or '.', and must start and end with an alphanumeric "
+                          "character")
+_DNS1123_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+
+LABEL_VALUE_FMT = "(" + QUALIFIED_NAME_FMT + ")?"
+_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
+                    "'-', '_' or '.', and must start and end with an alphanumeric character")
+_LABEL_VALUE_RE = re.compile("^" + LABEL_VALUE_FMT + "$")
+LABEL_VALUE_MAX_LENGTH = 63
+
+
+def empty_error() -> str:
+    return "must be non-empty"
+
+
+def max_len_error(length: int) -> str:
+    return f"must be no more than {length} characters"
+
+
+def regex_error(msg: str, fmt: str, *examples: str) -> str:
+    """apimachinery's RegexError, double spaces included."""
+    if not examples:
+        return msg + " (regex used for validation is '" + fmt + "')"
+    msg += " (e.g. "
+    for i, example in enumerate(examples):
+        if i > 0:
+            msg += " or "
+        msg += "'" + example + "', "
+    return msg + "regex used for validation is '" + fmt + "')"
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errs = []
+    if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errs.append(regex_error(_DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errs
+
+
+def is_qualified_name(value: str) -> list[str]:
+    errs: list[str] = []
+    parts = value.split("/")
+    if len(parts) == 1:
+        name = parts[0]
+    elif len(parts) == 2:
+        prefix, name = parts
+        if not prefix:
+            errs.append("prefix part " + empty_error())
+        else:
+            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
+    else:
+        return ["a qualified name " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName",
+                                                  "my.name", "123-abc")
+                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    if not name:
+        errs.append("name part " + empty_error())
+    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
+        errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH))
+    if not _QUALIFIED_NAME_RE.match(name):
+        errs.append("name part " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName",
+                                               "my.name", "123-abc"))
+    return errs
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    errs = []
+    if len(value) > LABEL_VALUE_MAX_LENGTH:
+        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if not _LABEL_VALUE_RE.match(value):
+        errs.append(regex_error(_LABEL_VALUE_ERR, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errs
+
+
+def validate_label_name(name: str, path: tuple) -> list[FieldError]:
+    """metav1validation.ValidateLabelName."""
+    return [FieldError(path, INVALID, msg, name) for msg in is_qualified_name(name)]
+
+
+_NATIVE_PREFIX = "kubernetes.io/"
+_REQUESTS_PREFIX = "requests."
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """v1helper.IsExtendedResourceName."""
+    if "/" not in name or _NATIVE_PREFIX in name or name.startswith(_REQUESTS_PREFIX):
+        return False
+    return not is_qualified_name(_REQUESTS_PREFIX + name)
+
+
+# ------------------------------------------------------------------ durations (Go time.Duration)
+
+_UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
+             "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
+_DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)([a-zµμ]+)")
+#: JSON Schema pattern accepted for metav1.Duration fields.
+DURATION_PATTERN = r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$"
+_MAX_NS = (1 << 63) - 1
+
+
+def parse_duration(text: str) -> int:
+    """Nanoseconds in a Go duration string (``1m30s``, ``-2.5h``, ``0``); ValueError if invalid."""
+    s = text
+    sign = 1
+    if s[:1] in "+-" and s:
+        sign = -1 if s[0] == "-" else 1
+        s = s[1:]
+    if s == "0":
+        return 0
+    if not s:
+        raise ValueError(f"time: invalid duration {text!r}")
+    total = 0.0
+    pos = 0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        if not m or m.group(1) in ("", ".") or m.group(2) not in _UNITS_NS:
+            raise ValueError(f"time: invalid duration {text!r}")
+        total += float(m.group(1)) * _UNITS_NS[m.group(2)]
+        pos = m.end()
+    if total > _MAX_NS + 1:
+        raise ValueError(f"time: invalid duration {text!r}")
+    return sign * int(round(total))
+
+
+def format_duration(ns: int) -> str:
+    """Go's ``Duration.String``: ``10s``, ``10m0s``, ``1h0m0s``, ``1.5s``, ``0s``."""
+    if ns == 0:
+        return "0s"
+    neg = ns < 0
+    ns = abs(ns)
+    if ns < 1_000_000_000:
+        for unit, size in (("ms", 1_000_000), ("µs", 1_000), ("ns", 1)):
+            if ns >= size or unit == "ns":
+                text = _frac(ns, size) + unit
+                break
+    else:
+        secs_ns = ns % 60_000_000_000
+        minutes = ns // 60_000_000_000
+        text = _frac(secs_ns, 1_000_000_000) + "s"
+        if minutes:
+            hours, minutes = divmod(minutes, 60)
+            text = f"{minutes}m" + text
+            if hours:
+                text = f"{hours}h" + text
+    return ("-" if neg else "") + text
+
+
+def _frac(value: int, size: int) -> str:
+    whole, rest = divmod(value, size)
+    if not rest:
+        return str(whole)
+    digits = str(rest).rjust(len(str(size)) - 1, "0").rstrip("0")
+    return f"{whole}.{digits}"
+
+
+class GoValue:
+    """A value rendered in field errors the way Go's fmt prints it (unquoted)."""
+
+    __slots__ = ("text", "raw")
+
+    def __init__(self, text: str, raw: Any = None) -> None:
+        self.text = text
+        self.raw = raw
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"GoValue({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoValue) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+
+def go_string_slice(values: Any) -> GoValue:
+    """``[]string{"a", "b"}`` as ``%#v`` prints it."""
+    if values is None:
+        return GoValue("[]string(nil)", values)
+    if not isinstance(values, list):
+        return GoValue(str(values), values)
+    inner = ", ".join('"' + str(v).replace('"', '\\"') + '"' for v in values)
+    return GoValue("[]string{" + inner + "}", values)

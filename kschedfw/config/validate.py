@@ -1,0 +1,562 @@
+"""Load, default, validate and resolve a KubeSchedulerConfiguration file, collecting every problem.
+
+Pipeline (each step reports all it finds, then the next runs on what is still sound):
+
+1. YAML with positions (:mod:`~kschedfw.config.yamlpos`): syntax errors, duplicate keys, one
+   document per file;
+2. ``apiVersion``/``kind``: older versions are refused with the release that removed them;
+3. shape (:data:`~kschedfw.config.schema.CONFIG_SCHEMA`): types and unknown fields;
+4. pluginConfig: each plugin installed, args of the right kind, valid against the plugin's own
+   schema and its ``validate_args`` (NodeResourcesFit included, unlike upstream's config-level
+   validation, so the error shows up before the scheduler starts);
+5. upstream defaulting (:mod:`~kschedfw.config.defaults`) and upstream semantic validation
+   (``ValidateKubeSchedulerConfiguration``), texts and kinds as upstream;
+6. framework build per profile (:mod:`~kschedfw.config.expand`): unknown plugins (with the closest
+   installed names), extension points, queue sort and bind counts, weights.
+
+Every diagnostic points at the most precise node: the value for bad values, the key for unknown
+fields, the parent mapping for missing ones, the name scalar for plugin problems.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING, Any
+
+from kschedfw.config import jsonsubset
+from kschedfw.config.catalog import MULTI_POINT, PLUGIN_SET_FIELDS
+from kschedfw.config.defaults import (WILDCARD, PluginSet, default_configuration,
+                                      document_to_dict)
+from kschedfw.config.diagnostics import (DOCUMENT, ERROR, WARNING, Diagnostic, did_you_mean,
+                                         sort_unique)
+from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProfile,
+                                    SchedulerConfig, load_error_text, resolve_plugins,
+                                    unknown_plugin_text)
+from kschedfw.config.k8svalidation import (GoValue, format_duration, is_extended_resource_name,
+                                           is_qualified_name, parse_duration)
+from kschedfw.config.pluginargs import IN_TREE_ARGS, default_args
+from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND
+from kschedfw.config.yamlpos import Positions, load_yaml
+from kschedfw.errors import (DUPLICATE, INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError,
+                             format_path)
+
+if TYPE_CHECKING:
+    from kschedfw.config.catalog import PluginCatalog
+
+__all__ = ["load_config", "load_config_text", "default_config", "REMOVED_API_VERSIONS",
+           "REMOVED_PLUGINS", "FILE_ERROR"]
+
+#: Releases that removed older versions of the config API.
+REMOVED_API_VERSIONS = {
+    f"{GROUP}/v1alpha1": "v1.19",
+    f"{GROUP}/v1alpha2": "v1.19",
+    f"{GROUP}/v1beta1": "v1.23",
+    f"{GROUP}/v1beta2": "v1.28",
+    f"{GROUP}/v1beta3": "v1.29",
+}
+#: Plugins removed from v1 (upstream ``invalidPluginsByVersion``).
+REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+#: The twelve PluginSets upstream checks for removed plugins.
+_REMOVED_PLUGIN_STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
+                          "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind")
+FILE_ERROR = "File error"
+
+_BROKEN = object()
+
+
+class _Run:
+    """One validation of one document."""
+
+    def __init__(self, filename: str, catalog: "PluginCatalog") -> None:
+        self.filename = filename
+        self.catalog = catalog
+        self.installed = list(catalog.names())
+        self.installed_set = frozenset(self.installed)
+        self.positions = Positions()
+        self.diagnostics: list[Diagnostic] = []
+        self.bad_profiles: set[int] = set()
+        self._queue_sort_flagged: set[int] = set()
+
+    # ------------------------------------------------------------------ reporting
+
+    def add(self, err: FieldError, anchor: str = "value", *, severity: str = ERROR,
+            hint: str = "", plugin: str = "") -> None:
+        line, col = self.positions.locate(err.path, anchor)
+        if not hint and err.kind == INVALID and err.detail.startswith("expected string"):
+            raw = self.positions.plain.get(tuple(err.path))
+            if raw is not None:
+                hint = f'YAML reads {raw} as {err.detail.rsplit(" ", 1)[-1]}; quote it: "{raw}"'
+        self.diagnostics.append(Diagnostic.from_field_error(
+            err, file=self.filename, line=line, column=col, severity=severity, hint=hint,
+            plugin=plugin))
+
+    def add_issue(self, issue: jsonsubset.Issue, plugin: str = "") -> None:
+        hint = ""
+        if issue.allowed:
+            key = str(issue.error.path[-1])
+            lowered = {a.lower(): a for a in issue.allowed}
+            match = difflib.get_close_matches(key.lower(), list(lowered), n=1, cutoff=0.75)
+            if match:
+                hint = did_you_mean(lowered[match[0]])
+        self.add(issue.error, issue.anchor, hint=hint, plugin=plugin)
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    # ------------------------------------------------------------------ steps
+
+    def run(self, text: str) -> SchedulerConfig | None:
+        docs, problems = load_yaml(text, self.filename)
+        self.diagnostics.extend(problems)
+        if not docs and problems:
+            return None
+        if len(docs) > 1:
+            line, col = docs[1].start
+            self.diagnostics.append(Diagnostic(
+                file=self.filename, line=line, column=col, path="", kind=DOCUMENT,
+                message=f"{DOCUMENT}: found {len(docs)} YAML documents; a "
+                        f"KubeSchedulerConfiguration file holds exactly one"))
+        data: Any = None
+        if docs:
+            self.positions = docs[0].positions
+            data = docs[0].data
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            self.add(FieldError((), INVALID, f"expected a {KIND} mapping, got "
+                                f"{jsonsubset._json_type(data)}"))
+            return None
+        data = _strip_nulls(data)
+        if not self._type_meta(data):
+            return None
+        issues = jsonsubset.check(CONFIG_SCHEMA, data)
+        for issue in issues:
+            self.add_issue(issue)
+        bad_paths = [_target(i) for i in issues]
+        _sanitize(data, bad_paths)
+        bad_plugins = {p[1] for p in bad_paths if len(p) > 2 and p[0] == "profiles"
+                       and p[2] == "plugins"}
+        bad_profiles = {p[1] for p in bad_paths if len(p) == 2 and p[0] == "profiles"}
+        self.bad_profiles = bad_profiles
+        args = self._plugin_configs(data)
+        doc = default_configuration(data, self._default_args_for, args)
+        self._validate_semantics(doc, data)
+        resolved = self._build_frameworks(doc, bad_plugins | bad_profiles)
+        if self.failed or resolved is None:
+            return None
+        return self._config(doc, resolved)
+
+    def _type_meta(self, data: dict) -> bool:
+        ok = True
+        version = data.get("apiVersion")
+        if "apiVersion" not in data:
+            self.add(FieldError(("apiVersion",), REQUIRED, f'must be "{API_VERSION}"'), "parent")
+            ok = False
+        elif version != API_VERSION:
+            if isinstance(version, str) and version in REMOVED_API_VERSIONS:
+                detail = (f"{version} was removed upstream in Kubernetes "
+                          f"{REMOVED_API_VERSIONS[version]}; change apiVersion to {API_VERSION} "
+                          "(see https://kubernetes.io/docs/reference/scheduling/config/)")
+                self.add(FieldError(("apiVersion",), INVALID, detail, version))
+            else:
+                self.add(FieldError(("apiVersion",), UNSUPPORTED,
+                                    f'supported values: "{API_VERSION}"',
+                                    version if not isinstance(version, (dict, list)) else MISSING))
+            ok = False
+        kind = data.get("kind")
+        if "kind" not in data:
+            self.add(FieldError(("kind",), REQUIRED, f'must be "{KIND}"'), "parent")
+            ok = False
+        elif kind != KIND:
+            self.add(FieldError(("kind",), UNSUPPORTED, f'supported values: "{KIND}"',
+                                kind if not isinstance(kind, (dict, list)) else MISSING))
+            ok = False
+        return ok
+
+    # ------------------------------------------------------------------ plugin args
+
+    def _describe(self, name: str) -> str:
+        try:
+            return self.catalog.describe(name)
+        except Exception:  # noqa: BLE001 - a catalog that cannot describe still validates
+            return name
+
+    def _default_args_for(self, name: str, raw: dict | None) -> dict | None:
+        """Args for default pluginConfig entries (``raw`` is None) and unvalidated entries."""
+        schema = self.catalog.args_schema(name) if name in self.installed_set else None
+        if schema is None and name in IN_TREE_ARGS:
+            schema = IN_TREE_ARGS[name].schema
+        if schema is None:
+            return None if raw is None else dict(raw)
+        if raw is not None:
+            return dict(raw)
+        return default_args(name, schema, {})
+
+    def _plugin_configs(self, data: dict) -> dict[int, list]:
+        """Check every pluginConfig entry; returns defaulted args per profile and index."""
+        out: dict[int, list] = {}
+        for i, profile in enumerate(data.get("profiles") or ()):
+            if not isinstance(profile, dict):
+                continue
+            per: list = []
+            seen: set[str] = set()
+            for j, entry in enumerate(profile.get("pluginConfig") or ()):
+                per.append(None)
+                if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                    continue
+                base = ("profiles", i, "pluginConfig", j)
+                name = entry["name"]
+                if name in seen:
+                    self.add(FieldError(base, DUPLICATE, "", name))
+                seen.add(name)
+                if name in REMOVED_PLUGINS:
+                    self.add(FieldError(base, INVALID, _removed_text(), name))
+                    continue
+                per[-1] = self._plugin_args(name, entry.get("args"), base)
+            out[i] = per
+        return out
+
+    def _plugin_args(self, name: str, raw: Any, base: tuple) -> dict | None:
+        if name not in self.installed_set:
+            tail, hint = unknown_plugin_text(name, self.installed)
+            self.add(FieldError((*base, "name"), UNSUPPORTED,
+                                f'plugin "{name}" is not installed{tail}', name), hint=hint)
+            return None
+        plugin = self._describe(name)
+        if self.catalog.extension_points(name) is None:
+            self.add(FieldError((*base, "name"), PLUGIN_LOAD_ERROR,
+                                load_error_text(self.catalog, name)), plugin=plugin)
+            return None
+        apath = (*base, "args")
+        args = dict(raw) if isinstance(raw, dict) else {}
+        version, kind = args.pop("apiVersion", None), args.pop("kind", None)
+        ok = True
+        if kind is not None and kind != f"{name}Args":
+            group = version.split("/")[0] if isinstance(version, str) and "/" in version \
+                else GROUP
+            self.add(FieldError((*apath, "kind"), INVALID,
+                                f"args for plugin {name} were not of type {name}Args.{GROUP}, got "
+                                f"{kind}.{group}", kind if isinstance(kind, str) else MISSING),
+                     plugin=plugin)
+            ok = False
+        if version is not None and name in IN_TREE_ARGS and version != API_VERSION:
+            self.add(FieldError((*apath, "apiVersion"), UNSUPPORTED,
+                                f'supported values: "{API_VERSION}"',
+                                version if isinstance(version, str) else MISSING), plugin=plugin)
+            ok = False
+        schema = self.catalog.args_schema(name)
+        if schema is None:
+            if args:
+                self.add(FieldError(apath, INVALID, f'plugin "{name}" takes no args; they are '
+                                    "ignored"), severity=WARNING, plugin=plugin)
+            return None
+        issues = jsonsubset.check(schema, args, apath)
+        for issue in issues:
+            self.add_issue(issue, plugin=plugin)
+        if issues or not ok:
+            return None
+        defaulted = default_args(name, schema, args)
+        try:
+            errors = self.catalog.validate_args(name, defaulted)
+        except Exception as exc:  # noqa: BLE001 - a plugin bug is reported, not raised
+            self.add(FieldError(apath, INVALID, f"validate_args of plugin {name} failed: "
+                                f"{type(exc).__name__}: {exc}"), plugin=plugin)
+            return None
+        for err in errors:
+            self.add(err.prefixed(*apath), plugin=plugin)
+        return None if errors else defaulted
+
+    # ------------------------------------------------------------------ upstream validation
+
+    def _validate_semantics(self, doc: dict, data: dict) -> None:
+        cc = doc["clientConnection"]
+        if isinstance(cc.get("burst"), int) and cc["burst"] < 0:
+            self.add(FieldError(("clientConnection", "burst"), INVALID, "must be non-negative",
+                                cc["burst"]))
+        self._leader_election(doc["leaderElection"])
+        if doc["parallelism"] <= 0:
+            self.add(FieldError(("parallelism",), INVALID,
+                                "should be an integer value greater than zero", doc["parallelism"]))
+        profiles = doc["profiles"]
+        names: dict[str, int] = {}
+        for i, profile in enumerate(profiles):
+            if i in self.bad_profiles:
+                continue
+            path = ("profiles", i)
+            name = profile.get("schedulerName", "")
+            if not name:
+                self.add(FieldError((*path, "schedulerName"), REQUIRED), "parent")
+            self._percentage((*path, "percentageOfNodesToScore"),
+                             profile.get("percentageOfNodesToScore"))
+            for stage in _REMOVED_PLUGIN_STAGES:
+                for j, ref in enumerate(profile["plugins"][stage].enabled):
+                    if ref.name in REMOVED_PLUGINS:
+                        where = ref.origin or (*path, "plugins", stage, "enabled", j)
+                        self.add(FieldError(where, INVALID, _removed_text(), ref.name))
+            if name in names:
+                self.add(FieldError((*path, "schedulerName"), DUPLICATE, "",
+                                    GoValue(format_path(("profiles", names[name],
+                                                         "schedulerName")))))
+            names[name] = i
+        self._common_queue_sort(profiles)
+        self._percentage(("percentageOfNodesToScore",), doc["percentageOfNodesToScore"])
+        initial, maximum = doc["podInitialBackoffSeconds"], doc["podMaxBackoffSeconds"]
+        if initial <= 0:
+            self.add(FieldError(("podInitialBackoffSeconds",), INVALID, "must be greater than 0",
+                                initial))
+        if maximum < initial:
+            self.add(FieldError(("podMaxBackoffSeconds",), INVALID,
+                                "must be greater than or equal to PodInitialBackoffSeconds",
+                                maximum))
+        self._extenders([e for e in doc["extenders"] if isinstance(e, dict)]
+                        if isinstance(doc["extenders"], list) else [])
+
+    def _percentage(self, path: tuple, value: Any) -> None:
+        if value is not None and (value < 0 or value > 100):
+            self.add(FieldError(path, INVALID, "not in valid range [0-100]", value))
+
+    def _leader_election(self, le: dict) -> None:
+        path = ("leaderElection",)
+        if not le.get("leaderElect"):
+            return
+        durations = {}
+        for key in ("leaseDuration", "renewDeadline", "retryPeriod"):
+            try:
+                durations[key] = parse_duration(le[key])
+            except (ValueError, TypeError):
+                durations[key] = None
+        for key, ns in durations.items():
+            if ns is not None and ns <= 0:
+                self.add(FieldError((*path, key), INVALID, "must be greater than zero",
+                                    GoValue(format_duration(ns))))
+        lease, renew = durations["leaseDuration"], durations["renewDeadline"]
+        if lease is not None and renew is not None and lease < renew:
+            self.add(FieldError((*path, "leaseDuration"), INVALID,
+                                "LeaseDuration must be greater than RenewDeadline",
+                                GoValue(format_duration(renew))))
+        for key in ("resourceLock", "resourceNamespace", "resourceName"):
+            if not le.get(key):
+                self.add(FieldError((*path, key), INVALID, f"{key} is required", ""))
+        if le.get("resourceLock") and le["resourceLock"] != "leases":
+            self.add(FieldError((*path, "resourceLock"), INVALID,
+                                'resourceLock value must be "leases"', le["resourceLock"]))
+
+    def _common_queue_sort(self, profiles: list[dict]) -> None:
+        """Upstream validateCommonQueueSort, on the merged (not expanded) queueSort sets."""
+        canon: PluginSet = profiles[0]["plugins"]["queueSort"]
+        if len(canon.enabled) > 1:
+            self.add(FieldError(("profiles", 0, "plugins", "queueSort", "Enabled"), INVALID,
+                                "only one queue sort plugin can be enabled", len(canon.enabled)))
+        name = canon.enabled[0].name if canon.enabled else ""
+        args = next((c.get("args") for c in profiles[0]["pluginConfig"]
+                     if name and c["name"] == name), None)
+        for i in range(1, len(profiles)):
+            if i in self.bad_profiles:
+                continue
+            current: PluginSet = profiles[i]["plugins"]["queueSort"]
+            if _set_key(current) != _set_key(canon):
+                self.add(FieldError(("profiles", i, "plugins", "queueSort"), INVALID,
+                                    "must be the same for all profiles"))
+                self._queue_sort_flagged.add(i)
+            for cfg in profiles[i]["pluginConfig"]:
+                if cfg["name"] == name and (cfg.get("args") or None) != (args or None):
+                    self.add(FieldError(("profiles", i, "pluginConfig", "args"), INVALID,
+                                        "queueSort must be the same for all profiles"))
+                    self._queue_sort_flagged.add(i)
+
+    def _extenders(self, extenders: list[dict]) -> None:
+        binders = 0
+        managed: set[str] = set()
+        for i, ext in enumerate(extenders):
+            path = ("extenders", i)
+            weight = ext.get("weight", 0)
+            if ext.get("prioritizeVerb") and weight <= 0:
+                self.add(FieldError((*path, "weight"), INVALID,
+                                    "must have a positive weight applied to it", weight))
+            if ext.get("bindVerb"):
+                binders += 1
+            for j, res in enumerate(ext.get("managedResources") or ()):
+                if not isinstance(res, dict):
+                    continue
+                rpath = (*path, "managedResources", j, "name")
+                rname = res.get("name", "")
+                msgs = is_qualified_name(rname)
+                for msg in msgs:
+                    self.add(FieldError(rpath, INVALID, msg, rname))
+                if not msgs and not is_extended_resource_name(rname):
+                    self.add(FieldError(rpath, INVALID, "is an invalid extended resource name",
+                                        rname))
+                if rname in managed:
+                    self.add(FieldError(rpath, INVALID, "duplicate extender managed resource name",
+                                        rname))
+                managed.add(rname)
+        if binders > 1:
+            self.add(FieldError(("extenders",), INVALID, "only one extender can implement bind",
+                                f"found {binders} extenders implementing bind"))
+
+    # ------------------------------------------------------------------ framework build
+
+    def _build_frameworks(self, doc: dict, skip: set[int]
+                          ) -> list[dict[str, tuple[PluginEntry, ...]] | None] | None:
+        resolved: list[dict[str, tuple[PluginEntry, ...]] | None] = []
+        first: tuple[int, str, Any] | None = None
+        for i, profile in enumerate(doc["profiles"]):
+            if i in skip:
+                resolved.append(None)
+                continue
+            self._disabled_names(profile["plugins"])
+            plugins, issues = resolve_plugins(profile["plugins"], self.catalog,
+                                              scheduler_name=profile.get("schedulerName", ""),
+                                              profile_path=("profiles", i))
+            for issue in issues:
+                self.add(issue.error, issue.anchor, severity=issue.severity, hint=issue.hint,
+                         plugin=issue.plugin)
+            if any(x.severity == ERROR for x in issues):
+                resolved.append(None)
+                continue
+            resolved.append(plugins)
+            queue_sort = plugins["less"][0].name
+            args = next((c.get("args") for c in profile["pluginConfig"]
+                         if c["name"] == queue_sort), None)
+            if first is None:
+                first = (i, queue_sort, args)
+            elif i not in self._queue_sort_flagged:
+                name = profile.get("schedulerName", "")
+                if queue_sort != first[1]:
+                    self.add(FieldError(("profiles", i, "plugins", "queueSort"), INVALID,
+                                        f'different queue sort plugins for profile "{name}": '
+                                        f'"{queue_sort}", first: "{first[1]}"', queue_sort))
+                elif (args or None) != (first[2] or None):
+                    self.add(FieldError(("profiles", i, "pluginConfig"), INVALID,
+                                        f'different queue sort plugin args for profile "{name}"'))
+        if skip:
+            return None
+        return resolved
+
+    def _disabled_names(self, plugins: dict[str, PluginSet]) -> None:
+        """Warn about disabling a plugin nobody installed (upstream ignores it silently)."""
+        for field in PLUGIN_SET_FIELDS:
+            for ref in plugins[field].disabled:
+                if ref.name == WILDCARD or ref.name in self.installed_set or ref.origin is None:
+                    continue
+                _, hint = unknown_plugin_text(ref.name, self.installed)
+                self.add(FieldError((*ref.origin, "name"), INVALID,
+                                    f'plugin "{ref.name}" is not installed; disabling it has no '
+                                    "effect", ref.name), severity=WARNING, hint=hint)
+
+    # ------------------------------------------------------------------ result
+
+    def _config(self, doc: dict, resolved: list) -> SchedulerConfig:
+        profiles = []
+        for profile, plugins in zip(doc["profiles"], resolved):
+            configured = {c["name"]: c.get("args") for c in profile["pluginConfig"]}
+            used = sorted({e.name for entries in plugins.values() for e in entries})
+            plugin_args = {}
+            for name in used:
+                args = configured.get(name)
+                if args is None:
+                    schema = self.catalog.args_schema(name)
+                    args = default_args(name, schema, {}) if schema is not None else {}
+                plugin_args[name] = args
+            profiles.append(ResolvedProfile(
+                scheduler_name=profile["schedulerName"],
+                percentage_of_nodes_to_score=profile.get("percentageOfNodesToScore"),
+                plugins=plugins, plugin_args=plugin_args))
+        document = document_to_dict(doc)
+        for profile in document["profiles"]:
+            profile["pluginConfig"] = [_with_type_meta(c) for c in profile["pluginConfig"]]
+        return SchedulerConfig(
+            profiles=tuple(profiles),
+            percentage_of_nodes_to_score=doc["percentageOfNodesToScore"],
+            pod_initial_backoff_seconds=doc["podInitialBackoffSeconds"],
+            pod_max_backoff_seconds=doc["podMaxBackoffSeconds"],
+            parallelism=doc["parallelism"], document=document)
+
+
+def _removed_text() -> str:
+    return (f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version '
+            f'"{API_VERSION}")')
+
+
+def _with_type_meta(entry: dict) -> dict:
+    name, args = entry["name"], entry.get("args")
+    if name in IN_TREE_ARGS and isinstance(args, dict):
+        return {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}
+    return dict(entry)
+
+
+def _set_key(ps: PluginSet) -> tuple:
+    return (tuple((r.name, r.weight) for r in ps.enabled),
+            tuple((r.name, r.weight) for r in ps.disabled))
+
+
+def _strip_nulls(value: Any) -> Any:
+    """Go decoding: a null field is the same as an absent one."""
+    if isinstance(value, dict):
+        return {k: _strip_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_strip_nulls(v) for v in value]
+    return value
+
+
+def _target(issue: jsonsubset.Issue) -> tuple:
+    path = tuple(issue.error.path)
+    return path[:-1] if issue.anchor == "parent" else path
+
+
+def _sanitize(data: dict, paths: list[tuple]) -> None:
+    """Remove what failed the schema so later steps only see well-formed data.
+
+    Bad mapping values are deleted (so defaults apply); bad list items are replaced by a marker
+    that every later step skips, which keeps the other items' indices (and positions) intact.
+    """
+    for path in sorted(set(paths), key=len, reverse=True):
+        if not path:
+            continue
+        parent: Any = data
+        for part in path[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        last = path[-1]
+        if isinstance(parent, dict) and last in parent:
+            del parent[last]
+        elif isinstance(parent, list) and isinstance(last, int) and last < len(parent):
+            parent[last] = _BROKEN
+
+
+def load_config_text(text: str, filename: str, catalog: "PluginCatalog"
+                     ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
+    """Validate ``text`` (shown as ``filename`` in diagnostics); the config is None on any error."""
+    run = _Run(filename, catalog)
+    config = run.run(text)
+    diagnostics = sort_unique(run.diagnostics)
+    if any(d.is_error for d in diagnostics):
+        config = None
+    return config, diagnostics
+
+
+def load_config(path: str, catalog: "PluginCatalog"
+                ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
+    """Read and validate the file at ``path``. An unreadable file is a ``File error`` diagnostic."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        return None, [Diagnostic(file=path, line=1, column=1, path="", kind=FILE_ERROR,
+                                 message=f"{FILE_ERROR}: cannot read file: {reason}")]
+    return load_config_text(text, path, catalog)
+
+
+def default_config(catalog: "PluginCatalog") -> SchedulerConfig:
+    """The configuration kube-scheduler runs with when given none (one default profile)."""
+    text = f"apiVersion: {API_VERSION}\nkind: {KIND}\n"
+    config, diagnostics = load_config_text(text, "<defaults>", catalog)
+    if config is None:
+        raise ValueError("the installed plugins cannot run the default profile:\n"
+                         + "\n".join(d.render() for d in diagnostics if d.is_error))
+    return config

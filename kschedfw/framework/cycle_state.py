@@ -1,0 +1,57 @@
+"""CycleState: per-scheduling-cycle storage that plugins share within one attempt."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+class StateNotFound(KeyError):
+    """Raised by :meth:`CycleState.read` for a missing key (upstream ``ErrNotFound``)."""
+
+
+PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+
+
+class CycleState:
+    """A key/value store for one scheduling cycle.
+
+    Values written here should implement ``clone()`` when a plugin mutates them from
+    PreFilterExtensions (preemption dry runs clone the state); otherwise ``copy.copy`` is used.
+    """
+
+    __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
+                 "record_plugin_metrics")
+
+    def __init__(self) -> None:
+        self._data: dict[str, Any] = {}
+        self.skip_filter_plugins: set[str] = set()
+        self.skip_score_plugins: set[str] = set()
+        self.skip_pre_bind_plugins: set[str] = set()
+        self.record_plugin_metrics = False
+
+    def read(self, key: str) -> Any:
+        try:
+            return self._data[key]
+        except KeyError:
+            raise StateNotFound(key) from None
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._data.get(key, default)
+
+    def write(self, key: str, value: Any) -> None:
+        self._data[key] = value
+
+    def delete(self, key: str) -> None:
+        self._data.pop(key, None)
+
+    def clone(self) -> "CycleState":
+        new = CycleState()
+        for key, value in self._data.items():
+            clone = getattr(value, "clone", None)
+            new._data[key] = clone() if callable(clone) else copy.copy(value)
+        new.skip_filter_plugins = set(self.skip_filter_plugins)
+        new.skip_score_plugins = set(self.skip_score_plugins)
+        new.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
+        new.record_plugin_metrics = self.record_plugin_metrics
+        return new

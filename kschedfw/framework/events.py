@@ -1,0 +1,123 @@
+"""Cluster events and queueing hints: how a rejected pod learns it is worth retrying."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Callable
+
+import attrs
+
+
+class ActionType(enum.IntFlag):
+    """What happened to a resource; bit values and order as upstream."""
+
+    Add = 1
+    Delete = 1 << 1
+    UpdateNodeAllocatable = 1 << 2
+    UpdateNodeLabel = 1 << 3
+    UpdateNodeTaint = 1 << 4
+    UpdateNodeCondition = 1 << 5
+    UpdateNodeAnnotation = 1 << 6
+    UpdateNodeDeclaredFeature = 1 << 7
+    UpdateNodePreemptionPolicy = 1 << 8
+    UpdatePodLabel = 1 << 9
+    UpdatePodScaleDown = 1 << 10
+    UpdatePodScaleUp = 1 << 11
+    UpdatePodToleration = 1 << 12
+    UpdatePodSchedulingGatesEliminated = 1 << 13
+    UpdatePodGeneratedResourceClaim = 1 << 14
+    All = (1 << 15) - 1
+    Update = All & ~(Add | Delete)
+    Nothing = 0
+
+
+class EventResource(str, enum.Enum):
+    """The resource an event is about. Custom resources use their own string (e.g. ``PodGroup``)."""
+
+    Pod = "Pod"
+    AssignedPod = "AssignedPod"
+    UnscheduledPod = "UnscheduledPod"
+    TargetPod = "TargetPod"
+    Node = "Node"
+    PersistentVolume = "PersistentVolume"
+    PersistentVolumeClaim = "PersistentVolumeClaim"
+    CSINode = "storage.k8s.io/CSINode"
+    CSIDriver = "storage.k8s.io/CSIDriver"
+    VolumeAttachment = "storage.k8s.io/VolumeAttachment"
+    CSIStorageCapacity = "storage.k8s.io/CSIStorageCapacity"
+    StorageClass = "storage.k8s.io/StorageClass"
+    ResourceClaim = "resource.k8s.io/ResourceClaim"
+    ResourceSlice = "resource.k8s.io/ResourceSlice"
+    DeviceClass = "resource.k8s.io/DeviceClass"
+    PodGroup = "scheduling.k8s.io/PodGroup"
+    Wildcard = "*"
+
+
+class QueueingHint(enum.IntEnum):
+    """A hint's verdict on one event for one rejected pod."""
+
+    QueueSkip = 0
+    Queue = 1
+
+
+@attrs.frozen
+class ClusterEvent:
+    """A change in the cluster: a resource (EventResource or a custom resource string) and action."""
+
+    resource: str
+    action_type: ActionType
+    custom_label: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.custom_label:
+            return self.custom_label
+        resource = self.resource.value if isinstance(self.resource, EventResource) else self.resource
+        return f"{resource}{_action_label(self.action_type)}"
+
+    def is_wildcard(self) -> bool:
+        return _resource_name(self.resource) == "*" and self.action_type == ActionType.All
+
+    def matches(self, incoming: "ClusterEvent") -> bool:
+        """Does this registered event cover ``incoming``? (resource equal or wildcard, actions overlap)."""
+        mine, theirs = _resource_name(self.resource), _resource_name(incoming.resource)
+        if mine != "*" and mine != theirs and not _pod_family_match(mine, theirs):
+            return False
+        return bool(self.action_type & incoming.action_type)
+
+
+def _resource_name(resource: Any) -> str:
+    return resource.value if isinstance(resource, EventResource) else str(resource)
+
+
+def _pod_family_match(registered: str, incoming: str) -> bool:
+    """A plugin registered for ``Pod`` hears about assigned and unscheduled pods too."""
+    return registered == "Pod" and incoming in ("AssignedPod", "UnscheduledPod")
+
+
+def _action_label(action: ActionType) -> str:
+    if action == ActionType.All:
+        return "All"
+    if action == ActionType.Update:
+        return "Update"
+    names = [flag.name for flag in ActionType if flag.name and flag.value and (flag.value & (flag.value - 1)) == 0
+             and action & flag]
+    return "|".join(names) or "None"
+
+
+QueueingHintFn = Callable[[Any, Any, Any], QueueingHint]
+"""``hint(pod, old_obj, new_obj) -> QueueingHint``; ``old_obj`` is None on add, ``new_obj`` on delete."""
+
+
+@attrs.frozen
+class ClusterEventWithHint:
+    """An event a plugin registers, with an optional hint; no hint means "always Queue"."""
+
+    event: ClusterEvent
+    queueing_hint_fn: QueueingHintFn | None = None
+
+
+WILDCARD_EVENT = ClusterEvent(EventResource.Wildcard, ActionType.All)
+UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.Wildcard, ActionType.All, "UnschedulableTimeout")
+FORCE_ACTIVATE = ClusterEvent(EventResource.Wildcard, ActionType.All, "ForceActivate")
+BACKOFF_COMPLETE = ClusterEvent(EventResource.Wildcard, ActionType.All, "BackoffComplete")

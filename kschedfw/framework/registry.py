@@ -1,0 +1,226 @@
+"""Plugin discovery: find entry points, load plugin classes, check them against the hookspecs.
+
+Steps follow flake8's finder: *find* reads distribution metadata without importing anything,
+*load* imports one plugin class on demand, *check* registers it with a pluggy manager to
+validate its hooks. Errors name ``distribution[entry-point]`` and never stop other plugins.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import importlib
+import importlib.metadata
+import inspect
+from typing import Any, Iterable
+
+import attrs
+import pluggy
+
+from kschedfw import hookspecs
+from kschedfw.errors import FieldError
+
+ENTRY_POINT_GROUP = "kschedfw.plugins"
+BUILTIN_DISTRIBUTION = "kschedfw"
+
+#: Extension-point hooks in upstream lifecycle order (listing order for `kschedfw plugins`).
+EXTENSION_POINTS: tuple[str, ...] = tuple(hookspecs.__all__)
+
+_FORBIDDEN_IMPL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "specname")
+
+
+class PluginLoadError(Exception):
+    """A plugin that could not be imported or does not fit the contract."""
+
+    def __init__(self, display: str, message: str) -> None:
+        self.display, self.message = display, message
+        super().__init__(f"{display}: {message}")
+
+
+@attrs.frozen
+class PluginRef:
+    """A plugin found in metadata: nothing imported yet."""
+
+    name: str
+    distribution: str
+    version: str
+    value: str  # "module:Class"
+
+    @property
+    def display(self) -> str:
+        return f"{self.distribution}[{self.name}]"
+
+    @property
+    def builtin(self) -> bool:
+        return self.distribution == BUILTIN_DISTRIBUTION
+
+
+def find_plugins(entry_points: Iterable[Any] | None = None) -> tuple[dict[str, PluginRef], list[PluginLoadError]]:
+    """Read the ``kschedfw.plugins`` entry points; report names offered by two distributions."""
+    if entry_points is None:
+        entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    found: dict[str, list[PluginRef]] = {}
+    seen: set[tuple[str, str]] = set()
+    for ep in entry_points:
+        dist = getattr(ep, "dist", None)
+        dist_name = dist.name if dist is not None else "unknown"
+        version = dist.version if dist is not None else ""
+        if (dist_name, ep.name) in seen:  # the same distribution seen twice on sys.path
+            continue
+        seen.add((dist_name, ep.name))
+        found.setdefault(ep.name, []).append(PluginRef(ep.name, dist_name, version, ep.value))
+    refs: dict[str, PluginRef] = {}
+    problems: list[PluginLoadError] = []
+    for name in sorted(found):
+        candidates = sorted(found[name], key=lambda r: (not r.builtin, r.distribution))
+        refs[name] = candidates[0]
+        if len(candidates) > 1:
+            others = ", ".join(c.display for c in candidates)
+            problems.append(PluginLoadError(
+                candidates[1].display,
+                f"plugin name {name!r} is provided by more than one distribution ({others}); "
+                f"using {candidates[0].display}; uninstall one of them"))
+    return refs, problems
+
+
+def implemented_hooks(cls: type) -> tuple[str, ...]:
+    """Extension points a plugin class implements: its methods marked with ``@hookimpl``."""
+    return tuple(hook for hook in EXTENSION_POINTS
+                 if getattr(getattr(cls, hook, None), "kschedfw_impl", None) is not None)
+
+
+def check_plugin_class(cls: Any, display: str, expected_name: str | None = None) -> None:
+    """Raise PluginLoadError when ``cls`` does not fit the plugin contract."""
+    if not inspect.isclass(cls):
+        raise PluginLoadError(display, f"entry point must name a class, got {type(cls).__name__}")
+    name = getattr(cls, "name", None)
+    if not isinstance(name, str) or not name:
+        raise PluginLoadError(display, "plugin class has no 'name' attribute")
+    if expected_name is not None and name != expected_name:
+        raise PluginLoadError(display, f"plugin class name {name!r} does not match entry point name {expected_name!r}")
+    for attr_name in dir(cls):
+        fn = getattr(cls, attr_name, None)
+        opts = getattr(fn, "kschedfw_impl", None)
+        if opts is None:
+            continue
+        if attr_name not in EXTENSION_POINTS:
+            close = difflib.get_close_matches(attr_name, EXTENSION_POINTS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise PluginLoadError(display, f"unknown hook {attr_name!r}{hint}")
+        bad = [o for o in _FORBIDDEN_IMPL_OPTIONS if opts.get(o)]
+        if bad:
+            raise PluginLoadError(display, f"hook {attr_name!r} uses {', '.join(bad)}: order belongs to the profile")
+    pm = pluggy.PluginManager("kschedfw")
+    pm.add_hookspecs(hookspecs)
+    try:
+        pm.register(cls, name=name)
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise PluginLoadError(display, str(exc)) from None
+
+
+class Registry:
+    """Installed plugins, loaded lazily; also the config validator's PluginCatalog."""
+
+    def __init__(self, refs: dict[str, PluginRef], problems: Iterable[PluginLoadError] = (),
+                 classes: dict[str, type] | None = None) -> None:
+        self._refs = dict(refs)
+        self.problems: list[PluginLoadError] = list(problems)
+        self._classes: dict[str, type] = dict(classes or {})
+        self._failures: dict[str, PluginLoadError] = {}
+
+    @classmethod
+    def discover(cls, extra_classes: Iterable[type] = ()) -> "Registry":
+        refs, problems = find_plugins()
+        registry = cls(refs, problems)
+        for plugin_cls in extra_classes:
+            registry.add_class(plugin_cls)
+        return registry
+
+    @classmethod
+    def from_classes(cls, classes: Iterable[type]) -> "Registry":
+        """A registry of explicit classes, no entry points (tests and the testing kit)."""
+        registry = cls({})
+        for plugin_cls in classes:
+            registry.add_class(plugin_cls)
+        return registry
+
+    def add_class(self, plugin_cls: type, distribution: str = "local") -> None:
+        check_plugin_class(plugin_cls, f"{distribution}[{getattr(plugin_cls, 'name', '?')}]")
+        name = plugin_cls.name  # type: ignore[attr-defined]
+        self._refs[name] = PluginRef(name, distribution, "", f"{plugin_cls.__module__}:{plugin_cls.__qualname__}")
+        self._classes[name] = plugin_cls
+
+    def refs(self) -> list[PluginRef]:
+        return [self._refs[n] for n in sorted(self._refs)]
+
+    def ref(self, name: str) -> PluginRef | None:
+        return self._refs.get(name)
+
+    def load(self, name: str) -> type:
+        """Import and check one plugin class; raises PluginLoadError (cached)."""
+        if name in self._classes:
+            return self._classes[name]
+        if name in self._failures:
+            raise self._failures[name]
+        ref = self._refs.get(name)
+        if ref is None:
+            raise KeyError(name)
+        try:
+            module_name, _, attr = ref.value.partition(":")
+            obj: Any = importlib.import_module(module_name)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+            check_plugin_class(obj, ref.display, expected_name=name)
+        except PluginLoadError as exc:
+            self._failures[name] = exc
+            raise
+        except Exception as exc:  # an entry point that fails to import must not take others down
+            err = PluginLoadError(ref.display, f"failed to load: {type(exc).__name__}: {exc}")
+            self._failures[name] = err
+            raise err from None
+        self._classes[name] = obj
+        return obj
+
+    def try_load(self, name: str) -> type | None:
+        try:
+            return self.load(name)
+        except (PluginLoadError, KeyError):
+            return None
+
+    def load_error(self, name: str) -> str | None:
+        """Why an installed plugin cannot be used, or None."""
+        if name not in self._refs:
+            return None
+        try:
+            self.load(name)
+        except PluginLoadError as exc:
+            return str(exc)
+        return None
+
+    # ---- PluginCatalog protocol (used by config validation)
+    def names(self) -> list[str]:
+        return sorted(self._refs)
+
+    def extension_points(self, name: str) -> frozenset[str] | None:
+        cls = self.try_load(name)
+        return frozenset(implemented_hooks(cls)) if cls is not None else None
+
+    def args_schema(self, name: str) -> dict | None:
+        cls = self.try_load(name)
+        return getattr(cls, "args_schema", None) if cls is not None else None
+
+    def validate_args(self, name: str, args: dict) -> list[FieldError]:
+        cls = self.try_load(name)
+        validator = getattr(cls, "validate_args", None) if cls is not None else None
+        return list(validator(args)) if validator is not None else []
+
+    def describe(self, name: str) -> str:
+        ref = self._refs.get(name)
+        return ref.display if ref is not None else name
+
+
+@functools.lru_cache(maxsize=1)
+def default_catalog() -> Registry:
+    """The registry of everything installed (discovered once per process)."""
+    return Registry.discover()

@@ -1,0 +1,108 @@
+"""Status and Code: what every extension point returns, with upstream's meanings and helpers."""
+
+from __future__ import annotations
+
+import enum
+from typing import Iterable
+
+import attrs
+
+
+class Code(enum.IntEnum):
+    """Upstream's status codes, in upstream's numeric order."""
+
+    Success = 0
+    Error = 1
+    Unschedulable = 2
+    UnschedulableAndUnresolvable = 3
+    Wait = 4
+    Skip = 5
+    Pending = 6
+
+
+_REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+
+
+@attrs.define(slots=True, eq=True)
+class Status:
+    """The result of a plugin call.
+
+    ``None`` is accepted everywhere a Status is and means Success, as a nil status does upstream.
+    ``plugin`` is the name of the plugin that produced a rejection; the framework fills it in.
+    """
+
+    code: Code = Code.Success
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    plugin: str = ""
+    error: BaseException | None = attrs.field(default=None, eq=False)
+
+    @classmethod
+    def success(cls) -> "Status":
+        return cls(Code.Success)
+
+    @classmethod
+    def unschedulable(cls, *reasons: str) -> "Status":
+        return cls(Code.Unschedulable, reasons)
+
+    @classmethod
+    def unresolvable(cls, *reasons: str) -> "Status":
+        """UnschedulableAndUnresolvable: preemption cannot help on this node."""
+        return cls(Code.UnschedulableAndUnresolvable, reasons)
+
+    @classmethod
+    def skip(cls) -> "Status":
+        return cls(Code.Skip)
+
+    @classmethod
+    def wait(cls, *reasons: str) -> "Status":
+        return cls(Code.Wait, reasons)
+
+    @classmethod
+    def pending(cls, *reasons: str) -> "Status":
+        return cls(Code.Pending, reasons)
+
+    @classmethod
+    def as_status(cls, error: BaseException | str) -> "Status":
+        """An Error status wrapping an exception or message (upstream ``framework.AsStatus``)."""
+        if isinstance(error, BaseException):
+            return cls(Code.Error, (), error=error)
+        return cls(Code.Error, (error,))
+
+    def is_success(self) -> bool:
+        return self.code is Code.Success
+
+    def is_wait(self) -> bool:
+        return self.code is Code.Wait
+
+    def is_skip(self) -> bool:
+        return self.code is Code.Skip
+
+    def is_rejected(self) -> bool:
+        """Unschedulable, UnschedulableAndUnresolvable or Pending."""
+        return self.code in _REJECTED
+
+    def message(self) -> str:
+        """Reasons joined by ", ", the wrapped error's text first (upstream ``Status.Message``)."""
+        parts = list(self.reasons)
+        if self.error is not None:
+            parts.insert(0, str(self.error) or type(self.error).__name__)
+        return ", ".join(parts)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        self.plugin = plugin
+        return self
+
+    def __str__(self) -> str:
+        return f"{self.code.name}: {self.message()}" if self.reasons or self.error else self.code.name
+
+
+def is_success(status: Status | None) -> bool:
+    return status is None or status.code is Code.Success
+
+
+def code_of(status: Status | None) -> Code:
+    return Code.Success if status is None else status.code
+
+
+def join_reasons(statuses: Iterable[Status]) -> str:
+    return ", ".join(s.message() for s in statuses if s.message())

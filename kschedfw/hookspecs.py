@@ -1,0 +1,288 @@
+"""The kschedfw plugin contract: one hook per extension point of the Kubernetes scheduler framework.
+
+A plugin is a class with a ``name`` (the CamelCase name used in KubeSchedulerConfiguration YAML),
+optionally an ``args_schema`` (JSON Schema with defaults) and ``validate_args``, a constructor
+``__init__(self, args, handle)`` and any of the hooks below, each marked with
+``@kschedfw.hookimpl``. The hooks a class implements are the extension points it extends; a
+profile then chooses, orders and weights plugins per point. One instance is built per profile.
+
+Hooks are grouped in the order a pod meets them::
+
+    queue:       pre_enqueue -> less ; events_to_register + queueing_hint (requeue decisions)
+    scheduling:  pre_filter -> (pre_filter_add_pod / pre_filter_remove_pod) -> filter
+                 -> post_filter (only when no node fits) -> pre_score -> score -> normalize_score
+                 -> reserve -> permit
+    binding:     pre_bind_pre_flight -> (wait on permit) -> pre_bind -> bind -> post_bind
+    on failure after reserve: unreserve, in reverse order
+
+Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
+its meaning differs per point and is stated in each hook. A hook that raises is turned into an
+``Error`` status naming the plugin: the scheduler keeps running and the pod is retried.
+
+Plugins are called in profile order; ``tryfirst``/``trylast``/wrappers are refused at load time
+because order belongs to the profile. The scheduler calls hooks through a plan compiled per
+profile, not through ``pm.hook``, so nothing here is on pluggy's dispatch path per node.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+    from kschedfw.framework.status import Status
+    from kschedfw.framework.types import (NodeInfo, NodeScore, NodeToStatus, PostFilterResult,
+                                          PreBindPreFlightResult, PreFilterResult, QueuedPodInfo,
+                                          SignFragment)
+
+hookspec = pluggy.HookspecMarker("kschedfw")
+
+__all__ = [
+    "pre_enqueue", "less", "events_to_register", "queueing_hint",
+    "sign_pod", "pre_filter", "pre_filter_add_pod", "pre_filter_remove_pod", "filter",
+    "post_filter", "pre_score", "score", "normalize_score", "reserve", "unreserve", "permit",
+    "pre_bind_pre_flight", "pre_bind", "bind", "post_bind",
+    "generate_placements", "score_placement", "normalize_placement_score", "pod_group_post_filter",
+]
+
+
+# --------------------------------------------------------------------------- queueing
+
+@hookspec
+def pre_enqueue(pod: "Pod") -> "Status | None":
+    """Decide whether ``pod`` may enter the active queue. Upstream: PreEnqueuePlugin.PreEnqueue.
+
+    Called on every attempt to move the pod into activeQ (on creation, after an update, after
+    backoff), so it must be cheap. Plugins run in order and the first non-Success stops the rest.
+
+    :param pod: the pod about to be queued (read-only).
+    :return: None/Success lets it in. Any other code gates the pod: it waits in the unschedulable
+        pool with this plugin recorded as its gating plugin, until an event this plugin registered
+        (``events_to_register``) makes a hint return Queue. Error is logged and gates the same way.
+    """
+
+
+@hookspec(firstresult=True)
+def less(pod_info_a: "QueuedPodInfo", pod_info_b: "QueuedPodInfo") -> bool:
+    """Order the active queue: True when ``pod_info_a`` should be popped before ``pod_info_b``.
+
+    Upstream: QueueSortPlugin.Less. Exactly one QueueSort plugin per profile, and the same one in
+    every profile (one queue serves them all). ``QueuedPodInfo.timestamp`` is when the pod was
+    last added to the queue.
+    """
+
+
+@hookspec
+def events_to_register() -> "list[ClusterEventWithHint]":
+    """Cluster events that may make a pod this plugin rejected schedulable. Upstream: EnqueueExtensions.
+
+    Called once per profile. Honoured for plugins at PreEnqueue, PreFilter, Filter, Reserve and
+    Permit. Each :class:`ClusterEventWithHint` may carry a ``queueing_hint_fn(pod, old, new)``; with
+    none, the plugin's ``queueing_hint`` hook is used if it has one, else the event always queues.
+    A plugin of those kinds that does not implement this hook is retried on every event; one that
+    returns an empty list has its pods retried only by the periodic flush (after 5 minutes).
+    """
+
+
+@hookspec
+def queueing_hint(event: "ClusterEvent", pod: "Pod", old_obj: Any, new_obj: Any) -> "QueueingHint":
+    """Default QueueingHint for events this plugin registered without a hint function.
+
+    Called per (event, rejected pod) for pods whose rejectors include this plugin. ``old_obj`` is
+    None for an add, ``new_obj`` None for a delete. Return ``QueueingHint.Queue`` to retry the pod
+    (after its backoff; at once if this plugin returned Pending) or ``QueueSkip`` to leave it. A
+    hint that raises counts as Queue and is logged.
+    """
+
+
+# --------------------------------------------------------------------------- scheduling cycle
+
+@hookspec
+def sign_pod(pod: "Pod") -> "tuple[list[SignFragment], Status | None]":
+    """Fragments of the pod's scheduling signature for opportunistic batching. Upstream: SignPlugin.
+
+    Pods with equal signatures get equal Filter and Score results, so a batch can reuse them.
+    Unschedulable or Error means "do not batch this pod". Batching stays off unless every enabled
+    PreFilter/Filter/PreScore/Score plugin implements this hook. Declared for plugin authors; the
+    runtime does not batch yet.
+    """
+
+
+@hookspec
+def pre_filter(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "tuple[PreFilterResult | None, Status | None]":
+    """Once per cycle, before Filter: precompute into ``state`` and check cluster-wide conditions.
+
+    Upstream: PreFilterPlugin.PreFilter. Return ``(result, status)`` (a bare Status or None is
+    accepted too). ``PreFilterResult(node_names)`` narrows the nodes Filter looks at; results of all
+    plugins are intersected, and an empty intersection makes the pod UnschedulableAndUnresolvable.
+
+    Codes: Skip = this plugin's Filter and AddPod/RemovePod are skipped this cycle.
+    Unschedulable = every node fails for this reason; the loop continues so every rejector is
+    recorded. UnschedulableAndUnresolvable or Error stops at once. A rejection here is given to all
+    nodes, so preemption sees them with that code.
+    """
+
+
+@hookspec
+def pre_filter_add_pod(state: "CycleState", pod_to_schedule: "Pod", pod_to_add: "Pod", node_info: "NodeInfo") -> "Status | None":
+    """Update this plugin's ``state`` as if ``pod_to_add`` ran on ``node_info``. Upstream: PreFilterExtensions.AddPod.
+
+    Called on a cloned state while evaluating nominated pods and during preemption dry runs; only
+    for plugins that did not Skip in PreFilter. ``node_info`` is read-only. Any non-Success stops
+    and becomes an Error.
+    """
+
+
+@hookspec
+def pre_filter_remove_pod(state: "CycleState", pod_to_schedule: "Pod", pod_to_remove: "Pod", node_info: "NodeInfo") -> "Status | None":
+    """Update this plugin's ``state`` as if ``pod_to_remove`` left ``node_info`` (preemption dry runs).
+
+    Upstream: PreFilterExtensions.RemovePod. Same rules as :func:`pre_filter_add_pod`.
+    """
+
+
+@hookspec(firstresult=True)
+def filter(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "Status | None":
+    """Can ``pod`` run on this node? Upstream: FilterPlugin.Filter. HOT PATH: called per node.
+
+    Plugins run in order and the first non-Success stops the node's evaluation. Unschedulable:
+    does not fit, preemption may help. UnschedulableAndUnresolvable: does not fit and evicting pods
+    would not help. Pending: stop, an external actor must act. Any other code (Error, Wait, Skip)
+    becomes an Error that aborts the whole cycle. Do not mutate ``node_info``; read precomputed
+    data from ``state``. Status reasons end up in the FitError message users see.
+    """
+
+
+@hookspec(firstresult=True)
+def post_filter(state: "CycleState", pod: "Pod", filtered_node_status_map: "NodeToStatus") -> "tuple[PostFilterResult | None, Status | None]":
+    """Make an unschedulable pod schedulable, e.g. by preemption. Upstream: PostFilterPlugin.PostFilter.
+
+    Called only when Filter found no feasible node. Plugins run until one returns Success (its
+    result is used, e.g. to nominate a node) or UnschedulableAndUnresolvable. Unschedulable lets the
+    next plugin try; its message is added to the FitError. Any other code becomes an Error. The
+    attempt still ends as unschedulable: a nominated pod is retried and tries its node first.
+    """
+
+
+@hookspec
+def pre_score(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "Status | None":
+    """Once per cycle with the feasible nodes, before Score. Upstream: PreScorePlugin.PreScore.
+
+    Called only when there are at least two feasible nodes. Skip = this plugin's Score is not
+    called this cycle. Anything other than Success/Skip aborts the cycle with an Error.
+    """
+
+
+@hookspec
+def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tuple[int, Status | None]":
+    """Rank a feasible node. Upstream: ScorePlugin.Score. HOT PATH: called per feasible node.
+
+    Return an int (or ``(int, status)``). Any non-Success status is an Error for the cycle. The
+    raw score may be any int if the plugin implements :func:`normalize_score`; after normalising it
+    must be in [0, 100]. The framework multiplies it by the profile's weight and sums over plugins.
+    """
+
+
+@hookspec
+def normalize_score(state: "CycleState", pod: "Pod", scores: "list[NodeScore]") -> "Status | None":
+    """Rescale this plugin's scores in place (``scores[i].score``). Upstream: ScoreExtensions.NormalizeScore.
+
+    Called once per cycle with every scored node. Any non-Success is an Error.
+    """
+
+
+@hookspec
+def reserve(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
+    """The pod was assumed on ``node_name``: reserve what it needs. Upstream: ReservePlugin.Reserve.
+
+    Plugins run in order; the first non-Success stops. A rejection makes the pod unschedulable on
+    this node ("0/1 nodes are available: <reason>."); other codes are Errors. Either way every
+    reserve plugin's :func:`unreserve` is called in reverse order.
+    """
+
+
+@hookspec
+def unreserve(state: "CycleState", pod: "Pod", node_name: str) -> None:
+    """Undo :func:`reserve`. Upstream: ReservePlugin.Unreserve.
+
+    Called in reverse order on every failure after Reserve (reserve, permit, pre-bind, bind), even
+    for plugins whose reserve never ran, so it must be idempotent and never fail.
+    """
+
+
+@hookspec
+def permit(state: "CycleState", pod: "Pod", node_name: str) -> "Status | tuple[Status | None, float] | None":
+    """Approve, reject or delay binding. Upstream: PermitPlugin.Permit.
+
+    Return a Status, or ``(status, timeout_seconds)`` with Wait. The first rejection stops and
+    fails the pod (unreserve runs). Wait from any plugin holds the pod as a *waiting pod* until
+    every waiting plugin allows it through ``handle.get_waiting_pod(uid).allow(name)``, one rejects
+    it, or that plugin's timeout (at most 15 minutes) expires: "rejected due to timeout after
+    waiting <d> at plugin <name>".
+    """
+
+
+# --------------------------------------------------------------------------- binding cycle
+
+@hookspec
+def pre_bind_pre_flight(state: "CycleState", pod: "Pod", node_name: str) -> "tuple[PreBindPreFlightResult | None, Status | None] | Status | None":
+    """Will this plugin's PreBind have work to do? Upstream: PreBindPlugin.PreBindPreFlight.
+
+    Called at the start of the binding cycle. Skip = this plugin's :func:`pre_bind` is not called.
+    Success, Skip and Error are the only codes allowed; anything else is an Error.
+    """
+
+
+@hookspec
+def pre_bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
+    """Prepare the node before binding (e.g. attach volumes). Upstream: PreBindPlugin.PreBind.
+
+    Called after Permit allowed the pod. The first non-Success stops; the pod is unreserved and
+    retried after backoff (not treated as unschedulable).
+    """
+
+
+@hookspec(firstresult=True)
+def bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
+    """Bind the pod to ``node_name``. Upstream: BindPlugin.Bind.
+
+    Plugins are tried in order: Skip means "not mine, ask the next one"; the first other status
+    ends the chain (Success = bound). Every profile needs at least one Bind plugin.
+    """
+
+
+@hookspec
+def post_bind(state: "CycleState", pod: "Pod", node_name: str) -> None:
+    """Informational: the pod is bound. Upstream: PostBindPlugin.PostBind. All plugins run."""
+
+
+# --------------------------------------------------------------------------- pod groups (newest API)
+
+@hookspec
+def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list:
+    """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.
+
+    Declared for topology-aware workload scheduling; not yet called by the runtime.
+    """
+
+
+@hookspec
+def score_placement(state: "CycleState", pod_group: Any, placement: Any) -> int:
+    """Score one placement of a pod group. Upstream: PlacementScorePlugin. Weighted like Score.
+
+    Declared for topology-aware workload scheduling; not yet called by the runtime.
+    """
+
+
+@hookspec
+def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list) -> "Status | None":
+    """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not yet called."""
+
+
+@hookspec(firstresult=True)
+def pod_group_post_filter(state: "CycleState", pod_group_info: Any, node_to_status: Any) -> Any:
+    """PostFilter for a whole pod group that failed (workload-aware preemption). Not yet called."""

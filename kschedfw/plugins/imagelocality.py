@@ -1,0 +1,100 @@
+"""ImageLocality: prefer nodes that already have the pod's images (upstream ``imagelocality``).
+
+Each image of the pod (containers, init containers and image volumes) found on the node adds its
+size scaled by the share of nodes that have it (``size * nodesWithImage / totalNodes``), which
+keeps pods from piling onto the few nodes holding a popular image. The sum is clamped to
+``[23 MiB, 1000 MiB * number of containers]`` and mapped linearly onto 0-100. No args, no
+normalization.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from kschedfw import hookimpl
+from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+
+__all__ = ["ImageLocality", "NAME", "IMAGE_NAMES_SIGNER_NAME", "MB", "MIN_THRESHOLD",
+           "MAX_CONTAINER_THRESHOLD", "normalized_image_name", "calculate_priority",
+           "scaled_image_score", "sum_image_scores"]
+
+NAME = "ImageLocality"
+IMAGE_NAMES_SIGNER_NAME = "v1.Pod.Spec.CanonicalImageNames()"
+
+# Bounds of the image-size range scored; about the 90th percentile of images on Docker Hub.
+MB = 1024 * 1024
+MIN_THRESHOLD = 23 * MB
+MAX_CONTAINER_THRESHOLD = 1000 * MB
+
+
+def normalized_image_name(name: str) -> str:
+    """The CRI name of an image: ``:latest`` is added when no tag follows the last ``/``."""
+    if name.rfind(":") <= name.rfind("/"):
+        name = name + ":latest"
+    return name
+
+
+def _pod_images(pod: Any) -> tuple[str, ...]:
+    """Normalized images in upstream's order: init containers, containers, image volumes."""
+    names = [normalized_image_name(c.image) for c in pod.init_containers]
+    names.extend(normalized_image_name(c.image) for c in pod.containers)
+    for volume in pod.volumes:
+        if volume.source == "image":
+            names.append(normalized_image_name(str(volume.details.get("reference") or "")))
+    return tuple(names)
+
+
+def scaled_image_score(size: int, num_nodes: int, total_num_nodes: int) -> int:
+    """The image size scaled by how far the image has spread over the cluster."""
+    spread = float(num_nodes) / float(total_num_nodes)
+    return int(float(size) * spread)
+
+
+def sum_image_scores(image_states: Mapping[str, Any], images: tuple[str, ...],
+                     total_num_nodes: int) -> int:
+    total = 0
+    for image in images:
+        state = image_states.get(image)
+        if state is not None:
+            total += scaled_image_score(state.size, state.num_nodes, total_num_nodes)
+    return total
+
+
+def calculate_priority(sum_scores: int, num_containers: int) -> int:
+    """Map the clamped image score sum linearly onto 0-100."""
+    max_threshold = MAX_CONTAINER_THRESHOLD * num_containers
+    if sum_scores < MIN_THRESHOLD:
+        sum_scores = MIN_THRESHOLD
+    elif sum_scores > max_threshold:
+        sum_scores = max_threshold
+    num = MAX_NODE_SCORE * (sum_scores - MIN_THRESHOLD)
+    den = max_threshold - MIN_THRESHOLD
+    q = abs(num) // abs(den)
+    return q if (num >= 0) == (den > 0) else -q
+
+
+class ImageLocality:
+    """Scores nodes by the (spread-scaled) size of the pod's images already present there."""
+
+    name = NAME
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+        self.handle = handle
+        # The last pod scored and its normalized images: Score runs per node for one pod.
+        self._last_pod: Any = None
+        self._last_images: tuple[str, ...] = ()
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        if pod is not self._last_pod:
+            self._last_images = _pod_images(pod)
+            self._last_pod = pod
+        total_num_nodes = len(self.handle.snapshot.node_infos())
+        image_scores = sum_image_scores(node_info.image_states, self._last_images, total_num_nodes)
+        return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers))
+
+    @hookimpl
+    def sign_pod(self, pod):
+        names = sorted({normalized_image_name(c.image)
+                        for c in (*pod.containers, *pod.init_containers)})
+        return [SignFragment(IMAGE_NAMES_SIGNER_NAME, names)], None

@@ -1,0 +1,300 @@
+"""The InterPodAffinity plugin: required pod (anti-)affinity as a filter, preferred as a score.
+
+Extension points: PreFilter (+AddPod/RemovePod), Filter, PreScore, Score (+NormalizeScore),
+EnqueueExtensions and Sign. Args (``InterPodAffinityArgs``): ``hardPodAffinityWeight`` (default 1,
+the score an existing pod's *required* affinity term gives to nodes in its domain when it selects
+the incoming pod) and ``ignorePreferredTermsOfExistingPods`` (default false: skip scoring when
+the incoming pod has no preferred terms of its own).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from kschedfw import hookimpl
+from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
+                                       EventResource, QueueingHint)
+from kschedfw.framework.handle import Handle
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import SignFragment
+
+from kschedfw.plugins.interpodaffinity import filtering, scoring
+from kschedfw.plugins.interpodaffinity.filtering import (
+    ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, AffinityTerm,
+    PreFilterState, WeightedAffinityTerm, has_pod_affinity, pod_matches_all_affinity_terms,
+    pod_terms)
+from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState
+
+__all__ = ["InterPodAffinity", "NAME", "DEFAULT_HARD_POD_AFFINITY_WEIGHT", "LABELS_SIGNER_NAME"]
+
+NAME = "InterPodAffinity"
+DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
+LABELS_SIGNER_NAME = "v1.Pod.Labels"
+
+
+def _not_found(key: str) -> Status:
+    return Status.as_status(f'error reading "{key}" from cycleState: not found')
+
+
+def _has_preferred_terms(pod: Any) -> bool:
+    affinity = pod.affinity
+    if affinity is None:
+        return False
+    pa, paa = affinity.pod_affinity, affinity.pod_anti_affinity
+    return bool((pa is not None and pa.preferred) or (paa is not None and paa.preferred))
+
+
+class InterPodAffinity:
+    """Pods placed with or away from other pods, per topology domain (upstream InterPodAffinity)."""
+
+    name = NAME
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
+        args = args or {}
+        self.hard_pod_affinity_weight = int(args.get("hardPodAffinityWeight",
+                                                     DEFAULT_HARD_POD_AFFINITY_WEIGHT))
+        self.ignore_preferred_terms_of_existing_pods = bool(
+            args.get("ignorePreferredTermsOfExistingPods", False))
+        self._handle = handle if handle is not None else Handle()
+
+    # ------------------------------------------------------------------ cluster helpers
+
+    def _namespace_labels(self, namespace: str) -> Mapping[str, str] | None:
+        """Labels of the pod's namespace; None (no labels) when it cannot be found."""
+        try:
+            ns = self._handle.lister.get("Namespace", namespace)
+        except Exception:  # noqa: BLE001 - upstream logs and assumes no labels
+            return None
+        return getattr(ns, "labels", None) if ns is not None else None
+
+    def _unroll_namespaces(self, terms: tuple[AffinityTerm, ...]) -> tuple[AffinityTerm, ...]:
+        """Resolve non-empty namespace selectors of the incoming pod's terms into names."""
+        if not any(t.namespace_selector is not None and not t.all_namespaces for t in terms):
+            return terms
+        namespaces = self._handle.lister.list("Namespace")
+        return tuple(t.with_namespaces_from_selector(namespaces) for t in terms)
+
+    def _unroll_weighted(self, terms: tuple[WeightedAffinityTerm, ...]
+                         ) -> tuple[WeightedAffinityTerm, ...]:
+        if not any(w.term.namespace_selector is not None and not w.term.all_namespaces for w in terms):
+            return terms
+        namespaces = self._handle.lister.list("Namespace")
+        return tuple(WeightedAffinityTerm(w.weight, w.term.with_namespaces_from_selector(namespaces))
+                     for w in terms)
+
+    def _nodes_with(self, attr: str, nodes: list) -> list:
+        """Snapshot nodes hosting pods with affinity / required anti-affinity.
+
+        Falls back to the ``nodes`` argument when the handle has no snapshot (tests, tools).
+        """
+        snapshot = self._handle.snapshot
+        if snapshot is not None and len(snapshot):
+            if attr == "pods_with_required_anti_affinity":
+                return snapshot.have_pods_with_required_anti_affinity()
+            return snapshot.have_pods_with_affinity()
+        return [ni for ni in nodes if getattr(ni, attr)]
+
+    def _all_nodes(self, nodes: list) -> list:
+        snapshot = self._handle.snapshot
+        if snapshot is not None and len(snapshot):
+            return snapshot.node_infos()
+        return nodes
+
+    # ------------------------------------------------------------------ PreFilter / Filter
+
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        terms = pod_terms(pod)
+        anti_nodes = self._nodes_with("pods_with_required_anti_affinity", nodes)
+        if terms.error is not None:
+            return None, Status.unresolvable(f"parsing pod: {terms.error}")
+        required, required_anti = terms.required_affinity, terms.required_anti_affinity
+        if not required and not required_anti and not anti_nodes:
+            return None, Status.skip()
+        try:
+            required = self._unroll_namespaces(required)
+            required_anti = self._unroll_namespaces(required_anti)
+        except Exception as exc:  # noqa: BLE001 - a lister failure is an Error status
+            return None, Status.as_status(exc)
+        ns_labels = self._namespace_labels(pod.namespace)
+        s = PreFilterState(pod, required, required_anti, ns_labels)
+        s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(pod, ns_labels, anti_nodes)
+        s.affinity_counts, s.anti_affinity_counts = filtering.incoming_affinity_anti_affinity_counts(
+            required, required_anti, nodes)
+        if not s.existing_anti_affinity_counts and not required and not required_anti:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    @hookimpl
+    def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _not_found(PRE_FILTER_STATE_KEY)
+        s.update_with_pod(pod_to_add, node_info.node, 1)
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _not_found(PRE_FILTER_STATE_KEY)
+        s.update_with_pod(pod_to_remove, node_info.node, -1)
+        return None
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return _not_found(PRE_FILTER_STATE_KEY)
+        labels = node_info.node.labels
+        if s.affinity_terms and not filtering.satisfy_pod_affinity(s, labels):
+            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
+        if s.anti_affinity_counts and not filtering.satisfy_pod_anti_affinity(s, labels):
+            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
+        if s.existing_anti_affinity_counts and not filtering.satisfy_existing_pods_anti_affinity(s, labels):
+            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        return None
+
+    # ------------------------------------------------------------------ PreScore / Score
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        has_constraints = _has_preferred_terms(pod)
+        if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
+            return Status.skip()
+        # Unless the incoming pod has preferred terms, only nodes hosting pods with affinity matter.
+        if has_constraints:
+            candidates = self._all_nodes(nodes)
+        else:
+            candidates = self._nodes_with("pods_with_affinity", nodes)
+        terms = pod_terms(pod)
+        if terms.error is not None:
+            return Status.as_status(f"failed to parse pod: {terms.error}")
+        try:
+            preferred = self._unroll_weighted(terms.preferred_affinity)
+        except Exception as exc:  # noqa: BLE001
+            return Status.as_status(f"updating PreferredAffinityTerms: {exc}")
+        try:
+            preferred_anti = self._unroll_weighted(terms.preferred_anti_affinity)
+        except Exception as exc:  # noqa: BLE001
+            return Status.as_status(f"updating PreferredAntiAffinityTerms: {exc}")
+        ns_labels = self._namespace_labels(pod.namespace)
+        topology_score: scoring.ScoreMap = {}
+        hard_weight = self.hard_pod_affinity_weight
+        for node_info in candidates:
+            scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
+                                 ns_labels, hard_weight, has_constraints)
+        if not topology_score:
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return 0, Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        return scoring.score_node(s, node_info.node.labels)
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+        scoring.normalize(s, scores)
+        return None
+
+    # ------------------------------------------------------------------ Sign
+
+    @hookimpl
+    def sign_pod(self, pod):
+        """Pods with pod (anti-)affinity depend on other pods' placement: never batched."""
+        if has_pod_affinity(pod):
+            return None, Status.unschedulable("pods with InterPodAffinity are not signable")
+        # With the option set only pods with affinity matter, so the labels do not either.
+        if self.ignore_preferred_terms_of_existing_pods:
+            return [], None
+        return [SignFragment(LABELS_SIGNER_NAME, pod.labels)], None
+
+    # ------------------------------------------------------------------ queueing
+
+    @hookimpl
+    def events_to_register(self):
+        return [
+            # Add: a pod matching the affinity may appear. Delete: a pod whose anti-affinity (or
+            # that the pod's anti-affinity) rejected may go. UpdatePodLabel: either, by relabelling.
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Pod,
+                             ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete),
+                self.is_schedulable_after_pod_change),
+            ClusterEventWithHint(
+                ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeLabel),
+                self.is_schedulable_after_node_change),
+        ]
+
+    def is_schedulable_after_pod_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Queue when a pod change can satisfy the pod's affinity or lift an anti-affinity."""
+        original, modified = old_obj, new_obj
+        if modified is not None and original is not None and pod.uid == modified.uid:
+            # Only label updates are registered: the pod's own new labels may escape someone's
+            # anti-affinity.
+            return QueueingHint.Queue
+        # A pod neither bound nor nominated does not count (NodeName/nominated changes come as
+        # add/delete events).
+        if ((modified is not None and not modified.node_name and not modified.nominated_node_name)
+                or (original is not None and not original.node_name
+                    and not original.nominated_node_name)):
+            return QueueingHint.QueueSkip
+        terms = pod_terms(pod)
+        if terms.error is not None:
+            return QueueingHint.Queue
+        affinity, anti = terms.required_affinity, terms.required_anti_affinity
+        if modified is not None and original is not None:
+            if (not pod_matches_all_affinity_terms(affinity, original)
+                    and pod_matches_all_affinity_terms(affinity, modified)):
+                return QueueingHint.Queue
+            if (pod_matches_all_affinity_terms(anti, original)
+                    and not pod_matches_all_affinity_terms(anti, modified)):
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        if modified is not None:
+            if pod_matches_all_affinity_terms(affinity, modified):
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        # Deleted.
+        if pod_matches_all_affinity_terms(anti, original):
+            return QueueingHint.Queue
+        original_terms = pod_terms(original)
+        if original_terms.error is not None:
+            return QueueingHint.Queue
+        if pod_matches_all_affinity_terms(original_terms.required_anti_affinity, pod):
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """Queue when a node gains or changes an affinity topology key, or loses / changes an
+        anti-affinity one; any added node helps a pod with anti-affinity."""
+        original, modified = old_obj, new_obj
+        terms = pod_terms(pod)
+        if terms.error is not None:
+            return QueueingHint.Queue
+        new_labels = modified.labels if modified is not None else {}
+        for term in terms.required_affinity:
+            key = term.topology_key
+            if original is None:
+                if key in new_labels:
+                    return QueueingHint.Queue
+                continue
+            old_labels = original.labels
+            if key in new_labels and (key not in old_labels or old_labels[key] != new_labels[key]):
+                return QueueingHint.Queue
+        for term in terms.required_anti_affinity:
+            if original is None:
+                return QueueingHint.Queue
+            key = term.topology_key
+            old_labels = original.labels
+            if key in old_labels and (key not in new_labels or old_labels[key] != new_labels[key]):
+                return QueueingHint.Queue
+        return QueueingHint.QueueSkip

@@ -1,0 +1,137 @@
+"""InterPodAffinity scoring: the per-topology score map built at PreScore, Score and NormalizeScore.
+
+PreScore walks existing pods once and adds weights to a map ``topology key -> value -> score``:
+
+* the incoming pod's preferred affinity terms (+weight) and anti-affinity terms (-weight) for
+  every existing pod they select;
+* for existing pods with affinity: ``hardPodAffinityWeight`` for each of their *required*
+  affinity terms that select the incoming pod, +weight / -weight for their preferred affinity /
+  anti-affinity terms that select it.
+
+A node's score is the sum of the map entries for its own label values. Only nodes hosting pods
+with affinity are visited unless the incoming pod has preferred terms of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from kschedfw.framework.types import MAX_NODE_SCORE
+
+from kschedfw.plugins.interpodaffinity.filtering import WeightedAffinityTerm, pod_terms
+
+__all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "score_node", "normalize"]
+
+PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
+
+ScoreMap = dict  # dict[str, dict[str, int]]
+
+
+class PreScoreState:
+    """What PreScore computed for Score (upstream ``preScoreState``). Never mutated after PreScore,
+    so ``clone`` returns the same object as upstream's does."""
+
+    __slots__ = ("topology_score",)
+
+    def __init__(self, topology_score: ScoreMap) -> None:
+        self.topology_score = topology_score
+
+    def clone(self) -> "PreScoreState":
+        return self
+
+    def __repr__(self) -> str:
+        return f"PreScoreState(topology_score={self.topology_score!r})"
+
+
+def _add(scores: ScoreMap, key: str, value: str, amount: int) -> None:
+    inner = scores.get(key)
+    if inner is None:
+        inner = scores[key] = {}
+    inner[value] = inner.get(value, 0) + amount
+
+
+def process_node(scores: ScoreMap, node_info: Any, pod: Any,
+                 preferred_affinity: tuple[WeightedAffinityTerm, ...],
+                 preferred_anti_affinity: tuple[WeightedAffinityTerm, ...],
+                 ns_labels: Mapping[str, str] | None, hard_weight: int, all_pods: bool) -> None:
+    """Add the contributions of the pods on one node (upstream ``processExistingPod``).
+
+    ``preferred_*`` are the incoming pod's terms with namespace selectors unrolled; with
+    ``all_pods`` every pod of the node is matched against them, otherwise (the incoming pod has
+    no preferred terms) only pods with affinity are visited.
+    """
+    node = node_info.node
+    if node is None:
+        return
+    labels = node.labels
+    if not labels:
+        return
+    if all_pods:
+        pods = node_info.pods
+        if not pods:
+            return
+        # The incoming pod's terms: the node's domain is fixed, so count the matching pods.
+        for weighted, sign in _signed(preferred_affinity, preferred_anti_affinity):
+            term = weighted.term
+            value = labels.get(term.topology_key)
+            if value is None:
+                continue
+            n = 0
+            for existing in pods:
+                if term.matches(existing, None):
+                    n += 1
+            if n:
+                _add(scores, term.topology_key, value, sign * weighted.weight * n)
+    # The existing pods' own terms, matched against the incoming pod.
+    for existing in node_info.pods_with_affinity:
+        terms = pod_terms(existing)
+        if hard_weight > 0:
+            for term in terms.required_affinity:
+                value = labels.get(term.topology_key)
+                if value is not None and term.matches(pod, ns_labels):
+                    _add(scores, term.topology_key, value, hard_weight)
+        for weighted, sign in _signed(terms.preferred_affinity, terms.preferred_anti_affinity):
+            term = weighted.term
+            value = labels.get(term.topology_key)
+            if value is not None and term.matches(pod, ns_labels):
+                _add(scores, term.topology_key, value, sign * weighted.weight)
+
+
+def _signed(affinity: tuple[WeightedAffinityTerm, ...], anti: tuple[WeightedAffinityTerm, ...]
+            ) -> Iterable[tuple[WeightedAffinityTerm, int]]:
+    for weighted in affinity:
+        yield weighted, 1
+    for weighted in anti:
+        yield weighted, -1
+
+
+def score_node(state: PreScoreState, labels: Mapping[str, str]) -> int:
+    score = 0
+    for key, values in state.topology_score.items():
+        value = labels.get(key)
+        if value is not None:
+            score += values.get(value, 0)
+    return score
+
+
+def normalize(state: PreScoreState, scores: list) -> None:
+    """Scale to [0, 100] between the lowest and highest score; all equal -> all 0.
+
+    ``int(100 * (s - min) / (max - min))`` computed in float64 and truncated, as upstream.
+    """
+    if not state.topology_score or not scores:
+        return
+    lo = hi = scores[0].score
+    for ns in scores:
+        s = ns.score
+        if s > hi:
+            hi = s
+        if s < lo:
+            lo = s
+    diff = hi - lo
+    if diff > 0:
+        for ns in scores:
+            ns.score = int(float(MAX_NODE_SCORE) * ((ns.score - lo) / diff))
+    else:
+        for ns in scores:
+            ns.score = 0

@@ -1,0 +1,105 @@
+"""NodeResourcesBalancedAllocation: prefer nodes whose resource usage stays balanced
+(upstream ``noderesources/balanced_allocation.go``).
+
+For each configured resource (args ``resources``, default cpu and memory) the fraction
+``requested / allocatable`` (capped at 1) is computed from the pods' *real* requests; the node's
+balance is ``int((1 - std) * 100)`` where ``std`` is the standard deviation of the fractions
+(``|f1 - f2| / 2`` for two). Since v1.36 the score rewards the change the pod brings:
+``50 + (50 + balance_with_pod - balance_without_pod) / 2`` (so 75 means "no change"). Extended
+resources count only when the pod requests them. Best-effort pods are skipped at PreScore.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from kschedfw import hookimpl
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
+from kschedfw.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
+
+__all__ = ["NodeResourcesBalancedAllocation", "BalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
+           "balanced_resource_scorer", "balanced_resource_score"]
+
+NAME = "NodeResourcesBalancedAllocation"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+
+
+def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
+    """``int((1 - std) * 100)`` over the usage fractions of the resources the node offers."""
+    fractions = []
+    total = 0.0
+    for i, capacity in enumerate(allocatable):
+        if capacity == 0:
+            continue
+        fraction = requested[i] / capacity
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    n = len(fractions)
+    if n == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif n > 2:
+        mean = total / n
+        acc = 0.0
+        for fraction in fractions:
+            acc = acc + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(acc / n)
+    return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def balanced_resource_scorer(requested: list[int], allocated: list[int],
+                             allocatable: list[int]) -> int:
+    """Score the improvement in balance the pod brings, in [50, 100]."""
+    with_pod = balanced_resource_score(requested, allocatable)
+    without_pod = balanced_resource_score(allocated, allocatable)
+    half = MAX_NODE_SCORE // 2
+    return half + trunc_div(half + with_pod - without_pod, 2)
+
+
+class NodeResourcesBalancedAllocation:
+    """Scores nodes by how balanced their resource usage is with the pod placed there."""
+
+    name = NAME
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+        args = args or {}
+        self.handle = handle
+        resources = parse_resource_specs(args.get("resources")) or DEFAULT_RESOURCES
+        self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
+                                               use_requested=True)
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        pod_requests = self.scorer.pod_requests(pod)
+        if self.scorer.is_best_effort(pod_requests):
+            # Scoring best-effort pods by balance piles them onto the same node (upstream #129138).
+            return Status.skip()
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if s is not None:
+            pod_requests = s.pod_requests
+        else:
+            pod_requests = self.scorer.pod_requests(pod)
+            if self.scorer.is_best_effort(pod_requests):
+                return 0
+        return self.scorer.score(node_info, pod_requests)
+
+    @hookimpl
+    def sign_pod(self, pod):
+        request = compute_pod_resource_request(pod)
+        value = (request.milli_cpu, request.memory, request.ephemeral_storage,
+                 tuple(sorted(request.scalar_resources.items())))
+        return [SignFragment(RESOURCES_SIGNER_NAME, value)], None
+
+
+BalancedAllocation = NodeResourcesBalancedAllocation  # upstream's Go name

@@ -1,0 +1,429 @@
+"""NodeResourcesFit: does the node have room for the pod's requests? (upstream ``noderesources/fit.go``)
+
+PreFilter computes the pod's request once (containers summed, init containers as the peak of
+their phase, sidecars counted throughout, pod-level requests and overhead included). Filter
+checks, per node, the pod count and every requested resource against ``allocatable - requested``
+and reports *all* shortages in upstream's order: ``Too many pods``, ``Insufficient cpu``,
+``Insufficient memory``, ``Insufficient ephemeral-storage``, then ``Insufficient <name>`` for each
+extended/hugepages resource. A shortage is UnschedulableAndUnresolvable when the pod asks for
+more than the node's whole allocatable (evicting pods would not help), else Unschedulable.
+
+PreScore/Score rank feasible nodes with the configured ``scoringStrategy`` (LeastAllocated,
+MostAllocated or RequestedToCapacityRatio) over ``scoringStrategy.resources``.
+
+Args (already defaulted): ``ignoredResources`` (extended resources not checked),
+``ignoredResourceGroups`` (extended resource name prefixes before ``/`` not checked),
+``scoringStrategy: {type, resources: [{name, weight}], requestedToCapacityRatio: {shape:
+[{utilization, score}]}}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from kschedfw import hookimpl
+from kschedfw.api import Node, Pod
+from kschedfw.api.resources import is_extended_resource
+from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
+                                       EventResource, QueueingHint)
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import NodeInfo, SignFragment
+from kschedfw.plugins.noderesources.least_allocated import least_resource_scorer
+from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
+from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
+    parse_shape, requested_to_capacity_ratio_scorer)
+from kschedfw.plugins.noderesources.resource_allocation import (
+    DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, is_scalar_resource_name,
+    parse_resource_specs)
+
+__all__ = [
+    "NodeResourcesFit", "Fit", "PodResourceRequest", "InsufficientResource", "compute_pod_resource_request",
+    "fits", "fits_request", "is_fit", "have_any_requested_resources_increased", "get_scorer",
+    "NAME", "PRE_FILTER_STATE_KEY", "PRE_SCORE_STATE_KEY", "RESOURCES_SIGNER_NAME",
+    "LEAST_ALLOCATED", "MOST_ALLOCATED", "REQUESTED_TO_CAPACITY_RATIO",
+]
+
+NAME = "NodeResourcesFit"
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+RESOURCES_SIGNER_NAME = "v1.Pod.Spec.ContainerRequestsAndOverheads()"
+
+LEAST_ALLOCATED = "LeastAllocated"
+MOST_ALLOCATED = "MostAllocated"
+REQUESTED_TO_CAPACITY_RATIO = "RequestedToCapacityRatio"
+
+
+# --------------------------------------------------------------------------- the pod's request
+
+@attrs.frozen(slots=True)
+class PodResourceRequest:
+    """The pod's request as Filter checks it (upstream ``preFilterState`` / ``framework.Resource``).
+
+    ``scalar_resources`` holds extended, prefixed-native and hugepages resources, zero amounts
+    included, in the order the pod spec names them.
+    """
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    scalar_resources: Mapping[str, int] = attrs.field(factory=dict)
+
+    def is_zero(self) -> bool:
+        return (self.milli_cpu == 0 and self.memory == 0 and self.ephemeral_storage == 0
+                and not self.scalar_resources)
+
+    def clone(self) -> "PodResourceRequest":
+        return self  # never mutated
+
+
+def compute_pod_resource_request(pod: Pod) -> PodResourceRequest:
+    """The pod's request: containers summed, init containers at their phase peak, sidecars
+    throughout, pod-level requests for cpu/memory/hugepages, plus overhead."""
+    requests = pod.request()
+    scalars = {name: amount for name, amount in requests.items() if is_scalar_resource_name(name)}
+    return PodResourceRequest(requests.get("cpu", 0), requests.get("memory", 0),
+                              requests.get("ephemeral-storage", 0), scalars)
+
+
+class _PreFilterState:
+    """PreFilter's output: the request plus the scalar resources this plugin checks."""
+
+    __slots__ = ("request", "checked_scalars")
+
+    def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...]):
+        self.request = request
+        self.checked_scalars = checked_scalars
+
+    def clone(self) -> "_PreFilterState":
+        return self  # never mutated
+
+
+def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[str],
+                     ignored_groups: frozenset[str]) -> tuple[tuple[str, int], ...]:
+    """Scalar resources Filter compares: non-zero and not ignored by the args."""
+    out = []
+    for name, amount in request.scalar_resources.items():
+        if amount == 0:
+            continue
+        if is_extended_resource(name):
+            if name in ignored_resources:
+                continue
+            if ignored_groups and name.split("/", 1)[0] in ignored_groups:
+                continue
+        out.append((name, amount))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- the check
+
+@attrs.frozen(slots=True)
+class InsufficientResource:
+    """One resource the node lacks for the pod (upstream ``InsufficientResource``)."""
+
+    resource_name: str
+    reason: str
+    requested: int
+    used: int
+    capacity: int
+    unresolvable: bool = False
+
+
+def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
+          node_info: NodeInfo) -> list[InsufficientResource]:
+    out: list[InsufficientResource] = []
+    node = node_info.node
+    alloc = node.allocatable if node is not None else {}
+    allowed_pods = alloc.get("pods", 0)
+    num_pods = len(node_info.pods)
+    if num_pods + 1 > allowed_pods:
+        out.append(InsufficientResource("pods", "Too many pods", 1, num_pods, allowed_pods))
+    if request.is_zero():
+        return out
+    used = node_info.requested
+    cpu = request.milli_cpu
+    if cpu > 0:
+        cap = alloc.get("cpu", 0)
+        in_use = used.get("cpu", 0)
+        if cpu > cap - in_use:
+            out.append(InsufficientResource("cpu", "Insufficient cpu", cpu, in_use, cap, cpu > cap))
+    memory = request.memory
+    if memory > 0:
+        cap = alloc.get("memory", 0)
+        in_use = used.get("memory", 0)
+        if memory > cap - in_use:
+            out.append(InsufficientResource("memory", "Insufficient memory", memory, in_use, cap,
+                                            memory > cap))
+    storage = request.ephemeral_storage
+    if storage > 0:
+        cap = alloc.get("ephemeral-storage", 0)
+        in_use = used.get("ephemeral-storage", 0)
+        if storage > cap - in_use:
+            out.append(InsufficientResource("ephemeral-storage", "Insufficient ephemeral-storage",
+                                            storage, in_use, cap, storage > cap))
+    for name, amount in checked_scalars:
+        cap = alloc.get(name, 0)
+        in_use = used.get(name, 0)
+        if amount > cap - in_use:
+            out.append(InsufficientResource(name, f"Insufficient {name}", amount, in_use, cap,
+                                            amount > cap))
+    return out
+
+
+def fits_request(request: PodResourceRequest, node_info: NodeInfo,
+                 ignored_resources: Iterable[str] = (),
+                 ignored_resource_groups: Iterable[str] = ()) -> list[InsufficientResource]:
+    """Every resource ``node_info`` lacks for ``request``, in upstream's order (upstream fitsRequest)."""
+    checked = _checked_scalars(request, frozenset(ignored_resources),
+                               frozenset(ignored_resource_groups))
+    return _fits(request, checked, node_info)
+
+
+def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+    """What ``node_info`` lacks to host ``pod`` (upstream ``Fits``, no ignored resources)."""
+    return fits_request(compute_pod_resource_request(pod), node_info)
+
+
+def is_fit(pod: Pod, node: Node | None) -> bool:
+    """Would the pod fit on an empty ``node``? False for no node (upstream ``isFit``)."""
+    if node is None:
+        return False
+    return not fits(pod, NodeInfo(node=node))
+
+
+def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
+    """Did the node's allocatable grow for the pod count or a resource the pod requests?"""
+    before, after = original.allocatable, modified.allocatable
+    if after.get("pods", 0) > before.get("pods", 0):
+        return True
+    request = compute_pod_resource_request(pod)
+    if request.is_zero():
+        return False
+    for name, amount in (("cpu", request.milli_cpu), ("memory", request.memory),
+                         ("ephemeral-storage", request.ephemeral_storage)):
+        if amount > 0 and after.get(name, 0) > before.get(name, 0):
+            return True
+    for name, amount in request.scalar_resources.items():
+        if amount != 0 and after.get(name, 0) > before.get(name, 0):
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- scoring strategies
+
+def get_scorer(strategy: Mapping[str, Any] | None) -> ResourceAllocationScorer:
+    """The scorer for a ``scoringStrategy`` args mapping (upstream getScorer)."""
+    if strategy is None:
+        raise ValueError("scoring strategy not specified")
+    kind = strategy.get("type") or LEAST_ALLOCATED
+    resources = parse_resource_specs(strategy.get("resources"))
+    weights = [w for _, w in resources]
+    if kind == LEAST_ALLOCATED:
+        fn = least_resource_scorer(weights)
+    elif kind == MOST_ALLOCATED:
+        fn = most_resource_scorer(weights)
+    elif kind == REQUESTED_TO_CAPACITY_RATIO:
+        params = strategy.get("requestedToCapacityRatio") or {}
+        fn = requested_to_capacity_ratio_scorer(weights, parse_shape(params.get("shape")))
+    else:
+        raise ValueError(f"scoring strategy {kind} is not supported")
+    return ResourceAllocationScorer(str(kind), fn, resources)
+
+
+def _defaulted_strategy(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Upstream SetDefaults_NodeResourcesFitArgs for the scoring strategy (idempotent)."""
+    strategy = dict(args.get("scoringStrategy") or {"type": LEAST_ALLOCATED})
+    if not strategy.get("resources"):
+        strategy["resources"] = [{"name": n, "weight": w} for n, w in DEFAULT_RESOURCES]
+    return strategy
+
+
+# --------------------------------------------------------------------------- the plugin
+
+class NodeResourcesFit:
+    """Filters nodes without room for the pod's requests and scores by the scoring strategy."""
+
+    name = NAME
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+        args = args or {}
+        self.handle = handle
+        self.ignored_resources = frozenset(args.get("ignoredResources") or ())
+        self.ignored_resource_groups = frozenset(args.get("ignoredResourceGroups") or ())
+        self.scorer = get_scorer(_defaulted_strategy(args))
+        # Feature gates as in a default v1.36 scheduler (instance attributes so tests can flip them).
+        self.enable_in_place_pod_vertical_scaling = True
+        self.enable_scheduling_queue_hint = True
+        self.enable_dra_extended_resource = True
+
+    # -- PreFilter / Filter
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        request = compute_pod_resource_request(pod)
+        checked = _checked_scalars(request, self.ignored_resources, self.ignored_resource_groups)
+        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(request, checked))
+        return None
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if s is None:
+            return Status.as_status(
+                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        insufficient = _fits(s.request, s.checked_scalars, node_info)
+        if not insufficient:
+            return None
+        unresolvable = False
+        for r in insufficient:
+            if r.unresolvable:
+                unresolvable = True
+                break
+        reasons = [r.reason for r in insufficient]
+        return Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+
+    # -- PreScore / Score
+    @hookimpl
+    def pre_score(self, state, pod, nodes):
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_requests(pod)))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        pod_requests = s.pod_requests if s is not None else self.scorer.pod_requests(pod)
+        return self.scorer.score(node_info, pod_requests)
+
+    # -- batching signature
+    @hookimpl
+    def sign_pod(self, pod):
+        request = compute_pod_resource_request(pod)
+        value = (request.milli_cpu, request.memory, request.ephemeral_storage,
+                 tuple(sorted(request.scalar_resources.items())))
+        return [SignFragment(RESOURCES_SIGNER_NAME, value)], None
+
+    # -- requeueing
+    @hookimpl
+    def events_to_register(self):
+        pod_actions = ActionType.Delete
+        if self.enable_in_place_pod_vertical_scaling:
+            # An in-place scale-down of another pod may free room.
+            pod_actions |= ActionType.UpdatePodScaleDown
+        # Without queueing hints, Node/Add can be missed by the pre-check, so label and taint
+        # updates are registered too (upstream issue 109437).
+        node_actions = (ActionType.Add | ActionType.UpdateNodeAllocatable
+                        | ActionType.UpdateNodeTaint | ActionType.UpdateNodeLabel)
+        if self.enable_scheduling_queue_hint:
+            node_actions = ActionType.Add | ActionType.UpdateNodeAllocatable
+        events = [
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, pod_actions),
+                                 self.is_schedulable_after_pod_event),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, node_actions),
+                                 self.is_schedulable_after_node_change),
+        ]
+        if self.enable_dra_extended_resource:
+            # A DeviceClass may start backing an extended resource the pod waits for.
+            events.append(ClusterEventWithHint(
+                ClusterEvent(EventResource.DeviceClass, ActionType.Add | ActionType.Update),
+                self.is_schedulable_after_device_class_event))
+        return events
+
+    def is_schedulable_after_pod_event(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """A pod was deleted or scaled down: could that free room for ``pod``?"""
+        original, modified = _as(Pod, old_obj, new_obj)
+        if modified is None:
+            if original is None:
+                raise TypeError("pod event without an object")
+            if not original.node_name and not original.nominated_node_name:
+                # An unscheduled pod held nothing.
+                return QueueingHint.QueueSkip
+            return QueueingHint.Queue
+        if not self.enable_in_place_pod_vertical_scaling:
+            return QueueingHint.QueueSkip
+        if original is None or not _is_schedulable_after_pod_scale_down(pod, original, modified):
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        """A node was added or its allocatable changed: may ``pod`` fit now?"""
+        original, modified = _as(Node, old_obj, new_obj)
+        if not is_fit(pod, modified):
+            return QueueingHint.QueueSkip
+        if original is None:
+            return QueueingHint.Queue
+        if not have_any_requested_resources_increased(pod, original, modified):  # type: ignore[arg-type]
+            return QueueingHint.QueueSkip
+        return QueueingHint.Queue
+
+    def is_schedulable_after_device_class_event(self, pod: Pod, old_obj: Any,
+                                                new_obj: Any) -> QueueingHint:
+        """A DeviceClass was added or changed its extended resource name: does the pod request it?"""
+        for obj in (old_obj, new_obj):
+            if obj is not None and _device_class_parts(obj) is None:
+                raise TypeError(f"expected a DeviceClass, got {type(obj).__name__}")
+        if new_obj is None:
+            raise TypeError("expected a DeviceClass, got None")
+        new_name, new_ern = _device_class_parts(new_obj)  # type: ignore[misc]
+        requests = pod.request()
+        if old_obj is not None:
+            _, old_ern = _device_class_parts(old_obj)  # type: ignore[misc]
+            if (old_ern or "") == (new_ern or ""):
+                return QueueingHint.QueueSkip
+        elif f"deviceclass.resource.kubernetes.io/{new_name}" in requests:
+            # Only an added class can newly provide the implicit name; names never change.
+            return QueueingHint.Queue
+        if new_ern is not None and new_ern in requests:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+
+def _as(kind: type, old_obj: Any, new_obj: Any) -> tuple[Any, Any]:
+    """Upstream ``schedutil.As``: both objects (or None) must be of ``kind``."""
+    for obj in (old_obj, new_obj):
+        if obj is not None and not isinstance(obj, kind):
+            raise TypeError(f"expected a {kind.__name__}, got {type(obj).__name__}")
+    return old_obj, new_obj
+
+
+def _is_schedulable_after_pod_scale_down(target: Pod, original: Pod, modified: Pod) -> bool:
+    """The target pod itself scaled down, or a scheduled pod shrank a resource the target requests."""
+    if modified.uid == target.uid:
+        return True
+    if not modified.node_name:
+        return False
+    before = compute_pod_resource_request(original)
+    after = compute_pod_resource_request(modified)
+    for name, amount in target.request().items():
+        if amount == 0:
+            continue
+        if name == "cpu":
+            if before.milli_cpu > after.milli_cpu:
+                return True
+        elif name == "memory":
+            if before.memory > after.memory:
+                return True
+        elif name == "ephemeral-storage":
+            if before.ephemeral_storage > after.ephemeral_storage:
+                return True
+        elif is_scalar_resource_name(name):
+            if before.scalar_resources.get(name, 0) > after.scalar_resources.get(name, 0):
+                return True
+    return False
+
+
+def _device_class_parts(obj: Any) -> tuple[str, str | None] | None:
+    """``(name, spec.extendedResourceName)`` of a DeviceClass given as an object or a manifest."""
+    if isinstance(obj, dict):
+        if obj.get("kind", "DeviceClass") != "DeviceClass":
+            return None
+        meta = obj.get("metadata") or {}
+        spec = obj.get("spec") or {}
+        return meta.get("name", ""), spec.get("extendedResourceName")
+    kind = getattr(obj, "kind", None)
+    if kind != "DeviceClass":
+        return None
+    spec = getattr(obj, "spec", None) or {}
+    return getattr(obj, "name", ""), spec.get("extendedResourceName")
+
+
+Fit = NodeResourcesFit  # upstream's Go name

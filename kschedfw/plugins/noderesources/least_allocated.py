@@ -1,0 +1,41 @@
+"""LeastAllocated scoring strategy of NodeResourcesFit (upstream ``least_allocated.go``).
+
+Favours nodes with more free capacity: per resource ``(capacity - requested) * 100 / capacity``
+(0 when the request exceeds the capacity), then the weight-averaged sum with integer division.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from kschedfw.framework.types import MAX_NODE_SCORE
+
+__all__ = ["least_resource_scorer", "least_requested_score"]
+
+
+def least_requested_score(requested: int, capacity: int) -> int:
+    """Unused capacity on a 0-100 scale."""
+    if capacity == 0 or requested > capacity:
+        return 0
+    return (capacity - requested) * MAX_NODE_SCORE // capacity
+
+
+def least_resource_scorer(weights: Sequence[int]):
+    """``scorer(requested, allocated, allocatable)`` for the configured resource weights."""
+    weights = tuple(weights)
+
+    def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for i, capacity in enumerate(allocatable):
+            if capacity == 0:
+                continue
+            req = requested[i]
+            w = weights[i]
+            if req <= capacity:
+                node_score += (capacity - req) * MAX_NODE_SCORE // capacity * w
+            weight_sum += w
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer

@@ -1,0 +1,45 @@
+"""MostAllocated scoring strategy of NodeResourcesFit (upstream ``most_allocated.go``).
+
+Favours fuller nodes (bin packing): per resource ``min(requested, capacity) * 100 / capacity``,
+then the weight-averaged sum with integer division.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from kschedfw.framework.types import MAX_NODE_SCORE
+
+__all__ = ["most_resource_scorer", "most_requested_score"]
+
+
+def most_requested_score(requested: int, capacity: int) -> int:
+    """Used capacity on a 0-100 scale; a request above the capacity counts as full."""
+    if capacity == 0:
+        return 0
+    if requested > capacity:
+        # Pods without requests are counted with the scoring defaults and may overshoot.
+        requested = capacity
+    return requested * MAX_NODE_SCORE // capacity
+
+
+def most_resource_scorer(weights: Sequence[int]):
+    """``scorer(requested, allocated, allocatable)`` for the configured resource weights."""
+    weights = tuple(weights)
+
+    def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
+        node_score = weight_sum = 0
+        for i, capacity in enumerate(allocatable):
+            if capacity == 0:
+                continue
+            req = requested[i]
+            if req > capacity:
+                req = capacity
+            w = weights[i]
+            node_score += req * MAX_NODE_SCORE // capacity * w
+            weight_sum += w
+        if weight_sum == 0:
+            return 0
+        return node_score // weight_sum
+
+    return scorer

@@ -1,0 +1,77 @@
+"""NodeUnschedulable: keep pods off cordoned nodes (``spec.unschedulable``).
+
+A pod that tolerates the ``node.kubernetes.io/unschedulable:NoSchedule`` taint may still go there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedfw import hookimpl
+from kschedfw.api import Node, Pod, Taint
+from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                       QueueingHint)
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import SignFragment
+from kschedfw.plugins.helper import as_objects, tolerations_tolerate_taint_gated
+
+ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+
+TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
+_UNSCHEDULABLE_TAINT = Taint(key=TAINT_NODE_UNSCHEDULABLE, value="", effect="NoSchedule")
+
+
+class NodeUnschedulable:
+    name = "NodeUnschedulable"
+
+    # TaintTolerationComparisonOperators: whether Gt/Lt tolerations count.
+    enable_comparison_operators = True
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    def _tolerates_unschedulable(self, pod) -> bool:
+        return tolerations_tolerate_taint_gated(pod.tolerations, _UNSCHEDULABLE_TAINT,
+                                                self.enable_comparison_operators)
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeTaint),
+                                 self.is_schedulable_after_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration),
+                                 self.is_schedulable_after_pod_toleration_change),
+        ]
+
+    def is_schedulable_after_pod_toleration_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        _, modified = as_objects(old_obj, new_obj, Pod)
+        if modified is not None and modified.uid == pod.uid:
+            # Tolerations can only be added; this one matters only if it covers the cordon taint.
+            if self._tolerates_unschedulable(modified):
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_node_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, Node)
+        if modified is None:
+            return QueueingHint.QueueSkip
+        # Queue when a schedulable node is added, or a node is uncordoned.
+        if original is None:
+            return QueueingHint.QueueSkip if modified.unschedulable else QueueingHint.Queue
+        if original.unschedulable and not modified.unschedulable:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    @hookimpl
+    def sign_pod(self, pod):
+        return [SignFragment("v1.Pod.Spec.Tolerations", pod.tolerations)], None
+
+    @hookimpl
+    def filter(self, state, pod, node_info) -> Status | None:
+        if not node_info.node.unschedulable:
+            return None
+        if self._tolerates_unschedulable(pod):
+            return None
+        return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)

@@ -1,0 +1,258 @@
+"""PodTopologySpread filtering: PreFilter state, AddPod/RemovePod and Filter.
+
+PreFilter counts, for each hard (``DoNotSchedule``) constraint, the matching pods per topology
+value over every node that carries all the constraints' topology keys and passes the
+constraint's node inclusion policies. It also keeps the two smallest counts per constraint
+(:class:`CriticalPaths`), so that Filter needs no scan: a node fails when
+``count(its domain) + (1 if the pod matches the selector) - global minimum > maxSkew``, where the
+global minimum is 0 while there are fewer domains than ``minDomains``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from kschedfw import hookimpl
+from kschedfw.framework.status import Status
+from kschedfw.plugins.podtopologyspread.common import (NAME, Constraint, count_pods_match_selector,
+                                                       node_labels_match_constraints,
+                                                       required_node_affinity)
+
+__all__ = ["PRE_FILTER_STATE_KEY", "ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH",
+           "MAX_INT32", "CriticalPaths", "PreFilterState", "Filtering"]
+
+PRE_FILTER_STATE_KEY = "PreFilter" + NAME
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+MAX_INT32 = (1 << 31) - 1
+
+
+class CriticalPaths:
+    """The two topology values with the fewest matching pods seen so far.
+
+    ``num0`` is always the minimum; ``num1 >= num0`` but is not guaranteed to be the second
+    smallest after updates (enough for preemption, which changes one node at a time on its own
+    copy of the state).
+    """
+
+    __slots__ = ("value0", "num0", "value1", "num1")
+
+    def __init__(self, value0: str = "", num0: int = MAX_INT32, value1: str = "",
+                 num1: int = MAX_INT32) -> None:
+        self.value0, self.num0, self.value1, self.num1 = value0, num0, value1, num1
+
+    def update(self, value: str, num: int) -> None:
+        if value == self.value0:
+            self.num0 = num
+            if self.num0 > self.num1:
+                self._swap()
+        elif value == self.value1:
+            self.num1 = num
+            if self.num0 > self.num1:
+                self._swap()
+        elif num < self.num0:
+            self.value1, self.num1 = self.value0, self.num0
+            self.value0, self.num0 = value, num
+        elif num < self.num1:
+            self.value1, self.num1 = value, num
+
+    def _swap(self) -> None:
+        self.value0, self.num0, self.value1, self.num1 = self.value1, self.num1, self.value0, self.num0
+
+    def copy(self) -> "CriticalPaths":
+        return CriticalPaths(self.value0, self.num0, self.value1, self.num1)
+
+    def as_tuple(self) -> tuple[tuple[str, int], tuple[str, int]]:
+        return ((self.value0, self.num0), (self.value1, self.num1))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CriticalPaths):
+            return NotImplemented
+        return self.as_tuple() == other.as_tuple()
+
+    def __repr__(self) -> str:
+        return f"CriticalPaths({self.as_tuple()!r})"
+
+
+class PreFilterState:
+    """Computed at PreFilter, read at Filter, updated by AddPod/RemovePod on clones.
+
+    ``tp_value_to_match_num[i]`` maps each topology value of constraint ``i`` to its number of
+    matching pods; ``critical_paths[i]`` tracks its minimum. ``self_match[i]`` is 1 when the pod
+    being scheduled matches constraint ``i``'s selector. Constraints are shared between clones.
+    """
+
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num", "self_match")
+
+    def __init__(self, constraints: Sequence[Constraint] = (),
+                 critical_paths: list[CriticalPaths] | None = None,
+                 tp_value_to_match_num: list[dict[str, int]] | None = None,
+                 self_match: tuple[int, ...] = ()) -> None:
+        self.constraints = tuple(constraints)
+        self.critical_paths = critical_paths if critical_paths is not None else []
+        self.tp_value_to_match_num = tp_value_to_match_num if tp_value_to_match_num is not None else []
+        self.self_match = self_match
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        """The global minimum for constraint ``i``: 0 while domains are fewer than minDomains."""
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].num0
+
+    def clone(self) -> "PreFilterState":
+        return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
+                              [dict(m) for m in self.tp_value_to_match_num], self.self_match)
+
+    def __repr__(self) -> str:
+        return (f"PreFilterState(constraints={list(self.constraints)!r}, "
+                f"critical_paths={self.critical_paths!r}, "
+                f"tp_value_to_match_num={self.tp_value_to_match_num!r})")
+
+
+def _state_error(value: Any) -> Exception:
+    """Why ``value`` (read from the cycle state) is not a PreFilterState, in upstream's words."""
+    if value is None:
+        return LookupError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+    return TypeError(f"{value!r} convert to podtopologyspread.preFilterState error")
+
+
+def _get_pre_filter_state(state: Any) -> PreFilterState:
+    s = state.get(PRE_FILTER_STATE_KEY)
+    if type(s) is not PreFilterState:
+        raise _state_error(s)
+    return s
+
+
+class Filtering:
+    """PreFilter, PreFilterExtensions and Filter of :class:`PodTopologySpread` (a mixin)."""
+
+    name = NAME
+    enable_node_inclusion_policy: bool
+    enable_taint_toleration_comparison_operators: bool
+
+    def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ PreFilter
+
+    def cal_pre_filter_state(self, pod: Any, nodes: Sequence[Any]) -> PreFilterState:
+        constraints = self._get_constraints(pod)
+        if not constraints:
+            return PreFilterState()
+        n = len(constraints)
+        match_nums: list[dict[str, int]] = [{} for _ in range(n)]
+        namespace = pod.namespace
+        required = required_node_affinity(pod)
+        inclusion = self.enable_node_inclusion_policy
+        gate = self.enable_taint_toleration_comparison_operators
+        keys = tuple(c.topology_key for c in constraints)
+        # Constraints whose node inclusion policies are the defaults with no affinity to honour
+        # need no per-node policy check.
+        plain = tuple(
+            not inclusion or ((c.node_affinity_policy != "Honor" or required is None)
+                              and c.node_taints_policy != "Honor")
+            for c in constraints)
+        indexed = tuple(enumerate(zip(constraints, keys, plain)))
+        for node_info in nodes:
+            node = node_info.node
+            if node is None:
+                continue
+            if not inclusion and required is not None and not required(node):
+                continue
+            labels = node.labels
+            for key in keys:
+                if key not in labels:
+                    break
+            else:
+                pods = node_info.pods
+                for i, (c, key, is_plain) in indexed:
+                    if not is_plain and not c.match_node_inclusion_policies(pod, node, required, gate):
+                        continue
+                    value = labels[key]
+                    count = count_pods_match_selector(pods, c.selector, namespace) if pods else 0
+                    m = match_nums[i]
+                    m[value] = m.get(value, 0) + count
+        paths = []
+        for m in match_nums:
+            p = CriticalPaths()
+            for value, num in m.items():
+                p.update(value, num)
+            paths.append(p)
+        pod_labels = pod.labels
+        self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
+        return PreFilterState(constraints, paths, match_nums, self_match)
+
+    @hookimpl
+    def pre_filter(self, state, pod, nodes):
+        s = self.cal_pre_filter_state(pod, nodes)
+        if not s.constraints:
+            return None, Status.skip()
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, None
+
+    # ------------------------------------------------------------------ PreFilterExtensions
+
+    def _update_with_pod(self, s: PreFilterState, updated_pod: Any, preemptor: Any, node: Any,
+                         delta: int) -> None:
+        if s is None or node is None or updated_pod.namespace != preemptor.namespace:
+            return
+        labels = node.labels
+        if not node_labels_match_constraints(labels, s.constraints):
+            return
+        required = required_node_affinity(preemptor)
+        inclusion = self.enable_node_inclusion_policy
+        if not inclusion and required is not None and not required(node):
+            return
+        gate = self.enable_taint_toleration_comparison_operators
+        pod_labels = updated_pod.labels
+        for i, c in enumerate(s.constraints):
+            if not c.selector.matches(pod_labels):
+                continue
+            if inclusion and not c.match_node_inclusion_policies(preemptor, node, required, gate):
+                continue
+            value = labels[c.topology_key]
+            m = s.tp_value_to_match_num[i]
+            m[value] = m.get(value, 0) + delta
+            s.critical_paths[i].update(value, m[value])
+
+    @hookimpl
+    def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
+        try:
+            s = _get_pre_filter_state(state)
+        except (LookupError, TypeError) as exc:
+            return Status.as_status(exc)
+        self._update_with_pod(s, pod_to_add, pod_to_schedule, node_info.node, 1)
+        return None
+
+    @hookimpl
+    def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
+        try:
+            s = _get_pre_filter_state(state)
+        except (LookupError, TypeError) as exc:
+            return Status.as_status(exc)
+        self._update_with_pod(s, pod_to_remove, pod_to_schedule, node_info.node, -1)
+        return None
+
+    # ------------------------------------------------------------------ Filter
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        s = state.get(PRE_FILTER_STATE_KEY)
+        if type(s) is not PreFilterState:
+            return Status.as_status(_state_error(s))
+        constraints = s.constraints
+        if not constraints:
+            return None
+        labels = node_info.node.labels
+        match_nums = s.tp_value_to_match_num
+        paths = s.critical_paths
+        self_match = s.self_match
+        for i, c in enumerate(constraints):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+            m = match_nums[i]
+            min_match = 0 if len(m) < c.min_domains else paths[i].num0
+            if m.get(value, 0) + self_match[i] - min_match > c.max_skew:
+                return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+        return None

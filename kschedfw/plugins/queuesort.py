@@ -1,0 +1,25 @@
+"""PrioritySort: the default QueueSort plugin (upstream ``queuesort``).
+
+Higher priority first; among equal priorities, the pod that entered the queue earlier first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedfw import hookimpl
+
+
+class PrioritySort:
+    """Orders the active queue by ``spec.priority`` (missing = 0), then by queue timestamp."""
+
+    name = "PrioritySort"
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    @hookimpl
+    def less(self, pod_info_a, pod_info_b) -> bool:
+        p1 = pod_info_a.pod.effective_priority
+        p2 = pod_info_b.pod.effective_priority
+        return p1 > p2 or (p1 == p2 and pod_info_a.timestamp < pod_info_b.timestamp)

@@ -1,0 +1,147 @@
+"""TaintToleration: node taints against pod tolerations.
+
+Filter rejects nodes with an untolerated NoSchedule/NoExecute taint; Score counts untolerated
+PreferNoSchedule taints, and NormalizeScore turns fewer such taints into a higher score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedfw import hookimpl
+from kschedfw.api import Node, Pod
+from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                       QueueingHint)
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.plugins.helper import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
+                                     default_normalize_score,
+                                     tolerates)
+
+NAME = "TaintToleration"
+PRE_SCORE_STATE_KEY = "PreScore" + NAME
+ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate"
+ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
+
+
+class _PreScoreState:
+    __slots__ = ("tolerations_prefer_no_schedule",)
+
+    def __init__(self, tolerations: tuple) -> None:
+        self.tolerations_prefer_no_schedule = tolerations
+
+    def clone(self) -> "_PreScoreState":
+        return self
+
+
+def _prefer_no_schedule_tolerations(tolerations) -> tuple:
+    """Tolerations with effect PreferNoSchedule or no effect (which means every effect)."""
+    return tuple(t for t in tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
+
+
+class TaintToleration:
+    name = NAME
+
+    # TaintTolerationComparisonOperators: whether Gt/Lt tolerations count.
+    enable_comparison_operators = True
+
+    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+        self.handle = handle
+
+    # ------------------------------------------------------------------ helpers
+
+    def _untolerated_no_schedule_taint(self, taints, tolerations):
+        """The first NoSchedule/NoExecute taint no toleration tolerates, or None."""
+        gate = self.enable_comparison_operators
+        for taint in taints:
+            effect = taint.effect
+            if effect != NO_SCHEDULE and effect != NO_EXECUTE:
+                continue
+            for toleration in tolerations:
+                if tolerates(toleration, taint, gate):
+                    break
+            else:
+                return taint
+        return None
+
+    def _count_intolerable_prefer_no_schedule(self, taints, tolerations) -> int:
+        gate = self.enable_comparison_operators
+        count = 0
+        for taint in taints:
+            if taint.effect != PREFER_NO_SCHEDULE:
+                continue
+            for toleration in tolerations:
+                if tolerates(toleration, taint, gate):
+                    break
+            else:
+                count += 1
+        return count
+
+    # ------------------------------------------------------------------ queueing
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeTaint),
+                                 self.is_schedulable_after_node_change),
+            ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration),
+                                 self.is_schedulable_after_pod_toleration_change),
+        ]
+
+    def is_schedulable_after_node_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        original, modified = as_objects(old_obj, new_obj, Node)
+        if modified is None:
+            return QueueingHint.QueueSkip
+        tolerations = pod.tolerations
+        was_untolerated = True
+        if original is not None:
+            was_untolerated = self._untolerated_no_schedule_taint(original.taints, tolerations) is not None
+        is_untolerated = self._untolerated_no_schedule_taint(modified.taints, tolerations) is not None
+        if was_untolerated and not is_untolerated:
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    def is_schedulable_after_pod_toleration_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        _, modified = as_objects(old_obj, new_obj, Pod)
+        if modified is not None and modified.uid == pod.uid:
+            # The rejected pod itself got a new toleration.
+            return QueueingHint.Queue
+        return QueueingHint.QueueSkip
+
+    # ------------------------------------------------------------------ scheduling
+
+    @hookimpl
+    def sign_pod(self, pod):
+        return [SignFragment("v1.Pod.Spec.Tolerations", pod.tolerations)], None
+
+    @hookimpl
+    def filter(self, state, pod, node_info) -> Status | None:
+        taints = node_info.node.taints
+        if not taints:
+            return None
+        if self._untolerated_no_schedule_taint(taints, pod.tolerations) is None:
+            return None
+        return Status.unresolvable(ERR_REASON_UNTOLERATED)
+
+    @hookimpl
+    def pre_score(self, state, pod, nodes) -> Status | None:
+        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations)))
+        return None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(s, _PreScoreState):
+            if s is None:
+                return 0, Status.as_status(
+                    f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+            return 0, Status.as_status(f"{s!r} convert to tainttoleration.preScoreState error")
+        taints = node_info.node.taints
+        if not taints:
+            return 0
+        return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
+
+    @hookimpl
+    def normalize_score(self, state, pod, scores) -> Status | None:
+        default_normalize_score(MAX_NODE_SCORE, True, scores)
+        return None

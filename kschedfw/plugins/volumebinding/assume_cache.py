@@ -1,0 +1,109 @@
+"""Assume caches for PVs and PVCs (upstream ``volumebinding/passive_assume_cache.go``).
+
+An assumed object is an in-memory update not yet written to the API server (a PV pre-bound to a
+claim in Reserve, a PVC annotated with the selected node). It shadows the lister's object while
+both have the same resourceVersion; as soon as the API object changes (a newer version arrives)
+the assumed copy is dropped, exactly as the informer update does upstream.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, pv_class,
+                                                           resource_version_of)
+
+
+class OutOfSyncError(Exception):
+    pass
+
+
+class PassiveAssumeCache:
+    """Assumed objects over a lister, keyed by ``name`` (cluster scoped) or ``namespace/name``."""
+
+    def __init__(self, lister: Callable[[], Any], kind: str, namespaced: bool, resource: str) -> None:
+        self._lister = lister
+        self.kind = kind
+        self.resource = resource
+        self.namespaced = namespaced
+        self._assumed: dict[str, Any] = {}
+
+    def key_of(self, obj: Any) -> str:
+        return f"{obj.namespace}/{obj.name}" if self.namespaced else obj.name
+
+    def _split(self, key: str) -> tuple[str, str]:
+        if self.namespaced:
+            ns, _, name = key.partition("/")
+            return ns, name
+        return "", key
+
+    def get_api_obj(self, key: str) -> Any:
+        """The lister's version of the object, or :class:`NotFoundError`."""
+        ns, name = self._split(key)
+        obj = self._lister().get(self.kind, name, ns)
+        if obj is None:
+            raise NotFoundError(self.kind, key, self.resource)
+        return obj
+
+    def _pick(self, key: str, api: Any) -> Any:
+        assumed = self._assumed.get(key)
+        if assumed is None:
+            return api
+        if resource_version_of(assumed) != resource_version_of(api):
+            del self._assumed[key]      # the API object moved on: it overrides the assumption
+            return api
+        return assumed
+
+    def get(self, key: str) -> Any:
+        try:
+            api = self.get_api_obj(key)
+        except NotFoundError:
+            self._assumed.pop(key, None)
+            raise
+        return self._pick(key, api)
+
+    def list(self, predicate: Callable[[Any], bool] | None = None) -> list[Any]:
+        out = []
+        for obj in self._lister().list(self.kind):
+            if predicate is not None and not predicate(obj):
+                continue
+            out.append(self._pick(self.key_of(obj), obj))
+        return out
+
+    def assume(self, obj: Any) -> None:
+        """Record an in-memory update; its version must equal the API object's."""
+        key = self.key_of(obj)
+        stored = self.get_api_obj(key)
+        stored_rv, rv = resource_version_of(stored), resource_version_of(obj)
+        if stored_rv != rv:
+            raise OutOfSyncError(f'"{key}" is out of sync (stored: {stored_rv}, assume: {rv})')
+        self._assumed[key] = obj
+
+    def restore(self, obj: Any) -> None:
+        """Drop the assumed version of ``obj`` (if it is still the one assumed)."""
+        key = self.key_of(obj)
+        assumed = self._assumed.get(key)
+        if assumed is not None and resource_version_of(assumed) == resource_version_of(obj):
+            del self._assumed[key]
+
+    def forget(self, obj: Any) -> None:
+        self._assumed.pop(self.key_of(obj), None)
+
+    def assumed(self) -> dict[str, Any]:
+        return dict(self._assumed)
+
+
+class PVAssumeCache(PassiveAssumeCache):
+    def __init__(self, lister: Callable[[], Any]) -> None:
+        super().__init__(lister, "PersistentVolume", namespaced=False, resource="persistentvolumes")
+
+    def list_pvs(self, storage_class_name: str) -> list[Any]:
+        """PVs of a storage class, assumed versions included (so a PV chosen for one pod is seen
+        as pre-bound by the next)."""
+        return self.list(lambda pv: pv_class(pv) == storage_class_name)
+
+
+class PVCAssumeCache(PassiveAssumeCache):
+    def __init__(self, lister: Callable[[], Any]) -> None:
+        super().__init__(lister, "PersistentVolumeClaim", namespaced=True,
+                         resource="persistentvolumeclaims")

@@ -1,0 +1,318 @@
+"""Storage helpers shared by the volume plugins (upstream ``component-helpers/storage`` and the
+listers' NotFound errors).
+
+The typed API objects (:class:`~kschedfw.api.PersistentVolumeClaim`, ``PersistentVolume``,
+``StorageClass``, ``CSINode``) carry the fields the plugins read most; everything else (resource
+versions, deletion timestamps, selectors, volume modes, owner references) is read from the
+manifest kept in ``raw``. Kinds without a typed class (``CSIDriver``, ``VolumeAttachment``,
+``CSIStorageCapacity``, DRA objects) come as :class:`~kschedfw.api.GenericObject` or plain dicts;
+:func:`raw_of` accepts all of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+import attrs
+
+from kschedfw.api.quantity import parse_quantity, value as quantity_value
+from kschedfw.api.selectors import (IN, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+                                    parse_label_selector)
+
+# Annotations and well-known names (k8s.io/api and component-helpers/storage/volume).
+ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
+ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
+ANN_SELECTED_NODE = "volume.kubernetes.io/selected-node"
+ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
+ANN_MIGRATED_PLUGINS = "storage.alpha.kubernetes.io/migrated-plugins"
+NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+
+LABEL_BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
+LABEL_BETA_REGION = "failure-domain.beta.kubernetes.io/region"
+LABEL_ZONE = "topology.kubernetes.io/zone"
+LABEL_REGION = "topology.kubernetes.io/region"
+LABEL_MULTI_ZONE_DELIMITER = "__"
+
+RWOP = "ReadWriteOncePod"
+CLAIM_LOST = "Lost"
+VOLUME_AVAILABLE = "Available"
+FILESYSTEM = "Filesystem"
+WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+
+#: How the client-go listers name a resource in their NotFound errors (``<resource> "x" not
+#: found``): the singular lowercase kind, qualified by the API group outside the core group.
+_LISTER_RESOURCE = {
+    "PersistentVolumeClaim": "persistentvolumeclaim",
+    "PersistentVolume": "persistentvolume",
+    "StorageClass": "storageclass.storage.k8s.io",
+    "CSINode": "csinode.storage.k8s.io",
+    "CSIDriver": "csidriver.storage.k8s.io",
+    "VolumeAttachment": "volumeattachment.storage.k8s.io",
+    "DeviceClass": "deviceclass.resource.k8s.io",
+}
+
+
+class NotFoundError(LookupError):
+    """An object missing from the lister; ``str()`` is the apiserver's NotFound text."""
+
+    def __init__(self, kind: str, name: str, resource: str | None = None) -> None:
+        self.kind, self.name = kind, name
+        resource = resource or _LISTER_RESOURCE.get(kind, kind.lower())
+        super().__init__(f'{resource} "{name}" not found')
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def get_object(lister: Any, kind: str, name: str, namespace: str = "") -> Any:
+    """The object from ``lister`` or :class:`NotFoundError`."""
+    obj = lister.get(kind, name, namespace)
+    if obj is None:
+        raise NotFoundError(kind, name)
+    return obj
+
+
+def find_object(lister: Any, kind: str, name: str, namespace: str = "") -> Any:
+    """The object from ``lister`` or None."""
+    return lister.get(kind, name, namespace)
+
+
+# --------------------------------------------------------------------------- raw access
+
+def raw_of(obj: Any) -> dict:
+    if isinstance(obj, dict):
+        return obj
+    raw = getattr(obj, "raw", None)
+    return raw if isinstance(raw, dict) else {}
+
+
+def _section(obj: Any, key: str) -> dict:
+    value = raw_of(obj).get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def metadata_of(obj: Any) -> dict:
+    return _section(obj, "metadata")
+
+
+def spec_of(obj: Any) -> dict:
+    spec = getattr(obj, "spec", None)
+    if isinstance(spec, dict) and not isinstance(obj, dict):
+        return spec
+    return _section(obj, "spec")
+
+
+def status_of(obj: Any) -> dict:
+    return _section(obj, "status")
+
+
+def name_of(obj: Any) -> str:
+    name = getattr(obj, "name", None)
+    if isinstance(name, str) and not isinstance(obj, dict):
+        return name
+    return str(metadata_of(obj).get("name") or "")
+
+
+def namespace_of(obj: Any) -> str:
+    ns = getattr(obj, "namespace", None)
+    if isinstance(ns, str) and not isinstance(obj, dict):
+        return ns
+    return str(metadata_of(obj).get("namespace") or "")
+
+
+def uid_of(obj: Any) -> str:
+    uid = getattr(obj, "uid", None)
+    if isinstance(uid, str) and not isinstance(obj, dict):
+        return uid
+    return str(metadata_of(obj).get("uid") or "")
+
+
+def annotations_of(obj: Any) -> Mapping[str, str]:
+    ann = getattr(obj, "annotations", None)
+    if isinstance(ann, dict) and not isinstance(obj, dict):
+        return ann
+    ann = metadata_of(obj).get("annotations")
+    return ann if isinstance(ann, dict) else {}
+
+
+def labels_of(obj: Any) -> Mapping[str, str]:
+    labels = getattr(obj, "labels", None)
+    if isinstance(labels, dict) and not isinstance(obj, dict):
+        return labels
+    labels = metadata_of(obj).get("labels")
+    return labels if isinstance(labels, dict) else {}
+
+
+def resource_version_of(obj: Any) -> str:
+    rv = metadata_of(obj).get("resourceVersion")
+    return "" if rv is None else str(rv)
+
+
+def is_being_deleted(obj: Any) -> bool:
+    if getattr(obj, "deletion_timestamp", None) is not None:
+        return True
+    return metadata_of(obj).get("deletionTimestamp") is not None
+
+
+def controller_ref(obj: Any) -> dict | None:
+    """The owner reference with ``controller: true`` (upstream ``GetControllerOf``)."""
+    for ref in metadata_of(obj).get("ownerReferences") or ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            return ref
+    return None
+
+
+def quantity_bytes(raw: Any) -> int | None:
+    """A storage quantity in bytes (rounded up), None when absent or unparsable."""
+    if raw is None:
+        return None
+    try:
+        return quantity_value(parse_quantity(raw))
+    except (ValueError, TypeError):
+        return None
+
+
+# --------------------------------------------------------------------------- PVCs and PVs
+
+def pvc_key(namespace: str, name: str) -> str:
+    return f"{namespace}/{name}"
+
+
+def pvc_class(pvc: Any) -> str:
+    """GetPersistentVolumeClaimClass: the beta annotation first, then ``spec.storageClassName``."""
+    ann = annotations_of(pvc)
+    if ANN_BETA_STORAGE_CLASS in ann:
+        return ann[ANN_BETA_STORAGE_CLASS]
+    return getattr(pvc, "storage_class_name", None) or ""
+
+
+def pv_class(pv: Any) -> str:
+    """GetPersistentVolumeClass: the beta annotation first, then ``spec.storageClassName``."""
+    ann = annotations_of(pv)
+    if ANN_BETA_STORAGE_CLASS in ann:
+        return ann[ANN_BETA_STORAGE_CLASS]
+    return getattr(pv, "storage_class_name", "") or ""
+
+
+def pvc_storage_request(pvc: Any) -> int:
+    return int((getattr(pvc, "requests", None) or {}).get("storage", 0))
+
+
+def pvc_has_storage_request(pvc: Any) -> bool:
+    return "storage" in (getattr(pvc, "requests", None) or {})
+
+
+def pv_storage_capacity(pv: Any) -> int:
+    return int((getattr(pv, "capacity", None) or {}).get("storage", 0))
+
+
+def volume_mode(obj: Any) -> str:
+    return spec_of(obj).get("volumeMode") or FILESYSTEM
+
+
+def volume_attributes_class(obj: Any) -> str:
+    return spec_of(obj).get("volumeAttributesClassName") or ""
+
+
+def claim_ref_uid(pv: Any) -> str:
+    ref = spec_of(pv).get("claimRef")
+    return str(ref.get("uid") or "") if isinstance(ref, dict) else ""
+
+
+def is_pvc_fully_bound(pvc: Any) -> bool:
+    return bool(pvc.volume_name) and ANN_BIND_COMPLETED in annotations_of(pvc)
+
+
+def is_volume_bound_to_claim(pv: Any, pvc: Any) -> bool:
+    """IsVolumeBoundToClaim: pre-bound or bound to this claim (uid checked when set)."""
+    ref = pv.claim_ref
+    if ref is None:
+        return False
+    if ref[0] != pvc.namespace or ref[1] != pvc.name:
+        return False
+    uid = claim_ref_uid(pv)
+    return not uid or uid == pvc.uid
+
+
+def check_node_affinity(pv: Any, node_labels: Mapping[str, str]) -> bool:
+    """CheckNodeAffinity: the PV's required node affinity matches these labels (fields never do)."""
+    affinity: NodeSelector | None = pv.node_affinity
+    if affinity is None:
+        return True
+    return affinity.matches(node_labels, "")
+
+
+def check_access_modes(pvc: Any, pv: Any) -> bool:
+    modes = set(pv.access_modes)
+    return all(mode in modes for mode in pvc.access_modes)
+
+
+def claim_selector_matches(pvc: Any, labels: Mapping[str, str]) -> bool:
+    selector = spec_of(pvc).get("selector")
+    if selector is None:
+        return True
+    try:
+        parsed = parse_label_selector(selector, "spec.selector")
+    except Exception:  # an invalid selector matches nothing, as upstream's error path
+        return False
+    return parsed is None or parsed.matches(labels)
+
+
+def match_topology_selector_terms(terms: Iterable[NodeSelectorTerm], labels: Mapping[str, str]) -> bool:
+    """MatchTopologySelectorTerms: no terms match everything; an empty term matches nothing."""
+    terms = tuple(terms)
+    if not terms:
+        return True
+    return any(term.matches(labels, "") for term in terms)
+
+
+def with_pv_claim_ref(pv: Any, pvc: Any) -> Any:
+    """``pv`` pre-bound to ``pvc`` (claimRef set as reference.GetReference builds it)."""
+    ref = {"kind": "PersistentVolumeClaim", "namespace": pvc.namespace, "name": pvc.name,
+           "uid": pvc.uid, "apiVersion": "v1"}
+    rv = resource_version_of(pvc)
+    if rv:
+        ref["resourceVersion"] = rv
+    raw = dict(raw_of(pv))
+    raw["spec"] = {**spec_of(pv), "claimRef": ref}
+    return attrs.evolve(pv, claim_ref=(pvc.namespace, pvc.name), raw=raw)
+
+
+def with_annotation(obj: Any, key: str, val: str) -> Any:
+    """A copy of a typed object with one more annotation (also written into ``raw``)."""
+    annotations = {**annotations_of(obj), key: val}
+    raw = dict(raw_of(obj))
+    raw["metadata"] = {**metadata_of(obj), "annotations": annotations}
+    return attrs.evolve(obj, annotations=annotations, raw=raw)
+
+
+# --------------------------------------------------------------------------- pod volumes
+
+EPHEMERAL = "ephemeral"
+PERSISTENT_VOLUME_CLAIM = "persistentVolumeClaim"
+
+
+def pod_volume_claim_name(pod: Any, volume: Any) -> tuple[str | None, bool]:
+    """(PVC name, is generic ephemeral) for a pod volume backed by a PVC, else (None, False)."""
+    if volume.source == PERSISTENT_VOLUME_CLAIM:
+        return volume.claim_name or "", False
+    if volume.source == EPHEMERAL:
+        return f"{pod.name}-{volume.name}", True
+    return None, False
+
+
+def volume_is_for_pod(pod: Any, pvc: Any) -> str | None:
+    """ephemeral.VolumeIsForPod: None when ``pvc`` was created for ``pod``, else the error text."""
+    ref = controller_ref(pvc)
+    if pvc.namespace != pod.namespace or ref is None or str(ref.get("uid") or "") != pod.uid:
+        return (f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
+                f"{pod.namespace}/{pod.name} (pod is not owner)")
+    return None
+
+
+def node_selector_from_terms(terms: Iterable[Iterable[tuple[str, str, tuple[str, ...]]]]) -> NodeSelector:
+    """Build a NodeSelector from ``[[(key, op, values), ...], ...]`` (tests and translations)."""
+    return NodeSelector(tuple(
+        NodeSelectorTerm(tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in term))
+        for term in terms))
+

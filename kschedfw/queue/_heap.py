@@ -1,0 +1,137 @@
+"""A binary heap of queued pods keyed by ``namespace/name`` (upstream ``backend/heap``).
+
+Push, pop and removal are O(log n): removal and update are lazy (the stale entry stays in the
+list and is skipped when it reaches the top; the list is rebuilt when stale entries dominate).
+Each entry carries a sequence number given when the pod entered the heap, so pods that compare
+equal come out first-in first-out, which makes every run reproducible.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Any, Callable, Iterator
+
+from kschedfw.framework.types import QueuedPodInfo
+
+# An entry is a tuple (or tuple subclass) whose last element is the QueuedPodInfo.
+MakeEntry = Callable[[QueuedPodInfo, int], tuple]
+LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
+
+
+class _LessEntry(tuple):
+    """``(primary, seq, qpi)`` ordered by primary, then the QueueSort ``less``, then seq."""
+
+    __slots__ = ()
+    less: LessFunc  # set on the per-heap subclass
+
+    def __lt__(self, other: Any) -> bool:  # type: ignore[override]
+        if self[0] != other[0]:
+            return self[0] < other[0]
+        a, b = self[2], other[2]
+        less = self.less
+        if less(a, b):
+            return True
+        if less(b, a):
+            return False
+        return self[1] < other[1]
+
+
+def less_entry_factory(less: LessFunc, primary: Callable[[QueuedPodInfo], float] | None = None
+                       ) -> MakeEntry:
+    """Entries ordered by ``primary(qpi)`` (if given), then by ``less``, then first-in first-out."""
+    cls = type("_BoundLessEntry", (_LessEntry,), {"__slots__": (), "less": staticmethod(less)})
+    if primary is None:
+        return lambda qpi, seq: cls((0.0, seq, qpi))
+    return lambda qpi, seq: cls((primary(qpi), seq, qpi))
+
+
+def key_entry_factory(*keys: Callable[[QueuedPodInfo], Any]) -> MakeEntry:
+    """Entries ordered by the tuple of ``keys(qpi)``, then first-in first-out (fast: C compares)."""
+    if len(keys) == 1:
+        k0 = keys[0]
+        return lambda qpi, seq: (k0(qpi), seq, qpi)
+    if len(keys) == 2:
+        k0, k1 = keys
+        return lambda qpi, seq: (k0(qpi), k1(qpi), seq, qpi)
+    return lambda qpi, seq: (*(k(qpi) for k in keys), seq, qpi)
+
+
+class KeyedHeap:
+    """Min-heap of QueuedPodInfo, at most one per pod key."""
+
+    __slots__ = ("_entries", "_live", "_seq", "_make")
+
+    def __init__(self, make_entry: MakeEntry) -> None:
+        self._entries: list[tuple] = []
+        self._live: dict[str, tuple] = {}
+        self._seq = itertools.count()
+        self._make = make_entry
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._live
+
+    def get(self, key: str) -> QueuedPodInfo | None:
+        entry = self._live.get(key)
+        return entry[-1] if entry is not None else None
+
+    def add_or_update(self, qpi: QueuedPodInfo) -> None:
+        """Insert ``qpi``, or replace the entry with its key (keeping its place among equals)."""
+        key = qpi.pod.key
+        old = self._live.get(key)
+        if old is not None:
+            # The old entry's position in the list may now be wrong: leave it as a stale entry.
+            seq = old[-2]
+        else:
+            seq = next(self._seq)
+        entry = self._make(qpi, seq)
+        self._live[key] = entry
+        heapq.heappush(self._entries, entry)
+        if old is not None:
+            self._maybe_compact()
+
+    def delete(self, key: str) -> QueuedPodInfo | None:
+        entry = self._live.pop(key, None)
+        if entry is None:
+            return None
+        self._maybe_compact()
+        return entry[-1]
+
+    def peek(self) -> QueuedPodInfo | None:
+        entries, live = self._entries, self._live
+        while entries:
+            top = entries[0]
+            if live.get(top[-1].pod.key) is top:
+                return top[-1]
+            heapq.heappop(entries)
+        return None
+
+    def pop(self) -> QueuedPodInfo | None:
+        entries, live = self._entries, self._live
+        while entries:
+            top = heapq.heappop(entries)
+            key = top[-1].pod.key
+            if live.get(key) is top:
+                del live[key]
+                return top[-1]
+        return None
+
+    def values(self) -> Iterator[QueuedPodInfo]:
+        """Entries in no particular order."""
+        return (e[-1] for e in self._live.values())
+
+    def ordered(self) -> list[QueuedPodInfo]:
+        """Entries in the order ``pop`` would return them (O(n log n); for reporting)."""
+        return [e[-1] for e in sorted(self._live.values())]
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._live.clear()
+
+    def _maybe_compact(self) -> None:
+        if len(self._entries) > 2 * len(self._live) + 64:
+            self._entries = list(self._live.values())
+            heapq.heapify(self._entries)

@@ -1,0 +1,100 @@
+"""The nominator (upstream ``nominator.go``): which pods are nominated to run on which node,
+waiting for preemption victims to leave. Indexed by node name and by pod uid.
+
+``add_nominated_pod(pod, info)``: mode Override uses ``info.nominated_node_name``; mode Noop
+(or no info) keeps ``pod.nominated_node_name`` and does nothing if it is empty. A pod that no
+longer exists, or is already bound, is not nominated. An Override to ``""`` only removes the
+nomination (upstream files it under node ``""``, which no node can ask for).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from kschedfw.framework.types import NominatingInfo, NominatingMode
+
+PodLister = Callable[[str], Any]
+"""``lister("namespace/name")`` -> the current version of that pod, or None if it is gone."""
+
+
+def _uid(pod: Any) -> str:
+    return pod.uid or pod.key
+
+
+class Nominator:
+    __slots__ = ("_pod_lister", "_resolve", "_by_node", "_node_of")
+
+    def __init__(self, pod_lister: PodLister | None = None,
+                 resolve: Callable[[Any], Any] | None = None) -> None:
+        """``pod_lister`` checks that a pod still exists and is unbound before nominating it
+        (without one, only the given pod's own ``node_name`` is checked). ``resolve`` maps a
+        stored pod to the version the scheduling queue holds (the queue passes its own)."""
+        self._pod_lister = pod_lister
+        self._resolve = resolve
+        self._by_node: dict[str, dict[str, Any]] = {}   # node -> {uid: pod}, insertion-ordered
+        self._node_of: dict[str, str] = {}              # uid -> node
+
+    def add_nominated_pod(self, pod: Any, nominating_info: NominatingInfo | None = None) -> None:
+        # Always drop the old entry, so a pod is never stored twice.
+        self._delete(pod)
+        if nominating_info is not None and nominating_info.mode is NominatingMode.Override:
+            node = nominating_info.nominated_node_name
+        else:
+            node = pod.nominated_node_name
+        if not node:
+            return
+        if self._pod_lister is not None:
+            current = self._pod_lister(pod.key)
+            if current is None or current.node_name:
+                return  # deleted, or already scheduled
+        elif pod.node_name:
+            return
+        uid = _uid(pod)
+        self._node_of[uid] = node
+        self._by_node.setdefault(node, {}).setdefault(uid, pod)
+
+    def update_nominated_pod(self, old_pod: Any, new_pod: Any) -> None:
+        """Replace ``old_pod`` by ``new_pod``. If neither carries a nominated node but the old one
+        was nominated here (e.g. by preemption just now), the nomination is kept."""
+        info = None
+        if not old_pod.nominated_node_name and not new_pod.nominated_node_name:
+            node = self._node_of.get(_uid(old_pod))
+            if node is not None:
+                info = NominatingInfo(node, NominatingMode.Override)
+        self._delete(old_pod)
+        self.add_nominated_pod(new_pod, info)
+
+    def delete_nominated_pod_if_exists(self, pod: Any) -> None:
+        self._delete(pod)
+
+    def _delete(self, pod: Any) -> None:
+        uid = _uid(pod)
+        node = self._node_of.pop(uid, None)
+        if node is None:
+            return
+        pods = self._by_node.get(node)
+        if pods is not None:
+            pods.pop(uid, None)
+            if not pods:
+                del self._by_node[node]
+
+    def nominated_pods_for_node(self, node_name: str) -> list[Any]:
+        """Pods nominated to ``node_name``, in nomination order, each in the version the queue
+        holds (the version last given to the nominator if the queue does not hold it)."""
+        pods = self._by_node.get(node_name)
+        if not pods:
+            return []
+        if self._resolve is None:
+            return list(pods.values())
+        return [self._resolve(p) for p in pods.values()]
+
+    def nominated_node_name(self, pod: Any) -> str:
+        """Where ``pod`` is nominated ("" if nowhere)."""
+        return self._node_of.get(_uid(pod), "")
+
+    def nominated_nodes(self) -> dict[str, list[Any]]:
+        """node -> nominated pods (a copy; for reporting and tests)."""
+        return {node: list(pods.values()) for node, pods in self._by_node.items()}
+
+    def __len__(self) -> int:
+        return len(self._node_of)

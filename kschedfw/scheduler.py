@@ -1,0 +1,484 @@
+"""The scheduler: profiles by schedulerName, the scheduling cycle and the binding cycle.
+
+Single-threaded and event-driven: cluster changes arrive as watch events, time comes from the
+cluster's clock, and what upstream does concurrently (binding, Permit waits) resumes through
+callbacks, so a run is reproducible from its seed.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import TYPE_CHECKING, Any, Callable
+
+import attrs
+
+from kschedfw.cache.cache import Cache
+from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
+from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
+from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
+from kschedfw.framework.handle import Handle
+from kschedfw.framework.runtime import Framework
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import (NodeInfo, NodeToStatus, NominatingInfo, NominatingMode,
+                                      QueuedPodInfo)
+from kschedfw.framework.waiting_pods import WaitingPod
+from kschedfw.queue import PriorityQueue
+from kschedfw.scheduler_events import node_update_actions, pod_update_actions, resource_for_kind
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.cluster.memory import MemoryCluster, WatchEvent
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.registry import Registry
+
+log = logging.getLogger(__name__)
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+MAX_EVENT_MESSAGE = 1024
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    p = percentage or 0
+    if p == 0:
+        p = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    if p >= 100:
+        return num_all_nodes
+    num = num_all_nodes * p // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@attrs.define
+class ScheduleResult:
+    suggested_host: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    nominating_info: NominatingInfo | None = None
+
+
+@attrs.define
+class AttemptRecord:
+    """The outcome of one scheduling attempt, for reports and `explain`."""
+
+    pod: str
+    profile: str
+    cycle: int
+    time: float
+    result: str  # "Scheduled" | "Unschedulable" | "SchedulerError" | "Waiting"
+    node: str = ""
+    message: str = ""
+
+
+class PodsToActivate:
+    """``kubernetes.io/pods-to-activate``: plugins add pods here to move them to the active queue."""
+
+    def __init__(self) -> None:
+        self.map: dict[str, "Pod"] = {}
+
+    def clone(self) -> "PodsToActivate":
+        return self
+
+
+class Scheduler:
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "MemoryCluster",
+                 *, seed: int = 0, record_attempts: bool = True) -> None:
+        self.config = config
+        self.cluster = cluster
+        self.clock = cluster.clock
+        self.cache = Cache()
+        self.rng = random.Random(seed)
+        self.waiting_pods: dict[str, WaitingPod] = {}
+        self.next_start_node_index = 0
+        self.attempts: list[AttemptRecord] = []
+        self.record_attempts = record_attempts
+        self.ignored_pods: dict[str, str] = {}  # pod key -> schedulerName nobody serves
+        self.bound_count = 0
+        self.frameworks: dict[str, Framework] = {}
+        self._handles: list[Handle] = []
+        for profile in config.profiles:
+            handle = Handle(lister=cluster, client=cluster, waiting_pods=self.waiting_pods,
+                            clock=self.clock, profile_name=profile.scheduler_name,
+                            activate=self._activate)
+            self._handles.append(handle)
+            self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
+        first = next(iter(self.frameworks.values()))
+        self.queue = PriorityQueue(less=first.less, frameworks=self.frameworks, clock=self.clock,
+                                   pod_initial_backoff=float(config.pod_initial_backoff_seconds),
+                                   pod_max_backoff=float(config.pod_max_backoff_seconds))
+        for handle in self._handles:
+            handle.nominator = self.queue.nominator
+        cluster.watch(self.on_watch_event)
+        self.on_progress: Callable[[], None] | None = None
+
+    # ================================================================== event handlers
+    def on_watch_event(self, event: "WatchEvent") -> None:
+        kind = event.kind
+        if kind == "Pod":
+            self._on_pod_event(event)
+        elif kind == "Node":
+            self._on_node_event(event)
+        else:
+            resource = resource_for_kind(kind)
+            action = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}[event.type]
+            self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(resource, action), event.old, event.new)
+
+    def _on_node_event(self, event: "WatchEvent") -> None:
+        if event.type == "ADDED":
+            self.cache.add_node(event.new)
+            self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Add), None, event.new)
+        elif event.type == "MODIFIED":
+            self.cache.update_node(event.old, event.new)
+            actions = node_update_actions(event.old, event.new)
+            if actions:
+                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, actions), event.old, event.new)
+        else:
+            self.cache.remove_node(event.old)
+            self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Delete), event.old, None)
+
+    def _responsible(self, pod: "Pod") -> bool:
+        if pod.scheduler_name in self.frameworks:
+            return True
+        self.ignored_pods[pod.key] = pod.scheduler_name
+        return False
+
+    def _on_pod_event(self, event: "WatchEvent") -> None:
+        old, new = event.old, event.new
+        if event.type == "ADDED":
+            if new.node_name:
+                self.cache.add_pod(new)
+                self.queue.assigned_pod_added(new)
+            elif self._responsible(new) and not new.is_terminated:
+                self.queue.add(new)
+        elif event.type == "MODIFIED":
+            if new.node_name and not old.node_name:  # bound: leaves the queue, enters the cache
+                self.queue.delete(old)
+                self.cache.add_pod(new)
+                self.queue.assigned_pod_added(new)
+            elif new.node_name:
+                self.cache.update_pod(old, new)
+                actions = pod_update_actions(old, new)
+                if actions:
+                    self.queue.assigned_pod_updated(old, new, ClusterEvent(EventResource.AssignedPod, actions))
+            elif self._responsible(new) and not self.cache.is_assumed(new):
+                self.queue.update(old, new)
+        else:  # DELETED
+            if old.node_name:
+                self.cache.remove_pod(old)
+                self._reject_waiting_pod(old)
+                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Delete), old, None)
+            else:
+                self.queue.delete(old)
+                self._reject_waiting_pod(old)
+                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.UnscheduledPod, ActionType.Delete), old, None)
+
+    def _reject_waiting_pod(self, pod: "Pod") -> None:
+        wp = self.waiting_pods.get(pod.uid)
+        if wp is not None:
+            wp.reject("", "removed")
+
+    def _activate(self, pods: Any) -> None:
+        self.queue.activate(list(pods))
+
+    # ================================================================== scheduling cycle
+    def schedule_one(self) -> bool:
+        """Pop one pod and run its scheduling cycle (and binding cycle unless it waits)."""
+        qpi = self.queue.pop()
+        if qpi is None:
+            return False
+        pod = qpi.pod
+        fwk = self.frameworks.get(pod.scheduler_name)
+        if fwk is None:
+            self.queue.done(pod.uid)
+            return True
+        if pod.deletion_timestamp is not None:
+            self.cluster.record_event(pod, "Warning", "FailedScheduling", f"skip schedule deleting pod: {pod.key}")
+            self.queue.done(pod.uid)
+            return True
+        if self.cache.is_assumed(pod):
+            self.queue.done(pod.uid)
+            return True
+        state = CycleState()
+        pods_to_activate = PodsToActivate()
+        state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        cycle = self.queue.scheduling_cycle
+        snapshot = self.cache.update_snapshot()
+        for handle in self._handles:
+            handle.snapshot = snapshot
+        try:
+            result, status = self.schedule_pod(fwk, state, pod)
+        except Exception as exc:  # a bug in the core must not lose the pod
+            log.exception("scheduling %s failed", pod.key)
+            result, status = ScheduleResult(), Status.as_status(exc)
+        if status is not None and not status.is_success():
+            self._handle_failure(fwk, qpi, status, result.nominating_info, cycle)
+            return True
+        host = result.suggested_host
+        assumed = pod.with_node(host)
+        self.cache.assume_pod(assumed)
+        self.queue.nominator.delete_nominated_pod_if_exists(pod)
+        status = fwk.run_reserve_plugins_reserve(state, assumed, host)
+        if status is not None:
+            self._undo_reserve(fwk, state, assumed, host)
+            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), _CLEAR, cycle)
+            return True
+        status, waits = fwk.run_permit_plugins(state, assumed, host, self.clock.now())
+        if status is not None and not status.is_wait():
+            self._undo_reserve(fwk, state, assumed, host)
+            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), _CLEAR, cycle)
+            return True
+        self._activate_pods(pods_to_activate)
+        self._record(qpi, fwk, cycle, "Waiting" if waits else "Assumed", host)
+        if waits:
+            def resume(wp: WaitingPod) -> None:
+                self.waiting_pods.pop(assumed.uid, None)
+                self._binding_cycle(fwk, state, qpi, assumed, host, cycle, wp.status, pods_to_activate)
+
+            wp = fwk.new_waiting_pod(assumed, host, waits, self.clock.now(), resume)
+            self.waiting_pods[assumed.uid] = wp
+            preflight = fwk.run_pre_bind_pre_flights(state, assumed, host)
+            if preflight is not None and not preflight.is_skip() and not preflight.is_success():
+                self.waiting_pods.pop(assumed.uid, None)
+                self._binding_cycle(fwk, state, qpi, assumed, host, cycle, preflight, pods_to_activate)
+            return True
+        self._binding_cycle(fwk, state, qpi, assumed, host, cycle, None, pods_to_activate)
+        return True
+
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: "Pod") -> tuple[ScheduleResult, Status | None]:
+        """Find feasible nodes, score them, pick one (upstream SchedulePod)."""
+        snapshot = fwk.handle.snapshot
+        if len(snapshot) == 0:
+            return ScheduleResult(), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
+        feasible, diagnosis, status = self.find_nodes_that_fit(fwk, state, pod)
+        if status is not None:
+            return ScheduleResult(), status
+        if not feasible:
+            fit_error = FitError(pod.key, len(snapshot), diagnosis)
+            nominating = None
+            if fwk.has_post_filter_plugins():
+                result, pf_status = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
+                diagnosis.post_filter_msg = pf_status.message()
+                if result is not None:
+                    nominating = result.nominating_info
+            return ScheduleResult(nominating_info=nominating), _fit_status(fit_error)
+        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible[0].name, evaluated, 1), None
+        totals, status = self.prioritize_nodes(fwk, state, pod, feasible)
+        if status is not None:
+            return ScheduleResult(), status
+        return ScheduleResult(self.select_host(totals), evaluated, len(feasible)), None
+
+    def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: "Pod"
+                            ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
+        snapshot = fwk.handle.snapshot
+        all_nodes = snapshot.node_infos()
+        diagnosis = Diagnosis()
+        pre_result, status, rejectors = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        if status is not None and not status.is_success():
+            if not status.is_rejected():
+                return [], diagnosis, status
+            diagnosis.node_to_status.absent_nodes_status = status
+            if status.code is Code.Pending:
+                diagnosis.pending_plugins |= rejectors
+            else:
+                diagnosis.unschedulable_plugins |= rejectors
+            diagnosis.pre_filter_msg = status.message()
+            return [], diagnosis, None
+        if pod.nominated_node_name:
+            nominated = snapshot.get(pod.nominated_node_name)
+            if nominated is not None and nominated.node is not None:
+                st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
+                if st is None or st.is_success():
+                    return [nominated], diagnosis, None
+                if not st.is_rejected():
+                    return [], diagnosis, st
+        nodes = all_nodes
+        if pre_result is not None and not pre_result.all_nodes():
+            wanted = pre_result.node_names or frozenset()
+            nodes = [ni for ni in all_nodes if ni.name in wanted]
+            plugins = " ".join(sorted(fwk.last_pre_filter_narrowing))
+            diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
+                f"node(s) didn't satisfy plugin(s) [{plugins}]")
+        feasible, status = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, len(all_nodes))
+        return feasible, diagnosis, status
+
+    def _find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: "Pod",
+                                      diagnosis: Diagnosis, nodes: list[NodeInfo], num_all: int
+                                      ) -> tuple[list[NodeInfo], Status | None]:
+        n = len(nodes)
+        if n == 0:
+            return [], None
+        to_find = num_feasible_nodes_to_find(
+            fwk.percentage_of_nodes_to_score if fwk.percentage_of_nodes_to_score is not None
+            else self.config.percentage_of_nodes_to_score, n)
+        if not fwk.has_score_plugins():
+            to_find = 1
+        start = self.next_start_node_index % n
+        feasible: list[NodeInfo] = []
+        if not fwk.has_filter_plugins():
+            for i in range(to_find):
+                feasible.append(nodes[(start + i) % n])
+            self.next_start_node_index = (start + len(feasible)) % max(num_all, 1)
+            return feasible, None
+        run = fwk.run_filter_plugins_with_nominated_pods
+        node_to_status = diagnosis.node_to_status
+        processed = 0
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            status = run(state, pod, ni)
+            processed += 1
+            if status is None or status.code is Code.Success:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+            elif status.is_rejected():
+                node_to_status.set(ni.name, status)
+                if status.code is Code.Pending:
+                    diagnosis.pending_plugins.add(status.plugin)
+                else:
+                    diagnosis.unschedulable_plugins.add(status.plugin)
+            else:
+                self.next_start_node_index = (start + processed) % max(num_all, 1)
+                return [], status
+        self.next_start_node_index = (start + processed) % max(num_all, 1)
+        return feasible, None
+
+    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+                         ) -> tuple[list[tuple[str, int]], Status | None]:
+        if not fwk.has_score_plugins():
+            return [(ni.name, 1) for ni in nodes], None
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if status is not None:
+            return [], status
+        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        if status is not None:
+            return [], status
+        self.last_scores = scores
+        return [(s.name, s.total_score) for s in scores], None
+
+    def select_host(self, totals: list[tuple[str, int]]) -> str:
+        """Highest total wins; ties are broken uniformly at random (seeded)."""
+        best_name, best_score, ties = "", -1, 0
+        for name, score in totals:
+            if score > best_score:
+                best_name, best_score, ties = name, score, 1
+            elif score == best_score:
+                ties += 1
+                if self.rng.randrange(ties) == 0:
+                    best_name = name
+        return best_name
+
+    # ================================================================== binding cycle
+    def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
+                       host: str, cycle: int, permit_status: Status | None,
+                       pods_to_activate: PodsToActivate) -> None:
+        pod = qpi.pod
+        if permit_status is not None and not permit_status.is_success():
+            self._undo_reserve(fwk, state, assumed, host)
+            if permit_status.is_rejected():
+                status = self._one_node_failure(pod, host, permit_status)
+            else:  # preempted while waiting, or an error: retried, not marked unschedulable
+                status = Status(Code.Error, permit_status.reasons, plugin=permit_status.plugin)
+            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
+            return
+        self.queue.done(pod.uid)
+        status = fwk.run_pre_bind_plugins(state, assumed, host)
+        if status is None:
+            status = fwk.run_bind_plugins(state, assumed, host)
+            if status.is_skip():
+                status = Status.as_status(f"no bind plugin bound pod {pod.key}")
+        if not status.is_success():
+            self._undo_reserve(fwk, state, assumed, host)
+            if not status.is_rejected():
+                self.queue.move_all_to_active_or_backoff_queue(
+                    ClusterEvent(EventResource.AssignedPod, ActionType.Delete), assumed, None)
+            self._handle_failure(fwk, qpi, Status(Code.Error, (status.message(),), plugin=status.plugin), _CLEAR, cycle)
+            return
+        self.cache.finish_binding(assumed, self.clock.now())
+        self.bound_count += 1
+        self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")
+        self._record(qpi, fwk, cycle, "Scheduled", host)
+        fwk.run_post_bind_plugins(state, assumed, host)
+        self._activate_pods(pods_to_activate)
+        if self.on_progress is not None:
+            self.on_progress()
+
+    def _undo_reserve(self, fwk: Framework, state: CycleState, assumed: "Pod", host: str) -> None:
+        fwk.run_reserve_plugins_unreserve(state, assumed, host)
+        self.cache.forget_pod(assumed)
+
+    def _activate_pods(self, pods_to_activate: PodsToActivate) -> None:
+        if pods_to_activate.map:
+            pods = list(pods_to_activate.map.values())
+            pods_to_activate.map.clear()
+            self.queue.activate(pods)
+
+    @staticmethod
+    def _one_node_failure(pod: "Pod", host: str, status: Status) -> Status:
+        """A Reserve/Permit rejection becomes a FitError over one node, as upstream reports it."""
+        if not status.is_rejected():
+            return status
+        diagnosis = Diagnosis()
+        diagnosis.node_to_status.set(host, status)
+        diagnosis.unschedulable_plugins.add(status.plugin)
+        return _fit_status(FitError(pod.key, 1, diagnosis))
+
+    # ================================================================== failure handling
+    def _handle_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
+                        nominating_info: NominatingInfo | None, cycle: int) -> None:
+        """Upstream handleSchedulingFailure: requeue, nominate, event, PodScheduled condition."""
+        pod = qpi.pod
+        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        fit_error = status.error if isinstance(status.error, FitError) else None
+        if fit_error is not None:
+            qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
+            qpi.pending_plugins = set(fit_error.diagnosis.pending_plugins)
+        else:
+            qpi.unschedulable_plugins = set()
+            qpi.pending_plugins = set()
+        message = str(fit_error) if fit_error is not None else status.message()
+        current = self.cluster.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid or current.node_name:
+            self.queue.done(pod.uid)
+        else:
+            qpi.pod = current
+            self.queue.add_unschedulable_if_not_present(qpi, cycle)
+            self.queue.done(pod.uid)
+        nominated: str | None = None
+        if nominating_info is not None and nominating_info.mode is NominatingMode.Override:
+            nominated = nominating_info.nominated_node_name
+            self.queue.nominator.add_nominated_pod(current or pod, nominating_info)
+        if len(message) > MAX_EVENT_MESSAGE:
+            message = message[:MAX_EVENT_MESSAGE - 4] + " ..."
+        self.cluster.record_event(pod, "Warning", "FailedScheduling", message)
+        self.cluster.patch_pod_scheduling_failure(pod, reason, message, nominated)
+        self._record(qpi, fwk, cycle, reason, nominated or "", message)
+
+    def _record(self, qpi: QueuedPodInfo, fwk: Framework, cycle: int, result: str, node: str = "",
+                message: str = "") -> None:
+        if self.record_attempts:
+            self.attempts.append(AttemptRecord(qpi.pod.key, fwk.profile_name, cycle, self.clock.now(),
+                                               result, node, message))
+
+    # ================================================================== timers
+    def expire_waiting_pods(self) -> None:
+        now = self.clock.now()
+        for wp in list(self.waiting_pods.values()):
+            deadline = wp.next_deadline()
+            if deadline is not None and deadline <= now:
+                wp.expire(now)
+
+    def next_waiting_deadline(self) -> float | None:
+        deadlines = [d for wp in self.waiting_pods.values() if (d := wp.next_deadline()) is not None]
+        return min(deadlines) if deadlines else None
+
+
+_CLEAR = NominatingInfo("", NominatingMode.Override)
+
+
+def _fit_status(fit_error: FitError) -> Status:
+    return Status(Code.Unschedulable, error=fit_error)

@@ -1,0 +1,236 @@
+"""Run the scheduler on the embedded cluster until nothing more can happen, and report.
+
+Time is simulated: the loop schedules every pod that is ready, then jumps the clock to the next
+thing that can change the picture (a scenario step, a backoff expiry, a Permit timeout, a victim's
+grace period ending) until none is left.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+import attrs
+
+from kschedfw.clock import SimulatedClock
+from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.cluster.scenario import Step
+from kschedfw.errors import ManifestError
+from kschedfw.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.registry import Registry
+
+#: After the last event that could change anything, stop once pods have only been retried
+#: (backoff after errors) for this long without progress.
+DEFAULT_SETTLE_SECONDS = 60.0
+
+
+class InvariantError(AssertionError):
+    """A pod that is neither bound, queued, waiting nor reported: the scheduler lost it."""
+
+
+@attrs.frozen
+class PodOutcome:
+    key: str
+    scheduler_name: str
+    status: str  # Bound | Running | Pending | Gated | Waiting | Ignored
+    node: str = ""
+    reason: str = ""
+    message: str = ""
+    nominated_node: str = ""
+
+
+@attrs.define
+class SimulationResult:
+    pods: list[PodOutcome]
+    cluster: MemoryCluster
+    scheduler: Scheduler
+    rejected: list[tuple[str, str]]
+    end_time: float
+
+    def summary(self) -> dict[str, dict[str, int]]:
+        """Counts per status, overall and per profile (schedulerName)."""
+        out: dict[str, dict[str, int]] = {"total": {}}
+        for p in self.pods:
+            for key in ("total", p.scheduler_name):
+                bucket = out.setdefault(key, {})
+                bucket[p.status] = bucket.get(p.status, 0) + 1
+        return out
+
+
+class Simulation:
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", objects: Iterable[Any] = (),
+                 steps: Iterable[Step] = (), *, seed: int = 0,
+                 settle_seconds: float = DEFAULT_SETTLE_SECONDS,
+                 on_progress: Callable[[int, int], None] | None = None) -> None:
+        self.clock = SimulatedClock()
+        self.cluster = MemoryCluster(self.clock)
+        self.scheduler = Scheduler(config, registry, self.cluster, seed=seed)
+        self.steps = sorted(steps, key=lambda s: s.at)
+        self._next_step = 0
+        self.settle_seconds = settle_seconds
+        self.on_progress = on_progress
+        self._last_progress = 0.0
+        self.scheduler.on_progress = self._progress
+        self.cluster.load(objects)
+
+    def _progress(self) -> None:
+        self._last_progress = self.clock.now()
+        if self.on_progress is not None:
+            self.on_progress(self.scheduler.bound_count, 0)
+
+    # ------------------------------------------------------------------ steps
+    def _apply(self, step: Step) -> None:
+        cluster = self.cluster
+        if step.action == "create":
+            for obj in step.objects:
+                cluster.try_create(obj)
+        elif step.action == "update":
+            for obj in step.objects:
+                self._update(obj, step)
+        elif step.action == "delete":
+            kind, name = step.target["kind"], step.target["name"]
+            namespace = step.target.get("namespace", "default" if kind == "Pod" else "")
+            obj = cluster.get(kind, name, namespace)
+            if obj is None:
+                cluster.rejected.append((f"{kind} {name}", f"delete at {step.at:g}s: not found"))
+            elif kind == "Pod":
+                cluster.delete_pod(obj)
+            else:
+                cluster.remove(kind, name, namespace)
+        elif step.action == "removeSchedulingGate":
+            self._remove_gate(step)
+        self._last_progress = self.clock.now()
+
+    def _update(self, obj: Any, step: Step) -> None:
+        from kschedfw.cluster.admission import AdmissionError
+        current = self.cluster.get(getattr(obj, "kind", None) or type(obj).__name__, obj.name,
+                                   getattr(obj, "namespace", "") or "")
+        if current is None:
+            self.cluster.try_create(obj)
+            return
+        if hasattr(current, "uid") and hasattr(obj, "uid") and type(obj).__name__ == "Pod":
+            obj = attrs.evolve(obj, uid=current.uid, priority=current.priority if obj.priority is None else obj.priority,
+                               preemption_policy=obj.preemption_policy or current.preemption_policy,
+                               node_name=obj.node_name or current.node_name)
+        try:
+            self.cluster.update(obj)
+        except AdmissionError as exc:
+            self.cluster.rejected.append((f"update at {step.at:g}s", str(exc)))
+
+    def _remove_gate(self, step: Step) -> None:
+        namespace, _, name = step.target["pod"].rpartition("/")
+        pod = self.cluster.get("Pod", name, namespace or "default")
+        if pod is None:
+            self.cluster.rejected.append((step.target["pod"], f"removeSchedulingGate at {step.at:g}s: pod not found"))
+            return
+        gate = step.target.get("gate")
+        gates = tuple(g for g in pod.scheduling_gates if gate is not None and g != gate)
+        raw = dict(pod.raw)
+        spec = dict(raw.get("spec") or {})
+        if gates:
+            spec["schedulingGates"] = [{"name": g} for g in gates]
+        else:
+            spec.pop("schedulingGates", None)
+        raw["spec"] = spec
+        self.cluster.update(attrs.evolve(pod, scheduling_gates=gates, raw=raw))
+
+    # ------------------------------------------------------------------ loop
+    def _run_due(self) -> None:
+        now = self.clock.now()
+        while self._next_step < len(self.steps) and self.steps[self._next_step].at <= now:
+            self._apply(self.steps[self._next_step])
+            self._next_step += 1
+        self.cluster.run_due_timers()
+        self.scheduler.expire_waiting_pods()
+        queue = self.scheduler.queue
+        queue.flush_backoff_q_completed()
+        queue.flush_unschedulable_pods_leftover()
+
+    def _next_wakeup(self) -> float | None:
+        """The next moment something scheduled happens; None when the run is quiescent."""
+        now = self.clock.now()
+        hard = [t for t in (
+            self.steps[self._next_step].at if self._next_step < len(self.steps) else None,
+            self.cluster.next_timer(),
+            self.scheduler.next_waiting_deadline(),
+        ) if t is not None]
+        queue_wakeup = self.scheduler.queue.next_wakeup()
+        if not hard:
+            if queue_wakeup is None or self.scheduler.queue.pending_pods().get("backoff", 0) == 0:
+                return None  # only the 5-minute flush of unschedulable pods is left: nothing changed
+            if now - self._last_progress >= self.settle_seconds:
+                return None
+            return max(queue_wakeup, now)
+        soonest = min(hard)
+        if queue_wakeup is not None:
+            soonest = min(soonest, max(queue_wakeup, now))
+        return soonest
+
+    def run(self, until: float | None = None) -> SimulationResult:
+        scheduler = self.scheduler
+        self._run_due()
+        while True:
+            while scheduler.schedule_one():
+                pass
+            wake = self._next_wakeup()
+            if wake is None or (until is not None and wake > until):
+                break
+            if wake > self.clock.now():
+                self.clock.set(wake)
+            self._run_due()
+        return self.result()
+
+    def result(self) -> SimulationResult:
+        outcomes = collect_outcomes(self.cluster, self.scheduler)
+        return SimulationResult(outcomes, self.cluster, self.scheduler, list(self.cluster.rejected),
+                                self.clock.now())
+
+
+def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOutcome]:
+    """Where every pod ended up; raises InvariantError if one is unaccounted for."""
+    pending = dict(_pending_entries(scheduler))
+    waiting = {wp.pod.uid for wp in scheduler.waiting_pods.values()}
+    outcomes = []
+    lost = []
+    for pod in sorted(cluster.list("Pod"), key=lambda p: p.key):
+        condition = pod.condition("PodScheduled")
+        reason = condition.reason if condition is not None else ""
+        message = condition.message if condition is not None else ""
+        if pod.node_name:
+            bound_here = condition is not None and condition.status == "True"
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Bound" if bound_here else "Running", pod.node_name))
+        elif pod.scheduler_name not in scheduler.frameworks:
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Ignored",
+                                       message=f'no profile for schedulerName "{pod.scheduler_name}"'))
+        elif pod.uid in waiting:
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Waiting", message="waiting at Permit"))
+        elif pod.key in pending:
+            queue_name, qpi = pending[pod.key]
+            if queue_name == "gated" or qpi.gated:
+                outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Gated", reason="SchedulingGated",
+                                           message=_gated_message(pod, qpi)))
+            else:
+                outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Pending", reason=reason,
+                                           message=message or "not attempted yet", nominated_node=pod.nominated_node_name))
+        elif pod.is_terminated or pod.deletion_timestamp is not None:
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Terminating"))
+        else:
+            lost.append(pod.key)
+    if lost:
+        raise InvariantError(f"pods neither bound, queued nor reported: {', '.join(lost[:10])}")
+    return outcomes
+
+
+def _pending_entries(scheduler: Scheduler) -> list[tuple[str, Any]]:
+    return [(qpi.pod.key, (queue_name, qpi)) for queue_name, qpi in scheduler.queue.list_pending()]  # type: ignore[misc]
+
+
+def _gated_message(pod: Any, qpi: Any) -> str:
+    if pod.scheduling_gates:
+        return "Scheduling is blocked due to non-empty scheduling gates"
+    return f"gated by {qpi.gating_plugin}" if qpi.gating_plugin else "gated"
+
+
+__all__ = ["Simulation", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]
