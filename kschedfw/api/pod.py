@@ -535,10 +535,10 @@ class Pod:
         return cached
 
     def host_ports(self) -> tuple[ContainerPort, ...]:
-        """Ports with ``host_port > 0`` of containers and init containers."""
+        """Ports with ``host_port > 0`` of containers and sidecar (restartable) init containers."""
         cached = self._host_ports
         if cached is None:
-            cached = tuple(p for c in (*self.containers, *self.init_containers)
+            cached = tuple(p for c in (*self.containers, *(i for i in self.init_containers if i.is_sidecar))
                            for p in c.ports if p.host_port > 0)
             object.__setattr__(self, "_host_ports", cached)
         return cached

@@ -51,12 +51,12 @@ class EventRecord:
     message: str
 
 
-class NotFound(KeyError):
-    pass
+class NotFound(LookupError):
+    """The object does not exist (HTTP 404)."""
 
 
 class Conflict(ValueError):
-    pass
+    """The change conflicts with the object's current state (HTTP 409)."""
 
 
 class MemoryCluster:

@@ -341,8 +341,7 @@ def _validate_requirement(req: dict, path: Path, op: str) -> list[FieldError]:
 
 _GO_INT = re.compile(r"^[+-]?[0-9]+$")
 _SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
-_FIELD_GO_INT = re.compile(r"^[+-]?[0-9]+$")
-_SELECTOR_OPERATORS = ["In", "NotIn"]
+_FIELD_SELECTOR_OPERATORS = ["In", "NotIn"]
 
 
 def _validate_node_selector_term(term: dict, path: Path) -> list[FieldError]:

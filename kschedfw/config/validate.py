@@ -24,7 +24,7 @@ import difflib
 from typing import TYPE_CHECKING, Any
 
 from kschedfw.config import jsonsubset
-from kschedfw.config.catalog import MULTI_POINT, PLUGIN_SET_FIELDS
+from kschedfw.config.catalog import PLUGIN_SET_FIELDS
 from kschedfw.config.defaults import (WILDCARD, PluginSet, default_configuration,
                                       document_to_dict)
 from kschedfw.config.diagnostics import (DOCUMENT, ERROR, WARNING, Diagnostic, did_you_mean,
@@ -32,13 +32,11 @@ from kschedfw.config.diagnostics import (DOCUMENT, ERROR, WARNING, Diagnostic, d
 from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProfile,
                                     SchedulerConfig, load_error_text, resolve_plugins,
                                     unknown_plugin_text)
-from kschedfw.config.k8svalidation import (GoValue, format_duration, is_extended_resource_name,
-                                           is_qualified_name, parse_duration)
 from kschedfw.config.pluginargs import IN_TREE_ARGS, default_args
 from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND
+from kschedfw.config.upstream_validation import REMOVED_PLUGINS, validate_configuration
 from kschedfw.config.yamlpos import Positions, load_yaml
-from kschedfw.errors import (DUPLICATE, INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError,
-                             format_path)
+from kschedfw.errors import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
 
 if TYPE_CHECKING:
     from kschedfw.config.catalog import PluginCatalog
@@ -54,11 +52,6 @@ REMOVED_API_VERSIONS = {
     f"{GROUP}/v1beta2": "v1.28",
     f"{GROUP}/v1beta3": "v1.29",
 }
-#: Plugins removed from v1 (upstream ``invalidPluginsByVersion``).
-REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
-#: The twelve PluginSets upstream checks for removed plugins.
-_REMOVED_PLUGIN_STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
-                          "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind")
 FILE_ERROR = "File error"
 
 _BROKEN = object()
@@ -135,13 +128,19 @@ class _Run:
             self.add_issue(issue)
         bad_paths = [_target(i) for i in issues]
         _sanitize(data, bad_paths)
-        bad_plugins = {p[1] for p in bad_paths if len(p) > 2 and p[0] == "profiles"
+        # a dropped plugin entry or PluginSet could turn into misleading count errors, a
+        # dropped weight cannot: only the former stops the framework build of that profile
+        bad_plugins = {p[1] for p in bad_paths if 2 < len(p) <= 6 and p[0] == "profiles"
                        and p[2] == "plugins"}
         bad_profiles = {p[1] for p in bad_paths if len(p) == 2 and p[0] == "profiles"}
         self.bad_profiles = bad_profiles
         args = self._plugin_configs(data)
         doc = default_configuration(data, self._default_args_for, args)
-        self._validate_semantics(doc, data)
+        for err in validate_configuration(doc, bad_profiles):
+            self.add(err)
+            if err.path[:1] == ("profiles",) and len(err.path) > 3 and err.path[2] in (
+                    "plugins", "pluginConfig") and err.detail.endswith("same for all profiles"):
+                self._queue_sort_flagged.add(err.path[1])
         resolved = self._build_frameworks(doc, bad_plugins | bad_profiles)
         if self.failed or resolved is None:
             return None
@@ -200,18 +199,13 @@ class _Run:
             if not isinstance(profile, dict):
                 continue
             per: list = []
-            seen: set[str] = set()
             for j, entry in enumerate(profile.get("pluginConfig") or ()):
                 per.append(None)
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                     continue
                 base = ("profiles", i, "pluginConfig", j)
                 name = entry["name"]
-                if name in seen:
-                    self.add(FieldError(base, DUPLICATE, "", name))
-                seen.add(name)
-                if name in REMOVED_PLUGINS:
-                    self.add(FieldError(base, INVALID, _removed_text(), name))
+                if name in REMOVED_PLUGINS:  # reported by upstream validation
                     continue
                 per[-1] = self._plugin_args(name, entry.get("args"), base)
             out[i] = per
@@ -266,134 +260,6 @@ class _Run:
         for err in errors:
             self.add(err.prefixed(*apath), plugin=plugin)
         return None if errors else defaulted
-
-    # ------------------------------------------------------------------ upstream validation
-
-    def _validate_semantics(self, doc: dict, data: dict) -> None:
-        cc = doc["clientConnection"]
-        if isinstance(cc.get("burst"), int) and cc["burst"] < 0:
-            self.add(FieldError(("clientConnection", "burst"), INVALID, "must be non-negative",
-                                cc["burst"]))
-        self._leader_election(doc["leaderElection"])
-        if doc["parallelism"] <= 0:
-            self.add(FieldError(("parallelism",), INVALID,
-                                "should be an integer value greater than zero", doc["parallelism"]))
-        profiles = doc["profiles"]
-        names: dict[str, int] = {}
-        for i, profile in enumerate(profiles):
-            if i in self.bad_profiles:
-                continue
-            path = ("profiles", i)
-            name = profile.get("schedulerName", "")
-            if not name:
-                self.add(FieldError((*path, "schedulerName"), REQUIRED), "parent")
-            self._percentage((*path, "percentageOfNodesToScore"),
-                             profile.get("percentageOfNodesToScore"))
-            for stage in _REMOVED_PLUGIN_STAGES:
-                for j, ref in enumerate(profile["plugins"][stage].enabled):
-                    if ref.name in REMOVED_PLUGINS:
-                        where = ref.origin or (*path, "plugins", stage, "enabled", j)
-                        self.add(FieldError(where, INVALID, _removed_text(), ref.name))
-            if name in names:
-                self.add(FieldError((*path, "schedulerName"), DUPLICATE, "",
-                                    GoValue(format_path(("profiles", names[name],
-                                                         "schedulerName")))))
-            names[name] = i
-        self._common_queue_sort(profiles)
-        self._percentage(("percentageOfNodesToScore",), doc["percentageOfNodesToScore"])
-        initial, maximum = doc["podInitialBackoffSeconds"], doc["podMaxBackoffSeconds"]
-        if initial <= 0:
-            self.add(FieldError(("podInitialBackoffSeconds",), INVALID, "must be greater than 0",
-                                initial))
-        if maximum < initial:
-            self.add(FieldError(("podMaxBackoffSeconds",), INVALID,
-                                "must be greater than or equal to PodInitialBackoffSeconds",
-                                maximum))
-        self._extenders([e for e in doc["extenders"] if isinstance(e, dict)]
-                        if isinstance(doc["extenders"], list) else [])
-
-    def _percentage(self, path: tuple, value: Any) -> None:
-        if value is not None and (value < 0 or value > 100):
-            self.add(FieldError(path, INVALID, "not in valid range [0-100]", value))
-
-    def _leader_election(self, le: dict) -> None:
-        path = ("leaderElection",)
-        if not le.get("leaderElect"):
-            return
-        durations = {}
-        for key in ("leaseDuration", "renewDeadline", "retryPeriod"):
-            try:
-                durations[key] = parse_duration(le[key])
-            except (ValueError, TypeError):
-                durations[key] = None
-        for key, ns in durations.items():
-            if ns is not None and ns <= 0:
-                self.add(FieldError((*path, key), INVALID, "must be greater than zero",
-                                    GoValue(format_duration(ns))))
-        lease, renew = durations["leaseDuration"], durations["renewDeadline"]
-        if lease is not None and renew is not None and lease < renew:
-            self.add(FieldError((*path, "leaseDuration"), INVALID,
-                                "LeaseDuration must be greater than RenewDeadline",
-                                GoValue(format_duration(renew))))
-        for key in ("resourceLock", "resourceNamespace", "resourceName"):
-            if not le.get(key):
-                self.add(FieldError((*path, key), INVALID, f"{key} is required", ""))
-        if le.get("resourceLock") and le["resourceLock"] != "leases":
-            self.add(FieldError((*path, "resourceLock"), INVALID,
-                                'resourceLock value must be "leases"', le["resourceLock"]))
-
-    def _common_queue_sort(self, profiles: list[dict]) -> None:
-        """Upstream validateCommonQueueSort, on the merged (not expanded) queueSort sets."""
-        canon: PluginSet = profiles[0]["plugins"]["queueSort"]
-        if len(canon.enabled) > 1:
-            self.add(FieldError(("profiles", 0, "plugins", "queueSort", "Enabled"), INVALID,
-                                "only one queue sort plugin can be enabled", len(canon.enabled)))
-        name = canon.enabled[0].name if canon.enabled else ""
-        args = next((c.get("args") for c in profiles[0]["pluginConfig"]
-                     if name and c["name"] == name), None)
-        for i in range(1, len(profiles)):
-            if i in self.bad_profiles:
-                continue
-            current: PluginSet = profiles[i]["plugins"]["queueSort"]
-            if _set_key(current) != _set_key(canon):
-                self.add(FieldError(("profiles", i, "plugins", "queueSort"), INVALID,
-                                    "must be the same for all profiles"))
-                self._queue_sort_flagged.add(i)
-            for cfg in profiles[i]["pluginConfig"]:
-                if cfg["name"] == name and (cfg.get("args") or None) != (args or None):
-                    self.add(FieldError(("profiles", i, "pluginConfig", "args"), INVALID,
-                                        "queueSort must be the same for all profiles"))
-                    self._queue_sort_flagged.add(i)
-
-    def _extenders(self, extenders: list[dict]) -> None:
-        binders = 0
-        managed: set[str] = set()
-        for i, ext in enumerate(extenders):
-            path = ("extenders", i)
-            weight = ext.get("weight", 0)
-            if ext.get("prioritizeVerb") and weight <= 0:
-                self.add(FieldError((*path, "weight"), INVALID,
-                                    "must have a positive weight applied to it", weight))
-            if ext.get("bindVerb"):
-                binders += 1
-            for j, res in enumerate(ext.get("managedResources") or ()):
-                if not isinstance(res, dict):
-                    continue
-                rpath = (*path, "managedResources", j, "name")
-                rname = res.get("name", "")
-                msgs = is_qualified_name(rname)
-                for msg in msgs:
-                    self.add(FieldError(rpath, INVALID, msg, rname))
-                if not msgs and not is_extended_resource_name(rname):
-                    self.add(FieldError(rpath, INVALID, "is an invalid extended resource name",
-                                        rname))
-                if rname in managed:
-                    self.add(FieldError(rpath, INVALID, "duplicate extender managed resource name",
-                                        rname))
-                managed.add(rname)
-        if binders > 1:
-            self.add(FieldError(("extenders",), INVALID, "only one extender can implement bind",
-                                f"found {binders} extenders implementing bind"))
 
     # ------------------------------------------------------------------ framework build
 
@@ -474,21 +340,11 @@ class _Run:
             parallelism=doc["parallelism"], document=document)
 
 
-def _removed_text() -> str:
-    return (f'was invalid in version "{API_VERSION}" (KubeSchedulerConfiguration is version '
-            f'"{API_VERSION}")')
-
-
 def _with_type_meta(entry: dict) -> dict:
     name, args = entry["name"], entry.get("args")
     if name in IN_TREE_ARGS and isinstance(args, dict):
         return {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}
     return dict(entry)
-
-
-def _set_key(ps: PluginSet) -> tuple:
-    return (tuple((r.name, r.weight) for r in ps.enabled),
-            tuple((r.name, r.weight) for r in ps.disabled))
 
 
 def _strip_nulls(value: Any) -> Any:

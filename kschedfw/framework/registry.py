@@ -89,6 +89,14 @@ def implemented_hooks(cls: type) -> tuple[str, ...]:
                  if getattr(getattr(cls, hook, None), "kschedfw_impl", None) is not None)
 
 
+def extension_points_of(cls: type) -> frozenset[str]:
+    """The config-level points a class extends: a plugin with only ``unreserve`` is a Reserve plugin."""
+    hooks = set(implemented_hooks(cls))
+    if "unreserve" in hooks:
+        hooks.add("reserve")
+    return frozenset(hooks)
+
+
 def check_plugin_class(cls: Any, display: str, expected_name: str | None = None) -> None:
     """Raise PluginLoadError when ``cls`` does not fit the plugin contract."""
     if not inspect.isclass(cls):
@@ -204,7 +212,7 @@ class Registry:
 
     def extension_points(self, name: str) -> frozenset[str] | None:
         cls = self.try_load(name)
-        return frozenset(implemented_hooks(cls)) if cls is not None else None
+        return extension_points_of(cls) if cls is not None else None
 
     def args_schema(self, name: str) -> dict | None:
         cls = self.try_load(name)

@@ -24,8 +24,8 @@ from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResour
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object,
                                                            pod_volume_claim_name, pvc_class,
-                                                           spec_of, volume_is_for_pod)
-from kschedfw.plugins.volumerestrictions import volumes_sign_fragments
+                                                           spec_of, volume_is_for_pod,
+                                                           volumes_sign_fragments)
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"

@@ -19,8 +19,8 @@ from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResour
 from kschedfw.plugins.volumebinding.storagehelpers import (LABEL_BETA_REGION, LABEL_BETA_ZONE,
                                                            LABEL_MULTI_ZONE_DELIMITER, LABEL_REGION,
                                                            LABEL_ZONE, WAIT_FOR_FIRST_CONSUMER,
-                                                           NotFoundError, get_object, pvc_class)
-from kschedfw.plugins.volumerestrictions import volumes_sign_fragments
+                                                           NotFoundError, get_object, pvc_class,
+                                                           volumes_sign_fragments)
 
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

@@ -219,7 +219,10 @@ def test_host_ports_and_images():
     p = pod([ctr(ports=[{"containerPort": 80}, {"containerPort": 443, "hostPort": 8443,
                                                  "protocol": "UDP", "hostIP": "10.0.0.1"}])],
             init=[ctr("i", ports=[{"containerPort": 53, "hostPort": 53}], image="init-img")])
-    assert p.host_ports() == (ContainerPort(443, 8443, "UDP", "10.0.0.1"), ContainerPort(53, 53, "TCP", ""))
+    # upstream counts host ports of regular init containers as free once they finished
+    assert p.host_ports() == (ContainerPort(443, 8443, "UDP", "10.0.0.1"),)
+    sidecar = pod([ctr()], init=[ctr("s", ports=[{"containerPort": 53, "hostPort": 53}], restart_policy="Always")])
+    assert sidecar.host_ports() == (ContainerPort(53, 53, "TCP", ""),)
     assert p.containers[0].ports[0] == ContainerPort(80, 0, "TCP", "")
     assert p.image_names() == ("img", "init-img")
     hn = pod([ctr(ports=[{"containerPort": 9100}])], hostNetwork=True)

@@ -278,17 +278,6 @@ RG_CHINA_AZ1 = {"region": "China", "az": "az1"}
 RG_INDIA = {"region": "India"}
 
 
-def _hosts(*names, region="r1", zones=None):
-    zones = zones or {}
-    out = []
-    for n in names:
-        labels = {"region": region, "hostname": n}
-        if n in zones:
-            labels["zone"] = zones[n]
-        out.append(node(n, labels))
-    return out
-
-
 _AB_Z1_Z2 = [node("nodeA", {"region": "r1", "zone": "z1", "hostname": "nodeA"}),
              node("nodeB", {"region": "r1", "zone": "z2", "hostname": "nodeB"})]
 _AB_Z1_Z1 = [node("nodeA", {"region": "r1", "zone": "z1", "hostname": "nodeA"}),
@@ -637,3 +626,36 @@ def test_invalid_label_key_is_rejected_at_pre_filter():
         "of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
         "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
         "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+def test_manifests_end_to_end():
+    from kschedfw.api import parse_object
+
+    def mk_node(name, zone):
+        return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {
+            "name": name, "labels": {"kubernetes.io/hostname": name, "zone": zone}}})
+
+    web_anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    cache_aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["cache"]}]},
+        "topologyKey": "zone"}]}}
+
+    def mk_pod(name, app, node_name="", affinity=None):
+        spec = {"containers": [{"name": "c", "image": "nginx"}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if affinity:
+            spec["affinity"] = affinity
+        return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": "default", "uid": name, "labels": {"app": app}}, "spec": spec})
+
+    nodes = [mk_node("n1", "a"), mk_node("n2", "a"), mk_node("n3", "b")]
+    pods = [mk_pod("web-1", "web", "n1", web_anti), mk_pod("cache-1", "cache", "n2")]
+    plugin, snapshot = setup(pods, nodes)
+    incoming = mk_pod("web-2", "web", affinity={**web_anti, **cache_aff})
+    state = CycleState()
+    assert _pre_filter_status(plugin.pre_filter(state, incoming, snapshot.node_infos())) is None
+    # n1: web-1 is there (anti-affinity both ways); n2: zone a has the cache; n3: zone b has none.
+    assert [plugin.filter(state, incoming, snapshot.get(n)) for n in ("n1", "n2", "n3")] == [
+        ANTI, None, AFFINITY]

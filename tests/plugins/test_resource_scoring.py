@@ -6,8 +6,9 @@
 TestResourceBinPackingSingleExtended, TestResourceBinPackingMultipleExtended) and
 ``resource_allocation_test.go`` (TestResourceAllocationScorerCalculateRequests).
 
-The weight-validation cases of those tables (negative, zero, >100 weights) are argument
-validation, which kschedfw does in ``kschedfw.config`` before a plugin is built; they are not here.
+The weight-validation cases of those tables (negative, zero, >100 weights), which upstream
+checks when the plugin is built, are checked against ``kschedfw.config.pluginargs``, which
+validates args before kschedfw builds a plugin.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import itertools
 import pytest
 
 from kschedfw import Code, CycleState
+from kschedfw.config.pluginargs import validate_node_resources_fit_args
+from kschedfw.errors import INVALID
 from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
@@ -384,3 +387,26 @@ def test_calculate_resource_allocatable_request_device_plugin_resource():
     requested, allocated, allocatable = scorer.node_vectors(Snapshot.from_objects([node]).get(node.name),
                                                             scorer.pod_requests(pod))
     assert (allocatable, allocated, requested) == ([4], [0], [1])
+
+
+# --------------------------------------------------------------------------- weight validation (wantErrs)
+
+@pytest.mark.parametrize("strategy, resources, field", [
+    pytest.param("LeastAllocated", [{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}],
+                 "scoringStrategy.resources[0].weight", id="least allocated: resource with negative weight"),
+    pytest.param("LeastAllocated", [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 0}],
+                 "scoringStrategy.resources[1].weight", id="least allocated: resource with zero weight"),
+    pytest.param("LeastAllocated", [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 101}],
+                 "scoringStrategy.resources[1].weight",
+                 id="least allocated: resource weight larger than MaxNodeScore"),
+    pytest.param("MostAllocated", [{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}],
+                 "scoringStrategy.resources[0].weight", id="most allocated: resource with negative weight"),
+    pytest.param("MostAllocated", [{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 0}],
+                 "scoringStrategy.resources[1].weight", id="most allocated: resource with zero weight"),
+    pytest.param("MostAllocated", [{"name": "memory", "weight": 101}],
+                 "scoringStrategy.resources[0].weight",
+                 id="most allocated: resource weight larger than MaxNodeScore"),
+])
+def test_invalid_resource_weights_are_refused(strategy, resources, field):
+    errs = validate_node_resources_fit_args({"scoringStrategy": {"type": strategy, "resources": resources}})
+    assert [(str(e).split(": ")[0], e.kind) for e in errs] == [(field, INVALID)]

@@ -23,10 +23,52 @@ from typing import Any, Iterable, Mapping
 
 from kschedfw.api import LabelSelector, LabelSelectorRequirement
 
-__all__ = ["AffinityTerm", "WeightedAffinityTerm", "PodTerms", "pod_terms", "compile_pod_terms",
-           "pod_matches_all_affinity_terms", "has_pod_affinity", "EMPTY_LABELS"]
+__all__ = [
+    # terms
+    "AffinityTerm", "WeightedAffinityTerm", "PodTerms", "pod_terms", "compile_pod_terms",
+    "label_predicate", "pod_matches_all_affinity_terms", "has_pod_affinity", "POD_TERMS_CACHE",
+    # PreFilter / Filter
+    "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
+    "incoming_affinity_anti_affinity_counts", "satisfy_pod_affinity", "satisfy_pod_anti_affinity",
+    "satisfy_existing_pods_anti_affinity", "update_count", "clone_counts", "count_pairs",
+    "ERR_REASON_AFFINITY_RULES_NOT_MATCH", "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
+    "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
+]
 
 EMPTY_LABELS: Mapping[str, str] = {}
+
+
+def _never(labels: Mapping[str, str]) -> bool:
+    return False
+
+
+def _always(labels: Mapping[str, str]) -> bool:
+    return True
+
+
+def label_predicate(selector: LabelSelector | None):
+    """A function ``labels -> bool`` equivalent to ``selector.matches`` (None matches nothing),
+    specialised for the common one-requirement selectors: it runs once per pod per term."""
+    if selector is None:
+        return _never
+    labels_, exprs = selector.match_labels, selector.match_expressions
+    if not labels_ and not exprs:
+        return _always
+    if len(labels_) == 1 and not exprs:
+        ((key, want),) = labels_.items()
+        return lambda labels: labels.get(key) == want
+    if not labels_ and len(exprs) == 1:
+        req = exprs[0]
+        key, op, values = req.key, req.operator, frozenset(req.values)
+        if op == "In":
+            return lambda labels: labels.get(key) in values
+        if op == "NotIn":
+            return lambda labels: labels.get(key) not in values
+        if op == "Exists":
+            return lambda labels: key in labels
+        if op == "DoesNotExist":
+            return lambda labels: key not in labels
+    return selector.matches
 
 
 class AffinityTerm:
@@ -34,10 +76,11 @@ class AffinityTerm:
 
     ``namespace_selector`` is ``None`` for "no namespace selector" (matches no namespace); an
     empty :class:`LabelSelector` matches every namespace. ``selector`` is ``None`` when the term
-    has no label selector (matches no pod).
+    has no label selector (matches no pod). ``labels_match`` is the selector as a predicate.
     """
 
-    __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector", "all_namespaces")
+    __slots__ = ("namespaces", "selector", "topology_key", "namespace_selector", "all_namespaces",
+                 "labels_match", "single_label")
 
     def __init__(self, namespaces: frozenset[str], selector: LabelSelector | None,
                  topology_key: str, namespace_selector: LabelSelector | None) -> None:
@@ -46,6 +89,11 @@ class AffinityTerm:
         self.topology_key = topology_key
         self.namespace_selector = namespace_selector
         self.all_namespaces = namespace_selector is not None and namespace_selector.is_empty
+        self.labels_match = label_predicate(selector)
+        self.single_label: tuple[str, str] | None = None
+        if selector is not None and len(selector.match_labels) == 1 and not selector.match_expressions:
+            ((key, want),) = selector.match_labels.items()
+            self.single_label = (key, want)
 
     def matches(self, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:
         """Is ``pod`` selected by this term? ``ns_labels`` are the labels of the pod's namespace."""
@@ -53,8 +101,30 @@ class AffinityTerm:
             nss = self.namespace_selector
             if nss is None or not nss.matches(ns_labels if ns_labels is not None else EMPTY_LABELS):
                 return False
-        selector = self.selector
-        return selector is not None and selector.matches(pod.labels)
+        return self.labels_match(pod.labels)
+
+    def count_matching(self, pods: Iterable[Any]) -> int:
+        """How many of ``pods`` the term selects, namespace labels unknown (None).
+
+        Hot (once per term per node in PreFilter/PreScore): plain loops, and the common
+        one-label selector inlined.
+        """
+        if self.namespace_selector is not None and not self.all_namespaces:
+            return sum(1 for p in pods if self.matches(p, None))
+        all_ns, namespaces = self.all_namespaces, self.namespaces
+        n = 0
+        single = self.single_label
+        if single is not None:
+            key, want = single
+            for p in pods:
+                if (all_ns or p.namespace in namespaces) and p.labels.get(key) == want:
+                    n += 1
+            return n
+        match = self.labels_match
+        for p in pods:
+            if (all_ns or p.namespace in namespaces) and match(p.labels):
+                n += 1
+        return n
 
     def with_namespaces_from_selector(self, namespaces: Iterable[Any]) -> "AffinityTerm":
         """Unroll the namespace selector into the namespace set (for the incoming pod's terms).
@@ -129,21 +199,21 @@ def pod_matches_all_affinity_terms(terms: tuple[AffinityTerm, ...], pod: Any) ->
 
 # --------------------------------------------------------------------------- compilation
 
-_CACHE: dict[int, tuple[Any, PodTerms]] = {}
-_CACHE_LIMIT = 200_000
+POD_TERMS_CACHE: dict[int, tuple[Any, PodTerms]] = {}
+_CACHE_LIMIT = 100_000
 
 
 def pod_terms(pod: Any) -> PodTerms:
     """Compiled terms of ``pod``, cached per pod object (pods are immutable)."""
     if not has_pod_affinity(pod):
         return _NO_TERMS
-    entry = _CACHE.get(id(pod))
+    entry = POD_TERMS_CACHE.get(id(pod))
     if entry is not None and entry[0] is pod:
         return entry[1]
     terms = compile_pod_terms(pod)
-    if len(_CACHE) >= _CACHE_LIMIT:
-        _CACHE.clear()
-    _CACHE[id(pod)] = (pod, terms)
+    if len(POD_TERMS_CACHE) >= _CACHE_LIMIT:
+        POD_TERMS_CACHE.clear()
+    POD_TERMS_CACHE[id(pod)] = (pod, terms)
     return terms
 
 
@@ -194,6 +264,18 @@ def _compile_weighted(pod: Any, raw_terms: Iterable[Any], what: str, errors: lis
         return ()
 
 
+def _selector_key(selector: LabelSelector | None) -> tuple | None:
+    if selector is None:
+        return None
+    return (tuple(sorted(selector.match_labels.items())),
+            tuple((r.key, r.operator, tuple(r.values)) for r in selector.match_expressions))
+
+
+# Identical terms (pods of one workload) share one AffinityTerm object, so a cycle can remember
+# per term object whether it selects the incoming pod.
+_INTERNED: dict[tuple, AffinityTerm] = {}
+
+
 def _compile_term(pod: Any, term: Any) -> AffinityTerm:
     selector = _merge_label_keys(term.label_selector, term.match_label_keys,
                                  term.mismatch_label_keys, pod.labels)
@@ -203,7 +285,15 @@ def _compile_term(pod: Any, term: Any) -> AffinityTerm:
         namespaces = frozenset((pod.namespace,))
     else:
         namespaces = frozenset(term.namespaces)
-    return AffinityTerm(namespaces, selector, term.topology_key, term.namespace_selector)
+    key = (namespaces, _selector_key(selector), term.topology_key,
+           _selector_key(term.namespace_selector))
+    compiled = _INTERNED.get(key)
+    if compiled is None:
+        if len(_INTERNED) >= _CACHE_LIMIT:
+            _INTERNED.clear()
+        compiled = _INTERNED[key] = AffinityTerm(namespaces, selector, term.topology_key,
+                                                 term.namespace_selector)
+    return compiled
 
 
 def _merge_label_keys(selector: LabelSelector | None, match_keys: tuple[str, ...],
@@ -449,16 +539,24 @@ def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
     ``nodes`` are the nodes hosting pods with required anti-affinity.
     """
     counts: Counts = {}
+    memo: dict[AffinityTerm, bool] = {}
     for node_info in nodes:
         node = node_info.node
         if node is None:
             continue
         labels = node.labels
         for existing in node_info.pods_with_required_anti_affinity:
-            for term in pod_terms(existing).required_anti_affinity:
+            entry = POD_TERMS_CACHE.get(id(existing))
+            terms = entry[1] if entry is not None and entry[0] is existing else pod_terms(existing)
+            for term in terms.required_anti_affinity:
                 key = term.topology_key
                 value = labels.get(key)
-                if value is not None and term.matches(pod, ns_labels):
+                if value is None:
+                    continue
+                selected = memo.get(term)
+                if selected is None:
+                    selected = memo[term] = term.matches(pod, ns_labels)
+                if selected:
                     inner = counts.get(key)
                     if inner is None:
                         inner = counts[key] = {}
@@ -494,10 +592,10 @@ def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, .
         if not pods:
             continue
         if affinity_terms:
-            n = 0
-            for existing in pods:
-                if pod_matches_all_affinity_terms(affinity_terms, existing):
-                    n += 1
+            if len(affinity_terms) == 1:
+                n = affinity_terms[0].count_matching(pods)
+            else:
+                n = sum(1 for p in pods if pod_matches_all_affinity_terms(affinity_terms, p))
             if n:
                 for term in affinity_terms:
                     _add(affinity, labels, term.topology_key, n)
@@ -505,10 +603,7 @@ def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, .
             key = term.topology_key
             if key not in labels:
                 continue
-            n = 0
-            for existing in pods:
-                if term.matches(existing, None):
-                    n += 1
+            n = term.count_matching(pods)
             if n:
                 _add(anti, labels, key, n)
     return affinity, anti

@@ -183,9 +183,10 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod.namespace)
         topology_score: scoring.ScoreMap = {}
         hard_weight = self.hard_pod_affinity_weight
+        memo: dict = {}
         for node_info in candidates:
             scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
-                                 ns_labels, hard_weight, has_constraints)
+                                 ns_labels, hard_weight, has_constraints, memo)
         if not topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))

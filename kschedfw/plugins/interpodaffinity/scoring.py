@@ -18,7 +18,9 @@ from typing import Any, Iterable, Mapping
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 
-from kschedfw.plugins.interpodaffinity.filtering import WeightedAffinityTerm, pod_terms
+from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
+                                                         WeightedAffinityTerm,
+                                                         pod_terms)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "score_node", "normalize"]
 
@@ -53,12 +55,14 @@ def _add(scores: ScoreMap, key: str, value: str, amount: int) -> None:
 def process_node(scores: ScoreMap, node_info: Any, pod: Any,
                  preferred_affinity: tuple[WeightedAffinityTerm, ...],
                  preferred_anti_affinity: tuple[WeightedAffinityTerm, ...],
-                 ns_labels: Mapping[str, str] | None, hard_weight: int, all_pods: bool) -> None:
+                 ns_labels: Mapping[str, str] | None, hard_weight: int, all_pods: bool,
+                 memo: dict) -> None:
     """Add the contributions of the pods on one node (upstream ``processExistingPod``).
 
     ``preferred_*`` are the incoming pod's terms with namespace selectors unrolled; with
     ``all_pods`` every pod of the node is matched against them, otherwise (the incoming pod has
-    no preferred terms) only pods with affinity are visited.
+    no preferred terms) only pods with affinity are visited. ``memo`` (one per cycle) remembers
+    which existing pods' terms select the incoming pod.
     """
     node = node_info.node
     if node is None:
@@ -76,25 +80,35 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
             value = labels.get(term.topology_key)
             if value is None:
                 continue
-            n = 0
-            for existing in pods:
-                if term.matches(existing, None):
-                    n += 1
+            n = term.count_matching(pods)
             if n:
                 _add(scores, term.topology_key, value, sign * weighted.weight * n)
-    # The existing pods' own terms, matched against the incoming pod.
+    # The existing pods' own terms, matched against the incoming pod (memoised per term object).
     for existing in node_info.pods_with_affinity:
-        terms = pod_terms(existing)
+        entry = POD_TERMS_CACHE.get(id(existing))
+        terms = entry[1] if entry is not None and entry[0] is existing else pod_terms(existing)
         if hard_weight > 0:
             for term in terms.required_affinity:
                 value = labels.get(term.topology_key)
-                if value is not None and term.matches(pod, ns_labels):
+                if value is not None and _selects(memo, term, pod, ns_labels):
                     _add(scores, term.topology_key, value, hard_weight)
-        for weighted, sign in _signed(terms.preferred_affinity, terms.preferred_anti_affinity):
+        for weighted in terms.preferred_affinity:
             term = weighted.term
             value = labels.get(term.topology_key)
-            if value is not None and term.matches(pod, ns_labels):
-                _add(scores, term.topology_key, value, sign * weighted.weight)
+            if value is not None and _selects(memo, term, pod, ns_labels):
+                _add(scores, term.topology_key, value, weighted.weight)
+        for weighted in terms.preferred_anti_affinity:
+            term = weighted.term
+            value = labels.get(term.topology_key)
+            if value is not None and _selects(memo, term, pod, ns_labels):
+                _add(scores, term.topology_key, value, -weighted.weight)
+
+
+def _selects(memo: dict, term: AffinityTerm, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:
+    selected = memo.get(term)
+    if selected is None:
+        selected = memo[term] = term.matches(pod, ns_labels)
+    return selected
 
 
 def _signed(affinity: tuple[WeightedAffinityTerm, ...], anti: tuple[WeightedAffinityTerm, ...]

@@ -28,38 +28,54 @@ NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
 
-def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
-    """``int((1 - std) * 100)`` over the usage fractions of the resources the node offers."""
-    fractions = []
-    total = 0.0
-    for i, capacity in enumerate(allocatable):
-        if capacity == 0:
-            continue
-        fraction = requested[i] / capacity
-        if fraction > 1:
-            fraction = 1.0
-        total += fraction
-        fractions.append(fraction)
-    std = 0.0
+def _balance(fractions: list[float]) -> int:
+    """``int((1 - std) * 100)`` for usage fractions already capped at 1."""
     n = len(fractions)
     if n == 2:
         std = abs((fractions[0] - fractions[1]) / 2)
     elif n > 2:
+        total = 0.0
+        for fraction in fractions:
+            total += fraction
         mean = total / n
         acc = 0.0
         for fraction in fractions:
             acc = acc + (fraction - mean) * (fraction - mean)
         std = math.sqrt(acc / n)
+    else:
+        std = 0.0
     return int((1 - std) * float(MAX_NODE_SCORE))
+
+
+def balanced_resource_score(requested: list[int], allocatable: list[int]) -> int:
+    """``int((1 - std) * 100)`` over the usage fractions of the resources the node offers.
+
+    ``std`` is ``|f1 - f2| / 2`` for two fractions, the population standard deviation for more,
+    0 for fewer; each fraction ``requested / allocatable`` is capped at 1.
+    """
+    fractions = []
+    for capacity, req in zip(allocatable, requested):
+        if capacity == 0:
+            continue
+        fraction = req / capacity
+        fractions.append(1.0 if fraction > 1 else fraction)
+    return _balance(fractions)
 
 
 def balanced_resource_scorer(requested: list[int], allocated: list[int],
                              allocatable: list[int]) -> int:
     """Score the improvement in balance the pod brings, in [50, 100]."""
-    with_pod = balanced_resource_score(requested, allocatable)
-    without_pod = balanced_resource_score(allocated, allocatable)
+    with_pod: list[float] = []
+    without_pod: list[float] = []
+    for capacity, req, used in zip(allocatable, requested, allocated):
+        if capacity == 0:
+            continue
+        fraction = req / capacity
+        with_pod.append(1.0 if fraction > 1 else fraction)
+        fraction = used / capacity
+        without_pod.append(1.0 if fraction > 1 else fraction)
     half = MAX_NODE_SCORE // 2
-    return half + trunc_div(half + with_pod - without_pod, 2)
+    return half + trunc_div(half + _balance(with_pod) - _balance(without_pod), 2)
 
 
 class NodeResourcesBalancedAllocation:

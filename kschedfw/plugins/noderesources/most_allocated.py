@@ -29,13 +29,11 @@ def most_resource_scorer(weights: Sequence[int]):
 
     def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
         node_score = weight_sum = 0
-        for i, capacity in enumerate(allocatable):
+        for capacity, req, w in zip(allocatable, requested, weights):
             if capacity == 0:
                 continue
-            req = requested[i]
             if req > capacity:
                 req = capacity
-            w = weights[i]
             node_score += req * MAX_NODE_SCORE // capacity * w
             weight_sum += w
         if weight_sum == 0:

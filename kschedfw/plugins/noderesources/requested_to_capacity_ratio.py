@@ -63,16 +63,14 @@ def requested_to_capacity_ratio_scorer(weights: Sequence[int], shape: Sequence[t
 
     def scorer(requested: list[int], _allocated: list[int], allocatable: list[int]) -> int:
         node_score = weight_sum = 0
-        for i, capacity in enumerate(allocatable):
+        for capacity, req, w in zip(allocatable, requested, weights):
             if capacity == 0:
                 continue
-            req = requested[i]
             if req > capacity:
                 resource_score = table[MAX_UTILIZATION]
             else:
                 resource_score = table[req * MAX_UTILIZATION // capacity]
             if resource_score > 0:
-                w = weights[i]
                 node_score += resource_score * w
                 weight_sum += w
         if weight_sum == 0:

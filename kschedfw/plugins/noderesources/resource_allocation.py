@@ -44,8 +44,9 @@ def is_scalar_resource_name(name: str) -> bool:
     Upstream ``IsScalarResourceName``: extended resources (``example.com/gpu``), prefixed native
     resources (``kubernetes.io/...``), ``hugepages-*`` and ``attachable-volumes-*``.
     """
-    return ("/" in name and not name.startswith("requests.")) or name.startswith("hugepages-") \
-        or name.startswith("attachable-volumes-")
+    if "/" in name:
+        return "kubernetes.io/" in name or not name.startswith("requests.")
+    return name.startswith("hugepages-") or name.startswith("attachable-volumes-")
 
 
 def trunc_div(a: int, b: int) -> int:
@@ -84,8 +85,7 @@ def _kind(name: str) -> int:
 class ResourceAllocationScorer:
     """Computes per-resource (requested, allocated, allocatable) for a node and scores it."""
 
-    __slots__ = ("name", "resources", "names", "weights", "use_requested", "scorer", "_kinds",
-                 "_scalar")
+    __slots__ = ("name", "resources", "names", "weights", "use_requested", "scorer", "_plan")
 
     def __init__(self, name: str, scorer: ScorerFn, resources: Sequence[tuple[str, int]],
                  *, use_requested: bool = False) -> None:
@@ -95,8 +95,14 @@ class ResourceAllocationScorer:
         self.weights = tuple(r[1] for r in self.resources)
         self.use_requested = use_requested
         self.scorer = scorer
-        self._kinds = tuple(_kind(n) for n in self.names)
-        self._scalar = tuple(k == _SCALAR for k in self._kinds)
+        # Per scored resource: (index, name, read the scoring-counted requests (cpu, memory)
+        # rather than the real ones, skip unless the pod requests it (extended resources)).
+        plan = []
+        for i, resource in enumerate(self.names):
+            kind = _kind(resource)
+            if kind != _UNTRACKED:  # e.g. "pods": never scored
+                plan.append((i, resource, kind in (_CPU, _MEMORY), kind == _SCALAR))
+        self._plan = tuple(plan)
 
     # -- the pod side (once per cycle, in PreScore)
     def pod_requests(self, pod: "Pod") -> list[int]:
@@ -122,7 +128,9 @@ class ResourceAllocationScorer:
         """``(requested, allocated, allocatable)`` per configured resource for this node.
 
         Upstream calculateNodeAllocatableRequest: an entry stays 0 when the resource is an
-        extended one the pod does not request, or the node has none of it.
+        extended one the pod does not request, or the node has none of it. cpu and memory count
+        ``NodeInfo.non_zero_requested`` (``requested`` with ``use_requested``); every other
+        resource the real ``requested``.
         """
         n = len(self.names)
         requested = [0] * n
@@ -132,27 +140,14 @@ class ResourceAllocationScorer:
         node_alloc = node.allocatable if node is not None else {}
         real = node_info.requested
         counted = real if self.use_requested else node_info.non_zero_requested
-        kinds = self._kinds
-        names = self.names
-        for i in range(n):
-            kind = kinds[i]
+        for i, name, use_counted, needs_request in self._plan:
             pod_req = pod_requests[i]
-            name = names[i]
-            if kind == _CPU or kind == _MEMORY:
-                alloc = node_alloc.get(name, 0)
-                used = counted.get(name, 0)
-            elif kind == _SCALAR:
-                if pod_req == 0:
-                    continue
-                alloc = node_alloc.get(name, 0)
-                used = real.get(name, 0)
-            elif kind == _EPHEMERAL:
-                alloc = node_alloc.get(name, 0)
-                used = real.get(name, 0)
-            else:
+            if needs_request and pod_req == 0:
                 continue
+            alloc = node_alloc.get(name, 0)
             if alloc == 0:
                 continue
+            used = (counted if use_counted else real).get(name, 0)
             allocatable[i] = alloc
             allocated[i] = used
             requested[i] = used + pod_req

@@ -19,14 +19,19 @@ class OutOfSyncError(Exception):
 
 
 class PassiveAssumeCache:
-    """Assumed objects over a lister, keyed by ``name`` (cluster scoped) or ``namespace/name``."""
+    """Assumed objects over a lister, keyed by ``name`` (cluster scoped) or ``namespace/name``.
+
+    Objects written without a resourceVersion (manifests loaded into the embedded cluster) are
+    compared by identity instead: an assumption holds while the lister still returns the very
+    object it was made against.
+    """
 
     def __init__(self, lister: Callable[[], Any], kind: str, namespaced: bool, resource: str) -> None:
         self._lister = lister
         self.kind = kind
         self.resource = resource
         self.namespaced = namespaced
-        self._assumed: dict[str, Any] = {}
+        self._assumed: dict[str, tuple[Any, Any]] = {}   # key -> (assumed, API object then)
 
     def key_of(self, obj: Any) -> str:
         return f"{obj.namespace}/{obj.name}" if self.namespaced else obj.name
@@ -46,10 +51,12 @@ class PassiveAssumeCache:
         return obj
 
     def _pick(self, key: str, api: Any) -> Any:
-        assumed = self._assumed.get(key)
-        if assumed is None:
+        entry = self._assumed.get(key)
+        if entry is None:
             return api
-        if resource_version_of(assumed) != resource_version_of(api):
+        assumed, base = entry
+        rv = resource_version_of(api)
+        if resource_version_of(assumed) != rv or (not rv and base is not api):
             del self._assumed[key]      # the API object moved on: it overrides the assumption
             return api
         return assumed
@@ -77,20 +84,20 @@ class PassiveAssumeCache:
         stored_rv, rv = resource_version_of(stored), resource_version_of(obj)
         if stored_rv != rv:
             raise OutOfSyncError(f'"{key}" is out of sync (stored: {stored_rv}, assume: {rv})')
-        self._assumed[key] = obj
+        self._assumed[key] = (obj, stored)
 
     def restore(self, obj: Any) -> None:
         """Drop the assumed version of ``obj`` (if it is still the one assumed)."""
         key = self.key_of(obj)
-        assumed = self._assumed.get(key)
-        if assumed is not None and resource_version_of(assumed) == resource_version_of(obj):
+        entry = self._assumed.get(key)
+        if entry is not None and resource_version_of(entry[0]) == resource_version_of(obj):
             del self._assumed[key]
 
     def forget(self, obj: Any) -> None:
         self._assumed.pop(self.key_of(obj), None)
 
     def assumed(self) -> dict[str, Any]:
-        return dict(self._assumed)
+        return {key: entry[0] for key, entry in self._assumed.items()}
 
 
 class PVAssumeCache(PassiveAssumeCache):

@@ -11,11 +11,13 @@ manifest kept in ``raw``. Kinds without a typed class (``CSIDriver``, ``VolumeAt
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable, Mapping
 
 import attrs
 
 from kschedfw.api.quantity import parse_quantity, value as quantity_value
+from kschedfw.framework.types import SignFragment
 from kschedfw.api.selectors import (IN, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
                                     parse_label_selector)
 
@@ -144,6 +146,9 @@ def labels_of(obj: Any) -> Mapping[str, str]:
 
 
 def resource_version_of(obj: Any) -> str:
+    rv = getattr(obj, "resource_version", None)
+    if isinstance(rv, str) and rv and not isinstance(obj, dict):
+        return rv
     rv = metadata_of(obj).get("resourceVersion")
     return "" if rv is None else str(rv)
 
@@ -316,3 +321,22 @@ def node_selector_from_terms(terms: Iterable[Iterable[tuple[str, str, tuple[str,
         NodeSelectorTerm(tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in term))
         for term in terms))
 
+
+# --------------------------------------------------------------------------- signing
+
+VOLUMES_SIGNER_NAME = "v1.Pod.Spec.Volumes.NonSyntheticSources()"
+
+def volumes_signature(pod: Any) -> list[str]:
+    """fwk.VolumesSigner: the pod's volume sources except configMap and secret, as sorted JSON."""
+    out = []
+    for volume in pod.volumes:
+        if volume.source in ("configMap", "secret"):
+            continue
+        out.append(json.dumps({volume.source: volume.details} if volume.source else {},
+                              sort_keys=True, separators=(",", ":")))
+    out.sort()
+    return out
+
+
+def volumes_sign_fragments(pod: Any) -> tuple[list[SignFragment], None]:
+    return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signature(pod))], None

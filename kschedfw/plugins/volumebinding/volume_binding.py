@@ -31,8 +31,8 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
                                                            pod_volume_claim_name, pvc_class,
                                                            pvc_storage_request, quantity_bytes,
                                                            spec_of,
-                                                           volume_is_for_pod)
-from kschedfw.plugins.volumerestrictions import volumes_sign_fragments
+                                                           volume_is_for_pod,
+                                                           volumes_sign_fragments)
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME

@@ -1,0 +1,135 @@
+"""Preemption data: victims on a node, candidates, and the bounded candidate list of a dry run."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+from typing import TYPE_CHECKING, Any, Callable
+
+import attrs
+
+from kschedfw.cluster.memory import EPOCH as _SIM_EPOCH
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+
+_UNIX_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+DISRUPTION_TARGET = "DisruptionTarget"
+PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
+
+
+@attrs.define(eq=True)
+class Victims:
+    """Pods to evict on one node (most important first) and how many of them break a PDB."""
+
+    pods: list["Pod"] = attrs.Factory(list)
+    num_pdb_violations: int = 0
+
+
+@attrs.define(eq=True)
+class Candidate:
+    """A node the preemptor could run on once ``victims`` are gone."""
+
+    name: str
+    victims: Victims
+
+
+class CandidateList:
+    """A list with a fixed capacity: candidates beyond it are dropped, as upstream's dry run does."""
+
+    __slots__ = ("_capacity", "_items")
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = max(int(capacity), 0)
+        self._items: list[Candidate] = []
+
+    def add(self, candidate: Candidate) -> None:
+        if len(self._items) < self._capacity:
+            self._items.append(candidate)
+
+    def size(self) -> int:
+        return len(self._items)
+
+    def get(self) -> list[Candidate]:
+        return list(self._items)
+
+
+# --------------------------------------------------------------------------- time helpers
+
+def now_datetime(handle: Any) -> _dt.datetime:
+    """The current time as an aware datetime: the embedded cluster's simulated time if there is
+    one, else the handle's clock counted from the simulation epoch, else the wall clock."""
+    client = getattr(handle, "client", None)
+    now_fn = getattr(client, "now_datetime", None)
+    if callable(now_fn):
+        return now_fn()
+    clock = getattr(handle, "clock", None)
+    if clock is not None:
+        return _SIM_EPOCH + _dt.timedelta(seconds=clock.now())
+    return _dt.datetime.now(_dt.timezone.utc)
+
+
+def get_pod_start_time(pod: "Pod", now: _dt.datetime) -> _dt.datetime:
+    """``status.startTime``, or ``now`` for pods that have not started yet (upstream GetPodStartTime)."""
+    start = pod.start_time
+    if start is None:
+        return now
+    if start.tzinfo is None:
+        start = start.replace(tzinfo=_dt.timezone.utc)
+    return start
+
+
+def get_earliest_pod_start_time(victims: Victims, now: _dt.datetime) -> _dt.datetime | None:
+    """Earliest start time among the victims that share the highest priority."""
+    if not victims.pods:
+        return None
+    earliest = get_pod_start_time(victims.pods[0], now)
+    max_priority = victims.pods[0].effective_priority
+    for pod in victims.pods:
+        priority = pod.effective_priority
+        if priority == max_priority:
+            start = get_pod_start_time(pod, now)
+            if start < earliest:
+                earliest = start
+        elif priority > max_priority:
+            max_priority = priority
+            earliest = get_pod_start_time(pod, now)
+    return earliest
+
+
+def unix_nano(when: _dt.datetime) -> int:
+    """Nanoseconds since the Unix epoch, in integer arithmetic."""
+    delta = when - _UNIX_EPOCH
+    return ((delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds) * 1000
+
+
+def more_important_pod(pod1: "Pod", pod2: "Pod", now: _dt.datetime) -> bool:
+    """Higher priority first; on equal priority the pod that started earlier is more important."""
+    p1, p2 = pod1.effective_priority, pod2.effective_priority
+    if p1 != p2:
+        return p1 > p2
+    return get_pod_start_time(pod1, now) < get_pod_start_time(pod2, now)
+
+
+def sort_by_importance(pods: list["Pod"], more_important: Callable[["Pod", "Pod"], bool]) -> list["Pod"]:
+    """Pods sorted most important first with a ``less``-style predicate (stable)."""
+    def compare(a: "Pod", b: "Pod") -> int:
+        if more_important(a, b):
+            return -1
+        if more_important(b, a):
+            return 1
+        return 0
+
+    return sorted(pods, key=functools.cmp_to_key(compare))
+
+
+def pod_terminating_by_preemption(pod: "Pod") -> bool:
+    """Terminating because the scheduler preempted it: deletionTimestamp set and the first
+    DisruptionTarget condition is True with reason PreemptionByScheduler."""
+    if pod.deletion_timestamp is None:
+        return False
+    for condition in pod.conditions:
+        if condition.type == DISRUPTION_TARGET:
+            return condition.status == "True" and condition.reason == PREEMPTION_BY_SCHEDULER
+    return False
