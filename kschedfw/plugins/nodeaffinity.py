@@ -17,6 +17,7 @@ import re
 from typing import Any, Iterable, Mapping
 
 from kschedfw import hookimpl
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, parse_node_selector, parse_preferred_scheduling_term
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -435,6 +436,8 @@ class NodeAffinity:
     """
 
     name = NAME
+    args_schema = IN_TREE_ARGS["NodeAffinity"].schema
+    validate_args = staticmethod(IN_TREE_ARGS["NodeAffinity"].validate)
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         self.handle = handle

@@ -404,8 +404,10 @@ def _per_gate(cases):
     """Upstream runs each case for the gate values it lists: one pytest case per value."""
     out = []
     for case in cases:
-        *values, gates = case.values
-        for gate in gates:
+        i = next(i for i, v in enumerate(case.values)
+                 if isinstance(v, tuple) and v and all(isinstance(x, bool) for x in v))
+        values = case.values[:i] + case.values[i + 1:]
+        for gate in case.values[i]:
             out.append(pytest.param(*values, gate, id=f"{case.id} popFromBackoffQEnabled({gate})"))
     return out
 

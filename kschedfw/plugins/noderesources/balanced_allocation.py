@@ -15,6 +15,7 @@ import math
 from typing import Any, Mapping
 
 from kschedfw import hookimpl
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
@@ -82,6 +83,8 @@ class NodeResourcesBalancedAllocation:
     """Scores nodes by how balanced their resource usage is with the pod placed there."""
 
     name = NAME
+    args_schema = IN_TREE_ARGS["NodeResourcesBalancedAllocation"].schema
+    validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesBalancedAllocation"].validate)
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
         args = args or {}

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from kschedfw import hookimpl
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod
 from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
@@ -245,6 +246,8 @@ class NodeResourcesFit:
     """Filters nodes without room for the pod's requests and scores by the scoring strategy."""
 
     name = NAME
+    args_schema = IN_TREE_ARGS["NodeResourcesFit"].schema
+    validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesFit"].validate)
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
         args = args or {}

@@ -82,7 +82,7 @@ class PreFilterState:
     being scheduled matches constraint ``i``'s selector. Constraints are shared between clones.
     """
 
-    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num", "self_match")
+    __slots__ = ("constraints", "critical_paths", "tp_value_to_match_num", "self_match", "items")
 
     def __init__(self, constraints: Sequence[Constraint] = (),
                  critical_paths: list[CriticalPaths] | None = None,
@@ -91,7 +91,13 @@ class PreFilterState:
         self.constraints = tuple(constraints)
         self.critical_paths = critical_paths if critical_paths is not None else []
         self.tp_value_to_match_num = tp_value_to_match_num if tp_value_to_match_num is not None else []
-        self.self_match = self_match
+        self.self_match = self_match or (0,) * len(self.constraints)
+        # What Filter reads per constraint, in one tuple; the dicts and paths are shared with the
+        # fields above and updated in place by AddPod/RemovePod.
+        self.items = tuple(
+            (c.topology_key, c.max_skew, c.min_domains, sm, m, p)
+            for c, sm, m, p in zip(self.constraints, self.self_match, self.tp_value_to_match_num,
+                                   self.critical_paths))
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """The global minimum for constraint ``i``: 0 while domains are fewer than minDomains."""
@@ -240,19 +246,13 @@ class Filtering:
         s = state.get(PRE_FILTER_STATE_KEY)
         if type(s) is not PreFilterState:
             return Status.as_status(_state_error(s))
-        constraints = s.constraints
-        if not constraints:
-            return None
         labels = node_info.node.labels
-        match_nums = s.tp_value_to_match_num
-        paths = s.critical_paths
-        self_match = s.self_match
-        for i, c in enumerate(constraints):
-            value = labels.get(c.topology_key)
+        for key, max_skew, min_domains, self_match, match_num, paths in s.items:
+            value = labels.get(key)
             if value is None:
                 return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
-            m = match_nums[i]
-            min_match = 0 if len(m) < c.min_domains else paths[i].num0
-            if m.get(value, 0) + self_match[i] - min_match > c.max_skew:
+            # existing matches + self match - global minimum must not exceed maxSkew
+            min_match = 0 if len(match_num) < min_domains else paths.num0
+            if match_num.get(value, 0) + self_match - min_match > max_skew:
                 return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
         return None

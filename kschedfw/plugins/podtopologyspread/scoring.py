@@ -40,7 +40,7 @@ class PreScoreState:
     """
 
     __slots__ = ("constraints", "ignored_nodes", "topology_value_to_pod_counts",
-                 "topology_normalizing_weight", "is_hostname", "namespace")
+                 "topology_normalizing_weight", "is_hostname", "namespace", "items")
 
     def __init__(self) -> None:
         self.constraints: tuple[Constraint, ...] = ()
@@ -49,6 +49,9 @@ class PreScoreState:
         self.topology_normalizing_weight: list[float] = []
         self.is_hostname: tuple[bool, ...] = ()
         self.namespace = ""
+        # What Score reads per constraint: (topology key, is hostname, counts, weight,
+        # maxSkew - 1 as float, selector match function or None when the selector is empty).
+        self.items: tuple = ()
 
     def clone(self) -> "PreScoreState":
         return self
@@ -141,6 +144,10 @@ class Scoring:
         s.topology_normalizing_weight = weights
         s.is_hostname = is_hostname
         s.namespace = pod.namespace
+        s.items = tuple(
+            (c.topology_key, is_hostname[i], counts[i], weights[i], float(c.max_skew - 1),
+             None if c.selector.empty else c.selector.matches)
+            for i, c in enumerate(s.constraints))
 
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -203,19 +210,21 @@ class Scoring:
         if node.name in s.ignored_nodes:
             return 0
         labels = node.labels
+        namespace = s.namespace
         total = 0.0
-        counts = s.topology_value_to_pod_counts
-        weights = s.topology_normalizing_weight
-        is_hostname = s.is_hostname
-        for i, c in enumerate(s.constraints):
-            value = labels.get(c.topology_key)
+        for key, is_hostname, counts, weight, skew_term, matches in s.items:
+            value = labels.get(key)
             if value is None:
                 continue
-            if is_hostname[i]:
-                cnt = count_pods_match_selector(node_info.pods, c.selector, s.namespace)
+            if is_hostname:
+                cnt = 0
+                if matches is not None:
+                    for p in node_info.pods:
+                        if p.deletion_timestamp is None and p.namespace == namespace and matches(p.labels):
+                            cnt += 1
             else:
-                cnt = counts[i].get(value, 0)
-            total += float(cnt) * weights[i] + float(c.max_skew - 1)
+                cnt = counts.get(value, 0)
+            total += cnt * weight + skew_term
         return go_round(total)
 
     @hookimpl

@@ -1,0 +1,257 @@
+"""DefaultPreemption: PostFilter that evicts lower-priority pods so a pod can fit (upstream v1.36).
+
+When Filter found no node, PostFilter re-reads the pod, checks it may preempt, dry-runs eviction
+on the nodes that failed with plain Unschedulable, picks the node whose eviction hurts least, and
+evicts its victims. The pod is nominated to that node and retried; its next attempt tries that
+node first. Messages are prefixed with ``preemption: ``.
+
+Args: ``minCandidateNodesPercentage`` (default 10) and ``minCandidateNodesAbsolute`` (default 100)
+bound how many candidate nodes the dry run looks for.
+
+With the SchedulerAsyncPreemption gate (Beta, on by default) the plugin is also a PreEnqueue
+plugin: a pod whose preemption is still evicting victims waits with
+``waiting for the preemption for this pod to be finished``.
+
+Customisation points, as upstream: :attr:`DefaultPreemption.is_eligible_pod` (extra victim filter
+on top of "strictly lower priority") and :attr:`DefaultPreemption.more_important_pod` (victim
+order). :attr:`DefaultPreemption.offset_rand` draws the random start offset; it comes from a
+``random.Random`` seeded from the profile name, so runs are reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from kschedfw import hookimpl
+from kschedfw.api import Pod
+from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                       QueueingHint)
+from kschedfw.framework.status import Code, Status
+from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, more_important_pod,
+                                         now_datetime, pod_terminating_by_preemption, sort_by_importance)
+
+if TYPE_CHECKING:
+    from kschedfw.api import PodDisruptionBudget
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
+
+NAME = "DefaultPreemption"
+ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"
+
+ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
+ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+
+IsEligiblePodFunc = Callable[["NodeInfo", Pod, Pod], bool]
+MoreImportantPodFunc = Callable[[Pod, Pod], bool]
+
+
+def _go_aggregate(messages: list[str]) -> str:
+    return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+
+
+def filter_pods_with_pdb_violation(pods: list[Pod], pdbs: list["PodDisruptionBudget"]
+                                   ) -> tuple[list[Pod], list[Pod]]:
+    """Split ``pods`` (order kept) into those whose eviction would break a PDB and the others.
+
+    Budgets are consumed in order: each matching PDB (same namespace, non-empty selector that
+    matches, pod not already in ``status.disruptedPods``) loses one allowed disruption; a pod
+    violates when some budget goes negative.
+    """
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    violating: list[Pod] = []
+    non_violating: list[Pod] = []
+    for pod in pods:
+        violated = False
+        if pod.labels:  # a pod without labels matches no PDB
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace:
+                    continue
+                selector = pdb.selector
+                # A nil or empty selector matches nothing.
+                if selector is None or selector.is_empty or not selector.matches(pod.labels):
+                    continue
+                # Already counted by the disruption controller: not a new violation.
+                if pod.name in pdb.disrupted_pods:
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(pod)
+    return violating, non_violating
+
+
+class DefaultPreemption:
+    """PostFilter (and PreEnqueue with async preemption): preempt lower-priority pods."""
+
+    name = NAME
+    args_schema = IN_TREE_ARGS[NAME].schema
+    validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None, *,
+                 features: Mapping[str, bool] | None = None) -> None:
+        args = dict(args or {})
+        args.setdefault("minCandidateNodesPercentage", 10)
+        args.setdefault("minCandidateNodesAbsolute", 100)
+        errors = IN_TREE_ARGS[NAME].validate(args)
+        if errors:
+            raise ValueError(_go_aggregate([str(e) for e in errors]))
+        self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
+        self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
+        self.handle = handle
+        gates = features if features is not None else (getattr(handle, "feature_gates", None) or {})
+        self.enable_async_preemption = bool(gates.get(ASYNC_PREEMPTION_GATE, True))
+        self.executor = Executor(handle, async_preemption=self.enable_async_preemption)
+        self.evaluator = Evaluator(NAME, handle, self, self.executor)
+        profile = getattr(handle, "profile_name", "") or ""
+        self._rng = random.Random(f"{NAME}/{profile}")
+        #: ``offset_rand(n)`` -> a start offset in [0, n)
+        self.offset_rand: Callable[[int], int] = self._rng.randrange
+        #: extra victim filter on top of "lower priority than the preemptor"
+        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        #: victim order, most important first (kept longest)
+        self.more_important_pod: MoreImportantPodFunc = self._more_important_pod
+
+    def _more_important_pod(self, pod1: Pod, pod2: Pod) -> bool:
+        return more_important_pod(pod1, pod2, now_datetime(self.handle))
+
+    # ------------------------------------------------------------------ extension points
+    @hookimpl
+    def post_filter(self, state: "CycleState", pod: Pod, filtered_node_status_map: "NodeToStatus"
+                    ) -> "tuple[PostFilterResult | None, Status]":
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        message = status.message()
+        if message:
+            return result, Status(status.code, (f"preemption: {message}",))
+        return result, status
+
+    @hookimpl
+    def pre_enqueue(self, pod: Pod) -> Status | None:
+        if not self.enable_async_preemption:
+            return None
+        if self.executor.is_pod_running_preemption(pod.uid):
+            return Status.unresolvable(ERR_WAITING_FOR_PREEMPTION)
+        return None
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        if self.enable_async_preemption:
+            # A pod gated here is released by the victims' deletion; the plugins that rejected
+            # it (e.g. NodeResourcesFit) decide about requeueing, so this hint always skips.
+            return [ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Delete),
+                                         self.is_pod_schedulable_after_pod_deletion)]
+        return []
+
+    def is_pod_schedulable_after_pod_deletion(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        return QueueingHint.QueueSkip
+
+    # ------------------------------------------------------------------ preemption interface
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """``max(numNodes * pct / 100, abs)``, never more than ``num_nodes``."""
+        n = num_nodes * self.min_candidate_nodes_percentage // 100
+        if n < self.min_candidate_nodes_absolute:
+            n = self.min_candidate_nodes_absolute
+        if n > num_nodes:
+            n = num_nodes
+        return n
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        return self.offset_rand(num_nodes), self.calculate_num_candidates(num_nodes)
+
+    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]:
+        return {c.name: c.victims for c in candidates}
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[Callable[[str], int]] | None:
+        return None
+
+    def is_preemption_allowed(self, node_info: "NodeInfo", victim: Pod, preemptor: Pod) -> bool:
+        """Only strictly lower-priority pods may be victims (and ``is_eligible_pod`` must agree)."""
+        return victim.effective_priority < preemptor.effective_priority and \
+            self.is_eligible_pod(node_info, victim, preemptor)
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None) -> tuple[bool, str]:
+        """May ``pod`` preempt? Not with ``preemptionPolicy: Never``, nor while a victim of its
+        earlier preemption is still terminating on its nominated node (unless that node is now
+        UnschedulableAndUnresolvable for it)."""
+        if pod.preemption_policy == "Never":
+            return False, ERR_NOT_ELIGIBLE_NEVER
+        nominated = pod.nominated_node_name
+        if nominated:
+            if nominated_node_status is not None and nominated_node_status.code is Code.UnschedulableAndUnresolvable:
+                return True, ""
+            snapshot = getattr(self.handle, "snapshot", None)
+            node_info = snapshot.get(nominated) if snapshot is not None else None
+            if node_info is not None:
+                for p in node_info.pods:
+                    if self.is_preemption_allowed(node_info, p, pod) and pod_terminating_by_preemption(p):
+                        return False, ERR_NOT_ELIGIBLE_TERMINATING
+        return True, ""
+
+    def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: "NodeInfo",
+                               pdbs: list["PodDisruptionBudget"]) -> tuple[list[Pod], int, Status]:
+        """The fewest pods to evict from ``node_info`` so that ``pod`` fits (``state`` and
+        ``node_info`` are copies and are changed).
+
+        Remove every eligible victim; if the pod still does not fit, the node is no candidate.
+        Otherwise add victims back, most important first and PDB-violating ones before the
+        others, keeping each one that still lets the pod fit.
+        """
+        handle = self.handle
+
+        def remove(victim: Pod) -> Status | None:
+            if not node_info.remove_pod(victim):
+                return Status.as_status(f"no corresponding pod {victim.name} in pods of node {node_info.name}")
+            status = handle.run_pre_filter_extension_remove_pod(state, pod, victim, node_info)
+            return status if status is not None and not status.is_success() else None
+
+        def add(victim: Pod) -> Status | None:
+            node_info.add_pod(victim)
+            status = handle.run_pre_filter_extension_add_pod(state, pod, victim, node_info)
+            return status if status is not None and not status.is_success() else None
+
+        potential = [p for p in node_info.pods if self.is_preemption_allowed(node_info, p, pod)]
+        for victim in potential:
+            error = remove(victim)
+            if error is not None:
+                return [], 0, Status(Code.Error, error.reasons, error=error.error)
+        if not potential:
+            return [], 0, Status.unresolvable(ERR_NO_VICTIMS)
+        # The pod must fit with every eligible victim gone; affinity to the victims themselves is
+        # deliberately not considered.
+        status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        if status is not None and not status.is_success():
+            return [], 0, status
+        potential = sort_by_importance(potential, self.more_important_pod)
+        violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[Pod] = []
+
+        def reprieve(victim: Pod) -> tuple[bool, Status | None]:
+            error = add(victim)
+            if error is not None:
+                return False, error
+            result = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            fits = result is None or result.is_success()
+            if not fits:
+                error = remove(victim)
+                if error is not None:
+                    return False, error
+                victims.append(victim)
+            return fits, None
+
+        num_violating = 0
+        for victim in violating:
+            fits, error = reprieve(victim)
+            if error is not None:
+                return [], 0, Status(Code.Error, error.reasons, error=error.error)
+            if not fits:
+                num_violating += 1
+        for victim in non_violating:
+            _, error = reprieve(victim)
+            if error is not None:
+                return [], 0, Status(Code.Error, error.reasons, error=error.error)
+        if violating and non_violating:
+            victims = sort_by_importance(victims, self.more_important_pod)
+        return victims, num_violating, Status.success()

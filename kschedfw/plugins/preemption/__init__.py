@@ -1,0 +1,20 @@
+"""Shared preemption machinery (upstream ``pkg/scheduler/framework/preemption``).
+
+:class:`Evaluator` runs the algorithm with a plugin's policy, :class:`Executor` evicts victims;
+DefaultPreemption is the in-tree user. Out-of-tree preemption plugins can reuse both.
+"""
+
+from kschedfw.plugins.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evaluator,
+                                                   pick_one_node_for_preemption)
+from kschedfw.plugins.preemption.executor import (Executor, aggregate_errors, clear_nominated_node_name,
+                                                  get_lower_priority_nominated_pods)
+from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims, get_earliest_pod_start_time,
+                                               get_pod_start_time, more_important_pod, now_datetime,
+                                               pod_terminating_by_preemption, sort_by_importance)
+
+__all__ = [
+    "Evaluator", "Executor", "Candidate", "CandidateList", "Victims", "PREEMPTION_NOT_HELPFUL",
+    "pick_one_node_for_preemption", "aggregate_errors", "clear_nominated_node_name",
+    "get_lower_priority_nominated_pods", "get_pod_start_time", "get_earliest_pod_start_time",
+    "more_important_pod", "now_datetime", "pod_terminating_by_preemption", "sort_by_importance",
+]

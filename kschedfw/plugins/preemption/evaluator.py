@@ -1,0 +1,233 @@
+"""The preemption evaluator (upstream ``framework/preemption/preemption.go``).
+
+:class:`Evaluator` runs the generic algorithm — eligibility, candidate nodes, dry runs, choice of
+a node, actuation — and asks a *preemption interface* (DefaultPreemption, or any plugin with the
+same methods) for the policy parts:
+
+``get_offset_and_num_candidates(num_nodes) -> (offset, count)``,
+``candidates_to_victims_map(candidates) -> {node: Victims}``,
+``pod_eligible_to_preempt_others(pod, nominated_node_status) -> (bool, reason)``,
+``select_victims_on_node(state, pod, node_info, pdbs) -> (victims, num_pdb_violations, status)``
+(``state`` and ``node_info`` are copies), and
+``ordered_score_funcs(nodes_to_victims) -> list of node -> int`` (None/empty: the default order).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from kschedfw.framework.fit_error import Diagnosis, fit_error_message
+from kschedfw.framework.handle import EmptyLister
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import NodeToStatus, PostFilterResult
+from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
+from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims, get_earliest_pod_start_time,
+                                               now_datetime, unix_nano)
+
+if TYPE_CHECKING:
+    import datetime as _dt
+
+    from kschedfw.api import Pod
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.types import NodeInfo
+
+log = logging.getLogger(__name__)
+
+MAX_INT32 = (1 << 31) - 1
+MIN_INT64 = -(1 << 63)
+PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+
+def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
+                                 score_funcs: Sequence[Callable[[str], int]] | None = None,
+                                 now: "_dt.datetime | None" = None) -> str:
+    """Choose the node whose eviction hurts least; each criterion keeps the best-scoring nodes and
+    the first criterion that leaves one node decides. Without ``score_funcs``:
+
+    1. fewest PDB violations; 2. lowest highest-victim priority; 3. smallest sum of victim
+    priorities (each shifted by 2^31 so negative priorities add up sensibly); 4. fewest victims;
+    5. latest earliest-start-time among the highest-priority victims; 6. the first node left.
+    Victims are expected most important first.
+    """
+    if not nodes_to_victims:
+        return ""
+    candidates = list(nodes_to_victims)
+    if not score_funcs:
+        def min_pdb_violations(node: str) -> int:
+            return -nodes_to_victims[node].num_pdb_violations
+
+        def min_highest_priority(node: str) -> int:
+            return -nodes_to_victims[node].pods[0].effective_priority
+
+        def min_sum_priorities(node: str) -> int:
+            return -sum(p.effective_priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+
+        def min_num_pods(node: str) -> int:
+            return -len(nodes_to_victims[node].pods)
+
+        def latest_start_time(node: str) -> int:
+            when = now if now is not None else now_datetime(None)
+            earliest = get_earliest_pod_start_time(nodes_to_victims[node], when)
+            if earliest is None:
+                log.error("unexpected nil earliestStartTime for node %s", node)
+                return MIN_INT64
+            return unix_nano(earliest)
+
+        score_funcs = [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods,
+                       latest_start_time]
+    for score in score_funcs:
+        selected: list[str] = []
+        best = MIN_INT64
+        for node in candidates:
+            value = score(node)
+            if value > best:
+                best = value
+                selected = []
+            if value == best:
+                selected.append(node)
+        if len(selected) == 1:
+            return selected[0]
+        candidates = selected
+    return candidates[0]
+
+
+class Evaluator:
+    """Runs preemption for a pod with a given preemption interface (see the module docstring)."""
+
+    def __init__(self, plugin_name: str, handle: Any, interface: Any, executor: Executor) -> None:
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+        self.executor = executor
+
+    # ------------------------------------------------------------------ listers
+    def _latest_pod(self, pod: "Pod") -> tuple["Pod | None", str]:
+        lister = getattr(self.handle, "lister", None)
+        if lister is None or isinstance(lister, EmptyLister):
+            return pod, ""  # no cluster to read from (unit tests): use what we were given
+        current = lister.get("Pod", pod.name, pod.namespace)
+        if current is None:
+            return None, f'pod "{pod.name}" not found'
+        return current, ""
+
+    def _pdbs(self) -> list[Any]:
+        lister = getattr(self.handle, "lister", None)
+        if lister is None:
+            return []
+        return list(lister.list("PodDisruptionBudget"))
+
+    # ------------------------------------------------------------------ the algorithm
+    def preempt(self, state: "CycleState", pod: "Pod", m: NodeToStatus
+                ) -> tuple[PostFilterResult | None, Status]:
+        """Returns ``(result, status)``:
+
+        * ``(None, Error)``: a transient failure; the nomination is left as it is.
+        * ``(None, Unschedulable)``: not eligible (e.g. still waiting for earlier victims).
+        * ``(nominate(""), Unschedulable)``: preemption cannot help; clears the nomination.
+        * ``(nominate(node), Success)``: victims are being evicted from ``node``.
+        """
+        # 0) the latest version of the preemptor
+        latest, error = self._latest_pod(pod)
+        if latest is None:
+            log.error("could not get the updated preemptor pod object %s: %s", pod.key, error)
+            return None, Status.as_status(error)
+        pod = latest
+
+        # 1) is it allowed to preempt?
+        nominated_status = m.get(pod.nominated_node_name)
+        ok, message = self.interface.pod_eligible_to_preempt_others(pod, nominated_status)
+        if not ok:
+            log.debug("pod %s is not eligible for preemption: %s", pod.key, message)
+            return None, Status.unschedulable(message)
+
+        # 2) candidates
+        all_nodes = list(self.handle.snapshot.node_infos())
+        candidates, node_to_status, error = self.find_candidates(state, all_nodes, pod, m)
+        if error and not candidates:
+            return None, Status.as_status(error)
+        if not candidates:
+            statuses = node_to_status if node_to_status is not None else NodeToStatus()
+            statuses.absent_nodes_status = Status.unresolvable(PREEMPTION_NOT_HELPFUL)
+            message = fit_error_message(len(all_nodes), Diagnosis(node_to_status=statuses))
+            return PostFilterResult.nominate(""), Status.unschedulable(message)
+
+        # 3) extenders: kschedfw has no scheduler extenders, so candidates are kept as they are.
+
+        # 4) the best candidate
+        best = self.select_candidate(candidates)
+        if best is None or not best.name:
+            return None, Status.unschedulable("no candidate node for preemption")
+
+        # 5) actuation
+        status = self.executor.actuate_pod_preemption(best.name, best.victims, pod, self.plugin_name)
+        if status is not None and not status.is_success():
+            return None, status
+        return PostFilterResult.nominate(best.name), Status.success()
+
+    def find_candidates(self, state: "CycleState", all_nodes: list["NodeInfo"], pod: "Pod", m: NodeToStatus
+                        ) -> tuple[list[Candidate], NodeToStatus | None, str]:
+        """Dry-run preemption on the nodes whose status is exactly Unschedulable."""
+        if not all_nodes:
+            return [], None, "no nodes available"
+        by_name = {ni.name: ni for ni in all_nodes}
+        names = m.nodes_for_status_code(by_name, Code.Unschedulable)
+        potential = [by_name[n] for n in names]
+        if not potential:
+            log.debug("preemption will not help schedule pod %s on any node", pod.key)
+            return [], NodeToStatus(), ""
+        pdbs = self._pdbs()
+        offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+
+    def dry_run_preemption(self, state: "CycleState", pod: "Pod", potential_nodes: list["NodeInfo"],
+                           pdbs: list[Any], offset: int, num_candidates: int
+                           ) -> tuple[list[Candidate], NodeToStatus, str]:
+        """Simulate preemption node by node from ``offset`` (wrapping around), each on a copy of
+        the state and the node. Stops once there is at least one candidate that violates no PDB
+        and ``num_candidates`` in all; each list keeps at most ``num_candidates``. Candidates that
+        violate no PDB come first. Returns the candidates, the statuses of the nodes that are not
+        candidates, and the errors met (joined)."""
+        non_violating = CandidateList(num_candidates)
+        violating = CandidateList(num_candidates)
+        node_statuses = NodeToStatus()
+        errors: list[str] = []
+        n = len(potential_nodes)
+        for i in range(n):
+            original = potential_nodes[(offset + i) % n]
+            node_info = original.clone()
+            state_copy = state.clone()
+            victims, num_violations, status = self.interface.select_victims_on_node(
+                state_copy, pod, node_info, pdbs)
+            success = status is None or status.is_success()
+            if success and victims:
+                candidate = Candidate(node_info.name, Victims(list(victims), num_violations))
+                if num_violations == 0:
+                    non_violating.add(candidate)
+                else:
+                    violating.add(candidate)
+                nvc, vc = non_violating.size(), violating.size()
+                if nvc > 0 and nvc + vc >= num_candidates:
+                    break
+                continue
+            if success:
+                status = Status.as_status(f'expected at least one victim pod on node "{node_info.name}"')
+            if status.code is Code.Error:
+                errors.append(status.message())
+            node_statuses.set(node_info.name, status)
+        return non_violating.get() + violating.get(), node_statuses, aggregate_errors(errors)
+
+    def select_candidate(self, candidates: list[Candidate]) -> Candidate | None:
+        """The best candidate (see :func:`pick_one_node_for_preemption`)."""
+        if not candidates:
+            return None
+        if len(candidates) == 1:
+            return candidates[0]
+        victims_map = self.interface.candidates_to_victims_map(candidates)
+        score_funcs = self.interface.ordered_score_funcs(victims_map)
+        node = pick_one_node_for_preemption(victims_map, score_funcs, now_datetime(self.handle))
+        victims = victims_map.get(node)
+        if victims is not None:
+            return Candidate(node, victims)
+        log.error("unexpected case: no candidate was selected among %s", [c.name for c in candidates])
+        return candidates[0]

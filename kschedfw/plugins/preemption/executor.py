@@ -1,0 +1,216 @@
+"""Actuation of a preemption decision (upstream ``framework/preemption/executor.go``).
+
+For every victim: a pod waiting at Permit is preempted in the scheduler's memory; any other pod
+gets the ``DisruptionTarget=True`` condition (reason ``PreemptionByScheduler``) and is deleted
+gracefully. Each victim gets a ``Preempted`` event. Lower-priority pods nominated to the same
+node lose their nomination.
+
+With SchedulerAsyncPreemption (on by default since v1.33) the work runs outside the scheduling
+cycle; while it runs, the preemptor's uid is in :attr:`Executor.preempting` and DefaultPreemption's
+PreEnqueue keeps the preemptor out of the active queue. kschedfw is single-threaded: the
+"goroutine" is handed to :attr:`Executor.spawn`, which by default runs it at once (it is done
+before PostFilter returns). Tests and simulations may replace ``spawn`` to run it later.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from kschedfw.cluster.memory import NotFound
+from kschedfw.framework.status import Status
+from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
+                                               Victims)
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+
+log = logging.getLogger(__name__)
+
+#: ``preempt_pod(candidate, preemptor, victim, plugin_name) -> error message or None``
+PreemptPodFunc = Callable[[Candidate, "Pod", "Pod", str], "str | None"]
+
+
+def aggregate_errors(messages: Iterable[str]) -> str:
+    """One message as is, several distinct ones as ``[a, b]`` (upstream utilerrors.Aggregate)."""
+    seen: list[str] = []
+    for m in messages:
+        if m not in seen:
+            seen.append(m)
+    if not seen:
+        return ""
+    if len(seen) == 1:
+        return seen[0]
+    return "[" + ", ".join(seen) + "]"
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    return str(exc) or type(exc).__name__
+
+
+def get_lower_priority_nominated_pods(handle: Any, priority: int, node_name: str) -> list["Pod"]:
+    """Pods nominated to ``node_name`` whose priority is below ``priority``."""
+    nominated = handle.nominated_pods_for_node(node_name) if handle is not None else []
+    return [p for p in nominated if p.effective_priority < priority]
+
+
+def clear_nominated_node_name(handle: Any, pods: Iterable["Pod"]) -> str | None:
+    """Patch ``status.nominatedNodeName`` to "" for each pod that has one; returns the errors."""
+    client = getattr(handle, "client", None)
+    errors: list[str] = []
+    for pod in pods:
+        if not pod.nominated_node_name:
+            continue
+        if client is not None:
+            try:
+                client.set_nominated_node_name(pod, "")
+            except Exception as exc:  # the API call failed: keep going, report at the end
+                errors.append(_error_text(exc))
+                continue
+        # The pod update normally reaches the nominator through the queue; make sure it does.
+        handle.delete_nominated_pod_if_exists(pod)
+    return aggregate_errors(errors) or None
+
+
+class Executor:
+    """Evicts victims, synchronously or "asynchronously" (see the module docstring)."""
+
+    def __init__(self, handle: Any, *, async_preemption: bool = True) -> None:
+        self.handle = handle
+        self.async_preemption = async_preemption
+        #: uids of preemptors whose asynchronous preemption has not finished
+        self.preempting: set[str] = set()
+        #: preemptor uid -> (namespace, name) of the last victim being evicted
+        self.last_victims_pending_preemption: dict[str, tuple[str, str]] = {}
+        #: evicts one victim; replaceable in tests
+        self.preempt_pod: PreemptPodFunc = self._preempt_pod
+        #: runs the asynchronous part; the default runs it immediately
+        self.spawn: Callable[[Callable[[], None]], None] = lambda fn: fn()
+
+    # ------------------------------------------------------------------ one victim
+    def _preempt_pod(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> str | None:
+        handle = self.handle
+        client = getattr(handle, "client", None)
+        skip_api_call = False
+        message = f"Preempted by pod {preemptor.uid} on node {candidate.name}"
+        waiting = handle.get_waiting_pod(victim.uid) if handle is not None else None
+        if waiting is not None:
+            # A pod held at Permit goes back to the queue without an API call.
+            if getattr(waiting, "status", None) is None:
+                waiting.preempt(plugin_name, "preempted")
+                skip_api_call = True
+        if not skip_api_call:
+            if client is not None:
+                condition_message = f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod"
+                existing = victim.condition(DISRUPTION_TARGET)
+                if existing is None or (existing.status, existing.reason, existing.message) != \
+                        ("True", PREEMPTION_BY_SCHEDULER, condition_message):
+                    try:
+                        patched = client.add_pod_condition(victim, DISRUPTION_TARGET, "True",
+                                                           PREEMPTION_BY_SCHEDULER, condition_message)
+                    except NotFound:
+                        patched = None
+                    except Exception as exc:
+                        log.error("could not add DisruptionTarget condition to %s: %s", victim.key, exc)
+                        return _error_text(exc)
+                    if patched is None:
+                        log.debug("victim %s is already deleted", victim.key)
+                        return None
+                try:
+                    client.delete_pod(victim)
+                except NotFound:
+                    log.debug("victim %s is already deleted", victim.key)
+                    return None
+                except Exception as exc:
+                    log.error("tried to preempt pod %s: %s", victim.key, exc)
+                    return _error_text(exc)
+                log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
+        else:
+            message += " (in kube-scheduler memory)."
+        if client is not None and hasattr(client, "record_event"):
+            client.record_event(victim, "Normal", "Preempted", message)
+        return None
+
+    # ------------------------------------------------------------------ a whole candidate
+    def actuate_pod_preemption(self, target_node: str, victims: Victims, preemptor: "Pod",
+                               plugin_name: str) -> Status | None:
+        candidate = Candidate(target_node, victims)
+        if self.async_preemption:
+            self.prepare_candidate_async(candidate, preemptor, plugin_name)
+            return None
+        return self.prepare_candidate(candidate, preemptor, plugin_name)
+
+    def prepare_candidate(self, candidate: Candidate, preemptor: "Pod", plugin_name: str) -> Status | None:
+        """Synchronous actuation: evict every victim, then clear lower-priority nominations."""
+        for victim in candidate.victims.pods:
+            if victim.deletion_timestamp is not None:
+                continue  # graceful deletion already started
+            error = self.preempt_pod(candidate, preemptor, victim, plugin_name)
+            if error is not None:
+                return Status.as_status(error)
+        nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority, candidate.name)
+        error = clear_nominated_node_name(self.handle, nominated)
+        if error is not None:
+            log.error("cannot clear 'NominatedNodeName' field: %s", error)
+        return None
+
+    def prepare_candidate_async(self, candidate: Candidate, preemptor: "Pod", plugin_name: str) -> None:
+        """Asynchronous actuation; the preemptor is gated at PreEnqueue until it is done."""
+        victim_pods = [v for v in candidate.victims.pods if v.deletion_timestamp is None]
+        if not victim_pods:
+            return
+        uid = preemptor.uid
+        self.preempting.add(uid)
+
+        def run() -> None:
+            failed = False
+            nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority,
+                                                          candidate.name)
+            error = clear_nominated_node_name(self.handle, nominated)
+            if error is not None:
+                log.error("cannot clear 'NominatedNodeName' field from lower priority pods on node %s: %s",
+                          candidate.name, error)
+                failed = True
+            preempt_last_victim = True
+            # All victims but the last are evicted first; the last one is recorded so that
+            # PreEnqueue can tell when the eviction has really started.
+            for victim in victim_pods[:-1]:
+                error = self.preempt_pod(candidate, preemptor, victim, plugin_name)
+                if error is not None:
+                    log.error("error occurred during async preemption: %s", error)
+                    failed = True
+                    preempt_last_victim = False
+                    break
+            if preempt_last_victim:
+                last = victim_pods[-1]
+                self.last_victims_pending_preemption[uid] = (last.namespace, last.name)
+                error = self.preempt_pod(candidate, preemptor, last, plugin_name)
+                if error is not None:
+                    log.error("error occurred during async preemption of the last victim: %s", error)
+                    failed = True
+            self.preempting.discard(uid)
+            self.last_victims_pending_preemption.pop(uid, None)
+            if failed and self.handle is not None:
+                # The preemptor could be stuck in the unschedulable pool: retry it now.
+                self.handle.activate([preemptor])
+
+        self.spawn(run)
+
+    # ------------------------------------------------------------------ PreEnqueue support
+    def is_pod_running_preemption(self, pod_uid: str) -> bool:
+        """True while the pod's asynchronous preemption is still evicting victims."""
+        if pod_uid not in self.preempting:
+            return False
+        pending = self.last_victims_pending_preemption.get(pod_uid)
+        if pending is None:
+            return True  # not even the last victim has been reached yet
+        namespace, name = pending
+        lister = getattr(self.handle, "lister", None)
+        victim = lister.get("Pod", name, namespace) if lister is not None else None
+        if victim is None:
+            return False  # already gone
+        if victim.deletion_timestamp is not None:
+            return False  # its deletion has started
+        return True
