@@ -638,21 +638,25 @@ SINGLE_CONSTRAINT_CASES = [
                  pods_on(F, ("p-a1", "node-a"), ("p-a2", "node-a"), ("p-b1", "node-b"), ("p-b2", "node-b"),
                          ("p-c1", "node-c")),
                  {"node-a": U, "node-b": U, "node-c": S}, False,
-                 id="pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains < minDomains, then the third node fits"),
+                 id=("pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains < minDomains, then "
+                     "the third node fits")),
     pytest.param(P(labels=F, constraints=[spread(2, "node", DNS, FOO, 2)]),
                  [N("node-a", node="node-a"), N("node-b", node="node-b"), N("node-c", node="node-c")],
                  pods_on(F, ("p-a1", "node-a"), ("p-a2", "node-a"), ("p-b1", "node-b"), ("p-b2", "node-b"),
                          ("p-c1", "node-c")),
                  {"node-a": S, "node-b": S, "node-c": S}, False,
-                 id="pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains > minDomains, then the all nodes fit"),
+                 id=("pods spread across nodes as 2/2/1, maxSkew is 2, and the number of domains > minDomains, then "
+                     "the all nodes fit")),
     pytest.param(P(labels=F, constraints=[spread(2, "zone", DNS, FOO, 3)]), nodes_abxy(),
                  pods_on(F, ("p-b1", "node-a"), ("p-b2", "node-b"), ("p-y1", "node-y")),
                  {"node-a": U, "node-b": U, "node-x": S, "node-y": S}, False,
-                 id="pods spread across zone as 2/1, maxSkew is 2 and the number of domains < minDomains, then the third and fourth nodes fit"),
+                 id=("pods spread across zone as 2/1, maxSkew is 2 and the number of domains < minDomains, then the "
+                     "third and fourth nodes fit")),
     pytest.param(P(labels=F, constraints=[spread(2, "zone", DNS, FOO, 1)]), nodes_abxy(),
                  pods_on(F, ("p-b1", "node-a"), ("p-b2", "node-b"), ("p-y1", "node-y")),
                  {"node-a": S, "node-b": S, "node-x": S, "node-y": S}, False,
-                 id="pods spread across zone as 2/1, maxSkew is 2 and the number of domains > minDomains, then the all nodes fit"),
+                 id=("pods spread across zone as 2/1, maxSkew is 2 and the number of domains > minDomains, then the "
+                     "all nodes fit")),
 ]
 
 _FOO_NODES_ABXY = lambda taint_y=False: [  # noqa: E731

@@ -147,21 +147,27 @@ TWO_IGNORE = (spread(1, "zone", DNS, FOO, None, None, IGNORE), spread(1, "node",
                  id="change pod's label that doesn't match topologySpreadConstraints selector"),
     pytest.param(_target(*TWO), P("p2", uid="p2", node="fake-node", labels={"foo": ""}),
                  P("p2", uid="p2", node="fake-node", labels={"foo": "", "bar": "bar2"}), Q, False,
-                 id="add pod's label that matches topologySpreadConstraints selector with multi topologySpreadConstraints"),
+                 id=("add pod's label that matches topologySpreadConstraints selector with multi "
+                     "topologySpreadConstraints")),
     pytest.param(_target(*TWO), P("p2", uid="p2", node="fake-node", labels={"foo": ""}),
                  P("p2", uid="p2", node="fake-node", labels={"foo": "", "baz": ""}), SKIP, False,
-                 id="change pod's label that doesn't match topologySpreadConstraints selector with multi topologySpreadConstraints"),
+                 id=("change pod's label that doesn't match topologySpreadConstraints selector with multi "
+                     "topologySpreadConstraints")),
     pytest.param(_target(*TWO), P("p2", uid="p2", node="fake-node", labels={"foo": "", "bar": ""}),
                  P("p2", uid="p2", node="fake-node", labels={"foo": "", "bar": "bar2"}), SKIP, False,
-                 id="change pod's label that match topologySpreadConstraints selector with multi topologySpreadConstraints"),
+                 id=("change pod's label that match topologySpreadConstraints selector with multi "
+                     "topologySpreadConstraints")),
     pytest.param(_target(*TWO_HONOR), P("p", uid="p", labels={"foo": ""}),
                  P("p", uid="p", labels={"foo": ""}, tolerate=[UNSCHEDULABLE_TAINT_KEY]), Q, True,
-                 id="the unschedulable Pod has topologySpreadConstraint with NodeTaintsPolicy:Honor and has got a new toleration"),
+                 id=("the unschedulable Pod has topologySpreadConstraint with NodeTaintsPolicy:Honor and has got a new "
+                     "toleration")),
     pytest.param(_target(*TWO_IGNORE), P("p", uid="p", labels={"foo": ""}),
                  P("p", uid="p", labels={"foo": ""}, tolerate=[UNSCHEDULABLE_TAINT_KEY]), SKIP, False,
-                 id="the unschedulable Pod has topologySpreadConstraint without NodeTaintsPolicy:Honor and has got a new toleration"),
+                 id=("the unschedulable Pod has topologySpreadConstraint without NodeTaintsPolicy:Honor and has got a "
+                     "new toleration")),
     pytest.param(_target(*TWO_IGNORE), P("p", uid="p"), P("p", uid="p", labels={"foo": ""}), Q, False,
-                 id="the unschedulable Pod has topologySpreadConstraint and has got a new label matching the selector of the constraint"),
+                 id=("the unschedulable Pod has topologySpreadConstraint and has got a new label matching the selector "
+                     "of the constraint")),
     pytest.param(_target(*TWO_IGNORE), P("p", uid="p"), P("p", uid="p", labels={"unrelated": ""}), SKIP, False,
                  id="the unschedulable Pod has topologySpreadConstraint and has got a new unrelated label"),
 ])
@@ -266,7 +272,8 @@ def test_match_label_keys_on_by_default():
     """MatchLabelKeysInPodTopologySpread is on in v1.36: the pod's value narrows the selector."""
     pod = P(labels={"foo": "", "rev": "2"}, constraints=[spread(1, "node", DNS, FOO, match_label_keys=["rev"])])
     nodes = [N("a", node="a"), N("b", node="b")]
-    existing = [P("old1", node="a", labels={"foo": "", "rev": "1"}), P("old2", node="a", labels={"foo": "", "rev": "1"})]
+    existing = [P("old1", node="a", labels={"foo": "", "rev": "1"}),
+                P("old2", node="a", labels={"foo": "", "rev": "1"})]
     plugin, snapshot = make_plugin(nodes, existing)
     plugin = PodTopologySpread({"defaultingType": "List"}, plugin.handle)
     state = new_cycle_state()

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
-from kschedfw.plugins.podtopologyspread.common import (NAME, Constraint, count_pods_match_selector,
+from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, count_pods_match_selector,
                                                        node_labels_match_constraints,
                                                        required_node_affinity)
 
@@ -155,8 +155,8 @@ class Filtering:
         # Constraints whose node inclusion policies are the defaults with no affinity to honour
         # need no per-node policy check.
         plain = tuple(
-            not inclusion or ((c.node_affinity_policy != "Honor" or required is None)
-                              and c.node_taints_policy != "Honor")
+            not inclusion or ((c.node_affinity_policy != HONOR or required is None)
+                              and c.node_taints_policy != HONOR)
             for c in constraints)
         indexed = tuple(enumerate(zip(constraints, keys, plain)))
         for node_info in nodes:

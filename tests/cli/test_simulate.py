@@ -1,0 +1,135 @@
+"""`kschedfw simulate` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import yaml
+
+from kschedfw.cli.main import main
+
+CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: small, namespace: default}
+  spec:
+    containers: [{name: c, image: busybox, resources: {requests: {cpu: 500m}}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: huge, namespace: default}
+  spec:
+    containers: [{name: c, image: busybox, resources: {requests: {cpu: "8"}}}]
+"""
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_runs_with_no_arguments(capsys):
+    code, out, err = run(capsys, "simulate")
+    assert code == 0, err
+    assert "default/web-1" in out and "Bound" in out
+    assert "Scheduling is blocked due to non-empty scheduling gates" in out
+
+
+def test_json_output_and_write_out(capsys, tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER)
+    after = tmp_path / "after.yaml"
+    code, out, err = run(capsys, "simulate", str(cluster), "--output", "json", "--write-out", str(after))
+    assert code == 0, err
+    result = json.loads(out)
+    pods = {p["pod"]: p for p in result["pods"]}
+    assert pods["default/small"]["status"] == "Bound" and pods["default/small"]["node"] == "n1"
+    assert pods["default/huge"]["status"] == "Pending"
+    assert pods["default/huge"]["message"] == (
+        "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, "
+        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    assert result["summary"]["total"] == {"Bound": 1, "Pending": 1}
+    written = {i["metadata"]["name"]: i for i in yaml.safe_load(after.read_text())["items"]}
+    assert written["small"]["spec"]["nodeName"] == "n1"
+    condition = next(c for c in written["huge"]["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert condition["status"] == "False" and condition["reason"] == "Unschedulable"
+
+
+def test_same_seed_same_result(capsys, tmp_path):
+    nodes = "\n".join(textwrap.dedent(f"""\
+        ---
+        apiVersion: v1
+        kind: Node
+        metadata: {{name: n{i}}}
+        status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}""") for i in range(6))
+    pods = "\n".join(textwrap.dedent(f"""\
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {{name: p{i}}}
+        spec: {{containers: [{{name: c, image: x}}]}}""") for i in range(12))
+    path = tmp_path / "c.yaml"
+    path.write_text(nodes + "\n" + pods)
+    outs = [run(capsys, "simulate", str(path), "-o", "json", "--seed", "7")[1] for _ in range(2)]
+    assert outs[0] == outs[1]
+
+
+def test_malformed_manifest_names_file_line_and_field(capsys, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text(CLUSTER.replace("cpu: 500m", "cpu: 5x0m"))
+    code, out, err = run(capsys, "simulate", str(path))
+    assert code == 1
+    assert f"{path}:" in err and "Pod default/small" in err
+    assert "spec.containers[0].resources.requests.cpu" in err
+    assert "Traceback" not in err
+
+
+def test_invalid_config_exits_1(capsys, tmp_path):
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                   "podInitialBackoffSeconds: 0\n")
+    code, out, err = run(capsys, "simulate", "--config", str(cfg))
+    assert code == 1
+    assert "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0" in err
+
+
+def test_scenario_gate_removed_later(capsys, tmp_path):
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(textwrap.dedent("""\
+        kind: Scenario
+        cluster: [cluster.yaml]
+        steps:
+        - at: 0s
+          create:
+            apiVersion: v1
+            kind: Pod
+            metadata: {name: gated, namespace: default}
+            spec:
+              schedulingGates: [{name: example.com/a}, {name: example.com/b}]
+              containers: [{name: c, image: busybox}]
+        - at: 10s
+          removeSchedulingGate: {pod: default/gated, gate: example.com/a}
+        - at: 20s
+          removeSchedulingGate: {pod: default/gated, gate: example.com/b}
+        """))
+    code, out, err = run(capsys, "simulate", str(scenario), "-o", "json")
+    assert code == 0, err
+    pods = {p["pod"]: p for p in json.loads(out)["pods"]}
+    assert pods["default/gated"]["status"] == "Bound"
+
+
+def test_scenario_errors_name_the_step(capsys, tmp_path):
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("kind: Scenario\nsteps:\n- at: 10s\n  create: []\n- at: 5s\n  advance: 1m\n")
+    code, out, err = run(capsys, "simulate", str(scenario))
+    assert code == 1
+    assert f"{scenario}:5: steps[1].at: steps must be in time order" in err
