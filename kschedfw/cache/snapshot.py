@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from kschedfw.framework.types import ImageStateSummary, NodeInfo
 
@@ -22,12 +22,13 @@ def normalized_image_name(name: str) -> str:
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
-    __slots__ = ("_node_infos", "_by_name", "generation")
+    __slots__ = ("_node_infos", "_by_name", "generation", "_lists")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self.generation = generation
+        self._lists: dict[str, tuple[int, list[NodeInfo]]] = {}
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
@@ -49,10 +50,18 @@ class Snapshot:
         return len(self._node_infos)
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self._node_infos if ni.pods_with_affinity]
+        """Nodes with pods that have (anti-)affinity; computed once per snapshot generation."""
+        return self._cached("affinity", lambda ni: ni.pods_with_affinity)
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
-        return [ni for ni in self._node_infos if ni.pods_with_required_anti_affinity]
+        return self._cached("anti", lambda ni: ni.pods_with_required_anti_affinity)
+
+    def _cached(self, key: str, has: "Callable[[NodeInfo], list]") -> list[NodeInfo]:
+        cached = self._lists.get(key)
+        if cached is None or cached[0] != self.generation:
+            cached = (self.generation, [ni for ni in self._node_infos if has(ni)])
+            self._lists[key] = cached
+        return cached[1]
 
 
 def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:

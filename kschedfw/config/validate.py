@@ -77,8 +77,10 @@ class _Run:
         line, col = self.positions.locate(err.path, anchor)
         if not hint and err.kind == INVALID and err.detail.startswith("expected string"):
             raw = self.positions.plain.get(tuple(err.path))
-            if raw is not None:
-                hint = f'YAML reads {raw} as {err.detail.rsplit(" ", 1)[-1]}; quote it: "{raw}"'
+            got = err.detail.rsplit(" ", 1)[-1]
+            # YAML 1.1 surprises only: on/yes/no/null, 010 (octal), 1_000, 0x1F, 1e3 ...
+            if raw is not None and (got in ("boolean", "null") or raw != str(err.value)):
+                hint = f'YAML reads {raw} as {got}; quote it: "{raw}"'
         self.diagnostics.append(Diagnostic.from_field_error(
             err, file=self.filename, line=line, column=col, severity=severity, hint=hint,
             plugin=plugin))

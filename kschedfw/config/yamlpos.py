@@ -136,7 +136,7 @@ class _Builder:
                 value = self._constructor.construct_object(node)
             except (yaml.YAMLError, ValueError, OverflowError):
                 return node.value
-            if node.style is None:
+            if not node.style:  # plain scalar (None with PyYAML, "" with libyaml)
                 self.positions.plain[path] = node.value
             return value
         if tag not in _AS_TEXT and not tag.startswith("tag:yaml.org,2002:"):

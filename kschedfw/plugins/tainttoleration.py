@@ -43,7 +43,7 @@ class TaintToleration:
     name = NAME
 
     # TaintTolerationComparisonOperators: whether Gt/Lt tolerations count.
-    enable_comparison_operators = True
+    enable_comparison_operators = False  # TaintTolerationComparisonOperators: alpha, off in v1.36
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         self.handle = handle

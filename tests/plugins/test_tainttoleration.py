@@ -93,6 +93,7 @@ SCORE_CASES = [
 def test_taint_toleration_score(pod, nodes, expected):
     snapshot = Snapshot.from_objects(nodes)
     pl = TaintToleration({}, Handle(snapshot=snapshot))
+    pl.enable_comparison_operators = True  # upstream runs this table with TaintTolerationComparisonOperators on
     state = CycleState()
     node_infos = snapshot.node_infos()
     assert pl.pre_score(state, pod, node_infos) is None

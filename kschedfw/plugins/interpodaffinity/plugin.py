@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from kschedfw import hookimpl
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.handle import Handle
@@ -49,6 +50,8 @@ class InterPodAffinity:
     """Pods placed with or away from other pods, per topology domain (upstream InterPodAffinity)."""
 
     name = NAME
+    args_schema = IN_TREE_ARGS["InterPodAffinity"].schema
+    validate_args = staticmethod(IN_TREE_ARGS["InterPodAffinity"].validate)
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         args = args or {}

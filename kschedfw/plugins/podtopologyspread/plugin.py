@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw import hookimpl
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod, TopologySpreadConstraint
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -83,12 +84,14 @@ class PodTopologySpread(Filtering, Scoring):
     """Upstream's PodTopologySpread (PreFilter, Filter, PreScore, Score, NormalizeScore)."""
 
     name = NAME
+    args_schema = IN_TREE_ARGS["PodTopologySpread"].schema
+    validate_args = staticmethod(IN_TREE_ARGS["PodTopologySpread"].validate)
 
     # Feature gates as in a default v1.36 scheduler: NodeInclusionPolicyInPodTopologySpread (GA)
     # and MatchLabelKeysInPodTopologySpread (beta, on). Gt/Lt tolerations follow TaintToleration.
     enable_node_inclusion_policy = True
     enable_match_label_keys = True
-    enable_taint_toleration_comparison_operators = True
+    enable_taint_toleration_comparison_operators = False  # alpha gate, off in v1.36
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         args = args or {}
