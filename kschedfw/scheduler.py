@@ -324,7 +324,9 @@ class Scheduler:
                 feasible.append(nodes[(start + i) % n])
             self.next_start_node_index = (start + len(feasible)) % max(num_all, 1)
             return feasible, None
-        run = fwk.run_filter_plugins_with_nominated_pods
+        nominator = self.queue.nominator
+        run = fwk.run_filter_plugins_with_nominated_pods if len(nominator) else \
+            fwk.run_filter_plugins
         node_to_status = diagnosis.node_to_status
         processed = 0
         for i in range(n):

@@ -33,7 +33,7 @@ _AS_TEXT = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary",
                       "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"})
 
 #: Upper bound on nodes built per document, so alias bombs end in a diagnostic.
-MAX_NODES = 200_000
+MAX_NODES = 50_000
 
 
 class Positions:

@@ -63,6 +63,7 @@ class Framework:
         self.handle.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
+        self.last_plugin_scores: list[tuple[str, list[int]]] = []
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -320,40 +321,43 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
-        """Score, normalise, range-check and weight; returns per-node totals (upstream RunScorePlugins)."""
-        results = [NodePluginScores(ni.name) for ni in nodes]
+        """Score, normalise, range-check and weight; returns per-node totals (upstream RunScorePlugins).
+
+        The per-node loop is a list comprehension over the bound method: the hot path.
+        """
+        per_plugin: list[tuple[str, list[int]]] = []
         skip = state.skip_score_plugins
         for name, fn, weight, normalize in self.score_plugins:
-            if name in skip:
+            if skip and name in skip:
                 continue
-            scores: list[NodeScore] = []
-            for ni in nodes:
-                try:
-                    out = fn(state, pod, ni)
-                except Exception as exc:
-                    err = _plugin_error(name, exc)
-                    return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-                if isinstance(out, tuple):
-                    value, status = out
-                    if status is not None and not status.is_success():
-                        return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                else:
-                    value = out
-                scores.append(NodeScore(ni.name, int(value)))
+            try:
+                raw = [fn(state, pod, ni) for ni in nodes]
+            except Exception as exc:
+                err = _plugin_error(name, exc)
+                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
+            values, status = _score_values(raw)
+            if status is not None:
+                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             if normalize is not None:
+                scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, values)]
                 try:
                     status = _as_status(normalize(state, pod, scores))
                 except Exception as exc:
                     status = _plugin_error(name, exc)
                 if status is not None and not status.is_success():
                     return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-            for result, ns in zip(results, scores):
-                if not MIN_NODE_SCORE <= ns.score <= MAX_NODE_SCORE:
-                    return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {ns.score}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
-                weighted = ns.score * weight
-                result.scores.append((name, weighted))
-                result.total_score += weighted
-        return results, None
+                values = [s.score for s in scores]
+            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
+            if weight != 1:
+                values = [v * weight for v in values]
+            per_plugin.append((name, values))
+        self.last_plugin_scores = per_plugin  # weighted scores per plugin, for explain
+        if not per_plugin:
+            return [NodePluginScores(ni.name) for ni in nodes], None
+        totals = [sum(column) for column in zip(*(values for _, values in per_plugin))]
+        return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         for name, fn in self.reserve_plugins:
@@ -478,6 +482,20 @@ class Framework:
 
     def list_plugins(self) -> Mapping[str, list[str]]:
         return {point: [e.name for e in entries] for point, entries in self.profile.plugins.items()}
+
+
+def _score_values(raw: list) -> tuple[list[int], Status | None]:
+    """Plugin results as ints; a ``(score, status)`` result with a failed status is returned."""
+    if all(type(v) is int for v in raw):
+        return raw, None
+    values = []
+    for v in raw:
+        if isinstance(v, tuple):
+            v, status = v
+            if status is not None and not status.is_success():
+                return [], status
+        values.append(int(v))
+    return values, None
 
 
 def _event_bound_hint(hook: Callable) -> Callable[[ClusterEvent], Callable]:

@@ -185,31 +185,34 @@ class DynamicResources:
         extended, backed = self._dra_extended_resources(pod)
         if not claims and not extended:
             return None, Status.skip()
-        to_allocate = []
+        selectors: list[Any] = []
+        to_allocate: list[Any] = []
         for _pod_claim_name, claim in claims:
             allocation = status_of(claim).get("allocation")
+            selector = None
             if allocation is None:
                 status = self._check_device_classes(claim)
                 if status is not None:
                     return None, status
                 to_allocate.append(claim)
-                continue
-            selector = None
-            if isinstance(allocation, dict) and allocation.get("nodeSelector") is not None:
+            elif isinstance(allocation, dict) and allocation.get("nodeSelector") is not None:
                 try:
                     selector = parse_node_selector(allocation["nodeSelector"],
                                                    "status.allocation.nodeSelector")
                 except Exception as exc:
                     return None, Status.as_status(str(exc))
-            data.claims.append(claim)
-            data.available_on_nodes.append(selector)
+            selectors.append(selector)
+        # Recorded as upstream does once PreFilter got this far (PostFilter then reports
+        # "still not schedulable" rather than "no new claims to deallocate").
+        data.claims = [claim for _, claim in claims]
+        data.available_on_nodes = selectors
+        data.extended_resources = extended
+        data.dra_backed = backed
         if to_allocate:
             claim = to_allocate[0]
             return None, Status.unresolvable(
                 f"kschedfw: allocating devices for ResourceClaim "
                 f"{namespace_of(claim)}/{name_of(claim)} is not supported yet")
-        data.extended_resources = extended
-        data.dra_backed = backed
         return None, None
 
     def _check_device_classes(self, claim: Any) -> Status | None:

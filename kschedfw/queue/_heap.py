@@ -14,36 +14,49 @@ from typing import Any, Callable, Iterator
 
 from kschedfw.framework.types import QueuedPodInfo
 
-# An entry is a tuple (or tuple subclass) whose last element is the QueuedPodInfo.
+# An entry is a tuple (or tuple subclass) ending with (sequence number, QueuedPodInfo).
 MakeEntry = Callable[[QueuedPodInfo, int], tuple]
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 
 
 class _LessEntry(tuple):
-    """``(primary, seq, qpi)`` ordered by primary, then the QueueSort ``less``, then seq."""
+    """Base of the comparator-ordered entries built by :func:`less_entry_factory`."""
 
     __slots__ = ()
-    less: LessFunc  # set on the per-heap subclass
-
-    def __lt__(self, other: Any) -> bool:  # type: ignore[override]
-        if self[0] != other[0]:
-            return self[0] < other[0]
-        a, b = self[2], other[2]
-        less = self.less
-        if less(a, b):
-            return True
-        if less(b, a):
-            return False
-        return self[1] < other[1]
 
 
 def less_entry_factory(less: LessFunc, primary: Callable[[QueuedPodInfo], float] | None = None
                        ) -> MakeEntry:
-    """Entries ordered by ``primary(qpi)`` (if given), then by ``less``, then first-in first-out."""
-    cls = type("_BoundLessEntry", (_LessEntry,), {"__slots__": (), "less": staticmethod(less)})
+    """Entries ordered by ``primary(qpi)`` (if given), then by ``less``, then first-in first-out.
+
+    An entry is ``(primary, seq, qpi)`` or ``(seq, qpi)``; ``less`` is called at most twice per
+    comparison (``a < b``, else ``b < a``, else the sequence decides)."""
     if primary is None:
-        return lambda qpi, seq: cls((0.0, seq, qpi))
-    return lambda qpi, seq: cls((primary(qpi), seq, qpi))
+        class _Entry(_LessEntry):
+            __slots__ = ()
+
+            def __lt__(self, other: Any) -> bool:  # type: ignore[override]
+                a, b = self[1], other[1]
+                if less(a, b):
+                    return True
+                if less(b, a):
+                    return False
+                return self[0] < other[0]
+        return lambda qpi, seq: _Entry((seq, qpi))
+
+    class _PrimaryEntry(_LessEntry):
+        __slots__ = ()
+
+        def __lt__(self, other: Any) -> bool:  # type: ignore[override]
+            if self[0] != other[0]:
+                return self[0] < other[0]
+            a, b = self[2], other[2]
+            if less(a, b):
+                return True
+            if less(b, a):
+                return False
+            return self[1] < other[1]
+    return lambda qpi, seq: _PrimaryEntry((primary(qpi), seq, qpi))
 
 
 def key_entry_factory(*keys: Callable[[QueuedPodInfo], Any]) -> MakeEntry:
