@@ -125,6 +125,8 @@ class _Build:
     missing_defaults: list[str] = attrs.Factory(list)
     #: PluginSets in which a name nobody installed was listed
     unknown_in: set[str] = attrs.Factory(set)
+    _hooks: dict[str, frozenset[str] | None] = attrs.Factory(dict)
+    _installed_set: frozenset[str] | None = None
 
     def where(self, ref: Ref, field: str) -> tuple:
         if ref.origin is not None:
@@ -139,7 +141,7 @@ class _Build:
 
     def exists(self, ref: Ref, field: str, iface: str) -> bool:
         if ref.name in self.installed_set:
-            if self.catalog.extension_points(ref.name) is not None:
+            if self._extension_points(ref.name) is not None:
                 return True
             self.report(FieldError(self.where(ref, field), PLUGIN_LOAD_ERROR,
                                    load_error_text(self.catalog, ref.name)),
@@ -157,10 +159,18 @@ class _Build:
 
     @property
     def installed_set(self) -> frozenset[str]:
-        return frozenset(self.installed)
+        if self._installed_set is None:
+            self._installed_set = frozenset(self.installed)
+        return self._installed_set
+
+    def _extension_points(self, name: str) -> frozenset[str] | None:
+        """The catalog's answer, asked once per name (None: the plugin cannot be loaded)."""
+        if name not in self._hooks:
+            self._hooks[name] = self.catalog.extension_points(name)
+        return self._hooks[name]
 
     def hooks(self, name: str) -> frozenset[str]:
-        return self.catalog.extension_points(name) or frozenset()
+        return self._extension_points(name) or frozenset()
 
 
 def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_name: str,
@@ -179,10 +189,11 @@ def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_nam
             if not b.exists(ref, field, iface):
                 continue
             if hook not in b.hooks(ref.name):
-                implemented = ", ".join(sorted(b.hooks(ref.name))) or "nothing"
+                points = [f for f, h, _ in PLUGIN_SETS if h in b.hooks(ref.name)]
                 b.report(FieldError(b.where(ref, field), INVALID,
                                     f'plugin "{ref.name}" does not extend {iface} plugin', ref.name),
-                         hint=f"it implements: {implemented}", plugin=catalog.describe(ref.name))
+                         hint="it can be enabled at: " + (", ".join(points) or "no extension point"),
+                         plugin=catalog.describe(ref.name))
                 continue
             if ref.name in seen:
                 b.report(FieldError(b.where(ref, field), DUPLICATE,

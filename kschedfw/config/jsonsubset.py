@@ -44,7 +44,7 @@ class Issue:
     allowed: tuple[str, ...] = ()
 
 
-def _json_type(value: Any) -> str:
+def json_type(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -107,9 +107,23 @@ def is_simple(schema: Any) -> bool:
     return True
 
 
+_SIMPLE: dict[int, tuple[Any, bool]] = {}
+
+
+def _simple_cached(schema: Any) -> bool:
+    hit = _SIMPLE.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    result = is_simple(schema)
+    if len(_SIMPLE) > 256:
+        _SIMPLE.clear()
+    _SIMPLE[id(schema)] = (schema, result)  # the reference keeps the id from being reused
+    return result
+
+
 def check(schema: Any, instance: Any, path: tuple = ()) -> list[Issue]:
     """Every violation of ``schema`` by ``instance``, paths prefixed by ``path``."""
-    if is_simple(schema):
+    if _simple_cached(schema):
         return list(_check(schema, instance, path))
     return _check_with_jsonschema(schema, instance, path)
 
@@ -125,7 +139,7 @@ def _check(schema: Any, value: Any, path: tuple) -> Iterator[Issue]:
         names = [types] if isinstance(types, str) else list(types)
         if not any(_is_type(value, n) for n in names):
             yield Issue(FieldError(path, INVALID, f"expected {' or '.join(names)}, got "
-                                   f"{_json_type(value)}", _scalar(value)))
+                                   f"{json_type(value)}", _scalar(value)))
             return
     if "enum" in schema and value not in schema["enum"]:
         yield Issue(_not_supported(path, value, schema["enum"]))
@@ -271,7 +285,7 @@ def _from_jsonschema(err: Any, prefix: tuple) -> list[Issue]:
         names = err.validator_value
         names = [names] if isinstance(names, str) else list(names)
         return [Issue(FieldError(path, INVALID, f"expected {' or '.join(names)}, got "
-                                 f"{_json_type(value)}", _scalar(value)))]
+                                 f"{json_type(value)}", _scalar(value)))]
     if kind in ("enum", "const"):
         allowed = err.validator_value if kind == "enum" else [err.validator_value]
         return [Issue(_not_supported(path, value, list(allowed)))]

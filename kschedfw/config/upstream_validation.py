@@ -92,7 +92,7 @@ def validate_configuration(doc: dict[str, Any], skip_profiles: Iterable[int] = (
         errs.append(FieldError(("podMaxBackoffSeconds",), INVALID,
                                "must be greater than or equal to PodInitialBackoffSeconds", maximum))
     extenders = doc.get("extenders") or []
-    errs += _extenders([e for e in extenders if isinstance(e, dict)])
+    errs += _extenders(extenders if isinstance(extenders, list) else [])
     return errs
 
 
@@ -191,11 +191,13 @@ def _common_queue_sort(profiles: list[dict], skip: set[int]) -> list[FieldError]
     return errs
 
 
-def _extenders(extenders: list[dict]) -> list[FieldError]:
+def _extenders(extenders: list) -> list[FieldError]:
     errs: list[FieldError] = []
     binders = 0
     managed: set[str] = set()
     for i, ext in enumerate(extenders):
+        if not isinstance(ext, dict):  # malformed, already reported
+            continue
         path = ("extenders", i)
         weight = ext.get("weight", 0)
         if ext.get("prioritizeVerb") and weight <= 0:

@@ -106,21 +106,24 @@ class _Run:
         self.diagnostics.extend(problems)
         if not docs and problems:
             return None
-        if len(docs) > 1:
-            line, col = docs[1].start
-            self.diagnostics.append(Diagnostic(
-                file=self.filename, line=line, column=col, path="", kind=DOCUMENT,
-                message=f"{DOCUMENT}: found {len(docs)} YAML documents; a "
-                        f"KubeSchedulerConfiguration file holds exactly one"))
+        # Sample files often hold alternatives as several documents: each is checked on its own.
+        # kube-scheduler itself reads the first one, so that one is the configuration returned.
+        for doc in docs[1:]:
+            other = _Run(self.filename, self.catalog)
+            other.run_document(doc)
+            self.diagnostics.extend(other.diagnostics)
+        return self.run_document(docs[0] if docs else None)
+
+    def run_document(self, document: Any) -> SchedulerConfig | None:
         data: Any = None
-        if docs:
-            self.positions = docs[0].positions
-            data = docs[0].data
+        if document is not None:
+            self.positions = document.positions
+            data = document.data
         if data is None:
             data = {}
         if not isinstance(data, dict):
             self.add(FieldError((), INVALID, f"expected a {KIND} mapping, got "
-                                f"{jsonsubset._json_type(data)}"))
+                                f"{jsonsubset.json_type(data)}"))
             return None
         data = _strip_nulls(data)
         if not self._type_meta(data):
@@ -231,10 +234,11 @@ class _Run:
         if kind is not None and kind != f"{name}Args":
             group = version.split("/")[0] if isinstance(version, str) and "/" in version \
                 else GROUP
-            self.add(FieldError((*apath, "kind"), INVALID,
-                                f"args for plugin {name} were not of type {name}Args.{GROUP}, got "
-                                f"{kind}.{group}", kind if isinstance(kind, str) else MISSING),
-                     plugin=plugin)
+            # upstream validation's wording and path; the decoder's explanation as the hint
+            self.add(FieldError(apath, INVALID, "has to match plugin args",
+                                kind if isinstance(kind, str) else MISSING),
+                     hint=f"args for plugin {name} were not of type {name}Args.{GROUP}, got "
+                          f"{kind}.{group}", plugin=plugin)
             ok = False
         if version is not None and name in IN_TREE_ARGS and version != API_VERSION:
             self.add(FieldError((*apath, "apiVersion"), UNSUPPORTED,
@@ -322,11 +326,12 @@ class _Run:
             used = sorted({e.name for entries in plugins.values() for e in entries})
             plugin_args = {}
             for name in used:
+                schema = self.catalog.args_schema(name)
+                if schema is None:  # takes no args (any given were reported as ignored)
+                    plugin_args[name] = {}
+                    continue
                 args = configured.get(name)
-                if args is None:
-                    schema = self.catalog.args_schema(name)
-                    args = default_args(name, schema, {}) if schema is not None else {}
-                plugin_args[name] = args
+                plugin_args[name] = args if args is not None else default_args(name, schema, {})
             profiles.append(ResolvedProfile(
                 scheduler_name=profile["schedulerName"],
                 percentage_of_nodes_to_score=profile.get("percentageOfNodesToScore"),

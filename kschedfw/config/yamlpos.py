@@ -203,12 +203,20 @@ def load_yaml(text: str, filename: str) -> tuple[list[YamlDocument], list[Diagno
         return [], [Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
                                message=f"{SYNTAX}: {problem}")]
     except yaml.YAMLError as exc:  # reader errors: invalid characters, bad encoding
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "mark", None)
         line, col = (1, 1)
-        if mark is not None:
-            line, col = mark.line + 1, mark.column + 1
+        position = getattr(exc, "position", None)
+        if isinstance(position, int) and 0 <= position <= len(text):
+            before = text[:position]
+            line = before.count("\n") + 1
+            col = position - (before.rfind("\n") + 1) + 1
+        reason = getattr(exc, "reason", None)
+        character = getattr(exc, "character", None)
+        if reason and isinstance(character, int):
+            problem = f"unacceptable character #x{character:04x}: {reason}"
+        else:
+            problem = str(exc).splitlines()[0]
         return [], [Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
-                               message=f"{SYNTAX}: {exc}".splitlines()[0])]
+                               message=f"{SYNTAX}: {problem}")]
     finally:
         loader.dispose()
     docs: list[YamlDocument] = []

@@ -136,6 +136,7 @@ class Registry:
         self.problems: list[PluginLoadError] = list(problems)
         self._classes: dict[str, type] = dict(classes or {})
         self._failures: dict[str, PluginLoadError] = {}
+        self._points: dict[str, frozenset[str]] = {}
 
     @classmethod
     def discover(cls, extra_classes: Iterable[type] = ()) -> "Registry":
@@ -211,8 +212,13 @@ class Registry:
         return sorted(self._refs)
 
     def extension_points(self, name: str) -> frozenset[str] | None:
-        cls = self.try_load(name)
-        return extension_points_of(cls) if cls is not None else None
+        points = self._points.get(name)
+        if points is None:
+            cls = self.try_load(name)
+            if cls is None:
+                return None
+            points = self._points[name] = extension_points_of(cls)
+        return points
 
     def args_schema(self, name: str) -> dict | None:
         cls = self.try_load(name)

@@ -29,8 +29,9 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
 from kschedfw.framework.status import Code, Status
-from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, more_important_pod,
-                                         now_datetime, pod_terminating_by_preemption, sort_by_importance)
+from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, get_pod_start_time,
+                                         more_important_pod, now_datetime, pod_terminating_by_preemption,
+                                         sort_by_importance)
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
@@ -117,6 +118,14 @@ class DefaultPreemption:
 
     def _more_important_pod(self, pod1: Pod, pod2: Pod) -> bool:
         return more_important_pod(pod1, pod2, now_datetime(self.handle))
+
+    def _sort_by_importance(self, pods: list[Pod]) -> list[Pod]:
+        """Most important first, with :attr:`more_important_pod` (stable)."""
+        if self.more_important_pod == self._more_important_pod:
+            # The default order as a key: higher priority, then earlier start (same result).
+            now = now_datetime(self.handle)
+            return sorted(pods, key=lambda p: (-p.effective_priority, get_pod_start_time(p, now)))
+        return sort_by_importance(pods, self.more_important_pod)
 
     # ------------------------------------------------------------------ extension points
     @hookimpl
@@ -224,7 +233,7 @@ class DefaultPreemption:
         status = handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
         if status is not None and not status.is_success():
             return [], 0, status
-        potential = sort_by_importance(potential, self.more_important_pod)
+        potential = self._sort_by_importance(potential)
         violating, non_violating = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list[Pod] = []
 
@@ -253,5 +262,5 @@ class DefaultPreemption:
             if error is not None:
                 return [], 0, Status(Code.Error, error.reasons, error=error.error)
         if violating and non_violating:
-            victims = sort_by_importance(victims, self.more_important_pod)
+            victims = self._sort_by_importance(victims)
         return victims, num_violating, Status.success()

@@ -375,6 +375,8 @@ class DynamicResources:
         ]
 
     def is_schedulable_after_claim_change(self, pod, old_obj, new_obj):
+        if new_obj is None:
+            return QueueingHint.QueueSkip   # deletes are not registered
         try:
             claims = self._foreach_pod_resource_claim(pod)
         except _ClaimError:

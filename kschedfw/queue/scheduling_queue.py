@@ -244,7 +244,7 @@ class PriorityQueue:
                  pop_from_backoff_q: bool = True,
                  pod_lister: PodLister | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
-                 unschedulable_flush_interval: float = UNSCHEDULABLE_FLUSH_INTERVAL) -> None:
+                 unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL) -> None:
         """
         ``less``: the QueueSort function (one for all profiles, as upstream requires).
         ``frameworks``: schedulerName -> that profile's :class:`QueueFramework`.
@@ -255,8 +255,10 @@ class PriorityQueue:
         ``pod_lister``: ``"ns/name" -> current pod or None``, for the nominator's liveness check.
         ``namespace_labels``: ``namespace -> labels``, for pod-affinity namespace selectors when
         deciding which pods an assigned-pod event can help.
-        ``unschedulable_flush_interval``: the period of the leftover flush, used only by
-        :meth:`next_wakeup` (ticks are counted from the queue's creation).
+        ``unschedulable_flush_interval``: the period of upstream's leftover flush timer, whose
+        ticks fall every that many seconds from the queue's creation. The flush acts as the
+        latest tick not after now would have, so calling it more often changes nothing; with
+        None it acts at ``now`` (like calling upstream's flushUnschedulablePodsLeftover directly).
         """
         self._clock = clock
         self._less = less
@@ -265,7 +267,8 @@ class PriorityQueue:
         self.pop_from_backoff_q = pop_from_backoff_q
         self._namespace_labels = namespace_labels
         self._flush_origin = clock.now()
-        self._flush_interval = float(unschedulable_flush_interval)
+        self._flush_interval = (float(unschedulable_flush_interval)
+                                if unschedulable_flush_interval else None)
         make = key_entry_factory(sort_key) if sort_key is not None else less_entry_factory(less)
         self._active_q = ActiveQueue(make)
         self._backoff_q = BackoffQueue(clock.now, pod_initial_backoff, pod_max_backoff, less,
@@ -603,12 +606,11 @@ class PriorityQueue:
         logs) when the pod is already queued."""
         try:
             key = qpi.pod.key
-            for where, present in (("unschedulable pods", key in self._unschedulable),
-                                   ("the active queue", self._active_q.has(key)),
-                                   ("the backoff queue", self._backoff_q.has(key))):
-                if present:
-                    log.error("pod %s is already present in %s", key, where)
-                    return False
+            if key in self._unschedulable or self._active_q.has(key) or self._backoff_q.has(key):
+                where = ("unschedulable pods" if key in self._unschedulable else
+                         "the active queue" if self._active_q.has(key) else "the backoff queue")
+                log.error("pod %s is already present in %s", key, where)
+                return False
             if not has_rejectors(qpi):
                 qpi.consecutive_errors_count += 1
             else:
@@ -694,13 +696,21 @@ class PriorityQueue:
 
     def flush_unschedulable_pods_leftover(self) -> None:
         """Pods in the pool for longer than ``pod_max_in_unschedulable_pods_duration`` move as if
-        by a wildcard event (upstream: every 30 s). Gated pods stay unless their gating plugin
-        registered a wildcard."""
-        now = self._clock.now()
+        by a wildcard event (upstream: every 30 s; see ``unschedulable_flush_interval``). Gated
+        pods stay unless their gating plugin registered a wildcard."""
+        now = self._last_flush_tick()
         limit = self.pod_max_in_unschedulable_pods_duration
         pods = self._unschedulable.pop_expired(lambda ts: now - ts > limit)
         if pods:
             self._move_pods(pods, UNSCHEDULABLE_TIMEOUT, None, None)
+
+    def _last_flush_tick(self) -> float:
+        now = self._clock.now()
+        step = self._flush_interval
+        if step is None:
+            return now
+        origin = self._flush_origin
+        return origin + max(math.floor((now - origin) / step + 1e-9), 0) * step
 
     def next_backoff_flush(self) -> float | None:
         """When :meth:`flush_backoff_q_completed` would next move a pod (never before now)."""
@@ -708,17 +718,24 @@ class PriorityQueue:
         return None if t is None else max(t, self._clock.now())
 
     def next_unschedulable_flush(self) -> float | None:
-        """When :meth:`flush_unschedulable_pods_leftover`, run every
-        ``unschedulable_flush_interval`` seconds from the queue's creation, would next move a pod."""
+        """When :meth:`flush_unschedulable_pods_leftover` would next move a pod: the first flush
+        tick (see ``unschedulable_flush_interval``) more than the limit after the oldest
+        movable pod's timestamp, and not before now."""
         qpi = self._unschedulable.oldest(self._flushable_by_timeout)
         if qpi is None:
             return None
-        now, origin, step = self._clock.now(), self._flush_origin, self._flush_interval
-        limit = self.pod_max_in_unschedulable_pods_duration
+        now, limit, ts = self._clock.now(), self.pod_max_in_unschedulable_pods_duration, qpi.timestamp
+        step = self._flush_interval
+        if step is None:
+            t = max(ts + limit, now)
+            while not t - ts > limit:
+                t = math.nextafter(t, math.inf)
+            return t
+        origin = self._flush_origin
         k = max(math.ceil((now - origin) / step - 1e-9),
-                math.floor((qpi.timestamp + limit - origin) / step) + 1, 0)
+                math.floor((ts + limit - origin) / step) + 1, 0)
         tick = origin + k * step
-        while not tick - qpi.timestamp > limit:
+        while not tick - ts > limit:
             tick += step
         return tick
 

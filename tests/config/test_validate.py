@@ -298,11 +298,12 @@ def test_invalid_plugin_args_of_another_kind(custom_catalog):
     cfg["profiles"][0]["pluginConfig"][0]["args"] = {
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "InterPodAffinityArgs"}
     _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_catalog)
-    assert [(d.path, d.message) for d in diags] == [
-        ("profiles[0].pluginConfig[0].args.kind",
-         'Invalid value: "InterPodAffinityArgs": args for plugin DefaultPreemption were not of '
-         'type DefaultPreemptionArgs.kubescheduler.config.k8s.io, got '
-         'InterPodAffinityArgs.kubescheduler.config.k8s.io')]
+    assert [(d.path, d.message, d.hint) for d in diags] == [
+        ("profiles[0].pluginConfig[0].args",
+         'Invalid value: "InterPodAffinityArgs": has to match plugin args',
+         "args for plugin DefaultPreemption were not of type "
+         "DefaultPreemptionArgs.kubescheduler.config.k8s.io, got "
+         "InterPodAffinityArgs.kubescheduler.config.k8s.io")]
 
 
 # ------------------------------------------- apiVersion and kind
@@ -358,14 +359,23 @@ def test_duplicate_keys_name_both_lines(catalog):
                             'key (first at line 3)']
 
 
-def test_more_than_one_document(full_catalog):
+def test_every_document_is_checked(full_catalog):
+    # the scheduler-plugins sample holds four alternative configurations: each is validated,
+    # and every finding points into its own document
     config, diags = load_config(str(FIXTURES / "nodemetadata__scheduler-config.yaml"),
                                 full_catalog)
     assert config is None
-    [doc] = [d for d in diags if d.kind == "Invalid document"]
-    assert (doc.line, doc.column, doc.path) == (21, 1, "")
-    assert doc.message == ("Invalid document: found 4 YAML documents; a "
-                           "KubeSchedulerConfiguration file holds exactly one")
+    unknown = [d.line for d in diags if d.path == "profiles[0].plugins.score.enabled[0].name"]
+    assert len(unknown) == 4 and len(set(unknown)) == 4
+
+
+def test_first_document_is_the_configuration(catalog):
+    text = HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 0\n"
+    config, diags = run(text, catalog)
+    assert config is None  # the second document is invalid
+    assert [d.path for d in diags] == ["parallelism"]
+    config, diags = run(HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 8\n", catalog)
+    assert config is not None and config.parallelism == 4
 
 
 # ------------------------------------------- positions
@@ -654,3 +664,8 @@ def test_capacityscheduling_sample_post_filter_replaces_defaults(full_catalog):
 def test_garbage_never_raises(catalog, text):
     config, diags = run(text, catalog)
     assert config is None or not any(d.is_error for d in diags)
+
+
+def test_malformed_list_items_keep_the_indices_of_the_others(catalog):
+    _, diags = run(HEAD + "extenders:\n- 3\n- prioritizeVerb: p\n", catalog)
+    assert located(diags) == [(4, 3, "extenders[0]", INV), (5, 3, "extenders[1].weight", INV)]

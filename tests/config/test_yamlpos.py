@@ -53,8 +53,9 @@ def test_column_counts_characters_not_bytes():
                                           "allowed in this context"], id="bad indentation"),
     pytest.param("a: 'x\n", ["f.yaml:2:1: YAML syntax error: found unexpected end of stream "
                              "(while scanning a quoted scalar at line 1)"], id="open quote"),
-    pytest.param("x: \x00", ["f.yaml:1:1: YAML syntax error: unacceptable character #x0000: "
-                             "control characters are not allowed"], id="control character"),
+    pytest.param("a: b\nx: \x00", ["f.yaml:2:4: YAML syntax error: unacceptable character "
+                                   "#x0000: control characters are not allowed"],
+                 id="control character"),
 ])
 def test_syntax_errors_are_diagnostics(text, want):
     docs, diags = load(text)

@@ -300,7 +300,8 @@ def _csi_driver(prevent):
 
 @pytest.mark.parametrize("enabled,limit_source,limit,driver_present,prevent,want", [
     pytest.param(True, "no-csi-driver", 0, True, False, None,
-                 id="gate enabled - allow scheduling when CSIDriver exists but PreventPodSchedulingIfMissing is not set"),
+                 id="gate enabled - allow scheduling when CSIDriver exists but PreventPodSchedulingIfMissing "
+                    "is not set"),
     pytest.param(True, "no-csi-driver", 0, True, True,
                  (Code.Unschedulable, f"{EBS} CSI driver is not installed on the node"),
                  id="gate enabled - fail when driver not installed and PreventPodSchedulingIfMissing is true"),

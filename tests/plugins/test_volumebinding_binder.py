@@ -449,7 +449,8 @@ def test_bind_pod_volumes_failure_reverts_unwritten():
 
 
 @pytest.mark.parametrize("bindings,provisions,message", [
-    pytest.param(None, [], 'failed to get cached bindings for pod "testns/test-pod"', id="nothing-to-bind-bindings-nil"),
+    pytest.param(None, [], 'failed to get cached bindings for pod "testns/test-pod"',
+                 id="nothing-to-bind-bindings-nil"),
     pytest.param([], None, 'failed to get cached claims to provision for pod "testns/test-pod"',
                  id="nothing-to-bind-provisionings-nil"),
 ])

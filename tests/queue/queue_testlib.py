@@ -158,6 +158,8 @@ def new_queue(*, hints: Iterable = (), pre_enqueue: dict | None = None,
               clock: SimulatedClock | None = None, sort_key: bool = False, **kwargs: Any
               ) -> tuple[PriorityQueue, SimulatedClock, FakeFramework]:
     clock = clock or SimulatedClock(START)
+    # Upstream's tests call flushUnschedulablePodsLeftover directly, at any time: no 30-s grid.
+    kwargs.setdefault("unschedulable_flush_interval", None)
     fw = FakeFramework(hints, pre_enqueue)
     frameworks = kwargs.pop("frameworks", {PROFILE: fw})
     q = PriorityQueue(less=priority_less, frameworks=frameworks, clock=clock,

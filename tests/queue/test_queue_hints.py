@@ -16,7 +16,7 @@ from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_ASSIGNED_POD_ADD, EVENT_U
                             GATED, UNROLLED_WILDCARD_EVENTS, UNSCHEDULABLE_Q, InFlightEvent,
                             QueueingStrategy, match_cluster_events, pod_scheduling_properties_change)
 from tests.queue.queue_testlib import (CSI_NODE_UPDATE, NODE_ADD, PV_ADD, PV_UPDATE, PVC_ADD,
-                                       AllowlistPlugin, FakeFramework, hint_map, lookup_info,
+                                       AllowlistPlugin, hint_map, lookup_info,
                                        make_pod, names, new_queue, pop_pod, queue_hint_return_queue,
                                        queue_hint_return_skip, scheduling_gates, scheduling_gates_hint)
 
@@ -794,3 +794,53 @@ def test_update_in_pool_runs_each_update_event():
     q.update(pod, new)
     assert seen == ["label"]
     assert q.active_q.get(pod.key).pod == new
+
+
+def test_gated_pod_skips_hints_of_its_other_rejectors():
+    """A gated pod is only reconsidered for its gating plugin's events, even when another of
+    its rejector plugins registered the incoming event."""
+    calls = []
+
+    def other_hint(pod, old, new):
+        calls.append(pod.name)
+        return QueueingHint.Queue
+    gate = AllowlistPlugin(["ok"], "Gate")
+    hints = hint_map((NODE_ADD, [("Other", other_hint)]),
+                     (EVENT_UNSCHEDULED_POD_UPDATE, [Q("Gate")]))
+    q, clock, fw = new_queue(hints=hints, pre_enqueue={"Gate": gate})
+    pod = make_pod("p", labels={"ok": ""})
+    q.add(pod)
+    qpi = q.pop()
+    qpi.unschedulable_plugins = {"Other"}
+    gate.allowlists = []
+    q.add_unschedulable_if_not_present(qpi, q.scheduling_cycle)  # pool: rejected by Other
+    clock.advance(20)
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)               # Other says Queue; Gate gates it
+    assert calls == ["p"]
+    assert qpi.gating_plugin == "Gate" and qpi.unschedulable_plugins == {"Other", "Gate"}
+    calls.clear()
+    before = fw.pre_enqueue_calls
+    q.move_all_to_active_or_backoff_queue(NODE_ADD)               # Gate cares nothing for NodeAdd
+    clock.advance(1000)
+    q.flush_unschedulable_pods_leftover()                          # nor for the timeout
+    assert calls == [] and fw.pre_enqueue_calls == before
+    assert q.pending_pods()[GATED] == 1
+
+
+def test_update_in_pool_stops_at_the_first_event_that_moves_the_pod():
+    later = []
+
+    def record(pod, old, new):
+        later.append(pod.name)
+        return QueueingHint.Queue
+    hints = hint_map((ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel), [Q("A")]),
+                     (ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration), [("B", record)]))
+    q, clock, _ = new_queue(hints=hints)
+    pod = make_pod("p", labels={"x": "1"})
+    q.add(pod)
+    qpi = q.pop()
+    qpi.unschedulable_plugins = {"A", "B"}
+    q.add_unschedulable_if_not_present(qpi, q.scheduling_cycle)
+    clock.advance(30)
+    q.update(pod, make_pod("p", labels={"x": "2"}, tolerations=[{"key": "k", "operator": "Exists"}]))
+    assert later == [] and q.pending_pods()[ACTIVE_Q] == 1

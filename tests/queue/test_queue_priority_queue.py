@@ -11,9 +11,9 @@ from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_UNSCHEDULED_POD_ADD,
                             EVENT_UNSCHEDULED_POD_UPDATE, GATED, SCHEDULE_ATTEMPT_FAILURE,
                             UNSCHEDULABLE_Q, InFlightEvent)
 from tests.queue.queue_testlib import (HIGH, LOW, MEDIUM, MID, PROFILE, START, AllowlistPlugin,
-                           hint_map, lookup_info, make_pod, names, new_queue, pop_pod,
-                           queue_hint_return_queue, queue_hint_return_skip, rename,
-                           with_annotation, with_labels)
+                                       hint_map, lookup_info, make_pod, names, new_queue, pop_pod,
+                                       queue_hint_return_queue, queue_hint_return_skip,
+                                       with_annotation, with_labels)
 
 hpp = make_pod("hpp", "ns1", uid="hppns1", priority=HIGH)
 hpp_nominated = make_pod("hpp", "ns1", uid="hppns1", priority=HIGH, nominated="node1")
@@ -933,6 +933,8 @@ def _u_delete(q, fw, pod):
                  id="Unschedulable pods metric must be 1 after pod is gated multiple time by the same plugin"),
     pytest.param([_u_add, _u_delete], (0, 0),
                  id="Unschedulable pods metric must be 0 after non gated pods is added and then deleted"),
+    pytest.param([_u_allow(P1, []), _u_add, _u_move_all], (1, 0),
+                 id="Unschedulable pods metric should not be duplicate if gated pods added and then gated with the same plugin again"),
     pytest.param([_u_allow(P1, []), _u_add, _u_allow(P1, ["queueable"]), _u_allow(P2, []), _u_move_all,
                   _u_allow(P2, ["queueable"]), _u_move_all, _u_pop], (0, 0),
                  id="Unschedulable pods metric should be 0 if pod was gated by two plugins sequentially and then ungated and popped"),

@@ -10,7 +10,14 @@ import pytest
 from kschedfw.framework.events import UNSCHEDULABLE_TIMEOUT
 from kschedfw.queue import ACTIVE_Q, BACKOFF_Q, GATED, UNSCHEDULABLE_Q
 from tests.queue.queue_testlib import (NODE_ADD, START, AllowlistPlugin, hint_map, make_pod,
-                                       new_queue, queue_hint_return_queue)
+                                       queue_hint_return_queue)
+from tests.queue.queue_testlib import new_queue as _new_queue
+
+
+def new_queue(**kw):
+    """Queues whose leftover flush follows upstream's 30-s timer."""
+    kw.setdefault("unschedulable_flush_interval", 30.0)
+    return _new_queue(**kw)
 
 
 def _fail(q, plugins=("P",)):
@@ -68,11 +75,29 @@ def test_flush_unschedulable_pods_leftover_on_the_30s_grid():
     clock.set(START + 305)               # exactly 300 s: not "longer than"
     q.flush_unschedulable_pods_leftover()
     assert q.pending_pods()[UNSCHEDULABLE_Q] == 1
+    clock.set(START + 329)               # 324 s, but the timer last ticked at START+300
+    q.flush_unschedulable_pods_leftover()
+    assert q.pending_pods()[UNSCHEDULABLE_Q] == 1
     clock.set(START + 330)
     q.flush_unschedulable_pods_leftover()
     assert q.pending_pods()[ACTIVE_Q] == 1
     assert q.incoming_pods[(ACTIVE_Q, "UnschedulableTimeout")] == 1
     assert q.pop() is qpi and qpi.attempts == 2
+
+
+def test_leftover_flush_without_grid():
+    q, clock, _ = new_queue(unschedulable_flush_interval=None)
+    q.add(make_pod("a"))
+    clock.advance(5)
+    _fail(q)
+    wake = q.next_unschedulable_flush()
+    assert START + 305 < wake < START + 305.001
+    clock.set(START + 305)
+    q.flush_unschedulable_pods_leftover()
+    assert q.pending_pods()[UNSCHEDULABLE_Q] == 1
+    clock.set(wake)
+    q.flush_unschedulable_pods_leftover()
+    assert q.pending_pods()[ACTIVE_Q] == 1
 
 
 def test_leftover_boundary_on_a_tick():

@@ -17,9 +17,9 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from kschedfw.api.quantity import parse_quantity, value as quantity_value
-from kschedfw.framework.types import SignFragment
-from kschedfw.api.selectors import (IN, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
+from kschedfw.api.selectors import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
                                     parse_label_selector)
+from kschedfw.framework.types import SignFragment
 
 # Annotations and well-known names (k8s.io/api and component-helpers/storage/volume).
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"

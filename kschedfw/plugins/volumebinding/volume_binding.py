@@ -21,7 +21,7 @@ from typing import Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
-from kschedfw.config.pluginargs import IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
+from kschedfw.config.pluginargs import FEATURE_GATES, IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
@@ -94,7 +94,9 @@ class VolumeBinding:
     """Binds PVCs to PVs (or triggers provisioning) for the node the pod is scheduled to.
 
     Args: ``bindTimeoutSeconds`` (default 600), ``shape`` (StorageCapacityScoring only).
-    ``features`` (or ``handle.feature_gates``) may turn on the alpha gate StorageCapacityScoring.
+    ``features`` (else ``handle.feature_gates``, else the v1.36 defaults of
+    :data:`kschedfw.config.pluginargs.FEATURE_GATES`) may turn on the alpha gate
+    StorageCapacityScoring.
     """
 
     name = NAME
@@ -105,7 +107,8 @@ class VolumeBinding:
                  features: Mapping[str, bool] | None = None) -> None:
         args = args or {}
         self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None) or {})
+        gates = features if features is not None else (getattr(handle, "feature_gates", None)
+                                                       or FEATURE_GATES)
         self.enable_storage_capacity_scoring = bool(gates.get("StorageCapacityScoring", False))
         self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
         self.binder = VolumeBinder(handle, self.bind_timeout_seconds)

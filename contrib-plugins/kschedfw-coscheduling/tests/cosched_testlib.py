@@ -1,0 +1,105 @@
+"""Builders for the Coscheduling tests: manifests as dicts, parsed by kschedfw's own api code, and a
+small environment (embedded cluster, simulated clock, waiting pods) to call the plugin's hooks in."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from kschedfw.api import parse_object
+from kschedfw.cache.snapshot import Snapshot
+from kschedfw.clock import SimulatedClock
+from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.handle import Handle
+from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.framework.waiting_pods import WaitingPod
+
+from kschedfw_coscheduling import POD_GROUP_LABEL, Coscheduling
+
+DATA = Path(__file__).parent / "data"
+
+
+def make_node(name, cpu="4", pods="110", memory="16Gi"):
+    return parse_object({"apiVersion": "v1", "kind": "Node",
+                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
+                         "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods}}})
+
+
+def make_pod(name, namespace="ns", group=None, node=None, priority=None, gates=None, cpu=None, uid=None):
+    labels = {POD_GROUP_LABEL: group} if group else {}
+    container = {"name": "c", "image": "busybox"}
+    if cpu:
+        container["resources"] = {"requests": {"cpu": cpu}}
+    spec = {"containers": [container]}
+    if node:
+        spec["nodeName"] = node
+    if priority is not None:
+        spec["priority"] = priority
+    if gates:
+        spec["schedulingGates"] = [{"name": g} for g in gates]
+    meta = {"name": name, "namespace": namespace, "labels": labels}
+    if uid:
+        meta["uid"] = uid
+    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+
+
+def pod_group_manifest(name, namespace="ns", min_member=None, min_resources=None, timeout=None,
+                       created=None):
+    """A PodGroup manifest; ``created`` is a datetime for metadata.creationTimestamp."""
+    spec = {}
+    if min_member is not None:
+        spec["minMember"] = min_member
+    if min_resources is not None:
+        spec["minResources"] = dict(min_resources)
+    if timeout is not None:
+        spec["scheduleTimeoutSeconds"] = timeout
+    meta = {"name": name, "namespace": namespace}
+    if created is not None:
+        meta["creationTimestamp"] = created.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup", "metadata": meta, "spec": spec}
+
+
+def make_pod_group(name, namespace="ns", **kwargs):
+    return parse_object(pod_group_manifest(name, namespace, **kwargs))
+
+
+def qpi(pod, initial=None):
+    """A queue entry; ``initial`` is the initial attempt time in clock seconds."""
+    return QueuedPodInfo(pod=pod, timestamp=initial or 0.0, initial_attempt_timestamp=initial)
+
+
+class Env:
+    """An embedded cluster with a simulated clock, and a Coscheduling plugin reading it."""
+
+    def __init__(self, objects=(), nodes=(), args=None, unreserve_rejected=False):
+        self.clock = SimulatedClock()
+        self.cluster = MemoryCluster(self.clock)
+        self.cluster.load([*nodes, *objects])
+        pods = [o for o in objects if type(o).__name__ == "Pod"]
+        self.waiting: dict[str, WaitingPod] = {}
+        self.resolved: list[tuple[str, str]] = []  # (pod name, message) of waiting pods rejected
+        self.handle = Handle(snapshot=Snapshot.from_objects(nodes, pods), lister=self.cluster,
+                             client=self.cluster, waiting_pods=self.waiting, clock=self.clock)
+        self.plugin = Coscheduling(args or {}, self.handle)
+        #: run the plugin's Unreserve for a rejected waiting pod, as the scheduler's binding cycle does
+        self.unreserve_rejected = unreserve_rejected
+
+    def at(self, seconds: float) -> dt.datetime:
+        """The wall-clock time the embedded cluster gives to ``seconds`` on its clock."""
+        return self.cluster.now_datetime() + dt.timedelta(seconds=seconds - self.clock.now())
+
+    def wait(self, pod, node="node", timeout=10.0):
+        """Hold ``pod`` at Permit for Coscheduling, as the scheduler does after a Wait."""
+        def on_resolved(wp):
+            self.waiting.pop(wp.pod.uid, None)
+            if wp.status.is_success():
+                self.resolved.append((wp.pod.name, "allowed"))
+                return
+            self.resolved.append((wp.pod.name, wp.status.message()))
+            if self.unreserve_rejected:
+                self.plugin.unreserve(CycleState(), wp.pod, wp.node_name)
+
+        wp = WaitingPod(pod, node, {"Coscheduling": self.clock.now() + timeout}, on_resolved)
+        self.waiting[pod.uid] = wp
+        return wp
