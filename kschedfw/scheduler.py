@@ -107,8 +107,10 @@ class Scheduler:
             self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
         first = next(iter(self.frameworks.values()))
         self.queue = PriorityQueue(less=first.less, frameworks=self.frameworks, clock=self.clock,
+                                   sort_key=_priority_sort_key if first.queue_sort_plugin == "PrioritySort" else None,
                                    pod_initial_backoff=float(config.pod_initial_backoff_seconds),
-                                   pod_max_backoff=float(config.pod_max_backoff_seconds))
+                                   pod_max_backoff=float(config.pod_max_backoff_seconds),
+                                   pod_lister=self._current_pod, namespace_labels=self._namespace_labels)
         for handle in self._handles:
             handle.nominator = self.queue.nominator
         cluster.watch(self.on_watch_event)
@@ -132,9 +134,9 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Add), None, event.new)
         elif event.type == "MODIFIED":
             self.cache.update_node(event.old, event.new)
-            actions = node_update_actions(event.old, event.new)
-            if actions:
-                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, actions), event.old, event.new)
+            # one event per changed property, as upstream, so each matches its registrations
+            for action in _single_actions(node_update_actions(event.old, event.new)):
+                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, action), event.old, event.new)
         else:
             self.cache.remove_node(event.old)
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Delete), event.old, None)
@@ -160,9 +162,8 @@ class Scheduler:
                 self.queue.assigned_pod_added(new)
             elif new.node_name:
                 self.cache.update_pod(old, new)
-                actions = pod_update_actions(old, new)
-                if actions:
-                    self.queue.assigned_pod_updated(old, new, ClusterEvent(EventResource.AssignedPod, actions))
+                for action in _single_actions(pod_update_actions(old, new)):
+                    self.queue.assigned_pod_updated(old, new, ClusterEvent(EventResource.AssignedPod, action))
             elif self._responsible(new) and not self.cache.is_assumed(new):
                 self.queue.update(old, new)
         else:  # DELETED
@@ -173,7 +174,15 @@ class Scheduler:
             else:
                 self.queue.delete(old)
                 self._reject_waiting_pod(old)
-                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.UnscheduledPod, ActionType.Delete), old, None)
+                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.UnschedulablePod, ActionType.Delete), old, None)
+
+    def _current_pod(self, key: str) -> "Pod | None":
+        namespace, _, name = key.partition("/")
+        return self.cluster.get("Pod", name, namespace)
+
+    def _namespace_labels(self, namespace: str) -> dict[str, str] | None:
+        ns = self.cluster.get("Namespace", namespace)
+        return ns.labels if ns is not None else None
 
     def _reject_waiting_pod(self, pod: "Pod") -> None:
         wp = self.waiting_pods.get(pod.uid)
@@ -380,12 +389,11 @@ class Scheduler:
                        pods_to_activate: PodsToActivate) -> None:
         pod = qpi.pod
         if permit_status is not None and not permit_status.is_success():
-            self._undo_reserve(fwk, state, assumed, host)
             if permit_status.is_rejected():
                 status = self._one_node_failure(pod, host, permit_status)
             else:  # preempted while waiting, or an error: retried, not marked unschedulable
                 status = Status(Code.Error, permit_status.reasons, plugin=permit_status.plugin)
-            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
+            self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.queue.done(pod.uid)
         status = fwk.run_pre_bind_plugins(state, assumed, host)
@@ -394,11 +402,9 @@ class Scheduler:
             if status.is_skip():
                 status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
-            self._undo_reserve(fwk, state, assumed, host)
-            if not status.is_rejected():
-                self.queue.move_all_to_active_or_backoff_queue(
-                    ClusterEvent(EventResource.AssignedPod, ActionType.Delete), assumed, None)
-            self._handle_failure(fwk, qpi, Status(Code.Error, (status.message(),), plugin=status.plugin), _CLEAR, cycle)
+            # after WaitOnPermit, failures are retried with backoff, not treated as unschedulable
+            status = Status(Code.Error, (status.message(),), plugin=status.plugin)
+            self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.cache.finish_binding(assumed, self.clock.now())
         self.bound_count += 1
@@ -408,6 +414,20 @@ class Scheduler:
         self._activate_pods(pods_to_activate)
         if self.on_progress is not None:
             self.on_progress()
+
+    def _binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
+                             host: str, status: Status, cycle: int) -> None:
+        """Upstream handleBindingCycleError: unreserve, forget, and treat the forget as an
+        AssignedPod/Delete event, since the assumed pod held resources others may want."""
+        self._undo_reserve(fwk, state, assumed, host)
+        event = ClusterEvent(EventResource.AssignedPod, ActionType.Delete)
+        if status.is_rejected():
+            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
+            self.queue.move_all_to_active_or_backoff_queue(event, assumed, None,
+                                                           lambda p: p.uid != assumed.uid)
+        else:
+            self.queue.move_all_to_active_or_backoff_queue(event, assumed, None)
+            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
 
     def _undo_reserve(self, fwk: Framework, state: CycleState, assumed: "Pod", host: str) -> None:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
@@ -480,6 +500,16 @@ class Scheduler:
 
 
 _CLEAR = NominatingInfo("", NominatingMode.Override)
+
+
+def _single_actions(actions: ActionType) -> list[ActionType]:
+    """Split combined flags into one ActionType per changed property."""
+    return [flag for flag in ActionType if flag.value and not flag.value & (flag.value - 1) and actions & flag]
+
+
+def _priority_sort_key(qpi: QueuedPodInfo) -> tuple[int, float]:
+    """The order PrioritySort's ``less`` defines, as a heap key (compared in C, not Python)."""
+    return (-qpi.pod.effective_priority, qpi.timestamp)
 
 
 def _fit_status(fit_error: FitError) -> Status:

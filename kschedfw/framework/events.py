@@ -36,7 +36,7 @@ class EventResource(str, enum.Enum):
 
     Pod = "Pod"
     AssignedPod = "AssignedPod"
-    UnscheduledPod = "UnscheduledPod"
+    UnschedulablePod = "UnschedulablePod"
     TargetPod = "TargetPod"
     Node = "Node"
     PersistentVolume = "PersistentVolume"
@@ -79,11 +79,20 @@ class ClusterEvent:
         return _resource_name(self.resource) == "*" and self.action_type == ActionType.All
 
     def matches(self, incoming: "ClusterEvent") -> bool:
-        """Does this registered event cover ``incoming``? (resource equal or wildcard, actions overlap)."""
+        """Does this registration cover ``incoming``? (upstream ``MatchClusterEvents``)
+
+        A wildcard registration matches everything. Otherwise the resources must match (``*``
+        matches any; ``Pod`` matches ``AssignedPod`` and ``UnschedulablePod``), the actions must
+        overlap, and the incoming action must be no broader than the registered one, so a plain
+        ``Node/Update`` does not wake a plugin registered only for ``Node/UpdateNodeLabel``.
+        """
+        if self.is_wildcard():
+            return True
         mine, theirs = _resource_name(self.resource), _resource_name(incoming.resource)
-        if mine != "*" and mine != theirs and not _pod_family_match(mine, theirs):
+        if not (mine == "*" or mine == theirs or _pod_family_match(mine, theirs)):
             return False
-        return bool(self.action_type & incoming.action_type)
+        registered, action = int(self.action_type), int(incoming.action_type)
+        return bool(registered & action) and action <= registered
 
 
 def _resource_name(resource: Any) -> str:
@@ -91,8 +100,8 @@ def _resource_name(resource: Any) -> str:
 
 
 def _pod_family_match(registered: str, incoming: str) -> bool:
-    """A plugin registered for ``Pod`` hears about assigned and unscheduled pods too."""
-    return registered == "Pod" and incoming in ("AssignedPod", "UnscheduledPod")
+    """A plugin registered for ``Pod`` hears about assigned and unschedulable pods too."""
+    return registered == "Pod" and incoming in ("AssignedPod", "UnschedulablePod")
 
 
 def _action_label(action: ActionType) -> str:

@@ -161,8 +161,12 @@ class Framework:
     def pre_enqueue_plugin_names(self) -> frozenset[str]:
         return frozenset(name for name, _ in self.pre_enqueue_plugins)
 
-    def run_pre_enqueue_plugins(self, pod: "Pod") -> Status | None:
-        for name, fn in self.pre_enqueue_plugins:
+    def run_pre_enqueue_plugins(self, pod: "Pod", gating_plugin: str = "") -> Status | None:
+        """First non-success; the plugin that gated the pod last time runs first, as upstream."""
+        plugins = self.pre_enqueue_plugins
+        if gating_plugin and len(plugins) > 1:
+            plugins = tuple(sorted(plugins, key=lambda entry: entry[0] != gating_plugin))
+        for name, fn in plugins:
             try:
                 status = _as_status(fn(pod))
             except Exception as exc:

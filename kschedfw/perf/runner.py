@@ -142,6 +142,9 @@ class WorkloadResult:
     labels: list[str] = attrs.field(factory=list)
     params: dict[str, Any] = attrs.field(factory=dict)
     threshold: float | None = None
+    #: the test case's first workload with a threshold (upstream's CI benchmark, usually 5000 nodes)
+    reference_workload: str = ""
+    reference_threshold: float | None = None
     init_seconds: float = 0.0
     total_seconds: float = 0.0
     measurements: list[Measurement] = attrs.field(factory=list)
@@ -169,6 +172,8 @@ class WorkloadResult:
             "test_case": self.test_case, "workload": self.workload, "status": self.status,
             "error": self.error, "profile": self.profile_note, "feature_gates": self.feature_gates,
             "labels": self.labels, "params": self.params, "threshold": self.threshold,
+            "reference_workload": self.reference_workload,
+            "reference_threshold": self.reference_threshold,
             "init_seconds": round(self.init_seconds, 4), "total_seconds": round(self.total_seconds, 4),
             "measurements": [m.to_dict() for m in self.measurements],
             "ops": [attrs.asdict(o) for o in self.ops],
@@ -177,6 +182,14 @@ class WorkloadResult:
             "simulated_seconds": round(self.simulated_seconds, 3), "warnings": self.warnings,
             "unschedulable_reasons": self.unschedulable_reasons,
         }
+
+
+def reference_threshold(tc: Any) -> tuple[str, float | None]:
+    """The first workload of ``tc`` with a threshold (upstream's benchmark size) and its value."""
+    for w in tc.workloads:
+        if w.threshold_value:
+            return w.name, w.threshold_value
+    return "", None
 
 
 def _round(v: float | None) -> float | None:
@@ -246,6 +259,7 @@ class WorkloadRunner:
                                      labels=list(dict.fromkeys((*tc.labels, *w.labels))),
                                      params=dict(w.params), threshold=threshold,
                                      warnings=list(unrolled.warnings))
+        self.result.reference_workload, self.result.reference_threshold = reference_threshold(tc)
         self.names = NameGenerator(self.options.seed)
         # upstream numPodsScheduledPerNamespace: namespaces barriers may wait on -> expected pods
         self.expected: dict[str, int] = {}
@@ -625,12 +639,11 @@ class WorkloadRunner:
                 raise WorkloadError("metrics collection is overlapping: a second collector was started "
                                     "before stopping the previous one")
             self._start_collecting(f"{op.index} createPods {ns}", [ns], op.count)
-        factory = op.factory(self.names)
-        self._create(factory)
+        self._create(op.factory(self.names))
         if op.skip_wait:
             self.expected[ns] = self.expected.get(ns, 0) + op.count
         elif op.steady_state:
-            self._steady_state(op, factory)
+            self._steady_state(op)
         else:
             count = op.count
             bound = self.bound
@@ -641,7 +654,11 @@ class WorkloadRunner:
             self._stop_collecting()
         return None
 
-    def _steady_state(self, op: CreatePods, factory: Any) -> None:
+    def _steady_state(self, op: CreatePods) -> None:
+        """Upstream ``createPodsSteadily``: whenever the whole batch is bound, delete it and create
+        the next one, until ``duration`` is over."""
+        if not self.paced:
+            raise WorkloadError("steadyState runs for a duration of (wall-clock paced) time: use pace='wall'")
         ns, count = op.namespace, op.count
         end = self.clock.now() + op.duration
         bound = self.bound
@@ -844,6 +861,7 @@ def run_workload(unrolled: UnrolledWorkload, registry: "Registry", *, config: "S
                                params=dict(unrolled.workload.params),
                                threshold=unrolled.workload.threshold_value,
                                warnings=list(unrolled.warnings))
+            r.reference_workload, r.reference_threshold = reference_threshold(tc)
             return r
     runner = WorkloadRunner(unrolled, config, registry, options, profile_note=note)
     return runner.run()

@@ -77,9 +77,9 @@ POP_FROM_BACKOFF_Q = "PopFromBackoffQ"
 EVENT_ASSIGNED_POD_ADD = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
 EVENT_ASSIGNED_POD_UPDATE = ClusterEvent(EventResource.AssignedPod, ActionType.Update)
 EVENT_ASSIGNED_POD_DELETE = ClusterEvent(EventResource.AssignedPod, ActionType.Delete)
-EVENT_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UnscheduledPod, ActionType.Add)
-EVENT_UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UnscheduledPod, ActionType.Update)
-EVENT_UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UnscheduledPod, ActionType.Delete)
+EVENT_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UnschedulablePod, ActionType.Add)
+EVENT_UNSCHEDULED_POD_UPDATE = ClusterEvent(EventResource.UnschedulablePod, ActionType.Update)
+EVENT_UNSCHEDULED_POD_DELETE = ClusterEvent(EventResource.UnschedulablePod, ActionType.Delete)
 _POD_SCALE_DOWN = ClusterEvent(EventResource.Pod, ActionType.UpdatePodScaleDown)
 
 UNROLLED_WILDCARD_EVENTS: tuple[ClusterEvent, ...] = tuple(
@@ -126,26 +126,12 @@ def _resource(r: Any) -> str:
 
 def is_wildcard_event(event: ClusterEvent) -> bool:
     """Resource ``*`` and every action (upstream ``ClusterEventIsWildCard``)."""
-    return _resource(event.resource) == "*" and event.action_type == ActionType.All
+    return event.is_wildcard()
 
 
 def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bool:
-    """Does a registration cover an incoming event (upstream ``MatchClusterEvents``)?
-
-    A wildcard registration matches everything. Otherwise the resources must match (``*``
-    matches any; ``Pod`` matches ``AssignedPod`` and ``UnscheduledPod``), the actions must
-    overlap, and the incoming action must be no broader than the registered one (so a plain
-    ``Node/Update`` does not wake a plugin registered only for ``Node/UpdateNodeLabel``). An
-    incoming wildcard event matches only a ``*`` registration.
-    """
-    if is_wildcard_event(registered):
-        return True
-    mine, theirs = _resource(registered.resource), _resource(incoming.resource)
-    if not (mine == "*" or mine == theirs
-            or (mine == "Pod" and theirs in ("AssignedPod", "UnscheduledPod"))):
-        return False
-    reg, inc = int(registered.action_type), int(incoming.action_type)
-    return bool(reg & inc) and inc <= reg
+    """Does a registration cover an incoming event (upstream ``MatchClusterEvents``)?"""
+    return registered.matches(incoming)
 
 
 def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[ClusterEvent]) -> bool:
@@ -163,7 +149,7 @@ def pod_scheduling_properties_change(new_pod: Any, old_pod: Any) -> list[Cluster
     """The events an update of an unscheduled (or assigned) pod stands for (upstream
     ``PodSchedulingPropertiesChange``): label change, scale-down, scheduling gates eliminated,
     toleration added, generated resource claim; a plain ``Update`` when none applies."""
-    resource = EventResource.AssignedPod if new_pod.node_name else EventResource.UnscheduledPod
+    resource = EventResource.AssignedPod if new_pod.node_name else EventResource.UnschedulablePod
     actions = []
     if dict(new_pod.labels) != dict(old_pod.labels):
         actions.append(ActionType.UpdatePodLabel)

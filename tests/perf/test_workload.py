@@ -281,3 +281,32 @@ def test_unschedulable_pods_are_reported_not_raised(cases, registry, default_pro
     assert "waiting for 210 pods in namespace-2 to be scheduled (200 bound)" in result.error
     assert "NodeResourcesFit" in result.error
     assert result.measured.bound_pods == 200 and result.pending_total == 10
+
+
+def test_steady_state(tmp_path, registry, default_profile):
+    config = tmp_path / "performance-config.yaml"
+    templates = (FIXTURES / "templates").as_posix()
+    config.write_text(f"""
+- name: Steady
+  defaultPodTemplatePath: {templates}/light-pod.yaml
+  workloadTemplate:
+  - opcode: createNodes
+    count: 2
+  - opcode: createPods
+    count: 5
+    steadyState: true
+    durationParam: $duration
+    collectMetrics: true
+  workloads:
+  - name: short
+    params: {{duration: 300ms}}
+""")
+    (tc,) = load_test_cases(config)
+    u = unroll(tc, "short")
+    assert u.ops[1].steady_state and u.ops[1].duration == pytest.approx(0.3)
+    result = WorkloadRunner(u, default_profile, registry, RunOptions(pace="wall")).run()
+    assert result.status == "ok", result.error
+    assert result.measured.bound_pods >= 10  # at least two batches went through
+    assert result.simulated_seconds >= 0.3
+    instant = WorkloadRunner(u, default_profile, registry, RunOptions(pace="instant")).run()
+    assert instant.status == "error" and "pace='wall'" in instant.error

@@ -28,13 +28,13 @@ try:
     from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
                                                   VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
                                                   FakeFilter, FalseFilter, MatchFilter, TrueFilter,
-                                                  all_unschedulable, epoch, make_node, make_pdb,
+                                                  epoch, make_node, make_pdb,
                                                   make_pod, topology_node, victims_by_node)
 except ImportError:  # tests/plugins is not a package
     from test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
                                                  VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
                                                  FakeFilter, FalseFilter, MatchFilter, TrueFilter,
-                                                 all_unschedulable, epoch, make_node, make_pdb,
+                                                 epoch, make_node, make_pdb,
                                                  make_pod, topology_node, victims_by_node)
 
 P = make_pod

@@ -17,7 +17,7 @@ from kschedfw.config.expand import SchedulerConfig
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry
 from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult
+from kschedfw.framework.types import NominatingInfo, NominatingMode, PostFilterResult
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
@@ -409,9 +409,6 @@ def test_scheduler_preempts_a_waiting_pod_in_memory():
     assert cluster.get("Pod", "high", "default").nominated_node_name == "node1"
 
 
-@pytest.mark.xfail(reason="scheduler.py: a pod rejected or preempted while waiting at Permit is forgotten "
-                          "without upstream's AssignedPod/Delete event, so the preemptor is not requeued",
-                   strict=False)
 def test_scheduler_binds_the_preemptor_of_a_waiting_pod():
     sim = _waiting_pod_simulation()
     assert sim.cluster.get("Pod", "high", "default").node_name == "node1"

@@ -722,7 +722,7 @@ NODE_TAINT = ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint)
     pytest.param(ClusterEvent(EventResource.Pod, ActionType.Add), EVENT_ASSIGNED_POD_ADD, True,
                  id="Pod matches AssignedPod"),
     pytest.param(ClusterEvent(EventResource.Pod, ActionType.Update), EVENT_UNSCHEDULED_POD_UPDATE, True,
-                 id="Pod matches UnscheduledPod"),
+                 id="Pod matches UnschedulablePod"),
     pytest.param(EVENT_ASSIGNED_POD_ADD, ClusterEvent(EventResource.Pod, ActionType.Add), False,
                  id="AssignedPod does not match Pod"),
     pytest.param(ClusterEvent(EventResource.Wildcard, ActionType.Add), NODE_ADD, True, id="star resource"),
@@ -744,7 +744,7 @@ def _ev(resource, *actions):
 
 
 _base = make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"])
-U = EventResource.UnscheduledPod
+U = EventResource.UnschedulablePod
 
 
 @pytest.mark.parametrize("new, old, want", [

@@ -81,7 +81,7 @@ def test_invalid_args_are_reported_at_their_field(tmp_path, args, expected):
         """).format(args=args))
     done = kschedfw("validate", cfg)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert f"cfg.yaml:17:" in done.stdout and expected in done.stdout
+    assert "cfg.yaml:17:" in done.stdout and expected in done.stdout
 
 
 def simulate(*inputs):

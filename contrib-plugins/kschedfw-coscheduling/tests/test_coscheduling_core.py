@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
-from cosched_testlib import Env, make_node, make_pod, make_pod_group
-from kschedfw_coscheduling.core import PermitStatus, check_cluster_resource
+from cosched_testlib import DATA, Env, make_node, make_pod, make_pod_group, pod_group_manifest
+from kschedfw.api import parse_object
+from kschedfw_coscheduling.core import (POD_GROUP_KIND, POD_GROUP_LABEL, PermitStatus, PodGroupInfo,
+                                        check_cluster_resource)
 
 TWO_NODES = [make_node("node-a", cpu="4"), make_node("node-b", cpu="4")]
 
@@ -144,3 +147,15 @@ def test_get_pod_group_reads_the_embedded_cluster():
     assert pg.min_resources == {"cpu": 1500, "memory": 1024 ** 3}
     assert env.plugin.pg_mgr.get_pod_group(make_pod("p2", group="nope")) == ("ns/nope", None)
     assert env.plugin.pg_mgr.get_pod_group(make_pod("p3")) == ("", None)
+
+
+def test_reads_every_spec_field_the_pod_group_crd_defines():
+    crd = next(d for d in yaml.safe_load_all((DATA / "crds__scheduling.x-k8s.io_podgroups.yaml").read_text()) if d)
+    version = crd["spec"]["versions"][0]
+    assert crd["spec"]["names"]["kind"] == POD_GROUP_KIND
+    assert POD_GROUP_LABEL == crd["spec"]["group"] + "/pod-group"
+    spec = version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    manifest = pod_group_manifest("pg", min_member=3, min_resources={"cpu": "2"}, timeout=15)
+    assert set(manifest["spec"]) == set(spec)
+    pg = PodGroupInfo.from_object(parse_object({**manifest, "apiVersion": f"{crd['spec']['group']}/{version['name']}"}))
+    assert (pg.min_member, pg.min_resources, pg.schedule_timeout_seconds) == (3, {"cpu": 2000}, 15)

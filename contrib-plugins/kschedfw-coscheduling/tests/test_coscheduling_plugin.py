@@ -314,7 +314,8 @@ def test_capacity_hints_need_a_group_able_to_make_quorum():
     short = make_pod("lonely", group="big", uid="lonely")
     env = Env([*members, short, make_pod_group("pg", min_member=2), make_pod_group("big", min_member=5)])
     registered = hints(env.plugin)
-    node_added = registered[("Node", ActionType.Add | ActionType.UpdateNodeAllocatable)]
+    node_added = registered[("Node", ActionType.Add | ActionType.UpdateNodeAllocatable | ActionType.UpdateNodeLabel
+                             | ActionType.UpdateNodeTaint)]
     pod_deleted = registered[("AssignedPod", ActionType.Delete)]
     assert node_added(members[0], None, make_node("new")) is QueueingHint.Queue
     assert node_added(short, None, make_node("new")) is QueueingHint.QueueSkip

@@ -94,11 +94,16 @@ def test_gang_binds_nobody_until_room_for_all_appears_and_other_pods_run_meanwhi
     assert sim.clock.now() == 60.0
 
 
-def test_waiting_members_free_their_reservations_on_permit_timeout(registry):
-    """With PostFilter never giving up the group, the members wait at Permit until the timeout."""
+def timeout_scenario(registry):
+    """PostFilter never gives the group up: members hold their room at Permit until the 10 s timeout;
+    the other pods arrive at 2 s, while the gang holds the room; a big node arrives at 60 s."""
     config = config_with(registry, permitWaitingTimeSeconds=10, podGroupRejectPercentage=100)
-    sim = Simulation(config, registry, [*small_nodes(), *gang()],
-                     [Step(2.0, "create", objects=others()), Step(60.0, "create", objects=(make_node("big", cpu="8"),))])
+    steps = [Step(2.0, "create", objects=others()), Step(60.0, "create", objects=(make_node("big", cpu="8"),))]
+    return Simulation(config, registry, [*small_nodes(), *gang()], steps)
+
+
+def test_waiting_members_free_their_reservations_on_permit_timeout(registry):
+    sim = timeout_scenario(registry)
 
     early = by_key(sim.run(until=5))
     statuses = collections.Counter(early[k].status for k in GANG)
@@ -116,15 +121,8 @@ def test_waiting_members_free_their_reservations_on_permit_timeout(registry):
     assert [final[k].status for k in GANG + OTHERS] == ["Bound"] * 12
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "kschedfw core: Scheduler._binding_cycle does not treat forgetting a pod rejected at Permit as an "
-    "AssignedPod/Delete event (upstream handleBindingCycleError does), so pods that failed for lack of "
-    "room while the gang held it stay in the unschedulable pool after the gang times out"))
 def test_other_pods_run_as_soon_as_the_gang_times_out(registry):
-    config = config_with(registry, permitWaitingTimeSeconds=10, podGroupRejectPercentage=100)
-    sim = Simulation(config, registry, [*small_nodes(), *gang()],
-                     [Step(2.0, "create", objects=others()), Step(60.0, "create", objects=(make_node("big", cpu="8"),))])
-    result = by_key(sim.run(until=30))
+    result = by_key(timeout_scenario(registry).run(until=30))
     assert [result[k].status for k in OTHERS] == ["Bound"] * 4
 
 

@@ -9,14 +9,15 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-import attrs
 import pytest
+import yaml
 
 from kschedfw.api import load_manifests, parse_object
 from kschedfw.cli.main import main
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.plugins.defaultbinder import DefaultBinder
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.simulation import Simulation
 from kschedfw.testing import simulate_with
@@ -47,7 +48,7 @@ def sample_documents(tmp_path) -> list[Path]:
     """The sample holds four alternative KubeSchedulerConfigurations in one file; a scheduler
     reads the first, so each document goes to its own file to be run."""
     text = SAMPLE.read_text()
-    docs = [d for d in text.split("\n---\n")]
+    docs = text.split("\n---\n")
     paths = []
     for i, doc in enumerate(docs):
         path = tmp_path / f"nodemetadata-{i}.yaml"
@@ -147,7 +148,6 @@ def test_sample_profiles_schedule_the_example_nodes(tmp_path, index, scheduler_n
 def test_kschedfw_simulate(tmp_path, capsys):
     path = sample_documents(tmp_path)[1]
     cluster = tmp_path / "cluster.yaml"
-    import yaml
     cluster.write_text(yaml.safe_dump_all([o.raw for o in _cluster("cost-aware-scheduler")]))
     code, out = kschedfw_main(capsys, "simulate", "--config", str(path), "--output", "json", str(cluster))
     assert code == 0, out
@@ -161,7 +161,6 @@ def test_simulate_with_spreads_by_metadata():
              for i in range(3)]
     pods = [parse_object({"kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
                           "spec": {"containers": [{"name": "c"}]}}) for i in range(3)]
-    from kschedfw.plugins.noderesources.fit import NodeResourcesFit
     result = simulate_with([PrioritySort, NodeResourcesFit, NodeMetadata, DefaultBinder], [*nodes, *pods],
                            args={"NodeMetadata": {"metadataKey": "rank", "metadataSource": "Label",
                                                   "metadataType": "Number", "scoringStrategy": "Highest"}},
@@ -169,4 +168,3 @@ def test_simulate_with_spreads_by_metadata():
     # one pod per node (pods: 1); the first pod (by name, same priority and time) gets the top rank
     assert sorted((p.key, p.node) for p in result.pods) == [("default/p0", "n2"), ("default/p1", "n1"),
                                                             ("default/p2", "n0")]
-    assert attrs.has(type(result.pods[0]))

@@ -112,7 +112,8 @@ def test_node_resources_allocatable(requests, nodes, resources, mode, expected, 
 
 @pytest.mark.parametrize("resources, message", [
     pytest.param([{"name": "memory", "weight": -1}, {"name": "cpu", "weight": 1}],
-                 "resources[0].weight: Invalid value: -1: resource weight of memory should be a positive value, got :-1",
+                 "resources[0].weight: Invalid value: -1: resource weight of memory should be a positive value, "
+                 "got :-1",
                  id="resource with negative weight"),
     pytest.param([{"name": "memory", "weight": 1}, {"name": "cpu", "weight": 0}],
                  "resources[1].weight: Invalid value: 0: resource weight of cpu should be a positive value, got :0",
@@ -153,7 +154,8 @@ def test_raw_score_is_weighted_mean_truncated_toward_zero():
 
 def test_extended_and_untracked_resources():
     node = parse_object({"kind": "Node", "metadata": {"name": "gpu"},
-                         "status": {"allocatable": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "4", "pods": "110"}}})
+                         "status": {"allocatable": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "4",
+                                                    "pods": "110"}}})
     info = NodeInfo(node=node)
     plugin = NodeResourcesAllocatable({"resources": [{"name": "nvidia.com/gpu", "weight": 1}], "mode": "Most"},
                                       Handle())

@@ -32,6 +32,9 @@ from kschedfw_coscheduling.core import (POD_GROUP_KIND, POD_GROUP_LABEL, PermitS
 
 NAME = "Coscheduling"
 
+#: A node added, or changed in a way that can let pods onto it (as NodeResourcesFit registers).
+_NODE_CHANGES_THAT_MAY_HELP = (ActionType.Add | ActionType.UpdateNodeAllocatable | ActionType.UpdateNodeLabel
+                               | ActionType.UpdateNodeTaint)
 _INT64 = {"type": "integer", "minimum": -(2 ** 63), "maximum": 2 ** 63 - 1}
 _INT32 = {"type": "integer", "minimum": -(2 ** 31), "maximum": 2 ** 31 - 1}
 
@@ -94,17 +97,17 @@ class Coscheduling:
         """Events that can make a rejected member schedulable.
 
         As upstream: a new pod (a missing member may have arrived) and a PodGroup added or updated
-        (custom resources are named by their kind). kschedfw adds new capacity (a node added or
-        grown, an assigned pod of someone else deleted) so a gang parked after a group-wide
-        rejection is retried when room appears, not only by the periodic flush. Every hint looks
-        at the rejected pod's own group, so other events leave the gang in the unschedulable pool.
+        (custom resources are named by their kind). kschedfw adds new room (a node added, grown,
+        relabelled or untainted; an assigned pod of someone else deleted) so a gang parked after a
+        group-wide rejection is retried when room appears, not only by the periodic flush. Every
+        hint looks at the rejected pod's own group, so other events leave the gang in the
+        unschedulable pool.
         """
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Add), self._is_sibling_added),
             ClusterEventWithHint(ClusterEvent(POD_GROUP_KIND, ActionType.Add | ActionType.Update),
                                  self._is_own_pod_group),
-            ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeAllocatable),
-                                 self._may_fit_now),
+            ClusterEventWithHint(ClusterEvent(EventResource.Node, _NODE_CHANGES_THAT_MAY_HELP), self._may_fit_now),
             ClusterEventWithHint(ClusterEvent(EventResource.AssignedPod, ActionType.Delete), self._may_fit_now),
         ]
 
