@@ -20,7 +20,7 @@ from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitE
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.runtime import Framework
 from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import (NodeInfo, NodeToStatus, NominatingInfo, NominatingMode,
+from kschedfw.framework.types import (NodeInfo, NominatingInfo, NominatingMode,
                                       QueuedPodInfo)
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue

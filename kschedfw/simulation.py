@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.registry import Registry
 
-#: After the last event that could change anything, stop once pods have only been retried
-#: (backoff after errors) for this long without progress.
-DEFAULT_SETTLE_SECONDS = 60.0
+#: Once every scenario step has run, stop when nothing has progressed (no pod bound, no object
+#: changed) for this long: pods that only fail again and again (an erroring plugin, a gang that
+#: times out at Permit) would otherwise be retried forever. Five minutes matches upstream's
+#: flush of long-unschedulable pods.
+DEFAULT_SETTLE_SECONDS = 300.0
 
 
 class InvariantError(AssertionError):
@@ -142,7 +144,8 @@ class Simulation:
         while self._next_step < len(self.steps) and self.steps[self._next_step].at <= now:
             self._apply(self.steps[self._next_step])
             self._next_step += 1
-        self.cluster.run_due_timers()
+        if self.cluster.run_due_timers():  # e.g. a victim's graceful deletion finished
+            self._last_progress = now
         self.scheduler.expire_waiting_pods()
         queue = self.scheduler.queue
         queue.flush_backoff_q_completed()
@@ -151,23 +154,20 @@ class Simulation:
     def _next_wakeup(self) -> float | None:
         """The next moment something scheduled happens; None when the run is quiescent."""
         now = self.clock.now()
+        steps_left = self._next_step < len(self.steps)
         hard = [t for t in (
-            self.steps[self._next_step].at if self._next_step < len(self.steps) else None,
+            self.steps[self._next_step].at if steps_left else None,
             self.cluster.next_timer(),
             self.scheduler.next_waiting_deadline(),
         ) if t is not None]
         queue_wakeup = self.scheduler.queue.next_wakeup()
-        if not hard:
-            if queue_wakeup is None or self.scheduler.queue.pending_pods().get("backoff", 0) == 0:
-                return None  # only the 5-minute flush of unschedulable pods is left: nothing changed
-            if now - self._last_progress >= self.settle_seconds:
-                return None
-            return max(queue_wakeup, now)
-        soonest = min(hard)
-        if queue_wakeup is not None:
-            soonest = min(soonest, max(queue_wakeup, now))
-        return soonest
-
+        if not hard and (queue_wakeup is None or self.scheduler.queue.pending_pods().get("backoff", 0) == 0):
+            return None  # only the 5-minute flush of unschedulable pods is left: nothing changed
+        candidates = hard + ([max(queue_wakeup, now)] if queue_wakeup is not None else [])
+        wake = min(candidates)
+        if not steps_left and wake - self._last_progress > self.settle_seconds:
+            return None
+        return wake
     def run(self, until: float | None = None) -> SimulationResult:
         scheduler = self.scheduler
         self._run_due()

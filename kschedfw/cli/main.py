@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 _COMMANDS = ("validate", "schema", "plugins", "simulate")
@@ -38,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # output piped into `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:  # never a traceback: exit 2 means "could not run"
         print(f"kschedfw {args.command}: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import Any
 
 
@@ -21,15 +20,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from kschedfw.config.schema import CONFIG_SCHEMA, schema_with_plugins
-        if getattr(args, "no_plugins", False):
-            schema = CONFIG_SCHEMA
-        else:
-            from kschedfw.framework.registry import default_catalog
-            schema = schema_with_plugins(default_catalog())
-        print(json.dumps(schema, indent=2))
-        return 0
-    except Exception as exc:  # noqa: BLE001 - exit 2 means "could not run", never a traceback
-        print(f"kschedfw schema: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 2
+    from kschedfw.config.schema import CONFIG_SCHEMA, schema_with_plugins
+    if getattr(args, "no_plugins", False):
+        schema = CONFIG_SCHEMA
+    else:
+        from kschedfw.framework.registry import default_catalog
+        schema = schema_with_plugins(default_catalog())
+    print(json.dumps(schema, indent=2))
+    return 0

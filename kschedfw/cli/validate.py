@@ -40,14 +40,6 @@ def _read(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        return _run(args)
-    except Exception as exc:  # noqa: BLE001 - exit 2 means "could not run", never a traceback
-        print(f"kschedfw validate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-
-
-def _run(args: argparse.Namespace) -> int:
     from kschedfw.config.diagnostics import sort_unique, summary_line
     from kschedfw.config.expand import PLUGIN_LOAD_ERROR
     from kschedfw.config.validate import load_config_text

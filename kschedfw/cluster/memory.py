@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
-from kschedfw.api import Pod, PriorityClass
+from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_priority_class
 

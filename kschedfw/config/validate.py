@@ -27,7 +27,7 @@ from kschedfw.config import jsonsubset
 from kschedfw.config.catalog import PLUGIN_SET_FIELDS
 from kschedfw.config.defaults import (WILDCARD, PluginSet, default_configuration,
                                       document_to_dict)
-from kschedfw.config.diagnostics import (DOCUMENT, ERROR, WARNING, Diagnostic, did_you_mean,
+from kschedfw.config.diagnostics import (ERROR, WARNING, Diagnostic, did_you_mean,
                                          sort_unique)
 from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProfile,
                                     SchedulerConfig, load_error_text, resolve_plugins,

@@ -638,7 +638,13 @@ class PriorityQueue:
         backoffQ/activeQ (``pre_check(pod)`` may exclude pods first)."""
         if not self._is_event_of_interest(event):
             return
-        pods = [q for q in self._unschedulable.values() if pre_check is None or pre_check(q.pod)]
+        def gating_plugin_cares(scheduler_name: str, plugin: str) -> bool:
+            profile = self._profiles.get(scheduler_name)
+            return profile is not None and match_any_cluster_event(event, profile.plugin_events.get(plugin, []))
+
+        pods = self._unschedulable.candidates(gating_plugin_cares)
+        if pre_check is not None:
+            pods = [q for q in pods if pre_check(q.pod)]
         self._move_pods(pods, event, old_obj, new_obj)
 
     def assigned_pod_added(self, pod: Any) -> None:

@@ -28,7 +28,7 @@ def _cross_topology_candidate(qpi: QueuedPodInfo) -> bool:
 
 
 class UnschedulablePods:
-    __slots__ = ("pod_infos", "_gated", "gated_count", "_by_time", "_seq", "_cross")
+    __slots__ = ("pod_infos", "_gated", "gated_count", "_by_time", "_seq", "_cross", "_groups", "_ungated")
 
     def __init__(self) -> None:
         self.pod_infos: dict[str, QueuedPodInfo] = {}
@@ -37,6 +37,10 @@ class UnschedulablePods:
         self._by_time: list[tuple[float, int, QueuedPodInfo]] = []
         self._seq = itertools.count()
         self._cross: dict[str, QueuedPodInfo] = {}
+        # gated pods grouped by (schedulerName, gating plugin): an event the plugin does not
+        # care about skips the whole group without looking at its pods
+        self._groups: dict[tuple[str, str], dict[str, QueuedPodInfo]] = {}
+        self._ungated: dict[str, QueuedPodInfo] = {}
 
     def __len__(self) -> int:
         return len(self.pod_infos)
@@ -65,8 +69,14 @@ class UnschedulablePods:
             if gated:
                 self.gated_count += 1
             push = True
+        if not new:
+            self._ungroup(key, self.pod_infos[key])
         self.pod_infos[key] = qpi
         self._gated[key] = gated
+        if gated:
+            self._groups.setdefault((qpi.pod.scheduler_name, qpi.gating_plugin), {})[key] = qpi
+        else:
+            self._ungated[key] = qpi
         if push:
             heapq.heappush(self._by_time, (qpi.timestamp, next(self._seq), qpi))
             if len(self._by_time) > 2 * len(self.pod_infos) + 64:
@@ -84,7 +94,26 @@ class UnschedulablePods:
         if self._gated.pop(key):
             self.gated_count -= 1
         self._cross.pop(key, None)
+        self._ungroup(key, qpi)
         return qpi
+
+    def _ungroup(self, key: str, qpi: QueuedPodInfo) -> None:
+        if self._ungated.pop(key, None) is not None:
+            return
+        for group_key, group in self._groups.items():
+            if group.pop(key, None) is not None:
+                if not group:
+                    del self._groups[group_key]
+                return
+
+    def candidates(self, gating_plugin_cares: Callable[[str, str], bool]) -> list[QueuedPodInfo]:
+        """Pods an event may move: every ungated pod, and gated pods whose gating plugin
+        (per schedulerName) ``gating_plugin_cares`` about the event."""
+        out = list(self._ungated.values())
+        for (scheduler_name, plugin), group in self._groups.items():
+            if gating_plugin_cares(scheduler_name, plugin):
+                out.extend(group.values())
+        return out
 
     def cross_topology_candidates(self) -> list[QueuedPodInfo]:
         return list(self._cross.values())
@@ -134,3 +163,5 @@ class UnschedulablePods:
         self.gated_count = 0
         self._by_time.clear()
         self._cross.clear()
+        self._groups.clear()
+        self._ungated.clear()

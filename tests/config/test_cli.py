@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -12,8 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kschedfw.cli import schema as schema_cli
-from kschedfw.cli import validate as validate_cli
 
 from .fakes import FakeCatalog
 
@@ -30,12 +27,8 @@ def fake_registry(monkeypatch):
 
 
 def cli(*argv):
-    parser = argparse.ArgumentParser(prog="kschedfw")
-    sub = parser.add_subparsers()
-    validate_cli.add_parser(sub)
-    schema_cli.add_parser(sub)
-    args = parser.parse_args(argv)
-    return args.func(args)
+    from kschedfw.cli.main import main
+    return main(list(argv))
 
 
 @pytest.fixture

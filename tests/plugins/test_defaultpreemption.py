@@ -24,18 +24,11 @@ from kschedfw.plugins.podtopologyspread import PodTopologySpread
 from kschedfw.plugins.preemption import get_pod_start_time, now_datetime
 from kschedfw.plugins.tainttoleration import ERR_REASON_NOT_MATCH
 
-try:
-    from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
-                                                  VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
-                                                  FakeFilter, FalseFilter, MatchFilter, TrueFilter,
-                                                  epoch, make_node, make_pdb,
-                                                  make_pod, topology_node, victims_by_node)
-except ImportError:  # tests/plugins is not a package
-    from test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
-                                                 VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
-                                                 FakeFilter, FalseFilter, MatchFilter, TrueFilter,
-                                                 epoch, make_node, make_pdb,
-                                                 make_pod, topology_node, victims_by_node)
+from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
+                                              VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
+                                              FakeFilter, FalseFilter, MatchFilter, TrueFilter,
+                                              epoch, make_node, make_pdb,
+                                              make_pod, topology_node, victims_by_node)
 
 P = make_pod
 NODE_RES = {"cpu": "200m", "memory": "400"}

@@ -29,12 +29,8 @@ from kschedfw.queue.nominator import Nominator
 from kschedfw.simulation import Simulation
 from kschedfw.testing import profile_for
 
-try:
-    from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
-                                                  all_unschedulable, make_node, make_pod, topology_node)
-except ImportError:  # tests/plugins is not a package
-    from test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
-                                                 all_unschedulable, make_node, make_pod, topology_node)
+from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
+                                              all_unschedulable, make_node, make_pod, topology_node)
 
 P = make_pod
 CONDITION_MESSAGE = "default-scheduler: preempting to accommodate a higher priority pod"

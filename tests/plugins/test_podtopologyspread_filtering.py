@@ -13,18 +13,11 @@ import pytest
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo
 
-try:
-    from .test_podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
-                                                  UNSCHEDULABLE_TAINT_KEY, exists, make_node,
-                                                  make_plugin, make_pod, match_labels,
-                                                  new_cycle_state, normalized_paths, spread,
-                                                  state_tuple)
-except ImportError:  # tests/plugins is not a package
-    from test_podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
-                                                 UNSCHEDULABLE_TAINT_KEY, exists, make_node,
-                                                 make_plugin, make_pod, match_labels,
-                                                 new_cycle_state, normalized_paths, spread,
-                                                  state_tuple)
+from .test_podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
+                                              UNSCHEDULABLE_TAINT_KEY, exists, make_node,
+                                              make_plugin, make_pod, match_labels,
+                                              new_cycle_state, normalized_paths, spread,
+                                              state_tuple)
 
 from kschedfw.plugins.podtopologyspread.filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH,
                                                           ERR_REASON_NODE_LABEL_NOT_MATCH, MAX_INT32,

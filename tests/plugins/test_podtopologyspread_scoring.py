@@ -10,14 +10,9 @@ import pytest
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo, NodeScore
 
-try:
-    from .test_podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
-                                                  TAINTS, ZONE, make_node, make_plugin, make_pod,
-                                                  match_labels, new_cycle_state, spread)
-except ImportError:  # tests/plugins is not a package
-    from test_podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
-                                                 TAINTS, ZONE, make_node, make_plugin, make_pod,
-                                                 match_labels, new_cycle_state, spread)
+from .test_podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
+                                              TAINTS, ZONE, make_node, make_plugin, make_pod,
+                                              match_labels, new_cycle_state, spread)
 
 from kschedfw.plugins.podtopologyspread.scoring import (PRE_SCORE_STATE_KEY, go_round,
                                                         topology_normalizing_weight)
