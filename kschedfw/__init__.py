@@ -8,23 +8,54 @@ extension points in :mod:`kschedfw.hookspecs`, then register it in your package:
 
 enable it in a KubeSchedulerConfiguration profile, and check the file with
 ``kschedfw validate config.yaml``. ``kschedfw plugins`` lists what is installed.
+
+The names below are imported on first use, so ``kschedfw validate`` starts fast.
 """
 
-import pluggy
+from __future__ import annotations
 
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore,
-                                      NodeToStatus, NominatingInfo, NominatingMode, PostFilterResult,
-                                      PreFilterResult, QueuedPodInfo)
+import importlib
+from typing import TYPE_CHECKING, Any
 
-hookimpl = pluggy.HookimplMarker("kschedfw")
+_EXPORTS = {
+    "hookimpl": "kschedfw.markers",
+    "Code": "kschedfw.framework.status",
+    "Status": "kschedfw.framework.status",
+    "CycleState": "kschedfw.framework.cycle_state",
+    "ActionType": "kschedfw.framework.events",
+    "ClusterEvent": "kschedfw.framework.events",
+    "ClusterEventWithHint": "kschedfw.framework.events",
+    "EventResource": "kschedfw.framework.events",
+    "QueueingHint": "kschedfw.framework.events",
+    "MAX_NODE_SCORE": "kschedfw.framework.types",
+    "MIN_NODE_SCORE": "kschedfw.framework.types",
+    "NodeInfo": "kschedfw.framework.types",
+    "NodeScore": "kschedfw.framework.types",
+    "NodeToStatus": "kschedfw.framework.types",
+    "NominatingInfo": "kschedfw.framework.types",
+    "NominatingMode": "kschedfw.framework.types",
+    "PostFilterResult": "kschedfw.framework.types",
+    "PreFilterResult": "kschedfw.framework.types",
+    "QueuedPodInfo": "kschedfw.framework.types",
+}
 
-__all__ = [
-    "hookimpl", "Code", "Status", "CycleState", "ActionType", "ClusterEvent", "ClusterEventWithHint",
-    "EventResource", "QueueingHint", "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo",
-    "NominatingMode", "PostFilterResult", "PreFilterResult", "QueuedPodInfo",
-    "MAX_NODE_SCORE", "MIN_NODE_SCORE",
-]
+__all__ = sorted(_EXPORTS)
+
+if TYPE_CHECKING:
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
+                                           EventResource, QueueingHint)
+    from kschedfw.framework.status import Code, Status
+    from kschedfw.framework.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore,
+                                          NodeToStatus, NominatingInfo, NominatingMode,
+                                          PostFilterResult, PreFilterResult, QueuedPodInfo)
+    from kschedfw.markers import hookimpl
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kschedfw' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -214,6 +214,9 @@ class Registry:
     def extension_points(self, name: str) -> frozenset[str] | None:
         points = self._points.get(name)
         if points is None:
+            if self._is_in_tree(name):
+                from kschedfw.plugins.catalog import IN_TREE_EXTENSION_POINTS
+                return IN_TREE_EXTENSION_POINTS[name]
             cls = self.try_load(name)
             if cls is None:
                 return None
@@ -221,17 +224,36 @@ class Registry:
         return points
 
     def args_schema(self, name: str) -> dict | None:
+        if self._is_in_tree(name):
+            spec = _in_tree_args(name)
+            return spec.schema if spec is not None else None
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
 
     def validate_args(self, name: str, args: dict) -> list[FieldError]:
+        if self._is_in_tree(name):
+            spec = _in_tree_args(name)
+            return list(spec.validate(args)) if spec is not None else []
         cls = self.try_load(name)
         validator = getattr(cls, "validate_args", None) if cls is not None else None
         return list(validator(args)) if validator is not None else []
 
+    def _is_in_tree(self, name: str) -> bool:
+        """An in-tree plugin not yet imported: answer from static tables (validation speed)."""
+        ref = self._refs.get(name)
+        if ref is None or not ref.builtin or name in self._classes:
+            return False
+        from kschedfw.plugins.catalog import IN_TREE_EXTENSION_POINTS
+        return name in IN_TREE_EXTENSION_POINTS
+
     def describe(self, name: str) -> str:
         ref = self._refs.get(name)
         return ref.display if ref is not None else name
+
+
+def _in_tree_args(name: str) -> Any:
+    from kschedfw.config.pluginargs import IN_TREE_ARGS
+    return IN_TREE_ARGS.get(name)
 
 
 @functools.lru_cache(maxsize=1)

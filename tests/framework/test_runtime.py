@@ -31,14 +31,13 @@ def plugin(name, **hooks):
 
 
 def _method(hook, fn):
+    """A real method ``hook(self, <fn's parameters>)`` calling ``fn``, as a class body would define it."""
     import inspect
-    params = list(inspect.signature(fn).parameters)
-
-    def method(self, *args):
-        return fn(*args)
-    method.__name__ = hook
-    method.__signature__ = inspect.Signature([inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
-        inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
+    params = ", ".join(inspect.signature(fn).parameters)
+    namespace = {"fn": fn}
+    exec(f"def {hook}(self, {params}):\n    return fn({params})\n", namespace)
+    method = namespace[hook]
+    method.__qualname__ = f"TestPlugin.{hook}"
     return method
 
 
