@@ -364,17 +364,7 @@ class Framework:
         return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        for name, fn in self.reserve_plugins:
-            try:
-                status = _as_status(fn(state, pod, node_name))
-            except Exception as exc:
-                status = _plugin_error(name, exc)
-            if status is not None and not status.is_success():
-                if status.is_rejected():
-                    status.plugin = name
-                    return status
-                return Status(Code.Error, (f'running Reserve plugin "{name}": {status.message()}',), plugin=name)
-        return None
+        return _run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
         for name, fn in self.unreserve_plugins:
@@ -437,19 +427,8 @@ class Framework:
         return None if any_success else Status.skip()
 
     def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        for name, fn in self.pre_bind_plugins:
-            if name in state.skip_pre_bind_plugins:
-                continue
-            try:
-                status = _as_status(fn(state, pod, node_name))
-            except Exception as exc:
-                status = _plugin_error(name, exc)
-            if status is not None and not status.is_success():
-                if status.is_rejected():
-                    status.plugin = name
-                    return status
-                return Status(Code.Error, (f'running PreBind plugin "{name}": {status.message()}',), plugin=name)
-        return None
+        return _run_until_failure(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+                                  skip=state.skip_pre_bind_plugins)
 
     def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status:
         for name, fn in self.bind_plugins:
@@ -486,6 +465,25 @@ class Framework:
 
     def list_plugins(self) -> Mapping[str, list[str]]:
         return {point: [e.name for e in entries] for point, entries in self.profile.plugins.items()}
+
+
+def _run_until_failure(plugins: tuple, point: str, state: CycleState, pod: "Pod", node_name: str,
+                       skip: set[str] | frozenset[str] = frozenset()) -> Status | None:
+    """Reserve and PreBind: stop at the first non-success; rejections keep the plugin, the rest
+    become ``running <point> plugin "<name>": ...`` errors."""
+    for name, fn in plugins:
+        if name in skip:
+            continue
+        try:
+            status = _as_status(fn(state, pod, node_name))
+        except Exception as exc:
+            status = _plugin_error(name, exc)
+        if status is not None and not status.is_success():
+            if status.is_rejected():
+                status.plugin = name
+                return status
+            return Status(Code.Error, (f'running {point} plugin "{name}": {status.message()}',), plugin=name)
+    return None
 
 
 def _score_values(raw: list) -> tuple[list[int], Status | None]:

@@ -17,30 +17,14 @@ from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeInfo, NodeScore, NodeToStatus
 from kschedfw.plugins.dynamicresources import DynamicResources
 
+from .fakes import FakeLister
+
 POD_NAME, POD_UID, NAMESPACE = "my-pod", "1234", "default"
 RESOURCE_NAME = "my-resource"
 CLAIM_NAME = f"{POD_NAME}-{RESOURCE_NAME}"
 CLASS_NAME = "my-resource-class"
 NODE_NAME = "worker"
 EXTENDED = "example.com/gpu"
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            self.add(obj)
-
-    def add(self, obj):
-        kind = getattr(obj, "kind", None) or type(obj).__name__
-        self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 class RecordingClient:

@@ -18,6 +18,8 @@ from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeInfo
 from kschedfw.plugins.nodevolumelimits import ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED, NodeVolumeLimits
 
+from .fakes import FakeLister
+
 EBS = "ebs.csi.aws.com"
 GCE = "pd.csi.storage.gke.io"
 EBS_IN_TREE = "kubernetes.io/aws-ebs"
@@ -26,24 +28,6 @@ SC_NAME = "csi-sc"
 NODE_NAME = "node-for-max-pd-test-1"
 
 _names = itertools.count()
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            self.add(obj)
-
-    def add(self, obj):
-        kind = getattr(obj, "kind", None) or type(obj).__name__
-        self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 def make_pod(*volumes, name=None, namespace="default", uid=None, pvcs=(), node=""):

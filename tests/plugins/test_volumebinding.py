@@ -16,27 +16,11 @@ from kschedfw.plugins.volumebinding import VolumeBinding
 from kschedfw.plugins.volumebinding.binder import PodVolumes
 from kschedfw.plugins.volumebinding.volume_binding import STATE_KEY, _StateData
 
+from .fakes import FakeLister
+
 HOSTNAME = "kubernetes.io/hostname"
 NODE_LABEL_KEY = "nodeKey"
 GI = 1024 ** 3
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            self.add(obj)
-
-    def add(self, obj):
-        kind = getattr(obj, "kind", None) or type(obj).__name__
-        self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 def sc(name, mode, provisioner=""):

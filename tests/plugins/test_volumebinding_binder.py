@@ -12,6 +12,8 @@ from kschedfw.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ERR
                                                    PodVolumes, VolumeBinder)
 from kschedfw.plugins.volumebinding.storagehelpers import ANN_SELECTED_NODE
 
+from .fakes import FakeLister
+
 PROVISIONER = "test-provisioner"
 NODE_LABEL_KEY = "nodeKey"
 NODE_LABEL_VALUE = "node1"
@@ -20,24 +22,6 @@ IMMEDIATE_CLASS = "immediateClass"
 WAIT_CLASS_WITH_PROVISIONER = "waitClassWithProvisioner"
 TOPO_MISMATCH_CLASS = "topoMismatchClass"
 UNBOUND, PREBOUND, BOUND, SELECTED_NODE = "unbound", "prebound", "bound", "selectedNode"
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            self.add(obj)
-
-    def add(self, obj):
-        kind = getattr(obj, "kind", None) or type(obj).__name__
-        self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 def make_test_pvc(name, size, node, state, pv_name, version, class_name, owner=None):

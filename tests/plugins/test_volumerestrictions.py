@@ -18,22 +18,9 @@ from kschedfw.plugins.volumerestrictions import (ERR_REASON_DISK_CONFLICT,
                                                  ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
                                                  VolumeRestrictions)
 
+from .fakes import FakeLister
+
 _names = itertools.count()
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            kind = getattr(obj, "kind", None) or type(obj).__name__
-            self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 def make_pod(*volumes, name=None, namespace="default", node="", pvcs=()):

@@ -12,25 +12,12 @@ from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeInfo
 from kschedfw.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 
+from .fakes import FakeLister
+
 BETA_ZONE = "failure-domain.beta.kubernetes.io/zone"
 BETA_REGION = "failure-domain.beta.kubernetes.io/region"
 ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
-
-
-class FakeLister:
-    def __init__(self, *objects):
-        self._objects = {}
-        for obj in objects:
-            kind = getattr(obj, "kind", None) or type(obj).__name__
-            self._objects[(kind, getattr(obj, "namespace", "") or "", obj.name)] = obj
-
-    def get(self, kind, name, namespace=""):
-        return self._objects.get((kind, namespace or "", name))
-
-    def list(self, kind, namespace=None):
-        return [o for (k, ns, _), o in self._objects.items()
-                if k == kind and (namespace is None or ns == namespace)]
 
 
 def pv(name, labels):
