@@ -31,7 +31,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        EventResource, QueueingHint)
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeInfo, SignFragment
-from kschedfw.plugins.noderesources.least_allocated import least_resource_scorer
+from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
     parse_shape, requested_to_capacity_ratio_scorer)
@@ -288,12 +288,18 @@ class NodeResourcesFit:
     # -- PreScore / Score
     @hookimpl
     def pre_score(self, state, pod, nodes):
-        state.write(PRE_SCORE_STATE_KEY, PreScoreState(self.scorer.pod_requests(pod)))
+        pod_requests = self.scorer.pod_requests(pod)
+        fast = None
+        if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
+            fast = least_allocated_cpu_memory(self.scorer.weights, *pod_requests)
+        state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
         return None
 
     @hookimpl
     def score(self, state, pod, node_info):
         s = state.get(PRE_SCORE_STATE_KEY)
+        if s is not None and s.fast is not None and node_info.node is not None:
+            return s.fast(node_info)
         pod_requests = s.pod_requests if s is not None else self.scorer.pod_requests(pod)
         return self.scorer.score(node_info, pod_requests)
 

@@ -37,3 +37,32 @@ def least_resource_scorer(weights: Sequence[int]):
         return node_score // weight_sum
 
     return scorer
+
+
+def least_allocated_cpu_memory(weights: Sequence[int], pod_cpu: int, pod_memory: int):
+    """``least_resource_scorer`` for exactly ``[cpu, memory]``, reading NodeInfo directly.
+
+    The default profile scores every feasible node with this, so it skips building the
+    per-resource vectors; the result is the same integer as the general path.
+    """
+    w_cpu, w_memory = weights
+
+    def score(node_info) -> int:
+        allocatable = node_info.node.allocatable
+        counted = node_info.non_zero_requested
+        total = weight_sum = 0
+        capacity = allocatable.get("cpu", 0)
+        if capacity:
+            requested = counted.get("cpu", 0) + pod_cpu
+            if requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * w_cpu
+            weight_sum += w_cpu
+        capacity = allocatable.get("memory", 0)
+        if capacity:
+            requested = counted.get("memory", 0) + pod_memory
+            if requested <= capacity:
+                total += (capacity - requested) * MAX_NODE_SCORE // capacity * w_memory
+            weight_sum += w_memory
+        return total // weight_sum if weight_sum else 0
+
+    return score

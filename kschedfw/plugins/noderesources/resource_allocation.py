@@ -162,12 +162,15 @@ class ResourceAllocationScorer:
 
 
 class PreScoreState:
-    """The pod's requests per configured resource, computed once per cycle in PreScore."""
+    """The pod's requests per configured resource, computed once per cycle in PreScore, and a
+    specialised per-node scorer for the default configuration (cpu and memory), if it applies."""
 
-    __slots__ = ("pod_requests",)
+    __slots__ = ("pod_requests", "fast")
 
-    def __init__(self, pod_requests: list[int]) -> None:
+    def __init__(self, pod_requests: list[int],
+                 fast: "Callable[[NodeInfo], int] | None" = None) -> None:
         self.pod_requests = pod_requests
+        self.fast = fast
 
     def clone(self) -> "PreScoreState":
         return self  # never mutated

@@ -1,0 +1,55 @@
+"""The cpu+memory fast paths of NodeResourcesFit (LeastAllocated) and BalancedAllocation give
+exactly the general scorers' results."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kschedfw.api import parse_object
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.types import NodeInfo
+from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+
+quantity = st.integers(min_value=0, max_value=64_000)
+
+
+def node(cpu_m, mem_mi):
+    status = {"allocatable": {"cpu": f"{cpu_m}m", "memory": f"{mem_mi}Mi", "pods": "110"}}
+    return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": status})
+
+
+def pod(name, cpu_m, mem_mi, node_name=""):
+    requests = {}
+    if cpu_m is not None:
+        requests["cpu"] = f"{cpu_m}m"
+    if mem_mi is not None:
+        requests["memory"] = f"{mem_mi}Mi"
+    spec = {"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}]}
+    if node_name:
+        spec["nodeName"] = node_name
+    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+
+
+maybe = st.one_of(st.none(), quantity)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cap_cpu=quantity, cap_mem=quantity, used=st.lists(st.tuples(maybe, maybe), max_size=4),
+       incoming=st.tuples(maybe, maybe), weights=st.tuples(st.integers(1, 5), st.integers(1, 5)))
+def test_fast_paths_equal_general_scorers(cap_cpu, cap_mem, used, incoming, weights):
+    info = NodeInfo(node=node(cap_cpu, cap_mem))
+    for i, (c, m) in enumerate(used):
+        info.add_pod(pod(f"e{i}", c, m, "n"))
+    p = pod("p", *incoming)
+    fit = NodeResourcesFit({"scoringStrategy": {"type": "LeastAllocated", "resources": [
+        {"name": "cpu", "weight": weights[0]}, {"name": "memory", "weight": weights[1]}]}}, None)
+    balanced = NodeResourcesBalancedAllocation({}, None)
+    for plugin in (fit, balanced):
+        state = CycleState()
+        if plugin.pre_score(state, p, [info]) is not None:
+            continue  # best-effort pod: BalancedAllocation skips
+        fast = plugin.score(state, p, info)
+        general = plugin.scorer.score(info, plugin.scorer.pod_requests(p))
+        assert fast == general
