@@ -30,6 +30,7 @@ class Cache:
         self._images_dirty = True
         self._order_dirty = True
         self._snapshot = Snapshot()
+        self._affinity_version = 0  # bumped when a pod with (anti-)affinity comes or goes
         self.assumed_pod_ttl = assumed_pod_ttl
 
     # ---------------------------------------------------------------- nodes
@@ -68,7 +69,13 @@ class Cache:
         return len(self._tree)
 
     # ---------------------------------------------------------------- pods
+    def _note_affinity(self, pod: "Pod") -> None:
+        affinity = pod.affinity
+        if affinity is not None and (affinity.pod_affinity or affinity.pod_anti_affinity):
+            self._affinity_version += 1
+
     def _add_to_node(self, pod: "Pod") -> None:
+        self._note_affinity(pod)
         info = self._nodes.get(pod.node_name)
         if info is None:  # pod arrived before its node: keep an info without node
             info = NodeInfo(node=None)
@@ -77,6 +84,7 @@ class Cache:
         self._pod_states[pod.uid] = pod
 
     def _remove_from_node(self, pod: "Pod") -> None:
+        self._note_affinity(pod)
         info = self._nodes.get(pod.node_name)
         if info is not None:
             info.remove_pod(pod)
@@ -132,6 +140,8 @@ class Cache:
             self._replace(current, new)
 
     def _replace(self, current: "Pod", new: "Pod") -> None:
+        self._note_affinity(current)
+        self._note_affinity(new)
         info = self._nodes.get(current.node_name)
         if info is not None:
             info.remove_pod(current)
@@ -169,6 +179,7 @@ class Cache:
             self._snapshot = Snapshot(self._nodes[name] for name in self._tree.list())
             self._order_dirty = False
         self._snapshot.generation += 1
+        self._snapshot.affinity_version = self._affinity_version
         return self._snapshot
 
     def node_info(self, name: str) -> NodeInfo | None:

@@ -22,13 +22,16 @@ def normalized_image_name(name: str) -> str:
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
-    __slots__ = ("_node_infos", "_by_name", "generation", "_lists")
+    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self.generation = generation
         self._lists: dict[str, tuple[int, list[NodeInfo]]] = {}
+        #: Set by the cache, which bumps it whenever a pod with (anti-)affinity comes or goes;
+        #: None (a snapshot built by hand) means "recompute on every call".
+        self.affinity_version: int | None = None
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
@@ -50,16 +53,19 @@ class Snapshot:
         return len(self._node_infos)
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
-        """Nodes with pods that have (anti-)affinity; computed once per snapshot generation."""
+        """Nodes with pods that have (anti-)affinity; recomputed only when such pods changed."""
         return self._cached("affinity", lambda ni: ni.pods_with_affinity)
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         return self._cached("anti", lambda ni: ni.pods_with_required_anti_affinity)
 
     def _cached(self, key: str, has: "Callable[[NodeInfo], list]") -> list[NodeInfo]:
+        version = self.affinity_version
+        if version is None:
+            return [ni for ni in self._node_infos if has(ni)]
         cached = self._lists.get(key)
-        if cached is None or cached[0] != self.generation:
-            cached = (self.generation, [ni for ni in self._node_infos if has(ni)])
+        if cached is None or cached[0] != version:
+            cached = (version, [ni for ni in self._node_infos if has(ni)])
             self._lists[key] = cached
         return cached[1]
 

@@ -21,7 +21,7 @@ class CycleState:
     """
 
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
-                 "record_plugin_metrics")
+                 "record_plugin_metrics", "filter_plan")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
@@ -29,6 +29,8 @@ class CycleState:
         self.skip_score_plugins: set[str] = set()
         self.skip_pre_bind_plugins: set[str] = set()
         self.record_plugin_metrics = False
+        #: Filter plugins to run this cycle (set by the runtime after PreFilter, minus skipped ones)
+        self.filter_plan: tuple | None = None
 
     def read(self, key: str) -> Any:
         try:
@@ -54,4 +56,5 @@ class CycleState:
         new.skip_score_plugins = set(self.skip_score_plugins)
         new.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         new.record_plugin_metrics = self.record_plugin_metrics
+        new.filter_plan = self.filter_plan
         return new

@@ -218,6 +218,8 @@ class Framework:
                     rejectors.update(narrowing)
                     return result, Status(Code.UnschedulableAndUnresolvable, (msg,), plugin=narrowing[0]), rejectors
         self.last_pre_filter_narrowing = tuple(narrowing)
+        skip = state.skip_filter_plugins
+        state.filter_plan = tuple(p for p in self.filter_plugins if p[0] not in skip) if skip else self.filter_plugins
         return result, returned, rejectors
 
     def _run_extension(self, plugins: tuple, state: CycleState, pod: "Pod", other: "Pod",
@@ -243,10 +245,11 @@ class Framework:
 
     def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
         """Upstream RunFilterPlugins: stop at the first non-success on this node."""
-        skip = state.skip_filter_plugins
-        for name, fn in self.filter_plugins:
-            if skip and name in skip:
-                continue
+        plan = state.filter_plan
+        if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
+            skip = state.skip_filter_plugins
+            plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
+        for name, fn in plan:
             try:
                 status = fn(state, pod, node_info)
             except Exception as exc:

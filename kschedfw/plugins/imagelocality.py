@@ -83,12 +83,16 @@ class ImageLocality:
         # The last pod scored and its normalized images: Score runs per node for one pod.
         self._last_pod: Any = None
         self._last_images: tuple[str, ...] = ()
+        self._last_empty_score = 0
 
     @hookimpl
     def score(self, state, pod, node_info):
         if pod is not self._last_pod:
             self._last_images = _pod_images(pod)
             self._last_pod = pod
+            self._last_empty_score = calculate_priority(0, len(pod.init_containers) + len(pod.containers))
+        if not node_info.image_states:  # a node without images: nothing to sum
+            return self._last_empty_score
         total_num_nodes = len(self.handle.snapshot.node_infos())
         image_scores = sum_image_scores(node_info.image_states, self._last_images, total_num_nodes)
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers))

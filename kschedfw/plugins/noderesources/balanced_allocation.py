@@ -92,6 +92,8 @@ class NodeResourcesBalancedAllocation:
         resources = parse_resource_specs(args.get("resources")) or DEFAULT_RESOURCES
         self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
                                                use_requested=True)
+        # node name -> (NodeInfo, its generation, balance without the incoming pod)
+        self._without_pod: dict[str, tuple[Any, int, int]] = {}
 
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -99,7 +101,9 @@ class NodeResourcesBalancedAllocation:
         if self.scorer.is_best_effort(pod_requests):
             # Scoring best-effort pods by balance piles them onto the same node (upstream #129138).
             return Status.skip()
-        fast = balanced_cpu_memory(*pod_requests) if self.scorer.names == ("cpu", "memory") else None
+        fast = None
+        if self.scorer.names == ("cpu", "memory"):
+            fast = balanced_cpu_memory(*pod_requests, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
         return None
 
@@ -127,30 +131,40 @@ class NodeResourcesBalancedAllocation:
 BalancedAllocation = NodeResourcesBalancedAllocation  # upstream's Go name
 
 
-def balanced_cpu_memory(pod_cpu: int, pod_memory: int):
+def balanced_cpu_memory(pod_cpu: int, pod_memory: int, without_cache: dict):
     """``balanced_resource_scorer`` for exactly ``[cpu, memory]`` (the default), reading
-    NodeInfo directly; same result as the general path."""
+    NodeInfo directly; same result as the general path. A node's balance without the pod only
+    changes with the node, so ``without_cache`` keeps it per NodeInfo and generation."""
     half = MAX_NODE_SCORE // 2
 
     def score(node_info) -> int:
         allocatable = node_info.node.allocatable
         used = node_info.requested
-        with_pod: list[float] = []
-        without_pod: list[float] = []
-        capacity = allocatable.get("cpu", 0)
-        if capacity:
-            cpu = used.get("cpu", 0)
-            fraction = (cpu + pod_cpu) / capacity
-            with_pod.append(1.0 if fraction > 1 else fraction)
-            fraction = cpu / capacity
-            without_pod.append(1.0 if fraction > 1 else fraction)
-        capacity = allocatable.get("memory", 0)
-        if capacity:
-            memory = used.get("memory", 0)
-            fraction = (memory + pod_memory) / capacity
-            with_pod.append(1.0 if fraction > 1 else fraction)
-            fraction = memory / capacity
-            without_pod.append(1.0 if fraction > 1 else fraction)
-        return half + trunc_div(half + _balance(with_pod) - _balance(without_pod), 2)
+        cpu_capacity = allocatable.get("cpu", 0)
+        memory_capacity = allocatable.get("memory", 0)
+        cpu = used.get("cpu", 0)
+        memory = used.get("memory", 0)
+        key = node_info.node.name
+        cached = without_cache.get(key)
+        if cached is not None and cached[0] is node_info and cached[1] == node_info.generation:
+            without = cached[2]
+        else:
+            without = _balance2(cpu, memory, cpu_capacity, memory_capacity)
+            without_cache[key] = (node_info, node_info.generation, without)
+        with_pod = _balance2(cpu + pod_cpu, memory + pod_memory, cpu_capacity, memory_capacity)
+        return half + trunc_div(half + with_pod - without, 2)
 
     return score
+
+
+def _balance2(cpu: int, memory: int, cpu_capacity: int, memory_capacity: int) -> int:
+    """``_balance`` of the cpu and memory usage fractions, for the resources the node offers."""
+    if cpu_capacity and memory_capacity:
+        f_cpu = cpu / cpu_capacity
+        f_memory = memory / memory_capacity
+        if f_cpu > 1:
+            f_cpu = 1.0
+        if f_memory > 1:
+            f_memory = 1.0
+        return int((1 - abs((f_cpu - f_memory) / 2)) * float(MAX_NODE_SCORE))
+    return MAX_NODE_SCORE  # one fraction or none: no deviation
