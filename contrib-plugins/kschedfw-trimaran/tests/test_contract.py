@@ -1,0 +1,9 @@
+"""The plugin keeps kschedfw's plugin contract (kschedfw.testing.check_plugin)."""
+
+from kschedfw.testing import check_plugin
+
+from kschedfw_trimaran.targetloadpacking import TargetLoadPacking
+
+
+def test_keeps_the_plugin_contract():
+    check_plugin(TargetLoadPacking)

@@ -1,0 +1,131 @@
+"""``check_plugin(MyPlugin)``: the contract every plugin keeps, checked in one line.
+
+It checks what users would otherwise find out from a failing scheduler: the class registers
+cleanly with the hookspecs, its args schema is a sound JSON Schema whose defaults validate and
+build the plugin, a plugin that can reject pods says which cluster events may let them in, and
+its scores end in [0, 100] after normalisation.
+"""
+
+from __future__ import annotations
+
+import re
+from importlib.metadata import entry_points
+from typing import Any, Mapping
+
+from kschedfw.framework.events import ClusterEventWithHint
+from kschedfw.framework.registry import (ENTRY_POINT_GROUP, PluginLoadError, check_plugin_class,
+                                         implemented_hooks)
+from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kschedfw.testing.builders import make_node, make_pod
+from kschedfw.testing.harness import PluginHarness
+
+_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+#: Extension points whose rejections are retried through cluster events (upstream's list).
+REJECTING_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+
+
+class ContractError(AssertionError):
+    pass
+
+
+def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> list[str]:
+    """Everything wrong with ``cls`` as a kschedfw plugin (empty when it keeps the contract)."""
+    problems: list[str] = []
+    name = getattr(cls, "name", None)
+    try:
+        check_plugin_class(cls, f"{cls.__module__}[{name}]")
+    except PluginLoadError as exc:
+        return [exc.message]
+    if not _NAME.match(name):
+        problems.append(f"name {name!r} should be CamelCase, as upstream plugin names are")
+    problems += _entry_point_problems(cls, name)
+    built_args, schema_problems = _defaulted_args(cls, args)
+    problems += schema_problems
+    if schema_problems:
+        return problems
+    try:
+        harness = _harness(cls, built_args)
+        plugin = harness.plugins.get(name) or cls(built_args, harness.framework.handle)
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        return problems + [f"cannot be built from its defaulted args: {type(exc).__name__}: {exc}"]
+    hooks = implemented_hooks(cls)
+    if any(h in hooks for h in REJECTING_POINTS):
+        if "events_to_register" not in hooks:
+            problems.append("can reject pods but does not implement events_to_register: its pods "
+                            "are retried on every cluster event")
+        else:
+            events = plugin.events_to_register()
+            if not isinstance(events, (list, tuple)) or not all(isinstance(e, ClusterEventWithHint) for e in events):
+                problems.append("events_to_register must return a list of ClusterEventWithHint")
+    if "score" in hooks:
+        problems += _score_problems(harness, name)
+    return problems
+
+
+def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None) -> None:
+    """Raise ContractError listing every broken rule (use it as a one-line test)."""
+    problems = contract_problems(cls, args=args)
+    if problems:
+        raise ContractError(f"{getattr(cls, 'name', cls)} breaks the plugin contract:\n- " + "\n- ".join(problems))
+
+
+def _entry_point_problems(cls: type, name: str) -> list[str]:
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        if ep.value.replace(":", ".") == f"{cls.__module__}.{cls.__qualname__}" and ep.name != name:
+            return [f"entry point {ep.name!r} names this class, whose name is {name!r}"]
+    return []
+
+
+def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, list[str]]:
+    schema = getattr(cls, "args_schema", None)
+    given = dict(args or {})
+    if schema is None:
+        return given, []
+    import jsonschema
+
+    from kschedfw.config.pluginargs import apply_defaults
+    problems: list[str] = []
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return given, [f"args_schema is not a valid JSON Schema: {exc.message}"]
+    validator = jsonschema.Draft202012Validator(schema)
+    for label, candidate in (("{}", {}), ("the given args", given)):
+        errors = list(validator.iter_errors(candidate))
+        if errors:
+            problems.append(f"args_schema rejects {label}: {errors[0].message}")
+    defaulted = apply_defaults(schema, given)
+    errors = list(validator.iter_errors(defaulted))
+    if errors:
+        problems.append(f"the schema's own defaults do not validate: {errors[0].message}")
+    validate = getattr(cls, "validate_args", None)
+    if validate is not None and not problems:
+        found = list(validate(defaulted))
+        if found:
+            problems.append(f"validate_args rejects the defaulted args: {found[0]}")
+    return defaulted, problems
+
+
+def _harness(cls: type, args: dict) -> PluginHarness:
+    nodes = [make_node("small", cpu="2", memory="4Gi", zone="a"),
+             make_node("large", cpu="16", memory="64Gi", zone="b"),
+             make_node("tainted", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], zone="b")]
+    pods = [make_pod("running", cpu="1", memory="1Gi", node_name="small", labels={"app": "x"})]
+    return PluginHarness(cls, nodes=nodes, pods=pods, args={cls.name: args})
+
+
+def _score_problems(harness: PluginHarness, name: str) -> list[str]:
+    pod = make_pod("incoming", cpu="500m", memory="512Mi", labels={"app": "x"})
+    nodes = [ni.name for ni in harness.snapshot.node_infos()]
+    try:
+        report = harness.score(pod, nodes)
+    except Exception as exc:  # noqa: BLE001 - a plugin bug, reported
+        return [f"scoring a simple pod failed: {type(exc).__name__}: {exc}"]
+    scores = report.plugins.get(name)
+    if scores is None:
+        return []
+    bad = {n: v for n, v in scores.normalized.items() if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE}
+    if bad:
+        return [f"scores outside [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalisation: {bad} "
+                "(implement normalize_score)"]
+    return []
