@@ -116,3 +116,34 @@ class SkippingBinder:
     def bind(self, state, pod, node_name):
         CALLS.append(f"SkippingBinder.bind {pod.name}")
         return Status.skip()
+
+
+class Gatekeeper:
+    """Permit: the first pod waits; the second one rejects it through the waiting-pods handle."""
+
+    name = "Gatekeeper"
+
+    def __init__(self, args, handle):
+        self.handle = handle
+
+    @hookimpl
+    def permit(self, state, pod, node_name):
+        if pod.labels.get("role") == "judge":
+            self.handle.iterate_over_waiting_pods(lambda wp: wp.reject(self.name, "refused by the judge"))
+            return None
+        return Status.wait(), 60.0
+
+    @hookimpl
+    def unreserve(self, state, pod, node_name):
+        CALLS.append(f"Gatekeeper.unreserve {pod.name}")
+
+
+class FailingBinder:
+    name = "FailingBinder"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def bind(self, state, pod, node_name):
+        return Status.as_status("API server unavailable")

@@ -122,3 +122,27 @@ def test_freed_capacity_requeues_the_rejected_pod(node, pod):
     assert second.status == "Bound"
     binds = [e for e in result.cluster.events if e.reason == "Scheduled" and "second" in e.message]
     assert binds and binds[0].time >= 30.0
+
+
+def test_permit_reject_through_the_handle_unreserves(node, pod):
+    from .plugins import Gatekeeper
+    objects = [node("n1"), pod("waiter", priority=10), pod("judge", labels={"role": "judge"})]
+    result = simulate_with([*BASE, Gatekeeper], objects)
+    assert outcome(result, "default/judge").status == "Bound"
+    waiter = outcome(result, "default/waiter")
+    assert waiter.status in ("Pending", "Waiting")
+    messages = [e.message for e in result.cluster.events if e.reason == "FailedScheduling"]
+    assert "0/1 nodes are available: 1 refused by the judge." in messages
+    assert "Gatekeeper.unreserve waiter" in CALLS
+
+
+def test_bind_failure_unreserves_and_is_retried_as_an_error(node, pod):
+    from kschedfw.plugins.queuesort import PrioritySort
+
+    from .plugins import FailingBinder
+    result = simulate_with([PrioritySort, RecordingReserve, FailingBinder], [node("n1"), pod("p")])
+    p = outcome(result, "default/p")
+    assert p.status == "Pending" and p.reason == "SchedulerError"
+    assert p.message == 'running Bind plugin "FailingBinder": API server unavailable'
+    assert "RecordingReserve.unreserve p" in CALLS
+    assert result.scheduler.cache.node_info("n1").pods == []
