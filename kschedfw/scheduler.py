@@ -97,6 +97,7 @@ class Scheduler:
         self.record_attempts = record_attempts
         self.ignored_pods: dict[str, str] = {}  # pod key -> schedulerName nobody serves
         self.bound_count = 0
+        self.bound_uids: set[str] = set()  # pods this scheduler bound (not the ones that came bound)
         self.frameworks: dict[str, Framework] = {}
         self._handles: list[Handle] = []
         for profile in config.profiles:
@@ -408,6 +409,7 @@ class Scheduler:
             return
         self.cache.finish_binding(assumed, self.clock.now())
         self.bound_count += 1
+        self.bound_uids.add(pod.uid)
         self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")
         self._record(qpi, fwk, cycle, "Scheduled", host)
         fwk.run_post_bind_plugins(state, assumed, host)

@@ -36,7 +36,7 @@ class InvariantError(AssertionError):
 class PodOutcome:
     key: str
     scheduler_name: str
-    status: str  # Bound | Running | Pending | Gated | Waiting | Ignored
+    status: str  # Bound (by this run) | Running | Succeeded | Failed | Pending | Gated | Waiting | Ignored | Terminating
     node: str = ""
     reason: str = ""
     message: str = ""
@@ -199,8 +199,11 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
         reason = condition.reason if condition is not None else ""
         message = condition.message if condition is not None else ""
         if pod.node_name:
-            bound_here = condition is not None and condition.status == "True"
-            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Bound" if bound_here else "Running", pod.node_name))
+            if pod.uid in scheduler.bound_uids:
+                status = "Bound"
+            else:  # it came bound: report what it is doing
+                status = pod.phase if pod.phase in ("Succeeded", "Failed") else "Running"
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, status, pod.node_name))
         elif pod.scheduler_name not in scheduler.frameworks:
             outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Ignored",
                                        message=f'no profile for schedulerName "{pod.scheduler_name}"'))
