@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
                 objects, steps = load_inputs([demo])
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        unreadable = exc.detail.startswith(("no such file", "cannot read"))
+        return 2 if unreadable else 1  # 2: could not run, as `validate` says it
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
