@@ -366,11 +366,10 @@ class Scheduler:
         status = fwk.run_pre_score_plugins(state, pod, nodes)
         if status is not None:
             return [], status
-        scores, status = fwk.run_score_plugins(state, pod, nodes)
+        totals, status = fwk.run_score_plugins_totals(state, pod, nodes)
         if status is not None:
             return [], status
-        self.last_scores = scores
-        return [(s.name, s.total_score) for s in scores], None
+        return [(ni.name, total) for ni, total in zip(nodes, totals)], None
 
     def select_host(self, totals: list[tuple[str, int]]) -> str:
         """Highest total wins; ties are broken uniformly at random (seeded)."""

@@ -328,10 +328,17 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
-        """Score, normalise, range-check and weight; returns per-node totals (upstream RunScorePlugins).
+        """Score, normalise, range-check and weight; per-node totals (upstream RunScorePlugins)."""
+        totals, status = self.run_score_plugins_totals(state, pod, nodes)
+        if status is not None:
+            return [], status
+        return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
 
-        The per-node loop is a list comprehension over the bound method: the hot path.
-        """
+    def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+                                 ) -> tuple[list[int], Status | None]:
+        """Each node's weighted total, in ``nodes`` order; ``last_plugin_scores`` keeps the
+        weighted scores per plugin. The per-node loop is a list comprehension over the bound
+        method: the hot path."""
         per_plugin: list[tuple[str, list[int]]] = []
         skip = state.skip_score_plugins
         for name, fn, weight, normalize in self.score_plugins:
@@ -360,11 +367,10 @@ class Framework:
             if weight != 1:
                 values = [v * weight for v in values]
             per_plugin.append((name, values))
-        self.last_plugin_scores = per_plugin  # weighted scores per plugin, for explain
+        self.last_plugin_scores = per_plugin
         if not per_plugin:
-            return [NodePluginScores(ni.name) for ni in nodes], None
-        totals = [sum(column) for column in zip(*(values for _, values in per_plugin))]
-        return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
+            return [0] * len(nodes), None
+        return [sum(column) for column in zip(*(values for _, values in per_plugin))], None
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         return _run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
@@ -489,9 +495,12 @@ def _run_until_failure(plugins: tuple, point: str, state: CycleState, pod: "Pod"
     return None
 
 
+_INT_ONLY = {int}
+
+
 def _score_values(raw: list) -> tuple[list[int], Status | None]:
     """Plugin results as ints; a ``(score, status)`` result with a failed status is returned."""
-    if all(type(v) is int for v in raw):
+    if set(map(type, raw)) <= _INT_ONLY:
         return raw, None
     values = []
     for v in raw:
