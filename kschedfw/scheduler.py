@@ -373,15 +373,9 @@ class Scheduler:
 
     def select_host(self, totals: list[tuple[str, int]]) -> str:
         """Highest total wins; ties are broken uniformly at random (seeded)."""
-        best_name, best_score, ties = "", -1, 0
-        for name, score in totals:
-            if score > best_score:
-                best_name, best_score, ties = name, score, 1
-            elif score == best_score:
-                ties += 1
-                if self.rng.randrange(ties) == 0:
-                    best_name = name
-        return best_name
+        best = max(score for _, score in totals)
+        ties = [name for name, score in totals if score == best]
+        return ties[0] if len(ties) == 1 else self.rng.choice(ties)
 
     # ================================================================== binding cycle
     def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",

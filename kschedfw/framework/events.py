@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import functools
 from typing import Any, Callable
 
 import attrs
@@ -104,6 +105,7 @@ def _pod_family_match(registered: str, incoming: str) -> bool:
     return registered == "Pod" and incoming in ("AssignedPod", "UnschedulablePod")
 
 
+@functools.lru_cache(maxsize=None)
 def _action_label(action: ActionType) -> str:
     if action == ActionType.All:
         return "All"
