@@ -24,7 +24,7 @@ from kschedfw.plugins.podtopologyspread import PodTopologySpread
 from kschedfw.plugins.preemption import get_pod_start_time, now_datetime
 from kschedfw.plugins.tainttoleration import ERR_REASON_NOT_MATCH
 
-from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
+from .defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
                                               VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
                                               FakeFilter, FalseFilter, MatchFilter, TrueFilter,
                                               epoch, make_node, make_pdb,

@@ -29,7 +29,7 @@ from kschedfw.queue.nominator import Nominator
 from kschedfw.simulation import Simulation
 from kschedfw.testing import profile_for
 
-from .test_defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
+from .defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
                                               all_unschedulable, make_node, make_pod, topology_node)
 
 P = make_pod

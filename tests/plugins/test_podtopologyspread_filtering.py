@@ -13,7 +13,7 @@ import pytest
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo
 
-from .test_podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
+from .podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
                                               UNSCHEDULABLE_TAINT_KEY, exists, make_node,
                                               make_plugin, make_pod, match_labels,
                                               new_cycle_state, normalized_paths, spread,

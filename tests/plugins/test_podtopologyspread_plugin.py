@@ -10,7 +10,7 @@ from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, Q
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeScore
 
-from .test_podtopologyspread_builders import (BAR, DNS, FOO, HONOR, HOSTNAME, IGNORE,
+from .podtopologyspread_builders import (BAR, DNS, FOO, HONOR, HOSTNAME, IGNORE,
                                               UNSCHEDULABLE_TAINT_KEY, ZONE, make_node, make_plugin,
                                               make_pod, new_cycle_state, spread)
 

@@ -10,7 +10,7 @@ import pytest
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo, NodeScore
 
-from .test_podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
+from .podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
                                               TAINTS, ZONE, make_node, make_plugin, make_pod,
                                               match_labels, new_cycle_state, spread)
 

@@ -1,9 +1,9 @@
-"""The plugin keeps kschedfw's plugin contract (kschedfw.testing.check_plugin)."""
+"""The plugin keeps kschedfw's plugin contract (kschedfw.testing.contract_problems)."""
 
-from kschedfw.testing import check_plugin
+from kschedfw.testing import contract_problems
 
 from kschedfw_capacityscheduling.plugin import CapacityScheduling
 
 
 def test_keeps_the_plugin_contract():
-    check_plugin(CapacityScheduling)
+    assert contract_problems(CapacityScheduling) == []
