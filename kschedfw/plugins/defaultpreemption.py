@@ -29,9 +29,9 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
 from kschedfw.framework.status import Code, Status
-from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, get_pod_start_time,
-                                         more_important_pod, now_datetime, pod_terminating_by_preemption,
-                                         sort_by_importance)
+from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
+                                         get_pod_start_time, more_important_pod, now_datetime,
+                                         pod_terminating_by_preemption, sort_by_importance)
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
@@ -52,37 +52,6 @@ MoreImportantPodFunc = Callable[[Pod, Pod], bool]
 
 def _go_aggregate(messages: list[str]) -> str:
     return messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
-
-
-def filter_pods_with_pdb_violation(pods: list[Pod], pdbs: list["PodDisruptionBudget"]
-                                   ) -> tuple[list[Pod], list[Pod]]:
-    """Split ``pods`` (order kept) into those whose eviction would break a PDB and the others.
-
-    Budgets are consumed in order: each matching PDB (same namespace, non-empty selector that
-    matches, pod not already in ``status.disruptedPods``) loses one allowed disruption; a pod
-    violates when some budget goes negative.
-    """
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    violating: list[Pod] = []
-    non_violating: list[Pod] = []
-    for pod in pods:
-        violated = False
-        if pod.labels:  # a pod without labels matches no PDB
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != pod.namespace:
-                    continue
-                selector = pdb.selector
-                # A nil or empty selector matches nothing.
-                if selector is None or selector.is_empty or not selector.matches(pod.labels):
-                    continue
-                # Already counted by the disruption controller: not a new violation.
-                if pod.name in pdb.disrupted_pods:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
-        (violating if violated else non_violating).append(pod)
-    return violating, non_violating
 
 
 class DefaultPreemption:

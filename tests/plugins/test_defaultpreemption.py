@@ -17,7 +17,8 @@ from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, EventResource, QueueingHint
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeToStatus, NominatingMode, PostFilterResult
-from kschedfw.plugins.defaultpreemption import (DefaultPreemption, filter_pods_with_pdb_violation)
+from kschedfw.plugins.defaultpreemption import DefaultPreemption
+from kschedfw.plugins.preemption import filter_pods_with_pdb_violation
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread

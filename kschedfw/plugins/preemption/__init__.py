@@ -8,6 +8,7 @@ from kschedfw.plugins.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evalu
                                                    pick_one_node_for_preemption)
 from kschedfw.plugins.preemption.executor import (Executor, aggregate_errors, clear_nominated_node_name,
                                                   get_lower_priority_nominated_pods)
+from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims, get_earliest_pod_start_time,
                                                get_pod_start_time, more_important_pod, now_datetime,
                                                pod_terminating_by_preemption, sort_by_importance)
@@ -17,4 +18,5 @@ __all__ = [
     "pick_one_node_for_preemption", "aggregate_errors", "clear_nominated_node_name",
     "get_lower_priority_nominated_pods", "get_pod_start_time", "get_earliest_pod_start_time",
     "more_important_pod", "now_datetime", "pod_terminating_by_preemption", "sort_by_importance",
+    "filter_pods_with_pdb_violation",
 ]

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
 from kschedfw.framework.status import Code
-from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, more_important_pod, now_datetime,
-                                         sort_by_importance)
+from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
+                                         more_important_pod, now_datetime, sort_by_importance)
 
 from kschedfw_capacityscheduling.elasticquota import (ElasticQuotaInfo, ElasticQuotaInfos, MissingUID, Resource,
                                                       compute_pod_resource_request)
@@ -356,31 +356,6 @@ def _grew(before: Resource | None, after: Resource | None) -> bool:
 
 
 # ====================================================================== preemption
-
-def filter_pods_with_pdb_violation(pods: list["Pod"], pdbs: list["PodDisruptionBudget"]
-                                   ) -> tuple[list["Pod"], list["Pod"]]:
-    """Split ``pods`` (order kept) into those whose eviction would violate a PodDisruptionBudget
-    and the others; each matching budget's allowed disruptions are consumed in order."""
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    violating: list["Pod"] = []
-    non_violating: list["Pod"] = []
-    for pod in pods:
-        violated = False
-        if pod.labels:
-            for i, pdb in enumerate(pdbs):
-                if pdb.namespace != pod.namespace:
-                    continue
-                selector = pdb.selector
-                if selector is None or selector.is_empty or not selector.matches(pod.labels):
-                    continue
-                if pod.name in pdb.disrupted_pods:
-                    continue
-                allowed[i] -= 1
-                if allowed[i] < 0:
-                    violated = True
-        (violating if violated else non_violating).append(pod)
-    return violating, non_violating
-
 
 class Preemptor:
     """The preemption policy of CapacityScheduling, for kschedfw's preemption Evaluator
