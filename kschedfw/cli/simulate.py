@@ -24,6 +24,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
+    parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
+                        help="after the run, show how each node filters and scores this pod (repeatable)")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
     parser.set_defaults(func=run)
@@ -72,11 +74,48 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.write_out:
         _write_out(args.write_out, result)
+    explanations = _explanations(result, args.explain)
+    if explanations is None:
+        return 1
     if args.output == "json":
-        print(json.dumps(_as_json(result), indent=2))
+        payload = _as_json(result)
+        if explanations:
+            payload["explain"] = [_explanation_json(e) for e in explanations]
+        print(json.dumps(payload, indent=2))
     else:
         _print_table(result)
+        for explanation in explanations:
+            print()
+            print(explanation.render())
     return 0
+
+
+def _explanations(result: Any, keys: list[str]) -> list | None:
+    from kschedfw.explain import explain
+    out = []
+    for key in keys:
+        namespace, _, name = key.rpartition("/")
+        pod = result.cluster.get("Pod", name, namespace or "default")
+        if pod is None or pod.scheduler_name not in result.scheduler.frameworks:
+            print(f"kschedfw simulate: --explain {key}: no such pod for any profile", file=sys.stderr)
+            return None
+        if pod.node_name:  # explain placing it again, as if it were pending and not there
+            cache = result.scheduler.cache
+            cache.remove_pod(pod)
+            try:
+                out.append(explain(result.scheduler, pod.with_node("")))
+            finally:
+                cache.add_pod(pod)
+        else:
+            out.append(explain(result.scheduler, pod))
+    return out
+
+
+def _explanation_json(e: Any) -> dict:
+    return {"pod": e.pod, "profile": e.profile, "message": e.message,
+            "nodes": {n: {"fits": s is None, "plugin": s.plugin if s else "", "reason": s.message() if s else "",
+                          "total": e.totals.get(n)} for n, s in e.node_statuses.items()},
+            "scores": e.plugin_scores}
 
 
 class _NoProgress:

@@ -133,3 +133,32 @@ def test_scenario_errors_name_the_step(capsys, tmp_path):
     code, out, err = run(capsys, "simulate", str(scenario))
     assert code == 1
     assert f"{scenario}:5: steps[1].at: steps must be in time order" in err
+
+
+def test_explain_shows_each_nodes_verdict_and_scores(capsys, tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER + """\
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}
+  spec: {taints: [{key: dedicated, value: gpu, effect: NoSchedule}]}
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+""")
+    code, out, err = run(capsys, "simulate", str(cluster), "-o", "json",
+                         "--explain", "default/huge", "--explain", "default/small")
+    assert code == 0, err
+    huge, small = json.loads(out)["explain"]
+    assert huge["nodes"]["n1"] == {"fits": False, "plugin": "NodeResourcesFit", "reason": "Insufficient cpu",
+                                   "total": None}
+    assert huge["nodes"]["n2"]["reason"] == "node(s) had untolerated taint(s)"
+    assert huge["message"] == ("0/2 nodes are available: 1 Insufficient cpu, "
+                               "1 node(s) had untolerated taint(s).")
+    # the bound pod is explained as if it were pending again: it still fits only n1
+    assert small["nodes"]["n1"]["fits"] and not small["nodes"]["n2"]["fits"]
+
+
+def test_explain_unknown_pod(capsys, tmp_path):
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER)
+    code, out, err = run(capsys, "simulate", str(cluster), "--explain", "default/nope")
+    assert code == 1 and "--explain default/nope: no such pod" in err
