@@ -10,15 +10,6 @@ if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
 
 
-def normalized_image_name(name: str) -> str:
-    """Append ``:latest`` when the image has no tag (digests are kept as they are)."""
-    if "@" in name:
-        return name
-    if ":" not in name.rsplit("/", 1)[-1]:
-        return name + ":latest"
-    return name
-
-
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
@@ -71,20 +62,22 @@ class Snapshot:
 
 
 def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:
-    """Set each NodeInfo's image_states with the number of nodes that have each image."""
+    """Set each NodeInfo's image_states with the number of nodes that have each image.
+
+    Images are keyed by the names the node reports, as upstream's cache keys them; the pod side
+    normalises its image names (``normalized_image_name``) before looking them up.
+    """
     infos = list(node_infos)
     counts: dict[str, int] = {}
     for ni in infos:
         seen = set()
         for image in (ni.node.images if ni.node is not None else ()):
-            for name in image.names:
-                seen.add(normalized_image_name(name))
+            seen.update(image.names)
         for name in seen:
             counts[name] = counts.get(name, 0) + 1
     for ni in infos:
         states: dict[str, ImageStateSummary] = {}
         for image in (ni.node.images if ni.node is not None else ()):
             for name in image.names:
-                norm = normalized_image_name(name)
-                states[norm] = ImageStateSummary(size=image.size_bytes, num_nodes=counts[norm])
+                states[name] = ImageStateSummary(size=image.size_bytes, num_nodes=counts[name])
         ni.image_states = states
