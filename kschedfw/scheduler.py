@@ -24,7 +24,8 @@ from kschedfw.framework.types import (NodeInfo, NominatingInfo, NominatingMode,
                                       QueuedPodInfo)
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
-from kschedfw.scheduler_events import node_update_actions, pod_update_actions, resource_for_kind
+from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
+from kschedfw.scheduler_events import node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -149,33 +150,76 @@ class Scheduler:
         return False
 
     def _on_pod_event(self, event: "WatchEvent") -> None:
-        old, new = event.old, event.new
-        if event.type == "ADDED":
-            if new.node_name:
-                self.cache.add_pod(new)
-                self.queue.assigned_pod_added(new)
-            elif self._responsible(new) and not new.is_terminated:
-                self.queue.add(new)
-        elif event.type == "MODIFIED":
-            if new.node_name and not old.node_name:  # bound: leaves the queue, enters the cache
+        """Upstream's pod informer handlers. Completed pods are invisible, as upstream's informer
+        filters ``status.phase`` Succeeded/Failed out: a pod finishing is a delete."""
+        old = event.old if event.old is not None and not event.old.is_terminated else None
+        new = event.new if event.new is not None and not event.new.is_terminated else None
+        if old is None and new is not None:
+            self._add_pod(new)
+        elif old is not None and new is not None:
+            self._update_pod(old, new)
+        elif old is not None:
+            self._delete_pod(old)
+
+    def _add_pod(self, pod: "Pod") -> None:
+        if pod.node_name:
+            self._add_assigned_pod(pod)
+        elif self._responsible(pod):
+            self.queue.add(pod)
+
+    def _add_assigned_pod(self, pod: "Pod") -> None:
+        self.cache.add_pod(pod)
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Add), None, pod)
+
+    def _update_pod(self, old: "Pod", new: "Pod") -> None:
+        if old.node_name:
+            self.cache.update_pod(old, new)
+            for evt in pod_scheduling_properties_change(new, old):
+                self.queue.move_all_to_active_or_backoff_queue(evt, old, new)
+        elif new.node_name:  # bound: enters the cache, leaves the queue
+            self._add_assigned_pod(new)
+            if old.scheduler_name in self.frameworks:
                 self.queue.delete(old)
-                self.cache.add_pod(new)
-                self.queue.assigned_pod_added(new)
-            elif new.node_name:
-                self.cache.update_pod(old, new)
-                for action in _single_actions(pod_update_actions(old, new)):
-                    self.queue.assigned_pod_updated(old, new, ClusterEvent(EventResource.AssignedPod, action))
-            elif self._responsible(new) and not self.cache.is_assumed(new):
-                self.queue.update(old, new)
-        else:  # DELETED
-            if old.node_name:
-                self.cache.remove_pod(old)
-                self._reject_waiting_pod(old)
-                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Delete), old, None)
-            else:
-                self.queue.delete(old)
-                self._reject_waiting_pod(old)
-                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.UnschedulablePod, ActionType.Delete), old, None)
+        elif self._responsible(old):
+            if old.resource_version and old.resource_version == new.resource_version:
+                return
+            if self.cache.is_assumed(new):
+                if new.deletion_timestamp is not None and old.deletion_timestamp is None:
+                    self._assumed_pod_deleted(new)
+                return
+            self.queue.update(old, new)
+            if old.nominated_node_name and old.nominated_node_name != new.nominated_node_name:
+                # it counted as running on its nominated node for lower or equal priority pods
+                self._nominated_pod_gone(old)
+
+    def _delete_pod(self, pod: "Pod") -> None:
+        if pod.node_name:
+            self.cache.remove_pod(pod)
+            self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Delete), pod, None)
+        elif pod.scheduler_name in self.frameworks:
+            self.queue.delete(pod)
+            if self.cache.is_assumed(pod):
+                self._assumed_pod_deleted(pod)
+            elif pod.nominated_node_name:
+                self._nominated_pod_gone(pod)
+
+    def _nominated_pod_gone(self, pod: "Pod") -> None:
+        priority = pod.effective_priority
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Delete),
+                                                       pod, None, lambda p: p.effective_priority <= priority)
+
+    def _assumed_pod_deleted(self, pod: "Pod") -> None:
+        """Upstream handleAssumedPodDeletion: a pod waiting at Permit is rejected (its binding
+        cycle cleans up); otherwise its assumed resources are freed here."""
+        assumed = self.cache.get_pod(pod.uid)
+        if assumed is None:
+            return
+        waiting = self.waiting_pods.get(pod.uid)
+        if waiting is not None:
+            waiting.reject("", "removed")
+        else:
+            self.cache.forget_pod(assumed)
+        self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.AssignedPod, ActionType.Delete), assumed, None)
 
     def _current_pod(self, key: str) -> "Pod | None":
         namespace, _, name = key.partition("/")
@@ -184,11 +228,6 @@ class Scheduler:
     def _namespace_labels(self, namespace: str) -> dict[str, str] | None:
         ns = self.cluster.get("Namespace", namespace)
         return ns.labels if ns is not None else None
-
-    def _reject_waiting_pod(self, pod: "Pod") -> None:
-        wp = self.waiting_pods.get(pod.uid)
-        if wp is not None:
-            wp.reject("", "removed")
 
     def _activate(self, pods: Any) -> None:
         self.queue.activate(list(pods))
@@ -222,7 +261,7 @@ class Scheduler:
             result, status = self.schedule_pod(fwk, state, pod)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
-            result, status = ScheduleResult(), Status.as_status(exc)
+            result, status = ScheduleResult(nominating_info=_CLEAR), Status.as_status(exc)
         if status is not None and not status.is_success():
             self._handle_failure(fwk, qpi, status, result.nominating_info, cycle)
             return True
@@ -242,17 +281,20 @@ class Scheduler:
             return True
         self._activate_pods(pods_to_activate)
         self._record(qpi, fwk, cycle, "Waiting" if waits else "Assumed", host)
+        # binding cycle, upstream order: PreBindPreFlight, WaitOnPermit, PreBind, Bind
+        preflight = fwk.run_pre_bind_pre_flights(state, assumed, host)
+        if preflight is not None and not preflight.is_skip():
+            self._binding_cycle(fwk, state, qpi, assumed, host, cycle, preflight, pods_to_activate)
+            return True
+        if preflight is None or waits:
+            # NominatedNodeNameForExpectation (on in v1.36): tell others where the pod is going
+            self.cluster.set_nominated_node_name(pod, host)
         if waits:
             def resume(wp: WaitingPod) -> None:
                 self.waiting_pods.pop(assumed.uid, None)
                 self._binding_cycle(fwk, state, qpi, assumed, host, cycle, wp.status, pods_to_activate)
 
-            wp = fwk.new_waiting_pod(assumed, host, waits, self.clock.now(), resume)
-            self.waiting_pods[assumed.uid] = wp
-            preflight = fwk.run_pre_bind_pre_flights(state, assumed, host)
-            if preflight is not None and not preflight.is_skip() and not preflight.is_success():
-                self.waiting_pods.pop(assumed.uid, None)
-                self._binding_cycle(fwk, state, qpi, assumed, host, cycle, preflight, pods_to_activate)
+            self.waiting_pods[assumed.uid] = fwk.new_waiting_pod(assumed, host, waits, self.clock.now(), resume)
             return True
         self._binding_cycle(fwk, state, qpi, assumed, host, cycle, None, pods_to_activate)
         return True
@@ -261,10 +303,10 @@ class Scheduler:
         """Find feasible nodes, score them, pick one (upstream SchedulePod)."""
         snapshot = fwk.handle.snapshot
         if len(snapshot) == 0:
-            return ScheduleResult(), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
+            return ScheduleResult(nominating_info=_CLEAR), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
         feasible, diagnosis, status = self.find_nodes_that_fit(fwk, state, pod)
         if status is not None:
-            return ScheduleResult(), status
+            return ScheduleResult(nominating_info=_CLEAR), status
         if not feasible:
             fit_error = FitError(pod.key, len(snapshot), diagnosis)
             nominating = None
@@ -279,7 +321,7 @@ class Scheduler:
             return ScheduleResult(feasible[0].name, evaluated, 1), None
         totals, status = self.prioritize_nodes(fwk, state, pod, feasible)
         if status is not None:
-            return ScheduleResult(), status
+            return ScheduleResult(nominating_info=_CLEAR), status
         return ScheduleResult(self.select_host(totals), evaluated, len(feasible)), None
 
     def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: "Pod"
@@ -310,6 +352,8 @@ class Scheduler:
         if pre_result is not None and not pre_result.all_nodes():
             wanted = pre_result.node_names or frozenset()
             nodes = [ni for ni in all_nodes if ni.name in wanted]
+            # the plugins that narrowed the nodes are what a cluster event must change
+            diagnosis.unschedulable_plugins |= set(fwk.last_pre_filter_narrowing)
             plugins = " ".join(sorted(fwk.last_pre_filter_narrowing))
             diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
                 f"node(s) didn't satisfy plugin(s) [{plugins}]")
@@ -327,12 +371,13 @@ class Scheduler:
             else self.config.percentage_of_nodes_to_score, n)
         if not fwk.has_score_plugins():
             to_find = 1
-        start = self.next_start_node_index % n
+        index = self.next_start_node_index
+        start = index % n
         feasible: list[NodeInfo] = []
         if not fwk.has_filter_plugins():
             for i in range(to_find):
                 feasible.append(nodes[(start + i) % n])
-            self.next_start_node_index = (start + len(feasible)) % max(num_all, 1)
+            self.next_start_node_index = (index + len(feasible)) % max(num_all, 1)
             return feasible, None
         nominator = self.queue.nominator
         run = fwk.run_filter_plugins_with_nominated_pods if len(nominator) else \
@@ -354,9 +399,9 @@ class Scheduler:
                 else:
                     diagnosis.unschedulable_plugins.add(status.plugin)
             else:
-                self.next_start_node_index = (start + processed) % max(num_all, 1)
+                self.next_start_node_index = (index + processed) % max(num_all, 1)
                 return [], status
-        self.next_start_node_index = (start + processed) % max(num_all, 1)
+        self.next_start_node_index = (index + processed) % max(num_all, 1)
         return feasible, None
 
     def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
@@ -396,8 +441,10 @@ class Scheduler:
             if status.is_skip():
                 status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
-            # after WaitOnPermit, failures are retried with backoff, not treated as unschedulable
-            status = Status(Code.Error, (status.message(),), plugin=status.plugin)
+            # after WaitOnPermit, failures are retried with backoff; a rejection keeps its code
+            # (the PodScheduled reason says Unschedulable), anything else becomes an Error
+            if not status.is_rejected():
+                status = Status(Code.Error, (status.message(),), plugin=status.plugin)
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.cache.finish_binding(assumed, self.clock.now())
@@ -441,7 +488,10 @@ class Scheduler:
             return status
         diagnosis = Diagnosis()
         diagnosis.node_to_status.set(host, status)
-        diagnosis.unschedulable_plugins.add(status.plugin)
+        if status.code is Code.Pending:
+            diagnosis.pending_plugins.add(status.plugin)
+        else:
+            diagnosis.unschedulable_plugins.add(status.plugin)
         return _fit_status(FitError(pod.key, 1, diagnosis))
 
     # ================================================================== failure handling
@@ -469,9 +519,10 @@ class Scheduler:
         if nominating_info is not None and nominating_info.mode is NominatingMode.Override:
             nominated = nominating_info.nominated_node_name
             self.queue.nominator.add_nominated_pod(current or pod, nominating_info)
-        if len(message) > MAX_EVENT_MESSAGE:
-            message = message[:MAX_EVENT_MESSAGE - 4] + " ..."
-        self.cluster.record_event(pod, "Warning", "FailedScheduling", message)
+        event_message = message
+        if len(event_message) > MAX_EVENT_MESSAGE:  # events are truncated, the condition is not
+            event_message = event_message[:MAX_EVENT_MESSAGE - 4] + " ..."
+        self.cluster.record_event(pod, "Warning", "FailedScheduling", event_message)
         self.cluster.patch_pod_scheduling_failure(pod, reason, message, nominated)
         self._record(qpi, fwk, cycle, reason, nominated or "", message)
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from kschedfw.framework.events import ActionType, EventResource
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node, Pod
+    from kschedfw.api import Node
 
 _KIND_RESOURCES = {
     "PersistentVolume": EventResource.PersistentVolume,
@@ -47,20 +47,3 @@ def node_update_actions(old: "Node", new: "Node") -> ActionType:
 
 def _ready_conditions(node: "Node") -> tuple:
     return tuple(sorted((c.type, c.status) for c in node.conditions))
-
-
-def pod_update_actions(old: "Pod", new: "Pod") -> ActionType:
-    """Upstream PodSchedulingPropertiesChange for an existing pod."""
-    actions = ActionType.Nothing
-    if old.labels != new.labels:
-        actions |= ActionType.UpdatePodLabel
-    old_req, new_req = old.request(), new.request()
-    if any(new_req.get(k, 0) < v for k, v in old_req.items()):
-        actions |= ActionType.UpdatePodScaleDown
-    if any(v > old_req.get(k, 0) for k, v in new_req.items()):
-        actions |= ActionType.UpdatePodScaleUp
-    if old.tolerations != new.tolerations:
-        actions |= ActionType.UpdatePodToleration
-    if old.scheduling_gates and not new.scheduling_gates:
-        actions |= ActionType.UpdatePodSchedulingGatesEliminated
-    return actions

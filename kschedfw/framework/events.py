@@ -10,7 +10,7 @@ import attrs
 
 
 class ActionType(enum.IntFlag):
-    """What happened to a resource; bit values and order as upstream."""
+    """What happened to a resource; bit values and order as upstream v1.36."""
 
     Add = 1
     Delete = 1 << 1
@@ -20,14 +20,14 @@ class ActionType(enum.IntFlag):
     UpdateNodeCondition = 1 << 5
     UpdateNodeAnnotation = 1 << 6
     UpdateNodeDeclaredFeature = 1 << 7
-    UpdateNodePreemptionPolicy = 1 << 8
-    UpdatePodLabel = 1 << 9
-    UpdatePodScaleDown = 1 << 10
-    UpdatePodScaleUp = 1 << 11
-    UpdatePodToleration = 1 << 12
-    UpdatePodSchedulingGatesEliminated = 1 << 13
-    UpdatePodGeneratedResourceClaim = 1 << 14
-    All = (1 << 15) - 1
+    UpdatePodLabel = 1 << 8
+    UpdatePodScaleDown = 1 << 9
+    UpdatePodToleration = 1 << 10
+    UpdatePodSchedulingGatesEliminated = 1 << 11
+    UpdatePodGeneratedResourceClaim = 1 << 12
+    #: any other pod update; only plugins registered for a general Pod/Update hear it
+    UpdatePodOther = 1 << 13
+    All = (1 << 14) - 1
     Update = All & ~(Add | Delete)
     Nothing = 0
 

@@ -200,7 +200,7 @@ class Framework:
                 continue
             if status is not None and not status.is_success():
                 status.plugin = name
-                if status.is_rejected():
+                if status.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
                     rejectors.add(name)
                     if status.code is Code.UnschedulableAndUnresolvable:
                         return None, status, rejectors

@@ -148,7 +148,7 @@ def _raw_status(pod: Any, field: str) -> Any:
 def pod_scheduling_properties_change(new_pod: Any, old_pod: Any) -> list[ClusterEvent]:
     """The events an update of an unscheduled (or assigned) pod stands for (upstream
     ``PodSchedulingPropertiesChange``): label change, scale-down, scheduling gates eliminated,
-    toleration added, generated resource claim; a plain ``Update`` when none applies."""
+    toleration added, generated resource claim; ``UpdatePodOther`` when none applies."""
     resource = EventResource.AssignedPod if new_pod.node_name else EventResource.UnschedulablePod
     actions = []
     if dict(new_pod.labels) != dict(old_pod.labels):
@@ -165,7 +165,7 @@ def pod_scheduling_properties_change(new_pod: Any, old_pod: Any) -> list[Cluster
             != _raw_status(old_pod, "extendedResourceClaimStatus")):
         actions.append(ActionType.UpdatePodGeneratedResourceClaim)
     if not actions:
-        actions.append(ActionType.Update)
+        actions.append(ActionType.UpdatePodOther)
     return [ClusterEvent(resource, a) for a in actions]
 
 

@@ -755,7 +755,7 @@ U = EventResource.UnschedulablePod
     pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1"}, gates=["g"]), _base,
                  _ev(U, ActionType.UpdatePodScaleDown), id="request removed"),
     pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "2", "memory": "1Gi"}, gates=["g"]), _base,
-                 _ev(U, ActionType.Update), id="scale up is a plain update"),
+                 _ev(U, ActionType.UpdatePodOther), id="scale up is a plain update"),
     pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}), _base,
                  _ev(U, ActionType.UpdatePodSchedulingGatesEliminated), id="gates eliminated"),
     pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"],
@@ -765,7 +765,7 @@ U = EventResource.UnschedulablePod
                  _ev(U, ActionType.UpdatePodLabel, ActionType.UpdatePodSchedulingGatesEliminated),
                  id="several changes"),
     pytest.param(make_pod("p", labels={"a": "1"}, annotations={"x": "y"}, requests={"cpu": "1", "memory": "1Gi"},
-                          gates=["g"]), _base, _ev(U, ActionType.Update), id="nothing relevant"),
+                          gates=["g"]), _base, _ev(U, ActionType.UpdatePodOther), id="nothing relevant"),
     pytest.param(make_pod("q", labels={"a": "2"}, node="n1"), make_pod("q", labels={"a": "1"}, node="n1"),
                  _ev(EventResource.AssignedPod, ActionType.UpdatePodLabel), id="assigned pod"),
 ])

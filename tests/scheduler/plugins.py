@@ -147,3 +147,27 @@ class FailingBinder:
     @hookimpl
     def bind(self, state, pod, node_name):
         return Status.as_status("API server unavailable")
+
+
+class RejectingPreBind:
+    name = "RejectingPreBind"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def pre_bind(self, state, pod, node_name):
+        return Status.unschedulable("volume not attachable on this node")
+
+
+class ManyReasons:
+    """Rejects every node with its own reason (long FitError messages)."""
+
+    name = "ManyReasons"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        return Status.unschedulable(f"node {node_info.name} is not in the mood today, try again later please")
