@@ -137,11 +137,11 @@ class Scheduler:
         elif event.type == "MODIFIED":
             self.cache.update_node(event.old, event.new)
             # one event per changed property, as upstream, so each matches its registrations
-            for action in _single_actions(node_update_actions(event.old, event.new)):
+            for action in node_update_actions(event.old, event.new):
                 self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, action), event.old, event.new)
         else:
-            self.cache.remove_node(event.old)
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Delete), event.old, None)
+            self.cache.remove_node(event.old)
 
     def _responsible(self, pod: "Pod") -> bool:
         if pod.scheduler_name in self.frameworks:
@@ -546,11 +546,6 @@ class Scheduler:
 
 
 _CLEAR = NominatingInfo("", NominatingMode.Override)
-
-
-def _single_actions(actions: ActionType) -> list[ActionType]:
-    """Split combined flags into one ActionType per changed property."""
-    return [flag for flag in ActionType if flag.value and not flag.value & (flag.value - 1) and actions & flag]
 
 
 def _priority_sort_key(qpi: QueuedPodInfo) -> tuple[int, float]:

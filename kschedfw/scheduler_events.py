@@ -29,21 +29,25 @@ def resource_for_kind(kind: str) -> str:
     return resource.value if resource is not None else kind
 
 
-def node_update_actions(old: "Node", new: "Node") -> ActionType:
-    """Upstream NodeSchedulingPropertiesChange: which node properties the scheduler cares about changed."""
-    actions = ActionType.Nothing
-    if old.unschedulable != new.unschedulable or old.taints != new.taints:
-        actions |= ActionType.UpdateNodeTaint
+def node_update_actions(old: "Node", new: "Node") -> list[ActionType]:
+    """Upstream NodeSchedulingPropertiesChange: one action per changed property, in upstream's
+    order. Cordoning is not an event (it makes nothing schedulable); uncordoning is a taint
+    update, as upstream reports it."""
+    actions = []
+    if old.unschedulable != new.unschedulable and not new.unschedulable:
+        actions.append(ActionType.UpdateNodeTaint)
     if old.allocatable != new.allocatable:
-        actions |= ActionType.UpdateNodeAllocatable
+        actions.append(ActionType.UpdateNodeAllocatable)
     if old.labels != new.labels:
-        actions |= ActionType.UpdateNodeLabel
+        actions.append(ActionType.UpdateNodeLabel)
+    if old.taints != new.taints:
+        actions.append(ActionType.UpdateNodeTaint)
+    if _condition_statuses(old) != _condition_statuses(new):
+        actions.append(ActionType.UpdateNodeCondition)
     if old.annotations != new.annotations:
-        actions |= ActionType.UpdateNodeAnnotation
-    if _ready_conditions(old) != _ready_conditions(new):
-        actions |= ActionType.UpdateNodeCondition
+        actions.append(ActionType.UpdateNodeAnnotation)
     return actions
 
 
-def _ready_conditions(node: "Node") -> tuple:
-    return tuple(sorted((c.type, c.status) for c in node.conditions))
+def _condition_statuses(node: "Node") -> dict[str, str]:
+    return {c.type: c.status for c in node.conditions}

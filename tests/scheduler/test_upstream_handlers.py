@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import attrs
+import pytest
 
 from kschedfw.api import parse_object
 from kschedfw.cluster.scenario import Step
+from kschedfw.framework.events import ActionType
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import Registry, default_catalog
 from kschedfw.simulation import Simulation
@@ -87,3 +89,27 @@ def test_no_nodes_clears_the_nomination(pod):
     nominated = parse_object({**pod("p").raw, "status": {"nominatedNodeName": "gone"}})
     result = simulate_with([*BASE, CpuFit], [nominated])
     assert result.cluster.get("Pod", "p", "default").nominated_node_name == ""
+
+
+def _node(**changes):
+    from kschedfw.testing import make_node
+    base = make_node("n", labels={"a": "1"})
+    return attrs.evolve(base, **changes)
+
+
+@pytest.mark.parametrize("new, expected", [
+    pytest.param(_node(unschedulable=True), [], id="cordon is no event"),
+    pytest.param(_node(labels={"kubernetes.io/hostname": "n", "a": "2"}), [ActionType.UpdateNodeLabel], id="label"),
+    pytest.param(_node(allocatable={"cpu": 8000, "memory": 1, "pods": 110}), [ActionType.UpdateNodeAllocatable],
+                 id="allocatable"),
+    pytest.param(_node(annotations={"x": "y"}), [ActionType.UpdateNodeAnnotation], id="annotation"),
+    pytest.param(_node(), [], id="nothing"),
+])
+def test_node_update_events_as_upstream(new, expected):
+    from kschedfw.scheduler_events import node_update_actions
+    assert node_update_actions(_node(), new) == expected
+
+
+def test_uncordon_is_a_taint_update():
+    from kschedfw.scheduler_events import node_update_actions
+    assert node_update_actions(_node(unschedulable=True), _node()) == [ActionType.UpdateNodeTaint]
