@@ -113,3 +113,15 @@ def test_node_update_events_as_upstream(new, expected):
 def test_uncordon_is_a_taint_update():
     from kschedfw.scheduler_events import node_update_actions
     assert node_update_actions(_node(unschedulable=True), _node()) == [ActionType.UpdateNodeTaint]
+
+
+def test_deleting_a_nominated_pod_wakes_lower_priority_pods(node, pod):
+    # "hi" is nominated to n1 and counts as running there for lower-priority pods (two-pass
+    # Filter), so "lo" does not fit; deleting "hi" is an AssignedPod/Delete event for "lo".
+    hi = parse_object({**pod("hi", cpu="5", priority=100).raw, "status": {"nominatedNodeName": "n1"}})
+    lo = pod("lo", cpu="2", priority=0)
+    steps = [Step(20, "delete", target={"kind": "Pod", "name": "hi", "namespace": "default"})]
+    result = simulate_with([*BASE, CpuFit], [node("n1", cpu="4"), hi, lo], steps)
+    assert by_key(result)["default/lo"].status == "Bound"
+    bound_at = next(e.time for e in result.cluster.events if e.reason == "Scheduled" and "lo" in e.message)
+    assert 20 <= bound_at < 60
