@@ -86,7 +86,8 @@ class PodsToActivate:
 
 class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "MemoryCluster",
-                 *, seed: int = 0, record_attempts: bool = True) -> None:
+                 *, seed: int = 0, record_attempts: bool = True,
+                 feature_gates: dict[str, bool] | None = None) -> None:
         self.config = config
         self.cluster = cluster
         self.clock = cluster.clock
@@ -104,7 +105,7 @@ class Scheduler:
         for profile in config.profiles:
             handle = Handle(lister=cluster, client=cluster, waiting_pods=self.waiting_pods,
                             clock=self.clock, profile_name=profile.scheduler_name,
-                            activate=self._activate)
+                            activate=self._activate, feature_gates=feature_gates)
             self._handles.append(handle)
             self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
         first = next(iter(self.frameworks.values()))

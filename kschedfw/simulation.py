@@ -65,10 +65,11 @@ class Simulation:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", objects: Iterable[Any] = (),
                  steps: Iterable[Step] = (), *, seed: int = 0,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
-                 on_progress: Callable[[int, int], None] | None = None) -> None:
+                 on_progress: Callable[[int, int], None] | None = None,
+                 feature_gates: dict[str, bool] | None = None) -> None:
         self.clock = SimulatedClock()
         self.cluster = MemoryCluster(self.clock)
-        self.scheduler = Scheduler(config, registry, self.cluster, seed=seed)
+        self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates)
         self.steps = sorted(steps, key=lambda s: s.at)
         self._next_step = 0
         self.settle_seconds = settle_seconds

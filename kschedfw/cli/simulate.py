@@ -22,6 +22,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
+    parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...",
+                        help="kube-scheduler feature gates (v1.36 defaults otherwise), e.g. "
+                             "TaintTolerationComparisonOperators=true")
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
@@ -39,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
+    from kschedfw.features import FeatureGateError, parse_feature_gates
+    try:
+        gates = parse_feature_gates(args.feature_gates)
+    except FeatureGateError as exc:
+        print(f"kschedfw simulate: --feature-gates: {exc}", file=sys.stderr)
+        return 2
     registry = default_catalog()
     if args.config:
         try:
@@ -67,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
         with _progress(args.progress, pods) as on_progress:
-            sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress)
+            sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
+                             feature_gates=gates)
             result = sim.run()
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)

@@ -18,6 +18,8 @@ from typing import Any, Callable, Mapping
 
 import attrs
 
+from kschedfw.features import DEFAULT_FEATURE_GATES
+
 from kschedfw.config.jsonsubset import DURATION_HINT
 from kschedfw.config.k8svalidation import (DURATION_PATTERN, GoValue, format_duration,
                                            go_string_slice, is_qualified_name,
@@ -26,12 +28,7 @@ from kschedfw.config.k8svalidation import (DURATION_PATTERN, GoValue, format_dur
 from kschedfw.errors import (DUPLICATE, FORBIDDEN, INVALID, REQUIRED, UNSUPPORTED, FieldError)
 
 #: Gates read by defaulting/validation, with their v1.36 defaults.
-FEATURE_GATES: dict[str, bool] = {
-    "StorageCapacityScoring": False,          # alpha
-    "DRASchedulerFilterTimeout": True,        # beta since v1.34
-    "DRADeviceBindingConditions": True,       # beta since v1.36
-    "DRAResourceClaimDeviceStatus": True,     # beta since v1.33
-}
+FEATURE_GATES: dict[str, bool] = DEFAULT_FEATURE_GATES
 
 MAX_CUSTOM_PRIORITY_SCORE = 10
 LEAST_ALLOCATED = "LeastAllocated"

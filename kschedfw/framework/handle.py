@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
 
 from kschedfw.cache.snapshot import Snapshot
+from kschedfw.features import DEFAULT_FEATURE_GATES
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -46,7 +47,8 @@ class Handle:
     def __init__(self, *, snapshot: Snapshot | None = None, lister: ObjectLister | None = None,
                  client: Any = None, nominator: Any = None, waiting_pods: Any = None,
                  framework: Any = None, clock: Any = None, profile_name: str = "default-scheduler",
-                 activate: Callable[[Iterable["Pod"]], None] | None = None) -> None:
+                 activate: Callable[[Iterable["Pod"]], None] | None = None,
+                 feature_gates: dict[str, bool] | None = None) -> None:
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         self.lister: ObjectLister = lister if lister is not None else EmptyLister()
         self.client = client
@@ -55,6 +57,7 @@ class Handle:
         self.framework = framework
         self.clock = clock
         self.profile_name = profile_name
+        self.feature_gates: dict[str, bool] = dict(feature_gates or DEFAULT_FEATURE_GATES)
         self._activate = activate
 
     def activate(self, pods: Iterable["Pod"]) -> None:

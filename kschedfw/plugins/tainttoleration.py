@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw import hookimpl
+from kschedfw.features import enabled
 from kschedfw.api import Node, Pod
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -47,6 +48,7 @@ class TaintToleration:
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         self.handle = handle
+        self.enable_comparison_operators = enabled(getattr(handle, "feature_gates", None), "TaintTolerationComparisonOperators")
 
     # ------------------------------------------------------------------ helpers
 

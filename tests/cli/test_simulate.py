@@ -162,3 +162,34 @@ def test_explain_unknown_pod(capsys, tmp_path):
     cluster.write_text(CLUSTER)
     code, out, err = run(capsys, "simulate", str(cluster), "--explain", "default/nope")
     assert code == 1 and "--explain default/nope: no such pod" in err
+
+
+GT_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  spec: {taints: [{key: priority-level, value: "999", effect: NoSchedule}]}
+  status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: gt, namespace: default}
+  spec:
+    tolerations: [{key: priority-level, operator: Gt, value: "900", effect: NoSchedule}]
+    containers: [{name: c, image: x}]
+"""
+
+
+def test_feature_gates_switch_alpha_behaviour(capsys, tmp_path):
+    # upstream's integration test TestTaintTolerationFilter runs with the alpha gate on
+    cluster = tmp_path / "gt.yaml"
+    cluster.write_text(GT_CLUSTER)
+    code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json")
+    assert json.loads(out)["pods"][0]["status"] == "Pending"  # v1.36 default: Gt is not honoured
+    code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json",
+                       "--feature-gates", "TaintTolerationComparisonOperators=true")
+    assert json.loads(out)["pods"][0]["node"] == "n1"
+    code, _, err = run(capsys, "simulate", str(cluster), "--feature-gates", "NoSuchGate=true")
+    assert code == 2 and "unrecognized feature gate: NoSuchGate" in err
