@@ -68,7 +68,7 @@ class Simulation:
                  on_progress: Callable[[int, int], None] | None = None,
                  feature_gates: dict[str, bool] | None = None) -> None:
         self.clock = SimulatedClock()
-        self.cluster = MemoryCluster(self.clock)
+        self.cluster = MemoryCluster(self.clock, feature_gates)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates)
         self.steps = sorted(steps, key=lambda s: s.at)
         self._next_step = 0

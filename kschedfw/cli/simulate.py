@@ -164,7 +164,7 @@ def _print_table(result: Any) -> None:
     print()
     summary = result.summary()
     for profile, counts in summary.items():
-        text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts))
+        text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)) or "no pods"
         print(f"{profile}: {text}")
     for obj, reason in result.rejected:
         print(f"rejected {obj}: {reason}")

@@ -44,6 +44,17 @@ def validate_priority_class(pc: "PriorityClass") -> None:
                              f"value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}")
 
 
+def validate_pod(pod: "Pod", comparison_operators: bool) -> None:
+    """The pod validation the scheduler's behaviour depends on: without the
+    TaintTolerationComparisonOperators gate, ``Gt``/``Lt`` tolerations are refused."""
+    if comparison_operators:
+        return
+    for i, toleration in enumerate(pod.tolerations):
+        if toleration.operator in ("Gt", "Lt"):
+            raise AdmissionError(f'Pod "{pod.name}" is invalid: spec.tolerations[{i}].operator: Unsupported value: '
+                                 f'"{toleration.operator}": supported values: "Equal", "Exists"')
+
+
 def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
     """Fill priority and preemptionPolicy from the pod's class (or the global default)."""
     by_name = {pc.name: pc for pc in classes}

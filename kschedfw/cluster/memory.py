@@ -17,7 +17,8 @@ import attrs
 
 from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
-from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_priority_class
+from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
+from kschedfw.features import enabled
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
@@ -62,8 +63,9 @@ class Conflict(ValueError):
 class MemoryCluster:
     """Objects by kind and (namespace, name); watchers get every change synchronously."""
 
-    def __init__(self, clock: SimulatedClock | None = None) -> None:
+    def __init__(self, clock: SimulatedClock | None = None, feature_gates: dict[str, bool] | None = None) -> None:
         self.clock = clock or SimulatedClock()
+        self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
         self._watchers: list[Callable[[WatchEvent], None]] = []
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
@@ -123,6 +125,7 @@ class MemoryCluster:
                 raise AdmissionError(f'PriorityClass "{obj.name}" is invalid: globalDefault: Forbidden: '
                                      "only one PriorityClass can be marked as globalDefault")
         if kind == "Pod":
+            validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
             if obj.creation_timestamp is None:
                 obj = attrs.evolve(obj, creation_timestamp=self.now_datetime())

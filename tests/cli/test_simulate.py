@@ -187,7 +187,10 @@ def test_feature_gates_switch_alpha_behaviour(capsys, tmp_path):
     cluster = tmp_path / "gt.yaml"
     cluster.write_text(GT_CLUSTER)
     code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json")
-    assert json.loads(out)["pods"][0]["status"] == "Pending"  # v1.36 default: Gt is not honoured
+    # v1.36 default: the API server refuses Gt/Lt tolerations, as upstream's pod validation does
+    assert json.loads(out)["rejected"] == [{"object": "Pod default/gt", "reason": (
+        'Pod "gt" is invalid: spec.tolerations[0].operator: Unsupported value: "Gt": '
+        'supported values: "Equal", "Exists"')}]
     code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json",
                        "--feature-gates", "TaintTolerationComparisonOperators=true")
     assert json.loads(out)["pods"][0]["node"] == "n1"
