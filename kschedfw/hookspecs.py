@@ -191,7 +191,8 @@ def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tupl
 def normalize_score(state: "CycleState", pod: "Pod", scores: "list[NodeScore]") -> "Status | None":
     """Rescale this plugin's scores in place (``scores[i].score``). Upstream: ScoreExtensions.NormalizeScore.
 
-    Called once per cycle with every scored node. Any non-Success is an Error.
+    Called once per cycle with every scored node. Any non-Success is an Error. The list and its
+    NodeScore items belong to the framework (they are reused): edit them, do not keep them.
     """
 
 

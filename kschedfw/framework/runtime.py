@@ -64,6 +64,7 @@ class Framework:
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         self.last_plugin_scores: list[tuple[str, list[int]]] = []
+        self._score_pool: dict[str, list[NodeScore]] = {}
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -353,7 +354,7 @@ class Framework:
             if status is not None:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             if normalize is not None:
-                scores = [NodeScore(ni.name, v) for ni, v in zip(nodes, values)]
+                scores = self._node_scores(name, nodes, values)
                 try:
                     status = _as_status(normalize(state, pod, scores))
                 except Exception as exc:
@@ -371,6 +372,18 @@ class Framework:
         if not per_plugin:
             return [0] * len(nodes), None
         return [sum(column) for column in zip(*(values for _, values in per_plugin))], None
+
+    def _node_scores(self, plugin: str, nodes: list[NodeInfo], values: list[int]) -> list[NodeScore]:
+        """NodeScore objects for a NormalizeScore call, reused across cycles (the hot path makes
+        hundreds per pod); NormalizeScore must not keep them after it returns."""
+        pool = self._score_pool.setdefault(plugin, [])
+        while len(pool) < len(nodes):
+            pool.append(NodeScore("", 0))
+        scores = pool[:len(nodes)]
+        for score, ni, value in zip(scores, nodes, values):
+            score.name = ni.name
+            score.score = value
+        return scores
 
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         return _run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
