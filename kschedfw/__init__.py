@@ -39,7 +39,12 @@ _EXPORTS = {
     "QueuedPodInfo": "kschedfw.framework.types",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "MAX_NODE_SCORE", "MIN_NODE_SCORE", "ActionType", "ClusterEvent", "ClusterEventWithHint", "Code",
+    "CycleState", "EventResource", "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo",
+    "NominatingMode", "PostFilterResult", "PreFilterResult", "QueuedPodInfo", "QueueingHint", "Status",
+    "hookimpl",
+]
 
 if TYPE_CHECKING:
     from kschedfw.framework.cycle_state import CycleState
