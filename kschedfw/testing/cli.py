@@ -17,6 +17,16 @@ class CliResult:
     stderr: str
 
     @property
+    def output(self) -> str:
+        """stdout then stderr, as a terminal shows them."""
+        return self.stdout + self.stderr
+
+    @property
+    def outcome(self) -> tuple[int, str]:
+        """``(exit code, output)``, for ``code, out = run_cli(...).outcome``."""
+        return self.exit_code, self.output
+
+    @property
     def json(self) -> Any:
         return json.loads(self.stdout)
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 from kschedfw.api import load_manifests, parse_object
-from kschedfw.cli.main import main
 from kschedfw.cluster.inputs import load_inputs
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
@@ -22,7 +21,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.simulation import Simulation
-from kschedfw.testing import simulate_with
+from kschedfw.testing import run_cli, simulate_with
 
 from kschedfw_capacityscheduling import CapacityScheduling
 
@@ -35,12 +34,6 @@ EQ_EXAMPLE = DATA / "capacityscheduling__elasticquota-example.yaml"
 OVER_MAX = "Pod team-b/b-big is rejected in PreFilter because ElasticQuota team-b is more than Max"
 
 
-def kschedfw_main(capsys, *args: str) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
 
 def test_entry_point():
     (ep,) = [ep for ep in entry_points(group="kschedfw.plugins") if ep.name == "CapacityScheduling"]
@@ -49,7 +42,7 @@ def test_entry_point():
 
 
 def test_listed_by_kschedfw_plugins(capsys):
-    code, out = kschedfw_main(capsys, "plugins", "--output", "json")
+    code, out = run_cli("plugins", "--output", "json").outcome
     assert code == 0, out
     row = next(r for r in json.loads(out) if r["name"] == "CapacityScheduling")
     assert row["status"] == "ok"
@@ -77,7 +70,7 @@ def test_capacity_scheduling_replaces_default_preemption(path):
 def test_args_are_refused(tmp_path, capsys):
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(PROFILE.read_text() + "  pluginConfig:\n  - name: CapacityScheduling\n    args:\n      x: 1\n")
-    code, out = kschedfw_main(capsys, "validate", str(cfg))
+    code, out = run_cli("validate", str(cfg)).outcome
     assert code == 1, out
     assert 'args.x: Forbidden: unknown field "x"' in out
 
@@ -132,7 +125,7 @@ def test_quota_bookkeeping_at_the_end(scenario):
 
 
 def test_kschedfw_simulate_runs_the_scenario(capsys):
-    code, out = kschedfw_main(capsys, "simulate", "--config", str(PROFILE), "--output", "json", str(SCENARIO))
+    code, out = run_cli("simulate", "--config", str(PROFILE), "--output", "json", str(SCENARIO)).outcome
     assert code == 0, out
     result = json.loads(out)
     pods = {p["pod"]: p for p in result["pods"]}

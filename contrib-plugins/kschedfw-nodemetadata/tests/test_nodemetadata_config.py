@@ -13,14 +13,13 @@ import pytest
 import yaml
 
 from kschedfw.api import load_manifests, parse_object
-from kschedfw.cli.main import main
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.simulation import Simulation
-from kschedfw.testing import simulate_with
+from kschedfw.testing import run_cli, simulate_with
 
 from kschedfw_nodemetadata import NodeMetadata
 
@@ -36,12 +35,6 @@ PROFILES = [
     ("stable-nodes-scheduler", "old-stable-node"),      # created-at label (2006-01-02), Oldest
 ]
 
-
-def kschedfw_main(capsys, *args: str) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 def sample_documents(tmp_path) -> list[Path]:
@@ -74,14 +67,14 @@ def test_sample_config_validates():
 def test_each_sample_document_validates(tmp_path, capsys):
     paths = sample_documents(tmp_path)
     assert len(paths) == 4
-    code, out = kschedfw_main(capsys, "validate", *map(str, paths))
+    code, out = run_cli("validate", *map(str, paths)).outcome
     assert code == 0, out
     assert "4 files checked: 4 valid" in out
 
 
 def test_defaults_shown(tmp_path, capsys):
     path = sample_documents(tmp_path)[0]
-    code, out = kschedfw_main(capsys, "validate", "--show-defaults", "--output", "json", str(path))
+    code, out = run_cli("validate", "--show-defaults", "--output", "json", str(path)).outcome
     assert code == 0, out
     assert '"metadataKey": "node.example.com/priority"' in out
 
@@ -118,7 +111,7 @@ profiles:
     args:
       {args_yaml}
 """)
-    code, out = kschedfw_main(capsys, "validate", str(cfg))
+    code, out = run_cli("validate", str(cfg)).outcome
     assert code == 1, out
     assert expected in out
 
@@ -149,7 +142,7 @@ def test_kschedfw_simulate(tmp_path, capsys):
     path = sample_documents(tmp_path)[1]
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(yaml.safe_dump_all([o.raw for o in _cluster("cost-aware-scheduler")]))
-    code, out = kschedfw_main(capsys, "simulate", "--config", str(path), "--output", "json", str(cluster))
+    code, out = run_cli("simulate", "--config", str(path), "--output", "json", str(cluster)).outcome
     assert code == 0, out
     (pod,) = json.loads(out)["pods"]
     assert (pod["status"], pod["node"]) == ("Bound", "cheap-node")

@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cli.main import main
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
-from kschedfw.testing import simulate_with
+from kschedfw.testing import run_cli, simulate_with
 
 from kschedfw_noderesources_allocatable import NodeResourcesAllocatable
 
@@ -30,13 +29,6 @@ def kschedfw(*args: str) -> subprocess.CompletedProcess:
                           timeout=120)
 
 
-def kschedfw_main(capsys, *args: str) -> tuple[int, str]:
-    """The same command, in this process (faster)."""
-    capsys.readouterr()
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out + out.err
-
 
 def test_entry_point():
     (ep,) = [ep for ep in entry_points(group="kschedfw.plugins") if ep.name == "NodeResourcesAllocatable"]
@@ -45,7 +37,7 @@ def test_entry_point():
 
 
 def test_listed_by_kschedfw_plugins(capsys):
-    code, out = kschedfw_main(capsys, "plugins", "--output", "json")
+    code, out = run_cli("plugins", "--output", "json").outcome
     assert code == 0, out
     row = next(r for r in json.loads(out) if r["name"] == "NodeResourcesAllocatable")
     assert row["status"] == "ok"
@@ -82,7 +74,7 @@ profiles:
     args:
       {args_yaml}
 """)
-    code, out = kschedfw_main(capsys, "validate", str(cfg))
+    code, out = run_cli("validate", str(cfg)).outcome
     assert code == 1, out
     assert expected in out
 
@@ -113,8 +105,8 @@ def test_simulate_with(mode, expected):
 
 
 def test_kschedfw_simulate_with_sample_profile(capsys):
-    code, out = kschedfw_main(capsys, "simulate", "--config", str(SAMPLE), "--output", "json",
-                              str(DATA / "cluster.yaml"))
+    code, out = run_cli("simulate", "--config", str(SAMPLE), "--output", "json",
+                              str(DATA / "cluster.yaml")).outcome
     assert code == 0, out
     pods = {p["pod"]: (p["status"], p["node"]) for p in json.loads(out)["pods"]}
     assert pods == {"default/web": ("Bound", "small"), "default/batch": ("Bound", "medium")}

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cli.main import main
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
-from kschedfw.testing import simulate_with
+from kschedfw.testing import run_cli, simulate_with
 
 from kschedfw_trimaran import TargetLoadPacking
 
@@ -22,12 +21,6 @@ DATA = Path(__file__).parent / "data"
 SAMPLE = DATA / "trimaran__scheduler-config.yaml"
 SAMPLE_V1 = DATA / "trimaran__scheduler-config.v1.yaml"
 
-
-def kschedfw_main(capsys, *args: str) -> tuple[int, str]:
-    capsys.readouterr()
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out + out.err
 
 
 def test_entry_point():
@@ -37,7 +30,7 @@ def test_entry_point():
 
 
 def test_listed_by_kschedfw_plugins(capsys):
-    code, out = kschedfw_main(capsys, "plugins", "--output", "json")
+    code, out = run_cli("plugins", "--output", "json").outcome
     assert code == 0, out
     row = next(r for r in json.loads(out) if r["name"] == "TargetLoadPacking")
     assert row["status"] == "ok"
@@ -48,7 +41,7 @@ def test_listed_by_kschedfw_plugins(capsys):
 
 
 def test_sample_uses_a_removed_api_version(capsys):
-    code, out = kschedfw_main(capsys, "validate", str(SAMPLE))
+    code, out = run_cli("validate", str(SAMPLE)).outcome
     assert code == 1, out
     assert ('apiVersion: Invalid value: "kubescheduler.config.k8s.io/v1beta3": kubescheduler.config.k8s.io/v1beta3 '
             "was removed upstream in Kubernetes v1.29") in out
@@ -56,7 +49,7 @@ def test_sample_uses_a_removed_api_version(capsys):
 
 
 def test_v1_version_of_the_sample_validates(capsys):
-    code, out = kschedfw_main(capsys, "validate", str(SAMPLE_V1))
+    code, out = run_cli("validate", str(SAMPLE_V1)).outcome
     assert code == 0, out
     assert "warning" not in out
 
@@ -89,7 +82,7 @@ profiles:
       args:
         {args_yaml}
 """)
-    code, out = kschedfw_main(capsys, "validate", str(cfg))
+    code, out = run_cli("validate", str(cfg)).outcome
     assert code == 1, out
     assert expected in out
 
@@ -97,8 +90,8 @@ profiles:
 def test_kschedfw_simulate_with_the_v1_sample(capsys):
     """Node annotations as the metrics: the pods fill the cold node up to the 40 % target, then the
     next best node; the hot node (80 %) gets nothing."""
-    code, out = kschedfw_main(capsys, "simulate", "--config", str(SAMPLE_V1), "--output", "json",
-                              str(DATA / "cluster.yaml"))
+    code, out = run_cli("simulate", "--config", str(SAMPLE_V1), "--output", "json",
+                              str(DATA / "cluster.yaml")).outcome
     assert code == 0, out
     pods = {p["pod"]: (p["status"], p["node"]) for p in json.loads(out)["pods"]}
     assert pods == {"default/job-1": ("Bound", "cold"), "default/job-2": ("Bound", "cold"),

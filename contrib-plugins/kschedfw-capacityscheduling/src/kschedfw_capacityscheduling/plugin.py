@@ -292,29 +292,28 @@ class CapacityScheduling:
     @hookimpl
     def pre_filter_add_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_to_add: "Pod",
                            node_info: "NodeInfo") -> Status | None:
-        snapshot = state.get(ELASTIC_QUOTA_SNAPSHOT_KEY)
-        if not isinstance(snapshot, ElasticQuotaSnapshotState):
-            return Status.as_status(f'error reading "{ELASTIC_QUOTA_SNAPSHOT_KEY}" from cycleState: not found')
-        info = snapshot.elastic_quota_infos.get(pod_to_add.namespace)
-        if info is not None:
-            try:
-                info.add_pod_if_not_present(pod_to_add)
-            except MissingUID as exc:
-                log.error("Failed to add Pod %s to its associated elasticQuota: %s", pod_to_add.key, exc)
-        return None
+        return self._update_quota_snapshot(state, pod_to_add, add=True)
 
     @hookimpl
     def pre_filter_remove_pod(self, state: "CycleState", pod_to_schedule: "Pod", pod_to_remove: "Pod",
                               node_info: "NodeInfo") -> Status | None:
+        return self._update_quota_snapshot(state, pod_to_remove, add=False)
+
+    def _update_quota_snapshot(self, state: "CycleState", pod: "Pod", *, add: bool) -> Status | None:
+        """Count ``pod`` in (or out of) its namespace's quota in this cycle's snapshot."""
         snapshot = state.get(ELASTIC_QUOTA_SNAPSHOT_KEY)
         if not isinstance(snapshot, ElasticQuotaSnapshotState):
             return Status.as_status(f'error reading "{ELASTIC_QUOTA_SNAPSHOT_KEY}" from cycleState: not found')
-        info = snapshot.elastic_quota_infos.get(pod_to_remove.namespace)
+        info = snapshot.elastic_quota_infos.get(pod.namespace)
         if info is not None:
             try:
-                info.delete_pod_if_present(pod_to_remove)
+                if add:
+                    info.add_pod_if_not_present(pod)
+                else:
+                    info.delete_pod_if_present(pod)
             except MissingUID as exc:
-                log.error("Failed to delete Pod %s from its associated elasticQuota: %s", pod_to_remove.key, exc)
+                verb = "add Pod %s to" if add else "delete Pod %s from"
+                log.error(f"Failed to {verb} its associated elasticQuota: %s", pod.key, exc)
         return None
 
     @hookimpl
