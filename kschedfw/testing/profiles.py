@@ -1,17 +1,22 @@
 """Profiles, runtimes and simulations built from plugin classes directly (no entry points).
 
 ``profile_for`` enables plugin classes at every extension point they implement, in the order
-given, as a multiPoint list would; ``framework_for`` builds the runtime for them.
+given, as a multiPoint list would; ``framework_for`` builds the runtime for them. Plugin args go
+through the same path as a configuration file's ``pluginConfig`` (schema check, defaulting,
+``validate_args``), so a plugin sees in a test exactly the args the CLI would hand it.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from kschedfw.config import jsonsubset
 from kschedfw.config.expand import PluginEntry, ResolvedProfile
+from kschedfw.config.pluginargs import default_args
+from kschedfw.errors import FieldError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry, extension_points_of
-from kschedfw.framework.runtime import Framework
+from kschedfw.framework.runtime import Framework, FrameworkError
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
@@ -22,25 +27,69 @@ CONFIGURABLE_POINTS = ("pre_enqueue", "less", "pre_filter", "filter", "post_filt
                        "reserve", "permit", "pre_bind", "bind", "post_bind")
 
 
+class PluginArgsError(FrameworkError, ValueError):
+    """Args that ``kschedfw validate`` would reject for this plugin; names the plugin and fields."""
+
+    def __init__(self, plugin: str, errors: Iterable[FieldError]) -> None:
+        self.plugin = plugin
+        self.errors = tuple(errors)
+        lines = [str(err.prefixed("args")) for err in self.errors]
+        super().__init__(f'invalid args for plugin "{plugin}": ' + "; ".join(lines))
+
+
+def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The args plugin ``name`` is built with when a config gives it ``given``: checked against its
+    ``args_schema``, defaulted (upstream defaulting for in-tree args), then ``validate_args``.
+
+    A plugin without an args schema gets ``{}`` (the CLI warns that given args are ignored).
+    Raises PluginArgsError listing every bad field.
+    """
+    schema = registry.args_schema(name)
+    if schema is None:
+        return {}
+    args = dict(given or {})
+    args.pop("apiVersion", None)
+    kind = args.pop("kind", None)
+    if kind is not None and kind != f"{name}Args":
+        raise PluginArgsError(name, [FieldError(("kind",), "Invalid value", f"want {name}Args", kind)])
+    issues = jsonsubset.check(schema, args)
+    if issues:
+        raise PluginArgsError(name, [issue.error for issue in issues])
+    defaulted = default_args(name, schema, args)
+    errors = registry.validate_args(name, defaulted)
+    if errors:
+        raise PluginArgsError(name, errors)
+    return defaulted
+
+
 def profile_for(classes: Iterable[type], *, args: Mapping[str, Mapping] | None = None,
                 weights: Mapping[str, int] | None = None, scheduler_name: str = "default-scheduler",
-                percentage_of_nodes_to_score: int | None = None) -> ResolvedProfile:
+                percentage_of_nodes_to_score: int | None = None,
+                registry: Registry | None = None) -> ResolvedProfile:
+    """A profile enabling ``classes`` at every point they implement, with checked, defaulted args."""
     classes = list(classes)
+    registry = registry if registry is not None else Registry.from_classes(classes)
     plugins: dict[str, list[PluginEntry]] = {point: [] for point in CONFIGURABLE_POINTS}
     for cls in classes:
         hooks = extension_points_of(cls)
         for point in CONFIGURABLE_POINTS:
             if point in hooks:
                 plugins[point].append(PluginEntry(cls.name, (weights or {}).get(cls.name, 1)))
+    unknown = sorted(set(args or {}) - {cls.name for cls in classes})
+    if unknown:
+        raise FrameworkError(f"args given for plugin(s) not in the profile: {', '.join(unknown)}")
     return ResolvedProfile(scheduler_name=scheduler_name,
                            percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                            plugins={k: tuple(v) for k, v in plugins.items()},
-                           plugin_args={cls.name: dict((args or {}).get(cls.name, {})) for cls in classes})
+                           plugin_args={cls.name: plugin_args(registry, cls.name, (args or {}).get(cls.name))
+                                        for cls in classes})
 
 
 def framework_for(classes: Iterable[type], *, handle: Handle | None = None, **kwargs: Any) -> Framework:
+    """The runtime of ``profile_for(classes, ...)``: plugin instances built as the scheduler builds them."""
     classes = list(classes)
-    return Framework(profile_for(classes, **kwargs), Registry.from_classes(classes), handle)
+    registry = Registry.from_classes(classes)
+    return Framework(profile_for(classes, registry=registry, **kwargs), registry, handle)
 
 
 def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,
@@ -59,5 +108,6 @@ def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterab
     """Run a simulation of ``objects`` with a profile of exactly ``classes``."""
     from kschedfw.simulation import Simulation
     classes = list(classes)
-    sim = Simulation(config_for(classes, **kwargs), Registry.from_classes(classes), objects, steps, seed=seed)
+    registry = Registry.from_classes(classes)
+    sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed)
     return sim.run(until=until)
