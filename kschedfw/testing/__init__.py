@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from kschedfw.testing.builders import make_cluster, make_node, make_pod
 from kschedfw.testing.cli import CliResult, run_cli
-from kschedfw.testing.contract import ContractError, check_plugin, contract_problems
+from kschedfw.testing.contract import ContractError, check_plugin, contract_hints, contract_problems
 from kschedfw.testing.harness import PluginHarness, PluginScores, ScoreReport
-from kschedfw.testing.profiles import config_for, framework_for, profile_for, simulate_with
+from kschedfw.testing.profiles import (PluginArgsError, config_for, framework_for, plugin_args, profile_for,
+                                       simulate_with)
 
 __all__ = [
     "make_pod", "make_node", "make_cluster", "PluginHarness", "ScoreReport", "PluginScores",
-    "check_plugin", "contract_problems", "ContractError", "run_cli", "CliResult",
-    "profile_for", "framework_for", "config_for", "simulate_with",
+    "check_plugin", "contract_problems", "contract_hints", "ContractError", "run_cli", "CliResult",
+    "profile_for", "framework_for", "config_for", "simulate_with", "plugin_args", "PluginArgsError",
 ]
 
 try:

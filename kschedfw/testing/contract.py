@@ -2,8 +2,11 @@
 
 It checks what users would otherwise find out from a failing scheduler: the class registers
 cleanly with the hookspecs, its args schema is a sound JSON Schema whose defaults validate and
-build the plugin, a plugin that can reject pods says which cluster events may let them in, and
-its scores end in [0, 100] after normalisation.
+build the plugin, ``events_to_register`` (when implemented) returns ClusterEventWithHints, and its
+scores end in [0, 100] after normalisation.
+
+A plugin that can reject pods but registers no events keeps the contract: upstream requeues its
+pods on every cluster event. ``contract_hints`` says so, as advice that never fails a check.
 """
 
 from __future__ import annotations
@@ -49,17 +52,22 @@ def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> li
     except Exception as exc:  # noqa: BLE001 - reported, not raised
         return problems + [f"cannot be built from its defaulted args: {type(exc).__name__}: {exc}"]
     hooks = implemented_hooks(cls)
-    if any(h in hooks for h in REJECTING_POINTS):
-        if "events_to_register" not in hooks:
-            problems.append("can reject pods but does not implement events_to_register: its pods "
-                            "are retried on every cluster event")
-        else:
-            events = plugin.events_to_register()
-            if not isinstance(events, (list, tuple)) or not all(isinstance(e, ClusterEventWithHint) for e in events):
-                problems.append("events_to_register must return a list of ClusterEventWithHint")
+    if "events_to_register" in hooks:
+        events = plugin.events_to_register()
+        if not isinstance(events, (list, tuple)) or not all(isinstance(e, ClusterEventWithHint) for e in events):
+            problems.append("events_to_register must return a list of ClusterEventWithHint")
     if "score" in hooks:
         problems += _score_problems(harness, name)
     return problems
+
+
+def contract_hints(cls: type) -> list[str]:
+    """Advice that is not a contract breach (upstream accepts these plugins as they are)."""
+    hooks = implemented_hooks(cls)
+    if any(h in hooks for h in REJECTING_POINTS) and "events_to_register" not in hooks:
+        return ["can reject pods but does not implement events_to_register: as upstream, its "
+                "rejected pods are retried on every cluster event (correct, but more retries)"]
+    return []
 
 
 def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None) -> None:
@@ -83,7 +91,7 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
         return given, []
     import jsonschema
 
-    from kschedfw.config.pluginargs import apply_defaults
+    from kschedfw.config.pluginargs import default_args
     problems: list[str] = []
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -94,7 +102,7 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
         errors = list(validator.iter_errors(candidate))
         if errors:
             problems.append(f"args_schema rejects {label}: {errors[0].message}")
-    defaulted = apply_defaults(schema, given)
+    defaulted = default_args(getattr(cls, "name", ""), schema, given)
     errors = list(validator.iter_errors(defaulted))
     if errors:
         problems.append(f"the schema's own defaults do not validate: {errors[0].message}")

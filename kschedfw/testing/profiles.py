@@ -41,12 +41,15 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
     """The args plugin ``name`` is built with when a config gives it ``given``: checked against its
     ``args_schema``, defaulted (upstream defaulting for in-tree args), then ``validate_args``.
 
-    A plugin without an args schema gets ``{}`` (the CLI warns that given args are ignored).
-    Raises PluginArgsError listing every bad field.
+    As in the CLI, a plugin without an args schema gets ``{}`` (given args are ignored with a
+    warning there), and a plugin the config gives no args (``given`` None) gets its defaults
+    unchecked. Raises PluginArgsError listing every bad field.
     """
     schema = registry.args_schema(name)
     if schema is None:
         return {}
+    if given is None:
+        return default_args(name, schema, {})
     args = dict(given or {})
     args.pop("apiVersion", None)
     kind = args.pop("kind", None)

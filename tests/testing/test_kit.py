@@ -7,8 +7,8 @@ import pytest
 
 from kschedfw import Status, hookimpl
 from kschedfw.framework.registry import Registry
-from kschedfw.testing import (PluginHarness, check_plugin, contract_problems, make_node, make_pod,
-                              run_cli)
+from kschedfw.testing import (PluginHarness, check_plugin, contract_hints, contract_problems, make_node,
+                              make_pod, run_cli)
 
 REGISTRY = Registry.discover()
 IN_TREE = sorted(ref.name for ref in REGISTRY.refs() if ref.builtin)
@@ -43,6 +43,17 @@ class SilentRejector:
         return Status.unschedulable("no")
 
 
+class WrongEvents:
+    name = "WrongEvents"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def events_to_register(self):
+        return ["Node/Add"]
+
+
 class BadDefaults:
     name = "BadDefaults"
     args_schema = {"type": "object", "properties": {"weight": {"type": "integer", "minimum": 1, "default": 0}}}
@@ -60,7 +71,7 @@ class lowercase_name:  # noqa: N801 - the point of the test
 
 @pytest.mark.parametrize("cls, expected", [
     pytest.param(Unbounded, "scores outside [0, 100] after normalisation", id="score-range"),
-    pytest.param(SilentRejector, "does not implement events_to_register", id="no-events"),
+    pytest.param(WrongEvents, "events_to_register must return a list of ClusterEventWithHint", id="bad-events"),
     pytest.param(BadDefaults, "the schema's own defaults do not validate", id="bad-defaults"),
     pytest.param(lowercase_name, "should be CamelCase", id="name"),
 ])
@@ -69,6 +80,13 @@ def test_contract_breaches_are_named(cls, expected):
     assert any(expected in p for p in problems), problems
     with pytest.raises(AssertionError, match=cls.name):
         check_plugin(cls)
+
+
+def test_a_rejecting_plugin_without_events_keeps_the_contract():
+    # upstream: a plugin without EnqueueExtensions has its pods requeued on every cluster event
+    check_plugin(SilentRejector)
+    assert any("events_to_register" in hint for hint in contract_hints(SilentRejector))
+    assert contract_hints(REGISTRY.load("NodeResourcesFit")) == []
 
 
 def test_harness_reports_filter_statuses_and_scores():
