@@ -1,14 +1,23 @@
 """A plugin shipped as its own package: installed with pip, found through its entry point,
-configured in a profile, its args checked by its own schema."""
+configured in a profile, its args checked by its own schema.
+
+Hermetic: pip installs the package into a temporary target directory (never into the running
+interpreter), and the CLI runs in a subprocess with that directory on its path.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN_SOURCE = '''
 from kschedfw import Status, hookimpl
@@ -65,22 +74,34 @@ py-modules = ["zone_quota_plugin"]
 '''
 
 
-def kschedfw(*args, cwd=None):
+def kschedfw(*args, site):
+    """``kschedfw ARGS`` in a subprocess that sees the packages installed in ``site``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT), os.environ.get("PYTHONPATH", "")])}
     return subprocess.run([sys.executable, "-m", "kschedfw.cli.main", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
+                          env=env, timeout=120)
 
 
 @pytest.fixture(scope="module")
 def installed_plugin(tmp_path_factory):
+    """The site directory the package was pip-installed into."""
     src = tmp_path_factory.mktemp("zone-quota")
+    site = tmp_path_factory.mktemp("site")
     (src / "pyproject.toml").write_text(PYPROJECT)
     (src / "zone_quota_plugin.py").write_text(PLUGIN_SOURCE)
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    done = subprocess.run([*pip, "install", "--no-build-isolation", "--no-deps", str(src)],
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--quiet", "--no-cache-dir"]
+    done = subprocess.run([*pip, "install", "--target", str(site), "--no-build-isolation", "--no-deps", str(src)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    yield src
-    subprocess.run([*pip, "uninstall", "--yes", "kschedfw-zone-quota-test"], capture_output=True, timeout=300)
+    yield site
+    shutil.rmtree(site)
+    shutil.rmtree(src)
+
+
+def test_install_left_the_running_interpreter_alone(installed_plugin):
+    from importlib.metadata import PackageNotFoundError, distribution
+    with pytest.raises(PackageNotFoundError):
+        distribution("kschedfw-zone-quota-test")
+    assert (installed_plugin / "zone_quota_plugin.py").exists()
 
 
 def write_config(tmp_path, args_yaml):
@@ -104,7 +125,7 @@ def write_config(tmp_path, args_yaml):
 
 
 def test_listed_by_kschedfw_plugins(installed_plugin):
-    done = kschedfw("plugins", "--output", "json")
+    done = kschedfw("plugins", "--output", "json", site=installed_plugin)
     assert done.returncode == 0, done.stderr
     row = next(r for r in json.loads(done.stdout) if r["name"] == "ZoneQuota")
     assert row["distribution"] == "kschedfw-zone-quota-test"
@@ -115,7 +136,7 @@ def test_listed_by_kschedfw_plugins(installed_plugin):
 
 
 def test_accepted_in_a_profile(installed_plugin, tmp_path):
-    done = kschedfw("validate", str(write_config(tmp_path, "blockedZones: [zone-a]")))
+    done = kschedfw("validate", str(write_config(tmp_path, "blockedZones: [zone-a]")), site=installed_plugin)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -128,6 +149,6 @@ def test_accepted_in_a_profile(installed_plugin, tmp_path):
                  id="validate-args"),
 ])
 def test_rejected_with_a_precise_message(installed_plugin, tmp_path, args_yaml, expected):
-    done = kschedfw("validate", str(write_config(tmp_path, args_yaml)))
+    done = kschedfw("validate", str(write_config(tmp_path, args_yaml)), site=installed_plugin)
     assert done.returncode == 1, done.stdout + done.stderr
     assert expected in done.stdout
