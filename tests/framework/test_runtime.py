@@ -5,21 +5,12 @@ from __future__ import annotations
 import pytest
 
 from kschedfw import Code, CycleState, PreFilterResult, Status, hookimpl
-from kschedfw.api import parse_object
 from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
-from kschedfw.testing import framework_for
-
-
-def pod(name="p", priority=None):
-    spec = {"containers": [{"name": "c", "image": "busybox"}]}
-    if priority is not None:
-        spec["priority"] = priority
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+from kschedfw.testing import framework_for, make_node, make_pod
 
 
 def node_info(name):
-    return NodeInfo(node=parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
-                                       "status": {"allocatable": {"cpu": "1", "pods": "10"}}}))
+    return NodeInfo(node=make_node(name, allocatable={"cpu": "1", "pods": "10"}))
 
 
 def plugin(name, **hooks):
@@ -46,7 +37,7 @@ def test_filter_stops_at_first_rejection_and_names_the_plugin():
     first = plugin("First", filter=lambda state, pod, node_info: calls.append("First") or Status.unschedulable("full"))
     second = plugin("Second", filter=lambda state, pod, node_info: calls.append("Second"))
     fwk = framework_for([first, second])
-    status = fwk.run_filter_plugins(CycleState(), pod(), node_info("n1"))
+    status = fwk.run_filter_plugins(CycleState(), make_pod("p"), node_info("n1"))
     assert (status.code, status.message(), status.plugin) == (Code.Unschedulable, "full", "First")
     assert calls == ["First"]
 
@@ -57,7 +48,7 @@ def test_filter_stops_at_first_rejection_and_names_the_plugin():
 ])
 def test_filter_non_rejection_codes_become_errors(returned, expected):
     fwk = framework_for([plugin("P", filter=lambda state, pod, node_info: returned)])
-    status = fwk.run_filter_plugins(CycleState(), pod(), node_info("n1"))
+    status = fwk.run_filter_plugins(CycleState(), make_pod("p"), node_info("n1"))
     assert status.code is Code.Error and status.message() == expected
 
 
@@ -65,7 +56,7 @@ def test_plugin_that_raises_is_an_error_naming_it():
     def explode(state, pod, node_info):
         raise RuntimeError("kaboom")
     fwk = framework_for([plugin("Explodes", filter=explode)])
-    status = fwk.run_filter_plugins(CycleState(), pod(), node_info("n1"))
+    status = fwk.run_filter_plugins(CycleState(), make_pod("p"), node_info("n1"))
     assert status.code is Code.Error
     assert status.plugin == "Explodes"
     assert 'running "Explodes" filter plugin: RuntimeError: kaboom' == status.message()
@@ -75,15 +66,15 @@ def test_pre_filter_skip_skips_that_plugins_filter():
     fwk = framework_for([plugin("S", pre_filter=lambda state, pod, nodes: Status.skip(),
                                 filter=lambda state, pod, node_info: Status.unschedulable("never"))])
     state = CycleState()
-    _, status, _ = fwk.run_pre_filter_plugins(state, pod(), [])
+    _, status, _ = fwk.run_pre_filter_plugins(state, make_pod("p"), [])
     assert status is None
-    assert fwk.run_filter_plugins(state, pod(), node_info("n1")) is None
+    assert fwk.run_filter_plugins(state, make_pod("p"), node_info("n1")) is None
 
 
 def test_pre_filter_unschedulable_continues_and_records_every_rejector():
     a = plugin("A", pre_filter=lambda state, pod, nodes: Status.unschedulable("a says no"))
     b = plugin("B", pre_filter=lambda state, pod, nodes: Status.unschedulable("b says no"))
-    _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), pod(), [])
+    _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), make_pod("p"), [])
     assert rejectors == {"A", "B"}
     assert status.message() == "b says no"
 
@@ -91,7 +82,7 @@ def test_pre_filter_unschedulable_continues_and_records_every_rejector():
 def test_pre_filter_unresolvable_stops_at_once():
     a = plugin("A", pre_filter=lambda state, pod, nodes: Status.unresolvable("stop"))
     b = plugin("B", pre_filter=lambda state, pod, nodes: pytest.fail("B must not run"))
-    _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), pod(), [])
+    _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), make_pod("p"), [])
     assert status.code is Code.UnschedulableAndUnresolvable and rejectors == {"A"}
 
 
@@ -103,7 +94,7 @@ def test_pre_filter_results_intersect(results, message):
     def make(names):
         return lambda state, pod, nodes: (PreFilterResult(frozenset(names)) if names is not None else None, None)
     plugins = [plugin(n, pre_filter=make(r)) for n, r in zip("AB", results)]
-    result, status, _ = framework_for(plugins).run_pre_filter_plugins(CycleState(), pod(), [])
+    result, status, _ = framework_for(plugins).run_pre_filter_plugins(CycleState(), make_pod("p"), [])
     assert status.code is Code.UnschedulableAndUnresolvable
     assert status.message() == message
 
@@ -116,14 +107,14 @@ def test_score_normalize_weight_and_total():
     a = plugin("A", score=lambda state, pod, node_info: {"n1": 1, "n2": 4}[node_info.name], normalize_score=normalize)
     b = plugin("B", score=lambda state, pod, node_info: 10)
     fwk = framework_for([a, b], weights={"A": 2, "B": 3})
-    scores, status = fwk.run_score_plugins(CycleState(), pod(), [node_info("n1"), node_info("n2")])
+    scores, status = fwk.run_score_plugins(CycleState(), make_pod("p"), [node_info("n1"), node_info("n2")])
     assert status is None
     assert [(s.name, s.total_score) for s in scores] == [("n1", 25 * 2 + 30), ("n2", 200 + 30)]
 
 
 def test_score_out_of_range_after_normalize_is_an_error():
     fwk = framework_for([plugin("Big", score=lambda state, pod, node_info: 101)])
-    _, status = fwk.run_score_plugins(CycleState(), pod(), [node_info("n1")])
+    _, status = fwk.run_score_plugins(CycleState(), make_pod("p"), [node_info("n1")])
     assert status.code is Code.Error
     assert status.message() == ('applying score defaultWeights on Score plugins: plugin "Big" returns an invalid '
                                 'score 101, it should in the range of [0, 100] after normalizing')
@@ -133,19 +124,19 @@ def test_pre_score_skip_skips_score():
     fwk = framework_for([plugin("S", pre_score=lambda state, pod, nodes: Status.skip(),
                                 score=lambda state, pod, node_info: pytest.fail("must be skipped"))])
     state = CycleState()
-    assert fwk.run_pre_score_plugins(state, pod(), []) is None
-    scores, status = fwk.run_score_plugins(state, pod(), [node_info("n1")])
+    assert fwk.run_pre_score_plugins(state, make_pod("p"), []) is None
+    scores, status = fwk.run_score_plugins(state, make_pod("p"), [node_info("n1")])
     assert status is None and scores[0].total_score == 0
 
 
 def test_post_filter_first_success_wins_and_rejections_join():
     a = plugin("A", post_filter=lambda state, pod, filtered_node_status_map: (None, Status.unschedulable("no claims")))
     b = plugin("B", post_filter=lambda state, pod, filtered_node_status_map: (None, Status.unschedulable("preemption: no")))
-    result, status = framework_for([a, b]).run_post_filter_plugins(CycleState(), pod(), NodeToStatus())
+    result, status = framework_for([a, b]).run_post_filter_plugins(CycleState(), make_pod("p"), NodeToStatus())
     assert status.code is Code.Unschedulable and status.plugin == "A"
     assert status.message() == "no claims, preemption: no"
     c = plugin("C", post_filter=lambda state, pod, filtered_node_status_map: (PostFilterResult.nominate("n1"), None))
-    result, status = framework_for([a, c]).run_post_filter_plugins(CycleState(), pod(), NodeToStatus())
+    result, status = framework_for([a, c]).run_post_filter_plugins(CycleState(), make_pod("p"), NodeToStatus())
     assert status.is_success() and result.nominating_info.nominated_node_name == "n1"
 
 
@@ -158,13 +149,13 @@ def test_unreserve_runs_in_reverse_order_even_after_raise():
     a = plugin("A", reserve=lambda state, pod, node_name: None,
                unreserve=lambda state, pod, node_name: calls.append("A"))
     b = plugin("B", reserve=lambda state, pod, node_name: None, unreserve=unreserve_b)
-    framework_for([a, b]).run_reserve_plugins_unreserve(CycleState(), pod(), "n1")
+    framework_for([a, b]).run_reserve_plugins_unreserve(CycleState(), make_pod("p"), "n1")
     assert calls == ["B", "A"]
 
 
 def test_permit_wait_is_clamped_to_fifteen_minutes():
     p = plugin("Gang", permit=lambda state, pod, node_name: (Status.wait(), 3600))
-    status, waits = framework_for([p]).run_permit_plugins(CycleState(), pod("w"), "n1", 0.0)
+    status, waits = framework_for([p]).run_permit_plugins(CycleState(), make_pod("w"), "n1", 0.0)
     assert status.code is Code.Wait
     assert status.message() == 'one or more plugins asked to wait and no plugin rejected pod "w"'
     assert waits == {"Gang": 900.0}
@@ -174,7 +165,7 @@ def test_bind_skip_asks_the_next_binder():
     calls = []
     a = plugin("A", bind=lambda state, pod, node_name: calls.append("A") or Status.skip())
     b = plugin("B", bind=lambda state, pod, node_name: calls.append("B"))
-    status = framework_for([a, b]).run_bind_plugins(CycleState(), pod(), "n1")
+    status = framework_for([a, b]).run_bind_plugins(CycleState(), make_pod("p"), "n1")
     assert status.is_success() and status.plugin == "B" and calls == ["A", "B"]
 
 

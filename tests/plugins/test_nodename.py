@@ -2,22 +2,19 @@
 
 import pytest
 
-from kschedfw.api import Node, parse_object
+from kschedfw.api import Node
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
 from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeInfo
 from kschedfw.plugins.nodename import ERR_REASON, NodeName
-
-
-def pod(node_name=""):
-    return parse_object({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"nodeName": node_name}})
+from kschedfw.testing import make_pod
 
 
 @pytest.mark.parametrize("p,node,want", [
-    pytest.param(pod(), Node(name=""), None, id="no host specified"),
-    pytest.param(pod("foo"), Node(name="foo"), None, id="host matches"),
-    pytest.param(pod("bar"), Node(name="foo"), (Code.UnschedulableAndUnresolvable, ERR_REASON),
+    pytest.param(make_pod("p"), Node(name=""), None, id="no host specified"),
+    pytest.param(make_pod("p", node_name="foo"), Node(name="foo"), None, id="host matches"),
+    pytest.param(make_pod("p", node_name="bar"), Node(name="foo"), (Code.UnschedulableAndUnresolvable, ERR_REASON),
                  id="host doesn't match"),
 ])
 def test_node_name(p, node, want):

@@ -2,20 +2,18 @@
 
 import pytest
 
-from kschedfw.api import Node, Taint, parse_object
+from kschedfw.api import Taint
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeInfo
 from kschedfw.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
+from kschedfw.testing import make_node, make_pod
 
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"
 
 
 def pod(uid=None, tolerations=()):
-    meta = {"name": "p"}
-    if uid:
-        meta["uid"] = uid
-    return parse_object({"kind": "Pod", "metadata": meta, "spec": {"tolerations": list(tolerations)}})
+    return make_pod("p", uid=uid, tolerations=tolerations)
 
 
 def toleration(key):
@@ -24,7 +22,7 @@ def toleration(key):
 
 
 def node(unschedulable=False, taints=()):
-    return Node(name="", unschedulable=unschedulable, taints=tuple(taints))
+    return make_node("n", unschedulable=unschedulable, taints=[t.to_dict() for t in taints])
 
 
 @pytest.mark.parametrize("p,n,want", [

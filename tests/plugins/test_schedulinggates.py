@@ -2,20 +2,14 @@
 
 import pytest
 
-from kschedfw.api import parse_object
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.status import Code
 from kschedfw.plugins.schedulinggates import SchedulingGates
+from kschedfw.testing import make_pod
 
 
-def pod(name, gates=None, uid=None):
-    meta = {"name": name}
-    if uid:
-        meta["uid"] = uid
-    spec = {}
-    if gates is not None:
-        spec["schedulingGates"] = [{"name": g} for g in gates]
-    return parse_object({"kind": "Pod", "metadata": meta, "spec": spec})
+def pod(name, gates=(), uid=None):
+    return make_pod(name, scheduling_gates=gates, uid=uid)
 
 
 @pytest.mark.parametrize("p,want", [

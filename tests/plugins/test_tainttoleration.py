@@ -4,7 +4,7 @@ Test_isSchedulableAfterPodTolerationChange)."""
 
 import pytest
 
-from kschedfw.api import Node, Taint, parse_object
+from kschedfw.api import Node
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -12,22 +12,17 @@ from kschedfw.framework.handle import Handle
 from kschedfw.framework.status import Code
 from kschedfw.framework.types import MAX_NODE_SCORE, NodeInfo, NodeScore
 from kschedfw.plugins.tainttoleration import TaintToleration
+from kschedfw.testing import make_node, make_pod
 
 UNTOLERATED = (Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
 
 
 def node_with_taints(name, taints):
-    return Node(name=name, taints=tuple(Taint(key=t.get("key", ""), value=t.get("value", ""),
-                                              effect=t.get("effect", "")) for t in taints))
+    return make_node(name, taints=taints)
 
 
 def pod_with_tolerations(name, tolerations, uid=None, namespace=None):
-    meta = {"name": name}
-    if uid:
-        meta["uid"] = uid
-    if namespace:
-        meta["namespace"] = namespace
-    return parse_object({"kind": "Pod", "metadata": meta, "spec": {"tolerations": list(tolerations)}})
+    return make_pod(name, tolerations=tolerations, uid=uid, namespace=namespace or "default")
 
 
 def tol(key, value="", effect="", operator="Equal"):

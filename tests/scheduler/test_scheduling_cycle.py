@@ -100,7 +100,7 @@ def test_bind_chain_skip_then_default_binder(node, pod):
 
 
 def test_pods_for_other_schedulers_are_ignored_and_reported(node, pod):
-    result = simulate_with(BASE, [node("n1"), pod("mine"), pod("theirs", scheduler="other-scheduler")])
+    result = simulate_with(BASE, [node("n1"), pod("mine"), pod("theirs", scheduler_name="other-scheduler")])
     theirs = outcome(result, "default/theirs")
     assert theirs.status == "Ignored" and 'no profile for schedulerName "other-scheduler"' in theirs.message
     assert outcome(result, "default/mine").status == "Bound"

@@ -38,7 +38,7 @@ def test_completed_pods_free_their_resources(node, pod):
 def test_relabelled_assigned_pod_wakes_the_pod_it_repelled(node, pod):
     anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
-    db = pod("db", node="n1", labels={"app": "db"})
+    db = pod("db", node_name="n1", labels={"app": "db"})
     web = parse_object({**pod("web").raw, "spec": {**pod("web").raw["spec"], "affinity": anti}})
     relabelled = attrs.evolve(db, labels={"app": "other"}, raw={**db.raw, "metadata": {**db.raw["metadata"],
                                                                                        "labels": {"app": "other"}}})
