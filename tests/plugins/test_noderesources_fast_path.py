@@ -6,30 +6,22 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedfw.api import parse_object
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.types import NodeInfo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.testing import make_node, make_pod
 
 quantity = st.integers(min_value=0, max_value=64_000)
 
 
 def node(cpu_m, mem_mi):
-    status = {"allocatable": {"cpu": f"{cpu_m}m", "memory": f"{mem_mi}Mi", "pods": "110"}}
-    return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": status})
+    return make_node("n", cpu=f"{cpu_m}m", memory=f"{mem_mi}Mi")
 
 
 def pod(name, cpu_m, mem_mi, node_name=""):
-    requests = {}
-    if cpu_m is not None:
-        requests["cpu"] = f"{cpu_m}m"
-    if mem_mi is not None:
-        requests["memory"] = f"{mem_mi}Mi"
-    spec = {"containers": [{"name": "c", "image": "x", "resources": {"requests": requests}}]}
-    if node_name:
-        spec["nodeName"] = node_name
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+    return make_pod(name, cpu=None if cpu_m is None else f"{cpu_m}m",
+                    memory=None if mem_mi is None else f"{mem_mi}Mi", node_name=node_name)
 
 
 maybe = st.one_of(st.none(), quantity)

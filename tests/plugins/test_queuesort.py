@@ -2,9 +2,9 @@
 
 import pytest
 
-from kschedfw.api import parse_object
 from kschedfw.framework.types import QueuedPodInfo
 from kschedfw.plugins.queuesort import PrioritySort
+from kschedfw.testing import make_pod
 
 LOW, HIGH = 10, 100
 T1 = 1_000.0
@@ -12,8 +12,7 @@ T2 = T1 + 1.0
 
 
 def qpi(priority, timestamp=0.0):
-    pod = parse_object({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"priority": priority}})
-    return QueuedPodInfo(pod=pod, timestamp=timestamp)
+    return QueuedPodInfo(pod=make_pod("p", priority=priority), timestamp=timestamp)
 
 
 @pytest.mark.parametrize("p1,p2,expected", [
@@ -27,7 +26,7 @@ def test_less(p1, p2, expected):
 
 
 def test_missing_priority_counts_as_zero():
-    no_priority = QueuedPodInfo(pod=parse_object({"kind": "Pod", "metadata": {"name": "p"}}), timestamp=T1)
+    no_priority = QueuedPodInfo(pod=make_pod("p"), timestamp=T1)
     assert PrioritySort({}, None).less(qpi(1, T2), no_priority)
     assert not PrioritySort({}, None).less(no_priority, qpi(1, T2))
     assert PrioritySort({}, None).less(qpi(-1, T1), no_priority) is False

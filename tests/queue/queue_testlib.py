@@ -6,7 +6,8 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
-from kschedfw.api import Pod, parse_object
+from kschedfw import testing as kit
+from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.status import Code, Status
@@ -32,33 +33,13 @@ def make_pod(name: str, namespace: str = "default", *, uid: str | None = None,
              gates: Iterable[str] = (), scheduler: str | None = None,
              requests: dict | None = None, affinity: dict | None = None,
              spread: list | None = None, tolerations: list | None = None) -> Pod:
-    meta: dict[str, Any] = {"name": name, "namespace": namespace, "uid": uid or f"{name}{namespace}"}
-    if labels:
-        meta["labels"] = dict(labels)
-    if annotations:
-        meta["annotations"] = dict(annotations)
-    container: dict[str, Any] = {"name": "c", "image": "pause"}
-    if requests:
-        container["resources"] = {"requests": dict(requests)}
-    spec: dict[str, Any] = {"containers": [container]}
-    if priority is not None:
-        spec["priority"] = priority
-    if node:
-        spec["nodeName"] = node
-    if gates:
-        spec["schedulingGates"] = [{"name": g} for g in gates]
-    if scheduler:
-        spec["schedulerName"] = scheduler
-    if affinity:
-        spec["affinity"] = affinity
-    if spread:
-        spec["topologySpreadConstraints"] = spread
-    if tolerations:
-        spec["tolerations"] = tolerations
-    d: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-    if nominated:
-        d["status"] = {"nominatedNodeName": nominated}
-    return parse_object(d)
+    """The kit's pod with this suite's uid (``name + namespace``, as ``rename`` keeps it)."""
+    return kit.make_pod(name, namespace=namespace, uid=uid or f"{name}{namespace}", priority=priority,
+                        labels=labels, annotations=annotations, nominated_node_name=nominated,
+                        node_name=node, scheduling_gates=gates,
+                        scheduler_name=scheduler or "default-scheduler", requests=requests,
+                        affinity=affinity, topology_spread_constraints=spread or (),
+                        tolerations=tolerations or ())
 
 
 def with_annotation(pod: Pod, key: str, value: str) -> Pod:
