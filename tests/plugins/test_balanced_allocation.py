@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from kschedfw import Code, CycleState
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.noderesources.balanced_allocation import (
@@ -26,17 +26,14 @@ GPU_SET = [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}, {"name
 
 
 def st_pod(*reqs: dict, node: str = ""):
-    spec: dict = {"containers": [{"name": f"con{i}", "resources": {"requests": r}} for i, r in enumerate(reqs)]}
-    if node:
-        spec["nodeName"] = node
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_names)}"}, "spec": spec})
+    return kit.make_pod(f"p{next(_names)}", node_name=node,
+                        containers=[kit.container(f"con{i}", requests=r) for i, r in enumerate(reqs)])
 
 
 def make_node(name: str, milli_cpu: int, memory: int, extended: dict | None = None):
     """Upstream ``makeNode``: cpu in millicores, memory in bytes."""
-    res = {"cpu": f"{milli_cpu}m", "memory": str(memory), **{k: str(v) for k, v in (extended or {}).items()}}
-    return parse_object({"kind": "Node", "metadata": {"name": name},
-                         "status": {"capacity": res, "allocatable": res}})
+    return kit.make_node(name, allocatable={"cpu": f"{milli_cpu}m", "memory": str(memory),
+                                            **{k: str(v) for k, v in (extended or {}).items()}})
 
 
 def cpu_only(cpu: str) -> dict:

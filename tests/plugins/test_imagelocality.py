@@ -12,7 +12,7 @@ import itertools
 import pytest
 
 from kschedfw import CycleState
-from kschedfw.api import parse_object
+from kschedfw.testing import container, make_node, make_pod
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.types import MAX_NODE_SCORE, NodeScore
@@ -22,18 +22,15 @@ _names = itertools.count()
 
 
 def pod(*images: str, init=(), image_volumes=()):
-    spec: dict = {"containers": [{"name": f"c{i}", "image": img} for i, img in enumerate(images)]}
-    if init:
-        spec["initContainers"] = [{"name": f"i{i}", "image": img} for i, img in enumerate(init)]
-    if image_volumes:
-        spec["volumes"] = [{"name": f"imageVolume{i}", "image": {"reference": ref}}
-                           for i, ref in enumerate(image_volumes)]
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_names)}"}, "spec": spec})
+    return make_pod(f"p{next(_names)}",
+                    containers=[container(f"c{i}", image=img) for i, img in enumerate(images)],
+                    init_containers=[container(f"i{i}", image=img) for i, img in enumerate(init)],
+                    volumes=[{"name": f"imageVolume{i}", "image": {"reference": ref}}
+                             for i, ref in enumerate(image_volumes)])
 
 
 def image_node(name: str, images: list[tuple[list[str], int]]):
-    return parse_object({"kind": "Node", "metadata": {"name": name}, "status": {
-        "images": [{"names": names, "sizeBytes": size} for names, size in images]}})
+    return make_node(name, images=images)
 
 
 NODE_40_300_2000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),

@@ -21,6 +21,7 @@ from kschedfw import Code, CycleState
 from kschedfw.config.pluginargs import validate_node_resources_fit_args
 from kschedfw.errors import INVALID
 from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
@@ -40,25 +41,20 @@ MB = 1024 * 1024
 
 def st_pod(*reqs: dict, node: str = "", containers: int = 0):
     """Upstream ``st.MakePod().Req(r1).Req(r2)...Node(node)``; ``containers`` adds request-less ones."""
-    spec: dict = {"containers": [{"name": f"con{i}", "resources": {"requests": r}} for i, r in enumerate(reqs)]}
-    spec["containers"] += [{"name": f"container{i}"} for i in range(containers)]
-    if node:
-        spec["nodeName"] = node
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_names)}"}, "spec": spec})
+    return kit.make_pod(f"p{next(_names)}", node_name=node,
+                        containers=[*(kit.container(f"con{i}", requests=r) for i, r in enumerate(reqs)),
+                                    *(kit.container(f"container{i}") for i in range(containers))])
 
 
 def st_node(name: str, capacity: dict | None = None):
     """Upstream ``st.MakeNode().Name(name).Capacity(...)``: allocatable = capacity, pods 32."""
-    res = {"pods": "32", **(capacity or {})}
-    return parse_object({"kind": "Node", "metadata": {"name": name},
-                         "status": {"capacity": res, "allocatable": res}})
+    return kit.make_node(name, capacity={"pods": "32", **(capacity or {})})
 
 
 def make_node(name: str, milli_cpu: int, memory: int, extended: dict | None = None):
     """Upstream ``makeNode`` (util_test.go): cpu in millicores, memory in bytes, no pods entry."""
-    res = {"cpu": f"{milli_cpu}m", "memory": str(memory), **{k: str(v) for k, v in (extended or {}).items()}}
-    return parse_object({"kind": "Node", "metadata": {"name": name},
-                         "status": {"capacity": res, "allocatable": res}})
+    return kit.make_node(name, allocatable={"cpu": f"{milli_cpu}m", "memory": str(memory),
+                                            **{k: str(v) for k, v in (extended or {}).items()}})
 
 
 def cpu_mem(cpu: str, mem: str) -> dict:
