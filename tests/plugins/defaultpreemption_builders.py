@@ -9,7 +9,7 @@ import datetime as dt
 from typing import Any, Iterable
 
 from kschedfw import hookimpl
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.framework.cycle_state import CycleState
@@ -50,58 +50,30 @@ def make_pod(name: str, *, uid: str | None = None, ns: str = "default", node: st
              spread: Iterable[tuple[int, str]] = (), spread_selector: dict | None = None,
              anti_affinity_exists: tuple[str, str] | None = None, containers: int | None = None,
              scheduler: str | None = None, grace: int | None = None) -> Any:
-    meta: dict = {"name": name, "namespace": ns, "uid": uid or name}
-    if labels:
-        meta["labels"] = dict(labels)
-    if terminating:
-        meta["deletionTimestamp"] = "2020-01-01T00:00:00Z"
-    spec: dict = {}
+    """Upstream ``st.MakePod()`` as these tests use it: uid = name, one ``pause`` container with
+    ``req``, or ``containers`` request-less ones, or none."""
     if req is not None:
-        spec["containers"] = [{"name": "pause", "resources": {"requests": dict(req)}}]
-    elif containers:
-        spec["containers"] = [{"name": f"container{i + 1}"} for i in range(containers)]
+        pod_containers = [kit.container("pause", requests=req)]
     else:
-        spec["containers"] = []
-    if node:
-        spec["nodeName"] = node
-    if priority is not None:
-        spec["priority"] = priority
-    if policy is not None:
-        spec["preemptionPolicy"] = policy
-    if scheduler is not None:
-        spec["schedulerName"] = scheduler
-    if grace is not None:
-        spec["terminationGracePeriodSeconds"] = grace
-    spread = list(spread)
-    if spread:
-        spec["topologySpreadConstraints"] = [
-            {"maxSkew": skew, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
-             "labelSelector": spread_selector or exists("foo")} for skew, key in spread]
+        pod_containers = [kit.container(f"container{i + 1}") for i in range(containers or 0)]
+    affinity = None
     if anti_affinity_exists is not None:
         key, topology = anti_affinity_exists
-        spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
-            {"labelSelector": exists(key), "topologyKey": topology}]}}
-    status: dict = {}
-    if start is not None:
-        status["startTime"] = start
-    if nominated:
-        status["nominatedNodeName"] = nominated
-    if conditions:
-        status["conditions"] = [{"type": t, "status": s, "reason": r} for t, s, r in conditions]
-    d: dict = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
-    if status:
-        d["status"] = status
-    return parse_object(d)
+        affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            kit.pod_affinity_term(topology, exists(key))]}}
+    extra = {} if grace is None else {"terminationGracePeriodSeconds": grace}
+    return kit.make_pod(
+        name, uid=uid or name, namespace=ns, node_name=node, priority=priority, labels=labels,
+        start_time=start, preemption_policy=policy, nominated_node_name=nominated, terminating=terminating,
+        conditions=[{"type": t, "status": s, "reason": r} for t, s, r in conditions],
+        topology_spread_constraints=[kit.spread_constraint(skew, key, "DoNotSchedule", spread_selector or exists("foo"))
+                                     for skew, key in spread],
+        affinity=affinity, containers=pod_containers, scheduler_name=scheduler or "default-scheduler", **extra)
 
 
 def make_node(name: str, capacity: dict | None = None, labels: dict | None = None) -> Any:
-    """Upstream ``st.MakeNode().Capacity(...)``: pods default to 32."""
-    cap = {"pods": "32", **(capacity or {})}
-    meta: dict = {"name": name}
-    if labels:
-        meta["labels"] = dict(labels)
-    return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": meta,
-                         "status": {"capacity": cap, "allocatable": cap}})
+    """Upstream ``st.MakeNode().Capacity(...)``: pods default to 32, no hostname label."""
+    return kit.make_node(name, capacity={"pods": "32", **(capacity or {})}, labels=labels, hostname_label=False)
 
 
 def topology_node(spec: str, capacity: dict | None = None) -> Any:
@@ -113,15 +85,8 @@ def topology_node(spec: str, capacity: dict | None = None) -> Any:
 
 def make_pdb(name: str = "pdb", *, ns: str = "default", match_labels: dict | None = None,
              allowed: int = 0, disrupted: Iterable[str] = (), selector: dict | None = None) -> Any:
-    spec: dict = {}
-    if selector is not None:
-        spec["selector"] = selector
-    elif match_labels is not None:
-        spec["selector"] = {"matchLabels": dict(match_labels)}
-    status = {"disruptionsAllowed": allowed,
-              "disruptedPods": {p: "2020-01-01T00:00:00Z" for p in disrupted}}
-    return parse_object({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                         "metadata": {"name": name, "namespace": ns}, "spec": spec, "status": status})
+    return kit.make_pdb(name, namespace=ns, match_labels=match_labels, selector=selector,
+                        disruptions_allowed=allowed, disrupted_pods=disrupted)
 
 
 # --------------------------------------------------------------------------- fake plugins (tf.*)
