@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -24,19 +24,14 @@ _names = itertools.count()
 
 
 def make_pod(*volumes, name=None, namespace="default", node="", pvcs=()):
-    vols = list(volumes) + [{"name": f"pvc-{i}", "persistentVolumeClaim": {"claimName": c}}
-                            for i, c in enumerate(pvcs)]
+    vols = list(volumes) + [kit.pvc_volume(c, f"pvc-{i}") for i, c in enumerate(pvcs)]
     for i, v in enumerate(vols):
         v.setdefault("name", f"vol-{i}")
-    return parse_object({"kind": "Pod",
-                         "metadata": {"name": name or f"pod-{next(_names)}", "namespace": namespace},
-                         "spec": {"nodeName": node, "containers": [{"name": "c"}], "volumes": vols}})
+    return kit.make_pod(name or f"pod-{next(_names)}", namespace=namespace, node_name=node, volumes=vols)
 
 
 def make_pvc(name, *modes, namespace="default"):
-    return parse_object({"kind": "PersistentVolumeClaim",
-                         "metadata": {"name": name, "namespace": namespace},
-                         "spec": {"accessModes": list(modes)}})
+    return kit.make_pvc(name, access_modes=modes, request=None, namespace=namespace)
 
 
 def node_info(*pods):
@@ -142,7 +137,7 @@ POD_WITH_ONE_CONFLICT = make_pod(name="pod-with-one-conflict", node="node-1", pv
 POD_WITH_TWO_CONFLICTS = make_pod(name="pod-with-two-conflicts", node="node-1",
                                   pvcs=["claim-with-rwop-1", "claim-with-rwop-2"])
 POD_WITH_RWX = make_pod(name="pod-with-rwx", node="node-1", pvcs=["claim-with-rwx"])
-NODE_1 = parse_object({"kind": "Node", "metadata": {"name": "node-1"}})
+NODE_1 = kit.make_node("node-1")
 RWOP_1 = make_pvc("claim-with-rwop-1", "ReadWriteOncePod")
 RWOP_2 = make_pvc("claim-with-rwop-2", "ReadWriteOncePod")
 RWX = make_pvc("claim-with-rwx", "ReadWriteMany")

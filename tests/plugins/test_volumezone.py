@@ -4,7 +4,7 @@ TestIsSchedulableAfterPersistentVolumeChange)."""
 
 import pytest
 
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
@@ -21,35 +21,27 @@ REGION = "topology.kubernetes.io/region"
 
 
 def pv(name, labels):
-    return parse_object({"kind": "PersistentVolume", "metadata": {"name": name, "labels": labels}})
+    return kit.make_pv(name, labels=labels)
 
 
 def pvc(name, volume_name="", storage_class=None, namespace="default"):
-    spec = {"volumeName": volume_name} if volume_name else {}
-    if storage_class is not None:
-        spec["storageClassName"] = storage_class
-    return parse_object({"kind": "PersistentVolumeClaim",
-                         "metadata": {"name": name, "namespace": namespace}, "spec": spec})
+    return kit.make_pvc(name, volume_name=volume_name, storage_class=storage_class, namespace=namespace)
 
 
 def sc(name, mode=None):
-    d = {"kind": "StorageClass", "metadata": {"name": name}}
-    if mode:
-        d["volumeBindingMode"] = mode
-    return parse_object(d)
+    return kit.make_storage_class(name, binding_mode=mode or "Immediate")
 
 
 def pod_with_volume(pod, claim):
-    return parse_object({"kind": "Pod", "metadata": {"name": pod, "namespace": "default"},
-                         "spec": {"volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": claim}}]}})
+    return kit.make_pod(pod, volumes=[kit.pvc_volume(claim, "v")])
 
 
 def plain_pod(name="pod_1"):
-    return parse_object({"kind": "Pod", "metadata": {"name": name, "namespace": "default"}})
+    return kit.make_pod(name)
 
 
 def node(labels=None):
-    return NodeInfo(node=parse_object({"kind": "Node", "metadata": {"name": "host1", "labels": labels or {}}}))
+    return NodeInfo(node=kit.make_node("host1", labels=labels, hostname_label=False))
 
 
 def st(status):
