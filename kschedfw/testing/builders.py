@@ -398,16 +398,18 @@ def make_storage_class(name: str, *, provisioner: str = "kubernetes.io/no-provis
     return parse_object(manifest)
 
 
-def make_csi_node(name: str, drivers: Mapping[str, int | None] | None = None) -> CSINode:
-    """A CSINode: driver name -> attach limit (None: no limit)."""
+def make_csi_node(name: str, drivers: Mapping[str, int | None] | None = None, *,
+                  annotations: Mapping[str, str] | None = None) -> CSINode:
+    """A CSINode: driver name -> attach limit (None: no limit). Migrated in-tree plugins are
+    listed in the ``storage.alpha.kubernetes.io/migrated-plugins`` annotation."""
     entries = []
     for driver, count in (drivers or {}).items():
         entry: Manifest = {"name": driver, "nodeID": name}
         if count is not None:
             entry["allocatable"] = {"count": count}
         entries.append(entry)
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": name},
-                         "spec": {"drivers": entries}})
+    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                         "metadata": _metadata(name, annotations=annotations), "spec": {"drivers": entries}})
 
 
 def make_pdb(name: str = "pdb", *, namespace: str = "default", match_labels: Mapping[str, str] | None = None,

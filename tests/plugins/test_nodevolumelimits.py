@@ -10,6 +10,7 @@ import itertools
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -34,24 +35,14 @@ def make_pod(*volumes, name=None, namespace="default", uid=None, pvcs=(), node="
     vols = [dict(v) for v in volumes] + [{"persistentVolumeClaim": {"claimName": c}} for c in pvcs]
     for i, v in enumerate(vols):
         v.setdefault("name", f"vol-{i}")
-    meta = {"name": name or f"pod-{next(_names)}", "namespace": namespace}
-    if uid:
-        meta["uid"] = uid
-    return parse_object({"kind": "Pod", "metadata": meta,
-                         "spec": {"nodeName": node, "containers": [{"name": "c"}], "volumes": vols}})
+    return kit.make_pod(name or f"pod-{next(_names)}", namespace=namespace, uid=uid, node_name=node, volumes=vols)
 
 
 def make_pvc(name, namespace="default", volume_name="", storage_class=None, owner=None):
-    meta = {"name": name, "namespace": namespace}
     if owner is not None:
-        meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Pod", "name": owner.name,
-                                    "uid": owner.uid, "controller": True}]
-    spec = {}
-    if volume_name:
-        spec["volumeName"] = volume_name
-    if storage_class is not None:
-        spec["storageClassName"] = storage_class
-    return parse_object({"kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec})
+        owner = kit.owner_reference("Pod", owner.name, api_version="v1", uid=owner.uid)
+    return kit.make_pvc(name, namespace=namespace, volume_name=volume_name, storage_class=storage_class,
+                        owner=owner, request=None, access_modes=(), phase="Pending")
 
 
 def fake_pvs(volume_name, *drivers):
@@ -65,8 +56,7 @@ def fake_pvs(volume_name, *drivers):
                 source = {"hostPath": {"path": "/tmp"}}
             else:
                 source = {"csi": {"driver": driver, "volumeHandle": handle}}
-            out.append(parse_object({"kind": "PersistentVolume", "metadata": {"name": handle},
-                                     "spec": source}))
+            out.append(kit.make_pv(handle, capacity=None, access_modes=(), source=source, phase="Pending"))
     return out
 
 
@@ -89,23 +79,15 @@ def fake_vas(count, *drivers):
 
 
 def node_with_limits(limit_source, pods, limit, *drivers):
-    ni = NodeInfo(node=parse_object({"kind": "Node", "metadata": {"name": NODE_NAME}}))
+    ni = NodeInfo(node=kit.make_node(NODE_NAME, hostname_label=False))
     for p in pods:
         ni.add_pod(p)
     csi_node = None
     if limit_source in ("csinode", "csinode-with-no-limit", "no-csi-driver"):
-        drv = []
-        if limit_source != "no-csi-driver":
-            for d in drivers:
-                entry = {"name": d, "nodeID": NODE_NAME}
-                if limit_source == "csinode":
-                    entry["allocatable"] = {"count": limit}
-                drv.append(entry)
-        csi_node = parse_object({
-            "apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-            "metadata": {"name": NODE_NAME,
-                         "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": EBS_IN_TREE}},
-            "spec": {"drivers": drv}})
+        drivers_limits = {} if limit_source == "no-csi-driver" else \
+            {d: limit if limit_source == "csinode" else None for d in drivers}
+        csi_node = kit.make_csi_node(NODE_NAME, drivers_limits,
+                                     annotations={"storage.alpha.kubernetes.io/migrated-plugins": EBS_IN_TREE})
     return ni, csi_node
 
 
@@ -241,8 +223,7 @@ def build(existing, max_vols, drivers, limit_source, va_count, extra_claims, fea
           csi_drivers=()):
     ni, csi_node = node_with_limits(limit_source, existing, max_vols, *drivers)
     objects = [*fake_pvs("csi", *drivers), *fake_pvcs("csi", SC_NAME, *drivers), *extra_claims,
-               parse_object({"kind": "StorageClass", "metadata": {"name": SC_NAME},
-                             "provisioner": drivers[0]}),
+               kit.make_storage_class(SC_NAME, provisioner=drivers[0]),
                *fake_vas(va_count, *drivers), *csi_drivers]
     if csi_node is not None:
         objects.append(csi_node)
@@ -376,10 +357,7 @@ def test_is_schedulable_after_volume_attachment_deleted(pod, va, want):
 
 
 def _csi_node(count):
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-                         "metadata": {"name": "test-node"},
-                         "spec": {"drivers": [{"name": EBS, "nodeID": "test-node",
-                                               "allocatable": {"count": count}}]}})
+    return kit.make_csi_node("test-node", {EBS: count})
 
 
 @pytest.mark.parametrize("old,new,want", [
