@@ -6,6 +6,7 @@ no-PVC fast path."""
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -41,38 +42,23 @@ DEFAULT_SHAPE = [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 1
 
 
 def make_pod(*pvcs, name="pod-a"):
-    vols = [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}} for i, c in enumerate(pvcs)]
-    return parse_object({"kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                         "spec": {"containers": [{"name": "c"}], "volumes": vols}})
+    return kit.make_pod(name, volumes=[kit.pvc_volume(c, f"v{i}") for i, c in enumerate(pvcs)])
 
 
 def make_node(name, **labels):
-    return parse_object({"kind": "Node", "metadata": {"name": name, "labels": {HOSTNAME: name, **labels}}})
+    return kit.make_node(name, labels=labels)
 
 
 def make_pvc(name, class_name, bound_pv="", request=None, phase=None):
-    meta = {"name": name, "namespace": "default"}
-    spec = {"storageClassName": class_name}
-    if bound_pv:
-        spec["volumeName"] = bound_pv
-        meta["annotations"] = {"pv.kubernetes.io/bind-completed": "true"}
-    if request:
-        spec["resources"] = {"requests": {"storage": request}}
-    d = {"kind": "PersistentVolumeClaim", "metadata": meta, "spec": spec}
-    if phase:
-        d["status"] = {"phase": phase}
-    return parse_object(d)
+    annotations = {"pv.kubernetes.io/bind-completed": "true"} if bound_pv else None
+    return kit.make_pvc(name, storage_class=class_name, volume_name=bound_pv, request=request, access_modes=(),
+                        phase=phase or "Pending", annotations=annotations)
 
 
 def make_pv(name, class_name, capacity=None, affinity=None, phase="Available"):
-    spec = {"storageClassName": class_name}
-    if capacity:
-        spec["capacity"] = {"storage": capacity}
-    if affinity:
-        spec["nodeAffinity"] = {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-            {"key": k, "operator": "In", "values": v} for k, v in affinity.items()]}]}}
-    return parse_object({"kind": "PersistentVolume", "metadata": {"name": name}, "spec": spec,
-                         "status": {"phase": phase}})
+    terms = [[{"key": k, "operator": "In", "values": v} for k, v in affinity.items()]] if affinity else []
+    return kit.make_pv(name, storage_class=class_name, capacity=capacity, access_modes=(), node_affinity_terms=terms,
+                       phase=phase, source={})
 
 
 def make_capacity(name, class_name, node, capacity):
@@ -324,11 +310,8 @@ def test_reserve_prebind_unreserve_cycle():
 # ---------------------------------------------------------------- queueing hints
 
 def _csi_node(migrated=None):
-    meta = {"name": "csinode-a"}
-    if migrated is not None:
-        meta["annotations"] = {"storage.alpha.kubernetes.io/migrated-plugins": migrated}
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": meta,
-                         "spec": {"drivers": []}})
+    annotations = None if migrated is None else {"storage.alpha.kubernetes.io/migrated-plugins": migrated}
+    return kit.make_csi_node("csinode-a", annotations=annotations)
 
 
 @pytest.mark.parametrize("old,new,want", [
@@ -345,14 +328,11 @@ def test_is_schedulable_after_csi_node_change(old, new, want):
 
 
 def _eph_pod(*names, namespace="default"):
-    return parse_object({"kind": "Pod", "metadata": {"name": "pod-a", "namespace": namespace},
-                         "spec": {"volumes": [{"name": n, "ephemeral": {}} for n in names]}})
+    return kit.make_pod("pod-a", namespace=namespace, volumes=[{"name": n, "ephemeral": {}} for n in names])
 
 
 def _ns_pod(namespace, *pvcs):
-    return parse_object({"kind": "Pod", "metadata": {"name": "pod-a", "namespace": namespace},
-                         "spec": {"volumes": [{"name": f"v{i}", "persistentVolumeClaim": {"claimName": c}}
-                                              for i, c in enumerate(pvcs)]}})
+    return kit.make_pod("pod-a", namespace=namespace, volumes=[kit.pvc_volume(c, f"v{i}") for i, c in enumerate(pvcs)])
 
 
 @pytest.mark.parametrize("pod,old,new,want", [
@@ -441,8 +421,7 @@ def _driver(name, storage_capacity):
 
 
 def _csi_pod(driver=None):
-    vols = [{"name": "c", "csi": {"driver": driver}}] if driver else []
-    return parse_object({"kind": "Pod", "metadata": {"name": "pod-a"}, "spec": {"volumes": vols}})
+    return kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": driver}}] if driver else [])
 
 
 @pytest.mark.parametrize("pod,old,new,want", [
