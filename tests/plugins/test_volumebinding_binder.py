@@ -4,6 +4,7 @@ TestRevertAssumedPodVolumes, TestFindAssumeVolumes, TestCapacity) and the assume
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.volumebinding.binder import (ERR_REASON_BIND_CONFLICT, ERR_REASON_NODE_CONFLICT,
@@ -65,22 +66,18 @@ def make_test_pv(name, node, capacity, version, bound_to=None, class_name=WAIT_C
 
 
 def make_pod(*pvcs, ephemeral=None):
-    vols = [{"name": f"vol{i}", "persistentVolumeClaim": {"claimName": p.name}} for i, p in enumerate(pvcs)]
+    vols = [kit.pvc_volume(p.name, f"vol{i}") for i, p in enumerate(pvcs)]
     if ephemeral is not None:
         vols.append({"name": ephemeral, "ephemeral": {}})
-    return parse_object({"kind": "Pod", "metadata": {"name": "test-pod", "namespace": "testns"},
-                         "spec": {"nodeName": "node1", "containers": [{"name": "c"}], "volumes": vols}})
+    return kit.make_pod("test-pod", namespace="testns", node_name="node1", volumes=vols)
 
 
 def make_node(name, **labels):
-    return parse_object({"kind": "Node", "metadata": {"name": name, "labels": labels}})
+    return kit.make_node(name, labels=labels, hostname_label=False)
 
 
 def make_csi_node(name, migrated):
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-                         "metadata": {"name": name,
-                                      "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": migrated}},
-                         "spec": {"drivers": []}})
+    return kit.make_csi_node(name, annotations={"storage.alpha.kubernetes.io/migrated-plugins": migrated})
 
 
 def make_csi_driver(name, storage_capacity):
