@@ -4,45 +4,28 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.api import parse_object
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.simulation import Simulation
+from kschedfw.testing import make_node, make_pod, make_priority_class
 
 ZONE = "topology.kubernetes.io/zone"
 
 
 def node(name, zone="zone-a", cpu="4", memory="8Gi"):
-    return parse_object({"apiVersion": "v1", "kind": "Node",
-                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, ZONE: zone}},
-                         "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}})
+    return make_node(name, zone=zone, cpu=cpu, memory=memory)
 
 
 def pod(name, cpu="1", priority_class="", labels=None, node_name="", gates=(), affinity=None, spread=None,
         grace=30, start=None):
-    spec = {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}],
-            "terminationGracePeriodSeconds": grace}
-    if priority_class:
-        spec["priorityClassName"] = priority_class
-    if node_name:
-        spec["nodeName"] = node_name
-    if gates:
-        spec["schedulingGates"] = [{"name": g} for g in gates]
-    if affinity:
-        spec["affinity"] = affinity
-    if spread:
-        spec["topologySpreadConstraints"] = spread
-    status = {"startTime": start} if start else {}
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "status": status,
-                         "metadata": {"name": name, "namespace": "default", "labels": labels or {}}, "spec": spec})
+    return make_pod(name, cpu=cpu, priority_class_name=priority_class or None, labels=labels, node_name=node_name,
+                    scheduling_gates=gates, affinity=affinity, topology_spread_constraints=spread or (),
+                    start_time=start, terminationGracePeriodSeconds=grace)
 
 
 def priority_class(name, value, policy=None):
-    d = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name}, "value": value}
-    if policy:
-        d["preemptionPolicy"] = policy
-    return parse_object(d)
+    return make_priority_class(name, value, preemption_policy=policy)
 
 
 def simulate(objects, steps=(), seed=0):
