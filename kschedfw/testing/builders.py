@@ -254,7 +254,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
              scheduling_gates: Iterable[str] = (),
              priority_class_name: str | None = None, preemption_policy: str | None = None,
              owner: Mapping[str, Any] | None = None, nominated_node_name: str = "",
-             terminating: bool = False, phase: str | None = None, start_time: str | None = None,
+             terminating: bool | str = False, phase: str | None = None, start_time: str | None = None,
              conditions: Iterable[Mapping[str, Any]] = (),
              overhead: Mapping[str, str] | None = None,
              status: Mapping[str, Any] | None = None,
@@ -263,7 +263,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
     ``limits``), or exactly ``containers`` when given.
 
     ``pvcs`` mounts claims by name; ``owner`` is an :func:`owner_reference`; ``terminating`` sets a
-    deletionTimestamp; ``nominated_node_name``, ``phase``, ``start_time``, ``conditions`` and
+    deletionTimestamp (a string is the timestamp itself); ``nominated_node_name``, ``phase``, ``start_time``, ``conditions`` and
     ``status`` fill the status. Other keyword arguments are ``spec`` fields in manifest form
     (``hostNetwork=True``, ``resourceClaims=[...]``, ...).
     """
@@ -304,7 +304,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
     if owner is not None:
         extra["ownerReferences"] = [dict(owner)]
     if terminating:
-        extra["deletionTimestamp"] = TERMINATING_SINCE
+        extra["deletionTimestamp"] = terminating if isinstance(terminating, str) else TERMINATING_SINCE
     pod_status: Manifest = {}
     if nominated_node_name:
         pod_status["nominatedNodeName"] = nominated_node_name

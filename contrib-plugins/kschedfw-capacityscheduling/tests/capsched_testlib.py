@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 
 from kschedfw_capacityscheduling import ElasticQuotaInfo, ElasticQuotaInfos, Resource
@@ -14,39 +15,28 @@ def make_pod(name: str, namespace: str, mem: int, cpu: int, gpu: int, priority: 
              phase: str = "", terminating: bool = False, nominated: str = "", preemption_policy: str = ""):
     """Upstream ``makePod``: one container requesting memory (bytes), cpu (millicores) and GPUs;
     zero termination grace period."""
-    spec: dict = {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
-                                  "resources": {"requests": {"memory": str(mem), "cpu": f"{cpu}m", GPU: str(gpu)}}}],
-                  "priority": priority, "terminationGracePeriodSeconds": 0}
-    return _pod(name, namespace, uid, spec, node, phase, terminating, nominated, preemption_policy)
+    requests = {"memory": str(mem), "cpu": f"{cpu}m", GPU: str(gpu)}
+    return _pod(name, namespace, uid, [kit.container("pause", requests=requests)], priority, node, phase,
+                terminating, nominated, preemption_policy, terminationGracePeriodSeconds=0)
 
 
 def st_pod(name: str, uid: str, namespace: str = "default", priority: int = 0, node: str = "",
            terminating: bool = False, nominated: str = "", preemption_policy: str = ""):
     """``st.MakePod()``: no containers."""
-    return _pod(name, namespace, uid, {"containers": [], "priority": priority}, node, "", terminating, nominated,
-                preemption_policy)
+    return _pod(name, namespace, uid, [], priority, node, "", terminating, nominated, preemption_policy)
 
 
-def _pod(name, namespace, uid, spec, node, phase, terminating, nominated, preemption_policy):
-    meta: dict = {"name": name, "namespace": namespace, "uid": uid}
-    if terminating:
-        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
-    if node:
-        spec["nodeName"] = node
-    if preemption_policy:
-        spec["preemptionPolicy"] = preemption_policy
-    status: dict = {}
-    if phase:
-        status["phase"] = phase
-    if nominated:
-        status["nominatedNodeName"] = nominated
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec, "status": status})
+def _pod(name, namespace, uid, containers, priority, node, phase, terminating, nominated, preemption_policy,
+         **spec):
+    return kit.make_pod(name, namespace=namespace, uid=uid, containers=containers, priority=priority,
+                        node_name=node, phase=phase or None, nominated_node_name=nominated,
+                        terminating="2026-01-01T00:00:00Z" if terminating else False,
+                        preemption_policy=preemption_policy or None, **spec)
 
 
 def make_node(name: str, resources: dict):
     """``st.MakeNode().Name(name).Capacity(resources)``: capacity = allocatable, 32 pods."""
-    res = {"pods": "32", **resources}
-    return parse_object({"kind": "Node", "metadata": {"name": name}, "status": {"capacity": res, "allocatable": res}})
+    return kit.make_node(name, capacity={"pods": "32", **resources}, hostname_label=False)
 
 
 def make_eq(namespace: str, name: str, max_: dict | None, min_: dict | None):

@@ -14,6 +14,7 @@ from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.types import QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
+from kschedfw import testing as kit
 
 from kschedfw_coscheduling import POD_GROUP_LABEL, Coscheduling
 
@@ -21,27 +22,13 @@ DATA = Path(__file__).parent / "data"
 
 
 def make_node(name, cpu="4", pods="110", memory="16Gi"):
-    return parse_object({"apiVersion": "v1", "kind": "Node",
-                         "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-                         "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": pods}}})
+    return kit.make_node(name, cpu=cpu, pods=pods, memory=memory)
 
 
 def make_pod(name, namespace="ns", group=None, node=None, priority=None, gates=None, cpu=None, uid=None):
-    labels = {POD_GROUP_LABEL: group} if group else {}
-    container = {"name": "c", "image": "busybox"}
-    if cpu:
-        container["resources"] = {"requests": {"cpu": cpu}}
-    spec = {"containers": [container]}
-    if node:
-        spec["nodeName"] = node
-    if priority is not None:
-        spec["priority"] = priority
-    if gates:
-        spec["schedulingGates"] = [{"name": g} for g in gates]
-    meta = {"name": name, "namespace": namespace, "labels": labels}
-    if uid:
-        meta["uid"] = uid
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec})
+    """A pod of PodGroup ``group`` (its label set) in namespace ``ns``."""
+    return kit.make_pod(name, namespace=namespace, labels={POD_GROUP_LABEL: group} if group else {},
+                        node_name=node or "", priority=priority, scheduling_gates=gates or (), cpu=cpu, uid=uid)
 
 
 def pod_group_manifest(name, namespace="ns", min_member=None, min_resources=None, timeout=None,

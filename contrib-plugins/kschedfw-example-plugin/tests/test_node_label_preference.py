@@ -2,7 +2,8 @@
 
 ``kschedfw.testing`` builds a profile of exactly the plugin classes you give it, so a plugin can be
 tested without installing anything: ``framework_for`` returns the runtime (call its ``run_*``
-methods), ``simulate_with`` schedules manifests on the embedded cluster.
+methods), ``simulate_with`` schedules objects on the embedded cluster, and ``make_node`` /
+``make_pod`` build the objects from manifests as the scheduler reads them.
 """
 
 from __future__ import annotations
@@ -10,30 +11,20 @@ from __future__ import annotations
 import pytest
 
 from kschedfw import Code, CycleState, QueueingHint
-from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cluster.scenario import Step
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
-from kschedfw.testing import framework_for, simulate_with
+from kschedfw.testing import framework_for, make_node, make_pod, simulate_with
 from kschedfw_example_plugin import NodeLabelPreference
 
 ZONE = "topology.kubernetes.io/zone"
 
 
-def node(name, zone=None, cpu="2"):
-    labels = {"kubernetes.io/hostname": name}
-    if zone:
-        labels[ZONE] = zone
-    return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-                         "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "110"}}})
-
-
-def pod(name, cpu="1"):
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                         "spec": {"containers": [{"name": "c", "image": "app",
-                                                  "resources": {"requests": {"cpu": cpu}}}]}})
+def node(name, zone=None):
+    """A 2-cpu, 8Gi node, labelled with ``zone`` when given."""
+    return make_node(name, zone=zone, cpu="2", memory="8Gi")
 
 
 NODES = [node("a", "zone-a"), node("b", "zone-b"), node("c", "zone-c"), node("bare")]
@@ -46,25 +37,25 @@ def framework(**args):
 def test_normalized_scores_follow_the_order_of_preference():
     fwk = framework(preferredValues=["zone-a", "zone-b"])
     infos = Snapshot.from_objects(NODES).node_infos()
-    scores, status = fwk.run_score_plugins(CycleState(), pod("p"), infos)
+    scores, status = fwk.run_score_plugins(CycleState(), make_pod("p", cpu="1"), infos)
     assert status is None
     assert {s.name: s.total_score for s in scores} == {"a": 100, "b": 50, "c": 0, "bare": 0}
 
 
 def test_no_preferred_value_present_scores_every_node_zero():
     fwk = framework(preferredValues=["zone-x"])
-    scores, _ = fwk.run_score_plugins(CycleState(), pod("p"), Snapshot.from_objects(NODES).node_infos())
+    scores, _ = fwk.run_score_plugins(CycleState(), make_pod("p", cpu="1"), Snapshot.from_objects(NODES).node_infos())
     assert {s.total_score for s in scores} == {0}
 
 
 def test_filter_only_when_required():
     infos = {ni.name: ni for ni in Snapshot.from_objects(NODES).node_infos()}
     lenient = framework(preferredValues=["zone-a"])
-    assert lenient.run_filter_plugins(CycleState(), pod("p"), infos["c"]) is None
+    assert lenient.run_filter_plugins(CycleState(), make_pod("p", cpu="1"), infos["c"]) is None
 
     strict = framework(preferredValues=["zone-a"], requireMatch=True)
-    assert strict.run_filter_plugins(CycleState(), pod("p"), infos["a"]) is None
-    status = strict.run_filter_plugins(CycleState(), pod("p"), infos["bare"])
+    assert strict.run_filter_plugins(CycleState(), make_pod("p", cpu="1"), infos["a"]) is None
+    status = strict.run_filter_plugins(CycleState(), make_pod("p", cpu="1"), infos["bare"])
     assert status.code is Code.UnschedulableAndUnresolvable
     assert status.plugin == "NodeLabelPreference"
 
@@ -73,8 +64,8 @@ def test_queueing_hint_wakes_pods_only_for_preferred_nodes():
     plugin = NodeLabelPreference({"preferredValues": ["zone-a"], "requireMatch": True}, None)
     (registered,) = plugin.events_to_register()
     hint = registered.queueing_hint_fn
-    assert hint(pod("p"), None, node("new", "zone-a")) is QueueingHint.Queue
-    assert hint(pod("p"), None, node("new", "zone-z")) is QueueingHint.QueueSkip
+    assert hint(make_pod("p", cpu="1"), None, node("new", "zone-a")) is QueueingHint.Queue
+    assert hint(make_pod("p", cpu="1"), None, node("new", "zone-z")) is QueueingHint.QueueSkip
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -93,7 +84,7 @@ def test_validate_args(args, expected):
 
 
 def test_pods_fill_preferred_zones_first():
-    objects = [*NODES, *(pod(f"p{i}") for i in range(5))]
+    objects = [*NODES, *(make_pod(f"p{i}", cpu="1") for i in range(5))]
     result = simulate_with([PrioritySort, NodeResourcesFit, NodeLabelPreference, DefaultBinder], objects,
                            args={"NodeLabelPreference": {"labelKey": ZONE, "preferredValues": ["zone-b", "zone-a"]}},
                            weights={"NodeLabelPreference": 10})
@@ -105,7 +96,7 @@ def test_pods_fill_preferred_zones_first():
 
 
 def test_required_match_leaves_pods_pending_when_preferred_nodes_are_full():
-    objects = [*NODES, *(pod(f"p{i}") for i in range(3))]
+    objects = [*NODES, *(make_pod(f"p{i}", cpu="1") for i in range(3))]
     result = simulate_with([PrioritySort, NodeResourcesFit, NodeLabelPreference, DefaultBinder], objects,
                            args={"NodeLabelPreference": {"preferredValues": ["zone-a"], "requireMatch": True}})
     statuses = sorted(p.status for p in result.pods)
@@ -117,7 +108,7 @@ def test_a_filtered_out_pod_is_retried_when_a_node_gets_a_preferred_label():
     """events_to_register at work: the Node/UpdateNodeLabel event wakes the pod, the hint agrees."""
     relabelled = node("c", "zone-a")
     result = simulate_with([PrioritySort, NodeResourcesFit, NodeLabelPreference, DefaultBinder],
-                           [node("c", "zone-c"), pod("p")], [Step(10.0, "update", objects=(relabelled,))],
+                           [node("c", "zone-c"), make_pod("p", cpu="1")], [Step(10.0, "update", objects=(relabelled,))],
                            args={"NodeLabelPreference": {"preferredValues": ["zone-a"], "requireMatch": True}})
     (outcome,) = result.pods
     assert (outcome.status, outcome.node) == ("Bound", "c")
