@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, NodeInfo, NodeScore
 from kschedfw.api import parse_object
 from kschedfw.clock import SimulatedClock
@@ -29,8 +30,7 @@ def args(key, source, kind, strategy, fmt=""):
 
 
 def node(name, labels=None, annotations=None):
-    return parse_object({"kind": "Node", "metadata": {"name": name, "labels": labels or {},
-                                                      "annotations": annotations or {}}})
+    return kit.make_node(name, labels=labels, annotations=annotations, hostname_label=False)
 
 
 def ago(hours: float) -> str:

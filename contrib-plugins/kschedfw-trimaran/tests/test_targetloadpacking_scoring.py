@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw import CycleState, NodeInfo
-from kschedfw.api import parse_object
 from kschedfw.clock import SimulatedClock
 from kschedfw.framework.handle import Handle
 
@@ -24,28 +24,17 @@ UPSTREAM_ARGS = {"watcherAddress": "http://deadbeef:2020", "targetUtilization": 
 
 def make_node(name: str, capacity: dict | None = None, annotations: dict | None = None):
     """``st.MakeNode().Name(name).Capacity(res)``: capacity and allocatable."""
-    res = dict(capacity or NODE_RESOURCES)
-    return parse_object({"kind": "Node", "metadata": {"name": name, "annotations": annotations or {}},
-                         "status": {"capacity": res, "allocatable": res}})
+    return kit.make_node(name, capacity=capacity or NODE_RESOURCES, annotations=annotations, hostname_label=False)
 
 
 def make_pod(name: str = "p", containers: list | None = None, overhead: dict | None = None, node: str = "",
              uid: str = ""):
-    spec: dict = {"containers": containers or []}
-    if overhead:
-        spec["overhead"] = overhead
-    if node:
-        spec["nodeName"] = node
-    meta = {"name": name, "namespace": "default"}
-    if uid:
-        meta["uid"] = uid
-    return parse_object({"kind": "Pod", "metadata": meta, "spec": spec})
+    return kit.make_pod(name, containers=containers or [], overhead=overhead, node_name=node, uid=uid or None)
 
 
 def pod_with_containers_and_overhead(overhead: int, *requests: int):
     """Upstream ``getPodWithContainersAndOverhead``: each container requests = limits = r millicores."""
-    containers = [{"name": f"test-container-{i}",
-                   "resources": {"requests": {"cpu": f"{r}m"}, "limits": {"cpu": f"{r}m"}}}
+    containers = [kit.container(f"test-container-{i}", requests={"cpu": f"{r}m"}, limits={"cpu": f"{r}m"})
                   for i, r in enumerate(requests)]
     return make_pod(containers=containers, overhead={"cpu": f"{overhead}m"})
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import EPOCH, MemoryCluster
 from kschedfw.framework.handle import Handle
@@ -32,16 +32,11 @@ WATCHER_RESPONSE = {  # upstream collector_test.go's watcherResponse, as JSON
 
 
 def pod(name, node="", uid=None):
-    spec = {"containers": [{"name": "c"}]}
-    if node:
-        spec["nodeName"] = node
-    return parse_object({"kind": "Pod", "metadata": {"name": name, "namespace": "default", "uid": uid or name},
-                         "spec": spec})
+    return kit.make_pod(name, uid=uid or name, node_name=node)
 
 
 def node(name, annotations=None):
-    return parse_object({"kind": "Node", "metadata": {"name": name, "annotations": annotations or {}},
-                         "status": {"capacity": {"cpu": "4"}}})
+    return kit.make_node(name, capacity={"cpu": "4"}, annotations=annotations, hostname_label=False)
 
 
 # --------------------------------------------------------------------------- files (collector_test.go)
