@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kschedfw.api import load_manifests, parse_object
+from kschedfw.api import load_manifests
 from kschedfw.cluster.inputs import load_inputs
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
@@ -21,7 +21,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.simulation import Simulation
-from kschedfw.testing import run_cli, simulate_with
+from kschedfw.testing import make_namespace, make_node, make_pod, run_cli, simulate_with
 
 from kschedfw_capacityscheduling import CapacityScheduling
 
@@ -139,17 +139,15 @@ def test_kschedfw_simulate_runs_the_scenario(capsys):
 # --------------------------------------------------------------------------- the sample ElasticQuota
 
 def _gpu_pod(name: str, gpus: int):
-    return parse_object({"kind": "Pod", "metadata": {"name": name, "namespace": "test"}, "spec": {"containers": [
-        {"name": "c", "resources": {"requests": {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": str(gpus)}}}]}})
+    return make_pod(name, namespace="test", cpu="1", memory="1Gi", requests={"nvidia.com/gpu": str(gpus)})
 
 
 def test_the_sample_elastic_quota():
     """The sample's quota (min 1 GPU, max 2): alone in the cluster, its min is also the sum of
     all minimums, so the namespace cannot borrow beyond it."""
     (eq,) = load_manifests(EQ_EXAMPLE)
-    node = parse_object({"kind": "Node", "metadata": {"name": "gpu-node"}, "status": {"allocatable": {
-        "cpu": "32", "memory": "128Gi", "nvidia.com/gpu": "8", "pods": "110"}}})
-    namespace = parse_object({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "test"}})
+    node = make_node("gpu-node", cpu="32", memory="128Gi", extra_allocatable={"nvidia.com/gpu": "8"})
+    namespace = make_namespace("test")
     result = simulate_with([PrioritySort, NodeResourcesFit, CapacityScheduling, DefaultBinder],
                            [node, namespace, eq, _gpu_pod("train-1", 1), _gpu_pod("train-2", 1)])
     outcomes = {p.key: p for p in result.pods}

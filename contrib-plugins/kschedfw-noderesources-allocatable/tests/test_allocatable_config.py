@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kschedfw.api import parse_object
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
-from kschedfw.testing import run_cli, simulate_with
+from kschedfw.testing import make_node, make_pod, run_cli, simulate_with
 
 from kschedfw_noderesources_allocatable import NodeResourcesAllocatable
 
@@ -80,16 +79,8 @@ profiles:
 
 
 def _cluster():
-    def node(name, cpu, memory):
-        return parse_object({"kind": "Node", "metadata": {"name": name},
-                             "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110"}}})
-
-    def pod(name, cpu):
-        return parse_object({"kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                             "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}})
-
-    return [node("small", "2", "4Gi"), node("medium", "4", "8Gi"), node("large", "16", "64Gi"),
-            pod("a", "500m"), pod("b", "3")]
+    return [make_node("small", cpu="2", memory="4Gi"), make_node("medium", cpu="4", memory="8Gi"),
+            make_node("large", cpu="16", memory="64Gi"), make_pod("a", cpu="500m"), make_pod("b", cpu="3")]
 
 
 @pytest.mark.parametrize("mode, expected", [

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, CycleState, NodeInfo, NodeScore
-from kschedfw.api import parse_object
+from kschedfw import testing as kit
 from kschedfw.framework.handle import Handle
 from kschedfw.testing import framework_for
 
@@ -21,20 +21,14 @@ CPU_SET = [{"name": "cpu", "weight": 1 << 30}, {"name": "memory", "weight": 1}] 
 
 
 def make_pod(requests: dict | None = None, node: str = "", labels: dict | None = None, containers: list | None = None):
-    spec: dict = {"containers": containers if containers is not None else
-                  ([{"name": "c", "resources": {"requests": requests}}] if requests else [])}
-    if node:
-        spec["nodeName"] = node
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_uids)}", "labels": labels or {}},
-                         "spec": spec})
+    if containers is None:
+        containers = [kit.container("c", requests=requests)] if requests else []
+    return kit.make_pod(f"p{next(_uids)}", containers=containers, node_name=node, labels=labels)
 
 
 def make_node_info(name: str, milli_cpu: int, memory: int) -> NodeInfo:
     """Upstream ``makeNodeInfo``: capacity = allocatable = {cpu, memory}."""
-    res = {"cpu": f"{milli_cpu}m", "memory": str(memory)}
-    node = parse_object({"kind": "Node", "metadata": {"name": name},
-                         "status": {"capacity": res, "allocatable": res}})
-    return NodeInfo(node=node)
+    return NodeInfo(node=kit.make_node(name, allocatable={"cpu": f"{milli_cpu}m", "memory": str(memory)}))
 
 
 NO_RESOURCES = None
@@ -153,9 +147,7 @@ def test_raw_score_is_weighted_mean_truncated_toward_zero():
 
 
 def test_extended_and_untracked_resources():
-    node = parse_object({"kind": "Node", "metadata": {"name": "gpu"},
-                         "status": {"allocatable": {"cpu": "2", "memory": "1Gi", "nvidia.com/gpu": "4",
-                                                    "pods": "110"}}})
+    node = kit.make_node("gpu", cpu="2", memory="1Gi", extra_allocatable={"nvidia.com/gpu": "4"})
     info = NodeInfo(node=node)
     plugin = NodeResourcesAllocatable({"resources": [{"name": "nvidia.com/gpu", "weight": 1}], "mode": "Most"},
                                       Handle())
