@@ -3,7 +3,8 @@ PreFilter results, TestNodeAffinityPriority, Test_isSchedulableAfterNodeChange).
 
 import pytest
 
-from kschedfw.api import Node, parse_object
+from kschedfw import testing as kit
+from kschedfw.api import Node
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -36,17 +37,13 @@ def term(exprs=None, fields=None):
 
 
 def pod(required_terms=None, preferred=None, node_selector=None, node_affinity=None):
-    spec = {}
-    if node_selector is not None:
-        spec["nodeSelector"] = node_selector
     na = dict(node_affinity or {})
     if required_terms is not None:
         na["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": required_terms}
     if preferred is not None:
         na["preferredDuringSchedulingIgnoredDuringExecution"] = preferred
-    if na or node_affinity is not None:
-        spec["affinity"] = {"nodeAffinity": na}
-    return parse_object({"kind": "Pod", "metadata": {"name": "p"}, "spec": spec})
+    affinity = {"nodeAffinity": na} if na or node_affinity is not None else None
+    return kit.make_pod("p", containers=[], node_selector=node_selector, affinity=affinity)
 
 
 def added_required(*terms):
@@ -272,7 +269,7 @@ ADDED_FOO_BAR = added_required(term([req("foo", "In", "bar")]))
 
 
 def mk_node(labels=None, capacity=None):
-    return Node(name="", labels=dict(labels or {}), capacity=dict(capacity or {}))
+    return kit.make_node("n", labels=labels, capacity=capacity or {}, hostname_label=False, ready=False)
 
 
 @pytest.mark.parametrize("args,old,new,expected", [

@@ -3,6 +3,7 @@ Test_isSchedulableAfterPodDeleted, TestFits)."""
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -23,8 +24,7 @@ def new_pod(host, *host_port_infos):
     for info in host_port_infos:
         proto, ip, port = info.split("/")
         ports.append(_port(proto, ip, int(port)))
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_counter)}"},
-                         "spec": {"nodeName": host, "containers": [{"name": "container", "ports": ports}]}})
+    return kit.make_pod(f"p{next(_counter)}", node_name=host, containers=[{"name": "container", "ports": ports}])
 
 
 def node_info(*pods):
@@ -35,11 +35,8 @@ def node_info(*pods):
 
 
 def init_container_pod(sidecar):
-    c = {"name": "init-container", "image": "pause",
-         "ports": [{"containerPort": 8001, "hostPort": 8001, "protocol": "TCP"}]}
-    if sidecar:
-        c["restartPolicy"] = "Always"
-    return parse_object({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"initContainers": [c]}})
+    c = kit.container("init-container", image="pause", host_ports=[8001], restart_policy="Always" if sidecar else None)
+    return kit.make_pod("p", containers=[], init_containers=[c])
 
 
 SKIP = (Code.Skip, "")
@@ -114,14 +111,12 @@ def test_pre_filter_disabled():
 
 def _hostport_pod(port, node=""):
     # st.MakePod().HostPort(p): a container with that host port (and the same container port).
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_counter)}"}, "spec": {
-        "nodeName": node,
-        "containers": [{"name": "container", "image": "pause",
-                        "ports": [{"containerPort": port, "hostPort": port}]}]}})
+    return kit.make_pod(f"p{next(_counter)}", node_name=node, containers=[
+        {"name": "container", "image": "pause", "ports": [{"containerPort": port, "hostPort": port}]}])
 
 
 def _plain_pod(node=""):
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_counter)}"}, "spec": {"nodeName": node}})
+    return kit.make_pod(f"p{next(_counter)}", node_name=node, containers=[])
 
 
 @pytest.mark.parametrize("old,expected", [
