@@ -9,6 +9,7 @@ import copy
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
@@ -36,13 +37,9 @@ class RecordingClient:
 
 
 def pod(claims=None, statuses=None, requests=None, name=POD_NAME, uid=POD_UID):
-    spec = {"containers": [{"name": "c", **({"resources": {"requests": requests}} if requests else {})}]}
-    if claims:
-        spec["resourceClaims"] = claims
-    d = {"kind": "Pod", "metadata": {"name": name, "namespace": NAMESPACE, "uid": uid}, "spec": spec}
-    if statuses is not None:
-        d["status"] = {"resourceClaimStatuses": statuses}
-    return parse_object(d)
+    extra = {"resourceClaims": claims} if claims else {}
+    return kit.make_pod(name, namespace=NAMESPACE, uid=uid, containers=[kit.container("c", requests=requests)],
+                        status=None if statuses is None else {"resourceClaimStatuses": statuses}, **extra)
 
 
 def claim(name=CLAIM_NAME, owner_uid=POD_UID, allocation=None, reserved_for=None, deleting=False,
@@ -76,10 +73,7 @@ def device_class(name=CLASS_NAME, extended_resource_name=None):
 
 
 def node(capacity=None):
-    d = {"kind": "Node", "metadata": {"name": NODE_NAME, "labels": {"kubernetes.io/hostname": NODE_NAME}}}
-    if capacity:
-        d["status"] = {"capacity": capacity}
-    return NodeInfo(node=parse_object(d))
+    return NodeInfo(node=kit.make_node(NODE_NAME, capacity=capacity or {}))
 
 
 def selector(key, value):
