@@ -14,6 +14,7 @@ import itertools
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw import ActionType, ClusterEvent, Code, CycleState, EventResource, QueueingHint, Status
 from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
@@ -43,42 +44,30 @@ def R(cpu: int = 0, mem: int = 0, eph: int = 0, scalars: dict | None = None) -> 
     return reqs
 
 
-def pod_dict(name: str | None = None, *, containers=(), init=(), overhead=None, pod_level=None,
-             node: str = "", nominated: str = "", uid: str | None = None) -> dict:
-    name = name or f"p{next(_names)}"
-    spec: dict = {"containers": [{"name": f"c{i}", "resources": {"requests": r}}
-                                 for i, r in enumerate(containers)]}
-    if init:
-        spec["initContainers"] = [
-            {"name": f"i{i}", **({"restartPolicy": "Always"} if sidecar else {}),
-             "resources": {"requests": r}} for i, (r, sidecar) in enumerate(init)]
-    if overhead:
-        spec["overhead"] = overhead
-    if pod_level:
-        spec["resources"] = {"requests": pod_level}
-    if node:
-        spec["nodeName"] = node
-    d: dict = {"kind": "Pod", "metadata": {"name": name}, "spec": spec}
-    if uid:
-        d["metadata"]["uid"] = uid
-    if nominated:
-        d["status"] = {"nominatedNodeName": nominated}
-    return d
+def fit_pod(name: str | None = None, *, containers=(), init=(), overhead=None, pod_level=None,
+            node: str = "", nominated: str = "", uid: str | None = None):
+    """A pod with one container per request list in ``containers`` and one init container per
+    ``(requests, is_sidecar)`` in ``init``; ``pod_level`` is the pod-level resources' requests."""
+    extra = {"resources": {"requests": pod_level}} if pod_level else {}
+    return kit.make_pod(
+        name or f"p{next(_names)}", uid=uid, node_name=node, nominated_node_name=nominated, overhead=overhead,
+        containers=[kit.container(f"c{i}", requests=r) for i, r in enumerate(containers)],
+        init_containers=[kit.container(f"i{i}", requests=r, restart_policy="Always" if sidecar else None)
+                         for i, (r, sidecar) in enumerate(init)], **extra)
 
 
 def resource_pod(*usages: dict, **kw):
     """Upstream ``newResourcePod``: one container per usage."""
-    return parse_object(pod_dict(containers=usages, **kw))
+    return fit_pod(containers=usages, **kw)
 
 
 def resource_init_pod(usages, init_usages, **kw):
     """Upstream ``newResourceInitPod(newResourcePod(usages...), init_usages...)``."""
-    return parse_object(pod_dict(containers=usages, init=[(u, False) for u in init_usages], **kw))
+    return fit_pod(containers=usages, init=[(u, False) for u in init_usages], **kw)
 
 
 def node_obj(name: str = "n", allocatable: dict | None = None) -> object:
-    return parse_object({"kind": "Node", "metadata": {"name": name},
-                         "status": {"capacity": allocatable or {}, "allocatable": allocatable or {}}})
+    return kit.make_node(name, allocatable=allocatable or {}, hostname_label=False)
 
 
 def allocatable(cpu: int, mem: int, pods: int, ext_a: int, storage: int, huge: int) -> dict:
@@ -114,7 +103,7 @@ ENOUGH_NODE = allocatable(10, 20, 32, 5, 20, 5)
 
 ENOUGH_CASES = [
     pytest.param(
-        parse_object(pod_dict()), [R(cpu=10, mem=20)], {},
+        fit_pod(), [R(cpu=10, mem=20)], {},
         None, [], id="no resources requested always fits"),
     pytest.param(
         resource_pod(R(cpu=1, mem=1)), [R(cpu=10, mem=20)], {},
@@ -303,7 +292,7 @@ def test_enough_requests(pod, existing, args, want_status, want_insufficient):
 def test_pre_filter_disabled():
     """Filter without PreFilter state is an Error (upstream TestPreFilterDisabled)."""
     plugin = NodeResourcesFit({}, Handle())
-    status = plugin.filter(CycleState(), parse_object(pod_dict()), node_info(node_obj()))
+    status = plugin.filter(CycleState(), fit_pod(), node_info(node_obj()))
     assert status.code is Code.Error
     assert status.message() == 'error reading "PreFilterNodeResourcesFit" from cycleState: not found'
 
@@ -319,7 +308,7 @@ def test_pre_filter_writes_state_under_upstream_key():
 # --------------------------------------------------------------------------- TestNotEnoughRequests
 
 @pytest.mark.parametrize("pod, existing", [
-    pytest.param(parse_object(pod_dict()), R(cpu=10, mem=20),
+    pytest.param(fit_pod(), R(cpu=10, mem=20),
                  id="even without specified resources, predicate fails when there's no space for additional pod"),
     pytest.param(resource_pod(R(cpu=1, mem=1)), R(cpu=5, mem=5),
                  id="even if both resources fit, predicate fails when there's no space for additional pod"),
@@ -354,15 +343,12 @@ def test_storage_requests(pod, existing, want):
 # --------------------------------------------------------------------------- TestRestartableInitContainers
 
 def _sidecar_pod(request, sidecar_request):
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_names)}"}, "spec": {
-        "containers": [{"name": "regular", **({"resources": {"requests": request}} if request else {})}],
-        "initContainers": [{"name": "restartable-init", "restartPolicy": "Always",
-                            **({"resources": {"requests": sidecar_request}} if sidecar_request else {})}],
-    }})
+    return kit.make_pod(f"p{next(_names)}", containers=[kit.container("regular", requests=request)],
+                        init_containers=[kit.container("restartable-init", requests=sidecar_request,
+                                                       restart_policy="Always")])
 
 
-_REGULAR_POD = parse_object({"kind": "Pod", "metadata": {"name": "regular-only"},
-                             "spec": {"containers": [{"name": "regular"}]}})
+_REGULAR_POD = kit.make_pod("regular-only", containers=[kit.container("regular")])
 
 
 @pytest.mark.parametrize("pod, want", [
@@ -387,7 +373,7 @@ def test_restartable_init_containers(pod, want):
 
 def st_pod(*reqs: dict, node: str = "", sidecars=()) -> object:
     """Upstream ``st.MakePod().Req(...)...``: one container per ``Req`` (quantities as written)."""
-    return parse_object(pod_dict(containers=reqs, init=[(s, True) for s in sidecars], node=node))
+    return fit_pod(containers=reqs, init=[(s, True) for s in sidecars], node=node)
 
 
 def st_node(name: str, capacity: dict | None = None) -> object:
@@ -534,8 +520,8 @@ def test_default_plugin_registers_v136_events():
 # --------------------------------------------------------------------------- Test_isSchedulableAfterPodChange
 
 def _p(name, reqs=None, *, node="", nominated="", uid=None, pod_level=None):
-    return parse_object(pod_dict(name, containers=[reqs] if reqs else [], node=node,
-                                 nominated=nominated, uid=uid, pod_level=pod_level))
+    return fit_pod(name, containers=[reqs] if reqs else [], node=node, nominated=nominated, uid=uid,
+                   pod_level=pod_level)
 
 
 EMPTY_POD = parse_object({"kind": "Pod", "metadata": {"name": "empty"}})
