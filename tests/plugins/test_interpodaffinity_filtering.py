@@ -629,11 +629,10 @@ def test_invalid_label_key_is_rejected_at_pre_filter():
 
 
 def test_manifests_end_to_end():
-    from kschedfw.api import parse_object
+    from kschedfw.testing import make_node, make_pod
 
     def mk_node(name, zone):
-        return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {
-            "name": name, "labels": {"kubernetes.io/hostname": name, "zone": zone}}})
+        return make_node(name, labels={"zone": zone})
 
     web_anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
@@ -642,13 +641,7 @@ def test_manifests_end_to_end():
         "topologyKey": "zone"}]}}
 
     def mk_pod(name, app, node_name="", affinity=None):
-        spec = {"containers": [{"name": "c", "image": "nginx"}]}
-        if node_name:
-            spec["nodeName"] = node_name
-        if affinity:
-            spec["affinity"] = affinity
-        return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {
-            "name": name, "namespace": "default", "uid": name, "labels": {"app": app}}, "spec": spec})
+        return make_pod(name, uid=name, labels={"app": app}, node_name=node_name, affinity=affinity)
 
     nodes = [mk_node("n1", "a"), mk_node("n2", "a"), mk_node("n3", "b")]
     pods = [mk_pod("web-1", "web", "n1", web_anti), mk_pod("cache-1", "cache", "n2")]
