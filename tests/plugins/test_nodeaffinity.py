@@ -193,7 +193,7 @@ BROKEN_KEY_ERROR = (
 
 
 def nodes(*pairs):
-    return [Node(name=name, labels=dict(labels)) for name, labels in pairs]
+    return [kit.make_node(name, labels=labels, hostname_label=False) for name, labels in pairs]
 
 
 PRIORITY_CASES = [

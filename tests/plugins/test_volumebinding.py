@@ -25,8 +25,7 @@ GI = 1024 ** 3
 
 
 def sc(name, mode, provisioner=""):
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": name},
-                         "volumeBindingMode": mode, "provisioner": provisioner})
+    return kit.make_storage_class(name, binding_mode=mode, provisioner=provisioner)
 
 
 IMMEDIATE_SC = sc("immediate-sc", "Immediate")
@@ -358,11 +357,7 @@ def test_is_schedulable_after_persistent_volume_claim_change(pod, old, new, want
 
 
 def _sc_topo(values=None):
-    d = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "sc-a"}}
-    if values:
-        d["allowedTopologies"] = [{"matchLabelExpressions": [{"key": "kubernetes.io/hostname",
-                                                              "values": values}]}]
-    return parse_object(d)
+    return kit.make_storage_class("sc-a", provisioner="", allowed_topologies={HOSTNAME: values} if values else None)
 
 
 @pytest.mark.parametrize("old,new,want", [

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from kschedfw import testing as kit
 from kschedfw.api import load_manifests, parse_object
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
@@ -119,10 +120,8 @@ profiles:
 def _cluster(scheduler_name: str) -> list:
     """The sample nodes (given room for pods) and one pending pod for ``scheduler_name``."""
     nodes = [n.with_allocatable({"cpu": 4000, "memory": 8 << 30, "pods": 110}) for n in load_manifests(NODES)]
-    pod = parse_object({"kind": "Pod", "metadata": {"name": "app", "namespace": "default"},
-                        "spec": {"schedulerName": scheduler_name,
-                                 "containers": [{"name": "app", "image": "nginx",
-                                                 "resources": {"requests": {"cpu": "100m"}}}]}})
+    pod = kit.make_pod("app", scheduler_name=scheduler_name,
+                       containers=[kit.container("app", image="nginx", requests={"cpu": "100m"})])
     return [*nodes, pod]
 
 

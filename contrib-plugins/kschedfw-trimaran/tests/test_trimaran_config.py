@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
@@ -99,12 +100,9 @@ def test_kschedfw_simulate_with_the_v1_sample(capsys):
 
 
 def _cluster(n_pods: int) -> list:
-    nodes = [parse_object({"kind": "Node", "metadata": {"name": name},
-                           "status": {"capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"}}})
+    nodes = [kit.make_node(name, capacity={"cpu": "4", "memory": "16Gi", "pods": "110"}, hostname_label=False)
              for name in ("cold", "warm", "hot")]
-    pods = [parse_object({"kind": "Pod", "metadata": {"name": f"job-{i}", "namespace": "default"},
-                          "spec": {"containers": [{"name": "main", "resources": {"limits": {"cpu": "500m"}}}]}})
-            for i in range(1, n_pods + 1)]
+    pods = [kit.make_pod(f"job-{i}", limits={"cpu": "500m"}) for i in range(1, n_pods + 1)]
     return [*nodes, *pods]
 
 
