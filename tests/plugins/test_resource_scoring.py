@@ -20,7 +20,6 @@ import pytest
 from kschedfw import Code, CycleState
 from kschedfw.config.pluginargs import validate_node_resources_fit_args
 from kschedfw.errors import INVALID
-from kschedfw.api import parse_object
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
@@ -332,8 +331,7 @@ def _spec_pod(spec: dict):
     for key in ("containers", "initContainers"):
         for i, c in enumerate(spec.get(key, [])):
             c.setdefault("name", f"{key}{i}")
-    spec.setdefault("containers", [])
-    return parse_object({"kind": "Pod", "metadata": {"name": f"p{next(_names)}"}, "spec": spec})
+    return kit.make_pod(f"p{next(_names)}", containers=spec.pop("containers", []), **spec)
 
 
 def _req(**r):
