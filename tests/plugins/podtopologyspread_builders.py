@@ -3,12 +3,11 @@ and ``st.MakeNode()`` wrappers), plus a small object lister. No tests here."""
 
 from __future__ import annotations
 
-import datetime
 from typing import Any, Iterable, Mapping
 
-from kschedfw.api import (Affinity, GenericObject, LabelSelector, LabelSelectorRequirement, Node,
-                          NodeAffinity, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-                          Pod, Taint, Toleration, TopologySpreadConstraint, parse_object)
+from kschedfw.api import (GenericObject, LabelSelector, LabelSelectorRequirement, Node,
+                          Pod, Taint, TopologySpreadConstraint, parse_object)
+from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
@@ -66,23 +65,26 @@ def make_pod(name: str = "p", *, ns: str = "default", uid: str | None = None,
     if affinity_in is not None or affinity_not_in is not None:
         key, values = affinity_in if affinity_in is not None else affinity_not_in  # type: ignore[misc]
         op = "In" if affinity_in is not None else "NotIn"
-        term = NodeSelectorTerm((NodeSelectorRequirement(key, op, tuple(values)),))
-        affinity = Affinity(node_affinity=NodeAffinity(required=NodeSelector((term,))))
-    owners: tuple[dict, ...] = ()
-    if owner is not None:
-        owners = ({"apiVersion": owner[0], "kind": owner[1], "name": owner[2], "controller": True},)
-    return Pod(
-        name=name, namespace=ns, uid=uid if uid is not None else f"{ns}/{name}",
-        labels=dict(labels or {}), node_name=node, nominated_node_name=nominated,
-        topology_spread_constraints=tuple(constraints), node_selector=dict(node_selector or {}),
-        affinity=affinity, tolerations=tuple(Toleration(key=k, operator="Exists") for k in tolerate),
-        deletion_timestamp=datetime.datetime(2024, 1, 1) if terminating else None,
-        owner_references=owners,
-    )
+        affinity = kit.node_affinity([{"key": key, "operator": op, "values": list(values)}])
+    return kit.make_pod(
+        name, namespace=ns, uid=uid if uid is not None else f"{ns}/{name}", labels=labels, node_name=node,
+        nominated_node_name=nominated, containers=[], node_selector=node_selector, affinity=affinity,
+        topology_spread_constraints=[_constraint_manifest(c) for c in constraints],
+        tolerations=[kit.toleration(k) for k in tolerate],
+        terminating="2024-01-01T00:00:00Z" if terminating else False,
+        owner=None if owner is None else kit.owner_reference(owner[1], owner[2], api_version=owner[0]))
+
+
+def _constraint_manifest(c: TopologySpreadConstraint) -> dict:
+    return kit.spread_constraint(
+        c.max_skew, c.topology_key, c.when_unsatisfiable,
+        None if c.label_selector is None else c.label_selector.to_dict(), min_domains=c.min_domains,
+        node_affinity_policy=c.node_affinity_policy, node_taints_policy=c.node_taints_policy,
+        match_label_keys=c.match_label_keys)
 
 
 def make_node(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Taint] = ()) -> Node:
-    return Node(name=name, labels=dict(labels or {}), taints=tuple(taints))
+    return kit.make_node(name, labels=labels, taints=[t.to_dict() for t in taints], hostname_label=False)
 
 
 class FakeLister:
