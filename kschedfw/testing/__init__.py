@@ -33,7 +33,7 @@ __all__ = [
 try:
     import pytest
 except ImportError:  # the kit works without pytest; only the fixtures need it
-    pytest = None
+    pytest = None  # type: ignore[assignment]
 
 if pytest is not None:
     @pytest.fixture(name="make_pod")

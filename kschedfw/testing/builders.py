@@ -100,7 +100,7 @@ def label_selector(match_labels: Mapping[str, str] | None = None, *,
     out: Manifest = {}
     if match_labels:
         out["matchLabels"] = dict(match_labels)
-    exprs = [{"key": k, "operator": "Exists"} for k in exists]
+    exprs: list[Manifest] = [{"key": k, "operator": "Exists"} for k in exists]
     exprs += [{"key": k, "operator": "DoesNotExist"} for k in not_exists]
     exprs += [{"key": k, "operator": "In", "values": list(v)} for k, v in (in_ or {}).items()]
     exprs += [{"key": k, "operator": "NotIn", "values": list(v)} for k, v in (not_in or {}).items()]

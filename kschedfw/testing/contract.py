@@ -39,6 +39,7 @@ def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> li
         check_plugin_class(cls, f"{cls.__module__}[{name}]")
     except PluginLoadError as exc:
         return [exc.message]
+    name = str(name)
     if not _NAME.match(name):
         problems.append(f"name {name!r} should be CamelCase, as upstream plugin names are")
     problems += _entry_point_problems(cls, name)
@@ -89,7 +90,7 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
     given = dict(args or {})
     if schema is None:
         return given, []
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]
 
     from kschedfw.config.pluginargs import default_args
     problems: list[str] = []
@@ -119,7 +120,7 @@ def _harness(cls: type, args: dict) -> PluginHarness:
              make_node("large", cpu="16", memory="64Gi", zone="b"),
              make_node("tainted", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], zone="b")]
     pods = [make_pod("running", cpu="1", memory="1Gi", node_name="small", labels={"app": "x"})]
-    return PluginHarness(cls, nodes=nodes, pods=pods, args={cls.name: args})
+    return PluginHarness(cls, nodes=nodes, pods=pods, args={getattr(cls, "name"): args})
 
 
 def _score_problems(harness: PluginHarness, name: str) -> list[str]:

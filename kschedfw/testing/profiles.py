@@ -77,15 +77,20 @@ def profile_for(classes: Iterable[type], *, args: Mapping[str, Mapping] | None =
         hooks = extension_points_of(cls)
         for point in CONFIGURABLE_POINTS:
             if point in hooks:
-                plugins[point].append(PluginEntry(cls.name, (weights or {}).get(cls.name, 1)))
-    unknown = sorted(set(args or {}) - {cls.name for cls in classes})
+                plugins[point].append(PluginEntry(_name(cls), (weights or {}).get(_name(cls), 1)))
+    unknown = sorted(set(args or {}) - {_name(cls) for cls in classes})
     if unknown:
         raise FrameworkError(f"args given for plugin(s) not in the profile: {', '.join(unknown)}")
     return ResolvedProfile(scheduler_name=scheduler_name,
                            percentage_of_nodes_to_score=percentage_of_nodes_to_score,
                            plugins={k: tuple(v) for k, v in plugins.items()},
-                           plugin_args={cls.name: plugin_args(registry, cls.name, (args or {}).get(cls.name))
+                           plugin_args={_name(cls): plugin_args(registry, _name(cls), (args or {}).get(_name(cls)))
                                         for cls in classes})
+
+
+def _name(cls: type) -> str:
+    """The plugin name a class registers under (its ``name`` attribute)."""
+    return str(getattr(cls, "name"))
 
 
 def framework_for(classes: Iterable[type], *, handle: Handle | None = None, **kwargs: Any) -> Framework:
