@@ -8,6 +8,7 @@ through the same path as a configuration file's ``pluginConfig`` (schema check, 
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedfw.config import jsonsubset
@@ -41,12 +42,14 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
     """The args plugin ``name`` is built with when a config gives it ``given``: checked against its
     ``args_schema``, defaulted (upstream defaulting for in-tree args), then ``validate_args``.
 
-    As in the CLI, a plugin without an args schema gets ``{}`` (given args are ignored with a
-    warning there), and a plugin the config gives no args (``given`` None) gets its defaults
+    As in the CLI, a plugin without an args schema gets ``{}`` (given args are ignored, with the
+    CLI's warning), and a plugin the config gives no args (``given`` None) gets its defaults
     unchecked. Raises PluginArgsError listing every bad field.
     """
     schema = registry.args_schema(name)
     if schema is None:
+        if given:
+            warnings.warn(f'plugin "{name}" takes no args; they are ignored', stacklevel=3)
         return {}
     if given is None:
         return default_args(name, schema, {})
