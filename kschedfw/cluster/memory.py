@@ -19,9 +19,11 @@ from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
+from kschedfw.framework.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
+                                          WatchCallback, WatchEvent)
 
-ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
-EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
+__all__ = ["MemoryCluster", "EventRecord", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
+           "DELETED", "kind_of", "key_of"]
 
 
 def kind_of(obj: Any) -> str:
@@ -30,14 +32,6 @@ def kind_of(obj: Any) -> str:
 
 def key_of(obj: Any) -> tuple[str, str]:
     return (getattr(obj, "namespace", "") or "", obj.name)
-
-
-@attrs.frozen
-class WatchEvent:
-    type: str  # ADDED | MODIFIED | DELETED
-    kind: str
-    old: Any
-    new: Any
 
 
 @attrs.frozen
@@ -52,22 +46,18 @@ class EventRecord:
     message: str
 
 
-class NotFound(LookupError):
-    """The object does not exist (HTTP 404)."""
-
-
-class Conflict(ValueError):
-    """The change conflicts with the object's current state (HTTP 409)."""
-
-
 class MemoryCluster:
-    """Objects by kind and (namespace, name); watchers get every change synchronously."""
+    """Objects by kind and (namespace, name); watchers get every change synchronously.
+
+    One implementation of :class:`kschedfw.framework.interface.Backend`; its time is its
+    :class:`~kschedfw.clock.SimulatedClock` (``clock.now_datetime()`` stamps objects).
+    """
 
     def __init__(self, clock: SimulatedClock | None = None, feature_gates: dict[str, bool] | None = None) -> None:
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
-        self._watchers: list[Callable[[WatchEvent], None]] = []
+        self._watchers: list[WatchCallback] = []
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
         self._resource_version = itertools.count(1)
@@ -75,8 +65,22 @@ class MemoryCluster:
         self.rejected: list[tuple[str, str]] = []  # (object, reason) refused at admission
 
     # ------------------------------------------------------------------ watch and timers
-    def watch(self, callback: Callable[[WatchEvent], None]) -> None:
+    def watch(self, callback: WatchCallback) -> None:
         self._watchers.append(callback)
+
+    def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
+        """Changes of ``kind`` only, delivered in the same order as to ``watch`` callbacks."""
+        def on_event(event: WatchEvent) -> None:
+            if event.kind == kind:
+                callback(event)
+
+        self._watchers.append(on_event)
+
+        def unsubscribe() -> None:
+            if on_event in self._watchers:
+                self._watchers.remove(on_event)
+
+        return unsubscribe
 
     def _emit(self, event: WatchEvent) -> None:
         for callback in list(self._watchers):
@@ -96,9 +100,6 @@ class MemoryCluster:
             callback()
             ran = True
         return ran
-
-    def now_datetime(self) -> _dt.datetime:
-        return EPOCH + _dt.timedelta(seconds=self.clock.now())
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
@@ -128,7 +129,7 @@ class MemoryCluster:
             validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
             if obj.creation_timestamp is None:
-                obj = attrs.evolve(obj, creation_timestamp=self.now_datetime())
+                obj = attrs.evolve(obj, creation_timestamp=self.clock.now_datetime())
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
@@ -184,7 +185,7 @@ class MemoryCluster:
             raise NotFound(f'nodes "{node_name}" not found')
         bound = current.with_node(node_name)
         if bound.start_time is None:
-            bound = bound._evolve_keep_caches(start_time=self.now_datetime())
+            bound = bound._evolve_keep_caches(start_time=self.clock.now_datetime())
         bound = _set_condition(bound, "PodScheduled", "True", "", "")
         self.update(bound)
 
@@ -223,10 +224,10 @@ class MemoryCluster:
         if current.deletion_timestamp is None:
             raw = dict(current.raw)
             meta = dict(raw.get("metadata") or {})
-            meta["deletionTimestamp"] = _rfc3339(self.now_datetime())
+            meta["deletionTimestamp"] = _rfc3339(self.clock.now_datetime())
             meta["deletionGracePeriodSeconds"] = grace
             raw["metadata"] = meta
-            terminating = current._evolve_keep_caches(deletion_timestamp=self.now_datetime(),
+            terminating = current._evolve_keep_caches(deletion_timestamp=self.clock.now_datetime(),
                                                       deletion_grace_period_seconds=grace, raw=raw)
             self.update(terminating)
             uid = current.uid

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw import hookimpl
 from kschedfw.api import Pod
 from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.features import enabled
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
 from kschedfw.framework.status import Code, Status
@@ -72,8 +73,8 @@ class DefaultPreemption:
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
         self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None) or {})
-        self.enable_async_preemption = bool(gates.get(ASYNC_PREEMPTION_GATE, True))
+        gates = features if features is not None else (handle.feature_gates if handle is not None else None)
+        self.enable_async_preemption = enabled(gates, ASYNC_PREEMPTION_GATE)
         self.executor = Executor(handle, async_preemption=self.enable_async_preemption)
         self.evaluator = Evaluator(NAME, handle, self, self.executor)
         profile = getattr(handle, "profile_name", "") or ""

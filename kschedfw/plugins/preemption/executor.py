@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from kschedfw.cluster.memory import NotFound
+from kschedfw.framework.interface import NotFound
 from kschedfw.framework.status import Status
 from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
                                                Victims)
@@ -129,8 +129,8 @@ class Executor:
                 log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
         else:
             message += " (in kube-scheduler memory)."
-        if client is not None and hasattr(client, "record_event"):
-            client.record_event(victim, "Normal", "Preempted", message)
+        if handle is not None:
+            handle.event_recorder.record_event(victim, "Normal", "Preempted", message)
         return None
 
     # ------------------------------------------------------------------ a whole candidate

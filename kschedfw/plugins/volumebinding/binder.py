@@ -18,6 +18,7 @@ from typing import Any, Callable
 import attrs
 
 from kschedfw.api.selectors import parse_label_selector
+from kschedfw.framework.interface import PersistentVolumeClaimBinder
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.assume_cache import PVAssumeCache, PVCAssumeCache
 from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLLER,
@@ -444,10 +445,10 @@ class VolumeBinder:
             raise BinderError(f'failed to get cached bindings for pod "{name}"')
         if provisions is None:
             raise BinderError(f'failed to get cached claims to provision for pod "{name}"')
-        client = getattr(self.handle, "client", None)
-        bind = getattr(client, "bind_pvc", None) if client is not None else None
-        if bind is None:
+        client = self.handle.client if self.handle is not None else None
+        if not isinstance(client, PersistentVolumeClaimBinder):
             return
+        bind = client.bind_pvc
         done_bindings = done_provisions = 0
         try:
             for binding in bindings:

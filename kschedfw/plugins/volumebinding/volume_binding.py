@@ -22,6 +22,7 @@ from typing import Any, Mapping
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
 from kschedfw.config.pluginargs import FEATURE_GATES, IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
+from kschedfw.features import enabled
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
@@ -107,9 +108,9 @@ class VolumeBinding:
                  features: Mapping[str, bool] | None = None) -> None:
         args = args or {}
         self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None)
-                                                       or FEATURE_GATES)
-        self.enable_storage_capacity_scoring = bool(gates.get("StorageCapacityScoring", False))
+        gates = features if features is not None else (handle.feature_gates if handle is not None
+                                                       else FEATURE_GATES)
+        self.enable_storage_capacity_scoring = enabled(gates, "StorageCapacityScoring")
         self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
         self.binder = VolumeBinder(handle, self.bind_timeout_seconds)
         self.scorer = None

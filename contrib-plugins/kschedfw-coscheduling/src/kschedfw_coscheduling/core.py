@@ -129,12 +129,10 @@ class PodGroupManager:
         self._backed_off: dict[str, float] = {}     # group -> end of its backoff
         self._last_failed: dict[str, float] = {}    # group -> last failed scheduling attempt
         self._first_seen: dict[tuple[str, str], float] = {}
-        self._epoch: _dt.datetime | None = None
 
     # ------------------------------------------------------------------ clock and lister
     def now(self) -> float:
-        clock = getattr(self.handle, "clock", None)
-        return clock.now() if clock is not None else time.monotonic()
+        return self.handle.clock.now() if self.handle is not None else time.monotonic()
 
     def _lister(self) -> Any:
         return getattr(self.handle, "lister", None)
@@ -326,14 +324,11 @@ class PodGroupManager:
         return seen
 
     def _clock_seconds(self, when: _dt.datetime) -> float | None:
-        """A wall-clock time on the scheduler's clock (the embedded cluster maps one to the other)."""
-        if self._epoch is None:
-            client = getattr(self.handle, "client", None)
-            now_datetime = getattr(client, "now_datetime", None)
-            if now_datetime is None:
-                return None
-            self._epoch = now_datetime() - _dt.timedelta(seconds=self.now())
-        return (when - self._epoch).total_seconds()
+        """A wall-clock time on the scheduler's clock (the Handle's clock maps one to the other)."""
+        if self.handle is None:
+            return None
+        clock = self.handle.clock
+        return clock.now() + (when - clock.now_datetime()).total_seconds()
 
 
 def check_cluster_resource(nodes: Iterable["NodeInfo"], request: Mapping[str, int],

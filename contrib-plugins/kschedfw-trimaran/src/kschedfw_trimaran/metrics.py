@@ -28,6 +28,7 @@ import yaml
 
 if TYPE_CHECKING:
     from kschedfw.api import Node
+    from kschedfw.framework.interface import Handle
 
 __all__ = [
     "CPU", "MEMORY", "AVERAGE", "STD", "LATEST", "Metric", "Window", "WatcherMetrics", "MetricsSource",
@@ -84,17 +85,11 @@ class MetricsFileError(ValueError):
     """A metrics file that cannot be read."""
 
 
-def now_unix(handle: Any) -> float:
-    """The scheduler's "now" in Unix seconds: the simulated clock when there is one."""
-    client = getattr(handle, "client", None)
-    now_datetime = getattr(client, "now_datetime", None)
-    if callable(now_datetime):
-        return now_datetime().timestamp()
-    clock = getattr(handle, "clock", None)
-    if clock is not None:
-        from kschedfw.cluster.memory import EPOCH
-        return EPOCH.timestamp() + clock.now()
-    return time.time()
+def now_unix(handle: "Handle | None") -> float:
+    """The scheduler's "now" in Unix seconds: the Handle's clock, the wall clock without one."""
+    if handle is None:
+        return time.time()
+    return handle.clock.now_datetime().timestamp()
 
 
 # --------------------------------------------------------------------------- annotations

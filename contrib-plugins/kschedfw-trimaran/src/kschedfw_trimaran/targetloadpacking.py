@@ -194,9 +194,8 @@ class TargetLoadPacking:
         self.requests_multiplier: float = parse_go_float(args["defaultRequestsMultiplier"])
         self.metrics_source: MetricsSource = make_metrics_source(args, handle)
         self.event_handler = PodAssignEventHandler(lambda: now_unix(self.handle))
-        client = getattr(handle, "client", None)
-        if client is not None and callable(getattr(client, "watch", None)) and callable(getattr(client, "list", None)):
-            self.event_handler.add_to_cluster(client)
+        if handle is not None:
+            self.event_handler.follow(handle)
 
     # ------------------------------------------------------------------ prediction
     def predict_utilisation(self, container: "Container") -> int:
