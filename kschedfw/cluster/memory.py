@@ -8,10 +8,11 @@ simulated clock.
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import heapq
 import itertools
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import attrs
 
@@ -111,7 +112,7 @@ class MemoryCluster:
             return list(objects.values())
         return [o for (ns, _), o in objects.items() if ns == namespace]
 
-    def kinds(self) -> list[str]:
+    def kinds(self) -> builtins.list[str]:
         return list(self._objects)
 
     # ------------------------------------------------------------------ writes
@@ -249,7 +250,7 @@ class MemoryCluster:
         for obj in sorted(objects, key=lambda o: order.get(kind_of(o), 5)):
             self.try_create(obj)
 
-    def all_objects(self) -> list[Any]:
+    def all_objects(self) -> builtins.list[Any]:
         return [o for store in self._objects.values() for o in store.values()]
 
 
@@ -290,3 +291,11 @@ def _check_pod_update(old: Pod, new: Pod) -> None:
             raise AdmissionError(
                 f'Pod "{new.name}" is invalid: spec.schedulingGates[{i}].name: Forbidden: only deletion '
                 f"is allowed, but found new scheduling gate '{gate}'")
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Backend
+
+    def _implements_the_contract(cluster: MemoryCluster) -> Backend:
+        """Never called: mypy proves here that MemoryCluster is a Backend."""
+        return cluster

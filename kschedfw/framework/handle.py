@@ -167,3 +167,11 @@ class Handle:
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
                                             node_info: NodeInfo) -> Status | None:
         return self._runner().run_pre_filter_extension_remove_pod(state, pod, pod_to_remove, node_info)
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework import interface
+
+    def _implements_the_contract(handle: Handle, snapshot: Snapshot) -> tuple[interface.Handle, interface.SharedLister]:
+        """Never called: mypy proves here that Handle and Snapshot satisfy the protocols."""
+        return handle, snapshot
