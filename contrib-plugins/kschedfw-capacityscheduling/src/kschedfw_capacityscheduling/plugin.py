@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
+from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.status import Code
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          more_important_pod, now_datetime, sort_by_importance)
@@ -95,21 +96,20 @@ class CapacityScheduling:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: "Handle | None" = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         if args:
             raise ValueError(f"{NAME} takes no args, got {sorted(args)}")
-        self.handle = handle
+        self.handle: Handle = handle if handle is not None else StandaloneHandle()
         self.elastic_quota_infos = ElasticQuotaInfos()
-        self.executor = Executor(handle, async_preemption=False)
+        self.executor = Executor(self.handle, async_preemption=False)
         # Informers: start from what the cluster holds, then follow its changes.
-        if handle is not None:
-            for eq in handle.lister.list(ELASTIC_QUOTA_KIND):
-                self.add_elastic_quota(eq)
-            for pod in handle.lister.list("Pod"):
-                if pod.node_name:
-                    self.add_pod(pod)
-            handle.subscribe(ELASTIC_QUOTA_KIND, self._on_elastic_quota_event)
-            handle.subscribe("Pod", self._on_pod_event)
+        for eq in self.handle.lister.list(ELASTIC_QUOTA_KIND):
+            self.add_elastic_quota(eq)
+        for pod in self.handle.lister.list("Pod"):
+            if pod.node_name:
+                self.add_pod(pod)
+        self.handle.subscribe(ELASTIC_QUOTA_KIND, self._on_elastic_quota_event)
+        self.handle.subscribe("Pod", self._on_pod_event)
 
     # ================================================================== informer side
     def _on_elastic_quota_event(self, event: "WatchEvent") -> None:
@@ -169,8 +169,7 @@ class CapacityScheduling:
     def add_pod(self, pod: "Pod") -> None:
         info = self.elastic_quota_infos.get(pod.namespace)
         if info is None:
-            lister = getattr(self.handle, "lister", None)
-            quotas = list(lister.list(ELASTIC_QUOTA_KIND, pod.namespace) or ()) if lister is not None else []
+            quotas = self.handle.lister.list(ELASTIC_QUOTA_KIND, pod.namespace)
             if not quotas:
                 return
             info = self._info_for(quotas[0])
@@ -220,8 +219,7 @@ class CapacityScheduling:
     def _has_quota(self, namespace: str) -> bool:
         if namespace in self.elastic_quota_infos:
             return True
-        lister = getattr(self.handle, "lister", None)
-        return bool(lister is not None and lister.list(ELASTIC_QUOTA_KIND, namespace))
+        return bool(self.handle.lister.list(ELASTIC_QUOTA_KIND, namespace))
 
     def is_schedulable_after_pod_deleted(self, pod: "Pod", old: Any, new: Any) -> QueueingHint:
         """A deleted pod frees quota only if its namespace has one (it counted while assigned, and
@@ -359,7 +357,7 @@ class Preemptor:
     """The preemption policy of CapacityScheduling, for kschedfw's preemption Evaluator
     (upstream ``preemptor``): every node is a candidate (offset 0), default node choice."""
 
-    def __init__(self, handle: Any, state: "CycleState") -> None:
+    def __init__(self, handle: Handle, state: "CycleState") -> None:
         self.handle = handle
         self.state = state
 

@@ -31,6 +31,7 @@ from kschedfw_nodemetadata.gotime import (MAX_INT64, MIN_INT64, RFC3339, GoTimeE
 if TYPE_CHECKING:
     from kschedfw import CycleState, NodeInfo, NodeScore
     from kschedfw.api import Node, Pod
+    from kschedfw import Handle
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ class NodeMetadata:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = dict(args or {})
         errors = validate_args(args)
         if errors:

@@ -19,6 +19,7 @@ from kschedfw.errors import INVALID, FieldError
 if TYPE_CHECKING:
     from kschedfw import CycleState, NodeInfo, NodeScore
     from kschedfw.api import Pod
+    from kschedfw import Handle
 
 NAME = "NodeResourcesAllocatable"
 LEAST = "Least"
@@ -118,7 +119,7 @@ class NodeResourcesAllocatable:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = dict(args or {})
         errors = validate_args(args)
         if errors:

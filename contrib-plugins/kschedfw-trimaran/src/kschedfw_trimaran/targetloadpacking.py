@@ -37,6 +37,7 @@ from kschedfw_trimaran.metrics import (AVERAGE, CPU, DEFAULT_ANNOTATION, LATEST,
 if TYPE_CHECKING:
     from kschedfw import CycleState, NodeInfo, NodeScore
     from kschedfw.api import Container, Pod
+    from kschedfw import Handle
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,7 @@ class TargetLoadPacking:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = default_args(args or {})
         errors = validate_args(args)
         if errors:
@@ -254,7 +255,7 @@ class TargetLoadPacking:
         return None
 
 
-def make_metrics_source(args: Mapping[str, Any], handle: Any) -> MetricsSource:
+def make_metrics_source(args: Mapping[str, Any], handle: Handle | None) -> MetricsSource:
     """The file source when ``metricsFile`` is set, else the annotation source."""
     path = args.get("metricsFile") or ""
     if path:
