@@ -12,7 +12,7 @@ import builtins
 import datetime as _dt
 import heapq
 import itertools
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -54,7 +54,8 @@ class MemoryCluster:
     :class:`~kschedfw.clock.SimulatedClock` (``clock.now_datetime()`` stamps objects).
     """
 
-    def __init__(self, clock: SimulatedClock | None = None, feature_gates: dict[str, bool] | None = None) -> None:
+    def __init__(self, clock: SimulatedClock | None = None,
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
@@ -211,7 +212,8 @@ class MemoryCluster:
         current = self.get("Pod", pod.name, pod.namespace)
         if current is None or current.uid != pod.uid:
             return None
-        return self.update(_set_condition(current, type_, status, reason, message))
+        updated: Pod = self.update(_set_condition(current, type_, status, reason, message))
+        return updated
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """Graceful delete: mark terminating now, remove after the grace period (simulated)."""
