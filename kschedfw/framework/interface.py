@@ -21,8 +21,7 @@ rather than guess.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import (TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Protocol,
-                    runtime_checkable)
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -299,11 +298,11 @@ class Plugin(Protocol):
 
 
 class PluginFactory(Protocol):
-    """A plugin class: built once per profile with its defaulted, validated args and a Handle.
-    ``args_schema`` (JSON Schema with defaults) is an optional class attribute; without it the
-    plugin takes no args."""
+    """A plugin class: built once per profile with its args and a Handle (upstream
+    PluginFactory). ``args`` is a fresh dict, defaulted from the optional ``args_schema`` class
+    attribute (JSON Schema with defaults) and validated, that the plugin may keep."""
 
     @property
     def name(self) -> str: ...
 
-    def __call__(self, args: Mapping[str, Any], handle: Handle) -> Plugin: ...
+    def __call__(self, args: dict[str, Any], handle: Handle) -> Plugin: ...

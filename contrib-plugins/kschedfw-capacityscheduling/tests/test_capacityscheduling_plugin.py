@@ -392,9 +392,9 @@ def test_follows_quotas_and_assigned_pods_through_handle_subscribe():
     cluster = MemoryCluster()
     cluster.create(make_node("node-a", {"cpu": "10", "memory": "1000"}))
     plugin = CapacityScheduling({}, Handle(backend=cluster))
-    eq = cluster.create(make_eq("ns1", "q", resource_list(100, 1000), None))
+    cluster.create(make_eq("ns1", "q", resource_list(100, 1000), None))
     assert plugin.elastic_quota_infos["ns1"].max == res(100, 1000)
-    eq = cluster.update(make_eq("ns1", "q", resource_list(300, 1000), None))
+    cluster.update(make_eq("ns1", "q", resource_list(300, 1000), None))
     assert plugin.elastic_quota_infos["ns1"].max == res(300, 1000)
     pending = cluster.create(make_pod("p", "ns1", 50, 10, 0, 0, "p"))
     assert plugin.elastic_quota_infos["ns1"].pods == set()  # not assigned: filtered out
