@@ -27,9 +27,9 @@ from kschedfw import hookimpl
 from kschedfw.api import Pod
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.features import enabled
-from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
+from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.status import Code, Status
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
@@ -38,8 +38,8 @@ from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
     from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
     from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
 
 NAME = "DefaultPreemption"
 ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"

@@ -27,10 +27,10 @@ from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims
 
 if TYPE_CHECKING:
     import datetime as _dt
-    from kschedfw.framework.interface import Handle
 
     from kschedfw.api import Pod
     from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo
 
 log = logging.getLogger(__name__)

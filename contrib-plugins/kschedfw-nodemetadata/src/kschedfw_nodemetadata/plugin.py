@@ -29,9 +29,8 @@ from kschedfw_nodemetadata.gotime import (MAX_INT64, MIN_INT64, RFC3339, GoTimeE
                                           parse_go_float, parse_go_time, wrap_int64)
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Node, Pod
-    from kschedfw import Handle
 
 log = logging.getLogger(__name__)
 

@@ -17,9 +17,8 @@ from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, hookimpl
 from kschedfw.errors import INVALID, FieldError
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Pod
-    from kschedfw import Handle
 
 NAME = "NodeResourcesAllocatable"
 LEAST = "Least"

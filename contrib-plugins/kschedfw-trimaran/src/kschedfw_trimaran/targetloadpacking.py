@@ -35,9 +35,8 @@ from kschedfw_trimaran.metrics import (AVERAGE, CPU, DEFAULT_ANNOTATION, LATEST,
                                        FileMetricsSource, MetricsSource, now_unix)
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Container, Pod
-    from kschedfw import Handle
 
 log = logging.getLogger(__name__)
 
