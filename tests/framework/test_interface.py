@@ -26,8 +26,8 @@ def members(protocol: type) -> set[str]:
     """The names a protocol requires (its own and inherited), without object's."""
     names: set[str] = set()
     for klass in protocol.__mro__:
-        if klass in (object, getattr(interface, "Protocol", None)) or klass.__module__ == "typing":
-            continue
+        if klass.__module__ != interface.__name__:
+            continue  # object, typing.Protocol, typing.Generic
         names |= {n for n in vars(klass) if not n.startswith("_") or n == "__len__"}
         names |= set(getattr(klass, "__annotations__", {}))
     return names - {"__annotations__"}
