@@ -12,10 +12,12 @@ for the kinds kschedfw knows, and :class:`kschedfw.api.GenericObject` (``api_ver
 
 **Naming a kind.** Listers, subscriptions and watch events name a resource by its plain
 ``Kind``, exactly as the object's ``kind`` field spells it: ``"Pod"``, ``"PodGroup"``,
-``"ElasticQuota"``, never a plural resource name and never ``Kind.group``. The API group is
-not part of the name: a scheduler serves one group per Kind, and the object's ``api_version``
-says which. A backend that finds the same Kind served by two groups must refuse to start
-rather than guess.
+``"ElasticQuota"``; never a plural resource name, never ``Kind.group``. The group and version
+are not part of the name (the object's ``api_version`` carries them): one scheduler reads one
+group per Kind. A backend maps each Kind to its group (the embedded cluster stores objects as
+loaded; an API-server backend resolves Kinds by discovery) and fails at start, naming the
+groups, when a Kind it is asked for is served by more than one group and its configuration does
+not say which.
 """
 
 from __future__ import annotations
