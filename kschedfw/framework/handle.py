@@ -101,15 +101,19 @@ class Handle:
                  feature_gates: Mapping[str, bool] | None = None) -> None:
         self.profile_name = profile_name
         self.snapshot = snapshot if snapshot is not None else Snapshot()
-        self.lister: ObjectLister = lister or backend or EmptyLister()
-        self.client: Client | None = client or backend
-        self.event_recorder: EventRecorder = event_recorder or backend or EventLog()
-        self.clock: Clock = clock or (backend.clock if backend is not None else WallClock())
+        # "is not None", not "or": an empty lister is falsy and still the one to use
+        self.lister: ObjectLister = lister if lister is not None else backend if backend is not None \
+            else EmptyLister()
+        self.client: Client | None = client if client is not None else backend
+        self.event_recorder: EventRecorder = event_recorder if event_recorder is not None \
+            else backend if backend is not None else EventLog()
+        self.clock: Clock = clock if clock is not None else backend.clock if backend is not None \
+            else WallClock()
         self.feature_gates: FeatureGates = _feature_gates(feature_gates)
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
-        self._subscriber: Subscriber | None = subscriber or backend
+        self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._activate = activate
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:

@@ -185,3 +185,17 @@ def test_wall_clock_reads_real_time():
     before = dt.datetime.now(dt.timezone.utc)
     assert before <= clock.now_datetime() <= dt.datetime.now(dt.timezone.utc)
     assert clock.now() <= clock.now()
+
+
+def test_a_given_facet_is_kept_even_when_it_is_falsy():
+    """An empty lister (one with ``__len__`` 0) is still the lister to use, not replaced by a default."""
+    class EmptyButReal(list):
+        def get(self, kind, name, namespace=""):
+            return None
+
+        def list(self, kind, namespace=None):
+            return []
+
+    lister = EmptyButReal()
+    assert Handle(lister=lister, backend=MemoryCluster()).lister is lister
+    assert Handle(lister=lister).lister is lister
