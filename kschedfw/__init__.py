@@ -1,7 +1,9 @@
 """kschedfw: the Kubernetes scheduler framework for Python plugins.
 
 Write a plugin as a class with a ``name`` and ``@kschedfw.hookimpl`` methods named after the
-extension points in :mod:`kschedfw.hookspecs`, then register it in your package::
+extension points in :mod:`kschedfw.hookspecs`; it is built with its args and a :class:`Handle`
+(everything it may use of the scheduler and the cluster, see :mod:`kschedfw.framework.interface`).
+Register it in your package::
 
     [project.entry-points."kschedfw.plugins"]
     MyPlugin = "my_package.plugin:MyPlugin"
@@ -37,6 +39,21 @@ _EXPORTS = {
     "PostFilterResult": "kschedfw.framework.types",
     "PreFilterResult": "kschedfw.framework.types",
     "QueuedPodInfo": "kschedfw.framework.types",
+    "Handle": "kschedfw.framework.interface",
+    "Backend": "kschedfw.framework.interface",
+    "ObjectLister": "kschedfw.framework.interface",
+    "Subscriber": "kschedfw.framework.interface",
+    "Client": "kschedfw.framework.interface",
+    "EventRecorder": "kschedfw.framework.interface",
+    "Clock": "kschedfw.framework.interface",
+    "WatchEvent": "kschedfw.framework.interface",
+    "NotFound": "kschedfw.framework.interface",
+    "Conflict": "kschedfw.framework.interface",
+    "Plugin": "kschedfw.framework.interface",
+    "PluginFactory": "kschedfw.framework.interface",
+    "SharedLister": "kschedfw.framework.interface",
+    "WaitingPodHandle": "kschedfw.framework.interface",
+    "FeatureGates": "kschedfw.features",
 }
 
 __all__ = [
@@ -44,12 +61,20 @@ __all__ = [
     "CycleState", "EventResource", "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo",
     "NominatingMode", "PostFilterResult", "PreFilterResult", "QueuedPodInfo", "QueueingHint", "Status",
     "hookimpl",
+    # the contract (kschedfw.framework.interface) and the gate values a Handle carries
+    "Backend", "Client", "Clock", "Conflict", "EventRecorder", "FeatureGates", "Handle", "NotFound",
+    "ObjectLister", "Plugin", "PluginFactory", "SharedLister", "Subscriber", "WaitingPodHandle",
+    "WatchEvent",
 ]
 
 if TYPE_CHECKING:
+    from kschedfw.features import FeatureGates
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                            EventResource, QueueingHint)
+    from kschedfw.framework.interface import (Backend, Client, Clock, Conflict, EventRecorder, Handle,
+                                              NotFound, ObjectLister, Plugin, PluginFactory, SharedLister,
+                                              Subscriber, WaitingPodHandle, WatchEvent)
     from kschedfw.framework.status import Code, Status
     from kschedfw.framework.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore,
                                           NodeToStatus, NominatingInfo, NominatingMode,

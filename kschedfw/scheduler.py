@@ -29,8 +29,8 @@ from kschedfw.scheduler_events import node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.cluster.memory import MemoryCluster, WatchEvent
     from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.interface import Backend, WatchEvent
     from kschedfw.framework.registry import Registry
 
 log = logging.getLogger(__name__)
@@ -85,7 +85,7 @@ class PodsToActivate:
 
 
 class Scheduler:
-    def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "MemoryCluster",
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
                  feature_gates: dict[str, bool] | None = None) -> None:
         self.config = config
@@ -103,8 +103,8 @@ class Scheduler:
         self.frameworks: dict[str, Framework] = {}
         self._handles: list[Handle] = []
         for profile in config.profiles:
-            handle = Handle(lister=cluster, client=cluster, waiting_pods=self.waiting_pods,
-                            clock=self.clock, profile_name=profile.scheduler_name,
+            handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
+                            profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
             self._handles.append(handle)
             self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)

@@ -17,7 +17,7 @@ from kschedfw.errors import ManifestError
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 
 
-def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
+def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Any], list[Step]]:
     """Initial objects and timed steps from files or folders, in order."""
     objects: list[Any] = []
     steps: list[Step] = []

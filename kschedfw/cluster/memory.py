@@ -8,10 +8,11 @@ simulated clock.
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import heapq
 import itertools
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -19,9 +20,11 @@ from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
+from kschedfw.framework.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
+                                          WatchCallback, WatchEvent)
 
-ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
-EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
+__all__ = ["MemoryCluster", "EventRecord", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
+           "DELETED", "kind_of", "key_of"]
 
 
 def kind_of(obj: Any) -> str:
@@ -30,14 +33,6 @@ def kind_of(obj: Any) -> str:
 
 def key_of(obj: Any) -> tuple[str, str]:
     return (getattr(obj, "namespace", "") or "", obj.name)
-
-
-@attrs.frozen
-class WatchEvent:
-    type: str  # ADDED | MODIFIED | DELETED
-    kind: str
-    old: Any
-    new: Any
 
 
 @attrs.frozen
@@ -52,22 +47,19 @@ class EventRecord:
     message: str
 
 
-class NotFound(LookupError):
-    """The object does not exist (HTTP 404)."""
-
-
-class Conflict(ValueError):
-    """The change conflicts with the object's current state (HTTP 409)."""
-
-
 class MemoryCluster:
-    """Objects by kind and (namespace, name); watchers get every change synchronously."""
+    """Objects by kind and (namespace, name); watchers get every change synchronously.
 
-    def __init__(self, clock: SimulatedClock | None = None, feature_gates: dict[str, bool] | None = None) -> None:
+    One implementation of :class:`kschedfw.framework.interface.Backend`; its time is its
+    :class:`~kschedfw.clock.SimulatedClock` (``clock.now_datetime()`` stamps objects).
+    """
+
+    def __init__(self, clock: SimulatedClock | None = None,
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
-        self._watchers: list[Callable[[WatchEvent], None]] = []
+        self._watchers: list[WatchCallback] = []
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
         self._resource_version = itertools.count(1)
@@ -75,8 +67,22 @@ class MemoryCluster:
         self.rejected: list[tuple[str, str]] = []  # (object, reason) refused at admission
 
     # ------------------------------------------------------------------ watch and timers
-    def watch(self, callback: Callable[[WatchEvent], None]) -> None:
+    def watch(self, callback: WatchCallback) -> None:
         self._watchers.append(callback)
+
+    def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
+        """Changes of ``kind`` only, delivered in the same order as to ``watch`` callbacks."""
+        def on_event(event: WatchEvent) -> None:
+            if event.kind == kind:
+                callback(event)
+
+        self._watchers.append(on_event)
+
+        def unsubscribe() -> None:
+            if on_event in self._watchers:
+                self._watchers.remove(on_event)
+
+        return unsubscribe
 
     def _emit(self, event: WatchEvent) -> None:
         for callback in list(self._watchers):
@@ -97,9 +103,6 @@ class MemoryCluster:
             ran = True
         return ran
 
-    def now_datetime(self) -> _dt.datetime:
-        return EPOCH + _dt.timedelta(seconds=self.clock.now())
-
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
         return self._objects.get(kind, {}).get((namespace or "", name))
@@ -110,7 +113,7 @@ class MemoryCluster:
             return list(objects.values())
         return [o for (ns, _), o in objects.items() if ns == namespace]
 
-    def kinds(self) -> list[str]:
+    def kinds(self) -> builtins.list[str]:
         return list(self._objects)
 
     # ------------------------------------------------------------------ writes
@@ -128,7 +131,7 @@ class MemoryCluster:
             validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
             if obj.creation_timestamp is None:
-                obj = attrs.evolve(obj, creation_timestamp=self.now_datetime())
+                obj = attrs.evolve(obj, creation_timestamp=self.clock.now_datetime())
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
@@ -184,7 +187,7 @@ class MemoryCluster:
             raise NotFound(f'nodes "{node_name}" not found')
         bound = current.with_node(node_name)
         if bound.start_time is None:
-            bound = bound._evolve_keep_caches(start_time=self.now_datetime())
+            bound = bound._evolve_keep_caches(start_time=self.clock.now_datetime())
         bound = _set_condition(bound, "PodScheduled", "True", "", "")
         self.update(bound)
 
@@ -209,7 +212,8 @@ class MemoryCluster:
         current = self.get("Pod", pod.name, pod.namespace)
         if current is None or current.uid != pod.uid:
             return None
-        return self.update(_set_condition(current, type_, status, reason, message))
+        updated: Pod = self.update(_set_condition(current, type_, status, reason, message))
+        return updated
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """Graceful delete: mark terminating now, remove after the grace period (simulated)."""
@@ -223,10 +227,10 @@ class MemoryCluster:
         if current.deletion_timestamp is None:
             raw = dict(current.raw)
             meta = dict(raw.get("metadata") or {})
-            meta["deletionTimestamp"] = _rfc3339(self.now_datetime())
+            meta["deletionTimestamp"] = _rfc3339(self.clock.now_datetime())
             meta["deletionGracePeriodSeconds"] = grace
             raw["metadata"] = meta
-            terminating = current._evolve_keep_caches(deletion_timestamp=self.now_datetime(),
+            terminating = current._evolve_keep_caches(deletion_timestamp=self.clock.now_datetime(),
                                                       deletion_grace_period_seconds=grace, raw=raw)
             self.update(terminating)
             uid = current.uid
@@ -248,7 +252,7 @@ class MemoryCluster:
         for obj in sorted(objects, key=lambda o: order.get(kind_of(o), 5)):
             self.try_create(obj)
 
-    def all_objects(self) -> list[Any]:
+    def all_objects(self) -> builtins.list[Any]:
         return [o for store in self._objects.values() for o in store.values()]
 
 
@@ -289,3 +293,11 @@ def _check_pod_update(old: Pod, new: Pod) -> None:
             raise AdmissionError(
                 f'Pod "{new.name}" is invalid: spec.schedulingGates[{i}].name: Forbidden: only deletion '
                 f"is allowed, but found new scheduling gate '{gate}'")
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Backend
+
+    def _implements_the_contract(cluster: MemoryCluster) -> Backend:
+        """Never called: mypy proves here that MemoryCluster is a Backend."""
+        return cluster

@@ -35,8 +35,8 @@ ACTIONS = ("create", "update", "delete", "removeSchedulingGate")
 class Step:
     at: float
     action: str  # create | update | delete | removeSchedulingGate | advance
-    objects: tuple = ()
-    target: dict = attrs.field(factory=dict)
+    objects: tuple[Any, ...] = ()
+    target: dict[str, Any] = attrs.field(factory=dict)
     line: int | None = None
 
 
@@ -65,7 +65,7 @@ def is_scenario(document: Any) -> bool:
     return isinstance(document, dict) and document.get("kind") == "Scenario"
 
 
-def parse_scenario(document: dict, *, source: str = "", lines: list[int | None] | None = None) -> list[Step]:
+def parse_scenario(document: dict[str, Any], *, source: str = "", lines: list[int | None] | None = None) -> list[Step]:
     """Steps in time order; ``lines`` gives each step's line in the file, for messages."""
     raw_steps = document.get("steps")
     if not isinstance(raw_steps, list):

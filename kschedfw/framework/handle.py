@@ -1,15 +1,24 @@
-"""Handle: what a plugin receives at construction to reach the scheduler and the cluster.
+"""Handle: the concrete :class:`kschedfw.framework.interface.Handle` a plugin receives.
 
-The scheduler fills the providers in; tests and tools build a Handle with only what they need
-(for example ``Handle(snapshot=Snapshot.from_objects(nodes, pods))``).
+The scheduler builds one per profile from its Backend (``Handle(backend=cluster, ...)``); tests
+and tools build one with only what they need (``Handle(snapshot=Snapshot.from_objects(nodes,
+pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
+backend there is nothing to write to. Without a backend or a clock, time is the wall clock, as
+upstream's ``time.Now()``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
+
+import attrs
 
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.features import DEFAULT_FEATURE_GATES
+from kschedfw.clock import WallClock
+from kschedfw.features import DEFAULT_FEATURE_GATES, FeatureGates
+from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Nominator,
+                                          ObjectLister, Subscriber, Unsubscribe, WaitingPodHandle,
+                                          WatchCallback)
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -17,16 +26,25 @@ if TYPE_CHECKING:
     from kschedfw.framework.status import Status
     from kschedfw.framework.types import NodeInfo, NominatingInfo
 
+__all__ = ["Handle", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
 
-class ObjectLister(Protocol):
-    """Read access to cluster objects by kind (``"Namespace"``, ``"PriorityClass"``, ``"PodGroup"``...)."""
 
-    def get(self, kind: str, name: str, namespace: str = "") -> Any: ...
+class PluginRunner(Protocol):
+    """The profile's runtime, as the Handle forwards to it (set by ``Framework``)."""
 
-    def list(self, kind: str, namespace: str | None = None) -> list[Any]: ...
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None: ...
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod,
+                                         node_info: NodeInfo) -> Status | None: ...
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
+                                            node_info: NodeInfo) -> Status | None: ...
 
 
 class EmptyLister:
+    """A lister of a cluster with no objects (a test Handle's default)."""
+
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
         return None
 
@@ -34,40 +52,85 @@ class EmptyLister:
         return []
 
 
+@attrs.frozen
+class RecordedEvent:
+    obj: Any
+    type: str
+    reason: str
+    message: str
+
+
+class EventLog:
+    """An event recorder that keeps what it is given (a test Handle's default), so a test can
+    assert on the Events a plugin emits."""
+
+    def __init__(self) -> None:
+        self.events: list[RecordedEvent] = []
+
+    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+        self.events.append(RecordedEvent(obj, type_, reason, message))
+
+
+def _no_unsubscribe() -> None:
+    return None
+
+
+def _feature_gates(gates: Mapping[str, bool] | None) -> FeatureGates:
+    """A FeatureGates from what the caller has. Names kschedfw does not know (a perf workload's
+    upstream-only gates) change nothing here; the command line rejects them before this point."""
+    if isinstance(gates, FeatureGates):
+        return gates
+    return FeatureGates({k: v for k, v in (gates or {}).items() if k in DEFAULT_FEATURE_GATES})
+
+
 class Handle:
     """Everything a plugin may use besides its args, as upstream's framework.Handle.
 
-    Attributes set by the scheduler (all optional for tests):
-    ``snapshot`` (valid during a scheduling cycle), ``lister`` (cluster objects), ``client``
-    (writes: bind, delete, patch status, events), ``nominator``, ``waiting_pods``, ``framework``
-    (the profile runtime: run_filter_plugins_with_nominated_pods, ...), ``clock`` (``now()`` in
-    seconds), ``activate`` (move pods to the active queue), ``profile_name``.
+    ``backend`` fills ``lister``, ``client``, ``event_recorder``, the subscriptions and
+    ``clock`` at once; each may also be given on its own (and then wins). ``nominator``,
+    ``waiting_pods`` and ``framework`` are attached by the scheduler and the profile runtime.
     """
 
-    def __init__(self, *, snapshot: Snapshot | None = None, lister: ObjectLister | None = None,
-                 client: Any = None, nominator: Any = None, waiting_pods: Any = None,
-                 framework: Any = None, clock: Any = None, profile_name: str = "default-scheduler",
-                 activate: Callable[[Iterable["Pod"]], None] | None = None,
-                 feature_gates: dict[str, bool] | None = None) -> None:
-        self.snapshot = snapshot if snapshot is not None else Snapshot()
-        self.lister: ObjectLister = lister if lister is not None else EmptyLister()
-        self.client = client
-        self.nominator = nominator
-        self.waiting_pods = waiting_pods
-        self.framework = framework
-        self.clock = clock
+    def __init__(self, *, backend: Backend | None = None, snapshot: Snapshot | None = None,
+                 lister: ObjectLister | None = None, client: Client | None = None,
+                 subscriber: Subscriber | None = None, event_recorder: EventRecorder | None = None,
+                 clock: Clock | None = None, nominator: Nominator | None = None,
+                 waiting_pods: Mapping[str, WaitingPodHandle] | None = None,
+                 framework: PluginRunner | None = None, profile_name: str = "default-scheduler",
+                 activate: Callable[[Iterable[Pod]], None] | None = None,
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.profile_name = profile_name
-        self.feature_gates: dict[str, bool] = dict(feature_gates or DEFAULT_FEATURE_GATES)
+        self.snapshot = snapshot if snapshot is not None else Snapshot()
+        # "is not None", not "or": an empty lister is falsy and still the one to use
+        self.lister: ObjectLister = lister if lister is not None else backend if backend is not None \
+            else EmptyLister()
+        self.client: Client | None = client if client is not None else backend
+        self.event_recorder: EventRecorder = event_recorder if event_recorder is not None \
+            else backend if backend is not None else EventLog()
+        self.clock: Clock = clock if clock is not None else backend.clock if backend is not None \
+            else WallClock()
+        self.feature_gates: FeatureGates = _feature_gates(feature_gates)
+        self.nominator: Nominator | None = nominator
+        self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
+        self.framework: PluginRunner | None = framework
+        self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._activate = activate
 
-    def activate(self, pods: Iterable["Pod"]) -> None:
+    def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
+        """Follow changes of ``kind``; a Handle without a backend sees none."""
+        if self._subscriber is None:
+            return _no_unsubscribe
+        return self._subscriber.subscribe(kind, callback)
+
+    def activate(self, pods: Iterable[Pod]) -> None:
         if self._activate is not None:
             self._activate(pods)
 
-    def get_waiting_pod(self, uid: str) -> Any:
+    # ------------------------------------------------------------------ waiting pods (Permit)
+    def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None:
         return self.waiting_pods.get(uid) if self.waiting_pods is not None else None
 
-    def iterate_over_waiting_pods(self, callback: Callable[[Any], None]) -> None:
+    def iterate_over_waiting_pods(self, callback: Callable[[WaitingPodHandle], None]) -> None:
         if self.waiting_pods is not None:
             for wp in list(self.waiting_pods.values()):
                 callback(wp)
@@ -79,25 +142,40 @@ class Handle:
         wp.reject("", "removed")
         return True
 
-    def nominated_pods_for_node(self, node_name: str) -> list["Pod"]:
+    # ------------------------------------------------------------------ nominator
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]:
         return self.nominator.nominated_pods_for_node(node_name) if self.nominator is not None else []
 
-    def add_nominated_pod(self, pod: "Pod", info: "NominatingInfo") -> None:
+    def add_nominated_pod(self, pod: Pod, info: NominatingInfo) -> None:
         if self.nominator is not None:
             self.nominator.add_nominated_pod(pod, info)
 
-    def delete_nominated_pod_if_exists(self, pod: "Pod") -> None:
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None:
         if self.nominator is not None:
             self.nominator.delete_nominated_pod_if_exists(pod)
 
-    def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "Pod",
-                                               node_info: "NodeInfo") -> "Status | None":
-        return self.framework.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+    # ------------------------------------------------------------------ the profile's plugins
+    def _runner(self) -> PluginRunner:
+        if self.framework is None:
+            raise RuntimeError(f"Handle of profile {self.profile_name!r} is not attached to a framework")
+        return self.framework
 
-    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", pod_to_add: "Pod",
-                                         node_info: "NodeInfo") -> "Status | None":
-        return self.framework.run_pre_filter_extension_add_pod(state, pod, pod_to_add, node_info)
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None:
+        return self._runner().run_filter_plugins_with_nominated_pods(state, pod, node_info)
 
-    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod", pod_to_remove: "Pod",
-                                            node_info: "NodeInfo") -> "Status | None":
-        return self.framework.run_pre_filter_extension_remove_pod(state, pod, pod_to_remove, node_info)
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod,
+                                         node_info: NodeInfo) -> Status | None:
+        return self._runner().run_pre_filter_extension_add_pod(state, pod, pod_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
+                                            node_info: NodeInfo) -> Status | None:
+        return self._runner().run_pre_filter_extension_remove_pod(state, pod, pod_to_remove, node_info)
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework import interface
+
+    def _implements_the_contract(handle: Handle, snapshot: Snapshot) -> tuple[interface.Handle, interface.SharedLister]:
+        """Never called: mypy proves here that Handle and Snapshot satisfy the protocols."""
+        return handle, snapshot

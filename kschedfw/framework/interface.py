@@ -3,18 +3,27 @@
 The counterpart of upstream's ``pkg/scheduler/framework/interface.go``: everything a plugin may
 rely on is named here as a ``typing.Protocol``, and nothing else. A plugin receives a
 :class:`Handle`; the scheduler runs against a :class:`Backend`. The embedded cluster
-(``kschedfw.cluster.memory``) is one Backend, a real API server is another; a plugin never
-imports either.
+(``kschedfw.cluster.memory.MemoryCluster``) is one Backend, a real API server is another; a
+plugin never imports either (a test enforces it).
 
-Objects are the parsed API types of :mod:`kschedfw.api` (``Pod``, ``Node``, ...) for the kinds
-kschedfw knows, and :class:`kschedfw.api.Unstructured`-like objects (``kind``, ``name``,
-``namespace``, ``raw``) for custom resources such as ``PodGroup`` or ``ElasticQuota``.
+Objects are the parsed API types of :mod:`kschedfw.api` (``Pod``, ``Node``, ``Namespace``...)
+for the kinds kschedfw knows, and :class:`kschedfw.api.GenericObject` (``api_version``,
+``kind``, ``name``, ``namespace``, ``raw``) for any other kind, custom resources included.
+
+**Naming a kind.** Listers, subscriptions and watch events name a resource by its plain
+``Kind``, exactly as the object's ``kind`` field spells it: ``"Pod"``, ``"PodGroup"``,
+``"ElasticQuota"``; never a plural resource name, never ``Kind.group``. The group and version
+are not part of the name (the object's ``api_version`` carries them): one scheduler reads one
+group per Kind. A backend maps each Kind to its group (the embedded cluster stores objects as
+loaded; an API-server backend resolves Kinds by discovery) and fails at start, naming the
+groups, when a Kind it is asked for is served by more than one group and its configuration does
+not say which.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Protocol, runtime_checkable
 
 import attrs
 
@@ -25,8 +34,9 @@ if TYPE_CHECKING:
     from kschedfw.framework.types import NodeInfo, NominatingInfo
 
 __all__ = [
-    "ADDED", "MODIFIED", "DELETED", "WatchEvent", "NotFound", "Conflict",
-    "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "Client", "EventRecorder",
+    "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
+    "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
+    "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "EventRecorder",
     "SharedLister", "Nominator", "WaitingPodHandle", "FeatureGateReader", "Handle", "Backend",
     "Plugin", "PluginFactory",
 ]
@@ -40,12 +50,17 @@ DELETED: WatchEventType = "DELETED"
 @attrs.frozen
 class WatchEvent:
     """One change of one object, as an informer delivers it: ``old`` is None on ADDED, ``new``
-    is None on DELETED."""
+    is None on DELETED; ``kind`` is the plain Kind (see the module docstring)."""
 
     type: WatchEventType
     kind: str
     old: Any
     new: Any
+
+
+WatchCallback = Callable[[WatchEvent], None]
+#: Returned by :meth:`Subscriber.subscribe`: call it to stop receiving changes.
+Unsubscribe = Callable[[], None]
 
 
 class NotFound(LookupError):
@@ -57,10 +72,12 @@ class Conflict(ValueError):
 
 
 # ---------------------------------------------------------------------------------------- time
+@runtime_checkable
 class Clock(Protocol):
-    """The scheduler's time. ``now()`` drives queues and timeouts (seconds, monotonic);
-    ``now_datetime()`` is the wall-clock instant of ``now()``, for comparing with object
-    timestamps (``creationTimestamp``, metrics' ``window.end``...)."""
+    """The scheduler's time. ``now()`` drives queues and timeouts (seconds, never going back);
+    ``now_datetime()`` is the aware UTC wall-clock instant of ``now()``, for comparing with
+    object timestamps (``creationTimestamp``, ``startTime``, a metrics ``window.end``).
+    Plugins read time only here, so a simulation is reproducible."""
 
     def now(self) -> float: ...
 
@@ -68,57 +85,79 @@ class Clock(Protocol):
 
 
 # ---------------------------------------------------------------------------------------- reads
+@runtime_checkable
 class ObjectLister(Protocol):
-    """Read access to the informer caches, by kind.
+    """Read access to the informer caches, by plain Kind.
 
-    ``kind`` is the object's Kind for core and well-known kinds (``"Pod"``, ``"Node"``,
-    ``"Namespace"``, ``"PodDisruptionBudget"``, ``"PersistentVolumeClaim"``,
+    The kinds the scheduler itself reads: ``"Pod"``, ``"Node"``, ``"Namespace"``,
+    ``"PriorityClass"``, ``"PodDisruptionBudget"``, ``"PersistentVolumeClaim"``,
     ``"PersistentVolume"``, ``"StorageClass"``, ``"CSINode"``, ``"CSIDriver"``,
-    ``"ResourceClaim"``, ``"DeviceClass"``, ``"ResourceSlice"``, ``"PriorityClass"``) and for
-    custom resources (``"PodGroup"``, ``"ElasticQuota"``). ``namespace=None`` lists all
-    namespaces. What is returned must be treated as read-only."""
+    ``"ResourceClaim"``, ``"DeviceClass"``, ``"ResourceSlice"``; any other Kind, custom
+    resources included (``"PodGroup"``, ``"ElasticQuota"``), is listed the same way.
+    ``get`` returns None for a missing object; ``namespace=None`` lists all namespaces and
+    ``""`` the cluster-scoped objects. What is returned is shared: treat it as read-only."""
 
     def get(self, kind: str, name: str, namespace: str = "") -> Any: ...
 
     def list(self, kind: str, namespace: str | None = None) -> list[Any]: ...
 
 
-Unsubscribe = Callable[[], None]
-
-
+@runtime_checkable
 class Subscriber(Protocol):
-    """Changes to objects of a kind, for plugins that keep their own state (quotas, groups)."""
+    """Changes to objects of one Kind, for plugins that keep their own state (PodGroups,
+    ElasticQuotas, recently bound pods). Callbacks run on the scheduler's thread, in the order
+    the changes happened, before the scheduler's own handlers see the same change if the
+    subscription was made while plugins were being built. List first, then subscribe, as an
+    informer does."""
 
-    def subscribe(self, kind: str, callback: Callable[[WatchEvent], None]) -> Unsubscribe: ...
+    def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
 
 
 # ---------------------------------------------------------------------------------------- writes
+@runtime_checkable
 class Client(Protocol):
     """Writes to the API server. Each raises :class:`NotFound` or :class:`Conflict` as the API
-    server answers; anything else is an error of the backend."""
+    server answers; anything else is a failure of the backend."""
 
-    def bind(self, pod: "Pod", node_name: str) -> None:
+    def bind(self, pod: Pod, node_name: str) -> None:
         """POST pods/binding (carries the pod's uid)."""
 
-    def patch_pod_scheduling_failure(self, pod: "Pod", reason: str, message: str,
-                                     nominated_node_name: str | None) -> None:
+    def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                                     nominated_node_name: str | None = None) -> None:
         """The PodScheduled=False condition and nominatedNodeName, in one status patch;
         ``nominated_node_name`` None leaves it as it is, "" clears it."""
 
-    def set_nominated_node_name(self, pod: "Pod", node_name: str) -> None: ...
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        """Patch ``status.nominatedNodeName`` ("" clears it)."""
 
-    def add_pod_condition(self, pod: "Pod", type_: str, status: str, reason: str,
-                          message: str) -> "Pod | None":
-        """Set one condition in pods/status (DisruptionTarget before a preemption)."""
+    def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str,
+                          message: str) -> Pod | None:
+        """Set one condition in pods/status (DisruptionTarget before a preemption); None when
+        the pod is already gone."""
 
-    def delete_pod(self, pod: "Pod", grace_period_seconds: int | None = None) -> None: ...
+    def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
+        """Delete with the pod's grace period, or ``grace_period_seconds`` if given."""
+
+
+@runtime_checkable
+class PersistentVolumeClaimBinder(Protocol):
+    """A Client that can also pre-bind claims (VolumeBinding PreBind). Optional: without it the
+    bindings stay assumed, which is what a cluster without a PV controller needs."""
 
     def bind_pvc(self, claim: Any, volume: Any) -> Any:
-        """Pre-bind a PersistentVolumeClaim to a PersistentVolume (VolumeBinding PreBind)."""
+        """Pre-bind ``claim`` to ``volume`` (its claimRef set); ``volume`` None marks the claim
+        for provisioning on its selected node."""
+
+
+@runtime_checkable
+class ResourceClaimStatusWriter(Protocol):
+    """A Client that can also write ResourceClaim status (DynamicResources PreBind and
+    PostFilter deallocation). Optional: without it allocations stay in the scheduler."""
 
     def update_resource_claim_status(self, claim: Any) -> Any: ...
 
 
+@runtime_checkable
 class EventRecorder(Protocol):
     """Kubernetes Events (events.k8s.io/v1): Scheduled, FailedScheduling, Preempted..."""
 
@@ -127,60 +166,88 @@ class EventRecorder(Protocol):
 
 # ---------------------------------------------------------------------------------------- scheduler state
 class SharedLister(Protocol):
-    """The cycle's snapshot of NodeInfos (upstream SharedLister/NodeInfoLister)."""
+    """The cycle's snapshot of NodeInfos (upstream SharedLister/NodeInfoLister). Valid during
+    one scheduling cycle only: do not keep what it returns."""
 
-    def node_infos(self) -> "list[NodeInfo]": ...
+    def node_infos(self) -> list[NodeInfo]: ...
 
-    def get(self, name: str) -> "NodeInfo | None": ...
+    def get(self, node_name: str) -> NodeInfo | None: ...
 
-    def have_pods_with_affinity_node_infos(self) -> "list[NodeInfo]": ...
+    def have_pods_with_affinity(self) -> list[NodeInfo]: ...
 
-    def have_pods_with_required_anti_affinity_node_infos(self) -> "list[NodeInfo]": ...
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]: ...
 
     def __len__(self) -> int: ...
 
 
 class Nominator(Protocol):
-    def nominated_pods_for_node(self, node_name: str) -> "list[Pod]": ...
+    """Pods nominated to nodes by preemption (upstream PodNominator)."""
 
-    def add_nominated_pod(self, pod: "Pod", info: "NominatingInfo") -> None: ...
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]: ...
 
-    def delete_nominated_pod_if_exists(self, pod: "Pod") -> None: ...
+    def add_nominated_pod(self, pod: Pod, nominating_info: NominatingInfo | None = None) -> None: ...
+
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None: ...
 
 
 class WaitingPodHandle(Protocol):
     """A pod held at Permit (upstream WaitingPod)."""
 
     @property
-    def pod(self) -> "Pod": ...
+    def pod(self) -> Pod: ...
+
+    def get_pod(self) -> Pod: ...
 
     def get_pending_plugins(self) -> list[str]: ...
 
-    def allow(self, plugin: str) -> None: ...
+    def allow(self, plugin_name: str) -> None: ...
 
-    def reject(self, plugin: str, message: str) -> None: ...
+    def reject(self, plugin_name: str, message: str) -> None: ...
+
+    def preempt(self, plugin_name: str, message: str) -> None:
+        """Rejected as a preemption victim: it goes back to the queue, not marked unschedulable."""
 
 
 class FeatureGateReader(Protocol):
+    """What a plugin reads of ``--feature-gates`` (a :class:`kschedfw.features.FeatureGates`)."""
+
     def enabled(self, name: str) -> bool: ...
 
 
 # ---------------------------------------------------------------------------------------- handle
 @runtime_checkable
 class Handle(Protocol):
-    """What a plugin gets at construction (upstream framework.Handle)."""
+    """What a plugin gets at construction (upstream framework.Handle).
 
-    profile_name: str
-    snapshot: SharedLister
-    lister: ObjectLister
-    client: Client
-    event_recorder: EventRecorder
-    clock: Clock
-    feature_gates: FeatureGateReader
+    ``client`` is None when the Handle has no backend to write to (a unit test's Handle, as
+    upstream's framework without a clientset): a plugin that writes says what it does then.
+    Every other facet is always there; a test Handle lists nothing and never changes.
+    """
 
-    def subscribe(self, kind: str, callback: Callable[[WatchEvent], None]) -> Unsubscribe: ...
+    @property
+    def profile_name(self) -> str: ...
 
-    def activate(self, pods: Iterable["Pod"]) -> None: ...
+    @property
+    def snapshot(self) -> SharedLister: ...
+
+    @property
+    def lister(self) -> ObjectLister: ...
+
+    @property
+    def client(self) -> Client | None: ...
+
+    @property
+    def event_recorder(self) -> EventRecorder: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def feature_gates(self) -> FeatureGateReader: ...
+
+    def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
+
+    def activate(self, pods: Iterable[Pod]) -> None: ...
 
     def get_waiting_pod(self, uid: str) -> WaitingPodHandle | None: ...
 
@@ -188,31 +255,33 @@ class Handle(Protocol):
 
     def reject_waiting_pod(self, uid: str) -> bool: ...
 
-    def nominated_pods_for_node(self, node_name: str) -> "list[Pod]": ...
+    def nominated_pods_for_node(self, node_name: str) -> list[Pod]: ...
 
-    def add_nominated_pod(self, pod: "Pod", info: "NominatingInfo") -> None: ...
+    def add_nominated_pod(self, pod: Pod, info: NominatingInfo) -> None: ...
 
-    def delete_nominated_pod_if_exists(self, pod: "Pod") -> None: ...
+    def delete_nominated_pod_if_exists(self, pod: Pod) -> None: ...
 
-    def run_filter_plugins_with_nominated_pods(self, state: "CycleState", pod: "Pod",
-                                               node_info: "NodeInfo") -> "Status | None": ...
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status | None: ...
 
-    def run_pre_filter_extension_add_pod(self, state: "CycleState", pod: "Pod", pod_to_add: "Pod",
-                                         node_info: "NodeInfo") -> "Status | None": ...
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: Pod, pod_to_add: Pod,
+                                         node_info: NodeInfo) -> Status | None: ...
 
-    def run_pre_filter_extension_remove_pod(self, state: "CycleState", pod: "Pod",
-                                            pod_to_remove: "Pod", node_info: "NodeInfo") -> "Status | None": ...
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod,
+                                            pod_to_remove: Pod, node_info: NodeInfo) -> Status | None: ...
 
 
 # ---------------------------------------------------------------------------------------- backend
+@runtime_checkable
 class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
     """The world the scheduler runs in: informer caches, their change stream, writes, events,
     time and timers. ``watch`` delivers every change of every kind, in order, on the scheduler's
     thread; timers (grace periods, backoff) run through ``call_at`` on the backend's clock."""
 
-    clock: Clock
+    @property
+    def clock(self) -> Clock: ...
 
-    def watch(self, callback: Callable[[WatchEvent], None]) -> None: ...
+    def watch(self, callback: WatchCallback) -> None: ...
 
     def call_at(self, when: float, callback: Callable[[], None]) -> None: ...
 
@@ -226,13 +295,16 @@ class Plugin(Protocol):
     """A plugin instance: a ``name`` (the one used in YAML) and ``@hookimpl`` methods named after
     the extension points of :mod:`kschedfw.hookspecs`."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
 
 class PluginFactory(Protocol):
-    """A plugin class: built once per profile with its defaulted, validated args and a Handle.
-    ``args_schema`` (JSON Schema with defaults) is optional; without it the plugin takes no args."""
+    """A plugin class: built once per profile with its args and a Handle (upstream
+    PluginFactory). ``args`` is a fresh dict, defaulted from the optional ``args_schema`` class
+    attribute (JSON Schema with defaults) and validated, that the plugin may keep."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
-    def __call__(self, args: Mapping[str, Any], handle: Handle) -> Plugin: ...
+    def __call__(self, args: dict[str, Any], handle: Handle) -> Plugin: ...

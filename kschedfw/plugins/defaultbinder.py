@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
 
 
 class DefaultBinder:
@@ -16,7 +19,7 @@ class DefaultBinder:
 
     name = "DefaultBinder"
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
 
     @hookimpl

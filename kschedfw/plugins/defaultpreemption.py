@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw import hookimpl
 from kschedfw.api import Pod
 from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.features import enabled
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
+from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.status import Code, Status
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
@@ -36,6 +38,7 @@ from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
     from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
 
 NAME = "DefaultPreemption"
@@ -61,7 +64,7 @@ class DefaultPreemption:
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None, *,
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = dict(args or {})
         args.setdefault("minCandidateNodesPercentage", 10)
@@ -71,12 +74,12 @@ class DefaultPreemption:
             raise ValueError(_go_aggregate([str(e) for e in errors]))
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
-        self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None) or {})
-        self.enable_async_preemption = bool(gates.get(ASYNC_PREEMPTION_GATE, True))
-        self.executor = Executor(handle, async_preemption=self.enable_async_preemption)
-        self.evaluator = Evaluator(NAME, handle, self, self.executor)
-        profile = getattr(handle, "profile_name", "") or ""
+        profile = handle.profile_name if handle is not None else ""
+        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        self.enable_async_preemption = enabled(features, ASYNC_PREEMPTION_GATE) if features is not None \
+            else self.handle.feature_gates.enabled(ASYNC_PREEMPTION_GATE)
+        self.executor = Executor(self.handle, async_preemption=self.enable_async_preemption)
+        self.evaluator = Evaluator(NAME, self.handle, self, self.executor)
         self._rng = random.Random(f"{NAME}/{profile}")
         #: ``offset_rand(n)`` -> a start offset in [0, n)
         self.offset_rand: Callable[[int], int] = self._rng.randrange
@@ -160,8 +163,7 @@ class DefaultPreemption:
         if nominated:
             if nominated_node_status is not None and nominated_node_status.code is Code.UnschedulableAndUnresolvable:
                 return True, ""
-            snapshot = getattr(self.handle, "snapshot", None)
-            node_info = snapshot.get(nominated) if snapshot is not None else None
+            node_info = self.handle.snapshot.get(nominated)
             if node_info is not None:
                 for p in node_info.pods:
                     if self.is_preemption_allowed(node_info, p, pod) and pod_terminating_by_preemption(p):

@@ -24,7 +24,7 @@ is not supported yet`` (resp. ``... for extended resource <name> ...``) instead 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
@@ -33,11 +33,16 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.api.selectors import parse_node_selector
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.config.k8svalidation import parse_duration
+from kschedfw.framework.handle import Handle as StandaloneHandle
+from kschedfw.framework.interface import ResourceClaimStatusWriter
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.helper import default_normalize_score
 from kschedfw.plugins.volumebinding.storagehelpers import (controller_ref, is_being_deleted,
                                                            name_of, namespace_of,
                                                            raw_of, spec_of, status_of, uid_of)
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
@@ -82,9 +87,9 @@ class DynamicResources:
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
         args = args or {}
-        self.handle = handle
+        self.handle: Handle = handle if handle is not None else StandaloneHandle()
         self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
 
@@ -95,6 +100,11 @@ class DynamicResources:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
         return parse_duration(str(value)) / 1e9
+
+    def _claim_status_writer(self) -> Callable[[dict[str, Any]], Any] | None:
+        """The client's ResourceClaim status write, if the backend offers one."""
+        client = self.handle.client
+        return client.update_resource_claim_status if isinstance(client, ResourceClaimStatusWriter) else None
 
     # ------------------------------------------------------------------ claims
     def _foreach_pod_resource_claim(self, pod: Any) -> list[tuple[str, Any]]:
@@ -279,7 +289,7 @@ class DynamicResources:
             return None, Status.as_status("not found")
         if data.empty():
             return None, Status.unschedulable(MSG_NO_NEW_CLAIMS)
-        update = getattr(getattr(self.handle, "client", None), "update_resource_claim_status", None)
+        update = self._claim_status_writer()
         for index in sorted(data.unavailable_claims):
             claim = data.claims[index]
             reserved = status_of(claim).get("reservedFor") or []
@@ -337,7 +347,7 @@ class DynamicResources:
             return Status.as_status("not found")
         if data.empty():
             return None
-        update = getattr(getattr(self.handle, "client", None), "update_resource_claim_status", None)
+        update = self._claim_status_writer()
         if update is None:
             return None
         for claim in data.claims:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw import hookimpl
-from kschedfw.features import enabled
 from kschedfw.api import Node, Pod, Taint
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -31,7 +30,8 @@ class NodeUnschedulable:
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         self.handle = handle
-        self.enable_comparison_operators = enabled(getattr(handle, "feature_gates", None), "TaintTolerationComparisonOperators")
+        self.enable_comparison_operators = (handle is not None and
+                                            handle.feature_gates.enabled("TaintTolerationComparisonOperators"))
 
     def _tolerates_unschedulable(self, pod) -> bool:
         return tolerations_tolerate_taint_gated(pod.tolerations, _UNSCHEDULABLE_TAINT,

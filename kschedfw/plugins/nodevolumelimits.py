@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
+from kschedfw.features import enabled
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object,
                                                            pod_volume_claim_name, pvc_class,
@@ -81,8 +82,8 @@ class NodeVolumeLimits:
     def __init__(self, args: dict | None = None, handle: Any = None, *,
                  features: Mapping[str, bool] | None = None) -> None:
         self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None) or {})
-        self.enable_volume_limit_scaling = bool(gates.get("VolumeLimitScaling", False))
+        gates = features if features is not None else (handle.feature_gates if handle is not None else None)
+        self.enable_volume_limit_scaling = enabled(gates, "VolumeLimitScaling")
         self.random_volume_id_prefix = secrets.token_hex(16)
 
     @kschedfw.hookimpl

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw import hookimpl
-from kschedfw.features import enabled
 from kschedfw.api import Node, Pod
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -48,7 +47,8 @@ class TaintToleration:
 
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         self.handle = handle
-        self.enable_comparison_operators = enabled(getattr(handle, "feature_gates", None), "TaintTolerationComparisonOperators")
+        self.enable_comparison_operators = (handle is not None and
+                                            handle.feature_gates.enabled("TaintTolerationComparisonOperators"))
 
     # ------------------------------------------------------------------ helpers
 

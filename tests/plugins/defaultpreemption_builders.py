@@ -186,9 +186,8 @@ class Env:
             self.cluster.create(pdb)
         self.nodes = nodes
         self.nominator = Nominator()
-        self.handle = Handle(snapshot=Snapshot.from_objects(nodes, self.pods), lister=self.cluster,
-                             client=self.cluster, nominator=self.nominator, waiting_pods={},
-                             clock=self.cluster.clock)
+        self.handle = Handle(backend=self.cluster, snapshot=Snapshot.from_objects(nodes, self.pods),
+                             nominator=self.nominator, waiting_pods={})
         self.framework = framework_for(plugins, handle=self.handle, scheduler_name=scheduler_name)
         self.plugin = DefaultPreemption(args, self.handle, features=features)
 

@@ -152,9 +152,8 @@ def _executor_env(pods, *, cluster=None, async_preemption=True, nominator=None):
     cluster.create(make_node("node1", VERY_LARGE))
     created = [cluster.create(p) for p in pods]
     activated: list = []
-    handle = Handle(lister=cluster, client=cluster, nominator=nominator if nominator is not None else Nominator(),
-                    waiting_pods={},
-                    clock=cluster.clock, activate=activated.extend)
+    handle = Handle(backend=cluster, nominator=nominator if nominator is not None else Nominator(),
+                    waiting_pods={}, activate=activated.extend)
     return Executor(handle, async_preemption=async_preemption), cluster, created, activated
 
 

@@ -384,6 +384,28 @@ def test_delete_pod(delete, pods, used):
     assert (got.pods, got.used) == (pods, used)
 
 
+def test_follows_quotas_and_assigned_pods_through_handle_subscribe():
+    """Upstream's informer event handlers: ElasticQuota add/update/delete, and assigned pods only
+    (a filtering handler), here through ``handle.subscribe`` on the embedded cluster."""
+    from kschedfw.cluster.memory import MemoryCluster
+
+    cluster = MemoryCluster()
+    cluster.create(make_node("node-a", {"cpu": "10", "memory": "1000"}))
+    plugin = CapacityScheduling({}, Handle(backend=cluster))
+    cluster.create(make_eq("ns1", "q", resource_list(100, 1000), None))
+    assert plugin.elastic_quota_infos["ns1"].max == res(100, 1000)
+    cluster.update(make_eq("ns1", "q", resource_list(300, 1000), None))
+    assert plugin.elastic_quota_infos["ns1"].max == res(300, 1000)
+    pending = cluster.create(make_pod("p", "ns1", 50, 10, 0, 0, "p"))
+    assert plugin.elastic_quota_infos["ns1"].pods == set()  # not assigned: filtered out
+    cluster.bind(pending, "node-a")
+    assert (plugin.elastic_quota_infos["ns1"].pods, plugin.elastic_quota_infos["ns1"].used) == ({"p"}, res(10, 50, gpu=0))
+    cluster.remove("Pod", "p", "ns1")
+    assert plugin.elastic_quota_infos["ns1"].pods == set()
+    cluster.remove("ElasticQuota", "q", "ns1")
+    assert plugin.elastic_quota_infos == {}
+
+
 def test_add_pod_lists_the_quota_when_unknown():
     """An assigned pod of a namespace whose quota the plugin has not seen yet reads it from the lister."""
     class Lister:

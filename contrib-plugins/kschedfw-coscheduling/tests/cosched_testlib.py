@@ -66,15 +66,15 @@ class Env:
         pods = [o for o in objects if type(o).__name__ == "Pod"]
         self.waiting: dict[str, WaitingPod] = {}
         self.resolved: list[tuple[str, str]] = []  # (pod name, message) of waiting pods rejected
-        self.handle = Handle(snapshot=Snapshot.from_objects(nodes, pods), lister=self.cluster,
-                             client=self.cluster, waiting_pods=self.waiting, clock=self.clock)
+        self.handle = Handle(backend=self.cluster, snapshot=Snapshot.from_objects(nodes, pods),
+                             waiting_pods=self.waiting)
         self.plugin = Coscheduling(args or {}, self.handle)
         #: run the plugin's Unreserve for a rejected waiting pod, as the scheduler's binding cycle does
         self.unreserve_rejected = unreserve_rejected
 
     def at(self, seconds: float) -> dt.datetime:
-        """The wall-clock time the embedded cluster gives to ``seconds`` on its clock."""
-        return self.cluster.now_datetime() + dt.timedelta(seconds=seconds - self.clock.now())
+        """The wall-clock time of ``seconds`` on the clock."""
+        return self.clock.now_datetime() + dt.timedelta(seconds=seconds - self.clock.now())
 
     def wait(self, pod, node="node", timeout=10.0):
         """Hold ``pod`` at Permit for Coscheduling, as the scheduler does after a Wait."""

@@ -10,15 +10,15 @@ import re
 import pytest
 
 from kschedfw import testing as kit
-from kschedfw.clock import SimulatedClock
-from kschedfw.cluster.memory import EPOCH, MemoryCluster
+from kschedfw.clock import SIMULATION_EPOCH, SimulatedClock
+from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.framework.handle import Handle
 
 from kschedfw_trimaran.handler import PodAssignEventHandler, PodInfo
 from kschedfw_trimaran.metrics import (AVERAGE, CPU, LATEST, MEMORY, STD, AnnotationMetricsSource, FileMetricsSource,
                                        Metric, MetricsFileError, parse_watcher_metrics)
 
-T0 = EPOCH.timestamp()
+T0 = SIMULATION_EPOCH.timestamp()
 
 WATCHER_RESPONSE = {  # upstream collector_test.go's watcherResponse, as JSON
     "timestamp": 0, "window": {"duration": "", "start": 0, "end": 0}, "source": "",
@@ -146,7 +146,7 @@ def test_handler_follows_the_cluster():
     cluster.create(node("n1"))
     cluster.create(pod("running", "n1"))
     handler = PodAssignEventHandler(lambda: T0 + clock.now())
-    handler.add_to_cluster(cluster)  # lists what is there, then watches
+    handler.follow(Handle(backend=cluster))  # lists what is there, then subscribes
     clock.set(10)
     pending = cluster.create(pod("pending"))
     assert [i.pod.name for i in handler.pods_on("n1")] == ["running"]

@@ -17,7 +17,6 @@ from typing import Any
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
-from kschedfw.features import enabled
 from kschedfw.api import Node, Pod, TopologySpreadConstraint
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
@@ -97,8 +96,8 @@ class PodTopologySpread(Filtering, Scoring):
     def __init__(self, args: dict | None = None, handle: Any = None) -> None:
         args = args or {}
         self.handle = handle if handle is not None else Handle()
-        self.enable_taint_toleration_comparison_operators = enabled(
-            self.handle.feature_gates, "TaintTolerationComparisonOperators")
+        self.enable_taint_toleration_comparison_operators = self.handle.feature_gates.enabled(
+            "TaintTolerationComparisonOperators")
         self.system_defaulted = args.get("defaultingType", SYSTEM_DEFAULTING) == SYSTEM_DEFAULTING
         if self.system_defaulted:
             self.default_constraints: tuple[TopologySpreadConstraint, ...] = SYSTEM_DEFAULT_CONSTRAINTS

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from kschedfw.api import Pod
     from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,7 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
 class Evaluator:
     """Runs preemption for a pod with a given preemption interface (see the module docstring)."""
 
-    def __init__(self, plugin_name: str, handle: Any, interface: Any, executor: Executor) -> None:
+    def __init__(self, plugin_name: str, handle: Handle, interface: Any, executor: Executor) -> None:
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface
@@ -103,8 +104,8 @@ class Evaluator:
 
     # ------------------------------------------------------------------ listers
     def _latest_pod(self, pod: "Pod") -> tuple["Pod | None", str]:
-        lister = getattr(self.handle, "lister", None)
-        if lister is None or isinstance(lister, EmptyLister):
+        lister = self.handle.lister
+        if isinstance(lister, EmptyLister):
             return pod, ""  # no cluster to read from (unit tests): use what we were given
         current = lister.get("Pod", pod.name, pod.namespace)
         if current is None:
@@ -112,10 +113,7 @@ class Evaluator:
         return current, ""
 
     def _pdbs(self) -> list[Any]:
-        lister = getattr(self.handle, "lister", None)
-        if lister is None:
-            return []
-        return list(lister.list("PodDisruptionBudget"))
+        return list(self.handle.lister.list("PodDisruptionBudget"))
 
     # ------------------------------------------------------------------ the algorithm
     def preempt(self, state: "CycleState", pod: "Pod", m: NodeToStatus

@@ -15,15 +15,16 @@ before PostFilter returns). Tests and simulations may replace ``spawn`` to run i
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from kschedfw.cluster.memory import NotFound
+from kschedfw.framework.interface import NotFound
 from kschedfw.framework.status import Status
 from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
                                                Victims)
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.interface import Handle
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +51,15 @@ def _error_text(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def get_lower_priority_nominated_pods(handle: Any, priority: int, node_name: str) -> list["Pod"]:
+def get_lower_priority_nominated_pods(handle: Handle, priority: int, node_name: str) -> list["Pod"]:
     """Pods nominated to ``node_name`` whose priority is below ``priority``."""
-    nominated = handle.nominated_pods_for_node(node_name) if handle is not None else []
+    nominated = handle.nominated_pods_for_node(node_name)
     return [p for p in nominated if p.effective_priority < priority]
 
 
-def clear_nominated_node_name(handle: Any, pods: Iterable["Pod"]) -> str | None:
+def clear_nominated_node_name(handle: Handle, pods: Iterable["Pod"]) -> str | None:
     """Patch ``status.nominatedNodeName`` to "" for each pod that has one; returns the errors."""
-    client = getattr(handle, "client", None)
+    client = handle.client
     errors: list[str] = []
     for pod in pods:
         if not pod.nominated_node_name:
@@ -77,7 +78,7 @@ def clear_nominated_node_name(handle: Any, pods: Iterable["Pod"]) -> str | None:
 class Executor:
     """Evicts victims, synchronously or "asynchronously" (see the module docstring)."""
 
-    def __init__(self, handle: Any, *, async_preemption: bool = True) -> None:
+    def __init__(self, handle: Handle, *, async_preemption: bool = True) -> None:
         self.handle = handle
         self.async_preemption = async_preemption
         #: uids of preemptors whose asynchronous preemption has not finished
@@ -92,10 +93,10 @@ class Executor:
     # ------------------------------------------------------------------ one victim
     def _preempt_pod(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> str | None:
         handle = self.handle
-        client = getattr(handle, "client", None)
+        client = handle.client
         skip_api_call = False
         message = f"Preempted by pod {preemptor.uid} on node {candidate.name}"
-        waiting = handle.get_waiting_pod(victim.uid) if handle is not None else None
+        waiting = handle.get_waiting_pod(victim.uid)
         if waiting is not None:
             # A pod held at Permit goes back to the queue without an API call.
             if getattr(waiting, "status", None) is None:
@@ -129,8 +130,7 @@ class Executor:
                 log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
         else:
             message += " (in kube-scheduler memory)."
-        if client is not None and hasattr(client, "record_event"):
-            client.record_event(victim, "Normal", "Preempted", message)
+        handle.event_recorder.record_event(victim, "Normal", "Preempted", message)
         return None
 
     # ------------------------------------------------------------------ a whole candidate
@@ -192,7 +192,7 @@ class Executor:
                     failed = True
             self.preempting.discard(uid)
             self.last_victims_pending_preemption.pop(uid, None)
-            if failed and self.handle is not None:
+            if failed:
                 # The preemptor could be stuck in the unschedulable pool: retry it now.
                 self.handle.activate([preemptor])
 
@@ -207,8 +207,7 @@ class Executor:
         if pending is None:
             return True  # not even the last victim has been reached yet
         namespace, name = pending
-        lister = getattr(self.handle, "lister", None)
-        victim = lister.get("Pod", name, namespace) if lister is not None else None
+        victim = self.handle.lister.get("Pod", name, namespace)
         if victim is None:
             return False  # already gone
         if victim.deletion_timestamp is not None:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 
-from kschedfw.cluster.memory import EPOCH as _SIM_EPOCH
-
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.interface import Handle
 
 _UNIX_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
@@ -57,17 +56,12 @@ class CandidateList:
 
 # --------------------------------------------------------------------------- time helpers
 
-def now_datetime(handle: Any) -> _dt.datetime:
-    """The current time as an aware datetime: the embedded cluster's simulated time if there is
-    one, else the handle's clock counted from the simulation epoch, else the wall clock."""
-    client = getattr(handle, "client", None)
-    now_fn = getattr(client, "now_datetime", None)
-    if callable(now_fn):
-        return now_fn()
-    clock = getattr(handle, "clock", None)
-    if clock is not None:
-        return _SIM_EPOCH + _dt.timedelta(seconds=clock.now())
-    return _dt.datetime.now(_dt.timezone.utc)
+def now_datetime(handle: "Handle | None") -> _dt.datetime:
+    """The current time as an aware datetime: the handle's clock, or the wall clock when there
+    is no handle (upstream's ``time.Now()``)."""
+    if handle is None:
+        return _dt.datetime.now(_dt.timezone.utc)
+    return handle.clock.now_datetime()
 
 
 def get_pod_start_time(pod: "Pod", now: _dt.datetime) -> _dt.datetime:

@@ -13,11 +13,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
 from kschedfw.api.selectors import parse_label_selector
+from kschedfw.framework.interface import PersistentVolumeClaimBinder
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.assume_cache import PVAssumeCache, PVCAssumeCache
 from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLLER,
@@ -38,6 +39,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLL
                                                            spec_of, volume_attributes_class,
                                                            volume_is_for_pod, volume_mode,
                                                            with_annotation, with_pv_claim_ref)
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
@@ -165,7 +169,7 @@ def bind_volume_to_claim(pv: Any, pvc: Any) -> tuple[Any, bool]:
 class VolumeBinder:
     """Volume binding decisions over the handle's lister, with PV/PVC assume caches."""
 
-    def __init__(self, handle: Any, bind_timeout_seconds: int = 600) -> None:
+    def __init__(self, handle: Handle, bind_timeout_seconds: int = 600) -> None:
         self.handle = handle
         self.bind_timeout_seconds = bind_timeout_seconds
         self.pv_cache = PVAssumeCache(lambda: self.handle.lister)
@@ -444,10 +448,10 @@ class VolumeBinder:
             raise BinderError(f'failed to get cached bindings for pod "{name}"')
         if provisions is None:
             raise BinderError(f'failed to get cached claims to provision for pod "{name}"')
-        client = getattr(self.handle, "client", None)
-        bind = getattr(client, "bind_pvc", None) if client is not None else None
-        if bind is None:
+        client = self.handle.client
+        if not isinstance(client, PersistentVolumeClaimBinder):
             return
+        bind = client.bind_pvc
         done_bindings = done_provisions = 0
         try:
             for binding in bindings:

@@ -17,11 +17,13 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
-from kschedfw.config.pluginargs import FEATURE_GATES, IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
+from kschedfw.config.pluginargs import IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
+from kschedfw.features import enabled
+from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
@@ -33,6 +35,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
                                                            spec_of,
                                                            volume_is_for_pod,
                                                            volumes_sign_fragments)
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME
@@ -94,24 +99,22 @@ class VolumeBinding:
     """Binds PVCs to PVs (or triggers provisioning) for the node the pod is scheduled to.
 
     Args: ``bindTimeoutSeconds`` (default 600), ``shape`` (StorageCapacityScoring only).
-    ``features`` (else ``handle.feature_gates``, else the v1.36 defaults of
-    :data:`kschedfw.config.pluginargs.FEATURE_GATES`) may turn on the alpha gate
-    StorageCapacityScoring.
+    ``features`` (a test's override, else ``handle.feature_gates``; v1.36 defaults without a
+    Handle) may turn on the alpha gate StorageCapacityScoring.
     """
 
     name = NAME
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: dict | None = None, handle: Any = None, *,
+    def __init__(self, args: dict | None = None, handle: Handle | None = None, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = args or {}
-        self.handle = handle
-        gates = features if features is not None else (getattr(handle, "feature_gates", None)
-                                                       or FEATURE_GATES)
-        self.enable_storage_capacity_scoring = bool(gates.get("StorageCapacityScoring", False))
+        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        self.enable_storage_capacity_scoring = enabled(features, "StorageCapacityScoring") if features is not None \
+            else self.handle.feature_gates.enabled("StorageCapacityScoring")
         self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
-        self.binder = VolumeBinder(handle, self.bind_timeout_seconds)
+        self.binder = VolumeBinder(self.handle, self.bind_timeout_seconds)
         self.scorer = None
         if self.enable_storage_capacity_scoring:
             points = args.get("shape") or [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE},

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
+from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.status import Code
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          more_important_pod, now_datetime, sort_by_importance)
@@ -33,6 +34,7 @@ from kschedfw_capacityscheduling.elasticquota import (ElasticQuotaInfo, ElasticQ
 if TYPE_CHECKING:
     from kschedfw import CycleState, NodeInfo, NodeToStatus, PostFilterResult, PreFilterResult
     from kschedfw.api import Pod, PodDisruptionBudget
+    from kschedfw.framework.interface import Handle, WatchEvent
 
 log = logging.getLogger(__name__)
 
@@ -94,50 +96,47 @@ class CapacityScheduling:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         if args:
             raise ValueError(f"{NAME} takes no args, got {sorted(args)}")
-        self.handle = handle
+        self.handle: Handle = handle if handle is not None else StandaloneHandle()
         self.elastic_quota_infos = ElasticQuotaInfos()
-        self.executor = Executor(handle, async_preemption=False)
-        client = getattr(handle, "client", None)
-        lister = getattr(handle, "lister", None)
+        self.executor = Executor(self.handle, async_preemption=False)
         # Informers: start from what the cluster holds, then follow its changes.
-        if lister is not None:
-            for eq in lister.list(ELASTIC_QUOTA_KIND) or ():
-                self.add_elastic_quota(eq)
-            for pod in lister.list("Pod") or ():
-                if pod.node_name:
-                    self.add_pod(pod)
-        if client is not None and callable(getattr(client, "watch", None)):
-            client.watch(self._on_watch_event)
+        for eq in self.handle.lister.list(ELASTIC_QUOTA_KIND):
+            self.add_elastic_quota(eq)
+        for pod in self.handle.lister.list("Pod"):
+            if pod.node_name:
+                self.add_pod(pod)
+        self.handle.subscribe(ELASTIC_QUOTA_KIND, self._on_elastic_quota_event)
+        self.handle.subscribe("Pod", self._on_pod_event)
 
     # ================================================================== informer side
-    def _on_watch_event(self, event: Any) -> None:
-        kind, old, new = event.kind, event.old, event.new
-        if kind == ELASTIC_QUOTA_KIND:
-            if event.type == "ADDED":
-                self.add_elastic_quota(new)
-            elif event.type == "MODIFIED":
-                self.update_elastic_quota(old, new)
-            elif event.type == "DELETED":
-                self.delete_elastic_quota(old)
-        elif kind == "Pod":
-            # a filtering handler that passes assigned pods only
-            old_assigned = old is not None and bool(old.node_name)
-            new_assigned = new is not None and bool(new.node_name)
-            if event.type == "ADDED":
-                if new_assigned:
-                    self.add_pod(new)
-            elif event.type == "MODIFIED":
-                if new_assigned and not old_assigned:
-                    self.add_pod(new)
-                elif new_assigned and old_assigned:
-                    self.update_pod(old, new)
-                elif old_assigned:
-                    self.delete_pod(old)
-            elif event.type == "DELETED" and old_assigned:
+    def _on_elastic_quota_event(self, event: "WatchEvent") -> None:
+        if event.type == "ADDED":
+            self.add_elastic_quota(event.new)
+        elif event.type == "MODIFIED":
+            self.update_elastic_quota(event.old, event.new)
+        elif event.type == "DELETED":
+            self.delete_elastic_quota(event.old)
+
+    def _on_pod_event(self, event: "WatchEvent") -> None:
+        """A filtering handler that passes assigned pods only."""
+        old, new = event.old, event.new
+        old_assigned = old is not None and bool(old.node_name)
+        new_assigned = new is not None and bool(new.node_name)
+        if event.type == "ADDED":
+            if new_assigned:
+                self.add_pod(new)
+        elif event.type == "MODIFIED":
+            if new_assigned and not old_assigned:
+                self.add_pod(new)
+            elif new_assigned and old_assigned:
+                self.update_pod(old, new)
+            elif old_assigned:
                 self.delete_pod(old)
+        elif event.type == "DELETED" and old_assigned:
+            self.delete_pod(old)
 
     @staticmethod
     def _info_for(eq: Any) -> ElasticQuotaInfo | None:
@@ -170,8 +169,7 @@ class CapacityScheduling:
     def add_pod(self, pod: "Pod") -> None:
         info = self.elastic_quota_infos.get(pod.namespace)
         if info is None:
-            lister = getattr(self.handle, "lister", None)
-            quotas = list(lister.list(ELASTIC_QUOTA_KIND, pod.namespace) or ()) if lister is not None else []
+            quotas = self.handle.lister.list(ELASTIC_QUOTA_KIND, pod.namespace)
             if not quotas:
                 return
             info = self._info_for(quotas[0])
@@ -221,8 +219,7 @@ class CapacityScheduling:
     def _has_quota(self, namespace: str) -> bool:
         if namespace in self.elastic_quota_infos:
             return True
-        lister = getattr(self.handle, "lister", None)
-        return bool(lister is not None and lister.list(ELASTIC_QUOTA_KIND, namespace))
+        return bool(self.handle.lister.list(ELASTIC_QUOTA_KIND, namespace))
 
     def is_schedulable_after_pod_deleted(self, pod: "Pod", old: Any, new: Any) -> QueueingHint:
         """A deleted pod frees quota only if its namespace has one (it counted while assigned, and
@@ -360,7 +357,7 @@ class Preemptor:
     """The preemption policy of CapacityScheduling, for kschedfw's preemption Evaluator
     (upstream ``preemptor``): every node is a candidate (offset 0), default node choice."""
 
-    def __init__(self, handle: Any, state: "CycleState") -> None:
+    def __init__(self, handle: Handle, state: "CycleState") -> None:
         self.handle = handle
         self.state = state
 

@@ -20,6 +20,7 @@ from kschedfw.api import format_quantity, parse_resource_list
 from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
 
 if TYPE_CHECKING:
+    from kschedfw import Handle, ObjectLister
     from kschedfw.api import Pod
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.types import NodeInfo
@@ -121,7 +122,7 @@ class PodGroupManager:
     that are bound, so a member deleted since it was counted stops counting.
     """
 
-    def __init__(self, handle: Any, schedule_timeout: float | None) -> None:
+    def __init__(self, handle: Handle | None, schedule_timeout: float | None) -> None:
         self.handle = handle
         self.schedule_timeout = schedule_timeout
         self._assigned: dict[str, set[str]] = {}
@@ -129,15 +130,13 @@ class PodGroupManager:
         self._backed_off: dict[str, float] = {}     # group -> end of its backoff
         self._last_failed: dict[str, float] = {}    # group -> last failed scheduling attempt
         self._first_seen: dict[tuple[str, str], float] = {}
-        self._epoch: _dt.datetime | None = None
 
     # ------------------------------------------------------------------ clock and lister
     def now(self) -> float:
-        clock = getattr(self.handle, "clock", None)
-        return clock.now() if clock is not None else time.monotonic()
+        return self.handle.clock.now() if self.handle is not None else time.monotonic()
 
-    def _lister(self) -> Any:
-        return getattr(self.handle, "lister", None)
+    def _lister(self) -> ObjectLister | None:
+        return self.handle.lister if self.handle is not None else None
 
     def get_pod_group(self, pod: "Pod") -> tuple[str, PodGroupInfo | None]:
         """(``namespace/name``, the group) for a member; ("", None) for a pod in no group."""
@@ -187,8 +186,7 @@ class PodGroupManager:
         if self._permitted.get(full, -1.0) > self.now():
             return None
         if nodes is None:
-            snapshot = getattr(self.handle, "snapshot", None)
-            nodes = snapshot.node_infos() if snapshot is not None else []
+            nodes = self.handle.snapshot.node_infos() if self.handle is not None else []
         request = dict(pg.min_resources)
         request["pods"] = pg.min_member
         gap = check_cluster_resource(nodes, request, full)
@@ -326,14 +324,11 @@ class PodGroupManager:
         return seen
 
     def _clock_seconds(self, when: _dt.datetime) -> float | None:
-        """A wall-clock time on the scheduler's clock (the embedded cluster maps one to the other)."""
-        if self._epoch is None:
-            client = getattr(self.handle, "client", None)
-            now_datetime = getattr(client, "now_datetime", None)
-            if now_datetime is None:
-                return None
-            self._epoch = now_datetime() - _dt.timedelta(seconds=self.now())
-        return (when - self._epoch).total_seconds()
+        """A wall-clock time on the scheduler's clock (the Handle's clock maps one to the other)."""
+        if self.handle is None:
+            return None
+        clock = self.handle.clock
+        return clock.now() + (when - clock.now_datetime()).total_seconds()
 
 
 def check_cluster_resource(nodes: Iterable["NodeInfo"], request: Mapping[str, int],

@@ -20,7 +20,7 @@ get a node before any of them is bound.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                       QueueingHint, Status, hookimpl)
@@ -29,6 +29,9 @@ from kschedfw.errors import INVALID, FieldError
 from kschedfw_coscheduling.core import (POD_GROUP_KIND, POD_GROUP_LABEL, PermitStatus,
                                         PodGroupManager, pod_group_full_name, pod_group_label,
                                         wait_time_seconds)
+
+if TYPE_CHECKING:
+    from kschedfw import Handle
 
 NAME = "Coscheduling"
 
@@ -78,7 +81,7 @@ class Coscheduling:
                                      percentage))
         return errors
 
-    def __init__(self, args: dict | None, handle: Any) -> None:
+    def __init__(self, args: dict | None, handle: Handle) -> None:
         args = {**_defaults(), **(args or {})}
         errors = self.validate_args(args)
         if errors:

@@ -20,11 +20,14 @@ What a plugin is made of, in the order you meet it below:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING
 
 from kschedfw import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                       QueueingHint, Status, hookimpl)
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, FieldError
+
+if TYPE_CHECKING:
+    from kschedfw import Handle
 
 NAME = "NodeLabelPreference"
 
@@ -80,7 +83,7 @@ class NodeLabelPreference:
                                      "needs at least one entry in preferredValues", True))
         return errors
 
-    def __init__(self, args: dict, handle: Any) -> None:
+    def __init__(self, args: dict, handle: Handle | None) -> None:
         # ``kschedfw`` passes defaulted args; filling defaults here too keeps direct use simple.
         self.label_key = args.get("labelKey", "topology.kubernetes.io/zone")
         preferred = list(args.get("preferredValues", []))

@@ -11,8 +11,8 @@ A node without the key, or with a value that does not parse, gets the reserved i
 1..100 (all equal: 1).
 
 Time: upstream measures ages against the wall clock. Only differences between nodes reach the
-normalized score, so kschedfw measures them against the scheduler's clock: the simulated clock in
-``kschedfw simulate`` (deterministic runs), the wall clock when the handle has none.
+normalized score, so kschedfw measures them against the Handle's clock (``clock.now_datetime()``):
+the simulated clock in ``kschedfw simulate`` (deterministic runs), the wall clock without a Handle.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from kschedfw_nodemetadata.gotime import (MAX_INT64, MIN_INT64, RFC3339, GoTimeE
                                           parse_go_float, parse_go_time, wrap_int64)
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Node, Pod
 
 log = logging.getLogger(__name__)
@@ -96,11 +96,6 @@ class MetadataError(ValueError):
     """A node whose metadata cannot be scored (missing key, value that does not parse)."""
 
 
-def _epoch_ns() -> int:
-    from kschedfw.cluster.memory import EPOCH
-    return int(EPOCH.timestamp()) * 1_000_000_000
-
-
 def _datetime_ns(when: _dt.datetime) -> int:
     if when.tzinfo is None:
         when = when.replace(tzinfo=_dt.timezone.utc)
@@ -115,7 +110,7 @@ class NodeMetadata:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = dict(args or {})
         errors = validate_args(args)
         if errors:
@@ -135,15 +130,9 @@ class NodeMetadata:
     # ------------------------------------------------------------------ time
     def now_ns(self) -> int:
         """The scheduler's "now" in Unix nanoseconds (see the module docstring)."""
-        handle = self.handle
-        client = getattr(handle, "client", None)
-        now_datetime = getattr(client, "now_datetime", None)
-        if callable(now_datetime):
-            return _datetime_ns(now_datetime())
-        clock = getattr(handle, "clock", None)
-        if clock is not None:
-            return _epoch_ns() + round(clock.now() * 1_000_000_000)
-        return time.time_ns()
+        if self.handle is None:
+            return time.time_ns()
+        return _datetime_ns(self.handle.clock.now_datetime())
 
     # ------------------------------------------------------------------ scoring
     def calculate_score(self, node: "Node", now_ns: int | None = None) -> int:

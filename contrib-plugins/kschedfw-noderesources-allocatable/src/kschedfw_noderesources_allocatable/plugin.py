@@ -17,7 +17,7 @@ from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, hookimpl
 from kschedfw.errors import INVALID, FieldError
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Pod
 
 NAME = "NodeResourcesAllocatable"
@@ -118,7 +118,7 @@ class NodeResourcesAllocatable:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = dict(args or {})
         errors = validate_args(args)
         if errors:

@@ -10,12 +10,13 @@ read at or after each 5-minute mark since the handler was created.
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.interface import Handle, WatchEvent
 
 CACHE_CLEANUP_INTERVAL_SECONDS = 5 * 60
 METRICS_AGENT_REPORTING_INTERVAL_SECONDS = 60
@@ -36,17 +37,15 @@ class PodAssignEventHandler:
         self._next_cleanup = now() + CACHE_CLEANUP_INTERVAL_SECONDS
 
     # ------------------------------------------------------------------ informer callbacks
-    def add_to_cluster(self, cluster: Any) -> None:
-        """Follow assigned pods through ``cluster.watch`` (the embedded cluster), after listing
-        the pods already there, as an informer does."""
-        for pod in cluster.list("Pod"):
+    def follow(self, handle: "Handle") -> None:
+        """Follow assigned pods through ``handle.subscribe``, after listing the pods already
+        there, as an informer does."""
+        for pod in handle.lister.list("Pod"):
             if pod.node_name:
                 self.on_add(pod)
-        cluster.watch(self._on_watch_event)
+        handle.subscribe("Pod", self._on_watch_event)
 
-    def _on_watch_event(self, event: Any) -> None:
-        if event.kind != "Pod":
-            return
+    def _on_watch_event(self, event: "WatchEvent") -> None:
         old, new = event.old, event.new
         old_assigned = old is not None and bool(old.node_name)
         new_assigned = new is not None and bool(new.node_name)

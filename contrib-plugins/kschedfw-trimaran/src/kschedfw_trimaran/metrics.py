@@ -28,6 +28,7 @@ import yaml
 
 if TYPE_CHECKING:
     from kschedfw.api import Node
+    from kschedfw.framework.interface import Handle
 
 __all__ = [
     "CPU", "MEMORY", "AVERAGE", "STD", "LATEST", "Metric", "Window", "WatcherMetrics", "MetricsSource",
@@ -84,17 +85,11 @@ class MetricsFileError(ValueError):
     """A metrics file that cannot be read."""
 
 
-def now_unix(handle: Any) -> float:
-    """The scheduler's "now" in Unix seconds: the simulated clock when there is one."""
-    client = getattr(handle, "client", None)
-    now_datetime = getattr(client, "now_datetime", None)
-    if callable(now_datetime):
-        return now_datetime().timestamp()
-    clock = getattr(handle, "clock", None)
-    if clock is not None:
-        from kschedfw.cluster.memory import EPOCH
-        return EPOCH.timestamp() + clock.now()
-    return time.time()
+def now_unix(handle: Handle | None) -> float:
+    """The scheduler's "now" in Unix seconds: the Handle's clock, the wall clock without one."""
+    if handle is None:
+        return time.time()
+    return handle.clock.now_datetime().timestamp()
 
 
 # --------------------------------------------------------------------------- annotations
@@ -104,7 +99,7 @@ class AnnotationMetricsSource:
     at the scheduler's current time. A node without the annotation (or with one that is not a
     number) has no metrics."""
 
-    def __init__(self, handle: Any = None, annotation: str = DEFAULT_ANNOTATION) -> None:
+    def __init__(self, handle: Handle | None = None, annotation: str = DEFAULT_ANNOTATION) -> None:
         self.handle = handle
         self.annotation = annotation
 
@@ -218,7 +213,7 @@ class FileMetricsSource:
     """Metrics from a YAML/JSON file (see the module docstring), read when the plugin is built and
     checked for changes every 30 seconds of the scheduler's clock, as upstream polls its watcher."""
 
-    def __init__(self, path: str | Path, handle: Any = None) -> None:
+    def __init__(self, path: str | Path, handle: Handle | None = None) -> None:
         self.path = Path(path)
         self.handle = handle
         self._stamp: tuple[int, int] | None = None

@@ -35,7 +35,7 @@ from kschedfw_trimaran.metrics import (AVERAGE, CPU, DEFAULT_ANNOTATION, LATEST,
                                        FileMetricsSource, MetricsSource, now_unix)
 
 if TYPE_CHECKING:
-    from kschedfw import CycleState, NodeInfo, NodeScore
+    from kschedfw import CycleState, Handle, NodeInfo, NodeScore
     from kschedfw.api import Container, Pod
 
 log = logging.getLogger(__name__)
@@ -180,7 +180,7 @@ class TargetLoadPacking:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle | None = None) -> None:
         args = default_args(args or {})
         errors = validate_args(args)
         if errors:
@@ -194,9 +194,8 @@ class TargetLoadPacking:
         self.requests_multiplier: float = parse_go_float(args["defaultRequestsMultiplier"])
         self.metrics_source: MetricsSource = make_metrics_source(args, handle)
         self.event_handler = PodAssignEventHandler(lambda: now_unix(self.handle))
-        client = getattr(handle, "client", None)
-        if client is not None and callable(getattr(client, "watch", None)) and callable(getattr(client, "list", None)):
-            self.event_handler.add_to_cluster(client)
+        if handle is not None:
+            self.event_handler.follow(handle)
 
     # ------------------------------------------------------------------ prediction
     def predict_utilisation(self, container: "Container") -> int:
@@ -255,7 +254,7 @@ class TargetLoadPacking:
         return None
 
 
-def make_metrics_source(args: Mapping[str, Any], handle: Any) -> MetricsSource:
+def make_metrics_source(args: Mapping[str, Any], handle: Handle | None) -> MetricsSource:
     """The file source when ``metricsFile`` is set, else the annotation source."""
     path = args.get("metricsFile") or ""
     if path:

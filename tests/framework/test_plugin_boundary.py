@@ -1,0 +1,94 @@
+"""Plugins reach the world only through their Handle (issue #8; upstream plugins import
+``framework``, never the scheduler or a client implementation).
+
+Every module of the in-tree plugins and of the contrib packages is parsed; importing the
+embedded cluster, the scheduler or the simulation (or asking importlib for them) fails here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation")
+
+
+def plugin_modules() -> list[Path]:
+    files = sorted((ROOT / "kschedfw" / "plugins").rglob("*.py"))
+    files += sorted(ROOT.glob("contrib-plugins/*/src/**/*.py"))
+    return files
+
+
+def _absolute(module: str | None, level: int, path: Path) -> str:
+    """The absolute name of a (possibly relative) ``from`` import in the file at ``path``."""
+    if level == 0:
+        return module or ""
+    parts = list(path.relative_to(_package_root(path)).with_suffix("").parts)
+    base = parts[:-level] if len(parts) >= level else []
+    return ".".join([*base, *([module] if module else [])])
+
+
+def _package_root(path: Path) -> Path:
+    root = path.parent
+    while (root / "__init__.py").exists():
+        root = root.parent
+    return root
+
+
+def _is_forbidden(name: str) -> bool:
+    return any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN)
+
+
+def forbidden_imports(source: str, path: Path) -> list[str]:
+    """``line: module`` for every import of a forbidden module in ``source``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, path)
+            names = [module] if _is_forbidden(module) else [f"{module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):
+            func = node.func
+            called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if called in ("import_module", "__import__"):
+                names = [node.args[0].value]
+        found += [f"{node.lineno}: {name}" for name in names if _is_forbidden(name)]
+    return found
+
+
+def test_the_scan_sees_plugins():
+    files = plugin_modules()
+    assert any(p.name == "defaultpreemption.py" for p in files)
+    assert any("kschedfw_trimaran" in p.parts for p in files)
+
+
+@pytest.mark.parametrize("path", plugin_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_plugin_does_not_import_the_backend_or_the_scheduler(path):
+    assert forbidden_imports(path.read_text(encoding="utf-8"), path) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    pytest.param("from kschedfw.cluster.memory import NotFound", ["1: kschedfw.cluster.memory"], id="from-module"),
+    pytest.param("import kschedfw.simulation", ["1: kschedfw.simulation"], id="import"),
+    pytest.param("from kschedfw import scheduler", ["1: kschedfw.scheduler"], id="from-package"),
+    pytest.param("def f():\n    from kschedfw.cluster.memory import EPOCH", ["2: kschedfw.cluster.memory"],
+                 id="inside-a-function"),
+    pytest.param("import importlib\nimportlib.import_module('kschedfw.cluster.memory')",
+                 ["2: kschedfw.cluster.memory"], id="importlib"),
+    pytest.param("from kschedfw.scheduler_events import resource_for_kind", [], id="similar-name-is-fine"),
+    pytest.param("from kschedfw.framework.interface import NotFound", [], id="the-contract-is-fine"),
+])
+def test_the_scan_finds_forbidden_imports(source, expected):
+    assert forbidden_imports(source, ROOT / "kschedfw" / "plugins" / "example.py") == expected
+
+
+def test_relative_imports_are_resolved():
+    path = ROOT / "kschedfw" / "plugins" / "preemption" / "example.py"
+    assert forbidden_imports("from ...cluster import memory", path) == ["1: kschedfw.cluster"]
+    assert forbidden_imports("from ... import simulation", path) == ["1: kschedfw.simulation"]
