@@ -264,7 +264,7 @@ def post_bind(state: "CycleState", pod: "Pod", node_name: str) -> None:
 # --------------------------------------------------------------------------- pod groups (newest API)
 
 @hookspec
-def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list:
+def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list[Any]:
     """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.
 
     Declared for topology-aware workload scheduling; not yet called by the runtime.
@@ -280,7 +280,7 @@ def score_placement(state: "CycleState", pod_group: Any, placement: Any) -> int:
 
 
 @hookspec
-def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list) -> "Status | None":
+def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list[Any]) -> "Status | None":
     """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not yet called."""
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import uuid
-from typing import Any
+from typing import Any, overload
 
 from kschedfw.errors import ManifestError
 
@@ -69,7 +69,14 @@ def opt_string(value: Any, field: str) -> str | None:
     return string(value, field)
 
 
+@overload
+def integer(value: Any, field: str, default: int) -> int: ...
+@overload
+def integer(value: Any, field: str, default: None = None) -> int | None: ...
+
+
 def integer(value: Any, field: str, default: int | None = None) -> int | None:
+    """An integer (a float with no fraction counts); null/absent gives ``default``."""
     if value is None:
         return default
     if isinstance(value, int) and not isinstance(value, bool):
@@ -158,6 +165,19 @@ class Meta:
     __slots__ = ("name", "generate_name", "namespace", "uid", "labels", "annotations",
                  "resource_version", "creation_timestamp", "deletion_timestamp",
                  "deletion_grace_period_seconds", "owner_references", "finalizers")
+
+    name: str
+    generate_name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    resource_version: str
+    creation_timestamp: _dt.datetime | None
+    deletion_timestamp: _dt.datetime | None
+    deletion_grace_period_seconds: int | None
+    owner_references: tuple[dict[str, Any], ...]
+    finalizers: tuple[str, ...]
 
 
 def metadata(obj: dict, kind: str, *, namespaced: bool, template: bool = False) -> Meta:

@@ -70,7 +70,7 @@ def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:
     infos = list(node_infos)
     counts: dict[str, int] = {}
     for ni in infos:
-        seen = set()
+        seen: set[str] = set()
         for image in (ni.node.images if ni.node is not None else ()):
             seen.update(image.names)
         for name in seen:

@@ -360,7 +360,7 @@ class NodeResourcesFit:
             return QueueingHint.QueueSkip
         if original is None:
             return QueueingHint.Queue
-        if not have_any_requested_resources_increased(pod, original, modified):  # type: ignore[arg-type]
+        if not have_any_requested_resources_increased(pod, original, modified):
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
