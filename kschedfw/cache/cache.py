@@ -65,9 +65,6 @@ class Cache:
         self._order_dirty = True
         self._images_dirty = True
 
-    def node_count(self) -> int:
-        return len(self._tree)
-
     # ---------------------------------------------------------------- pods
     def _note_affinity(self, pod: "Pod") -> None:
         affinity = pod.affinity

@@ -22,7 +22,7 @@ from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_po
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
 
-__all__ = ["NodeResourcesBalancedAllocation", "BalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
+__all__ = ["NodeResourcesBalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
            "balanced_resource_scorer", "balanced_resource_score"]
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -127,9 +127,6 @@ class NodeResourcesBalancedAllocation:
         value = (request.milli_cpu, request.memory, request.ephemeral_storage,
                  tuple(sorted(request.scalar_resources.items())))
         return [SignFragment(RESOURCES_SIGNER_NAME, value)], None
-
-
-BalancedAllocation = NodeResourcesBalancedAllocation  # upstream's Go name
 
 
 def balanced_cpu_memory(pod_cpu: int, pod_memory: int,
