@@ -138,6 +138,12 @@ def test_typed_plugin_loads_and_its_hooks_behave() -> None:
     assert [s.score for s in scores] == [0, MAX_NODE_SCORE]
 
 
+def test_package_is_marked_typed() -> None:
+    """PEP 561: without ``py.typed`` in the installed package mypy ignores kschedfw's annotations."""
+    import kschedfw
+    assert (Path(kschedfw.__file__).parent / "py.typed").is_file()
+
+
 def test_author_module_type_checks_under_strict_mypy(tmp_path: Path) -> None:
     """This module passes ``mypy --strict``; misuse of Status is reported, so the check can fail."""
     if importlib.util.find_spec("mypy") is None:
@@ -145,7 +151,7 @@ def test_author_module_type_checks_under_strict_mypy(tmp_path: Path) -> None:
     misuse = tmp_path / "misuse.py"
     misuse.write_text("from kschedfw import Code, Status\n"
                       "Status(Code.Unschedulable, 3)\n"             # line 2: a reason must be str
-                      "Status(Code.UNSCHEDULABLE, 'no such member')\n"  # line 3: names are upstream's
+                      "Status(Code.Unschedulabel, 'typo')\n"       # line 3: no such member
                       "Status.unschedulable(('a', 'b'))\n")         # line 4: reasons are *args
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
