@@ -12,7 +12,7 @@ from typing import Any, overload
 
 from kschedfw.errors import ManifestError
 
-_EMPTY: dict = {}
+_EMPTY: dict[str, Any] = {}
 
 
 def describe(value: Any) -> str:
@@ -38,7 +38,7 @@ def fail(field: str, message: str) -> ManifestError:
     return ManifestError(message, field=field)
 
 
-def mapping(value: Any, field: str) -> dict:
+def mapping(value: Any, field: str) -> dict[str, Any]:
     """A mapping, with null/absent read as empty (as Go decodes a null struct)."""
     if value is None:
         return _EMPTY
@@ -47,7 +47,7 @@ def mapping(value: Any, field: str) -> dict:
     raise fail(field, f"expected a mapping, got {describe(value)}")
 
 
-def seq(value: Any, field: str) -> list | tuple:
+def seq(value: Any, field: str) -> list[Any] | tuple[Any, ...]:
     if value is None:
         return ()
     if isinstance(value, (list, tuple)):
@@ -180,7 +180,7 @@ class Meta:
     finalizers: tuple[str, ...]
 
 
-def metadata(obj: dict, kind: str, *, namespaced: bool, template: bool = False) -> Meta:
+def metadata(obj: dict[str, Any], kind: str, *, namespaced: bool, template: bool = False) -> Meta:
     """Read ``obj["metadata"]``. A name (or a generateName) is required unless ``template``."""
     d = mapping(obj.get("metadata"), "metadata")
     m = Meta()

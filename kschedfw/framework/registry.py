@@ -213,9 +213,10 @@ class Registry:
             err = PluginLoadError(ref.display, f"failed to load: {type(exc).__name__}: {exc}")
             self._failures[name] = err
             raise err from None
-        self._classes[name] = obj
-        self._warn_hooks_not_called_yet(obj, ref.display, in_tree=ref.builtin)
-        return obj
+        plugin_cls: type = obj  # check_plugin_class made sure it is a class
+        self._classes[name] = plugin_cls
+        self._warn_hooks_not_called_yet(plugin_cls, ref.display, in_tree=ref.builtin)
+        return plugin_cls
 
     def _warn_hooks_not_called_yet(self, cls: type, display: str, *, in_tree: bool) -> None:
         """In-tree plugins implement ``sign_pod`` ahead of batching: no warning for them."""
@@ -257,14 +258,14 @@ class Registry:
             points = self._points[name] = extension_points_of(cls)
         return points
 
-    def args_schema(self, name: str) -> dict | None:
+    def args_schema(self, name: str) -> dict[str, Any] | None:
         if self._is_in_tree(name):
             spec = _in_tree_args(name)
             return spec.schema if spec is not None else None
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
 
-    def validate_args(self, name: str, args: dict) -> list[FieldError]:
+    def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         if self._is_in_tree(name):
             spec = _in_tree_args(name)
             return list(spec.validate(args)) if spec is not None else []
