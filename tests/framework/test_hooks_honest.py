@@ -40,20 +40,25 @@ def _every_hook_plugin() -> tuple[type, list[str]]:
 
 
 def _reachable_methods(root: Any, owner: Any) -> set[str]:
-    """Names of ``owner``'s bound methods reachable from ``root``'s attributes, through
-    containers, partials and closures (the runtime wraps some hooks, e.g. queueing_hint)."""
+    """Names of ``owner``'s bound methods reachable from ``root``: through attributes, containers,
+    partials and closures (the runtime wraps some hooks, e.g. queueing_hint). pluggy's own
+    registry is not followed: it holds every hookimpl, called or not."""
     found: set[str] = set()
     seen: set[int] = set()
 
     def walk(obj: Any) -> None:
-        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, type(None))):
+        if id(obj) in seen or obj is owner or isinstance(obj, (str, bytes, int, float, type(None), type,
+                                                                 types.ModuleType)):
             return
         seen.add(id(obj))
+        if type(obj).__module__.partition(".")[0] == "pluggy":
+            return
         if isinstance(obj, types.MethodType):
             if obj.__self__ is owner:
                 found.add(obj.__func__.__name__)
-            return
-        if isinstance(obj, functools.partial):
+            else:
+                walk(obj.__self__)
+        elif isinstance(obj, functools.partial):
             walk(obj.func), walk(obj.args), walk(obj.keywords)
         elif isinstance(obj, types.FunctionType):
             for cell in obj.__closure__ or ():
@@ -64,10 +69,14 @@ def _reachable_methods(root: Any, owner: Any) -> set[str]:
         elif isinstance(obj, (list, tuple, set, frozenset)):
             for value in obj:
                 walk(value)
+        else:  # any other object the runtime keeps (a plan object, the handle...)
+            for value in getattr(obj, "__dict__", {}).values():
+                walk(value)
+            for klass in type(obj).__mro__:
+                for slot in getattr(klass, "__slots__", ()):
+                    walk(getattr(obj, slot, None))
 
-    for name in dir(root):
-        if not name.startswith("__"):
-            walk(getattr(root, name, None))
+    walk(root)
     return found
 
 
