@@ -113,11 +113,11 @@ def queueing_hint(event: "ClusterEvent", pod: "Pod", old_obj: Any, new_obj: Any)
 # --------------------------------------------------------------------------- scheduling cycle
 
 @hookspec
-def sign_pod(pod: "Pod") -> "tuple[list[SignFragment], Status | None]":
+def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
     """Fragments of the pod's scheduling signature for opportunistic batching. Upstream: SignPlugin.
 
     Pods with equal signatures get equal Filter and Score results, so a batch can reuse them.
-    Unschedulable or Error means "do not batch this pod". Batching stays off unless every enabled
+    Unschedulable or Error means "do not batch this pod" (the fragments may then be None). Batching stays off unless every enabled
     PreFilter/Filter/PreScore/Score plugin implements this hook. Not called yet: the runtime does
     not batch (see :data:`NOT_CALLED_YET`).
     """
