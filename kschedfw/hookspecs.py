@@ -14,6 +14,7 @@ Hooks are grouped in the order a pod meets them::
                  -> reserve -> permit
     binding:     pre_bind_pre_flight -> (wait on permit) -> pre_bind -> bind -> post_bind
     on failure after reserve: unreserve, in reverse order
+    declared, not called yet: sign_pod and the pod-group placement hooks (NOT_CALLED_YET)
 
 Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
 its meaning differs per point and is stated in each hook. A hook that raises is turned into an
@@ -40,6 +41,16 @@ if TYPE_CHECKING:
                                           SignFragment)
 
 hookspec = pluggy.HookspecMarker("kschedfw")
+
+#: Hooks declared for plugin authors that this version of the runtime never calls. A plugin may
+#: implement them (they are validated like any hook) but they have no effect yet, so loading a
+#: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
+#: ``sign_pod`` becomes live with opportunistic batching, the placement hooks with workload-aware
+#: (pod group) scheduling. A meta-test checks this set against what the runtime binds.
+NOT_CALLED_YET: frozenset[str] = frozenset({
+    "sign_pod", "generate_placements", "score_placement", "normalize_placement_score",
+    "pod_group_post_filter",
+})
 
 __all__ = [
     "pre_enqueue", "less", "events_to_register", "queueing_hint",
@@ -102,13 +113,13 @@ def queueing_hint(event: "ClusterEvent", pod: "Pod", old_obj: Any, new_obj: Any)
 # --------------------------------------------------------------------------- scheduling cycle
 
 @hookspec
-def sign_pod(pod: "Pod") -> "tuple[list[SignFragment], Status | None]":
+def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
     """Fragments of the pod's scheduling signature for opportunistic batching. Upstream: SignPlugin.
 
     Pods with equal signatures get equal Filter and Score results, so a batch can reuse them.
-    Unschedulable or Error means "do not batch this pod". Batching stays off unless every enabled
-    PreFilter/Filter/PreScore/Score plugin implements this hook. Declared for plugin authors; the
-    runtime does not batch yet.
+    Unschedulable or Error means "do not batch this pod" (the fragments may then be None). Batching stays off unless every enabled
+    PreFilter/Filter/PreScore/Score plugin implements this hook. Not called yet: the runtime does
+    not batch (see :data:`NOT_CALLED_YET`).
     """
 
 
@@ -264,10 +275,10 @@ def post_bind(state: "CycleState", pod: "Pod", node_name: str) -> None:
 # --------------------------------------------------------------------------- pod groups (newest API)
 
 @hookspec
-def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list:
+def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list[Any]:
     """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.
 
-    Declared for topology-aware workload scheduling; not yet called by the runtime.
+    Declared for topology-aware workload scheduling; not called yet (:data:`NOT_CALLED_YET`).
     """
 
 
@@ -275,15 +286,15 @@ def generate_placements(state: "CycleState", pod_group: Any, parent_placement: A
 def score_placement(state: "CycleState", pod_group: Any, placement: Any) -> int:
     """Score one placement of a pod group. Upstream: PlacementScorePlugin. Weighted like Score.
 
-    Declared for topology-aware workload scheduling; not yet called by the runtime.
+    Declared for topology-aware workload scheduling; not called yet (:data:`NOT_CALLED_YET`).
     """
 
 
 @hookspec
-def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list) -> "Status | None":
-    """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not yet called."""
+def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list[Any]) -> "Status | None":
+    """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not called yet."""
 
 
 @hookspec(firstresult=True)
 def pod_group_post_filter(state: "CycleState", pod_group_info: Any, node_to_status: Any) -> Any:
-    """PostFilter for a whole pod group that failed (workload-aware preemption). Not yet called."""
+    """PostFilter for a whole pod group that failed (workload-aware preemption). Not called yet."""

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import uuid
-from typing import Any
+from typing import Any, overload
 
 from kschedfw.errors import ManifestError
 
-_EMPTY: dict = {}
+_EMPTY: dict[str, Any] = {}
 
 
 def describe(value: Any) -> str:
@@ -38,7 +38,7 @@ def fail(field: str, message: str) -> ManifestError:
     return ManifestError(message, field=field)
 
 
-def mapping(value: Any, field: str) -> dict:
+def mapping(value: Any, field: str) -> dict[str, Any]:
     """A mapping, with null/absent read as empty (as Go decodes a null struct)."""
     if value is None:
         return _EMPTY
@@ -47,7 +47,7 @@ def mapping(value: Any, field: str) -> dict:
     raise fail(field, f"expected a mapping, got {describe(value)}")
 
 
-def seq(value: Any, field: str) -> list | tuple:
+def seq(value: Any, field: str) -> list[Any] | tuple[Any, ...]:
     if value is None:
         return ()
     if isinstance(value, (list, tuple)):
@@ -69,7 +69,14 @@ def opt_string(value: Any, field: str) -> str | None:
     return string(value, field)
 
 
+@overload
+def integer(value: Any, field: str, default: int) -> int: ...
+@overload
+def integer(value: Any, field: str, default: None = None) -> int | None: ...
+
+
 def integer(value: Any, field: str, default: int | None = None) -> int | None:
+    """An integer (a float with no fraction counts); null/absent gives ``default``."""
     if value is None:
         return default
     if isinstance(value, int) and not isinstance(value, bool):
@@ -159,8 +166,21 @@ class Meta:
                  "resource_version", "creation_timestamp", "deletion_timestamp",
                  "deletion_grace_period_seconds", "owner_references", "finalizers")
 
+    name: str
+    generate_name: str
+    namespace: str
+    uid: str
+    labels: dict[str, str]
+    annotations: dict[str, str]
+    resource_version: str
+    creation_timestamp: _dt.datetime | None
+    deletion_timestamp: _dt.datetime | None
+    deletion_grace_period_seconds: int | None
+    owner_references: tuple[dict[str, Any], ...]
+    finalizers: tuple[str, ...]
 
-def metadata(obj: dict, kind: str, *, namespaced: bool, template: bool = False) -> Meta:
+
+def metadata(obj: dict[str, Any], kind: str, *, namespaced: bool, template: bool = False) -> Meta:
     """Read ``obj["metadata"]``. A name (or a generateName) is required unless ``template``."""
     d = mapping(obj.get("metadata"), "metadata")
     m = Meta()

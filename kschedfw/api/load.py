@@ -79,7 +79,7 @@ def parse_object(d: Any, *, source: str = "", line: int | None = None,
                             obj=_parse.describe_object(d, kind)) from None
 
 
-def _is_list(data: dict) -> bool:
+def _is_list(data: dict[str, Any]) -> bool:
     kind = data.get("kind")
     return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in data))
 
@@ -97,7 +97,7 @@ def _line(node: Any) -> int | None:
 
 
 def _emit(node: Any, data: Any, source: str, default_kind: str | None, template: bool,
-          out: list) -> None:
+          out: list[Any]) -> None:
     """Append the objects in ``data`` (a document, a list item...) to ``out``, flattening lists."""
     if data is None:
         return
@@ -201,7 +201,7 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def load_manifests(path_or_paths: str | os.PathLike | Iterable[str | os.PathLike], *,
+def load_manifests(path_or_paths: "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]", *,
                    template: bool = False) -> list[Any]:
     """Load every object from a file, a folder (``*.yaml``, ``*.yml``, ``*.json``, recursively,
     sorted by path) or several of those, in order.

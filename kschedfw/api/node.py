@@ -75,7 +75,7 @@ class Node:
     images: tuple[ContainerImage, ...] = ()
     conditions: tuple[NodeCondition, ...] = ()
     resource_version: str = ""
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     # additions
     generate_name: str = ""
     creation_timestamp: _dt.datetime | None = None
@@ -123,7 +123,7 @@ class Node:
                               allocatable=dict(allocatable))
 
     @classmethod
-    def from_dict(cls, d: dict, *, source: str = "", line: int | None = None,
+    def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "Node":
         try:
             return parse_node(d, template=template)
@@ -132,7 +132,7 @@ class Node:
                                       obj=_parse.describe_object(d, "Node")) from None
 
 
-def parse_node(d: dict, *, template: bool = False) -> Node:
+def parse_node(d: dict[str, Any], *, template: bool = False) -> Node:
     """Build a :class:`Node` from a manifest dict. Errors name the field but not the object."""
     m = _parse.metadata(d, "Node", namespaced=False, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")

@@ -3,7 +3,7 @@ and :class:`GenericObject` for every other kind (custom resources pass through u
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 import attrs
 
@@ -23,9 +23,11 @@ __all__ = [
 
 CLUSTER_SCOPED_KINDS = _parse.CLUSTER_SCOPED_KINDS
 
+_T = TypeVar("_T")
 
-def _from_dict(parse: Callable[..., Any], kind: str, d: dict, source: str, line: int | None,
-               template: bool) -> Any:
+
+def _from_dict(parse: Callable[..., _T], kind: str, d: dict[str, Any], source: str, line: int | None,
+               template: bool) -> _T:
     try:
         return parse(d, template=template)
     except ManifestError as exc:
@@ -40,7 +42,7 @@ class _FromDict:
     _KIND = ""
 
     @classmethod
-    def from_dict(cls, d: dict, *, source: str = "", line: int | None = None,
+    def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> Any:
         return _from_dict(_PARSERS[cls._KIND], cls._KIND, d, source, line, template)
 
@@ -56,10 +58,10 @@ class PriorityClass(_FromDict):
     global_default: bool = False
     preemption_policy: str = "PreemptLowerPriority"
     description: str = ""
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
-def parse_priority_class(d: dict, *, template: bool = False) -> PriorityClass:
+def parse_priority_class(d: dict[str, Any], *, template: bool = False) -> PriorityClass:
     m = _parse.metadata(d, "PriorityClass", namespaced=False, template=template)
     value = _parse.integer(d.get("value"), "value")
     if value is None:
@@ -85,7 +87,7 @@ class PodDisruptionBudget(_FromDict):
     max_unavailable: int | str | None = None
     disruptions_allowed: int = 0
     disrupted_pods: dict[str, str] = attrs.field(factory=dict)
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     uid: str = ""
 
     @property
@@ -93,7 +95,7 @@ class PodDisruptionBudget(_FromDict):
         return f"{self.namespace}/{self.name}"
 
 
-def parse_pod_disruption_budget(d: dict, *, template: bool = False) -> PodDisruptionBudget:
+def parse_pod_disruption_budget(d: dict[str, Any], *, template: bool = False) -> PodDisruptionBudget:
     m = _parse.metadata(d, "PodDisruptionBudget", namespaced=True, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")
     status = _parse.mapping(d.get("status"), "status")
@@ -118,12 +120,12 @@ class Namespace(_FromDict):
 
     name: str
     labels: dict[str, str] = attrs.field(factory=dict)
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     uid: str = ""
     phase: str = "Active"
 
 
-def parse_namespace(d: dict, *, template: bool = False) -> Namespace:
+def parse_namespace(d: dict[str, Any], *, template: bool = False) -> Namespace:
     m = _parse.metadata(d, "Namespace", namespaced=False, template=template)
     status = _parse.mapping(d.get("status"), "status")
     return Namespace(m.name, m.labels, d, m.uid,
@@ -146,7 +148,7 @@ class PersistentVolumeClaim(_FromDict):
     access_modes: tuple[str, ...] = ()
     requests: dict[str, int] = attrs.field(factory=dict)
     phase: str = "Pending"
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     uid: str = ""
     annotations: dict[str, str] = attrs.field(factory=dict)
     labels: dict[str, str] = attrs.field(factory=dict)
@@ -156,7 +158,7 @@ class PersistentVolumeClaim(_FromDict):
         return f"{self.namespace}/{self.name}"
 
 
-def parse_persistent_volume_claim(d: dict, *, template: bool = False) -> PersistentVolumeClaim:
+def parse_persistent_volume_claim(d: dict[str, Any], *, template: bool = False) -> PersistentVolumeClaim:
     m = _parse.metadata(d, "PersistentVolumeClaim", namespaced=True, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")
     status = _parse.mapping(d.get("status"), "status")
@@ -194,14 +196,14 @@ class PersistentVolume(_FromDict):
     node_affinity: NodeSelector | None = None
     csi_driver: str | None = None
     phase: str = "Pending"
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     uid: str = ""
     annotations: dict[str, str] = attrs.field(factory=dict)
     source: str = ""
-    details: dict = attrs.field(factory=dict)
+    details: dict[str, Any] = attrs.field(factory=dict)
 
 
-def parse_persistent_volume(d: dict, *, template: bool = False) -> PersistentVolume:
+def parse_persistent_volume(d: dict[str, Any], *, template: bool = False) -> PersistentVolume:
     m = _parse.metadata(d, "PersistentVolume", namespaced=False, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")
     status = _parse.mapping(d.get("status"), "status")
@@ -244,11 +246,11 @@ class StorageClass(_FromDict):
     provisioner: str = ""
     volume_binding_mode: str = "Immediate"
     allowed_topologies: tuple[NodeSelectorTerm, ...] = ()
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     parameters: dict[str, str] = attrs.field(factory=dict)
 
 
-def parse_storage_class(d: dict, *, template: bool = False) -> StorageClass:
+def parse_storage_class(d: dict[str, Any], *, template: bool = False) -> StorageClass:
     m = _parse.metadata(d, "StorageClass", namespaced=False, template=template)
     mode = _parse.string(d.get("volumeBindingMode"), "volumeBindingMode") or "Immediate"
     if mode not in ("Immediate", "WaitForFirstConsumer"):
@@ -281,10 +283,10 @@ class CSINode(_FromDict):
 
     name: str
     drivers: dict[str, int | None] = attrs.field(factory=dict)
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
 
-def parse_csi_node(d: dict, *, template: bool = False) -> CSINode:
+def parse_csi_node(d: dict[str, Any], *, template: bool = False) -> CSINode:
     m = _parse.metadata(d, "CSINode", namespaced=False, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")
     drivers: dict[str, int | None] = {}
@@ -309,7 +311,7 @@ class GenericObject:
     kind: str
     name: str
     namespace: str = ""
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     labels: dict[str, str] = attrs.field(factory=dict)
     annotations: dict[str, str] = attrs.field(factory=dict)
     uid: str = ""
@@ -319,17 +321,17 @@ class GenericObject:
         return f"{self.namespace}/{self.name}" if self.namespace else self.name
 
     @property
-    def spec(self) -> dict:
+    def spec(self) -> dict[str, Any]:
         spec = self.raw.get("spec")
         return spec if isinstance(spec, dict) else {}
 
     @classmethod
-    def from_dict(cls, d: dict, *, source: str = "", line: int | None = None,
+    def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "GenericObject":
         return _from_dict(parse_generic_object, "", d, source, line, template)
 
 
-def parse_generic_object(d: dict, *, template: bool = False) -> GenericObject:
+def parse_generic_object(d: dict[str, Any], *, template: bool = False) -> GenericObject:
     kind = _parse.string(d.get("kind"), "kind")
     m = _parse.metadata(d, kind, namespaced=kind not in CLUSTER_SCOPED_KINDS, template=template)
     return GenericObject(_parse.string(d.get("apiVersion"), "apiVersion"), kind, m.name,

@@ -123,7 +123,8 @@ class Toleration:
         if op == "Exists":
             return True
         if op == "Equal" or op == "":
-            return self.value == taint.value
+            value: str = taint.value
+            return self.value == value
         if op == "Gt" or op == "Lt":
             mine, theirs = _as_int(self.value), _as_int(taint.value)
             if mine is None or theirs is None:
@@ -328,7 +329,7 @@ class Volume:
     source: str = ""
     claim_name: str | None = None
     read_only: bool = False
-    details: dict = attrs.field(factory=dict)
+    details: dict[str, Any] = attrs.field(factory=dict)
 
 
 def _parse_volume(d: Any, field: str) -> Volume:
@@ -412,7 +413,7 @@ def compute_pod_request(containers: tuple[Container, ...], init_containers: tupl
             else:
                 phase = dict(sidecars)
                 for k, v in reqs.items():
-                    phase[k] = phase.get(k, 0) + v  # type: ignore[index]
+                    phase[k] = phase.get(k, 0) + v
             for k, v in phase.items():
                 peak = init_peak.get(k)
                 if peak is None or v > peak:
@@ -446,7 +447,7 @@ class Pod:
     uid: str = ""
     labels: dict[str, str] = attrs.field(factory=dict)
     annotations: dict[str, str] = attrs.field(factory=dict)
-    owner_references: tuple[dict, ...] = ()
+    owner_references: tuple[dict[str, Any], ...] = ()
     node_name: str = ""
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     priority: int | None = None
@@ -461,7 +462,7 @@ class Pod:
     topology_spread_constraints: tuple[TopologySpreadConstraint, ...] = ()
     scheduling_gates: tuple[str, ...] = ()
     volumes: tuple[Volume, ...] = ()
-    resource_claims: tuple[dict, ...] = ()
+    resource_claims: tuple[dict[str, Any], ...] = ()
     host_network: bool = False
     nominated_node_name: str = ""
     phase: str = "Pending"
@@ -472,15 +473,15 @@ class Pod:
     deletion_grace_period_seconds: int | None = None
     termination_grace_period_seconds: int = 30
     resource_version: str = ""
-    raw: dict = attrs.field(factory=dict, eq=False, repr=False)
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
     # additions
     generate_name: str = ""
     finalizers: tuple[str, ...] = ()
     pod_level_requests: dict[str, int] = attrs.field(factory=dict)
     # caches (filled on first use; survive with_node/with_nominated_node)
-    _request: dict | None = attrs.field(init=False, default=None, eq=False, repr=False)
-    _request_nz: dict | None = attrs.field(init=False, default=None, eq=False, repr=False)
-    _host_ports: tuple | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    _request: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    _request_nz: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    _host_ports: "tuple[ContainerPort, ...] | None" = attrs.field(init=False, default=None, eq=False, repr=False)
 
     def __hash__(self) -> int:
         return hash(self.uid)
@@ -584,7 +585,7 @@ class Pod:
         return self._evolve_keep_caches(nominated_node_name=name, raw=raw)
 
     @classmethod
-    def from_dict(cls, d: dict, *, source: str = "", line: int | None = None,
+    def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "Pod":
         try:
             return parse_pod(d, template=template)
@@ -593,7 +594,7 @@ class Pod:
                                       obj=_parse.describe_object(d, "Pod")) from None
 
 
-def parse_pod(d: dict, *, template: bool = False) -> Pod:
+def parse_pod(d: dict[str, Any], *, template: bool = False) -> Pod:
     """Build a :class:`Pod` from a manifest dict. Errors name the field but not the object."""
     m = _parse.metadata(d, "Pod", namespaced=True, template=template)
     spec = _parse.mapping(d.get("spec"), "spec")

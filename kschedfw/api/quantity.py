@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["parse_quantity", "milli_value", "value", "resource_amount", "format_quantity"]
 
-_DECIMAL_SUFFIX = {
+_DECIMAL_SUFFIX: dict[str, Fraction | int] = {
     "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000), "": 1,
     "k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12, "P": 10**15, "E": 10**18,
 }

@@ -39,7 +39,7 @@ class LabelSelectorRequirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
-    _value_set: frozenset = attrs.field(init=False, eq=False, repr=False, default=frozenset())
+    _value_set: frozenset[str] = attrs.field(init=False, eq=False, repr=False, default=frozenset())
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_value_set", frozenset(self.values))
@@ -139,7 +139,7 @@ class NodeSelectorRequirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
-    _value_set: frozenset = attrs.field(init=False, eq=False, repr=False, default=frozenset())
+    _value_set: frozenset[str] = attrs.field(init=False, eq=False, repr=False, default=frozenset())
     _bound: int | None = attrs.field(init=False, eq=False, repr=False, default=None)
 
     def __attrs_post_init__(self) -> None:

@@ -1,8 +1,9 @@
 """The scheduler cache: NodeInfos kept current from cluster events, plus assumed pods.
 
 A pod is *assumed* on its node as soon as the scheduling cycle picks it, so the next pod sees
-the resources as used; binding confirms it, failure forgets it, and an assumed pod whose binding
-never showed up expires.
+the resources as used; the cluster's confirmation (``add_pod``) makes it a regular pod, failure
+forgets it. Upstream also expires assumed pods whose binding never shows up; here the binding
+cycle is synchronous, so an assumed pod is always confirmed or forgotten and nothing expires.
 """
 
 from __future__ import annotations
@@ -22,16 +23,15 @@ class CacheError(Exception):
 
 
 class Cache:
-    def __init__(self, assumed_pod_ttl: float = 0.0) -> None:
+    def __init__(self) -> None:
         self._nodes: dict[str, NodeInfo] = {}
         self._tree = NodeTree()
         self._pod_states: dict[str, "Pod"] = {}  # uid -> pod as the cache holds it
-        self._assumed: dict[str, float | None] = {}  # uid -> deadline (None while binding)
+        self._assumed: set[str] = set()  # uids of assumed pods not yet confirmed by the cluster
         self._images_dirty = True
         self._order_dirty = True
         self._snapshot = Snapshot()
         self._affinity_version = 0  # bumped when a pod with (anti-)affinity comes or goes
-        self.assumed_pod_ttl = assumed_pod_ttl
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
@@ -65,9 +65,6 @@ class Cache:
         self._order_dirty = True
         self._images_dirty = True
 
-    def node_count(self) -> int:
-        return len(self._tree)
-
     # ---------------------------------------------------------------- pods
     def _note_affinity(self, pod: "Pod") -> None:
         affinity = pod.affinity
@@ -96,18 +93,18 @@ class Cache:
         if pod.uid in self._pod_states:
             raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
         self._add_to_node(pod)
-        self._assumed[pod.uid] = None
+        self._assumed.add(pod.uid)
 
     def finish_binding(self, pod: "Pod", now: float) -> None:
-        if pod.uid in self._assumed:
-            self._assumed[pod.uid] = now + self.assumed_pod_ttl if self.assumed_pod_ttl else None
+        """Upstream starts the assumed pod's expiry here; with a synchronous binding cycle nothing
+        expires, so the pod simply stays assumed until ``add_pod`` or ``forget_pod``."""
 
     def forget_pod(self, pod: "Pod") -> None:
         if pod.uid in self._assumed:
             current = self._pod_states.get(pod.uid)
             if current is not None:
                 self._remove_from_node(current)
-            del self._assumed[pod.uid]
+            self._assumed.discard(pod.uid)
 
     def is_assumed(self, pod: "Pod") -> bool:
         return pod.uid in self._assumed
@@ -121,7 +118,7 @@ class Cache:
                 self._add_to_node(pod)
             else:
                 self._replace(current, pod)
-            del self._assumed[pod.uid]
+            self._assumed.discard(pod.uid)
             return
         if current is not None:
             self.update_pod(current, pod)
@@ -152,21 +149,10 @@ class Cache:
         current = self._pod_states.get(pod.uid)
         if current is not None:
             self._remove_from_node(current)
-        self._assumed.pop(pod.uid, None)
+        self._assumed.discard(pod.uid)
 
     def get_pod(self, uid: str) -> "Pod | None":
         return self._pod_states.get(uid)
-
-    def cleanup_expired_assumed_pods(self, now: float) -> list["Pod"]:
-        expired = [uid for uid, deadline in self._assumed.items() if deadline is not None and deadline <= now]
-        out = []
-        for uid in expired:
-            pod = self._pod_states.get(uid)
-            if pod is not None:
-                self._remove_from_node(pod)
-                out.append(pod)
-            del self._assumed[uid]
-        return out
 
     # ---------------------------------------------------------------- snapshot
     def update_snapshot(self) -> Snapshot:

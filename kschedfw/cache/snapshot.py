@@ -50,7 +50,7 @@ class Snapshot:
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         return self._cached("anti", lambda ni: ni.pods_with_required_anti_affinity)
 
-    def _cached(self, key: str, has: "Callable[[NodeInfo], list]") -> list[NodeInfo]:
+    def _cached(self, key: str, has: "Callable[[NodeInfo], list[Pod]]") -> list[NodeInfo]:
         version = self.affinity_version
         if version is None:
             return [ni for ni in self._node_infos if has(ni)]
@@ -70,7 +70,7 @@ def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:
     infos = list(node_infos)
     counts: dict[str, int] = {}
     for ni in infos:
-        seen = set()
+        seen: set[str] = set()
         for image in (ni.node.images if ni.node is not None else ()):
             seen.update(image.names)
         for name in seen:

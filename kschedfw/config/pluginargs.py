@@ -190,7 +190,9 @@ def apply_defaults(schema: Any, args: Any) -> Any:
         return copy.deepcopy(args)
     if isinstance(args, dict):
         out = {}
-        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        props = schema.get("properties")
+        if not isinstance(props, dict):
+            props = {}
         for key, value in args.items():
             out[key] = apply_defaults(props.get(key), value)
         for key, sub in props.items():

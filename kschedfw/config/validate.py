@@ -68,7 +68,7 @@ class _Run:
         self.positions = Positions()
         self.diagnostics: list[Diagnostic] = []
         self.bad_profiles: set[int] = set()
-        self._queue_sort_flagged: set[int] = set()
+        self._queue_sort_flagged: set[str | int] = set()
 
     # ------------------------------------------------------------------ reporting
 
@@ -324,7 +324,7 @@ class _Run:
         for profile, plugins in zip(doc["profiles"], resolved):
             configured = {c["name"]: c.get("args") for c in profile["pluginConfig"]}
             used = sorted({e.name for entries in plugins.values() for e in entries})
-            plugin_args = {}
+            plugin_args: dict[str, Any] = {}
             for name in used:
                 schema = self.catalog.args_schema(name)
                 if schema is None:  # takes no args (any given were reported as ignored)

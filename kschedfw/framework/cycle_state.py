@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Callable
 
 
 class StateNotFound(KeyError):
@@ -30,7 +30,7 @@ class CycleState:
         self.skip_pre_bind_plugins: set[str] = set()
         self.record_plugin_metrics = False
         #: Filter plugins to run this cycle (set by the runtime after PreFilter, minus skipped ones)
-        self.filter_plan: tuple | None = None
+        self.filter_plan: tuple[tuple[str, Callable[..., Any]], ...] | None = None
 
     def read(self, key: str) -> Any:
         try:

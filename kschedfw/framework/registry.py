@@ -12,6 +12,7 @@ import functools
 import importlib
 import importlib.metadata
 import inspect
+import logging
 from typing import Any, Iterable
 
 import attrs
@@ -19,6 +20,8 @@ import pluggy
 
 from kschedfw import hookspecs
 from kschedfw.errors import FieldError
+
+log = logging.getLogger(__name__)
 
 ENTRY_POINT_GROUP = "kschedfw.plugins"
 BUILTIN_DISTRIBUTION = "kschedfw"
@@ -89,6 +92,19 @@ def implemented_hooks(cls: type) -> tuple[str, ...]:
                  if getattr(getattr(cls, hook, None), "kschedfw_impl", None) is not None)
 
 
+def hooks_not_called_yet(cls: type) -> tuple[str, ...]:
+    """Hooks ``cls`` implements that this version declares but never calls (``hookspecs.NOT_CALLED_YET``)."""
+    return tuple(hook for hook in implemented_hooks(cls) if hook in hookspecs.NOT_CALLED_YET)
+
+
+def not_called_yet_message(display: str, hooks: Iterable[str]) -> str:
+    """The warning for a plugin implementing hooks that have no effect yet."""
+    hooks = list(hooks)
+    names = ", ".join(hooks[:-1]) + " and " + hooks[-1] if len(hooks) > 1 else hooks[0]
+    return (f"{display}: implements {names}, which this version of kschedfw does not call yet: "
+            f"{'they have' if len(hooks) > 1 else 'it has'} no effect")
+
+
 def extension_points_of(cls: type) -> frozenset[str]:
     """The config-level points a class extends: a plugin with only ``unreserve`` is a Reserve plugin."""
     hooks = set(implemented_hooks(cls))
@@ -128,20 +144,26 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
 
 
 class Registry:
-    """Installed plugins, loaded lazily; also the config validator's PluginCatalog."""
+    """Installed plugins, loaded lazily; also the config validator's PluginCatalog.
+
+    Loading a plugin that is not part of kschedfw and implements a hook in
+    ``hookspecs.NOT_CALLED_YET`` logs a warning (once per plugin), unless ``warn_not_called_yet``
+    is off (``kschedfw plugins --check`` reports those itself, for every plugin).
+    """
 
     def __init__(self, refs: dict[str, PluginRef], problems: Iterable[PluginLoadError] = (),
-                 classes: dict[str, type] | None = None) -> None:
+                 classes: dict[str, type] | None = None, *, warn_not_called_yet: bool = True) -> None:
         self._refs = dict(refs)
         self.problems: list[PluginLoadError] = list(problems)
         self._classes: dict[str, type] = dict(classes or {})
         self._failures: dict[str, PluginLoadError] = {}
         self._points: dict[str, frozenset[str]] = {}
+        self._warn_not_called_yet = warn_not_called_yet
 
     @classmethod
-    def discover(cls, extra_classes: Iterable[type] = ()) -> "Registry":
+    def discover(cls, extra_classes: Iterable[type] = (), *, warn_not_called_yet: bool = True) -> "Registry":
         refs, problems = find_plugins()
-        registry = cls(refs, problems)
+        registry = cls(refs, problems, warn_not_called_yet=warn_not_called_yet)
         for plugin_cls in extra_classes:
             registry.add_class(plugin_cls)
         return registry
@@ -155,10 +177,13 @@ class Registry:
         return registry
 
     def add_class(self, plugin_cls: type, distribution: str = "local") -> None:
-        check_plugin_class(plugin_cls, f"{distribution}[{getattr(plugin_cls, 'name', '?')}]")
+        display = f"{distribution}[{getattr(plugin_cls, 'name', '?')}]"
+        check_plugin_class(plugin_cls, display)
         name = plugin_cls.name  # type: ignore[attr-defined]
         self._refs[name] = PluginRef(name, distribution, "", f"{plugin_cls.__module__}:{plugin_cls.__qualname__}")
         self._classes[name] = plugin_cls
+        self._warn_hooks_not_called_yet(plugin_cls, display,
+                                        in_tree=plugin_cls.__module__.partition(".")[0] == BUILTIN_DISTRIBUTION)
 
     def refs(self) -> list[PluginRef]:
         return [self._refs[n] for n in sorted(self._refs)]
@@ -188,8 +213,18 @@ class Registry:
             err = PluginLoadError(ref.display, f"failed to load: {type(exc).__name__}: {exc}")
             self._failures[name] = err
             raise err from None
-        self._classes[name] = obj
-        return obj
+        plugin_cls: type = obj  # check_plugin_class made sure it is a class
+        self._classes[name] = plugin_cls
+        self._warn_hooks_not_called_yet(plugin_cls, ref.display, in_tree=ref.builtin)
+        return plugin_cls
+
+    def _warn_hooks_not_called_yet(self, cls: type, display: str, *, in_tree: bool) -> None:
+        """In-tree plugins implement ``sign_pod`` ahead of batching: no warning for them."""
+        if in_tree or not self._warn_not_called_yet:
+            return
+        hooks = hooks_not_called_yet(cls)
+        if hooks:
+            log.warning("%s", not_called_yet_message(display, hooks))
 
     def try_load(self, name: str) -> type | None:
         try:
@@ -223,14 +258,14 @@ class Registry:
             points = self._points[name] = extension_points_of(cls)
         return points
 
-    def args_schema(self, name: str) -> dict | None:
+    def args_schema(self, name: str) -> dict[str, Any] | None:
         if self._is_in_tree(name):
             spec = _in_tree_args(name)
             return spec.schema if spec is not None else None
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
 
-    def validate_args(self, name: str, args: dict) -> list[FieldError]:
+    def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         if self._is_in_tree(name):
             spec = _in_tree_args(name)
             return list(spec.validate(args)) if spec is not None else []

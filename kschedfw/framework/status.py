@@ -23,16 +23,26 @@ class Code(enum.IntEnum):
 _REJECTED = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 
 
+def _to_reasons(reasons: str | Iterable[str]) -> tuple[str, ...]:
+    """``reasons`` as a tuple; one string is one reason (not a tuple of its characters)."""
+    if type(reasons) is tuple:
+        return reasons
+    if isinstance(reasons, str):
+        return (reasons,)
+    return tuple(reasons)
+
+
 @attrs.define(slots=True, eq=True)
 class Status:
     """The result of a plugin call.
 
     ``None`` is accepted everywhere a Status is and means Success, as a nil status does upstream.
+    ``reasons`` takes one string or an iterable of strings: ``Status(Code.Unschedulable, "why")``.
     ``plugin`` is the name of the plugin that produced a rejection; the framework fills it in.
     """
 
     code: Code = Code.Success
-    reasons: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    reasons: tuple[str, ...] = attrs.field(default=(), converter=_to_reasons)
     plugin: str = ""
     error: BaseException | None = attrs.field(default=None, eq=False)
 
@@ -88,21 +98,6 @@ class Status:
             parts.insert(0, str(self.error) or type(self.error).__name__)
         return ", ".join(parts)
 
-    def with_plugin(self, plugin: str) -> "Status":
-        self.plugin = plugin
-        return self
-
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message()}" if self.reasons or self.error else self.code.name
 
-
-def is_success(status: Status | None) -> bool:
-    return status is None or status.code is Code.Success
-
-
-def code_of(status: Status | None) -> Code:
-    return Code.Success if status is None else status.code
-
-
-def join_reasons(statuses: Iterable[Status]) -> str:
-    return ", ".join(s.message() for s in statuses if s.message())

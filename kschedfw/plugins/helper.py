@@ -50,10 +50,6 @@ def do_not_schedule_taints_filter(taint: Any) -> bool:
     return taint.effect == NO_SCHEDULE or taint.effect == NO_EXECUTE
 
 
-def prefer_no_schedule_taints_filter(taint: Any) -> bool:
-    return taint.effect == PREFER_NO_SCHEDULE
-
-
 def tolerations_tolerate_taint(tolerations: Iterable[Any], taint: Any) -> bool:
     """True when any toleration tolerates ``taint``."""
     for toleration in tolerations:

@@ -167,9 +167,15 @@ def _join_path(path: str, child: str) -> str:
     return f"{path}.{child}" if path else child
 
 
-def _compile_expressions(reqs, path: str, errs: list[str]) -> tuple | None:
+#: a compiled matchExpression: (key, op, arg); arg is a frozenset (In/NotIn), an int (Gt/Lt) or None
+_Expression = tuple[str, int, Any]
+#: a compiled matchField: (key, is_in, value)
+_Field = tuple[str, bool, str]
+
+
+def _compile_expressions(reqs: Any, path: str, errs: list[str]) -> tuple[_Expression, ...] | None:
     """matchExpressions -> tuple of (key, op, arg); None when any requirement is invalid."""
-    out = []
+    out: list[_Expression] = []
     ok = True
     for i, req in enumerate(reqs):
         p = f"{path}[{i}]"
@@ -214,9 +220,9 @@ def _compile_expressions(reqs, path: str, errs: list[str]) -> tuple | None:
     return tuple(out) if ok else None
 
 
-def _compile_fields(reqs, path: str, errs: list[str]) -> tuple | None:
+def _compile_fields(reqs: Any, path: str, errs: list[str]) -> tuple[_Field, ...] | None:
     """matchFields -> tuple of (key, is_in, value); None when any requirement is invalid."""
-    out = []
+    out: list[_Field] = []
     ok = True
     for i, req in enumerate(reqs):
         p = f"{path}[{i}]"
@@ -241,8 +247,8 @@ class _Term:
 
     def __init__(self, term: Any, path: str) -> None:
         errs: list[str] = []
-        self.exprs = ()
-        self.fields = None
+        self.exprs: tuple[_Expression, ...] = ()
+        self.fields: tuple[_Field, ...] | None = None
         if term.match_expressions:
             exprs = _compile_expressions(term.match_expressions, _join_path(path, "matchExpressions"), errs)
             self.exprs = exprs or ()
@@ -278,8 +284,8 @@ class _Term:
         fields = self.fields
         if fields is not None and node_name:
             for key, is_in, want in fields:
-                have = node_name if key == OBJECT_NAME_FIELD else ""
-                if (have == want) != is_in:
+                field_value = node_name if key == OBJECT_NAME_FIELD else ""
+                if (field_value == want) != is_in:
                     return False
         return True
 

@@ -15,7 +15,6 @@ from kschedfw.framework.status import Status
 from kschedfw.framework.types import SignFragment
 from kschedfw.plugins.helper import as_objects, tolerations_tolerate_taint_gated
 
-ERR_REASON_UNKNOWN_CONDITION = "node(s) had unknown conditions"
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 
 TAINT_NODE_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"

@@ -12,7 +12,7 @@ resources count only when the pod requests them. Best-effort pods are skipped at
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
@@ -22,7 +22,7 @@ from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_po
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
 
-__all__ = ["NodeResourcesBalancedAllocation", "BalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
+__all__ = ["NodeResourcesBalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
            "balanced_resource_scorer", "balanced_resource_score"]
 
 NAME = "NodeResourcesBalancedAllocation"
@@ -103,7 +103,8 @@ class NodeResourcesBalancedAllocation:
             return Status.skip()
         fast = None
         if self.scorer.names == ("cpu", "memory"):
-            fast = balanced_cpu_memory(*pod_requests, self._without_pod)
+            cpu, memory = pod_requests
+            fast = balanced_cpu_memory(cpu, memory, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
         return None
 
@@ -128,10 +129,8 @@ class NodeResourcesBalancedAllocation:
         return [SignFragment(RESOURCES_SIGNER_NAME, value)], None
 
 
-BalancedAllocation = NodeResourcesBalancedAllocation  # upstream's Go name
-
-
-def balanced_cpu_memory(pod_cpu: int, pod_memory: int, without_cache: dict):
+def balanced_cpu_memory(pod_cpu: int, pod_memory: int,
+                        without_cache: dict[str, tuple[Any, int, int]]) -> Callable[[Any], int]:
     """``balanced_resource_scorer`` for exactly ``[cpu, memory]`` (the default), reading
     NodeInfo directly; same result as the general path. A node's balance without the pod only
     changes with the node, so ``without_cache`` keeps it per NodeInfo and generation."""

@@ -40,7 +40,7 @@ from kschedfw.plugins.noderesources.resource_allocation import (
     parse_resource_specs)
 
 __all__ = [
-    "NodeResourcesFit", "Fit", "PodResourceRequest", "InsufficientResource", "compute_pod_resource_request",
+    "NodeResourcesFit", "PodResourceRequest", "InsufficientResource", "compute_pod_resource_request",
     "fits", "fits_request", "is_fit", "have_any_requested_resources_increased", "get_scorer",
     "NAME", "PRE_FILTER_STATE_KEY", "PRE_SCORE_STATE_KEY", "RESOURCES_SIGNER_NAME",
     "LEAST_ALLOCATED", "MOST_ALLOCATED", "REQUESTED_TO_CAPACITY_RATIO",
@@ -360,7 +360,7 @@ class NodeResourcesFit:
             return QueueingHint.QueueSkip
         if original is None:
             return QueueingHint.Queue
-        if not have_any_requested_resources_increased(pod, original, modified):  # type: ignore[arg-type]
+        if not have_any_requested_resources_increased(pod, original, modified):
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
@@ -433,6 +433,3 @@ def _device_class_parts(obj: Any) -> tuple[str, str | None] | None:
         return None
     spec = getattr(obj, "spec", None) or {}
     return getattr(obj, "name", ""), spec.get("extendedResourceName")
-
-
-Fit = NodeResourcesFit  # upstream's Go name

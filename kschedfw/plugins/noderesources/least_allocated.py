@@ -10,14 +10,7 @@ from typing import Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 
-__all__ = ["least_resource_scorer", "least_requested_score"]
-
-
-def least_requested_score(requested: int, capacity: int) -> int:
-    """Unused capacity on a 0-100 scale."""
-    if capacity == 0 or requested > capacity:
-        return 0
-    return (capacity - requested) * MAX_NODE_SCORE // capacity
+__all__ = ["least_resource_scorer"]
 
 
 def least_resource_scorer(weights: Sequence[int]):

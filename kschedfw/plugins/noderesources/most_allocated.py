@@ -10,17 +10,7 @@ from typing import Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 
-__all__ = ["most_resource_scorer", "most_requested_score"]
-
-
-def most_requested_score(requested: int, capacity: int) -> int:
-    """Used capacity on a 0-100 scale; a request above the capacity counts as full."""
-    if capacity == 0:
-        return 0
-    if requested > capacity:
-        # Pods without requests are counted with the scoring defaults and may overshoot.
-        requested = capacity
-    return requested * MAX_NODE_SCORE // capacity
+__all__ = ["most_resource_scorer"]
 
 
 def most_resource_scorer(weights: Sequence[int]):

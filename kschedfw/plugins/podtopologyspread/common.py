@@ -19,7 +19,7 @@ from kschedfw.plugins.helper import NO_EXECUTE, NO_SCHEDULE, tolerates
 
 __all__ = [
     "NAME", "LABEL_HOSTNAME", "LABEL_TOPOLOGY_ZONE", "DO_NOT_SCHEDULE", "SCHEDULE_ANYWAY",
-    "HONOR", "IGNORE", "Selector", "NOTHING", "EVERYTHING", "Constraint",
+    "HONOR", "IGNORE", "Selector", "NOTHING", "Constraint",
     "filter_constraints", "merge_label_set_with_selector", "node_labels_match_constraints",
     "count_pods_match_selector", "pod_labels_match_constraints", "required_node_affinity",
     "untolerated_do_not_schedule_taint", "default_selector",
@@ -158,7 +158,6 @@ class Selector:
 
 
 NOTHING = Selector(nothing=True)
-EVERYTHING = Selector()
 
 
 def merge_label_set_with_selector(match_labels: Mapping[str, str], selector: Selector) -> Selector:

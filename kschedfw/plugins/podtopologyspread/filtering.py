@@ -99,12 +99,6 @@ class PreFilterState:
             for c, sm, m, p in zip(self.constraints, self.self_match, self.tp_value_to_match_num,
                                    self.critical_paths))
 
-    def min_match_num(self, i: int, min_domains: int) -> int:
-        """The global minimum for constraint ``i``: 0 while domains are fewer than minDomains."""
-        if len(self.tp_value_to_match_num[i]) < min_domains:
-            return 0
-        return self.critical_paths[i].num0
-
     def clone(self) -> "PreFilterState":
         return PreFilterState(self.constraints, [p.copy() for p in self.critical_paths],
                               [dict(m) for m in self.tp_value_to_match_num], self.self_match)

@@ -25,7 +25,7 @@ from kschedfw.plugins.podtopologyspread.common import (LABEL_HOSTNAME, NAME, SCH
                                                        filter_constraints, required_node_affinity)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "INVALID_SCORE", "PreScoreState", "Scoring",
-           "topology_normalizing_weight", "score_for_count", "go_round"]
+           "topology_normalizing_weight", "go_round"]
 
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 INVALID_SCORE = -1
@@ -66,11 +66,6 @@ class PreScoreState:
 def topology_normalizing_weight(size: int) -> float:
     """``ln(size + 2)``: in [1.09, 8.52] for 1 to 5000 domains."""
     return math.log(size + 2)
-
-
-def score_for_count(cnt: int, max_skew: int, tp_weight: float) -> float:
-    """``maxSkew - 1`` is added so differences between domains are watered down."""
-    return float(cnt) * tp_weight + float(max_skew - 1)
 
 
 def go_round(x: float) -> int:
