@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
+
 DEMO = "demo/cluster.yaml"
 
 
@@ -22,9 +24,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
-    parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...",
-                        help="kube-scheduler feature gates (v1.36 defaults otherwise), e.g. "
-                             "TaintTolerationComparisonOperators=true")
+    add_feature_gates_option(parser)
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
@@ -42,16 +42,13 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
-    from kschedfw.features import FeatureGateError, parse_feature_gates
-    try:
-        gates = parse_feature_gates(args.feature_gates)
-    except FeatureGateError as exc:
-        print(f"kschedfw simulate: --feature-gates: {exc}", file=sys.stderr)
+    gates = feature_gates_of(args, "simulate")
+    if gates is None:
         return 2
     registry = default_catalog()
     if args.config:
         try:
-            config, diagnostics = load_config(args.config, registry)
+            config, diagnostics = load_config(args.config, registry, gates)
         except OSError as exc:
             print(f"kschedfw simulate: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -60,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
                 print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
             print(f"kschedfw simulate: {args.config} is not a valid configuration", file=sys.stderr)
             return 1
+        for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
+            print(d.render(), file=sys.stderr)
     else:
-        config = default_config(registry)
+        config = default_config(registry, gates)
     try:
         if args.cluster:
             objects, steps = load_inputs(args.cluster)
