@@ -35,7 +35,8 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kschedfw.cluster.inputs import load_inputs
+    from kschedfw.api.load import UnusableInput
+    from kschedfw.cluster.inputs import ignored_kinds, locate_rejections, read_inputs
     from kschedfw.config.validate import default_config, load_config
     from kschedfw.errors import ManifestError
     from kschedfw.framework.registry import default_catalog
@@ -63,14 +64,18 @@ def run(args: argparse.Namespace) -> int:
         config = default_config(registry, gates)
     try:
         if args.cluster:
-            objects, steps = load_inputs(args.cluster)
+            inputs = read_inputs(args.cluster)
         else:
             with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
-                objects, steps = load_inputs([demo])
+                inputs = read_inputs([demo])
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        unreadable = exc.detail.startswith(("no such file", "cannot read"))
-        return 2 if unreadable else 1  # 2: could not run, as `validate` says it
+        unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",
+                                                                            "cannot read"))
+        return 2 if unusable else 1  # 2: could not run, as `validate` says it
+    for warning in ignored_kinds(inputs.located):
+        print(warning, file=sys.stderr)
+    objects, steps = inputs.objects, list(inputs.steps)
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
@@ -86,13 +91,14 @@ def run(args: argparse.Namespace) -> int:
     explanations = _explanations(result, args.explain)
     if explanations is None:
         return 1
+    rejected = locate_rejections(result.rejected, inputs.located)
     if args.output == "json":
-        payload = _as_json(result)
+        payload = _as_json(result, rejected)
         if explanations:
             payload["explain"] = [_explanation_json(e) for e in explanations]
         print(json.dumps(payload, indent=2))
     else:
-        _print_table(result)
+        _print_table(result, rejected)
         for explanation in explanations:
             print()
             print(explanation.render())
@@ -142,18 +148,18 @@ def _progress(mode: str, total: int) -> Any:
     return BindProgress(total)
 
 
-def _as_json(result: Any) -> dict:
+def _as_json(result: Any, rejected: list) -> dict:
     return {
         "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
                   "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
                  for p in result.pods],
         "summary": result.summary(),
-        "rejected": [{"object": o, "reason": r} for o, r in result.rejected],
+        "rejected": [{"object": r.object, "source": r.where, "reason": r.reason} for r in rejected],
         "simulatedSeconds": result.end_time,
     }
 
 
-def _print_table(result: Any) -> None:
+def _print_table(result: Any, rejected: list) -> None:
     rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
              p.message if p.status not in ("Bound", "Running") else "") for p in result.pods]
     headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
@@ -165,8 +171,8 @@ def _print_table(result: Any) -> None:
     for profile, counts in summary.items():
         text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)) or "no pods"
         print(f"{profile}: {text}")
-    for obj, reason in result.rejected:
-        print(f"rejected {obj}: {reason}")
+    for r in rejected:
+        print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}")
 
 
 def _write_out(path: str, result: Any) -> None:
