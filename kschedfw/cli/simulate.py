@@ -36,7 +36,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kschedfw.api.load import UnusableInput
-    from kschedfw.cluster.inputs import ignored_kinds, locate_rejections, read_inputs
+    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, read_inputs
     from kschedfw.config.validate import default_config, load_config
     from kschedfw.errors import ManifestError
     from kschedfw.framework.registry import default_catalog
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         return 2 if unusable else 1  # 2: could not run, as `validate` says it
     for warning in ignored_kinds(inputs.located):
         print(warning, file=sys.stderr)
+    inputs, refused = admit(inputs, gates)
     objects, steps = inputs.objects, list(inputs.steps)
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
@@ -91,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
     explanations = _explanations(result, args.explain)
     if explanations is None:
         return 1
-    rejected = locate_rejections(result.rejected, inputs.located)
+    rejected = refused + locate_rejections(result.rejected, inputs.located)
     if args.output == "json":
         payload = _as_json(result, rejected)
         if explanations:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 import attrs
 
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
                                manifest_files, yaml_documents)
+from kschedfw.cluster.admission import AdmissionError, validate_create
 from kschedfw.cluster.scenario import Step, parse_scenario
 from kschedfw.errors import ManifestError
 
@@ -123,6 +124,25 @@ class Rejection:
     object: str
     where: str
     reason: str
+
+
+def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
+          ) -> tuple[Inputs, list[Rejection]]:
+    """The initial objects the API server would accept on create, and a rejection (file:line,
+    upstream's message) for each Pod or Node its validation refuses (e.g. ``spec: {}`` is
+    ``spec.containers: Required value``). Done here, on what users wrote, rather than in the
+    embedded cluster, which ported upstream unit tests also use as an unvalidated fake client.
+    """
+    kept: list[Located] = []
+    refused: list[Rejection] = []
+    for x in inputs.located:
+        try:
+            validate_create(x.obj, gates)
+        except AdmissionError as exc:
+            refused.append(Rejection(display(x.obj), x.where, str(exc)))
+            continue
+        kept.append(x)
+    return attrs.evolve(inputs, located=tuple(kept)), refused
 
 
 def locate_rejections(rejected: Iterable[tuple[str, str]],
