@@ -50,6 +50,8 @@ class Inputs:
 
     located: tuple[Located, ...]
     steps: tuple[Step, ...]
+    #: the scenario file of each step (same order as ``steps``)
+    step_sources: tuple[str, ...] = ()
 
     @property
     def objects(self) -> list[Any]:
@@ -64,7 +66,7 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
     """
     paths = list(paths)
     located: list[Located] = []
-    steps: list[Step] = []
+    steps: list[tuple[Step, str]] = []
     for p in paths:
         path = Path(p)
         if not path.exists():
@@ -80,15 +82,15 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
             if _SCENARIO.search(text):
                 more_objects, more_steps = _load_scenario(f, text)
                 located.extend(more_objects)
-                steps.extend(more_steps)
+                steps.extend((step, str(f)) for step in more_steps)
             else:
                 located.extend(load_located(f))
-    if not located and not any(s.objects for s in steps):
+    if not located and not any(step.objects for step, _ in steps):
         raise UnusableInput("no Kubernetes objects found (expected Nodes, Pods, ...: manifests, "
                             "`kubectl get -o yaml` Lists or a Scenario)",
                             source=", ".join(str(p) for p in paths))
-    steps.sort(key=lambda s: s.at)
-    return Inputs(tuple(located), tuple(steps))
+    steps.sort(key=lambda pair: pair[0].at)
+    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps))
 
 
 def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
@@ -128,21 +130,30 @@ class Rejection:
 
 def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
           ) -> tuple[Inputs, list[Rejection]]:
-    """The initial objects the API server would accept on create, and a rejection (file:line,
-    upstream's message) for each Pod or Node its validation refuses (e.g. ``spec: {}`` is
+    """The objects the API server would accept on create (initial ones and those of scenario
+    ``create`` steps), and a rejection (file:line, upstream's message) for each Pod or Node its
+    validation refuses (e.g. ``spec: {}`` is
     ``spec.containers: Required value``). Done here, on what users wrote, rather than in the
     embedded cluster, which ported upstream unit tests also use as an unvalidated fake client.
     """
-    kept: list[Located] = []
     refused: list[Rejection] = []
-    for x in inputs.located:
+
+    def accepted(obj: Any, where: str) -> bool:
         try:
-            validate_create(x.obj, gates)
+            validate_create(obj, gates)
         except AdmissionError as exc:
-            refused.append(Rejection(display(x.obj), x.where, str(exc)))
-            continue
-        kept.append(x)
-    return attrs.evolve(inputs, located=tuple(kept)), refused
+            refused.append(Rejection(display(obj), where, str(exc)))
+            return False
+        return True
+
+    kept = tuple(x for x in inputs.located if accepted(x.obj, x.where))
+    steps = []
+    for step, source in zip(inputs.steps, inputs.step_sources or [""] * len(inputs.steps)):
+        if step.action == "create":
+            where = source + (f":{step.line}" if step.line else "")
+            step = attrs.evolve(step, objects=tuple(o for o in step.objects if accepted(o, where)))
+        steps.append(step)
+    return attrs.evolve(inputs, located=kept, steps=tuple(steps)), refused
 
 
 def locate_rejections(rejected: Iterable[tuple[str, str]],

@@ -146,3 +146,28 @@ def test_simulate_refuses_an_empty_spec_naming_file_and_line(tmp_path):
     table = run_cli("simulate", str(path)).stdout
     assert (f'rejected Pod default/empty ({path}:6): Pod "empty" is invalid: '
             "spec.containers: Required value") in table
+
+
+SCENARIO = """\
+kind: Scenario
+steps:
+- create:
+    apiVersion: v1
+    kind: Node
+    metadata: {name: n1}
+    status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+- at: 10s
+  create:
+  - {apiVersion: v1, kind: Pod, metadata: {name: later}, spec: {}}
+  - {apiVersion: v1, kind: Pod, metadata: {name: fine}, spec: {containers: [{name: c, image: x}]}}
+"""
+
+
+def test_pods_created_by_scenario_steps_are_validated_too(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    result = run_cli("simulate", str(path), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["rejected"] == [{"object": "Pod default/later", "source": f"{path}:8",
+                                        "reason": 'Pod "later" is invalid: spec.containers: Required value'}]
+    assert [(p["pod"], p["node"]) for p in result.json["pods"]] == [("default/fine", "n1")]
