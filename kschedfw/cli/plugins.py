@@ -92,6 +92,7 @@ def render_table(rows: list[dict[str, Any]], width: int = TABLE_WIDTH) -> list[s
     widths = [max(len(x) for x in col) for col in zip(headers, *fixed)]
     indent = sum(widths) + 2 * len(widths)
     room = max(width - indent, _MIN_POINTS_WIDTH)
+
     def line(cells: tuple[str, ...], rest: str) -> str:
         return ("  ".join(c.ljust(w) for c, w in zip(cells, widths)) + "  " + rest).rstrip()
     out = [line(headers, "EXTENSION POINTS")]

@@ -132,9 +132,9 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
           ) -> tuple[Inputs, list[Rejection]]:
     """The objects the API server would accept on create (initial ones and those of scenario
     ``create`` steps), and a rejection (file:line, upstream's message) for each Pod or Node its
-    validation refuses (e.g. ``spec: {}`` is
-    ``spec.containers: Required value``). Done here, on what users wrote, rather than in the
-    embedded cluster, which ported upstream unit tests also use as an unvalidated fake client.
+    validation refuses (``spec: {}`` is ``spec.containers: Required value``). Done here, on what
+    users wrote, rather than in the embedded cluster, which ported upstream unit tests also use
+    as an unvalidated fake client.
     """
     refused: list[Rejection] = []
 
