@@ -115,3 +115,18 @@ def test_the_handle_sees_the_command_line_gates(tmp_path, monkeypatch):
     framework = seen[0].frameworks["default-scheduler"]
     assert framework.handle.feature_gates["StorageCapacityScoring"] is True
     assert framework.plugins["VolumeBinding"].enable_storage_capacity_scoring
+
+
+def test_show_defaults_applies_the_gates(tmp_path):
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
+
+    def volume_binding_args(*gates: str) -> dict:
+        import yaml
+        out = run_cli("validate", str(cfg), "--show-defaults", *gates).assert_ok().stdout
+        [profile] = yaml.safe_load(out)["profiles"]
+        return next(c["args"] for c in profile["pluginConfig"] if c["name"] == "VolumeBinding")
+
+    assert volume_binding_args("--feature-gates", "StorageCapacityScoring=true")["shape"] == [
+        {"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
+    assert "shape" not in volume_binding_args()
