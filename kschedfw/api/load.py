@@ -14,6 +14,7 @@ from kschedfw.api import _parse
 from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
+from kschedfw.api.yamldepth import too_deep
 from kschedfw.errors import ManifestError
 
 __all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
@@ -27,6 +28,11 @@ MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 #: Counted on top of the document's own values, since a cluster List may legitimately hold
 #: millions of them.
 MAX_ALIAS_VALUES = 50_000
+
+
+#: Nesting a manifest may have: real ones stay under 30 levels, and Python code that walks
+#: objects recursively (copies, dumps) must stay within the interpreter's recursion limit.
+MAX_DEPTH = 200
 
 
 class UnusableInput(ManifestError):
@@ -200,8 +206,12 @@ def yaml_documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
     """(node, data) for each YAML document, so every object keeps its line number.
 
     Aliases may add at most :data:`MAX_ALIAS_VALUES` values to a document; more (an alias
-    bomb), a recursive alias or nesting too deep for the parser is :class:`UnusableInput`.
+    bomb), a recursive alias or nesting deeper than :data:`MAX_DEPTH` is :class:`UnusableInput`.
     """
+    deep = too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise UnusableInput(f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+                            source=source, line=deep[0])
     loader = _Loader(text)
     check_aliases = "*" in text
     try:

@@ -15,6 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from kschedfw.api.yamldepth import too_deep
 from kschedfw.config.diagnostics import DOCUMENT, SYNTAX, Diagnostic
 from kschedfw.errors import DUPLICATE, FieldError, format_path
 
@@ -35,6 +36,8 @@ _AS_TEXT = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary",
 
 #: Upper bound on nodes built per document, so alias bombs end in a diagnostic.
 MAX_NODES = 50_000
+#: Upper bound on nesting (a configuration needs about 10 levels; the builder recurses).
+MAX_DEPTH = 100
 
 
 class Positions:
@@ -192,6 +195,10 @@ def load_yaml(text: str, filename: str) -> tuple[list[YamlDocument], list[Diagno
     The documents before a syntax error are returned. Diagnostics about a document after the
     first carry its 1-based index in ``document`` (0 means the first document).
     """
+    deep = too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        return [], [Diagnostic(file=filename, line=deep[0], column=deep[1], path="", kind=DOCUMENT,
+                               message=f"{DOCUMENT}: nested more than {MAX_DEPTH} levels deep")]
     loader = _Loader(text)
     nodes: list[Node] = []
     try:

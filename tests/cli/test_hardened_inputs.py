@@ -119,3 +119,14 @@ def test_duplicate_objects_name_both_places(tmp_path):
     table = run_cli("simulate", first, second).stdout
     assert (f'rejected Pod default/web ({second}:2): Pod "web" already exists '
             f"(first defined at {first}:6)") in table
+
+
+def test_deep_nesting_fails_cleanly_instead_of_crashing(tmp_path):
+    # 100 000 nested lists crash libyaml's recursive composer (a segfault) if parsed
+    path = _write(tmp_path, "deep.yaml", "[" * 100_000 + "]" * 100_000 + "\n")
+    result = run_cli("simulate", path)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {path}:1: invalid YAML: nested more than 200 levels deep\n"
+    config = run_cli("validate", path)
+    assert config.exit_code == 1
+    assert config.findings() == [f"{path}:1:101: Invalid document: nested more than 100 levels deep"]
