@@ -7,17 +7,50 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+import attrs
 import yaml
 
 from kschedfw.api import _parse
 from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
+from kschedfw.api.yamldepth import too_deep
 from kschedfw.errors import ManifestError
 
-__all__ = ["parse_object", "load_manifests", "parse_manifests", "MANIFEST_SUFFIXES"]
+__all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
+           "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES",
+           "MAX_ALIAS_VALUES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+#: Values that YAML aliases may add to one document once expanded: the config loader's bound
+#: (``kschedfw.config.yamlpos.MAX_NODES``), so an alias bomb ends in an error, not in memory.
+#: Counted on top of the document's own values, since a cluster List may legitimately hold
+#: millions of them.
+MAX_ALIAS_VALUES = 50_000
+
+
+#: Nesting a manifest may have: real ones stay under 30 levels, and Python code that walks
+#: objects recursively (copies, dumps) must stay within the interpreter's recursion limit.
+MAX_DEPTH = 200
+
+
+class UnusableInput(ManifestError):
+    """Input that cannot be used at all, so a command cannot run (exit status 2): an alias
+    bomb, YAML nested too deeply, an empty file or folder, no objects."""
+
+
+@attrs.frozen
+class Located:
+    """An object and where it was written: ``source`` (the file) and its 1-based ``line``."""
+
+    obj: Any
+    source: str
+    line: int | None
+
+    @property
+    def where(self) -> str:
+        return self.source + (f":{self.line}" if self.line else "")
 
 _KIND_PARSERS: dict[str, Callable[..., Any]] = {"Pod": parse_pod, "Node": parse_node, **_PARSERS}
 
@@ -125,23 +158,78 @@ def _emit(node: Any, data: Any, source: str, default_kind: str | None, template:
             if isinstance(child, dict) and _is_list(child):
                 _emit(child_node, child, source, None, template, out)
             else:
-                out.append(parse_object(child, source=source, line=_line(child_node) or _line(node),
-                                        default_kind=item_kind, template=template))
+                line = _line(child_node) or _line(node)
+                out.append(Located(parse_object(child, source=source, line=line,
+                                                default_kind=item_kind, template=template),
+                                   source, line))
         return
-    out.append(parse_object(data, source=source, line=_line(node), default_kind=default_kind,
-                            template=template))
+    out.append(Located(parse_object(data, source=source, line=_line(node),
+                                    default_kind=default_kind, template=template),
+                       source, _line(node)))
 
 
-def _documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
-    """(node, data) for each YAML document, so every object keeps its line number."""
+def _aliased_values(root: Any) -> int:
+    """How many values aliases add to the document under ``root`` once expanded.
+
+    Sizes are computed once per node (aliases share nodes), so this is linear in the text even
+    for an alias bomb. A node that contains itself raises :class:`UnusableInput`.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:
+            raise UnusableInput("invalid YAML: recursive alias", line=_line(node))
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
+    return sizes[id(root)] - len(sizes)
+
+
+def _children(node: Any) -> list:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def yaml_documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
+    """(node, data) for each YAML document, so every object keeps its line number.
+
+    Aliases may add at most :data:`MAX_ALIAS_VALUES` values to a document; more (an alias
+    bomb), a recursive alias or nesting deeper than :data:`MAX_DEPTH` is :class:`UnusableInput`.
+    """
+    deep = too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        raise UnusableInput(f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
+                            source=source, line=deep[0])
     loader = _Loader(text)
+    check_aliases = "*" in text
     try:
         while True:
             try:
                 if not loader.check_node():
                     break
                 node = loader.get_node()
+                if check_aliases and node is not None:
+                    extra = _aliased_values(node)
+                    if extra > MAX_ALIAS_VALUES:
+                        raise UnusableInput(
+                            f"invalid YAML: aliases expand this document by {extra} values, "
+                            f"more than the {MAX_ALIAS_VALUES} allowed (an alias bomb?)",
+                            source=source, line=_line(node))
                 data = loader.construct_document(node)
+            except UnusableInput as exc:
+                raise UnusableInput(exc.detail, source=source, line=exc.line) from None
             except yaml.MarkedYAMLError as exc:
                 mark = exc.problem_mark or exc.context_mark
                 problem = exc.problem or exc.context or "malformed YAML"
@@ -151,6 +239,8 @@ def _documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
                                     line=mark.line + 1 if mark is not None else None) from None
             except yaml.YAMLError as exc:
                 raise ManifestError(f"invalid YAML: {exc}", source=source) from None
+            except RecursionError:
+                raise UnusableInput("invalid YAML: nested too deeply", source=source) from None
             yield node, data
     finally:
         loader.dispose()
@@ -158,24 +248,28 @@ def _documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
 
 def parse_manifests(text: str, *, source: str = "", template: bool = False) -> list[Any]:
     """Objects in YAML/JSON ``text`` (several documents, ``kind: List``, nested lists)."""
-    out: list[Any] = []
-    for node, data in _documents(text, source):
+    return [x.obj for x in _parse_located(text, source, template)]
+
+
+def _parse_located(text: str, source: str, template: bool) -> list[Located]:
+    out: list[Located] = []
+    for node, data in yaml_documents(text, source):
         _emit(node, data, source, None, template, out)
     return out
 
 
-def _load_json_fallback(text: str, source: str, template: bool) -> list[Any] | None:
+def _load_json_fallback(text: str, source: str, template: bool) -> list[Located] | None:
     import json
     try:
         data = json.loads(text)
     except ValueError:
         return None
-    out: list[Any] = []
+    out: list[Located] = []
     _emit(None, data, source, None, template, out)
     return out
 
 
-def _load_file(path: Path, source: str, template: bool) -> list[Any]:
+def _load_file(path: Path, source: str, template: bool) -> list[Located]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -184,7 +278,9 @@ def _load_file(path: Path, source: str, template: bool) -> list[Any]:
     except OSError as exc:
         raise ManifestError(f"cannot read file: {exc.strerror or exc}", source=source) from None
     try:
-        return parse_manifests(text, source=source, template=template)
+        return _parse_located(text, source, template)
+    except UnusableInput:
+        raise
     except ManifestError as exc:
         # JSON that PyYAML's YAML 1.1 reader rejects (tabs, some escapes): use the JSON parser.
         if path.suffix.lower() == ".json" and exc.detail.startswith("invalid YAML"):
@@ -194,14 +290,34 @@ def _load_file(path: Path, source: str, template: bool) -> list[Any]:
         raise
 
 
-def _files(path: Path) -> list[Path]:
+def manifest_files(path: Path) -> list[Path]:
+    """``path`` itself, or the manifests of a folder (recursively, sorted by relative path)."""
     if path.is_dir():
         found = [p for p in path.rglob("*") if p.suffix.lower() in MANIFEST_SUFFIXES and p.is_file()]
         return sorted(found, key=lambda p: p.relative_to(path).as_posix())
     return [path]
 
 
-def load_manifests(path_or_paths: "str | os.PathLike[str] | Iterable[str | os.PathLike[str]]", *,
+def _paths(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list:
+    if isinstance(path_or_paths, (str, os.PathLike)):
+        return [path_or_paths]
+    return list(path_or_paths)
+
+
+def load_located(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
+                 template: bool = False) -> list[Located]:
+    """As :func:`load_manifests`, each object with the file and line it was written at."""
+    out: list[Located] = []
+    for p in _paths(path_or_paths):
+        path = Path(p)
+        if not path.exists():
+            raise ManifestError("no such file or directory", source=str(p))
+        for f in manifest_files(path):
+            out.extend(_load_file(f, str(f), template))
+    return out
+
+
+def load_manifests(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
                    template: bool = False) -> list[Any]:
     """Load every object from a file, a folder (``*.yaml``, ``*.yml``, ``*.json``, recursively,
     sorted by path) or several of those, in order.
@@ -209,17 +325,7 @@ def load_manifests(path_or_paths: "str | os.PathLike[str] | Iterable[str | os.Pa
     A file may hold several YAML documents and ``kind: List`` / ``*List`` objects (as
     ``kubectl get -o yaml`` writes them; nested lists are flattened). Empty documents are skipped.
     Errors are :class:`~kschedfw.errors.ManifestError` naming ``file:line``, the object and the
-    field. ``template``: accept objects without a name (see :func:`parse_object`).
+    field (:class:`UnusableInput` for an alias bomb). ``template``: accept objects without a
+    name (see :func:`parse_object`).
     """
-    if isinstance(path_or_paths, (str, os.PathLike)):
-        paths = [path_or_paths]
-    else:
-        paths = list(path_or_paths)
-    out: list[Any] = []
-    for p in paths:
-        path = Path(p)
-        if not path.exists():
-            raise ManifestError("no such file or directory", source=str(p))
-        for f in _files(path):
-            out.extend(_load_file(f, str(f), template))
-    return out
+    return [x.obj for x in load_located(path_or_paths, template=template)]

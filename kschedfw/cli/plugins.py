@@ -66,18 +66,76 @@ def hook_warnings(rows: list[dict[str, Any]], *, include_builtin: bool) -> list[
             for r in rows if r["hooks_not_called_yet"] and (include_builtin or not r["builtin"])]
 
 
+#: The table fits a terminal this wide (JSON output carries everything, unwrapped).
+TABLE_WIDTH = 100
+_COLUMN_CAPS = (32, 24, 10)  # NAME, DISTRIBUTION, VERSION; longer values are shortened with "…"
+_MIN_POINTS_WIDTH = 24
+
+
+def config_points(hooks: list[str]) -> list[str]:
+    """The ``plugins.<point>`` fields a plugin can be enabled under, in upstream's order.
+
+    Helper hooks (``normalize_score``, ``pre_filter_add_pod``, ``events_to_register``...) belong
+    to a point or to no point and are left out; ``unreserve`` alone makes a Reserve plugin.
+    """
+    from kschedfw.config.catalog import PLUGIN_SETS
+    present = set(hooks) | ({"reserve"} if "unreserve" in hooks else set())
+    return [field for field, hook, _ in PLUGIN_SETS if hook in present]
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _wrap(items: list[str], width: int, label: str = "") -> list[str]:
+    """``label`` then ``items`` joined by ", ", in lines of at most ``width`` that break only
+    between items (an item longer than a line is shortened)."""
+    lines: list[str] = []
+    line = label
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else "")
+        candidate = f"{line} {piece}" if line else piece
+        if line and len(candidate) > width:
+            lines.append(line)
+            line = piece
+        else:
+            line = candidate
+    lines.append(line)
+    return [_cut(x, width) for x in lines]
+
+
+def render_table(rows: list[dict[str, Any]], width: int = TABLE_WIDTH) -> list[str]:
+    """NAME, DISTRIBUTION, VERSION, then the extension points wrapped in what is left of
+    ``width``; a plugin's args follow on their own line(s) under the points."""
+    headers = ("NAME", "DISTRIBUTION", "VERSION")
+    fixed = [(_cut(str(r["name"]), _COLUMN_CAPS[0]), _cut(str(r["distribution"]), _COLUMN_CAPS[1]),
+              _cut(str(r["version"]), _COLUMN_CAPS[2])) for r in rows]
+    widths = [max(len(x) for x in col) for col in zip(headers, *fixed)]
+    indent = sum(widths) + 2 * len(widths)
+    room = max(width - indent, _MIN_POINTS_WIDTH)
+
+    def line(cells: tuple[str, ...], rest: str) -> str:
+        return ("  ".join(c.ljust(w) for c, w in zip(cells, widths)) + "  " + rest).rstrip()
+    out = [line(headers, "EXTENSION POINTS")]
+    for row, cells in zip(rows, fixed):
+        if row["status"] == "ok":
+            body = _wrap(config_points(row["extension_points"]), room)
+            if row["args"]:
+                body += _wrap(list(row["args"]), room, label="args:")
+        else:
+            body = [_cut(f"ERROR: {row['error']}", room)]
+        out.append(line(cells, body[0]))
+        out.extend((" " * indent + more).rstrip() for more in body[1:])
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     rows = describe_plugins()
     if args.output == "json":
         print(json.dumps(rows, indent=2))
     else:
-        headers = ("NAME", "DISTRIBUTION", "VERSION", "EXTENSION POINTS", "ARGS")
-        table = [(r["name"], r["distribution"], r["version"],
-                  ",".join(r["extension_points"]) if r["status"] == "ok" else f"ERROR: {r['error']}",
-                  ",".join(r["args"])) for r in rows]
-        widths = [max(len(str(x)) for x in col) for col in zip(headers, *table)]
-        for line in (headers, *table):
-            print("  ".join(str(v).ljust(w) for v, w in zip(line, widths)).rstrip())
+        for text in render_table(rows):
+            print(text)
     for warning in hook_warnings(rows, include_builtin=args.check):
         print(warning, file=sys.stderr)
     failed = any(r["status"] != "ok" for r in rows)

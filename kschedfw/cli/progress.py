@@ -1,4 +1,5 @@
-"""A progress bar for long simulations (rich), counting bound pods."""
+"""A progress bar for long simulations (rich), counting bound pods, on stderr: stdout holds the
+report, and a bar there would be mixed into it, or vanish exactly when stdout is redirected."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ class BindProgress:
         self.total = total
 
     def __enter__(self) -> Callable[[int, int], None]:
+        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+        # forced: `--progress always` asks for the bar even when stderr is not a terminal
         self._progress = Progress("[progress.description]{task.description}", BarColumn(),
-                                  MofNCompleteColumn(), TimeElapsedColumn(), transient=True)
+                                  MofNCompleteColumn(), TimeElapsedColumn(), transient=True,
+                                  console=Console(stderr=True, force_terminal=True))
         self._progress.__enter__()
         self._task = self._progress.add_task("binding pods", total=self.total)
 

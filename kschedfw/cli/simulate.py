@@ -10,6 +10,8 @@ from typing import Any
 
 import yaml
 
+from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
+
 DEMO = "demo/cluster.yaml"
 
 
@@ -22,9 +24,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
-    parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...",
-                        help="kube-scheduler feature gates (v1.36 defaults otherwise), e.g. "
-                             "TaintTolerationComparisonOperators=true")
+    add_feature_gates_option(parser)
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
@@ -35,23 +35,21 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kschedfw.cluster.inputs import load_inputs
+    from kschedfw.api.load import UnusableInput
+    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, read_inputs
     from kschedfw.config.validate import default_config, load_config
     from kschedfw.errors import ManifestError
     from kschedfw.framework.registry import default_catalog
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
-    from kschedfw.features import FeatureGateError, parse_feature_gates
-    try:
-        gates = parse_feature_gates(args.feature_gates)
-    except FeatureGateError as exc:
-        print(f"kschedfw simulate: --feature-gates: {exc}", file=sys.stderr)
+    gates = feature_gates_of(args, "simulate")
+    if gates is None:
         return 2
     registry = default_catalog()
     if args.config:
         try:
-            config, diagnostics = load_config(args.config, registry)
+            config, diagnostics = load_config(args.config, registry, gates)
         except OSError as exc:
             print(f"kschedfw simulate: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
             return 2
@@ -60,18 +58,25 @@ def run(args: argparse.Namespace) -> int:
                 print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
             print(f"kschedfw simulate: {args.config} is not a valid configuration", file=sys.stderr)
             return 1
+        for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
+            print(d.render(), file=sys.stderr)
     else:
-        config = default_config(registry)
+        config = default_config(registry, gates)
     try:
         if args.cluster:
-            objects, steps = load_inputs(args.cluster)
+            inputs = read_inputs(args.cluster)
         else:
             with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
-                objects, steps = load_inputs([demo])
+                inputs = read_inputs([demo])
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        unreadable = exc.detail.startswith(("no such file", "cannot read"))
-        return 2 if unreadable else 1  # 2: could not run, as `validate` says it
+        unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",
+                                                                            "cannot read"))
+        return 2 if unusable else 1  # 2: could not run, as `validate` says it
+    for warning in ignored_kinds(inputs.located):
+        print(warning, file=sys.stderr)
+    inputs, refused = admit(inputs, gates)
+    objects, steps = inputs.objects, list(inputs.steps)
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
@@ -87,13 +92,14 @@ def run(args: argparse.Namespace) -> int:
     explanations = _explanations(result, args.explain)
     if explanations is None:
         return 1
+    rejected = refused + locate_rejections(result.rejected, inputs.located)
     if args.output == "json":
-        payload = _as_json(result)
+        payload = _as_json(result, rejected)
         if explanations:
             payload["explain"] = [_explanation_json(e) for e in explanations]
         print(json.dumps(payload, indent=2))
     else:
-        _print_table(result)
+        _print_table(result, rejected)
         for explanation in explanations:
             print()
             print(explanation.render())
@@ -143,18 +149,18 @@ def _progress(mode: str, total: int) -> Any:
     return BindProgress(total)
 
 
-def _as_json(result: Any) -> dict:
+def _as_json(result: Any, rejected: list) -> dict:
     return {
         "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
                   "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
                  for p in result.pods],
         "summary": result.summary(),
-        "rejected": [{"object": o, "reason": r} for o, r in result.rejected],
+        "rejected": [{"object": r.object, "source": r.where, "reason": r.reason} for r in rejected],
         "simulatedSeconds": result.end_time,
     }
 
 
-def _print_table(result: Any) -> None:
+def _print_table(result: Any, rejected: list) -> None:
     rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
              p.message if p.status not in ("Bound", "Running") else "") for p in result.pods]
     headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
@@ -166,8 +172,8 @@ def _print_table(result: Any) -> None:
     for profile, counts in summary.items():
         text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)) or "no pods"
         print(f"{profile}: {text}")
-    for obj, reason in result.rejected:
-        print(f"rejected {obj}: {reason}")
+    for r in rejected:
+        print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}")
 
 
 def _write_out(path: str, result: Any) -> None:

@@ -2,7 +2,10 @@
 
 Exit status: 0 every file is valid (warnings allowed), 1 at least one is invalid (YAML errors
 included; every problem is listed), 2 validation could not run (a file cannot be read, a plugin
-the config names cannot be loaded, an internal error).
+the config names cannot be loaded, a bad ``--feature-gates``, an internal error).
+
+As for kube-scheduler, only the first YAML document of a file is its configuration; later
+documents are checked too, but their findings are warnings naming the document.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 from typing import Any
+
+from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 
 EXIT_OK, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 
@@ -28,6 +33,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--show-defaults", action="store_true",
                         help="print the fully defaulted configuration of each valid file (YAML on "
                              "stdout; in text mode the problems and summary then go to stderr)")
+    add_feature_gates_option(parser)
     parser.set_defaults(func=run)
     return parser
 
@@ -44,6 +50,9 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.config.expand import PLUGIN_LOAD_ERROR
     from kschedfw.config.validate import load_config_text
 
+    gates = feature_gates_of(args, "validate")
+    if gates is None:
+        return EXIT_ERROR
     try:
         from kschedfw.framework.registry import default_catalog
         catalog = default_catalog()
@@ -65,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             files.append({"file": name, "status": "error", "error": f"cannot read file: {reason}",
                           "errors": 0, "warnings": 0})
             continue
-        config, diags = load_config_text(text, name, catalog)
+        config, diags = load_config_text(text, name, catalog, gates)
         errors = sum(d.is_error for d in diags)
         entry: dict[str, Any] = {"file": name, "status": "valid" if config else "invalid",
                                  "errors": errors, "warnings": len(diags) - errors}

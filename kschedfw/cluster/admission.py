@@ -1,4 +1,5 @@
-"""Priority admission, as the API server applies it when a pod is created.
+"""What the API server checks when an object is created: validation of Pods and Nodes, and
+Priority admission.
 
 Upstream's Priority admission plugin resolves ``spec.priorityClassName`` to ``spec.priority`` and
 ``spec.preemptionPolicy``, falls back to the global default class (or 0), and refuses a pod that
@@ -7,9 +8,14 @@ names a class that does not exist.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import attrs
+
+from kschedfw.cluster.apivalidation import (invalid_message, validate_node_manifest,
+                                             validate_pod_manifest)
+from kschedfw.errors import UNSUPPORTED, FieldError
+from kschedfw.features import enabled
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PriorityClass
@@ -47,12 +53,33 @@ def validate_priority_class(pc: "PriorityClass") -> None:
 def validate_pod(pod: "Pod", comparison_operators: bool) -> None:
     """The pod validation the scheduler's behaviour depends on: without the
     TaintTolerationComparisonOperators gate, ``Gt``/``Lt`` tolerations are refused."""
+    errs = _operator_errors(pod, comparison_operators)
+    if errs:
+        raise AdmissionError(invalid_message("Pod", pod.name, errs))
+
+
+def _operator_errors(pod: "Pod", comparison_operators: bool) -> list[FieldError]:
     if comparison_operators:
+        return []
+    return [FieldError(("spec", "tolerations", i, "operator"), UNSUPPORTED,
+                       'supported values: "Equal", "Exists"', toleration.operator)
+            for i, toleration in enumerate(pod.tolerations) if toleration.operator in ("Gt", "Lt")]
+
+
+def validate_create(obj: Any, gates: Mapping[str, bool] | None = None) -> None:
+    """ValidatePodCreate / ValidateNode for a Pod or Node written in a manifest (see
+    :mod:`kschedfw.cluster.apivalidation`); other kinds pass. Raises :class:`AdmissionError`
+    with the API server's message."""
+    kind = getattr(obj, "kind", None) or type(obj).__name__
+    if kind == "Pod":
+        errs = validate_pod_manifest(obj.raw) + _operator_errors(
+            obj, enabled(gates, "TaintTolerationComparisonOperators"))
+    elif kind == "Node":
+        errs = validate_node_manifest(obj.raw)
+    else:
         return
-    for i, toleration in enumerate(pod.tolerations):
-        if toleration.operator in ("Gt", "Lt"):
-            raise AdmissionError(f'Pod "{pod.name}" is invalid: spec.tolerations[{i}].operator: Unsupported value: '
-                                 f'"{toleration.operator}": supported values: "Equal", "Exists"')
+    if errs:
+        raise AdmissionError(invalid_message(kind, obj.name, errs))
 
 
 def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":

@@ -1,42 +1,188 @@
-"""Reading what `kschedfw simulate` is given: manifests (files, folders, kubectl Lists) and scenarios."""
+"""Reading what `kschedfw simulate` is given: manifests (files, folders, kubectl Lists) and scenarios.
+
+Every object keeps where it was written (:class:`~kschedfw.api.load.Located`), so warnings and
+refusals can name file and line. Input that holds nothing to simulate is refused
+(:class:`~kschedfw.api.load.UnusableInput`), as is YAML whose aliases explode.
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-import yaml
+import attrs
 
-from kschedfw.api import load_manifests
-from kschedfw.api.load import MANIFEST_SUFFIXES
+from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
+                               manifest_files, yaml_documents)
+from kschedfw.cluster.admission import AdmissionError, validate_create
 from kschedfw.cluster.scenario import Step, parse_scenario
 from kschedfw.errors import ManifestError
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 
+#: API groups served by kube-apiserver itself. A custom resource (any other group) may be read
+#: by a plugin through the lister, so only built-in kinds can be known to be unused.
+BUILT_IN_GROUPS = frozenset({
+    "", "apps", "batch", "autoscaling", "policy", "extensions", "networking.k8s.io",
+    "rbac.authorization.k8s.io", "storage.k8s.io", "scheduling.k8s.io", "resource.k8s.io",
+    "coordination.k8s.io", "discovery.k8s.io", "admissionregistration.k8s.io",
+    "apiextensions.k8s.io", "apiregistration.k8s.io", "certificates.k8s.io", "events.k8s.io",
+    "flowcontrol.apiserver.k8s.io", "node.k8s.io", "authentication.k8s.io",
+    "authorization.k8s.io", "internal.apiserver.k8s.io", "storagemigration.k8s.io",
+})
 
-def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Any], list[Step]]:
-    """Initial objects and timed steps from files or folders, in order."""
-    objects: list[Any] = []
-    steps: list[Step] = []
+#: Built-in kinds the scheduler reads: its informers (pods, nodes, namespaces, PDBs, priority
+#: classes, storage and DRA objects) and the owners PodTopologySpread's system default
+#: constraints select pods by (Services, ReplicationControllers, ReplicaSets, StatefulSets).
+SCHEDULER_KINDS = frozenset({
+    "Pod", "Node", "Namespace", "PodDisruptionBudget", "PriorityClass",
+    "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode", "CSIDriver",
+    "CSIStorageCapacity", "VolumeAttachment", "ResourceClaim", "ResourceSlice", "DeviceClass",
+    "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
+})
+
+
+@attrs.frozen
+class Inputs:
+    """The initial objects (each with its origin) and the timed steps of a simulation."""
+
+    located: tuple[Located, ...]
+    steps: tuple[Step, ...]
+    #: the scenario file of each step (same order as ``steps``)
+    step_sources: tuple[str, ...] = ()
+
+    @property
+    def objects(self) -> list[Any]:
+        return [x.obj for x in self.located]
+
+
+def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
+    """Initial objects and timed steps from files or folders, in order.
+
+    A missing path is a :class:`ManifestError`; a 0-byte file, a folder without manifests, or
+    input with no objects at all is :class:`UnusableInput`.
+    """
+    paths = list(paths)
+    located: list[Located] = []
+    steps: list[tuple[Step, str]] = []
     for p in paths:
         path = Path(p)
         if not path.exists():
             raise ManifestError("no such file or directory", source=str(p))
-        files = sorted(f for f in path.rglob("*") if f.suffix.lower() in MANIFEST_SUFFIXES and f.is_file()) \
-            if path.is_dir() else [path]
+        files = manifest_files(path)
+        if path.is_dir() and not files:
+            raise UnusableInput(f"folder holds no manifests ({', '.join(MANIFEST_SUFFIXES)} files)",
+                                source=str(p))
+        if not path.is_dir() and path.stat().st_size == 0:
+            raise UnusableInput("empty file (0 bytes)", source=str(p))
         for f in files:
             text = _read(f)
             if _SCENARIO.search(text):
                 more_objects, more_steps = _load_scenario(f, text)
-                objects.extend(more_objects)
-                steps.extend(more_steps)
+                located.extend(more_objects)
+                steps.extend((step, str(f)) for step in more_steps)
             else:
-                objects.extend(load_manifests(f))
-    steps.sort(key=lambda s: s.at)
-    return objects, steps
+                located.extend(load_located(f))
+    if not located and not any(step.objects for step, _ in steps):
+        raise UnusableInput("no Kubernetes objects found (expected Nodes, Pods, ...: manifests, "
+                            "`kubectl get -o yaml` Lists or a Scenario)",
+                            source=", ".join(str(p) for p in paths))
+    steps.sort(key=lambda pair: pair[0].at)
+    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps))
+
+
+def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
+    """Initial objects and timed steps (see :func:`read_inputs`)."""
+    inputs = read_inputs(paths)
+    return inputs.objects, list(inputs.steps)
+
+
+def ignored_kinds(located: Iterable[Located]) -> list[str]:
+    """One warning per built-in kind the scheduler never reads (a Deployment...), with how
+    many objects of it were given and where the first one is."""
+    seen: dict[str, list[Located]] = {}
+    for x in located:
+        api_version = getattr(x.obj, "api_version", None)
+        kind = getattr(x.obj, "kind", None)
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            continue  # typed objects: kinds the scheduler reads
+        group = api_version.rpartition("/")[0]
+        if group in BUILT_IN_GROUPS and kind not in SCHEDULER_KINDS:
+            seen.setdefault(f"{kind} ({api_version})", []).append(x)
+    out = []
+    for kind, xs in seen.items():
+        what = f"{len(xs)} objects ignored (the first is here)" if len(xs) > 1 \
+            else "1 object ignored"
+        out.append(f"{xs[0].where}: warning: kind {kind} is not read by the scheduler: {what}")
+    return out
+
+
+@attrs.frozen
+class Rejection:
+    """An object the API server refused on create, where it was written, and why."""
+
+    object: str
+    where: str
+    reason: str
+
+
+def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
+          ) -> tuple[Inputs, list[Rejection]]:
+    """The objects the API server would accept on create (initial ones and those of scenario
+    ``create`` steps), and a rejection (file:line, upstream's message) for each Pod or Node its
+    validation refuses (``spec: {}`` is ``spec.containers: Required value``). Done here, on what
+    users wrote, rather than in the embedded cluster, which ported upstream unit tests also use
+    as an unvalidated fake client.
+    """
+    refused: list[Rejection] = []
+
+    def accepted(obj: Any, where: str) -> bool:
+        try:
+            validate_create(obj, gates)
+        except AdmissionError as exc:
+            refused.append(Rejection(display(obj), where, str(exc)))
+            return False
+        return True
+
+    kept = tuple(x for x in inputs.located if accepted(x.obj, x.where))
+    steps = []
+    for step, source in zip(inputs.steps, inputs.step_sources or [""] * len(inputs.steps)):
+        if step.action == "create":
+            where = source + (f":{step.line}" if step.line else "")
+            step = attrs.evolve(step, objects=tuple(o for o in step.objects if accepted(o, where)))
+        steps.append(step)
+    return attrs.evolve(inputs, located=kept, steps=tuple(steps)), refused
+
+
+def locate_rejections(rejected: Iterable[tuple[str, str]],
+                      located: Iterable[Located]) -> list[Rejection]:
+    """The embedded cluster's refusals (``("Pod default/web", message)``, in creation order)
+    with the file:line of the refused object. A second object with the same kind, namespace
+    and name is refused as it is by a real API server (``already exists``); its message then
+    also names where the first one is."""
+    places: dict[str, list[str]] = {}
+    for x in located:
+        places.setdefault(display(x.obj), []).append(x.where)
+    duplicates_seen: dict[str, int] = {}
+    out = []
+    for name, reason in rejected:
+        where = places.get(name, [])
+        if "already exists" in reason and len(where) > 1:
+            n = duplicates_seen[name] = duplicates_seen.get(name, 0) + 1
+            out.append(Rejection(name, where[min(n, len(where) - 1)],
+                                 f"{reason} (first defined at {where[0]})"))
+        else:
+            out.append(Rejection(name, where[0] if where else "", reason))
+    return out
+
+
+def display(obj: Any) -> str:
+    """``Pod default/web`` or ``Node n1``: how the embedded cluster names an object."""
+    kind = getattr(obj, "kind", None) or type(obj).__name__
+    ns = getattr(obj, "namespace", "")
+    return f"{kind} {ns}/{obj.name}" if ns else f"{kind} {obj.name}"
 
 
 def _read(path: Path) -> str:
@@ -46,23 +192,20 @@ def _read(path: Path) -> str:
         raise ManifestError(f"cannot read file: {exc}", source=str(path)) from None
 
 
-def _load_scenario(path: Path, text: str) -> tuple[list[Any], list[Step]]:
+def _load_scenario(path: Path, text: str) -> tuple[list[Located], list[Step]]:
     source = str(path)
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise ManifestError(f"invalid YAML: {getattr(exc, 'problem', exc)}", source=source,
-                            line=mark.line + 1 if mark is not None else None) from None
+    node, document = next(yaml_documents(text, source), (None, None))
+    if not isinstance(document, dict):
+        raise ManifestError("a Scenario must be a mapping", source=source)
     lines: list[int | None] = []
-    if isinstance(node, yaml.MappingNode):
+    if node is not None and hasattr(node, "value") and isinstance(node.value, list):
         for key, value in node.value:
-            if key.value == "steps" and isinstance(value, yaml.SequenceNode):
+            if getattr(key, "value", None) == "steps" and hasattr(value, "value") \
+                    and isinstance(value.value, list):
                 lines = [item.start_mark.line + 1 for item in value.value]
-    objects: list[Any] = []
+    objects: list[Located] = []
     for ref in document.get("cluster") or []:
         if not isinstance(ref, str):
             raise ManifestError("cluster entries are paths to manifests", source=source, field="cluster")
-        objects.extend(load_manifests(path.parent / ref))
+        objects.extend(load_located(path.parent / ref))
     return objects, parse_scenario(document, source=source, lines=lines)

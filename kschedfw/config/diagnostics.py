@@ -38,6 +38,8 @@ class Diagnostic:
     severity: str = ERROR
     hint: str = ""
     plugin: str = ""
+    #: 1-based index of the YAML document, set only for documents after the first.
+    document: int = 0
 
     @classmethod
     def from_field_error(cls, err: FieldError, *, file: str, line: int, column: int,
@@ -53,16 +55,21 @@ class Diagnostic:
         where = f"{self.file}:{self.line}:{self.column}: "
         if self.severity != ERROR:
             where += f"{self.severity}: "
+        if self.document:
+            where += f"document {self.document}: "
         text = where + (f"{self.path}: " if self.path else "") + self.message
         if self.hint:
             text += f" ({self.hint})"
         return text
 
     def to_json(self) -> dict[str, Any]:
-        return attrs.asdict(self)
+        out = attrs.asdict(self)
+        if not self.document:
+            del out["document"]
+        return out
 
     def sort_key(self) -> tuple:
-        return (self.file, self.line, self.column, self.path, self.message)
+        return (self.file, self.document, self.line, self.column, self.path, self.message)
 
 
 def did_you_mean(candidate: str) -> str:

@@ -91,15 +91,23 @@ def closest(name: str, candidates: list[str]) -> list[str]:
                                              .ratio(), c))
 
 
-def unknown_plugin_text(name: str, installed: list[str]) -> tuple[str, str]:
-    """(message tail, hint) for a plugin name nobody installed."""
+def unknown_plugin_text(name: str, installed: list[str],
+                        suggestable: list[str] | None = None) -> tuple[str, str]:
+    """(message tail, hint) for a plugin name nobody installed.
+
+    The tail lists every installed plugin; the "did you mean" hint only picks from
+    ``suggestable`` (default: all installed), e.g. the plugins that extend the point where
+    the name was written, so a Score typo is never answered with a Filter-only plugin.
+    """
     ranked = closest(name, installed)
     shown = ", ".join(ranked[:8]) + (f", and {len(ranked) - 8} more" if len(ranked) > 8 else "")
     tail = (f"; installed plugins, closest first: {shown} (`kschedfw plugins` lists them)"
             if ranked else "; no plugins are installed (`kschedfw plugins` lists them)")
     hint = ""
-    if ranked and difflib.SequenceMatcher(None, name.lower(), ranked[0].lower()).ratio() >= 0.8:
-        hint = did_you_mean(ranked[0])
+    candidates = ranked if suggestable is None else closest(name, suggestable)
+    if candidates and difflib.SequenceMatcher(None, name.lower(),
+                                              candidates[0].lower()).ratio() >= 0.8:
+        hint = did_you_mean(candidates[0])
     return tail, hint
 
 
@@ -152,7 +160,7 @@ class _Build:
                 self.missing_defaults.append(ref.name)
             return False
         self.unknown_in.add(field)
-        tail, hint = unknown_plugin_text(ref.name, self.installed)
+        tail, hint = unknown_plugin_text(ref.name, self.installed, self.extending(field))
         self.report(FieldError(self.where(ref, field), UNSUPPORTED,
                                f'{iface} "{ref.name}" does not exist{tail}', ref.name), hint=hint)
         return False
@@ -171,6 +179,14 @@ class _Build:
 
     def hooks(self, name: str) -> frozenset[str]:
         return self._extension_points(name) or frozenset()
+
+    def extending(self, field: str) -> list[str]:
+        """Installed plugins that can be enabled under ``plugins.<field>`` (multiPoint: any
+        plugin that extends at least one point)."""
+        if field == MULTI_POINT:
+            points = frozenset(HOOK_OF_SET.values())
+            return [n for n in self.installed if self.hooks(n) & points]
+        return [n for n in self.installed if HOOK_OF_SET[field] in self.hooks(n)]
 
 
 def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_name: str,

@@ -6,19 +6,21 @@ and their ``validate_args`` at ``IN_TREE_ARGS[name].validate``.
 
 Validators take args already decoded and defaulted (missing fields read as Go zero values) and
 return :class:`~kschedfw.errors.FieldError` lists with paths relative to ``args`` and upstream's
-exact texts. Feature gates that change a rule are read from :data:`FEATURE_GATES` (v1.36
-defaults) unless a ``features`` mapping is passed.
+exact texts. Feature gates that change a rule come in explicitly as a ``features`` mapping
+(a :class:`~kschedfw.features.FeatureGates` built from the command line); without one the v1.36
+defaults apply. Nothing here reads gate state from a module.
 """
 
 from __future__ import annotations
 
 import copy
 import re
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 import attrs
 
-from kschedfw.features import DEFAULT_FEATURE_GATES
+from kschedfw.features import DEFAULT_FEATURE_GATES, enabled
 
 from kschedfw.config.jsonsubset import DURATION_HINT
 from kschedfw.config.k8svalidation import (DURATION_PATTERN, GoValue, format_duration,
@@ -27,8 +29,8 @@ from kschedfw.config.k8svalidation import (DURATION_PATTERN, GoValue, format_dur
                                            validate_label_name)
 from kschedfw.errors import (DUPLICATE, FORBIDDEN, INVALID, REQUIRED, UNSUPPORTED, FieldError)
 
-#: Gates read by defaulting/validation, with their v1.36 defaults.
-FEATURE_GATES: dict[str, bool] = DEFAULT_FEATURE_GATES
+#: The v1.36 defaults of the gates, read-only: what applies when no gates are passed.
+FEATURE_GATES: Mapping[str, bool] = MappingProxyType(DEFAULT_FEATURE_GATES)
 
 MAX_CUSTOM_PRIORITY_SCORE = 10
 LEAST_ALLOCATED = "LeastAllocated"
@@ -43,7 +45,7 @@ Path = tuple[Any, ...]
 
 
 def _gate(features: Mapping[str, bool] | None, name: str) -> bool:
-    return bool((features if features is not None else FEATURE_GATES).get(name, False))
+    return enabled(features, name)
 
 
 def _supported(path: Path, value: Any, allowed: list[str]) -> FieldError:
@@ -571,18 +573,29 @@ def validate_dynamic_resources_args(args: Args, path: Path = (),
 
 @attrs.frozen
 class ArgsSpec:
-    """Schema, defaulting and validation of one in-tree plugin's args (kind ``<name>Args``)."""
+    """Schema, defaulting and validation of one in-tree plugin's args (kind ``<name>Args``).
+
+    ``gated``: ``validate`` and ``defaults`` take a ``features`` keyword (rules that depend on
+    a feature gate); :meth:`check` and :meth:`default` pass the caller's gates to those only.
+    """
 
     schema: dict
-    validate: Callable[[Args], list[FieldError]]
-    defaults: Callable[[Args], Args]
+    validate: Callable[..., list[FieldError]]
+    defaults: Callable[..., Args]
+    gated: bool = False
+
+    def check(self, args: Args, features: Mapping[str, bool] | None = None) -> list[FieldError]:
+        return self.validate(args, features=features) if self.gated else self.validate(args)
+
+    def default(self, args: Args, features: Mapping[str, bool] | None = None) -> Args:
+        return self.defaults(args, features=features) if self.gated else self.defaults(args)
 
 
 IN_TREE_ARGS: dict[str, ArgsSpec] = {
     "DefaultPreemption": ArgsSpec(DEFAULT_PREEMPTION_SCHEMA, validate_default_preemption_args,
                                   default_default_preemption_args),
     "DynamicResources": ArgsSpec(DYNAMIC_RESOURCES_SCHEMA, validate_dynamic_resources_args,
-                                 default_dynamic_resources_args),
+                                 default_dynamic_resources_args, gated=True),
     "InterPodAffinity": ArgsSpec(INTER_POD_AFFINITY_SCHEMA, validate_inter_pod_affinity_args,
                                  default_inter_pod_affinity_args),
     "NodeAffinity": ArgsSpec(NODE_AFFINITY_SCHEMA, validate_node_affinity_args,
@@ -595,17 +608,27 @@ IN_TREE_ARGS: dict[str, ArgsSpec] = {
     "PodTopologySpread": ArgsSpec(POD_TOPOLOGY_SPREAD_SCHEMA, validate_pod_topology_spread_args,
                                   default_pod_topology_spread_args),
     "VolumeBinding": ArgsSpec(VOLUME_BINDING_SCHEMA, validate_volume_binding_args,
-                              default_volume_binding_args),
+                              default_volume_binding_args, gated=True),
 }
 
 
-def default_args(name: str, schema: dict | None, args: Args | None) -> Args:
-    """Fully defaulted args for plugin ``name``: upstream's defaulting for in-tree args kinds
-    (when the plugin uses the in-tree schema), JSON Schema ``default``s otherwise."""
-    args = {} if args is None else args
+def in_tree_spec(name: str, schema: dict | None) -> ArgsSpec | None:
+    """The in-tree args spec of ``name`` when the installed plugin uses the in-tree schema."""
     spec = IN_TREE_ARGS.get(name)
     if spec is not None and (schema is None or schema is spec.schema or schema == spec.schema):
-        return spec.defaults(args)
+        return spec
+    return None
+
+
+def default_args(name: str, schema: dict | None, args: Args | None,
+                 features: Mapping[str, bool] | None = None) -> Args:
+    """Fully defaulted args for plugin ``name``: upstream's defaulting for in-tree args kinds
+    (when the plugin uses the in-tree schema, with the gates in ``features``), JSON Schema
+    ``default``s otherwise."""
+    args = {} if args is None else args
+    spec = in_tree_spec(name, schema)
+    if spec is not None:
+        return spec.default(args, features)
     if schema is None:
         return copy.deepcopy(args)
     return apply_defaults(schema, args)

@@ -2,8 +2,9 @@
 
 Pipeline (each step reports all it finds, then the next runs on what is still sound):
 
-1. YAML with positions (:mod:`~kschedfw.config.yamlpos`): syntax errors, duplicate keys, one
-   document per file;
+1. YAML with positions (:mod:`~kschedfw.config.yamlpos`): syntax errors, duplicate keys; the
+   first document is the configuration, later ones are ignored as kube-scheduler ignores them
+   (their findings are warnings naming the document);
 2. ``apiVersion``/``kind``: older versions are refused with the release that removed them;
 3. shape (:data:`~kschedfw.config.schema.CONFIG_SCHEMA`): types and unknown fields;
 4. pluginConfig: each plugin installed, args of the right kind, valid against the plugin's own
@@ -21,7 +22,9 @@ fields, the parent mapping for missing ones, the name scalar for plugin problems
 from __future__ import annotations
 
 import difflib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
+
+import attrs
 
 from kschedfw.config import jsonsubset
 from kschedfw.config.catalog import PLUGIN_SET_FIELDS
@@ -32,7 +35,7 @@ from kschedfw.config.diagnostics import (ERROR, WARNING, Diagnostic, did_you_mea
 from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProfile,
                                     SchedulerConfig, load_error_text, resolve_plugins,
                                     unknown_plugin_text)
-from kschedfw.config.pluginargs import IN_TREE_ARGS, default_args
+from kschedfw.config.pluginargs import IN_TREE_ARGS, default_args, in_tree_spec
 from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND
 from kschedfw.config.upstream_validation import REMOVED_PLUGINS, validate_configuration
 from kschedfw.config.yamlpos import Positions, load_yaml
@@ -53,6 +56,7 @@ REMOVED_API_VERSIONS = {
     f"{GROUP}/v1beta3": "v1.29",
 }
 FILE_ERROR = "File error"
+IGNORED_DOCUMENT = "Ignored document"
 
 _BROKEN = object()
 
@@ -60,9 +64,11 @@ _BROKEN = object()
 class _Run:
     """One validation of one document."""
 
-    def __init__(self, filename: str, catalog: "PluginCatalog") -> None:
+    def __init__(self, filename: str, catalog: "PluginCatalog",
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.filename = filename
         self.catalog = catalog
+        self.feature_gates = feature_gates
         self.installed = list(catalog.names())
         self.installed_set = frozenset(self.installed)
         self.positions = Positions()
@@ -102,16 +108,31 @@ class _Run:
     # ------------------------------------------------------------------ steps
 
     def run(self, text: str) -> SchedulerConfig | None:
+        """Validate the first YAML document; later ones only earn warnings.
+
+        kube-scheduler v1.36 (``loadConfig`` in ``cmd/kube-scheduler/app/options/configfile.go``)
+        decodes the file as one object, and its YAML decoding reads only the first document:
+        the binary runs with the first configuration and ignores the rest, even a syntax error
+        or an invalid field after the first ``---``. Sample files often hold alternatives as
+        several documents, so each later one is still checked, but its findings are warnings
+        tagged with the document index, after one warning that says it is ignored.
+        """
         docs, problems = load_yaml(text, self.filename)
-        self.diagnostics.extend(problems)
-        if not docs and problems:
+        later = [p for p in problems if p.document]
+        self.diagnostics.extend(p for p in problems if not p.document)
+        if not docs and self.diagnostics:
             return None
-        # Sample files often hold alternatives as several documents: each is checked on its own.
-        # kube-scheduler itself reads the first one, so that one is the configuration returned.
-        for doc in docs[1:]:
-            other = _Run(self.filename, self.catalog)
+        for index, doc in enumerate(docs[1:], start=2):
+            other = _Run(self.filename, self.catalog, self.feature_gates)
             other.run_document(doc)
-            self.diagnostics.extend(other.diagnostics)
+            later.extend(attrs.evolve(d, document=index) for d in other.diagnostics)
+        if len(docs) > 1 or later:
+            line, column = docs[1].start if len(docs) > 1 else (later[0].line, later[0].column)
+            self.diagnostics.append(Diagnostic(
+                file=self.filename, line=line, column=column, path="", kind=IGNORED_DOCUMENT,
+                message=f"{IGNORED_DOCUMENT}: kube-scheduler reads only the first document of a "
+                        "configuration file", severity=WARNING, document=2))
+        self.diagnostics.extend(attrs.evolve(d, severity=WARNING) for d in later)
         return self.run_document(docs[0] if docs else None)
 
     def run_document(self, document: Any) -> SchedulerConfig | None:
@@ -195,7 +216,7 @@ class _Run:
             return None if raw is None else dict(raw)
         if raw is not None:
             return dict(raw)
-        return default_args(name, schema, {})
+        return default_args(name, schema, {}, self.feature_gates)
 
     def _plugin_configs(self, data: dict) -> dict[int, list]:
         """Check every pluginConfig entry; returns defaulted args per profile and index."""
@@ -256,9 +277,11 @@ class _Run:
             self.add_issue(issue, plugin=plugin)
         if issues or not ok:
             return None
-        defaulted = default_args(name, schema, args)
+        defaulted = default_args(name, schema, args, self.feature_gates)
         try:
-            errors = self.catalog.validate_args(name, defaulted)
+            spec = in_tree_spec(name, schema)
+            errors = (spec.check(defaulted, self.feature_gates) if spec is not None
+                      else self.catalog.validate_args(name, defaulted))
         except Exception as exc:  # noqa: BLE001 - a plugin bug is reported, not raised
             self.add(FieldError(apath, INVALID, f"validate_args of plugin {name} failed: "
                                 f"{type(exc).__name__}: {exc}"), plugin=plugin)
@@ -331,7 +354,8 @@ class _Run:
                     plugin_args[name] = {}
                     continue
                 args = configured.get(name)
-                plugin_args[name] = args if args is not None else default_args(name, schema, {})
+                plugin_args[name] = (args if args is not None
+                                     else default_args(name, schema, {}, self.feature_gates))
             profiles.append(ResolvedProfile(
                 scheduler_name=profile["schedulerName"],
                 percentage_of_nodes_to_score=profile.get("percentageOfNodesToScore"),
@@ -391,10 +415,16 @@ def _sanitize(data: dict, paths: list[tuple]) -> None:
             parent[last] = _BROKEN
 
 
-def load_config_text(text: str, filename: str, catalog: "PluginCatalog"
+def load_config_text(text: str, filename: str, catalog: "PluginCatalog",
+                     feature_gates: Mapping[str, bool] | None = None
                      ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
-    """Validate ``text`` (shown as ``filename`` in diagnostics); the config is None on any error."""
-    run = _Run(filename, catalog)
+    """Validate ``text`` (shown as ``filename`` in diagnostics); the config is None on any error.
+
+    ``feature_gates`` (a :class:`~kschedfw.features.FeatureGates`; v1.36 defaults when None)
+    decide the plugin-args rules and defaults that depend on a gate. Only the first YAML
+    document is the configuration, as for kube-scheduler (see ``_Run.run``).
+    """
+    run = _Run(filename, catalog, feature_gates)
     config = run.run(text)
     diagnostics = sort_unique(run.diagnostics)
     if any(d.is_error for d in diagnostics):
@@ -402,7 +432,8 @@ def load_config_text(text: str, filename: str, catalog: "PluginCatalog"
     return config, diagnostics
 
 
-def load_config(path: str, catalog: "PluginCatalog"
+def load_config(path: str, catalog: "PluginCatalog",
+                feature_gates: Mapping[str, bool] | None = None
                 ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
     """Read and validate the file at ``path``. An unreadable file is a ``File error`` diagnostic."""
     try:
@@ -412,13 +443,14 @@ def load_config(path: str, catalog: "PluginCatalog"
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, [Diagnostic(file=path, line=1, column=1, path="", kind=FILE_ERROR,
                                  message=f"{FILE_ERROR}: cannot read file: {reason}")]
-    return load_config_text(text, path, catalog)
+    return load_config_text(text, path, catalog, feature_gates)
 
 
-def default_config(catalog: "PluginCatalog") -> SchedulerConfig:
+def default_config(catalog: "PluginCatalog",
+                   feature_gates: Mapping[str, bool] | None = None) -> SchedulerConfig:
     """The configuration kube-scheduler runs with when given none (one default profile)."""
     text = f"apiVersion: {API_VERSION}\nkind: {KIND}\n"
-    config, diagnostics = load_config_text(text, "<defaults>", catalog)
+    config, diagnostics = load_config_text(text, "<defaults>", catalog, feature_gates)
     if config is None:
         raise ValueError("the installed plugins cannot run the default profile:\n"
                          + "\n".join(d.render() for d in diagnostics if d.is_error))

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from kschedfw.api.yamldepth import too_deep
 from kschedfw.config.diagnostics import DOCUMENT, SYNTAX, Diagnostic
 from kschedfw.errors import DUPLICATE, FieldError, format_path
 
@@ -34,6 +36,8 @@ _AS_TEXT = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary",
 
 #: Upper bound on nodes built per document, so alias bombs end in a diagnostic.
 MAX_NODES = 50_000
+#: Upper bound on nesting (a configuration needs about 10 levels; the builder recurses).
+MAX_DEPTH = 100
 
 
 class Positions:
@@ -186,7 +190,15 @@ class _Builder:
 
 
 def load_yaml(text: str, filename: str) -> tuple[list[YamlDocument], list[Diagnostic]]:
-    """Parse every document in ``text``; syntax errors come back as diagnostics, not exceptions."""
+    """Parse every document in ``text``; syntax errors come back as diagnostics, not exceptions.
+
+    The documents before a syntax error are returned. Diagnostics about a document after the
+    first carry its 1-based index in ``document`` (0 means the first document).
+    """
+    deep = too_deep(text, MAX_DEPTH)
+    if deep is not None:
+        return [], [Diagnostic(file=filename, line=deep[0], column=deep[1], path="", kind=DOCUMENT,
+                               message=f"{DOCUMENT}: nested more than {MAX_DEPTH} levels deep")]
     loader = _Loader(text)
     nodes: list[Node] = []
     try:
@@ -194,36 +206,50 @@ def load_yaml(text: str, filename: str) -> tuple[list[YamlDocument], list[Diagno
             node = loader.get_node()
             if node is not None:
                 nodes.append(node)
-    except yaml.MarkedYAMLError as exc:
+    except yaml.YAMLError as exc:
+        error = _syntax_error(exc, text, filename)
+        if nodes:
+            error = attrs.evolve(error, document=len(nodes) + 1)
+        docs, diagnostics = _build(nodes, filename)
+        return docs, [*diagnostics, error]
+    finally:
+        loader.dispose()
+    return _build(nodes, filename)
+
+
+def _syntax_error(exc: yaml.YAMLError, text: str, filename: str) -> Diagnostic:
+    if isinstance(exc, yaml.MarkedYAMLError):
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = exc.problem or "invalid YAML"
         if exc.context and exc.context_mark is not None and exc.context_mark is not mark:
             problem += f" ({exc.context} at line {exc.context_mark.line + 1})"
-        return [], [Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
-                               message=f"{SYNTAX}: {problem}")]
-    except yaml.YAMLError as exc:  # reader errors: invalid characters, bad encoding
-        line, col = (1, 1)
-        position = getattr(exc, "position", None)
-        if isinstance(position, int) and 0 <= position <= len(text):
-            before = text[:position]
-            line = before.count("\n") + 1
-            col = position - (before.rfind("\n") + 1) + 1
-        reason = getattr(exc, "reason", None)
-        character = getattr(exc, "character", None)
-        if reason and isinstance(character, int):
-            problem = f"unacceptable character #x{character:04x}: {reason}"
-        else:
-            problem = str(exc).splitlines()[0]
-        return [], [Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
-                               message=f"{SYNTAX}: {problem}")]
-    finally:
-        loader.dispose()
+        return Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
+                          message=f"{SYNTAX}: {problem}")
+    # reader errors: invalid characters, bad encoding
+    line, col = (1, 1)
+    position = getattr(exc, "position", None)
+    if isinstance(position, int) and 0 <= position <= len(text):
+        before = text[:position]
+        line = before.count("\n") + 1
+        col = position - (before.rfind("\n") + 1) + 1
+    reason = getattr(exc, "reason", None)
+    character = getattr(exc, "character", None)
+    if reason and isinstance(character, int):
+        problem = f"unacceptable character #x{character:04x}: {reason}"
+    else:
+        problem = str(exc).splitlines()[0]
+    return Diagnostic(file=filename, line=line, column=col, path="", kind=SYNTAX,
+                      message=f"{SYNTAX}: {problem}")
+
+
+def _build(nodes: list[Node], filename: str) -> tuple[list[YamlDocument], list[Diagnostic]]:
     docs: list[YamlDocument] = []
     diagnostics: list[Diagnostic] = []
-    for node in nodes:
+    for index, node in enumerate(nodes):
         builder = _Builder(filename)
         data = builder.build(node, ())
         docs.append(YamlDocument(data, builder.positions, _pos(node)))
-        diagnostics.extend(builder.diagnostics)
+        diagnostics.extend(attrs.evolve(d, document=index + 1) if index else d
+                           for d in builder.diagnostics)
     return docs, diagnostics

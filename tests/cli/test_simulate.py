@@ -188,7 +188,7 @@ def test_feature_gates_switch_alpha_behaviour(capsys, tmp_path):
     cluster.write_text(GT_CLUSTER)
     code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json")
     # v1.36 default: the API server refuses Gt/Lt tolerations, as upstream's pod validation does
-    assert json.loads(out)["rejected"] == [{"object": "Pod default/gt", "reason": (
+    assert json.loads(out)["rejected"] == [{"object": "Pod default/gt", "source": f"{cluster}:9", "reason": (
         'Pod "gt" is invalid: spec.tolerations[0].operator: Unsupported value: "Gt": '
         'supported values: "Equal", "Exists"')}]
     code, out, _ = run(capsys, "simulate", str(cluster), "-o", "json",

@@ -359,23 +359,52 @@ def test_duplicate_keys_name_both_lines(catalog):
                             'key (first at line 3)']
 
 
-def test_every_document_is_checked(full_catalog):
-    # the scheduler-plugins sample holds four alternative configurations: each is validated,
-    # and every finding points into its own document
+def test_every_document_is_checked_but_only_the_first_counts(full_catalog):
+    # the scheduler-plugins sample holds four alternative configurations; kube-scheduler runs
+    # the first and ignores the others, so only the first one's findings are errors
     config, diags = load_config(str(FIXTURES / "nodemetadata__scheduler-config.yaml"),
                                 full_catalog)
     assert config is None
-    unknown = [d.line for d in diags if d.path == "profiles[0].plugins.score.enabled[0].name"]
-    assert len(unknown) == 4 and len(set(unknown)) == 4
+    unknown = [d for d in diags if d.path == "profiles[0].plugins.score.enabled[0].name"]
+    assert len({d.line for d in unknown}) == 4
+    assert [(d.document, d.severity) for d in unknown] == [
+        (0, "error"), (2, "warning"), (3, "warning"), (4, "warning")]
 
 
 def test_first_document_is_the_configuration(catalog):
+    # kube-scheduler v1.36 with parallelism 0 in document 2 starts with document 1's config
     text = HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 0\n"
     config, diags = run(text, catalog)
-    assert config is None  # the second document is invalid
-    assert [d.path for d in diags] == ["parallelism"]
+    assert config is not None and config.parallelism == 4
+    assert lines(diags, errors_only=False) == [
+        "cfg.yaml:5:1: warning: document 2: Ignored document: kube-scheduler reads only the "
+        "first document of a configuration file",
+        "cfg.yaml:7:14: warning: document 2: parallelism: Invalid value: 0: should be an "
+        "integer value greater than zero"]
     config, diags = run(HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 8\n", catalog)
     assert config is not None and config.parallelism == 4
+
+
+def test_errors_in_the_first_document_still_fail(catalog):
+    config, diags = run(HEAD + "parallelism: 0\n---\n" + HEAD, catalog)
+    assert config is None
+    assert [(d.document, d.severity, d.path) for d in diags] == [
+        (0, "error", "parallelism"), (2, "warning", "")]
+
+
+def test_syntax_error_after_the_first_document_is_ignored(catalog):
+    # kube-scheduler never parses past the first document
+    config, diags = run(HEAD + "parallelism: 4\n---\nthis is: [not valid\n", catalog)
+    assert config is not None and config.parallelism == 4
+    assert all(d.severity == "warning" and d.document == 2 for d in diags)
+    assert any("YAML syntax error" in d.message for d in diags)
+
+
+def test_empty_first_document_is_not_skipped(catalog):
+    # upstream: "Object 'Kind' is missing" for `---` `---` then a configuration
+    config, diags = run("---\n---\n" + HEAD, catalog)
+    assert config is None
+    assert [d.path for d in diags if d.is_error] == ["apiVersion", "kind"]
 
 
 # ------------------------------------------- positions

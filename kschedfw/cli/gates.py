@@ -1,0 +1,24 @@
+"""The one ``--feature-gates`` option: parsed once per command into a :class:`FeatureGates`
+that the command passes explicitly to config loading, validation and the scheduler."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kschedfw.features import FeatureGateError, FeatureGates
+
+
+def add_feature_gates_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...",
+                        help="kube-scheduler feature gates (v1.36 defaults otherwise), e.g. "
+                             "TaintTolerationComparisonOperators=true")
+
+
+def feature_gates_of(args: argparse.Namespace, command: str) -> FeatureGates | None:
+    """The gates named on the command line; None (after a message on stderr) if they are bad."""
+    try:
+        return FeatureGates.parse(getattr(args, "feature_gates", "") or "")
+    except FeatureGateError as exc:
+        print(f"kschedfw {command}: --feature-gates: {exc}", file=sys.stderr)
+        return None

@@ -1,0 +1,229 @@
+"""What kube-apiserver's validation refuses when a Pod or Node is created, in its words.
+
+The subset of ``pkg/apis/core/validation`` (``ValidatePodCreate``, ``ValidateNode``) that
+matters for scheduling input: object names and labels, required container fields, resource
+quantities (non-negative; requests within limits; extended resources and hugepages equal to
+their limit), toleration and taint shape. Checked on the manifest (``raw``) so that what was
+written, not what a parser defaulted, is judged; objects built in code without a manifest are
+not checked. Texts were compared with a v1.36.2 API server (``kubectl create --dry-run=server``).
+Unparseable quantities never get here: the manifest reader refuses them, as the API server's
+decoder does.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from kschedfw.api.quantity import parse_quantity
+from kschedfw.config.k8svalidation import (GoValue, is_dns1123_subdomain, is_qualified_name,
+                                           is_valid_label_value, max_len_error, regex_error)
+from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
+
+DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+DNS1123_LABEL_MAX_LENGTH = 63
+_DNS1123_LABEL_RE = re.compile("^" + DNS1123_LABEL_FMT + "$")
+_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric "
+                      "characters or '-', and must start and end with an alphanumeric character")
+NEGATIVE = "must be greater than or equal to 0"
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+Path = tuple[Any, ...]
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errs = []
+    if len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _DNS1123_LABEL_RE.match(value):
+        errs.append(regex_error(_DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _shown(value: Any) -> str:
+    """A quantity as written (``2``, ``500m``, ``1Gi``)."""
+    return value if isinstance(value, str) else str(value)
+
+
+# ------------------------------------------------------------------------------ metadata
+
+def _metadata(raw: dict, *, namespaced: bool) -> list[FieldError]:
+    """ValidateObjectMeta: name (a DNS subdomain), namespace (a DNS label), labels."""
+    meta = _dict(raw.get("metadata"))
+    errs: list[FieldError] = []
+    name = meta.get("name")
+    if isinstance(name, str) and name:
+        errs.extend(FieldError(("metadata", "name"), INVALID, m, name)
+                    for m in is_dns1123_subdomain(name))
+    namespace = meta.get("namespace")
+    if namespaced and isinstance(namespace, str) and namespace:
+        errs.extend(FieldError(("metadata", "namespace"), INVALID, m, namespace)
+                    for m in is_dns1123_label(namespace))
+    for key, value in _dict(meta.get("labels")).items():
+        errs.extend(FieldError(("metadata", "labels"), INVALID, m, key)
+                    for m in is_qualified_name(str(key)))
+        if isinstance(value, str):
+            errs.extend(FieldError(("metadata", "labels"), INVALID, m, value)
+                        for m in is_valid_label_value(value))
+    return errs
+
+
+# ------------------------------------------------------------------------------ pods
+
+def validate_pod_manifest(raw: dict) -> list[FieldError]:
+    """ValidatePodCreate's findings for the pod manifest ``raw``, in upstream's order."""
+    if not raw:
+        return []
+    errs = _metadata(raw, namespaced=True)
+    spec = _dict(raw.get("spec"))
+    containers = _list(spec.get("containers"))
+    if not containers:
+        errs.append(FieldError(("spec", "containers"), REQUIRED))
+    names: set[str] = set()
+    errs.extend(_containers(containers, ("spec", "containers"), names))
+    errs.extend(_containers(_list(spec.get("initContainers")), ("spec", "initContainers"), names))
+    errs.extend(_tolerations(_list(spec.get("tolerations"))))
+    return errs
+
+
+def _containers(containers: list, path: Path, names: set[str]) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, c in enumerate(containers):
+        c = _dict(c)
+        here = (*path, i)
+        name = c.get("name")
+        if not isinstance(name, str) or not name:
+            errs.append(FieldError((*here, "name"), REQUIRED))
+        elif name in names:
+            errs.append(FieldError((*here, "name"), DUPLICATE, "", name))
+        else:
+            names.add(name)
+            errs.extend(FieldError((*here, "name"), INVALID, m, name) for m in is_dns1123_label(name))
+        if not c.get("image"):
+            errs.append(FieldError((*here, "image"), REQUIRED))
+        errs.extend(_resources(_dict(c.get("resources")), (*here, "resources")))
+    return errs
+
+
+def _amounts(values: dict) -> dict[str, tuple[Any, Fraction | int]]:
+    out = {}
+    for name, value in values.items():
+        try:
+            out[str(name)] = (value, parse_quantity(value))
+        except ValueError:  # refused when the manifest was read
+            continue
+    return out
+
+
+def _overcommit_allowed(name: str) -> bool:
+    """v1helper.IsOvercommitAllowed: native resources other than hugepages."""
+    native = "/" not in name or "kubernetes.io/" in name
+    return native and not name.startswith("hugepages-")
+
+
+def _resources(resources: dict, path: Path) -> list[FieldError]:
+    """ValidateContainerResourceRequirements: limits, then requests against them."""
+    errs: list[FieldError] = []
+    limits = _amounts(_dict(resources.get("limits")))
+    requests = _amounts(_dict(resources.get("requests")))
+    for name in sorted(limits):
+        shown, amount = limits[name]
+        if amount < 0:
+            errs.append(FieldError((*path, f"limits[{name}]"), INVALID, NEGATIVE, _shown(shown)))
+    for name in sorted(requests):
+        shown, amount = requests[name]
+        if amount < 0:
+            errs.append(FieldError((*path, f"requests[{name}]"), INVALID, NEGATIVE, _shown(shown)))
+        if name in limits:
+            limit_shown, limit = limits[name]
+            if amount != limit and not _overcommit_allowed(name):
+                errs.append(FieldError((*path, "requests"), INVALID,
+                                       f"must be equal to {name} limit of {_shown(limit_shown)}",
+                                       _shown(shown)))
+            elif amount > limit:
+                errs.append(FieldError((*path, "requests"), INVALID,
+                                       f"must be less than or equal to {name} limit of "
+                                       f"{_shown(limit_shown)}", _shown(shown)))
+        elif not _overcommit_allowed(name):
+            errs.append(FieldError((*path, "limits"), REQUIRED,
+                                   "Limit must be set for non overcommitable resources"))
+    return errs
+
+
+def _tolerations(tolerations: list) -> list[FieldError]:
+    """validateTolerations: the checks that do not depend on a feature gate (Gt/Lt operators
+    are checked in :func:`kschedfw.cluster.admission.validate_pod`)."""
+    errs: list[FieldError] = []
+    for i, t in enumerate(tolerations):
+        t = _dict(t)
+        here = ("spec", "tolerations", i)
+        key, operator, value = t.get("key") or "", t.get("operator") or "Equal", t.get("value")
+        if key:
+            errs.extend(FieldError((*here, "key"), INVALID, m, key) for m in is_qualified_name(key))
+        elif operator != "Exists":
+            errs.append(FieldError((*here, "operator"), INVALID,
+                                   'operator must be Exists when `key` is empty, which means '
+                                   '"match all values and all keys"', operator))
+        if operator == "Exists" and value:
+            errs.append(FieldError((*here, "operator"), INVALID,
+                                   "value must be empty when `operator` is 'Exists'", value))
+        effect = t.get("effect")
+        if effect and effect not in TAINT_EFFECTS:
+            errs.append(FieldError((*here, "effect"), UNSUPPORTED,
+                                   "supported values: " + ", ".join(f'"{e}"' for e in TAINT_EFFECTS),
+                                   effect))
+    return errs
+
+
+# ------------------------------------------------------------------------------ nodes
+
+def validate_node_manifest(raw: dict) -> list[FieldError]:
+    """ValidateNode's findings for the node manifest ``raw``, in upstream's order."""
+    if not raw:
+        return []
+    errs = _metadata(raw, namespaced=False)
+    seen: set[tuple[str, str]] = set()
+    for i, t in enumerate(_list(_dict(raw.get("spec")).get("taints"))):
+        t = _dict(t)
+        here = ("metadata", "taints", i)  # upstream's path, not spec.taints
+        key, value, effect = t.get("key") or "", t.get("value") or "", t.get("effect") or ""
+        errs.extend(FieldError((*here, "key"), INVALID, m, key) for m in is_qualified_name(key))
+        if value:
+            errs.extend(FieldError((*here, "value"), INVALID, m, value)
+                        for m in is_valid_label_value(value))
+        if not effect:
+            errs.append(FieldError((*here, "effect"), REQUIRED))
+        elif effect not in TAINT_EFFECTS:
+            errs.append(FieldError((*here, "effect"), UNSUPPORTED,
+                                   "supported values: " + ", ".join(f'"{e}"' for e in TAINT_EFFECTS),
+                                   effect))
+        elif (key, effect) in seen:
+            shown = ('{"Key":"%s","Value":"%s","Effect":"%s","TimeAdded":null}'
+                     % (key, value, effect))
+            errs.append(FieldError(here, DUPLICATE, "taints must be unique by key and effect pair",
+                                   GoValue(shown)))
+        seen.add((key, effect))
+    status = _dict(raw.get("status"))
+    for section in ("capacity", "allocatable"):
+        amounts = _amounts(_dict(status.get(section)))
+        for name in sorted(amounts):
+            shown, amount = amounts[name]
+            if amount < 0:
+                errs.append(FieldError(("status", section, name), INVALID, NEGATIVE,
+                                       _shown(shown)))
+    return errs
+
+
+def invalid_message(kind: str, name: str, errs: list[FieldError]) -> str:
+    """apierrors.NewInvalid's text: ``Pod "x" is invalid: <error>`` or ``[<e1>, <e2>]``."""
+    body = str(errs[0]) if len(errs) == 1 else "[" + ", ".join(str(e) for e in errs) + "]"
+    return f'{kind} "{name}" is invalid: {body}'
