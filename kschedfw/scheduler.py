@@ -31,7 +31,7 @@ from kschedfw.scheduler_events import node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.cluster.memory import MemoryCluster, WatchEvent
+    from kschedfw.framework.interface import Backend, WatchEvent
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry
@@ -65,7 +65,7 @@ class PodsToActivate:
 
 
 class Scheduler:
-    def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "MemoryCluster",
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
                  feature_gates: dict[str, bool] | None = None) -> None:
         self.config = config
@@ -97,6 +97,7 @@ class Scheduler:
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
                                            rng=random.Random(seed), nominator=self.queue.nominator)
         cluster.watch(self.on_watch_event)
+        #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
 
     # ================================================================== event handlers
@@ -405,7 +406,69 @@ class Scheduler:
             self.attempts.append(AttemptRecord(qpi.pod.key, fwk.profile_name, cycle, self.clock.now(),
                                                result, node, message))
 
-    # ================================================================== timers
+    # ================================================================== the loop
+    def run(self, until: float | None = None, *, stop: Callable[[], bool] | None = None,
+            idle: IdleHook | None = None) -> None:
+        """Schedule every ready pod, run what falls due (backend timers such as victims' grace
+        periods, Permit timeouts, backoff expiry, the 5-minute flush of unschedulable pods), and
+        when nothing is ready hand the next deadline to ``idle``.
+
+        ``until``: return once the next deadline is later than this (the clock is not moved there).
+        ``stop``: checked before every cycle; True returns at once.
+        ``idle(deadline)``: called when nothing is ready, with the next deadline (None: nothing is
+        scheduled); it returns False to end the run. A backend that receives events from outside
+        blocks there until an event arrives or the deadline passes; the default moves a simulated
+        clock to the deadline and ends the run when there is none."""
+        if idle is None:
+            idle = self._jump
+        schedule_one = self.schedule_one
+        self.run_due()
+        while True:
+            if stop is not None and stop():
+                return
+            if schedule_one():
+                continue
+            self.run_due()
+            if stop is not None and stop():
+                return
+            if self.queue.pending_pods().get("active", 0):
+                continue
+            deadline = self.next_wakeup()
+            if until is not None and (deadline is None or deadline > until):
+                return
+            if not idle(deadline):
+                return
+            self.run_due()
+
+    def _jump(self, deadline: float | None) -> bool:
+        """The default idle hook: a simulated clock jumps to the deadline."""
+        if deadline is None:
+            return False
+        if deadline > self.clock.now():
+            set_clock = getattr(self.clock, "set", None)
+            if set_clock is None:
+                raise TypeError("Scheduler.run: this backend's clock cannot jump; pass an idle hook")
+            set_clock(deadline)
+        return True
+
+    def run_due(self) -> bool:
+        """Run everything due now; True when a backend timer ran (which counts as progress:
+        ``on_progress`` is called)."""
+        ran = self.cluster.run_due_timers()
+        if ran and self.on_progress is not None:
+            self.on_progress()
+        self.expire_waiting_pods()
+        self.queue.flush_backoff_q_completed()
+        self.queue.flush_unschedulable_pods_leftover()
+        return ran
+
+    def next_wakeup(self) -> float | None:
+        """The next moment something scheduled happens: a backend timer, a Permit timeout, a
+        backoff expiry or the unschedulable flush; None when nothing is scheduled."""
+        times = [t for t in (self.cluster.next_timer(), self.next_waiting_deadline(), self.queue.next_wakeup())
+                 if t is not None]
+        return min(times) if times else None
+
     def expire_waiting_pods(self) -> None:
         now = self.clock.now()
         for wp in list(self.waiting_pods.values()):
@@ -416,3 +479,7 @@ class Scheduler:
     def next_waiting_deadline(self) -> float | None:
         deadlines = [d for wp in self.waiting_pods.values() if (d := wp.next_deadline()) is not None]
         return min(deadlines) if deadlines else None
+
+
+#: ``idle(deadline) -> keep running?``: see :meth:`Scheduler.run`.
+IdleHook = Callable[[float | None], bool]
