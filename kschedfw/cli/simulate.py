@@ -31,6 +31,8 @@ def add_parser(subparsers: Any) -> None:
                         help="after the run, show how each node filters and scores this pod (repeatable)")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="same as kschedfw --debug")
     parser.set_defaults(func=run)
 
 

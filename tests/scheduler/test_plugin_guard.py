@@ -121,3 +121,94 @@ def test_fault_summary_counts_each_cause():
     faults.exception("X", "Score", ValueError("v"))
     assert faults.summary() == ['plugin "X" Filter: returned str (3 times)',
                                 'plugin "X" Score: ValueError (1 times)']
+
+
+_CLI_SCRIPT = '''
+import sys
+from kschedfw import Status, hookimpl
+from kschedfw.framework import registry
+from kschedfw.cli.main import main
+
+MODE = sys.argv[1]
+
+class Bad:
+    name = "Bad"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def filter(self, state, pod, node_info):
+        if MODE == "raise":
+            raise ValueError("broken on " + node_info.name)
+        return "no"
+
+    @hookimpl
+    def events_to_register(self):
+        return []
+
+discover = registry.default_catalog
+
+def catalog():
+    reg = discover()
+    reg.add_class(Bad)
+    return reg
+
+registry.default_catalog = catalog
+sys.exit(main(sys.argv[2:]))
+'''
+
+_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    filter:
+      enabled: [{name: Bad}]
+"""
+
+
+def _cluster(tmp_path):
+    items = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+              "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}} for i in range(3)]
+    items += [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "busybox"}]}} for i in range(4)]
+    import yaml
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    config = tmp_path / "config.yaml"
+    config.write_text(_CONFIG)
+    return str(path), str(config)
+
+
+def _cli(tmp_path, *args):
+    import os
+    import pathlib
+    import subprocess
+    import sys
+    root = pathlib.Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, "-c", _CLI_SCRIPT, *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_cli_names_the_plugin_and_value_once_on_stderr_without_traceback(tmp_path):
+    cluster, config = _cluster(tmp_path)
+    done = _cli(tmp_path, "no", "simulate", cluster, "--config", config)
+    assert done.returncode in (0, 1), done.stderr
+    assert "plugin \"Bad\" Filter returned str 'no'; want Status or None" in done.stdout
+    assert "Traceback" not in done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert lines == ['plugin "Bad" Filter returned str \'no\'; want Status or None '
+                     "(logged once; later occurrences are only counted)"]
+
+
+def test_debug_shows_the_first_traceback_once(tmp_path):
+    cluster, config = _cluster(tmp_path)
+    done = _cli(tmp_path, "raise", "--debug", "simulate", cluster, "--config", config)
+    assert done.returncode in (0, 1), done.stderr
+    assert done.stderr.count("Traceback") == 1
+    assert "ValueError: broken on n" in done.stderr
+    done = _cli(tmp_path, "raise", "simulate", "--debug", cluster, "--config", config)
+    assert done.stderr.count("Traceback") == 1
