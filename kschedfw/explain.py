@@ -48,6 +48,7 @@ class Explanation:
             lines.append("  fits: " + ", ".join(sorted(fits)))
         for node in sorted(rejected):
             status = self.node_statuses[node]
+            assert status is not None
             lines.append("  " + node.ljust(width) + f"  rejected by {status.plugin}: {status.message()}")
         if self.message:
             lines.append(f"  => {self.message}")

@@ -469,6 +469,11 @@ class Scheduler:
                  if t is not None]
         return min(times) if times else None
 
+    def plugin_faults(self) -> list[str]:
+        """Every plugin fault so far (raised, wrong return type, bad score), one line per
+        (profile, plugin, extension point, cause) with its count; each was logged once."""
+        return [f"{name}: {line}" for name, fwk in self.frameworks.items() for line in fwk.faults.summary()]
+
     def expire_waiting_pods(self) -> None:
         now = self.clock.now()
         for wp in list(self.waiting_pods.values()):

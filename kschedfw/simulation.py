@@ -7,6 +7,7 @@ grace period ending) until none is left.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import attrs
@@ -78,7 +79,7 @@ class Simulation:
         self.scheduler.on_progress = self._progress
         self.cluster.load(objects)
         for step in self.steps:  # scenario steps are backend timers, in order
-            self.cluster.call_at(step.at, lambda step=step: self._apply(step))
+            self.cluster.call_at(step.at, functools.partial(self._apply, step))
 
     def _progress(self) -> None:
         self._last_progress = self.clock.now()

@@ -197,11 +197,14 @@ class Framework:
 
     def _pair(self, name: str, point: str, out: Any, result_type: type) -> tuple[Any, Status | None]:
         """``(result, status)`` hooks that may also return a bare Status or None."""
-        if out is None or isinstance(out, Status):
+        if out is None:
+            return None, None
+        if isinstance(out, tuple) and len(out) == 2:
+            result, status = out
+            if (result is None or isinstance(result, result_type)) and (status is None or isinstance(status, Status)):
+                return result, status
+        elif isinstance(out, Status):
             return None, out
-        if isinstance(out, tuple) and len(out) == 2 and (out[0] is None or isinstance(out[0], result_type)) \
-                and (out[1] is None or isinstance(out[1], Status)):
-            return out
         return None, Status(Code.Error, (self.faults.wrong_type(name, point, out, _describe_tuple_want(point)),),
                             plugin=name)
 
@@ -284,8 +287,8 @@ class Framework:
             if status is None:
                 continue
             if type(status) is not Status and not isinstance(status, Status):
-                err = self._status(name, "Filter", status)
-                return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)  # type: ignore[union-attr]
+                message = self.faults.wrong_type(name, "Filter", status, _STATUS)
+                return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
             if status.code is not Code.Success:
                 if status.is_rejected():
                     status.plugin = name

@@ -212,3 +212,9 @@ def test_debug_shows_the_first_traceback_once(tmp_path):
     assert "ValueError: broken on n" in done.stderr
     done = _cli(tmp_path, "raise", "simulate", "--debug", cluster, "--config", config)
     assert done.stderr.count("Traceback") == 1
+
+
+def test_scheduler_lists_plugin_faults_with_counts(node, pod):
+    result = _run(node, pod, "filter", "no")
+    (line,) = result.scheduler.plugin_faults()
+    assert line.startswith('default-scheduler: plugin "Bad" Filter: returned str (') and line.endswith(" times)")
