@@ -19,6 +19,7 @@ from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
+from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import (MAX_NODE_SCORE, MAX_PERMIT_TIMEOUT_SECONDS, MIN_NODE_SCORE,
@@ -361,11 +362,15 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
-        """Score, normalise, range-check and weight; per-node totals (upstream RunScorePlugins)."""
-        totals, status = self.run_score_plugins_totals(state, pod, nodes)
+        """Score, normalise, range-check and weight: per node, each plugin's weighted score and
+        the total (upstream RunScorePlugins). The scheduler's cycle uses
+        :meth:`run_score_plugins_totals`, which builds no per-plugin lists."""
+        record = CycleRecord()
+        totals, status = self.run_score_plugins_totals(state, pod, nodes, record)
         if status is not None:
             return [], status
-        return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
+        return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
+                                 total) for ni, total in zip(nodes, totals)], None
 
     def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                                  recorder: "CycleRecorder | None" = None) -> tuple[list[int], Status | None]:

@@ -150,3 +150,16 @@ def test_harness_applies_the_schedulers_score_range_check(node, pod):
     # the scheduler reports the same Error for the pod
     result = simulate_with([*BASE, Unbounded], [node("n1"), node("n2"), pod("p")], until=0)
     assert result.pods[0].message == report.status.message()
+
+
+def test_run_score_plugins_gives_each_plugins_weighted_score_per_node(node, pod):
+    # upstream NodePluginScores: Scores (one PluginScore per plugin) and TotalScore
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.types import NodeInfo
+    from kschedfw.testing import framework_for
+    fwk = framework_for([Halves], weights={"Halves": 2})
+    infos = [NodeInfo(node=node(n)) for n in ("n1", "n2")]
+    scores, status = fwk.run_score_plugins(CycleState(), pod("p"), infos)
+    assert status is None
+    assert [(s.name, s.scores, s.total_score) for s in scores] == [("n1", [("Halves", 10)], 10),
+                                                                    ("n2", [("Halves", 20)], 20)]
