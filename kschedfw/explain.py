@@ -56,6 +56,18 @@ class Explanation:
 
 
 def explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
+    """Explain ``pod``'s placement on the scheduler's current state; a bound pod is explained as
+    if it were pending again and not on its node."""
+    if pod.node_name:
+        scheduler.cache.remove_pod(pod)
+        try:
+            return _explain(scheduler, pod.with_node(""))
+        finally:
+            scheduler.cache.add_pod(pod)
+    return _explain(scheduler, pod)
+
+
+def _explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
     fwk = scheduler.frameworks[pod.scheduler_name]
     scheduler.update_snapshot()
     nodes = fwk.handle.snapshot.node_infos()

@@ -111,15 +111,7 @@ def _explanations(result: Any, keys: list[str]) -> list | None:
         if pod is None or pod.scheduler_name not in result.scheduler.frameworks:
             print(f"kschedfw simulate: --explain {key}: no such pod for any profile", file=sys.stderr)
             return None
-        if pod.node_name:  # explain placing it again, as if it were pending and not there
-            cache = result.scheduler.cache
-            cache.remove_pod(pod)
-            try:
-                out.append(explain(result.scheduler, pod.with_node("")))
-            finally:
-                cache.add_pod(pod)
-        else:
-            out.append(explain(result.scheduler, pod))
+        out.append(explain(result.scheduler, pod))
     return out
 
 

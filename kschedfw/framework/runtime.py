@@ -9,6 +9,7 @@ extension point and what came back, never a crash of the scheduling loop (see ``
 from __future__ import annotations
 
 import logging
+import numbers
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
@@ -466,7 +467,7 @@ class Framework:
                     if not status.is_success():
                         return [], status
                 v = score
-            if isinstance(v, int) and not isinstance(v, bool):
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool):  # int subclasses, numpy ints
                 values.append(int(v))
                 continue
             want = "int or (int, Status | None)" if point == "Score" else "int in NodeScore.score"
