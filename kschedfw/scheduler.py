@@ -309,11 +309,13 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.queue.done(pod.uid)
-        status = fwk.run_pre_bind_plugins(state, assumed, host)
-        if status is None:
+        pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
+        if pre_bind is None:
             status = fwk.run_bind_plugins(state, assumed, host)
             if status.is_skip():
                 status = Status.as_status(f"no bind plugin bound pod {pod.key}")
+        else:
+            status = pre_bind
         if not status.is_success():
             # after WaitOnPermit, failures are retried with backoff; a rejection keeps its code
             # (the PodScheduled reason says Unschedulable), anything else becomes an Error

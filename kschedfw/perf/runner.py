@@ -572,6 +572,7 @@ class WorkloadRunner:
                     node = node.with_labels({**node.labels, op.unique_label_strategy["labelKey"]: self.names.uid()})
                 else:
                     alloc = op.allocatable_strategy
+                    assert alloc is not None
                     extra = parse_resource_list(alloc["nodeAllocatable"], field="nodeAllocatable")
                     node = node.with_allocatable({**node.allocatable, **extra})
                     if alloc["csiNodeAllocatable"] or alloc["migratedPlugins"]:
