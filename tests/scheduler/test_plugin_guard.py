@@ -141,7 +141,11 @@ class Bad:
     def filter(self, state, pod, node_info):
         if MODE == "raise":
             raise ValueError("broken on " + node_info.name)
-        return "no"
+        return "no" if MODE == "no" else None
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        return {"high": "high", "none": None, "float": 99.9}.get(MODE, 0)
 
     @hookimpl
     def events_to_register(self):
@@ -165,6 +169,8 @@ profiles:
 - schedulerName: default-scheduler
   plugins:
     filter:
+      enabled: [{name: Bad}]
+    score:
       enabled: [{name: Bad}]
 """
 
@@ -193,15 +199,22 @@ def _cli(tmp_path, *args):
                           env=env, timeout=120)
 
 
-def test_cli_names_the_plugin_and_value_once_on_stderr_without_traceback(tmp_path):
+@pytest.mark.parametrize("mode, fault", [
+    ("no", 'plugin "Bad" Filter returned str \'no\'; want Status or None'),
+    ("high", 'plugin "Bad" Score returned str \'high\'; want int or (int, Status | None)'),
+    ("none", 'plugin "Bad" Score returned None; want int or (int, Status | None)'),
+    ("float", 'plugin "Bad" Score returned float 99.9; want int or (int, Status | None)'),
+])
+def test_cli_names_the_plugin_and_value_once_on_stderr_without_traceback(tmp_path, mode, fault):
+    # the measured failure of issue #8: 4 pods on 3 nodes gave "'str' object has no attribute
+    # 'code'" and 120 tracebacks
     cluster, config = _cluster(tmp_path)
-    done = _cli(tmp_path, "no", "simulate", cluster, "--config", config)
+    done = _cli(tmp_path, mode, "simulate", cluster, "--config", config)
     assert done.returncode in (0, 1), done.stderr
-    assert "plugin \"Bad\" Filter returned str 'no'; want Status or None" in done.stdout
+    assert done.stdout.count(fault) == 4  # every pod's reason
     assert "Traceback" not in done.stderr
     lines = [line for line in done.stderr.splitlines() if line.strip()]
-    assert lines == ['plugin "Bad" Filter returned str \'no\'; want Status or None '
-                     "(logged once; later occurrences are only counted)"]
+    assert lines == [f"{fault} (logged once; later occurrences are only counted)"]
 
 
 def test_debug_shows_the_first_traceback_once(tmp_path):
