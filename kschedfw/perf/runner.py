@@ -367,8 +367,8 @@ class WorkloadRunner:
         tick = self._tick
         if paced:
             tick()
-        last = {"bound": sched.bound_count, "progress": clock.now()}
-        stuck_at: list[float | None] = [None]
+        last_bound, last_progress = sched.bound_count, clock.now()
+        stuck_at: float | None = None
 
         def stop() -> bool:
             if paced:
@@ -376,20 +376,21 @@ class WorkloadRunner:
             return done() or (until is not None and clock.now() >= until)
 
         def idle(wake: float | None) -> bool:
+            nonlocal last_bound, last_progress, stuck_at
             now = clock.now()
-            if sched.bound_count != last["bound"]:
-                last["bound"], last["progress"] = sched.bound_count, now
+            if sched.bound_count != last_bound:
+                last_bound, last_progress = sched.bound_count, now
             if until is not None:
                 wake = until if wake is None else min(wake, until)
             if wake is None:
                 raise OpFailed(self._stuck_message(what, "nothing left that could schedule them"))
-            if wake - last["progress"] > self.options.stall_timeout:
+            if wake - last_progress > self.options.stall_timeout:
                 raise OpFailed(self._stuck_message(
                     what, f"no pod bound for {self.options.stall_timeout:g} simulated seconds"))
             if wake <= now:
-                if stuck_at[0] == now:  # a wakeup that moves nothing: step past it
+                if stuck_at == now:  # a wakeup that moves nothing: step past it
                     wake = now + 0.001
-                stuck_at[0] = now
+                stuck_at = now
             self._jump(wake)
             self._next_due = clock.now() + DUE_INTERVAL
             return True
