@@ -38,6 +38,7 @@ import attrs
 
 from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
+from kschedfw.errors import ManifestError
 from kschedfw.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
                                     CreatePods, DeletePods, NameGenerator, Op, Sleep,
                                     StartCollectingMetrics, StopCollectingMetrics, UnrolledWorkload,
@@ -748,7 +749,10 @@ class WorkloadRunner:
             if not meta.get("name"):
                 meta["name"] = names.generate(kind, ns, meta.get("generateName") or "churn-")
             d["metadata"] = meta
-            return tmpl._parse(d, None)
+            try:
+                return parse_object(d, source=tmpl.source, template=True)
+            except ManifestError as exc:
+                raise WorkloadError(str(exc)) from None
 
         def create(tmpl: Any) -> tuple[str, str, str] | None:
             obj = make(tmpl)
