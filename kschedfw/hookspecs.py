@@ -22,6 +22,11 @@ extension point and what came back (``plugin "X" Filter returned str 'no'; want 
 None``): the scheduler keeps running and the pod is retried. Each distinct fault is logged once
 (its first traceback at DEBUG: ``kschedfw --debug``), later ones are counted.
 
+What a hook receives belongs to the scheduler and is read-only. ``NodeInfo`` objects (and the
+``nodes`` lists) are the cycle's snapshot, which shares them with the scheduler's cache: valid
+during the call's cycle, they change afterwards. Keep node names, values or ``node_info.clone()``,
+never the objects themselves; mutating them corrupts the cache.
+
 Plugins are called in profile order; ``tryfirst``/``trylast``/wrappers are refused at load time
 because order belongs to the profile. The scheduler calls hooks through a plan compiled per
 profile, not through ``pm.hook``, so nothing here is on pluggy's dispatch path per node.
