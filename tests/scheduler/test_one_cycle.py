@@ -163,3 +163,15 @@ def test_run_score_plugins_gives_each_plugins_weighted_score_per_node(node, pod)
     assert status is None
     assert [(s.name, s.scores, s.total_score) for s in scores] == [("n1", [("Halves", 10)], 10),
                                                                     ("n2", [("Halves", 20)], 20)]
+
+
+def test_explain_ranks_first_the_node_the_scheduler_chose(node, pod):
+    from kschedfw.explain import explain
+    result = simulate_with([*BASE, CpuFit, Halves], [node("n1"), node("n2"), node("n3", cpu="1"), pod("p", cpu="2")])
+    bound = result.pods[0]
+    assert bound.status == "Bound"
+    explanation = explain(result.scheduler, result.cluster.get("Pod", "p", "default"))
+    best = max(explanation.totals, key=explanation.totals.get)
+    assert best == bound.node == "n2"
+    assert explanation.node_statuses["n3"].message() == "Insufficient cpu"
+    assert "n2" in explanation.render().splitlines()[2]  # first row under the header
