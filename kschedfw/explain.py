@@ -1,8 +1,9 @@
 """Why does a pod go where it goes, or nowhere? One dry-run scheduling cycle, every number shown.
 
-``explain(scheduler, pod)`` runs PreFilter, Filter on every node (not just the sample a real
-cycle looks at), then PreScore, Score and NormalizeScore on the feasible nodes, against the
-scheduler's current state. Nothing is assumed, reserved or bound.
+``explain(scheduler, pod)`` runs the scheduler's own cycle (:mod:`kschedfw.cycle`) as a dry run
+against its current state: PreFilter, Filter on every node (not just the sample a real cycle
+looks at), then PreScore, Score and NormalizeScore on the feasible nodes, with a recorder that
+keeps every number. Nothing is assumed, reserved or bound, and PostFilter (preemption) does not run.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.fit_error import Diagnosis, fit_error_message
+from kschedfw.framework.fit_error import FitError
+from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.status import Status
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ class Explanation:
             lines.append("  fits: " + ", ".join(sorted(fits)))
         for node in sorted(rejected):
             status = self.node_statuses[node]
+            assert status is not None
             lines.append("  " + node.ljust(width) + f"  rejected by {status.plugin}: {status.message()}")
         if self.message:
             lines.append(f"  => {self.message}")
@@ -54,39 +56,28 @@ class Explanation:
 
 
 def explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
+    """Explain ``pod``'s placement on the scheduler's current state; a bound pod is explained as
+    if it were pending again and not on its node."""
+    if pod.node_name:
+        scheduler.cache.remove_pod(pod)
+        try:
+            return _explain(scheduler, pod.with_node(""))
+        finally:
+            scheduler.cache.add_pod(pod)
+    return _explain(scheduler, pod)
+
+
+def _explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
     fwk = scheduler.frameworks[pod.scheduler_name]
-    snapshot = scheduler.cache.update_snapshot()
-    fwk.handle.snapshot = snapshot
-    nodes = snapshot.node_infos()
-    state = CycleState()
-    result, pre_status, _ = fwk.run_pre_filter_plugins(state, pod, nodes)
-    statuses: dict[str, Status | None] = {}
-    diagnosis = Diagnosis()
-    if pre_status is not None and not pre_status.is_success():
-        for ni in nodes:
-            statuses[ni.name] = pre_status
-        diagnosis.pre_filter_msg = pre_status.message()
-    else:
-        allowed = None if result is None or result.all_nodes() else result.node_names
-        for ni in nodes:
-            if allowed is not None and ni.name not in allowed:
-                status: Status | None = Status.unresolvable("node(s) didn't satisfy plugin(s) PreFilter result")
-            else:
-                status = fwk.run_filter_plugins_with_nominated_pods(state, pod, ni)
-                if status is not None and status.is_success():
-                    status = None
-            statuses[ni.name] = status
-            if status is not None:
-                diagnosis.node_to_status.set(ni.name, status)
-    feasible = [ni for ni in nodes if statuses.get(ni.name) is None]
-    plugin_scores: dict[str, dict[str, int]] = {}
-    totals: dict[str, int] = {}
-    if len(feasible) > 1 and fwk.has_score_plugins():
-        if fwk.run_pre_score_plugins(state, pod, feasible) is None:
-            node_totals, status = fwk.run_score_plugins_totals(state, pod, feasible)
-            if status is None:
-                totals = {ni.name: t for ni, t in zip(feasible, node_totals)}
-                plugin_scores = {name: {ni.name: v for ni, v in zip(feasible, values)}
-                                 for name, values in fwk.last_plugin_scores}
-    message = "" if feasible else fit_error_message(len(nodes), diagnosis)
-    return Explanation(pod.key, fwk.profile_name, pre_status, statuses, plugin_scores, totals, message)
+    scheduler.update_snapshot()
+    nodes = fwk.handle.snapshot.node_infos()
+    state, _ = scheduler.new_cycle_state()
+    record = CycleRecord()
+    _, status = scheduler.schedule_pod(fwk, state, pod, record, dry_run=True)
+    statuses = {ni.name: record.node_status(ni.name) for ni in nodes}
+    plugin_scores = {name: dict(scores.weighted) for name, scores in record.plugin_scores.items()}
+    message = ""  # the FitError text when nothing fits (or the cycle's error), as simulate reports it
+    if status is not None and not status.is_success():
+        message = str(status.error) if isinstance(status.error, FitError) else status.message()
+    return Explanation(pod.key, fwk.profile_name, record.pre_filter_status, statuses, plugin_scores,
+                       dict(record.node_totals), message)

@@ -17,8 +17,16 @@ Hooks are grouped in the order a pod meets them::
     declared, not called yet: sign_pod and the pod-group placement hooks (NOT_CALLED_YET)
 
 Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
-its meaning differs per point and is stated in each hook. A hook that raises is turned into an
-``Error`` status naming the plugin: the scheduler keeps running and the pod is retried.
+its meaning differs per point and is stated in each hook. A hook that raises, or returns a value
+of another type than its hook states, is turned into an ``Error`` status naming the plugin, the
+extension point and what came back (``plugin "X" Filter returned str 'no'; want Status or
+None``): the scheduler keeps running and the pod is retried. Each distinct fault is logged once
+(its first traceback at DEBUG: ``kschedfw --debug``), later ones are counted.
+
+What a hook receives belongs to the scheduler and is read-only. ``NodeInfo`` objects (and the
+``nodes`` lists) are the cycle's snapshot, which shares them with the scheduler's cache: valid
+during the call's cycle, they change afterwards. Keep node names, values or ``node_info.clone()``,
+never the objects themselves; mutating them corrupts the cache.
 
 Plugins are called in profile order; ``tryfirst``/``trylast``/wrappers are refused at load time
 because order belongs to the profile. The scheduler calls hooks through a plan compiled per
@@ -84,6 +92,11 @@ def less(pod_info_a: "QueuedPodInfo", pod_info_b: "QueuedPodInfo") -> bool:
     Upstream: QueueSortPlugin.Less. Exactly one QueueSort plugin per profile, and the same one in
     every profile (one queue serves them all). ``QueuedPodInfo.timestamp`` is when the pod was
     last added to the queue.
+
+    Fast path: a QueueSort plugin may also define a plain method ``sort_key(queued_pod_info)``
+    returning a key that orders exactly like ``less`` (``less(a, b) == (sort_key(a) <
+    sort_key(b))``); the queue then compares keys instead of calling ``less`` (PrioritySort:
+    ``(-priority, timestamp)``).
     """
 
 
@@ -195,6 +208,7 @@ def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tupl
     Return an int (or ``(int, status)``). Any non-Success status is an Error for the cycle. The
     raw score may be any int if the plugin implements :func:`normalize_score`; after normalising it
     must be in [0, 100]. The framework multiplies it by the profile's weight and sums over plugins.
+    A float, a bool, None or anything else is an Error naming the value (never truncated).
     """
 
 
@@ -202,8 +216,11 @@ def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tupl
 def normalize_score(state: "CycleState", pod: "Pod", scores: "list[NodeScore]") -> "Status | None":
     """Rescale this plugin's scores in place (``scores[i].score``). Upstream: ScoreExtensions.NormalizeScore.
 
-    Called once per cycle with every scored node. Any non-Success is an Error. The list and its
-    NodeScore items belong to the framework (they are reused): edit them, do not keep them.
+    Called once per cycle with every scored node. Any non-Success is an Error; so is a score that
+    is not an int afterwards. The list is new for each call; its NodeScore items are reused in
+    later cycles unless the plugin keeps the list or an item past the call (the framework sees
+    that and stops reusing them for this plugin), so keeping them is safe but slower: copy what
+    you need instead.
     """
 
 

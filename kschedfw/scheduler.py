@@ -1,4 +1,6 @@
 """The scheduler: profiles by schedulerName, the scheduling cycle and the binding cycle.
+The algorithm of the scheduling cycle (filter, score, select) is :mod:`kschedfw.cycle`, shared
+with `explain` and the test harness.
 
 Single-threaded and event-driven: cluster changes arrive as watch events, time comes from the
 cluster's clock, and what upstream does concurrently (binding, Permit waits) resumes through
@@ -14,14 +16,14 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from kschedfw.cache.cache import Cache
+from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
-from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
+from kschedfw.framework.fit_error import Diagnosis, FitError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.runtime import Framework
 from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import (NodeInfo, NominatingInfo, NominatingMode,
-                                      QueuedPodInfo)
+from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
@@ -29,36 +31,14 @@ from kschedfw.scheduler_events import node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.interface import Backend, WatchEvent
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry
 
 log = logging.getLogger(__name__)
 
-MIN_FEASIBLE_NODES_TO_FIND = 100
-MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 MAX_EVENT_MESSAGE = 1024
-
-
-def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
-    """How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind)."""
-    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
-        return num_all_nodes
-    p = percentage or 0
-    if p == 0:
-        p = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
-    if p >= 100:
-        return num_all_nodes
-    num = num_all_nodes * p // 100
-    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
-
-
-@attrs.define
-class ScheduleResult:
-    suggested_host: str = ""
-    evaluated_nodes: int = 0
-    feasible_nodes: int = 0
-    nominating_info: NominatingInfo | None = None
 
 
 @attrs.define
@@ -92,9 +72,7 @@ class Scheduler:
         self.cluster = cluster
         self.clock = cluster.clock
         self.cache = Cache()
-        self.rng = random.Random(seed)
         self.waiting_pods: dict[str, WaitingPod] = {}
-        self.next_start_node_index = 0
         self.attempts: list[AttemptRecord] = []
         self.record_attempts = record_attempts
         self.ignored_pods: dict[str, str] = {}  # pod key -> schedulerName nobody serves
@@ -110,13 +88,16 @@ class Scheduler:
             self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
         first = next(iter(self.frameworks.values()))
         self.queue = PriorityQueue(less=first.less, frameworks=self.frameworks, clock=self.clock,
-                                   sort_key=_priority_sort_key if first.queue_sort_plugin == "PrioritySort" else None,
+                                   sort_key=first.queue_sort_key,
                                    pod_initial_backoff=float(config.pod_initial_backoff_seconds),
                                    pod_max_backoff=float(config.pod_max_backoff_seconds),
                                    pod_lister=self._current_pod, namespace_labels=self._namespace_labels)
         for handle in self._handles:
             handle.nominator = self.queue.nominator
+        self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+                                           rng=random.Random(seed), nominator=self.queue.nominator)
         cluster.watch(self.on_watch_event)
+        #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
 
     # ================================================================== event handlers
@@ -251,18 +232,14 @@ class Scheduler:
         if self.cache.is_assumed(pod):
             self.queue.done(pod.uid)
             return True
-        state = CycleState()
-        pods_to_activate = PodsToActivate()
-        state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        state, pods_to_activate = self.new_cycle_state()
         cycle = self.queue.scheduling_cycle
-        snapshot = self.cache.update_snapshot()
-        for handle in self._handles:
-            handle.snapshot = snapshot
+        self.update_snapshot()
         try:
             result, status = self.schedule_pod(fwk, state, pod)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
-            result, status = ScheduleResult(nominating_info=_CLEAR), Status.as_status(exc)
+            result, status = ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.as_status(exc)
         if status is not None and not status.is_success():
             self._handle_failure(fwk, qpi, status, result.nominating_info, cycle)
             return True
@@ -273,12 +250,12 @@ class Scheduler:
         status = fwk.run_reserve_plugins_reserve(state, assumed, host)
         if status is not None:
             self._undo_reserve(fwk, state, assumed, host)
-            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), _CLEAR, cycle)
+            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), CLEAR_NOMINATION, cycle)
             return True
         status, waits = fwk.run_permit_plugins(state, assumed, host, self.clock.now())
         if status is not None and not status.is_wait():
             self._undo_reserve(fwk, state, assumed, host)
-            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), _CLEAR, cycle)
+            self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), CLEAR_NOMINATION, cycle)
             return True
         self._activate_pods(pods_to_activate)
         self._record(qpi, fwk, cycle, "Waiting" if waits else "Assumed", host)
@@ -300,128 +277,24 @@ class Scheduler:
         self._binding_cycle(fwk, state, qpi, assumed, host, cycle, None, pods_to_activate)
         return True
 
-    def schedule_pod(self, fwk: Framework, state: CycleState, pod: "Pod") -> tuple[ScheduleResult, Status | None]:
-        """Find feasible nodes, score them, pick one (upstream SchedulePod)."""
-        snapshot = fwk.handle.snapshot
-        if len(snapshot) == 0:
-            return ScheduleResult(nominating_info=_CLEAR), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
-        feasible, diagnosis, status = self.find_nodes_that_fit(fwk, state, pod)
-        if status is not None:
-            return ScheduleResult(nominating_info=_CLEAR), status
-        if not feasible:
-            fit_error = FitError(pod.key, len(snapshot), diagnosis)
-            nominating = None
-            if fwk.has_post_filter_plugins():
-                result, pf_status = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
-                diagnosis.post_filter_msg = pf_status.message()
-                if result is not None:
-                    nominating = result.nominating_info
-            return ScheduleResult(nominating_info=nominating), _fit_status(fit_error)
-        evaluated = len(feasible) + len(diagnosis.node_to_status)
-        if len(feasible) == 1:
-            return ScheduleResult(feasible[0].name, evaluated, 1), None
-        totals, status = self.prioritize_nodes(fwk, state, pod, feasible)
-        if status is not None:
-            return ScheduleResult(nominating_info=_CLEAR), status
-        return ScheduleResult(self.select_host(totals), evaluated, len(feasible)), None
+    def schedule_pod(self, fwk: Framework, state: CycleState, pod: "Pod",
+                     recorder: "CycleRecorder | None" = None, *, dry_run: bool = False
+                     ) -> tuple[ScheduleResult, Status | None]:
+        """The scheduling algorithm (upstream SchedulePod) on the current snapshot; see
+        :class:`kschedfw.cycle.ScheduleAlgorithm` for ``recorder`` and ``dry_run``."""
+        return self.algorithm.schedule_pod(fwk, state, pod, recorder, dry_run=dry_run)
 
-    def find_nodes_that_fit(self, fwk: Framework, state: CycleState, pod: "Pod"
-                            ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
-        snapshot = fwk.handle.snapshot
-        all_nodes = snapshot.node_infos()
-        diagnosis = Diagnosis()
-        pre_result, status, rejectors = fwk.run_pre_filter_plugins(state, pod, all_nodes)
-        if status is not None and not status.is_success():
-            if not status.is_rejected():
-                return [], diagnosis, status
-            diagnosis.node_to_status.absent_nodes_status = status
-            if status.code is Code.Pending:
-                diagnosis.pending_plugins |= rejectors
-            else:
-                diagnosis.unschedulable_plugins |= rejectors
-            diagnosis.pre_filter_msg = status.message()
-            return [], diagnosis, None
-        if pod.nominated_node_name:
-            nominated = snapshot.get(pod.nominated_node_name)
-            if nominated is not None and nominated.node is not None:
-                st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
-                if st is None or st.is_success():
-                    return [nominated], diagnosis, None
-                if not st.is_rejected():
-                    return [], diagnosis, st
-        nodes = all_nodes
-        if pre_result is not None and not pre_result.all_nodes():
-            wanted = pre_result.node_names or frozenset()
-            nodes = [ni for ni in all_nodes if ni.name in wanted]
-            # the plugins that narrowed the nodes are what a cluster event must change
-            diagnosis.unschedulable_plugins |= set(fwk.last_pre_filter_narrowing)
-            plugins = " ".join(sorted(fwk.last_pre_filter_narrowing))
-            diagnosis.node_to_status.absent_nodes_status = Status.unresolvable(
-                f"node(s) didn't satisfy plugin(s) [{plugins}]")
-        feasible, status = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, len(all_nodes))
-        return feasible, diagnosis, status
+    def new_cycle_state(self) -> tuple[CycleState, "PodsToActivate"]:
+        state = CycleState()
+        pods_to_activate = PodsToActivate()
+        state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)
+        return state, pods_to_activate
 
-    def _find_nodes_that_pass_filters(self, fwk: Framework, state: CycleState, pod: "Pod",
-                                      diagnosis: Diagnosis, nodes: list[NodeInfo], num_all: int
-                                      ) -> tuple[list[NodeInfo], Status | None]:
-        n = len(nodes)
-        if n == 0:
-            return [], None
-        to_find = num_feasible_nodes_to_find(
-            fwk.percentage_of_nodes_to_score if fwk.percentage_of_nodes_to_score is not None
-            else self.config.percentage_of_nodes_to_score, n)
-        if not fwk.has_score_plugins():
-            to_find = 1
-        index = self.next_start_node_index
-        start = index % n
-        feasible: list[NodeInfo] = []
-        if not fwk.has_filter_plugins():
-            for i in range(to_find):
-                feasible.append(nodes[(start + i) % n])
-            self.next_start_node_index = (index + len(feasible)) % max(num_all, 1)
-            return feasible, None
-        nominator = self.queue.nominator
-        run = fwk.run_filter_plugins_with_nominated_pods if len(nominator) else \
-            fwk.run_filter_plugins
-        node_to_status = diagnosis.node_to_status
-        processed = 0
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            status = run(state, pod, ni)
-            processed += 1
-            if status is None or status.code is Code.Success:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-            elif status.is_rejected():
-                node_to_status.set(ni.name, status)
-                if status.code is Code.Pending:
-                    diagnosis.pending_plugins.add(status.plugin)
-                else:
-                    diagnosis.unschedulable_plugins.add(status.plugin)
-            else:
-                self.next_start_node_index = (index + processed) % max(num_all, 1)
-                return [], status
-        self.next_start_node_index = (index + processed) % max(num_all, 1)
-        return feasible, None
-
-    def prioritize_nodes(self, fwk: Framework, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
-                         ) -> tuple[list[tuple[str, int]], Status | None]:
-        if not fwk.has_score_plugins():
-            return [(ni.name, 1) for ni in nodes], None
-        status = fwk.run_pre_score_plugins(state, pod, nodes)
-        if status is not None:
-            return [], status
-        totals, status = fwk.run_score_plugins_totals(state, pod, nodes)
-        if status is not None:
-            return [], status
-        return [(ni.name, total) for ni, total in zip(nodes, totals)], None
-
-    def select_host(self, totals: list[tuple[str, int]]) -> str:
-        """Highest total wins; ties are broken uniformly at random (seeded)."""
-        best = max(score for _, score in totals)
-        ties = [name for name, score in totals if score == best]
-        return ties[0] if len(ties) == 1 else self.rng.choice(ties)
+    def update_snapshot(self) -> None:
+        """Take the cycle's snapshot of the cache and hand it to every profile's Handle."""
+        snapshot = self.cache.update_snapshot()
+        for handle in self._handles:
+            handle.snapshot = snapshot
 
     # ================================================================== binding cycle
     def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
@@ -436,11 +309,13 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.queue.done(pod.uid)
-        status = fwk.run_pre_bind_plugins(state, assumed, host)
-        if status is None:
+        pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
+        if pre_bind is None:
             status = fwk.run_bind_plugins(state, assumed, host)
             if status.is_skip():
                 status = Status.as_status(f"no bind plugin bound pod {pod.key}")
+        else:
+            status = pre_bind
         if not status.is_success():
             # after WaitOnPermit, failures are retried with backoff; a rejection keeps its code
             # (the PodScheduled reason says Unschedulable), anything else becomes an Error
@@ -465,12 +340,12 @@ class Scheduler:
         self._undo_reserve(fwk, state, assumed, host)
         event = ClusterEvent(EventResource.AssignedPod, ActionType.Delete)
         if status.is_rejected():
-            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
+            self._handle_failure(fwk, qpi, status, CLEAR_NOMINATION, cycle)
             self.queue.move_all_to_active_or_backoff_queue(event, assumed, None,
                                                            lambda p: p.uid != assumed.uid)
         else:
             self.queue.move_all_to_active_or_backoff_queue(event, assumed, None)
-            self._handle_failure(fwk, qpi, status, _CLEAR, cycle)
+            self._handle_failure(fwk, qpi, status, CLEAR_NOMINATION, cycle)
 
     def _undo_reserve(self, fwk: Framework, state: CycleState, assumed: "Pod", host: str) -> None:
         fwk.run_reserve_plugins_unreserve(state, assumed, host)
@@ -493,7 +368,7 @@ class Scheduler:
             diagnosis.pending_plugins.add(status.plugin)
         else:
             diagnosis.unschedulable_plugins.add(status.plugin)
-        return _fit_status(FitError(pod.key, 1, diagnosis))
+        return fit_status(FitError(pod.key, 1, diagnosis))
 
     # ================================================================== failure handling
     def _handle_failure(self, fwk: Framework, qpi: QueuedPodInfo, status: Status,
@@ -533,7 +408,74 @@ class Scheduler:
             self.attempts.append(AttemptRecord(qpi.pod.key, fwk.profile_name, cycle, self.clock.now(),
                                                result, node, message))
 
-    # ================================================================== timers
+    # ================================================================== the loop
+    def run(self, until: float | None = None, *, stop: Callable[[], bool] | None = None,
+            idle: IdleHook | None = None) -> None:
+        """Schedule every ready pod, run what falls due (backend timers such as victims' grace
+        periods, Permit timeouts, backoff expiry, the 5-minute flush of unschedulable pods), and
+        when nothing is ready hand the next deadline to ``idle``.
+
+        ``until``: return once the next deadline is later than this (the clock is not moved there).
+        ``stop``: checked before every cycle; True returns at once.
+        ``idle(deadline)``: called when nothing is ready, with the next deadline (None: nothing is
+        scheduled); it returns False to end the run. A backend that receives events from outside
+        blocks there until an event arrives or the deadline passes; the default moves a simulated
+        clock to the deadline and ends the run when there is none."""
+        if idle is None:
+            idle = self._jump
+        schedule_one = self.schedule_one
+        self.run_due()
+        while True:
+            if stop is not None and stop():
+                return
+            if schedule_one():
+                continue
+            self.run_due()
+            if stop is not None and stop():
+                return
+            if self.queue.pending_pods().get("active", 0):
+                continue
+            deadline = self.next_wakeup()
+            if until is not None and (deadline is None or deadline > until):
+                return
+            if not idle(deadline):
+                return
+            self.run_due()
+
+    def _jump(self, deadline: float | None) -> bool:
+        """The default idle hook: a simulated clock jumps to the deadline."""
+        if deadline is None:
+            return False
+        if deadline > self.clock.now():
+            set_clock = getattr(self.clock, "set", None)
+            if set_clock is None:
+                raise TypeError("Scheduler.run: this backend's clock cannot jump; pass an idle hook")
+            set_clock(deadline)
+        return True
+
+    def run_due(self) -> bool:
+        """Run everything due now; True when a backend timer ran (which counts as progress:
+        ``on_progress`` is called)."""
+        ran = self.cluster.run_due_timers()
+        if ran and self.on_progress is not None:
+            self.on_progress()
+        self.expire_waiting_pods()
+        self.queue.flush_backoff_q_completed()
+        self.queue.flush_unschedulable_pods_leftover()
+        return ran
+
+    def next_wakeup(self) -> float | None:
+        """The next moment something scheduled happens: a backend timer, a Permit timeout, a
+        backoff expiry or the unschedulable flush; None when nothing is scheduled."""
+        times = [t for t in (self.cluster.next_timer(), self.next_waiting_deadline(), self.queue.next_wakeup())
+                 if t is not None]
+        return min(times) if times else None
+
+    def plugin_faults(self) -> list[str]:
+        """Every plugin fault so far (raised, wrong return type, bad score), one line per
+        (profile, plugin, extension point, cause) with its count; each was logged once."""
+        return [f"{name}: {line}" for name, fwk in self.frameworks.items() for line in fwk.faults.summary()]
+
     def expire_waiting_pods(self) -> None:
         now = self.clock.now()
         for wp in list(self.waiting_pods.values()):
@@ -546,13 +488,5 @@ class Scheduler:
         return min(deadlines) if deadlines else None
 
 
-_CLEAR = NominatingInfo("", NominatingMode.Override)
-
-
-def _priority_sort_key(qpi: QueuedPodInfo) -> tuple[int, float]:
-    """The order PrioritySort's ``less`` defines, as a heap key (compared in C, not Python)."""
-    return (-qpi.pod.effective_priority, qpi.timestamp)
-
-
-def _fit_status(fit_error: FitError) -> Status:
-    return Status(Code.Unschedulable, error=fit_error)
+#: ``idle(deadline) -> keep running?``: see :meth:`Scheduler.run`.
+IdleHook = Callable[[float | None], bool]

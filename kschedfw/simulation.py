@@ -7,6 +7,7 @@ grace period ending) until none is left.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import attrs
@@ -71,12 +72,14 @@ class Simulation:
         self.cluster = MemoryCluster(self.clock, feature_gates)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates)
         self.steps = sorted(steps, key=lambda s: s.at)
-        self._next_step = 0
+        self._steps_left = len(self.steps)
         self.settle_seconds = settle_seconds
         self.on_progress = on_progress
         self._last_progress = 0.0
         self.scheduler.on_progress = self._progress
         self.cluster.load(objects)
+        for step in self.steps:  # scenario steps are backend timers, in order
+            self.cluster.call_at(step.at, functools.partial(self._apply, step))
 
     def _progress(self) -> None:
         self._last_progress = self.clock.now()
@@ -104,6 +107,7 @@ class Simulation:
                 cluster.remove(kind, name, namespace)
         elif step.action == "removeSchedulingGate":
             self._remove_gate(step)
+        self._steps_left -= 1
         self._last_progress = self.clock.now()
 
     def _update(self, obj: Any, step: Step) -> None:
@@ -140,47 +144,26 @@ class Simulation:
         self.cluster.update(attrs.evolve(pod, scheduling_gates=gates, raw=raw))
 
     # ------------------------------------------------------------------ loop
-    def _run_due(self) -> None:
-        now = self.clock.now()
-        while self._next_step < len(self.steps) and self.steps[self._next_step].at <= now:
-            self._apply(self.steps[self._next_step])
-            self._next_step += 1
-        if self.cluster.run_due_timers():  # e.g. a victim's graceful deletion finished
-            self._last_progress = now
-        self.scheduler.expire_waiting_pods()
-        queue = self.scheduler.queue
-        queue.flush_backoff_q_completed()
-        queue.flush_unschedulable_pods_leftover()
-
-    def _next_wakeup(self) -> float | None:
-        """The next moment something scheduled happens; None when the run is quiescent."""
-        now = self.clock.now()
-        steps_left = self._next_step < len(self.steps)
-        hard = [t for t in (
-            self.steps[self._next_step].at if steps_left else None,
-            self.cluster.next_timer(),
-            self.scheduler.next_waiting_deadline(),
-        ) if t is not None]
-        queue_wakeup = self.scheduler.queue.next_wakeup()
-        if not hard and (queue_wakeup is None or self.scheduler.queue.pending_pods().get("backoff", 0) == 0):
-            return None  # only the 5-minute flush of unschedulable pods is left: nothing changed
-        candidates = hard + ([max(queue_wakeup, now)] if queue_wakeup is not None else [])
-        wake = min(candidates)
-        if not steps_left and wake - self._last_progress > self.settle_seconds:
-            return None
-        return wake
-    def run(self, until: float | None = None) -> SimulationResult:
+    def _idle(self, deadline: float | None) -> bool:
+        """The scheduler has nothing ready: jump the clock to ``deadline``, or end the run when
+        only the 5-minute flush of unschedulable pods is left (nothing changed that could help
+        them), or when every step has run and nothing progressed for ``settle_seconds``."""
+        if deadline is None:
+            return False
         scheduler = self.scheduler
-        self._run_due()
-        while True:
-            while scheduler.schedule_one():
-                pass
-            wake = self._next_wakeup()
-            if wake is None or (until is not None and wake > until):
-                break
-            if wake > self.clock.now():
-                self.clock.set(wake)
-            self._run_due()
+        hard = self.cluster.next_timer() is not None or scheduler.next_waiting_deadline() is not None
+        if not hard and scheduler.queue.pending_pods().get("backoff", 0) == 0:
+            return False
+        if not self._steps_left and deadline - self._last_progress > self.settle_seconds:
+            return False
+        if deadline > self.clock.now():
+            self.clock.set(deadline)
+        return True
+
+    def run(self, until: float | None = None) -> SimulationResult:
+        """Run the scheduler's loop on the simulated clock until the run settles (or the next
+        thing to happen is after ``until``)."""
+        self.scheduler.run(until, idle=self._idle)
         return self.result()
 
     def result(self) -> SimulationResult:

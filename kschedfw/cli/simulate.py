@@ -31,6 +31,8 @@ def add_parser(subparsers: Any) -> None:
                         help="after the run, show how each node filters and scores this pod (repeatable)")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="same as kschedfw --debug")
     parser.set_defaults(func=run)
 
 
@@ -115,15 +117,7 @@ def _explanations(result: Any, keys: list[str]) -> list | None:
         if pod is None or pod.scheduler_name not in result.scheduler.frameworks:
             print(f"kschedfw simulate: --explain {key}: no such pod for any profile", file=sys.stderr)
             return None
-        if pod.node_name:  # explain placing it again, as if it were pending and not there
-            cache = result.scheduler.cache
-            cache.remove_pod(pod)
-            try:
-                out.append(explain(result.scheduler, pod.with_node("")))
-            finally:
-                cache.add_pod(pod)
-        else:
-            out.append(explain(result.scheduler, pod))
+        out.append(explain(result.scheduler, pod))
     return out
 
 

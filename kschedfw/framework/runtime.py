@@ -1,13 +1,16 @@
 """The per-profile runtime: plugins built once, hooks compiled into ordered plans, upstream rules.
 
 pluggy is the registry and the validator; the plan holds bound methods in profile order, so
-per-node work (Filter, Score) is a plain Python call. Every plugin call is guarded: an exception
-becomes an Error status naming the plugin, never a crash of the scheduling loop.
+per-node work (Filter, Score) is a plain Python call. Every plugin call is guarded: an exception,
+a return value of the wrong type or a bad score becomes an Error status naming the plugin, the
+extension point and what came back, never a crash of the scheduling loop (see ``guard``).
 """
 
 from __future__ import annotations
 
 import logging
+import numbers
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import pluggy
@@ -15,17 +18,20 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
+from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import (MAX_NODE_SCORE, MAX_PERMIT_TIMEOUT_SECONDS, MIN_NODE_SCORE,
                                       NodeInfo, NodePluginScores, NodeScore, NodeToStatus,
-                                      PostFilterResult, PreFilterResult)
+                                      PostFilterResult, PreBindPreFlightResult, PreFilterResult)
 from kschedfw.framework.waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config.expand import ResolvedProfile
+    from kschedfw.framework.recorder import CycleRecorder
 
 log = logging.getLogger(__name__)
 
@@ -39,17 +45,15 @@ class FrameworkError(Exception):
     """A profile that cannot be built (a plugin constructor failed, a plugin is missing...)."""
 
 
-def _plugin_error(plugin: str, exc: BaseException) -> Status:
-    status = Status(Code.Error, (f"{type(exc).__name__}: {exc}",), plugin=plugin)
-    log.warning("plugin %s raised %s: %s", plugin, type(exc).__name__, exc)
-    log.debug("plugin %s traceback", plugin, exc_info=exc)
-    return status
+_STATUS = "Status or None"
+_INT_ONLY = {int}
 
 
-def _as_status(result: Any) -> Status | None:
-    if result is None or isinstance(result, Status):
-        return result
-    raise TypeError(f"expected a Status or None, got {type(result).__name__}")
+def _describe_tuple_want(point: str) -> str:
+    return {"PreFilter": "(PreFilterResult | None, Status | None) or Status or None",
+            "PostFilter": "(PostFilterResult | None, Status | None) or Status or None",
+            "Permit": "Status or (Status, timeout seconds) or None",
+            "PreBindPreFlight": "(PreBindPreFlightResult | None, Status | None) or Status or None"}[point]
 
 
 class Framework:
@@ -63,8 +67,8 @@ class Framework:
         self.handle.profile_name = profile.scheduler_name
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
-        self.last_plugin_scores: list[tuple[str, list[int]]] = []
-        self._score_pool: dict[str, list[NodeScore]] = {}
+        self.faults = PluginFaults()
+        self._score_pool: dict[str, list[NodeScore] | None] = {}
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -102,8 +106,11 @@ class Framework:
     def _compile(self) -> None:
         self.pre_enqueue_plugins = self._bound("pre_enqueue")
         less = self._bound("less")
-        self.queue_sort_plugin = less[0][0] if less else ""
         self.less = less[0][1] if less else (lambda a, b: a.timestamp < b.timestamp)
+        # the QueueSort plugin's optional sort_key(queued_pod_info) orders exactly like its less:
+        # the queue then compares keys in C instead of calling less in Python
+        sort_key = getattr(self.plugins[less[0][0]], "sort_key", None) if less else None
+        self.queue_sort_key: Callable[[Any], Any] | None = sort_key if callable(sort_key) else None
         self.pre_filter_plugins = self._bound("pre_filter")
         self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
         self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
@@ -117,6 +124,8 @@ class Framework:
             if "score" in hooks:
                 normalize = plugin.normalize_score if "normalize_score" in hooks else None
                 score.append((entry.name, plugin.score, entry.weight or 1, normalize))
+                if normalize is not None:
+                    self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
         self.reserve_plugins = self._bound("reserve")
         self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
@@ -169,33 +178,52 @@ class Framework:
             plugins = tuple(sorted(plugins, key=lambda entry: entry[0] != gating_plugin))
         for name, fn in plugins:
             try:
-                status = _as_status(fn(pod))
+                status = self._status(name, "PreEnqueue", fn(pod))
             except Exception as exc:
-                return _plugin_error(name, exc)
+                return self._raised(name, "PreEnqueue", exc)
             if status is not None and not status.is_success():
                 status.plugin = name
                 return status
         return None
 
+    # ------------------------------------------------------------------ guards
+    def _raised(self, name: str, point: str, exc: Exception) -> Status:
+        """An exception inside a plugin, as an Error status naming it (logged once per cause)."""
+        return Status(Code.Error, (self.faults.exception(name, point, exc),), plugin=name)
+
+    def _status(self, name: str, point: str, value: Any) -> Status | None:
+        """A hook's Status return, checked: anything else becomes an Error naming what came back."""
+        if value is None or isinstance(value, Status):
+            return value
+        return Status(Code.Error, (self.faults.wrong_type(name, point, value, _STATUS),), plugin=name)
+
+    def _pair(self, name: str, point: str, out: Any, result_type: type) -> tuple[Any, Status | None]:
+        """``(result, status)`` hooks that may also return a bare Status or None."""
+        if out is None:
+            return None, None
+        if isinstance(out, tuple) and len(out) == 2:
+            result, status = out
+            if (result is None or isinstance(result, result_type)) and (status is None or isinstance(status, Status)):
+                return result, status
+        elif isinstance(out, Status):
+            return None, out
+        return None, Status(Code.Error, (self.faults.wrong_type(name, point, out, _describe_tuple_want(point)),),
+                            plugin=name)
+
     # ------------------------------------------------------------------ scheduling cycle
     def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                                ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
-        """Upstream RunPreFilterPlugins: returns (merged result, status, rejecting plugins)."""
+        """Upstream RunPreFilterPlugins: (merged result, status, plugins). On a rejection the
+        plugins are those that rejected; on success, those whose result narrowed the nodes."""
         result: PreFilterResult | None = None
         rejectors: set[str] = set()
         returned: Status | None = None
         narrowing: list[str] = []
         for name, fn in self.pre_filter_plugins:
             try:
-                out = fn(state, pod, nodes)
-                if isinstance(out, tuple):
-                    plugin_result, status = out
-                else:
-                    plugin_result, status = None, out
-                status = _as_status(status)
+                plugin_result, status = self._pair(name, "PreFilter", fn(state, pod, nodes), PreFilterResult)
             except Exception as exc:
-                err = _plugin_error(name, exc)
-                return None, Status(Code.Error, (f'running PreFilter plugin "{name}": {err.message()}',), plugin=name), rejectors
+                status = self._raised(name, "PreFilter", exc)
             if status is not None and status.is_skip():
                 state.skip_filter_plugins.add(name)
                 continue
@@ -218,10 +246,11 @@ class Framework:
                         msg = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
                     rejectors.update(narrowing)
                     return result, Status(Code.UnschedulableAndUnresolvable, (msg,), plugin=narrowing[0]), rejectors
-        self.last_pre_filter_narrowing = tuple(narrowing)
         skip = state.skip_filter_plugins
         state.filter_plan = tuple(p for p in self.filter_plugins if p[0] not in skip) if skip else self.filter_plugins
-        return result, returned, rejectors
+        if returned is not None:
+            return result, returned, rejectors
+        return result, None, set(narrowing)
 
     def _run_extension(self, plugins: tuple, state: CycleState, pod: "Pod", other: "Pod",
                        node_info: NodeInfo, what: str) -> Status | None:
@@ -229,9 +258,9 @@ class Framework:
             if name in state.skip_filter_plugins:
                 continue
             try:
-                status = _as_status(fn(state, pod, other, node_info))
+                status = self._status(name, what, fn(state, pod, other, node_info))
             except Exception as exc:
-                status = _plugin_error(name, exc)
+                status = self._raised(name, what, exc)
             if status is not None and not status.is_success():
                 return Status(Code.Error, (f'running {what} on PreFilter plugin "{name}": {status.message()}',), plugin=name)
         return None
@@ -245,7 +274,8 @@ class Framework:
         return self._run_extension(self.remove_pod_plugins, state, pod, pod_to_remove, node_info, "RemovePod")
 
     def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
-        """Upstream RunFilterPlugins: stop at the first non-success on this node."""
+        """Upstream RunFilterPlugins: stop at the first non-success on this node. HOT PATH: the
+        type check costs nothing for None (most calls) and one ``type() is`` for a Status."""
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
@@ -254,9 +284,14 @@ class Framework:
             try:
                 status = fn(state, pod, node_info)
             except Exception as exc:
-                err = _plugin_error(name, exc)
+                err = self._raised(name, "Filter", exc)
                 return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
-            if status is not None and status.code is not Code.Success:
+            if status is None:
+                continue
+            if type(status) is not Status and not isinstance(status, Status):
+                message = self.faults.wrong_type(name, "Filter", status, _STATUS)
+                return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
+            if status.code is not Code.Success:
                 if status.is_rejected():
                     status.plugin = name
                     return status
@@ -294,11 +329,10 @@ class Framework:
         result: PostFilterResult | None = None
         for name, fn in self.post_filter_plugins:
             try:
-                out = fn(state, pod, node_to_status)
-                plugin_result, status = out if isinstance(out, tuple) else (None, out)
-                status = _as_status(status)
+                plugin_result, status = self._pair(name, "PostFilter", fn(state, pod, node_to_status),
+                                                   PostFilterResult)
             except Exception as exc:
-                return None, Status(Code.Error, (_plugin_error(name, exc).message(),), plugin=name)
+                return None, self._raised(name, "PostFilter", exc)
             if status is None or status.is_success():
                 return plugin_result, Status(Code.Success, plugin=name)
             if status.code is Code.UnschedulableAndUnresolvable:
@@ -316,9 +350,9 @@ class Framework:
     def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
         for name, fn in self.pre_score_plugins:
             try:
-                status = _as_status(fn(state, pod, nodes))
+                status = self._status(name, "PreScore", fn(state, pod, nodes))
             except Exception as exc:
-                status = _plugin_error(name, exc)
+                status = self._raised(name, "PreScore", exc)
             if status is None or status.is_success():
                 continue
             if status.is_skip():
@@ -329,54 +363,79 @@ class Framework:
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
-        """Score, normalise, range-check and weight; per-node totals (upstream RunScorePlugins)."""
-        totals, status = self.run_score_plugins_totals(state, pod, nodes)
+        """Score, normalise, range-check and weight: per node, each plugin's weighted score and
+        the total (upstream RunScorePlugins). The scheduler's cycle uses
+        :meth:`run_score_plugins_totals`, which builds no per-plugin lists."""
+        record = CycleRecord()
+        totals, status = self.run_score_plugins_totals(state, pod, nodes, record)
         if status is not None:
             return [], status
-        return [NodePluginScores(ni.name, total_score=t) for ni, t in zip(nodes, totals)], None
+        return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
+                                 total) for ni, total in zip(nodes, totals)], None
 
-    def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
-                                 ) -> tuple[list[int], Status | None]:
-        """Each node's weighted total, in ``nodes`` order; ``last_plugin_scores`` keeps the
-        weighted scores per plugin. The per-node loop is a list comprehension over the bound
-        method: the hot path."""
-        per_plugin: list[tuple[str, list[int]]] = []
+    def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
+                                 recorder: "CycleRecorder | None" = None) -> tuple[list[int], Status | None]:
+        """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
+        normalised and weighted scores per plugin. The per-node loop is a list comprehension
+        over the bound method: the hot path. Scores are checked once per plugin per cycle
+        (all ints? then only the range); only a failing check looks at each value."""
+        per_plugin: list[list[int]] = []
         skip = state.skip_score_plugins
+        names = [ni.name for ni in nodes] if recorder is not None else []
         for name, fn, weight, normalize in self.score_plugins:
             if skip and name in skip:
                 continue
             try:
                 raw = [fn(state, pod, ni) for ni in nodes]
             except Exception as exc:
-                err = _plugin_error(name, exc)
+                err = self._raised(name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            values, status = _score_values(raw)
+            values, status = self._score_values(name, "Score", raw)
             if status is not None:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            raw_values = values
             if normalize is not None:
                 scores = self._node_scores(name, nodes, values)
+                pooled = bool(scores) and self._score_pool.get(name) is not None
+                if pooled:
+                    list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
                 try:
-                    status = _as_status(normalize(state, pod, scores))
+                    status = self._status(name, "NormalizeScore", normalize(state, pod, scores))
                 except Exception as exc:
-                    status = _plugin_error(name, exc)
+                    status = self._raised(name, "NormalizeScore", exc)
+                if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
+                    self._keeps_node_scores(name)
                 if status is not None and not status.is_success():
                     return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                values = [s.score for s in scores]
+                values, status = self._score_values(name, "NormalizeScore", [s.score for s in scores])
+                if status is not None:
+                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
+                if recorder is not None:
+                    recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
                 bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
                 return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
-            if weight != 1:
-                values = [v * weight for v in values]
-            per_plugin.append((name, values))
-        self.last_plugin_scores = per_plugin
+            weighted = [v * weight for v in values] if weight != 1 else values
+            if recorder is not None:
+                recorder.scores(name, names, list(raw_values), list(values), list(weighted))
+            per_plugin.append(weighted)
         if not per_plugin:
-            return [0] * len(nodes), None
-        return [sum(column) for column in zip(*(values for _, values in per_plugin))], None
+            totals = [0] * len(nodes)
+        elif len(per_plugin) == 1:
+            totals = list(per_plugin[0])
+        else:
+            totals = [sum(column) for column in zip(*per_plugin)]
+        if recorder is not None:
+            recorder.totals(names, list(totals))
+        return totals, None
 
     def _node_scores(self, plugin: str, nodes: list[NodeInfo], values: list[int]) -> list[NodeScore]:
-        """NodeScore objects for a NormalizeScore call, reused across cycles (the hot path makes
-        hundreds per pod); NormalizeScore must not keep them after it returns."""
-        pool = self._score_pool.setdefault(plugin, [])
+        """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long
+        as the plugin keeps none of them (the hot path needs hundreds per pod: refilling them
+        costs about 40% of building new ones)."""
+        pool = self._score_pool.get(plugin)
+        if pool is None:
+            return [NodeScore(ni.name, v) for ni, v in zip(nodes, values)]
         while len(pool) < len(nodes):
             pool.append(NodeScore("", 0))
         scores = pool[:len(nodes)]
@@ -385,27 +444,63 @@ class Framework:
             score.score = value
         return scores
 
+    def _keeps_node_scores(self, plugin: str) -> None:
+        """The plugin kept the NormalizeScore list or one of its items (their reference counts
+        grew during the call): its items are never reused again, so what it kept cannot change
+        under it and what it changes later cannot reach a later cycle."""
+        self._score_pool[plugin] = None
+        log.debug("plugin %s keeps NodeScore objects after normalize_score: they are no longer reused", plugin)
+
+    def _score_values(self, name: str, point: str, raw: list) -> tuple[list[int], Status | None]:
+        """Plugin results as ints. Fast path: every value is exactly an int. Otherwise each value
+        is checked: ``(score, status)`` tuples are unpacked; a failed status is returned; bools,
+        floats, None and anything else are an Error naming the value (never truncated)."""
+        if set(map(type, raw)) <= _INT_ONLY:
+            return raw, None
+        values = []
+        for v in raw:
+            if point == "Score" and type(v) is tuple and len(v) == 2:
+                score, status = v
+                if status is not None:
+                    if not isinstance(status, Status):
+                        return [], self._status(name, point, status)
+                    if not status.is_success():
+                        return [], status
+                v = score
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool):  # int subclasses, numpy ints
+                values.append(int(v))
+                continue
+            want = "int or (int, Status | None)" if point == "Score" else "int in NodeScore.score"
+            return [], Status(Code.Error, (self.faults.wrong_type(name, point, v, want),), plugin=name)
+        return values, None
+
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return _run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
+        return self._run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
 
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
         for name, fn in self.unreserve_plugins:
             try:
                 fn(state, pod, node_name)
             except Exception as exc:
-                _plugin_error(name, exc)
+                self._raised(name, "Unreserve", exc)
 
     def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str, now: float
                            ) -> tuple[Status | None, dict[str, float]]:
         """Returns (status, {plugin: timeout}) — Wait when any plugin asked to wait."""
         waits: dict[str, float] = {}
         for name, fn in self.permit_plugins:
+            timeout: Any = 0.0
             try:
                 out = fn(state, pod, node_name)
-                status, timeout = out if isinstance(out, tuple) else (out, 0.0)
-                status = _as_status(status)
+                if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (int, float)) \
+                        and not isinstance(out[1], bool):
+                    status, timeout = self._status(name, "Permit", out[0]), out[1]
+                elif isinstance(out, tuple):
+                    status = Status(Code.Error, (self.faults.wrong_type(name, "Permit", out, _describe_tuple_want("Permit")),), plugin=name)
+                else:
+                    status = self._status(name, "Permit", out)
             except Exception as exc:
-                status, timeout = _plugin_error(name, exc), 0.0
+                status = self._raised(name, "Permit", exc)
             if status is None or status.is_success():
                 continue
             if status.is_rejected():
@@ -432,11 +527,9 @@ class Framework:
         plugins_with_pre_bind = {name for name, _ in self.pre_bind_plugins}
         for name, fn in self.pre_bind_pre_flight_plugins:
             try:
-                out = fn(state, pod, node_name)
-                status = out[1] if isinstance(out, tuple) else out
-                status = _as_status(status)
+                _, status = self._pair(name, "PreBindPreFlight", fn(state, pod, node_name), PreBindPreFlightResult)
             except Exception as exc:
-                status = _plugin_error(name, exc)
+                status = self._raised(name, "PreBindPreFlight", exc)
             if status is None or status.is_success():
                 any_success = True
             elif status.is_skip():
@@ -449,15 +542,15 @@ class Framework:
         return None if any_success else Status.skip()
 
     def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return _run_until_failure(self.pre_bind_plugins, "PreBind", state, pod, node_name,
-                                  skip=state.skip_pre_bind_plugins)
+        return self._run_until_failure(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+                                       skip=state.skip_pre_bind_plugins)
 
     def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status:
         for name, fn in self.bind_plugins:
             try:
-                status = _as_status(fn(state, pod, node_name))
+                status = self._status(name, "Bind", fn(state, pod, node_name))
             except Exception as exc:
-                status = _plugin_error(name, exc)
+                status = self._raised(name, "Bind", exc)
             if status is not None and status.is_skip():
                 continue
             if status is None or status.is_success():
@@ -473,7 +566,25 @@ class Framework:
             try:
                 fn(state, pod, node_name)
             except Exception as exc:
-                _plugin_error(name, exc)
+                self._raised(name, "PostBind", exc)
+
+    def _run_until_failure(self, plugins: tuple, point: str, state: CycleState, pod: "Pod", node_name: str,
+                           skip: set[str] | frozenset[str] = frozenset()) -> Status | None:
+        """Reserve and PreBind: stop at the first non-success; rejections keep the plugin, the rest
+        become ``running <point> plugin "<name>": ...`` errors."""
+        for name, fn in plugins:
+            if name in skip:
+                continue
+            try:
+                status = self._status(name, point, fn(state, pod, node_name))
+            except Exception as exc:
+                status = self._raised(name, point, exc)
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    status.plugin = name
+                    return status
+                return Status(Code.Error, (f'running {point} plugin "{name}": {status.message()}',), plugin=name)
+        return None
 
     # ------------------------------------------------------------------ introspection
     def has_filter_plugins(self) -> bool:
@@ -487,42 +598,6 @@ class Framework:
 
     def list_plugins(self) -> Mapping[str, list[str]]:
         return {point: [e.name for e in entries] for point, entries in self.profile.plugins.items()}
-
-
-def _run_until_failure(plugins: tuple, point: str, state: CycleState, pod: "Pod", node_name: str,
-                       skip: set[str] | frozenset[str] = frozenset()) -> Status | None:
-    """Reserve and PreBind: stop at the first non-success; rejections keep the plugin, the rest
-    become ``running <point> plugin "<name>": ...`` errors."""
-    for name, fn in plugins:
-        if name in skip:
-            continue
-        try:
-            status = _as_status(fn(state, pod, node_name))
-        except Exception as exc:
-            status = _plugin_error(name, exc)
-        if status is not None and not status.is_success():
-            if status.is_rejected():
-                status.plugin = name
-                return status
-            return Status(Code.Error, (f'running {point} plugin "{name}": {status.message()}',), plugin=name)
-    return None
-
-
-_INT_ONLY = {int}
-
-
-def _score_values(raw: list) -> tuple[list[int], Status | None]:
-    """Plugin results as ints; a ``(score, status)`` result with a failed status is returned."""
-    if set(map(type, raw)) <= _INT_ONLY:
-        return raw, None
-    values = []
-    for v in raw:
-        if isinstance(v, tuple):
-            v, status = v
-            if status is not None and not status.is_success():
-                return [], status
-        values.append(int(v))
-    return values, None
 
 
 def _event_bound_hint(hook: Callable) -> Callable[[ClusterEvent], Callable]:

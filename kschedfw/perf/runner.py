@@ -38,6 +38,7 @@ import attrs
 
 from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
+from kschedfw.errors import ManifestError
 from kschedfw.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
                                     CreatePods, DeletePods, NameGenerator, Op, Sleep,
                                     StartCollectingMetrics, StopCollectingMetrics, UnrolledWorkload,
@@ -328,7 +329,7 @@ class WorkloadRunner:
         if now > clock.now():
             clock.set(now)
         if now >= self._next_due:
-            self.sim._run_due()
+            self.scheduler.run_due()
             self._next_due = clock.now() + DUE_INTERVAL
         else:
             nt = self.cluster.next_timer()
@@ -340,11 +341,6 @@ class WorkloadRunner:
         if when > now:
             self._offset += when - now
             self.clock.set(when)
-
-    def _next_wakeup(self) -> float | None:
-        times = [t for t in (self.cluster.next_timer(), self.scheduler.next_waiting_deadline(),
-                             self.scheduler.queue.next_wakeup()) if t is not None]
-        return min(times) if times else None
 
     def _drive(self, done: Callable[[], bool], *, until: float | None = None,
                what: str | Callable[[], str] = "") -> None:
@@ -365,30 +361,26 @@ class WorkloadRunner:
 
     def _drive_inner(self, done: Callable[[], bool], until: float | None,
                      what: str | Callable[[], str]) -> None:
+        """The scheduler's own loop; this runner decides when it stops (``done``, ``until``), keeps
+        the simulated clock on the wall clock when paced, and jumps it when the scheduler is idle."""
         sched, clock = self.scheduler, self.clock
-        schedule_one = sched.schedule_one
         paced = self.paced
         tick = self._tick
         if paced:
             tick()
         last_bound, last_progress = sched.bound_count, clock.now()
         stuck_at: float | None = None
-        while True:
-            if done() or (until is not None and clock.now() >= until):
-                return
-            if schedule_one():
-                if paced:
-                    tick()
-                continue
-            # nothing ready: run what is due, then jump to the next thing that can happen
-            self.sim._run_due()
-            if done():
-                return
+
+        def stop() -> bool:
+            if paced:
+                tick()
+            return done() or (until is not None and clock.now() >= until)
+
+        def idle(wake: float | None) -> bool:
+            nonlocal last_bound, last_progress, stuck_at
+            now = clock.now()
             if sched.bound_count != last_bound:
-                last_bound, last_progress = sched.bound_count, clock.now()
-            if self.scheduler.queue.pending_pods().get("active", 0):
-                continue
-            wake = self._next_wakeup()
+                last_bound, last_progress = sched.bound_count, now
             if until is not None:
                 wake = until if wake is None else min(wake, until)
             if wake is None:
@@ -396,13 +388,15 @@ class WorkloadRunner:
             if wake - last_progress > self.options.stall_timeout:
                 raise OpFailed(self._stuck_message(
                     what, f"no pod bound for {self.options.stall_timeout:g} simulated seconds"))
-            if wake <= clock.now():
-                if stuck_at == clock.now():  # a wakeup that moves nothing: step past it
-                    wake = clock.now() + 0.001
-                stuck_at = clock.now()
+            if wake <= now:
+                if stuck_at == now:  # a wakeup that moves nothing: step past it
+                    wake = now + 0.001
+                stuck_at = now
             self._jump(wake)
-            self.sim._run_due()
             self._next_due = clock.now() + DUE_INTERVAL
+            return True
+
+        sched.run(stop=stop, idle=idle)
 
     def _stuck_message(self, what: str | Callable[[], str], why: str) -> str:
         if callable(what):
@@ -580,6 +574,7 @@ class WorkloadRunner:
                     node = node.with_labels({**node.labels, op.unique_label_strategy["labelKey"]: self.names.uid()})
                 else:
                     alloc = op.allocatable_strategy
+                    assert alloc is not None
                     extra = parse_resource_list(alloc["nodeAllocatable"], field="nodeAllocatable")
                     node = node.with_allocatable({**node.allocatable, **extra})
                     if alloc["csiNodeAllocatable"] or alloc["migratedPlugins"]:
@@ -754,7 +749,10 @@ class WorkloadRunner:
             if not meta.get("name"):
                 meta["name"] = names.generate(kind, ns, meta.get("generateName") or "churn-")
             d["metadata"] = meta
-            return tmpl._parse(d, None)
+            try:
+                return parse_object(d, source=tmpl.source, template=True)
+            except ManifestError as exc:
+                raise WorkloadError(str(exc)) from None
 
         def create(tmpl: Any) -> tuple[str, str, str] | None:
             obj = make(tmpl)

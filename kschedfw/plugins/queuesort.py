@@ -23,3 +23,7 @@ class PrioritySort:
         p1 = pod_info_a.pod.effective_priority
         p2 = pod_info_b.pod.effective_priority
         return p1 > p2 or (p1 == p2 and pod_info_a.timestamp < pod_info_b.timestamp)
+
+    def sort_key(self, pod_info: Any) -> tuple[int, float]:
+        """The order of :meth:`less` as a key (smaller first): the queue's fast path."""
+        return (-pod_info.pod.effective_priority, pod_info.timestamp)

@@ -1,0 +1,230 @@
+"""The scheduling cycle's algorithm: find the nodes that fit, score them, pick one (upstream SchedulePod).
+
+One implementation for every caller: the :class:`~kschedfw.scheduler.Scheduler` runs it for real,
+`explain` and the test harness run it as a *dry run* (every node, no sampling, no PostFilter, no
+change to the scheduler's round-robin start or tie-breaking randomness). A
+:class:`~kschedfw.framework.recorder.CycleRecorder` given to :meth:`ScheduleAlgorithm.schedule_pod`
+receives every fact of the cycle; without one the cycle pays one ``if`` per phase.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+import attrs
+
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.recorder import CycleRecorder
+    from kschedfw.framework.runtime import Framework
+    from kschedfw.queue.nominator import Nominator
+
+__all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", "CLEAR_NOMINATION",
+           "fit_status"]
+
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+#: A failed attempt's nominating info that clears any nominatedNodeName.
+CLEAR_NOMINATION = NominatingInfo("", NominatingMode.Override)
+
+
+def num_feasible_nodes_to_find(percentage: int | None, num_all_nodes: int) -> int:
+    """How many feasible nodes to look for before scoring (upstream numFeasibleNodesToFind)."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes
+    p = percentage or 0
+    if p == 0:
+        p = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    if p >= 100:
+        return num_all_nodes
+    num = num_all_nodes * p // 100
+    return max(num, MIN_FEASIBLE_NODES_TO_FIND)
+
+
+@attrs.define
+class ScheduleResult:
+    """Where the pod goes, how many nodes were evaluated and found feasible, and (on failure)
+    the nomination PostFilter asked for."""
+
+    suggested_host: str = ""
+    evaluated_nodes: int = 0
+    feasible_nodes: int = 0
+    nominating_info: NominatingInfo | None = None
+
+
+def fit_status(fit_error: FitError) -> Status:
+    return Status(Code.Unschedulable, error=fit_error)
+
+
+class ScheduleAlgorithm:
+    """Upstream's schedulePod with the state it keeps between cycles: the round-robin start
+    index (``nextStartNodeIndex``) and the seeded randomness that breaks score ties."""
+
+    def __init__(self, *, percentage_of_nodes_to_score: int | None = None, rng: random.Random | None = None,
+                 nominator: "Nominator | None" = None) -> None:
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.rng = rng if rng is not None else random.Random(0)
+        self.nominator = nominator
+        self.next_start_node_index = 0
+
+    def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
+                     recorder: "CycleRecorder | None" = None, *, dry_run: bool = False
+                     ) -> tuple[ScheduleResult, Status | None]:
+        """Find feasible nodes, score them, pick one. ``dry_run``: every node is filtered (no
+        sampling, no nominated-node shortcut), PostFilter does not run, and neither the start
+        index nor the tie-breaking randomness moves (ties go to the first best node)."""
+        result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run)
+        if recorder is not None:
+            recorder.result(result.evaluated_nodes, result.feasible_nodes, result.suggested_host, status)
+        return result, status
+
+    def _schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
+                      recorder: "CycleRecorder | None", dry_run: bool) -> tuple[ScheduleResult, Status | None]:
+        snapshot = fwk.handle.snapshot
+        if len(snapshot) == 0:
+            return ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
+        feasible, diagnosis, status = self.find_nodes_that_fit(fwk, state, pod, recorder, dry_run)
+        if status is not None:
+            return ScheduleResult(nominating_info=CLEAR_NOMINATION), status
+        evaluated = len(feasible) + len(diagnosis.node_to_status)
+        if not feasible:
+            fit_error = FitError(pod.key, len(snapshot), diagnosis)
+            nominating = None
+            if not dry_run and fwk.has_post_filter_plugins():
+                result, pf_status = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
+                diagnosis.post_filter_msg = pf_status.message()
+                if result is not None:
+                    nominating = result.nominating_info
+            return ScheduleResult(evaluated_nodes=evaluated, nominating_info=nominating), fit_status(fit_error)
+        if len(feasible) == 1:
+            return ScheduleResult(feasible[0].name, evaluated, 1), None
+        totals, status = self.prioritize_nodes(fwk, state, pod, feasible, recorder)
+        if status is not None:
+            return ScheduleResult(evaluated_nodes=evaluated, feasible_nodes=len(feasible),
+                                  nominating_info=CLEAR_NOMINATION), status
+        host = self.select_host(totals, random_ties=not dry_run)
+        return ScheduleResult(host, evaluated, len(feasible)), None
+
+    def find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
+                            recorder: "CycleRecorder | None" = None, dry_run: bool = False
+                            ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
+        snapshot = fwk.handle.snapshot
+        all_nodes = snapshot.node_infos()
+        diagnosis = Diagnosis()
+        pre_result, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        if recorder is not None:
+            recorder.pre_filter(pre_result, status, () if status is not None else tuple(sorted(plugins)))
+        if status is not None and not status.is_success():
+            if not status.is_rejected():
+                return [], diagnosis, status
+            diagnosis.node_to_status.absent_nodes_status = status
+            if status.code is Code.Pending:
+                diagnosis.pending_plugins |= plugins
+            else:
+                diagnosis.unschedulable_plugins |= plugins
+            diagnosis.pre_filter_msg = status.message()
+            if recorder is not None:
+                recorder.filtered([], [], diagnosis)
+            return [], diagnosis, None
+        if pod.nominated_node_name and not dry_run:
+            nominated = snapshot.get(pod.nominated_node_name)
+            if nominated is not None and nominated.node is not None:
+                st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
+                if st is None or st.is_success():
+                    if recorder is not None:
+                        recorder.filtered([nominated.name], [nominated.name], diagnosis)
+                    return [nominated], diagnosis, None
+                if not st.is_rejected():
+                    return [], diagnosis, st
+        nodes = all_nodes
+        if pre_result is not None and not pre_result.all_nodes():
+            wanted = pre_result.node_names or frozenset()
+            nodes = [ni for ni in all_nodes if ni.name in wanted]
+            # the plugins that narrowed the nodes are what a cluster event must change
+            diagnosis.unschedulable_plugins |= plugins
+            narrowing = sorted(plugins)
+            diagnosis.node_to_status.absent_nodes_status = Status(
+                Code.UnschedulableAndUnresolvable, (f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}]",),
+                plugin=narrowing[0] if narrowing else "")
+        feasible, status = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, len(all_nodes),
+                                                              dry_run)
+        if recorder is not None and status is None:
+            recorder.filtered([ni.name for ni in nodes], [ni.name for ni in feasible], diagnosis)
+        return feasible, diagnosis, status
+
+    def _find_nodes_that_pass_filters(self, fwk: "Framework", state: CycleState, pod: "Pod",
+                                      diagnosis: Diagnosis, nodes: list[NodeInfo], num_all: int,
+                                      dry_run: bool) -> tuple[list[NodeInfo], Status | None]:
+        n = len(nodes)
+        if n == 0:
+            return [], None
+        if dry_run:
+            to_find, index = n, 0
+        else:
+            percentage = fwk.percentage_of_nodes_to_score
+            if percentage is None:
+                percentage = self.percentage_of_nodes_to_score
+            to_find = num_feasible_nodes_to_find(percentage, n) if fwk.has_score_plugins() else 1
+            index = self.next_start_node_index
+        start = index % n
+        feasible: list[NodeInfo] = []
+        if not fwk.has_filter_plugins():
+            for i in range(to_find):
+                feasible.append(nodes[(start + i) % n])
+            if not dry_run:
+                self.next_start_node_index = (index + len(feasible)) % max(num_all, 1)
+            return feasible, None
+        nominator = self.nominator
+        run = fwk.run_filter_plugins_with_nominated_pods if nominator is not None and len(nominator) else \
+            fwk.run_filter_plugins
+        node_to_status = diagnosis.node_to_status
+        processed = 0
+        failure: Status | None = None
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            status = run(state, pod, ni)
+            processed += 1
+            if status is None or status.code is Code.Success:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+            elif status.is_rejected():
+                node_to_status.set(ni.name, status)
+                if status.code is Code.Pending:
+                    diagnosis.pending_plugins.add(status.plugin)
+                else:
+                    diagnosis.unschedulable_plugins.add(status.plugin)
+            else:
+                failure = status
+                break
+        if not dry_run:
+            self.next_start_node_index = (index + processed) % max(num_all, 1)
+        if failure is not None:
+            return [], failure
+        return feasible, None
+
+    def prioritize_nodes(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
+                         recorder: "CycleRecorder | None" = None) -> tuple[list[tuple[str, int]], Status | None]:
+        """PreScore then Score over ``nodes``: (name, weighted total) in ``nodes`` order."""
+        if not fwk.has_score_plugins():
+            return [(ni.name, 1) for ni in nodes], None
+        status = fwk.run_pre_score_plugins(state, pod, nodes)
+        if status is not None:
+            return [], status
+        totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder)
+        if status is not None:
+            return [], status
+        return [(ni.name, total) for ni, total in zip(nodes, totals)], None
+
+    def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:
+        """Highest total wins; ties are broken uniformly at random (seeded), or by node order."""
+        best = max(score for _, score in totals)
+        ties = [name for name, score in totals if score == best]
+        return ties[0] if len(ties) == 1 or not random_ties else self.rng.choice(ties)
