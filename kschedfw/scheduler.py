@@ -99,6 +99,8 @@ class Scheduler:
         cluster.watch(self.on_watch_event)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
+        #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
+        self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
@@ -235,8 +237,9 @@ class Scheduler:
         state, pods_to_activate = self.new_cycle_state()
         cycle = self.queue.scheduling_cycle
         self.update_snapshot()
+        recorder = self.recorder_for(pod) if self.recorder_for is not None else None
         try:
-            result, status = self.schedule_pod(fwk, state, pod)
+            result, status = self.schedule_pod(fwk, state, pod, recorder)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
             result, status = ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.as_status(exc)
