@@ -160,6 +160,11 @@ def _reason(exc: BaseException) -> str:
     """Go's wording for the common transport failures; the library's text otherwise."""
     if isinstance(exc, MaxRetryError) and exc.reason is not None:
         exc = exc.reason
+    if isinstance(exc, NewConnectionError):  # a subclass of ConnectTimeoutError in urllib3
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(exc).lower():
+            return f"dial tcp {_host_port(exc)}: connect: connection refused"
+        return str(exc)
     if isinstance(exc, (ReadTimeoutError, ConnectTimeoutError, socket.timeout, TimeoutError)):
         return _TIMEOUT
     if isinstance(exc, SSLError) or isinstance(exc, ssl.SSLError):
@@ -169,10 +174,6 @@ def _reason(exc: BaseException) -> str:
                 return f"tls: failed to verify certificate: x509: {inner.verify_message}"
             return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
         return f"remote error: tls: {inner}"
-    if isinstance(exc, NewConnectionError):
-        cause = exc.__cause__ or exc.__context__
-        if isinstance(cause, ConnectionRefusedError) or "refused" in str(exc).lower():
-            return f"dial tcp {_host_port(exc)}: connect: connection refused"
     return str(exc)
 
 
