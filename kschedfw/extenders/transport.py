@@ -12,18 +12,22 @@ system roots. The whole exchange is bounded by ``httpTimeout`` (default 5s). Fai
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import ssl
 import tempfile
+import warnings
 from typing import Any
 
 import attrs
 import urllib3
-from urllib3.exceptions import (ConnectTimeoutError, HTTPError, MaxRetryError, NewConnectionError,
-                                ReadTimeoutError, SSLError)
+from urllib3.exceptions import (ConnectTimeoutError, HTTPError, InsecureRequestWarning, MaxRetryError,
+                                NewConnectionError, ReadTimeoutError, SSLError)
 
 __all__ = ["DEFAULT_EXTENDER_TIMEOUT", "ExtenderError", "TLSSettings", "Transport"]
+
+log = logging.getLogger(__name__)
 
 #: upstream ``DefaultExtenderTimeout``: used when ``httpTimeout`` is zero or unset
 DEFAULT_EXTENDER_TIMEOUT = 5.0
@@ -129,6 +133,10 @@ class Transport:
             kw["ssl_context"] = ctx
             if ctx.verify_mode == ssl.CERT_NONE:
                 kw.update(cert_reqs="CERT_NONE", assert_hostname=False)
+                # chosen in the configuration (insecure, or enableHTTPS without a CA), as upstream
+                # allows: said once here instead of urllib3 warning on every request
+                log.warning("extender %s: the server certificate will not be verified", url_prefix)
+                warnings.filterwarnings("ignore", category=InsecureRequestWarning)
             if tls is not None and tls.server_name:
                 kw["server_hostname"] = tls.server_name
         self._pool = urllib3.PoolManager(**kw)

@@ -89,12 +89,13 @@ def _reject_constant(name: str) -> Any:
     raise WireError(f"invalid character '{name[0]}' looking for beginning of value")
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: Any, go_type: str = "") -> str:
+    """Go's name for the JSON value; a number that does not fit an integer field is quoted."""
     if isinstance(value, bool):
         return "bool"
-    if isinstance(value, _Number):
-        return "number " + value.text
     if isinstance(value, (int, float)):
+        if go_type.startswith("int"):
+            return "number " + (value.text if isinstance(value, _Number) else str(value))
         return "number"
     if isinstance(value, str):
         return "string"
@@ -119,7 +120,7 @@ class _Ctx:
         where = f"Go struct field {self.struct}.{self.field}" if self.field else f"Go value of type {self.struct}"
         if not self.field:
             return WireError(f"json: cannot unmarshal {_json_kind(value)} into {where}")
-        return WireError(f"json: cannot unmarshal {_json_kind(value)} into {where} of type {go_type}")
+        return WireError(f"json: cannot unmarshal {_json_kind(value, go_type)} into {where} of type {go_type}")
 
 
 def _fields(obj: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
