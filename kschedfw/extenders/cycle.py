@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from kschedfw.extenders.http_extender import ExtenderConfigError, HTTPExtender
 from kschedfw.extenders.transport import ExtenderError
 from kschedfw.extenders.wire import MAX_EXTENDER_PRIORITY
-from kschedfw.framework.status import Code, Status
+from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE
 
 if TYPE_CHECKING:
@@ -107,10 +107,10 @@ def find_nodes_that_pass_extenders(extenders: Sequence[HTTPExtender], pod: "Pod"
                 continue
             return [], Status.as_status(exc)
         for name, message in unresolvable.items():
-            node_to_status.set(name, Status(Code.UnschedulableAndUnresolvable, (message,)))
+            node_to_status.set(name, Status.unresolvable(message))
         for name, message in failed.items():
             if name not in unresolvable:
-                node_to_status.set(name, Status(Code.Unschedulable, (message,)))
+                node_to_status.set(name, Status.unschedulable(message))
         feasible = kept
     if unschedulable_plugins is not None and len(feasible) != before:
         unschedulable_plugins.add(EXTENDER_NAME)
