@@ -13,9 +13,11 @@ import json
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kschedfw.api import Node
+from kschedfw.errors import ManifestError
 from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.extenders import wire
 from kschedfw.extenders.transport import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, TLSSettings, Transport
+from kschedfw.framework.types import NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -34,6 +36,17 @@ class ExtenderConfigError(ValueError):
 def _node_of(item: Any) -> Node:
     """The Node of a NodeInfo (what the cycle holds), or the Node itself."""
     return item if isinstance(item, Node) else item.node
+
+
+def _returned_node(manifest: dict, as_info: bool) -> Any:
+    """A node of a returned ``NodeList``, taken as the extender wrote it: kube-scheduler v1.36
+    goes on with a fresh NodeInfo of that Node (no pods, no image states, even for a node it
+    sent, and even for a node it does not know), so scores are computed on it as such."""
+    try:
+        node = Node.from_dict(manifest)
+    except ManifestError as exc:
+        raise ExtenderError(f"json: cannot unmarshal the returned node: {exc}") from None
+    return NodeInfo(node=node) if as_info else node
 
 
 def _go_quote(text: str) -> str:
@@ -144,23 +157,29 @@ class HTTPExtender:
             raise ExtenderError(str(exc)) from None
 
     def filter(self, pod: "Pod", nodes: Sequence[Any]) -> tuple[list[Any], FailedNodes, FailedNodes]:
-        """``(kept, failed, failed_and_unresolvable)``. ``kept`` holds the given objects (Node or
-        NodeInfo) the extender kept, in its order. ExtenderError on failure, on an ``Error`` in the
-        answer, or when the answer names a node that was not sent."""
+        """``(kept, failed, failed_and_unresolvable)``, ``kept`` in the extender's order.
+
+        Names (node-cache-capable) select among the given objects (Node or NodeInfo); a name
+        that was not sent is an ExtenderError. A returned ``NodeList`` is taken as it is, as
+        upstream does: fresh NodeInfos (or Nodes) built from the returned manifests. Also an
+        ExtenderError: a failed call, or an ``Error`` in the answer."""
         if not self.filter_verb:
             return list(nodes), {}, {}
         result = self._call(self.filter_verb, self._nodes_args(pod, nodes), wire.decode_filter_result)
         if result["Error"]:
             raise ExtenderError(result["Error"])
-        by_name = {_node_of(n).name: n for n in nodes}
-        names = result["NodeNames"] if self.node_cache_capable and result["NodeNames"] is not None \
-            else result["Nodes"]
         kept: list[Any] = []
-        for name in names or ():
-            if name not in by_name:
-                raise ExtenderError(f"extender {_go_quote(self.url_prefix)} claims a filtered node "
-                                    f"{_go_quote(name)} which is not found in the input node list")
-            kept.append(by_name[name])
+        if self.node_cache_capable and result["NodeNames"] is not None:
+            by_name = {_node_of(n).name: n for n in nodes}
+            for name in result["NodeNames"]:
+                if name not in by_name:
+                    raise ExtenderError(f"extender {_go_quote(self.url_prefix)} claims a filtered node "
+                                        f"{_go_quote(name)} which is not found in the input node list")
+                kept.append(by_name[name])
+        elif result["Nodes"] is not None:
+            as_infos = bool(nodes) and not isinstance(nodes[0], Node)
+            for manifest in result["Nodes"]:
+                kept.append(_returned_node(manifest, as_infos))
         return kept, result["FailedNodes"], result["FailedAndUnresolvableNodes"]
 
     def prioritize(self, pod: "Pod", nodes: Sequence[Any]) -> tuple[list[tuple[str, int]], int]:
@@ -195,7 +214,8 @@ class HTTPExtender:
                     for n, v in node_name_to_victims.items()}
             args = wire.preemption_args(_pod_manifest(pod), None, meta)
         else:
-            full = {n: {"Pods": [_pod_manifest(p) for p in v.pods], "NumPDBViolations": v.num_pdb_violations}
+            full = {n: {"Pods": [wire.as_sent(_pod_manifest(p)) for p in v.pods],
+                        "NumPDBViolations": v.num_pdb_violations}
                     for n, v in node_name_to_victims.items()}
             args = wire.preemption_args(_pod_manifest(pod), full, None)
         result = self._call(self.preempt_verb, args, wire.decode_preemption_result)

@@ -13,7 +13,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 __all__ = [
-    "MAX_EXTENDER_PRIORITY", "MIN_EXTENDER_PRIORITY", "WireError",
+    "MAX_EXTENDER_PRIORITY", "MIN_EXTENDER_PRIORITY", "WireError", "as_sent",
     "filter_args", "binding_args", "preemption_args", "meta_victims",
     "decode", "decode_filter_result", "decode_host_priority_list", "decode_binding_result",
     "decode_preemption_result",
@@ -30,13 +30,18 @@ class WireError(ValueError):
 
 # ------------------------------------------------------------------------------------ requests
 
+def as_sent(manifest: Mapping) -> dict:
+    """An object as kube-scheduler sends it: informer copies carry no ``apiVersion``/``kind``."""
+    return {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
+
+
 def filter_args(pod_manifest: Mapping, node_manifests: Iterable[Mapping] | None,
                 node_names: Iterable[str] | None) -> dict[str, Any]:
     """``ExtenderArgs``: the pod, and either the candidate nodes as a ``NodeList`` or their names
     (only one is set; the other is ``null``)."""
-    nodes = None if node_manifests is None else {"metadata": {}, "items": list(node_manifests)}
+    nodes = None if node_manifests is None else {"metadata": {}, "items": [as_sent(n) for n in node_manifests]}
     names = None if node_names is None else list(node_names)
-    return {"Pod": pod_manifest, "Nodes": nodes, "NodeNames": names}
+    return {"Pod": as_sent(pod_manifest), "Nodes": nodes, "NodeNames": names}
 
 
 def binding_args(name: str, namespace: str, uid: str, node: str) -> dict[str, Any]:
@@ -55,7 +60,7 @@ def preemption_args(pod_manifest: Mapping, victims: Mapping[str, Mapping] | None
     (uids, for a node-cache-capable extender); the other is ``null``. Go sorts map keys."""
     def ordered(m: Mapping[str, Mapping] | None) -> dict | None:
         return None if m is None else {k: m[k] for k in sorted(m)}
-    return {"Pod": pod_manifest, "NodeNameToVictims": ordered(victims),
+    return {"Pod": as_sent(pod_manifest), "NodeNameToVictims": ordered(victims),
             "NodeNameToMetaVictims": ordered(meta)}
 
 
@@ -105,22 +110,26 @@ def _json_kind(value: Any, go_type: str = "") -> str:
 
 
 class _Ctx:
-    """Where a value sits, for Go's ``Go struct field S.F of type T`` messages."""
+    """Where a value sits, for Go's ``Go struct field S.F of type T`` messages: ``S`` is the
+    innermost struct type, ``F`` the JSON path from the top (map keys and indices left out)."""
 
-    __slots__ = ("struct", "field")
+    __slots__ = ("struct", "path")
 
-    def __init__(self, struct: str, field: str = "") -> None:
+    def __init__(self, struct: str, path: str = "") -> None:
         self.struct = struct
-        self.field = field
+        self.path = path
 
     def at(self, field: str) -> "_Ctx":
-        return _Ctx(self.struct, f"{self.field}.{field}" if self.field else field)
+        return _Ctx(self.struct, f"{self.path}.{field}" if self.path else field)
+
+    def inside(self, struct: str) -> "_Ctx":
+        return _Ctx(struct, self.path)
 
     def mismatch(self, value: Any, go_type: str) -> WireError:
-        where = f"Go struct field {self.struct}.{self.field}" if self.field else f"Go value of type {self.struct}"
-        if not self.field:
-            return WireError(f"json: cannot unmarshal {_json_kind(value)} into {where}")
-        return WireError(f"json: cannot unmarshal {_json_kind(value, go_type)} into {where} of type {go_type}")
+        if not self.path:
+            return WireError(f"json: cannot unmarshal {_json_kind(value)} into Go value of type {go_type}")
+        return WireError(f"json: cannot unmarshal {_json_kind(value, go_type)} into Go struct field "
+                         f"{self.struct}.{self.path} of type {go_type}")
 
 
 def _fields(obj: Mapping[str, Any], names: Iterable[str]) -> dict[str, Any]:
@@ -173,18 +182,17 @@ def _string_map(value: Any, ctx: _Ctx) -> dict[str, str]:
 
 
 def decode_filter_result(body: bytes) -> dict[str, Any]:
-    """``ExtenderFilterResult`` as ``{"Nodes": [names] | None, "NodeNames": [names] | None,
-    "FailedNodes": {}, "FailedAndUnresolvableNodes": {}, "Error": ""}``. Of the returned
-    ``NodeList`` only the node names matter: the scheduler keeps its own node objects."""
-    ctx = _Ctx("v1.ExtenderFilterResult")
-    top = _object(decode(body), ctx, "")
+    """``ExtenderFilterResult`` as ``{"Nodes": [node manifests] | None, "NodeNames": [names] | None,
+    "FailedNodes": {}, "FailedAndUnresolvableNodes": {}, "Error": ""}``."""
     ctx = _Ctx("ExtenderFilterResult")
+    top = _object(decode(body), ctx, "v1.ExtenderFilterResult")
     f = _fields(top or {}, ("Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"))
-    nodes: list[str] | None = None
+    nodes: list[dict] | None = None
     node_list = _object(f.get("Nodes"), ctx.at("Nodes"), "v1.NodeList")
     if node_list is not None:
-        items = _array(_fields(node_list, ("items",)).get("items"), ctx.at("Nodes.items"), "[]v1.Node")
-        nodes = [_node_name(item, ctx.at("Nodes.items")) for item in items or ()]
+        items_ctx = ctx.at("Nodes").inside("NodeList").at("items")
+        items = _array(_fields(node_list, ("items",)).get("items"), items_ctx, "[]v1.Node")
+        nodes = [_node(item, items_ctx) for item in items or ()]
     names_raw = _array(f.get("NodeNames"), ctx.at("NodeNames"), "[]string")
     names = None if names_raw is None else [_string(n, ctx.at("NodeNames")) for n in names_raw]
     return {"Nodes": nodes, "NodeNames": names,
@@ -194,47 +202,51 @@ def decode_filter_result(body: bytes) -> dict[str, Any]:
             "Error": _string(f.get("Error"), ctx.at("Error"))}
 
 
-def _node_name(item: Any, ctx: _Ctx) -> str:
+def _node(item: Any, ctx: _Ctx) -> dict:
+    """One ``NodeList`` item, its name checked as Go would decode it."""
     node = _object(item, ctx, "v1.Node") or {}
-    meta = _object(_fields(node, ("metadata",)).get("metadata"), ctx.at("metadata"), "v1.ObjectMeta") or {}
-    return _string(_fields(meta, ("name",)).get("name"), ctx.at("metadata.name"))
+    meta_ctx = ctx.inside("Node").at("metadata")
+    meta = _object(_fields(node, ("metadata",)).get("metadata"), meta_ctx, "v1.ObjectMeta") or {}
+    _string(_fields(meta, ("name",)).get("name"), meta_ctx.inside("ObjectMeta").at("name"))
+    return node
 
 
 def decode_host_priority_list(body: bytes) -> list[tuple[str, int]]:
     """``HostPriorityList`` as ``[(host, score)]``."""
-    items = _array(decode(body), _Ctx("v1.HostPriorityList"), "")
+    items = _array(decode(body), _Ctx(""), "v1.HostPriorityList")
     out: list[tuple[str, int]] = []
     ctx = _Ctx("HostPriority")
     for item in items or ():
-        f = _fields(_object(item, _Ctx("v1.HostPriority"), "") or {}, ("Host", "Score"))
+        f = _fields(_object(item, ctx, "v1.HostPriority") or {}, ("Host", "Score"))
         out.append((_string(f.get("Host"), ctx.at("Host")), _int64(f.get("Score"), ctx.at("Score"))))
     return out
 
 
 def decode_binding_result(body: bytes) -> str:
     """``ExtenderBindingResult``: its ``Error`` text ("" when the extender bound the pod)."""
-    top = _object(decode(body), _Ctx("v1.ExtenderBindingResult"), "") or {}
-    return _string(_fields(top, ("Error",)).get("Error"), _Ctx("ExtenderBindingResult").at("Error"))
+    ctx = _Ctx("ExtenderBindingResult")
+    top = _object(decode(body), ctx, "v1.ExtenderBindingResult") or {}
+    return _string(_fields(top, ("Error",)).get("Error"), ctx.at("Error"))
 
 
 def decode_preemption_result(body: bytes) -> dict[str, tuple[list[str], int]]:
     """``ExtenderPreemptionResult``: node name -> (victim pod uids in order, PDB violations).
     A ``null`` entry counts as no victims."""
-    top = _object(decode(body), _Ctx("v1.ExtenderPreemptionResult"), "") or {}
-    ctx = _Ctx("ExtenderPreemptionResult").at("NodeNameToMetaVictims")
+    ctx = _Ctx("ExtenderPreemptionResult")
+    top = _object(decode(body), ctx, "v1.ExtenderPreemptionResult") or {}
+    ctx = ctx.at("NodeNameToMetaVictims")
     raw = _object(_fields(top, ("NodeNameToMetaVictims",)).get("NodeNameToMetaVictims"), ctx,
                   "map[string]*v1.MetaVictims")
     out: dict[str, tuple[list[str], int]] = {}
+    vctx = ctx.inside("MetaVictims")
     for node, victims in (raw or {}).items():
-        vctx = _Ctx("MetaVictims")
         vf = _fields(_object(victims, ctx, "v1.MetaVictims") or {}, ("Pods", "NumPDBViolations"))
         pods = _array(vf.get("Pods"), vctx.at("Pods"), "[]*v1.MetaPod") or []
-        uids = [_meta_pod_uid(p) for p in pods]
+        uids = [_meta_pod_uid(p, vctx.at("Pods")) for p in pods]
         out[node] = (uids, _int64(vf.get("NumPDBViolations"), vctx.at("NumPDBViolations")))
     return out
 
 
-def _meta_pod_uid(item: Any) -> str:
-    ctx = _Ctx("MetaPod")
-    f = _fields(_object(item, _Ctx("MetaVictims").at("Pods"), "v1.MetaPod") or {}, ("UID",))
-    return _string(f.get("UID"), ctx.at("UID"))
+def _meta_pod_uid(item: Any, ctx: _Ctx) -> str:
+    f = _fields(_object(item, ctx, "v1.MetaPod") or {}, ("UID",))
+    return _string(f.get("UID"), ctx.inside("MetaPod").at("UID"))

@@ -41,6 +41,31 @@ def test_request_carries_pod_manifest_and_node_manifests(extender_server):
     assert server.headers[0]["Content-Type"] == "application/json"
 
 
+def test_returned_node_list_is_taken_as_the_extender_wrote_it(extender_server):
+    # kube-scheduler v1.36 (checked against the binary) goes on with fresh NodeInfos built from
+    # the returned NodeList: no pods on them, and a node it never sent is kept too
+    def answer(args):
+        items = args["Nodes"]["items"]
+        return {"Nodes": {"items": [items[1], {"metadata": {"name": "ghost"}}]}}
+    server = extender_server({"filter": answer})
+    sent = node_infos("n1", "n2")
+    sent[1].add_pod(make_pod("busy", node_name="n2", cpu="1"))
+    feasible, status = find_nodes_that_pass_extenders([extender(server.url, filterVerb="filter")], make_pod(),
+                                                      sent, NodeToStatus())
+    assert status is None and names(feasible) == ["n2", "ghost"]
+    assert feasible[0] is not sent[1] and feasible[0].pods == [] and feasible[0].requested == {}
+    assert feasible[0].allocatable == sent[1].allocatable
+
+
+def test_pod_and_nodes_sent_without_type_meta(extender_server):
+    server = extender_server({"filter": keep("n1")})
+    find_nodes_that_pass_extenders([extender(server.url, filterVerb="filter")], make_pod(), node_infos("n1"),
+                                   NodeToStatus())
+    args = server.requests[0][1]
+    assert "kind" not in args["Pod"] and "apiVersion" not in args["Pod"]
+    assert "kind" not in args["Nodes"]["items"][0]
+
+
 def test_node_cache_capable_sends_and_reads_names(extender_server):
     server = extender_server({"filter": keep("n2", by_name=True)})
     ext = extender(server.url + "/", filterVerb="filter", nodeCacheCapable=True)

@@ -47,6 +47,7 @@ def test_full_victims_sent_and_answer_resolved_to_pods(extender_server, snapshot
     assert args["Pod"]["metadata"]["uid"] == "uid-p" and args["NodeNameToMetaVictims"] is None
     assert [p["metadata"]["name"] for p in args["NodeNameToVictims"]["n1"]["Pods"]] == ["a", "b"]
     assert args["NodeNameToVictims"]["n1"]["NumPDBViolations"] == 1
+    assert "kind" not in args["NodeNameToVictims"]["n1"]["Pods"][0] and "kind" not in args["Pod"]
 
 
 def test_node_cache_capable_gets_uids_only(extender_server, snapshot):

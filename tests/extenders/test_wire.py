@@ -12,6 +12,10 @@ def test_requests_use_go_field_names_and_null_for_the_unused_form():
         "Pod": {"metadata": {"name": "p"}}, "Nodes": None, "NodeNames": ["n1"]}
     assert wire.filter_args({}, [{"metadata": {"name": "n1"}}], None)["Nodes"] == {
         "metadata": {}, "items": [{"metadata": {"name": "n1"}}]}
+    # objects go out as informers hold them: without apiVersion/kind
+    assert wire.filter_args({"apiVersion": "v1", "kind": "Pod", "metadata": {}}, [{"kind": "Node", "spec": {}}],
+                            None) == {"Pod": {"metadata": {}}, "Nodes": {"metadata": {}, "items": [{"spec": {}}]},
+                                      "NodeNames": None}
     assert wire.binding_args("p", "ns", "u", "n1") == {"PodName": "p", "PodNamespace": "ns", "PodUID": "u",
                                                       "Node": "n1"}
     # Go sorts map keys when encoding
@@ -56,12 +60,24 @@ def test_host_priority_list_errors(body, message):
     assert str(info.value) == message
 
 
-def test_filter_result_reads_names_from_either_form():
+def test_filter_result_keeps_returned_node_manifests():
     result = wire.decode_filter_result(
         b'{"Nodes": {"items": [{"metadata": {"name": "n1"}}]}, "NodeNames": null, "Error": ""}')
-    assert result["Nodes"] == ["n1"] and result["NodeNames"] is None
+    assert result["Nodes"] == [{"metadata": {"name": "n1"}}] and result["NodeNames"] is None
+    with pytest.raises(wire.WireError) as info:
+        wire.decode_filter_result(b'{"Nodes": {"items": [{"metadata": {"name": 7}}]}}')
+    assert str(info.value) == ("json: cannot unmarshal number into Go struct field "
+                               "ObjectMeta.Nodes.items.metadata.name of type string")
     assert wire.decode_filter_result(b"{}") == {"Nodes": None, "NodeNames": None, "FailedNodes": {},
                                                 "FailedAndUnresolvableNodes": {}, "Error": ""}
+
+
+def test_preemption_result_error_names_innermost_struct_and_full_path():
+    # the text kube-scheduler v1.36 reports for this answer
+    with pytest.raises(wire.WireError) as info:
+        wire.decode_preemption_result(b'{"NodeNameToMetaVictims": {"n2": {"Pods": [{"UID": 5}]}}}')
+    assert str(info.value) == ("json: cannot unmarshal number into Go struct field "
+                               "MetaPod.NodeNameToMetaVictims.Pods.UID of type string")
 
 
 def test_preemption_result():
