@@ -208,7 +208,7 @@ def _node(item: Any, ctx: _Ctx) -> dict:
     meta_ctx = ctx.inside("Node").at("metadata")
     meta = _object(_fields(node, ("metadata",)).get("metadata"), meta_ctx, "v1.ObjectMeta") or {}
     _string(_fields(meta, ("name",)).get("name"), meta_ctx.inside("ObjectMeta").at("name"))
-    return node
+    return dict(node)
 
 
 def decode_host_priority_list(body: bytes) -> list[tuple[str, int]]:
