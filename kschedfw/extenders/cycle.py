@@ -1,5 +1,7 @@
 """The scheduling cycle's calls into extenders, at the points upstream makes them.
 
+* ``scheduler.go`` ``buildExtenders``: :func:`build_extenders` and
+  :func:`with_extender_ignored_resources`, when the scheduler is created;
 * ``schedule_one.go`` ``findNodesThatPassExtenders``: :func:`find_nodes_that_pass_extenders`,
   after the Filter plugins (and on the nominated-node fast path);
 * ``prioritizeNodes``: :func:`extender_scores` (or :func:`prioritize_with_extenders` for the
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import ThreadPoolExecutor
+
+import attrs
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kschedfw.extenders.http_extender import ExtenderConfigError, HTTPExtender
@@ -23,43 +27,75 @@ from kschedfw.framework.types import MAX_NODE_SCORE
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.config import SchedulerConfig
     from kschedfw.framework.interface import SharedLister
     from kschedfw.framework.types import NodeToStatus
     from kschedfw.plugins.preemption.types import Candidate, Victims
 
 __all__ = [
-    "EXTENDER_NAME", "build_extenders", "close_extenders", "has_extender_filters",
+    "EXTENDER_NAME", "build_extenders", "ignored_extended_resources", "with_extender_ignored_resources",
+    "close_extenders", "has_extender_filters",
     "has_prioritizing_extenders", "find_nodes_that_pass_extenders", "prioritize_with_extenders",
     "extender_scores", "extender_binder", "extenders_binding", "call_extenders_for_preemption",
 ]
 
 log = logging.getLogger(__name__)
 
+FIT_PLUGIN = "NodeResourcesFit"
+
 #: upstream ``framework.ExtenderName``: put in UnschedulablePlugins when extenders removed nodes,
 #: so that any cluster event requeues the pod
 EXTENDER_NAME = "Extender"
 
 
-def build_extenders(config: Any) -> list[HTTPExtender]:
-    """One :class:`HTTPExtender` per ``extenders:`` entry, in config order. ``config`` is a
-    :class:`~kschedfw.config.SchedulerConfig`, its ``document``, or the list of entries.
-    :class:`ExtenderConfigError` (naming ``extenders[i].field``) when an entry cannot be used,
-    as kube-scheduler refuses to start."""
-    entries = config
+def _entries(config: Any) -> list:
     if hasattr(config, "document"):
-        entries = config.document.get("extenders") or []
-    elif isinstance(config, Mapping):
-        entries = config.get("extenders") or []
-    out: list[HTTPExtender] = []
+        return list(config.document.get("extenders") or [])
+    if isinstance(config, Mapping):
+        return list(config.get("extenders") or [])
+    return list(config or [])
+
+
+def build_extenders(config: Any) -> list[HTTPExtender]:
+    """One :class:`HTTPExtender` per ``extenders:`` entry: the non-ignorable ones in config
+    order, then the ignorable ones (upstream ``buildExtenders`` puts them at the tail).
+    ``config`` is a :class:`~kschedfw.config.SchedulerConfig`, its ``document``, or the list of
+    entries. :class:`ExtenderConfigError` (naming ``extenders[i].field``) when an entry cannot be
+    used, as kube-scheduler refuses to start."""
+    built: list[HTTPExtender] = []
     try:
-        for i, entry in enumerate(entries or ()):
+        for i, entry in enumerate(_entries(config)):
             if not isinstance(entry, Mapping):
                 raise ExtenderConfigError(f"extenders[{i}]: must be an object")
-            out.append(HTTPExtender.from_config(entry, i))
+            built.append(HTTPExtender.from_config(entry, i))
     except ExtenderConfigError:
-        close_extenders(out)
+        close_extenders(built)
         raise
-    return out
+    return [e for e in built if not e.is_ignorable()] + [e for e in built if e.is_ignorable()]
+
+
+def ignored_extended_resources(config: Any) -> list[str]:
+    """The ``managedResources`` marked ``ignoredByScheduler``, in config order."""
+    return [str(r.get("name", "")) for entry in _entries(config) if isinstance(entry, Mapping)
+            for r in entry.get("managedResources") or () if isinstance(r, Mapping) and r.get("ignoredByScheduler")]
+
+
+def with_extender_ignored_resources(config: "SchedulerConfig") -> "SchedulerConfig":
+    """``config`` with NodeResourcesFit's ``ignoredResources`` in every profile *replaced* by the
+    extenders' ignored resources, when there are any (upstream ``buildExtenders``: the
+    extenders take precedence over the plugin args). A profile without NodeResourcesFit args
+    is refused as upstream refuses it."""
+    ignored = ignored_extended_resources(config)
+    if not ignored:
+        return config
+    profiles = []
+    for profile in config.profiles:
+        args = profile.plugin_args.get(FIT_PLUGIN)
+        if args is None:
+            raise ExtenderConfigError("can't find NodeResourcesFitArgs in plugin config")
+        plugin_args = {**profile.plugin_args, FIT_PLUGIN: {**args, "ignoredResources": list(ignored)}}
+        profiles.append(attrs.evolve(profile, plugin_args=plugin_args))
+    return attrs.evolve(config, profiles=tuple(profiles))
 
 
 def close_extenders(extenders: Iterable[HTTPExtender]) -> None:

@@ -28,6 +28,8 @@ __all__ = ["HTTPExtender", "ExtenderConfigError", "FailedNodes"]
 
 FailedNodes = dict[str, str]
 
+_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
 
 class ExtenderConfigError(ValueError):
     """An ``extenders[i]`` entry that cannot be turned into a client; names the field."""
@@ -246,10 +248,12 @@ def _tls_settings(raw: Any, path: str) -> TLSSettings | None:
         value = raw.get(field)
         if not value:
             return b""
+        text = str(value)
         try:
-            return base64.b64decode(str(value), validate=True)
+            return base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
-            raise ExtenderConfigError(f"{path}.{field}: illegal base64 data") from None
+            bad = next((i for i, ch in enumerate(text) if ch not in _BASE64), len(text))
+            raise ExtenderConfigError(f"{path}.{field}: illegal base64 data at input byte {bad}") from None
 
     return TLSSettings(insecure=bool(raw.get("insecure")), server_name=raw.get("serverName") or "",
                        cert_file=raw.get("certFile") or "", key_file=raw.get("keyFile") or "",

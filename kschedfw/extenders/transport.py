@@ -96,7 +96,7 @@ def ssl_context_for(tls: TLSSettings | None, enable_https: bool) -> ssl.SSLConte
             raise ValueError("unable to load root certificates: unable to parse bytes as PEM block") from None
     else:
         ctx.load_default_certs()
-    if cert or key:
+    if tls.has_cert_auth:  # a certificate without a key (or the reverse) is ignored, as in client-go
         _load_client_pair(ctx, cert, key)
     return ctx
 
@@ -104,9 +104,9 @@ def ssl_context_for(tls: TLSSettings | None, enable_https: bool) -> ssl.SSLConte
 def _load_client_pair(ctx: ssl.SSLContext, cert: bytes, key: bytes) -> None:
     """``tls.X509KeyPair``: Python's ssl reads key pairs from files only, so the PEM goes
     through a private temporary folder that is removed at once."""
-    if not cert:
+    if b"-----BEGIN" not in cert:
         raise ValueError("tls: failed to find any PEM data in certificate input")
-    if not key:
+    if b"-----BEGIN" not in key:
         raise ValueError("tls: failed to find any PEM data in key input")
     with tempfile.TemporaryDirectory() as folder:
         cert_path, key_path = os.path.join(folder, "cert.pem"), os.path.join(folder, "key.pem")

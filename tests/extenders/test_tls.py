@@ -87,12 +87,21 @@ def test_missing_client_certificate_is_refused_by_the_server(extender_server, pk
     pytest.param({"tlsConfig": {"caData": b64(b"not a certificate")}},
                  "extenders[0].tlsConfig: unable to load root certificates: unable to parse bytes as PEM block",
                  id="caData-not-PEM"),
-    pytest.param({"tlsConfig": {"caData": "%%%"}}, "extenders[0].tlsConfig.caData: illegal base64 data",
-                 id="caData-not-base64"),
+    pytest.param({"tlsConfig": {"caData": "%%%"}},
+                 "extenders[0].tlsConfig.caData: illegal base64 data at input byte 0", id="caData-not-base64"),
+    pytest.param({"tlsConfig": {"certData": b64(b"junk"), "keyData": b64(b"junk")}},
+                 "extenders[0].tlsConfig: tls: failed to find any PEM data in certificate input",
+                 id="client-pair-not-PEM"),
     pytest.param({"httpTimeout": "soon"}, "extenders[0].httpTimeout: time: invalid duration 'soon'",
                  id="bad-timeout"),
 ])
 def test_unusable_tls_settings_refused_at_build_time(entry, message):
+    # the texts after the field are kube-scheduler v1.36.2's ("couldn't build extenders: <text>")
     with pytest.raises(ExtenderConfigError) as info:
         build_extenders([{"urlPrefix": "https://127.0.0.1:1/x", "filterVerb": "filter", **entry}])
     assert str(info.value) == message
+
+
+def test_client_certificate_without_key_is_ignored_as_client_go_does():
+    (ext,) = build_extenders([{"urlPrefix": "https://127.0.0.1:1/x", "tlsConfig": {"certData": b64(b"junk")}}])
+    ext.close()
