@@ -17,6 +17,7 @@ import os
 import socket
 import ssl
 import tempfile
+import time
 import warnings
 from typing import Any
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 DEFAULT_EXTENDER_TIMEOUT = 5.0
 
 _TIMEOUT = "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+_BODY_TIMEOUT = "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
 
 
 class ExtenderError(Exception):
@@ -151,17 +153,39 @@ class Transport:
         if scheme not in ("http", "https"):
             raise ExtenderError(f'Post "{url}": unsupported protocol scheme "{scheme}"')
         body = json.dumps(args, separators=(",", ":")).encode()
+        deadline = time.monotonic() + self.timeout
         try:
             resp = self._pool.request("POST", url, body=body, headers={"Content-Type": "application/json"},
-                                      redirect=False)
+                                      redirect=False, preload_content=False)
         except (HTTPError, OSError) as exc:
             raise ExtenderError(f'Post "{url}": {_reason(exc)}') from exc
-        if resp.status != 200:
-            raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
-        return resp.data
+        try:
+            if resp.status != 200:
+                raise ExtenderError(f"failed {verb} with extender at URL {url}, code {resp.status}")
+            return _read_until(resp, deadline)
+        finally:
+            resp.release_conn()
 
     def close(self) -> None:
         self._pool.clear()
+
+
+def _read_until(resp: Any, deadline: float) -> bytes:
+    """The body, within the same ``httpTimeout`` as the request (Go's ``Client.Timeout`` covers
+    reading the body too)."""
+    chunks: list[bytes] = []
+    try:
+        while True:
+            if time.monotonic() > deadline:
+                raise ExtenderError(_BODY_TIMEOUT)
+            chunk = resp.read1(65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except (HTTPError, OSError) as exc:
+        if isinstance(exc, (ReadTimeoutError, socket.timeout, TimeoutError)):
+            raise ExtenderError(_BODY_TIMEOUT) from exc
+        raise ExtenderError(f"unexpected EOF ({_reason(exc)})") from exc
 
 
 def _reason(exc: BaseException) -> str:

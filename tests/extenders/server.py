@@ -1,7 +1,8 @@
 """A real scheduler extender for the tests: stdlib ``http.server`` on 127.0.0.1, in a thread.
 
 Each verb (the last path segment) has a handler that receives the decoded JSON request and
-returns the JSON answer, or a :class:`Reply` for another status code, a raw body or a delay.
+returns the JSON answer, or a :class:`Reply` for another status code, a raw body or a delay,
+or a :class:`Trickle` for a body that arrives byte by byte.
 Every request is recorded as ``(verb, body)``. Optional TLS (an ``ssl.SSLContext``).
 """
 
@@ -45,6 +46,9 @@ class ExtenderServer:
                 outer.headers.append(dict(self.headers))
                 handler = outer.handlers.get(verb)
                 reply = Reply(404, b"") if handler is None else handler(body)
+                if isinstance(reply, Trickle):
+                    self._trickle(reply)
+                    return
                 if not isinstance(reply, Reply):
                     reply = Reply(200, reply)
                 if reply.delay:
@@ -58,6 +62,22 @@ class ExtenderServer:
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
+
+            def _trickle(self, reply: "Trickle") -> None:
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(reply.body)))
+                    self.end_headers()
+                    self.wfile.write(reply.body[:reply.prefix])
+                    self.wfile.flush()
+                    for i in range(reply.prefix, len(reply.body)):
+                        if outer._release.wait(reply.pause):
+                            return
+                        self.wfile.write(reply.body[i:i + 1])
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -85,3 +105,10 @@ class ExtenderServer:
 
     def verbs(self) -> list[str]:
         return [verb for verb, _ in self.requests]
+
+
+class Trickle:
+    """A 200 answer whose body arrives slowly: ``prefix`` at once, then one byte per ``pause``."""
+
+    def __init__(self, body: bytes, *, prefix: int = 1, pause: float = 0.2) -> None:
+        self.body, self.prefix, self.pause = body, prefix, pause

@@ -8,7 +8,7 @@ from kschedfw.extenders import EXTENDER_NAME, find_nodes_that_pass_extenders
 from kschedfw.framework.status import Code
 from kschedfw.framework.types import NodeToStatus
 from tests.extenders.helpers import extender, make_pod, names, node_infos
-from tests.extenders.server import Reply
+from tests.extenders.server import Reply, Trickle
 
 
 def keep(*kept: str, failed=None, unresolvable=None, by_name=False):
@@ -195,6 +195,14 @@ def test_slow_extender_exceeds_http_timeout(extender_server):
     assert feasible == [] and status is not None and status.code is Code.Error
     assert status.message() == (f'Post "{server.url}/filter": context deadline exceeded '
                                 "(Client.Timeout exceeded while awaiting headers)")
+
+
+def test_http_timeout_covers_reading_the_body(extender_server):
+    # Go's Client.Timeout bounds the whole exchange, the body included
+    server = extender_server({"filter": lambda args: Trickle(b'{"NodeNames": ["n1"]}', pause=0.1)})
+    ext = extender(server.url, filterVerb="filter", nodeCacheCapable=True, httpTimeout="300ms")
+    _, status = find_nodes_that_pass_extenders([ext], make_pod(), node_infos("n1"), NodeToStatus())
+    assert status.message() == "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
 
 
 def test_slow_ignorable_extender_is_skipped(extender_server):
