@@ -57,7 +57,14 @@ def _go_quote(text: str) -> str:
 
 
 def _pod_manifest(pod: "Pod") -> dict:
-    return pod.raw or {"metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid}}
+    """The pod as the API server holds it: its manifest, with the name, namespace and uid the
+    scheduler knows it by (the embedded cluster may derive a uid the file did not carry)."""
+    raw = pod.raw or {}
+    meta = raw.get("metadata") or {}
+    ident = {"name": pod.name, "namespace": pod.namespace, **({"uid": pod.uid} if pod.uid else {})}
+    if all(meta.get(k) == v for k, v in ident.items()):
+        return raw
+    return {**raw, "metadata": {**meta, **ident}}
 
 
 class HTTPExtender:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 from kschedfw.extenders import EXTENDER_NAME, find_nodes_that_pass_extenders
@@ -64,6 +65,16 @@ def test_pod_and_nodes_sent_without_type_meta(extender_server):
     args = server.requests[0][1]
     assert "kind" not in args["Pod"] and "apiVersion" not in args["Pod"]
     assert "kind" not in args["Nodes"]["items"][0]
+
+
+def test_pod_sent_with_the_identity_the_scheduler_uses(extender_server):
+    # a manifest without namespace/uid goes out as the API server would hold it
+    server = extender_server({"filter": keep("n1")})
+    pod = make_pod("web")
+    pod = attrs.evolve(pod, uid="uid-web", raw={**pod.raw, "metadata": {"name": "web"}})
+    find_nodes_that_pass_extenders([extender(server.url, filterVerb="filter")], pod, node_infos("n1"),
+                                   NodeToStatus())
+    assert server.requests[0][1]["Pod"]["metadata"] == {"name": "web", "namespace": "default", "uid": "uid-web"}
 
 
 def test_node_cache_capable_sends_and_reads_names(extender_server):
