@@ -191,9 +191,9 @@ def _render_reason(r: "Reason") -> str:
         deciding = ", ".join(f"{p} {d:+d}" for p, d in r.differences.items())
         return f"{r.chosen} (total {ours}) over {r.other} ({theirs}): {deciding}"
     if r.kind == "filter":
-        return f"{r.chosen}; {r.other} was rejected by {r.plugins[0]}: {r.message}"
+        return f"{r.chosen}, as {r.other} was rejected by {r.plugins[0]}: {r.message}"
     if r.kind == "unevaluated":
-        return f"{r.chosen}; {r.other} was not among the nodes this cycle looked at"
+        return f"{r.chosen}, as {r.other} was not among the nodes this cycle looked at"
     if r.kind == "only-feasible":
         return f"{r.chosen} was the only feasible node"
     if r.kind == "unschedulable":
