@@ -12,6 +12,7 @@ run (same input, seed and configuration), which :func:`compare` checks.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
@@ -171,6 +172,7 @@ class Reason:
     totals: Mapping[str, int] = attrs.Factory(dict)  # node -> weighted total
     rejectors: Mapping[str, int] = attrs.Factory(dict)  # plugin -> nodes rejected
     message: str = ""
+    preempted: tuple[str, ...] = ()  # pods this one preempted (its victims) on this side
 
 
 @attrs.frozen
@@ -205,6 +207,10 @@ class _Run:
     outcomes: dict[str, PodOutcome]
     decisions: dict[str, Decision]
     usage: tuple[NodeUsage, ...]
+    preemptor_of: dict[str, tuple[str, str]]  # victim key -> (preemptor key, node)
+
+    def victims_of(self, key: str) -> tuple[str, ...]:
+        return tuple(sorted(v for v, (p, _) in self.preemptor_of.items() if p == key))
 
 
 def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0) -> Comparison:
@@ -221,13 +227,12 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0) -> Compa
     keys = sorted(set(run_a.outcomes) | set(run_b.outcomes))
     changes = []
     for key in keys:
-        oa = run_a.outcomes.get(key) or PodOutcome(key, "", "Absent")
-        ob = run_b.outcomes.get(key) or PodOutcome(key, "", "Absent")
+        oa = run_a.outcomes.get(key) or PodOutcome(key, "", "Deleted")
+        ob = run_b.outcomes.get(key) or PodOutcome(key, "", "Deleted")
         change = _change(oa, ob)
         if change is None:
             continue
-        da, db = run_a.decisions.get(key), run_b.decisions.get(key)
-        changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, da), _reason(ob, oa, db)))
+        changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, run_a, key), _reason(ob, oa, run_b, key)))
     return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage)
 
 
@@ -242,10 +247,19 @@ def _change(a: PodOutcome, b: PodOutcome) -> str | None:
     return "status" if a.status != b.status else None
 
 
-def _reason(mine: PodOutcome, theirs: PodOutcome, decision: Decision | None) -> Reason | None:
+def _reason(mine: PodOutcome, theirs: PodOutcome, run: _Run, key: str) -> Reason | None:
     """Why this side's last cycle for the pod ended as it did, against the other side's node."""
     if mine.status == "Refused":
         return Reason("refused", message=mine.message)
+    if key in run.preemptor_of:
+        preemptor, node = run.preemptor_of[key]
+        return Reason("preempted", chosen=node, other=preemptor)
+    reason = _decided(mine, theirs, run.decisions.get(key))
+    victims = run.victims_of(key)
+    return attrs.evolve(reason, preempted=victims) if reason is not None and victims else reason
+
+
+def _decided(mine: PodOutcome, theirs: PodOutcome, decision: Decision | None) -> Reason | None:
     if decision is None:
         return None
     if mine.status not in PLACED:
@@ -291,7 +305,23 @@ def _simulate(setup: Setup, registry: "Registry", seed: int, focus: Mapping[str,
     for key, why in setup.refused.items():
         outcomes.setdefault(key, PodOutcome(key, "", "Refused", message=why))
     kept = {k: r.decision for k, r in decisions.items() if r.decision is not None}
-    return _Run(outcomes, kept, usage(sim.cluster))
+    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup))
+
+
+def _preemptions(cluster: Any, setup: Setup) -> dict[str, tuple[str, str]]:
+    """Victim -> (preemptor, node), from the Preempted events the scheduler recorded."""
+    keys = {o.uid: f"{o.namespace}/{o.name}" for o in (*setup.objects, *(o for s in setup.steps for o in s.objects))
+            if type(o).__name__ == "Pod"}
+    keys.update((p.uid, p.key) for p in cluster.list("Pod"))
+    out = {}
+    for event in cluster.events:
+        found = _PREEMPTED.match(event.message) if event.reason == "Preempted" else None
+        if found is not None and event.object_kind == "Pod":
+            out[event.object_key] = (keys.get(found["uid"], found["uid"]), found["node"])
+    return out
+
+
+_PREEMPTED = re.compile(r"Preempted by pod (?P<uid>\S+) on node (?P<node>[^\s.]+(?:\.[^\s.]+)*)")
 
 
 def usage(cluster: Any) -> tuple[NodeUsage, ...]:

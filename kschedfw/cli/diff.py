@@ -129,7 +129,8 @@ def _reason_json(r: "Reason | None") -> dict | None:
     out: dict[str, Any] = {"kind": r.kind}
     for key, value in (("chosen", r.chosen), ("other", r.other), ("plugins", list(r.plugins)),
                        ("scoreDifferences", dict(r.differences)), ("totals", dict(r.totals)),
-                       ("rejectedNodes", dict(r.rejectors)), ("message", r.message)):
+                       ("rejectedNodes", dict(r.rejectors)), ("message", r.message),
+                       ("preempted", list(r.preempted))):
         if value:
             out[key] = value
     return out
@@ -184,6 +185,13 @@ def _render_change(ch: "PodChange") -> list[str]:
 
 
 def _render_reason(r: "Reason") -> str:
+    text = _render_kind(r)
+    return text + f" (after preempting {', '.join(r.preempted)})" if r.preempted else text
+
+
+def _render_kind(r: "Reason") -> str:
+    if r.kind == "preempted":
+        return f"preempted by {r.other} on {r.chosen}"
     if r.kind == "score":
         ours, theirs = r.totals.get(r.chosen, "?"), r.totals.get(r.other, "?")
         if not r.plugins:

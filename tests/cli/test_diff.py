@@ -223,3 +223,37 @@ def test_help_documents_the_exit_status():
     result = run_cli("diff", "--help")
     assert result.exit_code == 0
     assert "diff(1)" in result.stdout and "0 when every pod ends the same" in result.stdout
+
+
+PREEMPTION = """\
+apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+  status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: low, namespace: default}
+  spec: {nodeName: n1, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: high, namespace: default}
+  spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+"""
+
+NO_PREEMPTION = NO_TAINT_FILTER.replace("TaintToleration", "DefaultPreemption")
+
+
+def test_preemption_names_victims_and_preemptor(tmp_path):
+    files = _write(tmp_path, cluster=PREEMPTION, nopreempt=NO_PREEMPTION)
+    result = run_cli("diff", files["cluster"], "--config", "", "--config", files["nopreempt"], "-o", "json")
+    assert result.exit_code == 1, result.output
+    high, low = result.json["changes"]
+    # A: DefaultPreemption evicts the lower-priority pod; B: without it the pod stays pending
+    assert (high["pod"], high["a"]["node"], high["b"]["status"]) == ("default/high", "n1", "Pending")
+    assert high["decidedBy"]["a"]["preempted"] == ["default/low"]
+    assert high["decidedBy"]["b"]["rejectedNodes"] == {"NodeResourcesFit": 1}
+    assert (low["pod"], low["a"]["status"], low["b"]["status"]) == ("default/low", "Deleted", "Running")
+    assert low["decidedBy"]["a"] == {"kind": "preempted", "chosen": "n1", "other": "default/high"}
