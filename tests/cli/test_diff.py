@@ -9,6 +9,7 @@ TaintTolerationComparisonOperators gate is on. diff(1)'s exit status: 0 same, 1 
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,14 @@ def test_preemption_names_victims_and_preemptor(tmp_path):
     assert high["decidedBy"]["b"]["rejectedNodes"] == {"NodeResourcesFit": 1}
     assert (low["pod"], low["a"]["status"], low["b"]["status"]) == ("default/low", "Deleted", "Running")
     assert low["decidedBy"]["a"] == {"kind": "preempted", "chosen": "n1", "other": "default/high"}
+
+
+def test_pods_created_by_scenario_steps_are_compared(tmp_path):
+    files = _write(tmp_path, nodes=NODES, binpack=BIN_PACKING)
+    scenario = tmp_path / "scenario.yaml"
+    pods = textwrap.indent("".join(WEB.format(i=i) for i in (1, 2, 3)), "  ")
+    scenario.write_text(f"kind: Scenario\ncluster: [nodes.yaml]\nsteps:\n- at: 10s\n  create:\n{pods}")
+    result = run_cli("diff", str(scenario), "--config", "", "--config", files["binpack"], "-o", "json")
+    assert result.exit_code == 1, result.output
+    [change] = result.json["changes"]
+    assert (change["pod"], change["a"]["node"], change["b"]["node"]) == ("default/web-2", "n1", "n2")
