@@ -12,8 +12,9 @@ run (same input, seed and configuration), which :func:`compare` checks.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mapping
 
 import attrs
 
@@ -213,14 +214,16 @@ class _Run:
         return tuple(sorted(v for v, (p, _) in self.preemptor_of.items() if p == key))
 
 
-def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0) -> Comparison:
-    """Run both setups on their objects with ``seed`` and explain every pod that ends differently."""
-    run_a = _simulate(a, registry, seed, {})
-    run_b = _simulate(b, registry, seed, {k: o.node for k, o in run_a.outcomes.items() if o.node})
+def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
+            progress: Callable[[str], ContextManager[Any]] | None = None) -> Comparison:
+    """Run both setups on their objects with ``seed`` and explain every pod that ends differently.
+    ``progress(description)``, if given, is entered around each run and gives its ``on_progress``."""
+    run_a = _simulate(a, registry, seed, {}, progress, "A")
+    run_b = _simulate(b, registry, seed, {k: o.node for k, o in run_a.outcomes.items() if o.node}, progress, "B")
     moved = {k: o.node for k, o in run_b.outcomes.items()
              if o.node and k in run_a.outcomes and run_a.outcomes[k].node not in ("", o.node)}
     if moved:
-        again = _simulate(a, registry, seed, moved)
+        again = _simulate(a, registry, seed, moved, progress, "A again, for the moves")
         if again.outcomes != run_a.outcomes:
             raise RuntimeError("the same simulation ran twice with different results")
         run_a = again
@@ -286,9 +289,15 @@ def _decided(mine: PodOutcome, theirs: PodOutcome, decision: Decision | None) ->
     return Reason("score", chosen=chosen, other=other, plugins=deciding, differences=differences, totals=totals)
 
 
-def _simulate(setup: Setup, registry: "Registry", seed: int, focus: Mapping[str, str]) -> _Run:
-    sim = Simulation(setup.config, registry, setup.objects, setup.steps, seed=seed,
-                     feature_gates=dict(setup.feature_gates))
+def _simulate(setup: Setup, registry: "Registry", seed: int, focus: Mapping[str, str],
+              progress: Callable[[str], ContextManager[Any]] | None, side: str) -> _Run:
+    with progress(f"binding pods ({side})") if progress is not None else contextlib.nullcontext() as on_progress:
+        sim = Simulation(setup.config, registry, setup.objects, setup.steps, seed=seed,
+                         feature_gates=dict(setup.feature_gates), on_progress=on_progress)
+        return _record_run(sim, setup, focus)
+
+
+def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run:
     decisions: dict[str, DecisionRecorder] = {}
     frameworks = sim.scheduler.frameworks
 

@@ -36,6 +36,8 @@ def add_parser(subparsers: Any) -> None:
                         help="feature gates of A, then of B; \"\" or none: v1.36 defaults")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking, both sides (default 0)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                        help="progress bars on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="same as kschedfw --debug")
     parser.set_defaults(func=run)
@@ -43,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cli.gates import parse_gates_or_report
-    from kschedfw.cli.simulate import load_config_or_report, read_inputs_or_report
+    from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
     from kschedfw.cluster.inputs import admit, ignored_kinds
     from kschedfw.diff import Setup, compare
     from kschedfw.framework.registry import default_catalog
@@ -75,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
         setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects),
                             tuple(admitted.steps), refused_pods))
     try:
-        comparison = compare(setups[0], setups[1], registry, seed=args.seed)
+        pods = sum(1 for o in setups[0].objects if type(o).__name__ == "Pod") + sum(
+            1 for s in setups[0].steps for o in s.objects if type(o).__name__ == "Pod")
+        comparison = compare(setups[0], setups[1], registry, seed=args.seed,
+                             progress=lambda side: progress_bar(args.progress, pods, side))
     except FrameworkError as exc:
         print(f"kschedfw diff: cannot build the scheduler: {exc}", file=sys.stderr)
         return 2

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
-        with _progress(args.progress, pods) as on_progress:
+        with progress_bar(args.progress, pods) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates)
             result = sim.run()
@@ -159,11 +159,12 @@ class _NoProgress:
         return None
 
 
-def _progress(mode: str, total: int) -> Any:
+def progress_bar(mode: str, total: int, description: str = "binding pods") -> Any:
+    """A context giving an ``on_progress`` callback (None without a bar) for ``--progress mode``."""
     if mode == "never" or (mode == "auto" and (total < 2000 or not sys.stderr.isatty())):
         return _NoProgress()
     from kschedfw.cli.progress import BindProgress
-    return BindProgress(total)
+    return BindProgress(total, description)
 
 
 def _as_json(result: Any, rejected: list) -> dict:
