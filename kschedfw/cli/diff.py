@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
     for warning in ignored_kinds(inputs.located):
         print(warning, file=sys.stderr)
     setups = []
-    for side, config_path, gate_text in zip("AB", configs, gate_texts):
+    refusals: list[list[Any]] = []
+    for config_path, gate_text in zip(configs, gate_texts):
         gates = parse_gates_or_report(gate_text, "diff")
         if gates is None:
             return 2
@@ -73,9 +74,14 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(config, int):
             return 2
         admitted, refused = admit(inputs, gates)
+        refusals.append(refused)
         refused_pods = {r.object.removeprefix("Pod "): r.reason for r in refused if r.object.startswith("Pod ")}
         setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects),
                             tuple(admitted.steps), refused_pods))
+    for r in refusals[0]:  # refused on one side only is a difference, reported as such
+        if r in refusals[1]:
+            print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}",
+                  file=sys.stderr)
     try:
         pods = sum(1 for o in setups[0].objects if type(o).__name__ == "Pod") + sum(
             1 for s in setups[0].steps for o in s.objects if type(o).__name__ == "Pod")

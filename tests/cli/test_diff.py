@@ -269,3 +269,10 @@ def test_pods_created_by_scenario_steps_are_compared(tmp_path):
     assert result.exit_code == 1, result.output
     [change] = result.json["changes"]
     assert (change["pod"], change["a"]["node"], change["b"]["node"]) == ("default/web-2", "n1", "n2")
+
+
+def test_an_object_refused_on_both_sides_is_reported_once_and_is_no_difference(web):
+    result = run_cli("diff", web["levels"], "--config", "", "--config", web["binpack"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("rejected Pod default/above-3 (") == 1
+    assert 'spec.tolerations[0].operator: Unsupported value: "Gt"' in result.stderr
