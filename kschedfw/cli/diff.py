@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 WIDTH = 100
 
 EPILOG = """\
+When pods move, A is simulated a second time (to the same result) so that it can explain its own
+choice for each move: memory stays bounded, at the cost of up to three runs.
+
 exit status, as diff(1) has it: 0 when every pod ends the same on both sides, 1 when some pod
 ends differently, 2 when the comparison could not run (unreadable or invalid configuration,
 bad cluster files or feature gates). Upstream kube-scheduler has nothing to follow here.
@@ -24,11 +27,11 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "diff", help="compare two configurations (or feature-gate sets) on one cluster",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
-        description="Simulate CLUSTER twice with the same seed, as A and B, and report each pod that "
+        description=textwrap.fill("Simulate CLUSTER twice with the same seed, as A and B, and report each pod that "
                     "ends differently (moves, becomes pending, gets scheduled) with the plugin that "
                     "decided it, and each node's requests before (A) and after (B). Give --config "
                     "and/or --feature-gates twice; given once (or not at all) a setting is the same "
-                    "on both sides. With no CLUSTER the demo cluster is used.")
+                    "on both sides. With no CLUSTER the demo cluster is used.", 79))
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", action="append", default=[], metavar="FILE",
                         help="KubeSchedulerConfiguration of A, then of B; \"\" or none: upstream defaults")
