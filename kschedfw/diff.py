@@ -162,8 +162,12 @@ class NodeUsage:
 
 @attrs.frozen
 class Reason:
-    """Why one side's cycle put the pod on ``chosen`` rather than ``other`` (``kind``: score,
-    filter, unevaluated, unknown), or why nothing fitted (``kind``: unschedulable)."""
+    """Why one side ended as it did. Against the other side's node: ``score`` (``plugins``: those
+    whose weighted score favoured ``chosen``; none on a tie the seed broke), ``filter`` (``other``
+    rejected), ``unevaluated`` (``other`` outside the filtered sample), ``only-feasible``,
+    ``unknown``. Otherwise: ``unschedulable`` (``rejectors`` and the FitError), ``placed`` (the
+    other side did not place it), ``preempted`` (by ``other`` on ``chosen``), ``refused`` (by the
+    API server)."""
 
     kind: str
     chosen: str = ""
@@ -282,8 +286,9 @@ def _decided(mine: PodOutcome, theirs: PodOutcome, decision: Decision | None) ->
     differences = {p: mine_view.scores.get(p, 0) - view.scores.get(p, 0)
                    for p in sorted(set(mine_view.scores) | set(view.scores))}
     differences = {p: d for p, d in sorted(differences.items(), key=lambda kv: (-kv[1], kv[0])) if d}
-    deciding = tuple(p for p, d in differences.items() if d > 0)
     totals = {n: t for n, t in ((chosen, mine_view.total), (other, view.total)) if t is not None}
+    tie = len(totals) == 2 and totals[chosen] == totals[other]
+    deciding = () if tie else tuple(p for p, d in differences.items() if d > 0)
     if decision.feasible == 1 and not totals:
         return Reason("only-feasible", chosen=chosen, other=other)
     return Reason("score", chosen=chosen, other=other, plugins=deciding, differences=differences, totals=totals)

@@ -208,6 +208,8 @@ def _render_kind(r: "Reason") -> str:
         return f"preempted by {r.other} on {r.chosen}"
     if r.kind == "score":
         ours, theirs = r.totals.get(r.chosen, "?"), r.totals.get(r.other, "?")
+        if not r.totals:
+            return f"{r.chosen} over {r.other}: no Score plugin ran, the seed picked among feasible nodes"
         if not r.plugins:
             return f"{r.chosen} over {r.other}, equal totals {ours}: the seed broke the tie"
         deciding = ", ".join(f"{p} {d:+d}" for p, d in r.differences.items())

@@ -276,3 +276,30 @@ def test_an_object_refused_on_both_sides_is_reported_once_and_is_no_difference(w
     assert result.exit_code == 0, result.output
     assert result.stderr.count("rejected Pod default/above-3 (") == 1
     assert 'spec.tolerations[0].operator: Unsupported value: "Gt"' in result.stderr
+
+
+NO_SCORE = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: "*"}]
+"""
+
+
+def test_ties_and_unfiltered_nodes_are_said_as_such(web, tmp_path):
+    # upstream: with no Score plugin, Filter stops at the first feasible node (numFeasibleNodesToFind
+    # is 1) and it is chosen; equal totals go to a node picked at random (seeded here)
+    files = _write(tmp_path, noscore=NO_SCORE)
+    result = run_cli("diff", web["cluster"], "--config", "", "--config", files["noscore"], "-o", "json")
+    assert result.exit_code == 1, result.output
+    first = result.json["changes"][0]
+    assert first["pod"] == "default/web-1"
+    assert first["decidedBy"]["b"]["kind"] == "unevaluated"
+    tie = first["decidedBy"]["a"]
+    assert tie["kind"] == "score" and "plugins" not in tie and len(set(tie["totals"].values())) == 1
+    text = run_cli("diff", web["cluster"], "--config", "", "--config", files["noscore"]).stdout
+    assert f"  A: {tie['chosen']} over {tie['other']}, equal totals " in text
+    assert "the seed broke the tie" in text
