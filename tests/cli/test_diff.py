@@ -303,3 +303,12 @@ def test_ties_and_unfiltered_nodes_are_said_as_such(web, tmp_path):
     text = run_cli("diff", web["cluster"], "--config", "", "--config", files["noscore"]).stdout
     assert f"  A: {tie['chosen']} over {tie['other']}, equal totals " in text
     assert "the seed broke the tie" in text
+
+
+def test_unusable_cluster_files_are_exit_2(tmp_path):
+    missing = run_cli("diff", str(tmp_path / "nope.yaml"))
+    assert missing.exit_code == 2 and "nope.yaml: no such file or directory" in missing.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: lots}}\n")
+    invalid = run_cli("diff", str(bad))  # simulate says 1 here; diff keeps 1 for "differences"
+    assert invalid.exit_code == 2 and f"{bad}:" in invalid.stderr, invalid.output
