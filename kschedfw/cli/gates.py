@@ -17,8 +17,13 @@ def add_feature_gates_option(parser: argparse.ArgumentParser) -> None:
 
 def feature_gates_of(args: argparse.Namespace, command: str) -> FeatureGates | None:
     """The gates named on the command line; None (after a message on stderr) if they are bad."""
+    return parse_gates_or_report(getattr(args, "feature_gates", "") or "", command)
+
+
+def parse_gates_or_report(text: str, command: str) -> FeatureGates | None:
+    """One ``--feature-gates`` value; None (after a message on stderr) if it is bad."""
     try:
-        return FeatureGates.parse(getattr(args, "feature_gates", "") or "")
+        return FeatureGates.parse(text)
     except FeatureGateError as exc:
         print(f"kschedfw {command}: --feature-gates: {exc}", file=sys.stderr)
         return None

@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | diff."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Iterator
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "diff")
 
 
 def build_parser() -> argparse.ArgumentParser:

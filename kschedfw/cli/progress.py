@@ -7,8 +7,9 @@ from typing import Any, Callable
 
 
 class BindProgress:
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, description: str = "binding pods") -> None:
         self.total = total
+        self.description = description
 
     def __enter__(self) -> Callable[[int, int], None]:
         from rich.console import Console
@@ -18,7 +19,7 @@ class BindProgress:
                                   MofNCompleteColumn(), TimeElapsedColumn(), transient=True,
                                   console=Console(stderr=True, force_terminal=True))
         self._progress.__enter__()
-        self._task = self._progress.add_task("binding pods", total=self.total)
+        self._task = self._progress.add_task(self.description, total=self.total)
 
         def update(bound: int, _: int) -> None:
             if bound % 100 == 0:

@@ -6,11 +6,17 @@ import argparse
 import json
 import sys
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
+
+if TYPE_CHECKING:
+    from kschedfw.cluster.inputs import Inputs
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.features import FeatureGates
+    from kschedfw.framework.registry import Registry
 
 DEMO = "demo/cluster.yaml"
 
@@ -37,10 +43,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kschedfw.api.load import UnusableInput
-    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, read_inputs
-    from kschedfw.config.validate import default_config, load_config
-    from kschedfw.errors import ManifestError
+    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections
     from kschedfw.framework.registry import default_catalog
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
@@ -49,32 +52,12 @@ def run(args: argparse.Namespace) -> int:
     if gates is None:
         return 2
     registry = default_catalog()
-    if args.config:
-        try:
-            config, diagnostics = load_config(args.config, registry, gates)
-        except OSError as exc:
-            print(f"kschedfw simulate: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        if config is None:
-            for d in diagnostics:
-                print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
-            print(f"kschedfw simulate: {args.config} is not a valid configuration", file=sys.stderr)
-            return 1
-        for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
-            print(d.render(), file=sys.stderr)
-    else:
-        config = default_config(registry, gates)
-    try:
-        if args.cluster:
-            inputs = read_inputs(args.cluster)
-        else:
-            with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
-                inputs = read_inputs([demo])
-    except ManifestError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",
-                                                                            "cannot read"))
-        return 2 if unusable else 1  # 2: could not run, as `validate` says it
+    config = load_config_or_report(args.config, registry, gates, "simulate")
+    if isinstance(config, int):
+        return config
+    inputs = read_inputs_or_report(args.cluster)
+    if isinstance(inputs, int):
+        return inputs
     for warning in ignored_kinds(inputs.located):
         print(warning, file=sys.stderr)
     inputs, refused = admit(inputs, gates)
@@ -82,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
         1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
     try:
-        with _progress(args.progress, pods) as on_progress:
+        with progress_bar(args.progress, pods) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates)
             result = sim.run()
@@ -106,6 +89,46 @@ def run(args: argparse.Namespace) -> int:
             print()
             print(explanation.render())
     return 0
+
+
+def load_config_or_report(path: str | None, registry: "Registry", gates: "FeatureGates",
+                          command: str) -> "SchedulerConfig | int":
+    """The configuration at ``path`` (upstream defaults when None), or the exit code after the
+    reasons went to stderr: 2 when it cannot be read, 1 when it is not valid."""
+    from kschedfw.config.validate import default_config, load_config
+    if not path:
+        return default_config(registry, gates)
+    try:
+        config, diagnostics = load_config(path, registry, gates)
+    except OSError as exc:
+        print(f"kschedfw {command}: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    if config is None:
+        for d in diagnostics:
+            print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
+        print(f"kschedfw {command}: {path} is not a valid configuration", file=sys.stderr)
+        return 1
+    for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
+        print(d.render(), file=sys.stderr)
+    return config
+
+
+def read_inputs_or_report(paths: list[str]) -> "Inputs | int":
+    """The cluster files (the demo when there are none), or the exit code after the reason went
+    to stderr: 2 when they cannot be used at all, 1 when an object is invalid."""
+    from kschedfw.api.load import UnusableInput
+    from kschedfw.cluster.inputs import read_inputs
+    from kschedfw.errors import ManifestError
+    try:
+        if paths:
+            return read_inputs(paths)
+        with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
+            return read_inputs([demo])
+    except ManifestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",
+                                                                            "cannot read"))
+        return 2 if unusable else 1  # 2: could not run, as `validate` says it
 
 
 def _explanations(result: Any, keys: list[str]) -> list | None:
@@ -136,11 +159,12 @@ class _NoProgress:
         return None
 
 
-def _progress(mode: str, total: int) -> Any:
+def progress_bar(mode: str, total: int, description: str = "binding pods") -> Any:
+    """A context giving an ``on_progress`` callback (None without a bar) for ``--progress mode``."""
     if mode == "never" or (mode == "auto" and (total < 2000 or not sys.stderr.isatty())):
         return _NoProgress()
     from kschedfw.cli.progress import BindProgress
-    return BindProgress(total)
+    return BindProgress(total, description)
 
 
 def _as_json(result: Any, rejected: list) -> dict:

@@ -1,0 +1,292 @@
+"""`kschedfw diff`: the same cluster under two configurations or two feature-gate sets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kschedfw.diff import Comparison, NodeUsage, PodChange, Reason
+
+WIDTH = 100
+
+EPILOG = """\
+When pods move, A is simulated a second time (to the same result) so that it can explain its own
+choice for each move: memory stays bounded, at the cost of up to three runs.
+
+exit status, as diff(1) has it: 0 when every pod ends the same on both sides, 1 when some pod
+ends differently, 2 when the comparison could not run (unreadable or invalid configuration,
+bad cluster files or feature gates). Upstream kube-scheduler has nothing to follow here.
+"""
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "diff", help="compare two configurations (or feature-gate sets) on one cluster",
+        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
+        description=textwrap.fill("Simulate CLUSTER twice with the same seed, as A and B, and report each pod that "
+                    "ends differently (moves, becomes pending, gets scheduled) with the plugin that "
+                    "decided it, and each node's requests before (A) and after (B). Give --config "
+                    "and/or --feature-gates twice; given once (or not at all) a setting is the same "
+                    "on both sides. With no CLUSTER the demo cluster is used.", 79))
+    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
+    parser.add_argument("--config", "-c", action="append", default=[], metavar="FILE",
+                        help="KubeSchedulerConfiguration of A, then of B; \"\" or none: upstream defaults")
+    parser.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true|false,...",
+                        help="feature gates of A, then of B; \"\" or none: v1.36 defaults")
+    parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking, both sides (default 0)")
+    parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                        help="progress bars on stderr (auto: on a terminal, for large runs)")
+    parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="same as kschedfw --debug")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kschedfw.cli.gates import parse_gates_or_report
+    from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
+    from kschedfw.cluster.inputs import admit, ignored_kinds
+    from kschedfw.diff import Setup, compare
+    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.runtime import FrameworkError
+
+    for option, values in (("--config", args.config), ("--feature-gates", args.feature_gates)):
+        if len(values) > 2:
+            print(f"kschedfw diff: {option} given {len(values)} times: at most twice (A, then B)",
+                  file=sys.stderr)
+            return 2
+    registry = default_catalog()
+    configs = _pair(args.config, None)
+    gate_texts = _pair(args.feature_gates, "")
+    inputs = read_inputs_or_report(args.cluster)
+    if isinstance(inputs, int):
+        return 2
+    for warning in ignored_kinds(inputs.located):
+        print(warning, file=sys.stderr)
+    setups = []
+    refusals: list[list[Any]] = []
+    for config_path, gate_text in zip(configs, gate_texts):
+        gates = parse_gates_or_report(gate_text, "diff")
+        if gates is None:
+            return 2
+        config = load_config_or_report(config_path or None, registry, gates, "diff")
+        if isinstance(config, int):
+            return 2
+        admitted, refused = admit(inputs, gates)
+        refusals.append(refused)
+        refused_pods = {r.object.removeprefix("Pod "): r.reason for r in refused if r.object.startswith("Pod ")}
+        setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects),
+                            tuple(admitted.steps), refused_pods))
+    for r in refusals[0]:  # refused on one side only is a difference, reported as such
+        if r in refusals[1]:
+            print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}",
+                  file=sys.stderr)
+    try:
+        pods = sum(1 for o in setups[0].objects if type(o).__name__ == "Pod") + sum(
+            1 for s in setups[0].steps for o in s.objects if type(o).__name__ == "Pod")
+        comparison = compare(setups[0], setups[1], registry, seed=args.seed,
+                             progress=lambda side: progress_bar(args.progress, pods, side))
+    except FrameworkError as exc:
+        print(f"kschedfw diff: cannot build the scheduler: {exc}", file=sys.stderr)
+        return 2
+    if args.output == "json":
+        print(json.dumps(as_json(comparison), indent=2))
+    else:
+        print(render(comparison))
+    return 1 if comparison.differs else 0
+
+
+def _pair(values: list[str], default: Any) -> tuple[Any, Any]:
+    """A's and B's value: one given value serves both sides."""
+    if not values:
+        return default, default
+    return values[0], values[-1]
+
+
+def _label(config: str | None, gates: str) -> str:
+    label = f"--config {config}" if config else "default configuration"
+    return label + (f" --feature-gates {gates}" if gates else "")
+
+
+# ---------------------------------------------------------------------------------------- json
+def as_json(c: "Comparison") -> dict:
+    return {
+        "a": c.a.label, "b": c.b.label, "pods": c.pods,
+        "summary": _counts(c),
+        "changes": [{"pod": ch.pod, "change": ch.change,
+                     "a": _outcome_json(ch.a), "b": _outcome_json(ch.b),
+                     "decidedBy": {"a": _reason_json(ch.why_a), "b": _reason_json(ch.why_b)}}
+                    for ch in c.changes],
+        "nodes": [{"node": ua.node, "a": _usage_json(ua), "b": _usage_json(ub)}
+                  for ua, ub in _usage_pairs(c)],
+    }
+
+
+def _counts(c: "Comparison") -> dict[str, int]:
+    counts = {"moved": 0, "unscheduled": 0, "scheduled": 0, "status": 0}
+    for ch in c.changes:
+        counts[ch.change] += 1
+    return counts
+
+
+def _outcome_json(o: Any) -> dict:
+    return {"status": o.status, "node": o.node, "message": o.message}
+
+
+def _reason_json(r: "Reason | None") -> dict | None:
+    if r is None:
+        return None
+    out: dict[str, Any] = {"kind": r.kind}
+    for key, value in (("chosen", r.chosen), ("other", r.other), ("plugins", list(r.plugins)),
+                       ("scoreDifferences", dict(r.differences)), ("totals", dict(r.totals)),
+                       ("rejectedNodes", dict(r.rejectors)), ("message", r.message),
+                       ("preempted", list(r.preempted))):
+        if value:
+            out[key] = value
+    return out
+
+
+def _usage_json(u: "NodeUsage | None") -> dict | None:
+    if u is None:
+        return None
+    return {"cpuRequested": u.cpu_requested, "cpuAllocatable": u.cpu_allocatable,
+            "memoryRequested": u.memory_requested, "memoryAllocatable": u.memory_allocatable,
+            "pods": u.pods}
+
+
+def _usage_pairs(c: "Comparison") -> list[tuple[Any, Any]]:
+    a = {u.node: u for u in c.usage_a}
+    b = {u.node: u for u in c.usage_b}
+    return [(a.get(n), b.get(n)) for n in sorted(set(a) | set(b))]
+
+
+# ---------------------------------------------------------------------------------------- text
+def render(c: "Comparison") -> str:
+    """The comparison for a terminal, within 100 columns."""
+    counts = _counts(c)
+    lines = [f"A: {c.a.label}", f"B: {c.b.label}", ""]
+    if not c.changes:
+        lines.append(f"no differences: all {c.pods} pods end the same on both sides")
+    else:
+        names = {"moved": "moved", "unscheduled": "no longer scheduled", "scheduled": "newly scheduled",
+                 "status": "in another state"}
+        parts = [f"{n} {names[kind]}" for kind, n in counts.items() if n]
+        lines.append(f"{len(c.changes)} of {c.pods} pods differ: " + ", ".join(parts))
+    for ch in c.changes:
+        lines.append("")
+        lines.extend(_render_change(ch))
+    lines.append("")
+    lines.extend(_render_usage(c))
+    return "\n".join(lines)
+
+
+def _where(o: Any) -> str:
+    if o.status in ("Bound", "Running", "Succeeded", "Failed"):
+        return o.node
+    return o.status
+
+
+def _render_change(ch: "PodChange") -> list[str]:
+    lines = [f"{ch.pod}: {_where(ch.a)} -> {_where(ch.b)}"]
+    for side, why in (("B", ch.why_b), ("A", ch.why_a)):
+        if why is not None:
+            lines.extend(_wrap(f"{side}: {_render_reason(why)}", "  ", "      "))
+    return lines
+
+
+def _render_reason(r: "Reason") -> str:
+    text = _render_kind(r)
+    return text + f" (after preempting {', '.join(r.preempted)})" if r.preempted else text
+
+
+def _render_kind(r: "Reason") -> str:
+    if r.kind == "preempted":
+        return f"preempted by {r.other} on {r.chosen}"
+    if r.kind == "score":
+        ours, theirs = r.totals.get(r.chosen, "?"), r.totals.get(r.other, "?")
+        if not r.totals:
+            return f"{r.chosen} over {r.other}: no Score plugin ran, the seed picked among feasible nodes"
+        if not r.plugins:
+            return f"{r.chosen} over {r.other}, equal totals {ours}: the seed broke the tie"
+        deciding = ", ".join(f"{p} {d:+d}" for p, d in r.differences.items())
+        return f"{r.chosen} (total {ours}) over {r.other} ({theirs}): {deciding}"
+    if r.kind == "filter":
+        return f"{r.chosen}, as {r.other} was rejected by {r.plugins[0]}: {r.message}"
+    if r.kind == "unevaluated":
+        return f"{r.chosen}, as {r.other} was not among the nodes this cycle looked at"
+    if r.kind == "only-feasible":
+        return f"{r.chosen} was the only feasible node"
+    if r.kind == "unschedulable":
+        return f"rejected by {_rejectors(r.rejectors)}: {r.message}" if r.rejectors else r.message
+    if r.kind == "refused":
+        return f"refused by the API server: {r.message}"
+    if r.kind == "placed":
+        return f"scheduled on {r.chosen}" + (f"; rejected elsewhere by {_rejectors(r.rejectors)}"
+                                             if r.rejectors else "")
+    return f"{r.chosen} (no score recorded for {r.other})"
+
+
+def _rejectors(counts: Any) -> str:
+    return ", ".join(f"{p} ({n} node{'s' if n != 1 else ''})"
+                     for p, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_on_hyphens=False) or [first]
+
+
+def _render_usage(c: "Comparison") -> list[str]:
+    pairs = _usage_pairs(c)
+    changed = [(a, b) for a, b in pairs if _usage_json(a) != _usage_json(b)]
+    if not pairs:
+        return ["no nodes"]
+    header = ("NODE", "CPU A", "CPU B", "MEMORY A", "MEMORY B", "PODS A", "PODS B")
+    rows = [(name_of(a, b), _cpu(a), _cpu(b), _mem(a), _mem(b), _pods(a), _pods(b)) for a, b in changed]
+    lines = ["requests / allocatable per node (A -> B): "
+             + (f"{len(changed)} of {len(pairs)} nodes changed" if changed else f"all {len(pairs)} nodes unchanged")]
+    if rows:
+        widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
+        widths[0] = min(widths[0], 30)
+        for row in (header, *rows):
+            name = row[0] if len(row[0]) <= widths[0] else row[0][:widths[0] - 1] + "…"
+            cells = [name.ljust(widths[0])] + [v.rjust(w) for v, w in zip(row[1:], widths[1:])]
+            lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def name_of(a: Any, b: Any) -> str:
+    return (a or b).node
+
+
+def _cpu(u: "NodeUsage | None") -> str:
+    if u is None:
+        return "-"
+    return f"{_cores(u.cpu_requested)}/{_cores(u.cpu_allocatable)} {_percent(u.cpu_requested, u.cpu_allocatable)}"
+
+
+def _mem(u: "NodeUsage | None") -> str:
+    if u is None:
+        return "-"
+    return (f"{_gib(u.memory_requested)}/{_gib(u.memory_allocatable)}Gi "
+            f"{_percent(u.memory_requested, u.memory_allocatable)}")
+
+
+def _pods(u: "NodeUsage | None") -> str:
+    return "-" if u is None else str(u.pods)
+
+
+def _cores(millis: int) -> str:
+    return f"{millis / 1000:g}" if millis % 100 == 0 else f"{millis}m"
+
+
+def _gib(amount: int) -> str:
+    return f"{amount / 2**30:.3g}"
+
+
+def _percent(used: int, total: int) -> str:
+    return f"{100 * used / total:3.0f}%" if total else "  -%"

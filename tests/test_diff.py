@@ -1,0 +1,69 @@
+"""kschedfw.diff.DecisionRecorder: a scheduling cycle boiled down to what a comparison needs.
+
+Upstream: a PreFilter result that names nodes (NodeAffinity's ``matchFields`` on
+``metadata.name``) keeps every other node out with "node(s) didn't satisfy plugin(s) [..]"
+(findNodesThatFitPod); Filter runs on at most numFeasibleNodesToFind nodes (100 at least) once
+enough fit, so a large cluster leaves some nodes unexamined.
+"""
+
+from __future__ import annotations
+
+from kschedfw.config.validate import default_config
+from kschedfw.diff import DecisionRecorder
+from kschedfw.features import FeatureGates
+from kschedfw.framework.registry import default_catalog
+from kschedfw.simulation import Simulation
+from kschedfw.testing import make_node, make_pod
+
+ONLY_N1 = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}
+
+
+def _record(objects, focus):
+    registry = default_catalog()
+    sim = Simulation(default_config(registry, FeatureGates()), registry, objects)
+    recorders: dict[str, DecisionRecorder] = {}
+
+    def recorder_for(pod):
+        handle = sim.scheduler.frameworks[pod.scheduler_name].handle
+        recorders[pod.name] = DecisionRecorder(focus, lambda: len(handle.snapshot))
+        return recorders[pod.name]
+
+    sim.scheduler.recorder_for = recorder_for
+    sim.run()
+    return {name: r.decision for name, r in recorders.items()}
+
+
+def test_prefilter_narrowing_counts_for_the_nodes_it_kept_out():
+    objects = [make_node(f"n{i}", cpu="1") for i in (1, 2, 3)] + [make_pod("p", cpu="2", affinity=ONLY_N1)]
+    decision = _record(objects, focus=("n1", "n2"))["p"]
+    assert decision.node == "" and decision.feasible == 0
+    assert decision.rejectors == {"NodeResourcesFit": 1, "NodeAffinity": 2}
+    assert decision.views["n1"].rejected_by == "NodeResourcesFit"
+    assert decision.views["n1"].reason == "Insufficient cpu"
+    assert decision.views["n2"].rejected_by == "NodeAffinity"
+    assert decision.views["n2"].reason == "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+    assert decision.message.startswith("0/3 nodes are available: 1 Insufficient cpu, "
+                                       "2 node(s) didn't satisfy plugin(s) [NodeAffinity].")
+
+
+def test_a_scored_node_keeps_its_weighted_scores_and_total():
+    objects = [make_node("n1", cpu="2"), make_node("n2", cpu="8"), make_pod("p", cpu="1")]
+    decision = _record(objects, focus=("n1",))["p"]
+    assert decision.node == "n2" and decision.feasible == 2
+    chosen, other = decision.views["n2"], decision.views["n1"]
+    assert set(decision.views) == {"n1", "n2"}
+    assert chosen.total == sum(chosen.scores.values()) and other.total == sum(other.scores.values())
+    # LeastAllocated: the bigger node is emptier after placing the pod
+    assert chosen.scores["NodeResourcesFit"] > other.scores["NodeResourcesFit"]
+    assert chosen.total > other.total
+
+
+def test_nodes_outside_the_filtered_sample_are_marked_unevaluated():
+    names = [f"node-{i:03d}" for i in range(150)]
+    objects = [make_node(n) for n in names] + [make_pod("p", cpu="1")]
+    decision = _record(objects, focus=names)["p"]
+    views = decision.views
+    # 150 nodes: the adaptive percentage gives max(100, 150*49%) = 100 nodes to find
+    assert sum(1 for v in views.values() if not v.evaluated) == 50
+    assert sum(1 for v in views.values() if v.total is not None) == 100 == decision.feasible
