@@ -119,7 +119,7 @@ class DecisionLog:
         out: dict[str, Any] = {
             "pod": key,
             "profile": outcome.scheduler_name if outcome is not None else "",
-            "status": outcome.status if outcome is not None else "",
+            "status": outcome.status if outcome is not None else "Deleted",
             "node": outcome.node if outcome is not None else "",
             "message": outcome.message if outcome is not None else "",
             "attempts": [],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from importlib import resources
 from typing import Any
@@ -89,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
     errors = check_pod_names(args.explain, pod_keys)
+    if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
+        errors.append(f"--report {args.report}: no such directory")
     if errors:  # before the run, which may be long
         for error in errors:
             print(f"kschedfw simulate: {error}", file=sys.stderr)

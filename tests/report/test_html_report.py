@@ -184,3 +184,10 @@ def test_the_error_probe_catches_a_script_error(capsys, tmp_path):
     dom = browse(page, tmp_path, extra="<script>noSuchFunction();</script>")
     (errors,) = dom.select(id="probe-errors")
     assert "noSuchFunction" in errors.text
+
+
+def test_report_into_a_missing_folder_stops_before_the_run(capsys, tmp_path):
+    code = main(["simulate", "--report", str(tmp_path / "nope" / "report.html")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "no such directory" in err
