@@ -164,8 +164,7 @@ class _Context:
         if not records:
             return {"result": "InFlight"}
         last = records[-1]
-        out: dict[str, Any] = {"result": "Waiting" if last.result == "Waiting" else
-                               "Assumed" if last.result == "Assumed" else last.result}
+        out: dict[str, Any] = {"result": last.result}
         if last.node:
             out["nominatedNode" if last.result in ("Unschedulable", "SchedulerError") else "node"] = last.node
         if last.message:

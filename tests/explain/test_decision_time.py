@@ -156,3 +156,19 @@ def test_permit_wait_is_recorded():
     second = explained["attempts"][1]  # the next attempt waits again
     assert (second["time"], second["result"], second["node"]) == (60.0, "Waiting", "n1")
     assert "Permit: Gatekeeper made it wait (timeout 60s)" in render(explained)
+
+
+def test_summary_counts_nodes_narrowed_away_by_pre_filter(capsys, tmp_path):
+    # upstream findNodesThatFitPod: nodes outside NodeAffinity's PreFilter result are rejected with
+    # "node(s) didn't satisfy plugin(s) [NodeAffinity]"; the summary counts them under that plugin,
+    # as the FailedScheduling message does ("2 node(s) didn't satisfy ...")
+    from tests.scheduler.test_one_cycle import NARROWED_CLUSTER
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(NARROWED_CLUSTER)
+    payload = simulate_json(capsys, str(cluster), "--explain", "all")
+    (pinned,) = payload["explain"]
+    attempt = pinned["attempts"][0]
+    assert attempt["rejections"] == [
+        {"plugin": "NodeAffinity", "reason": "node(s) didn't satisfy plugin(s) [NodeAffinity]", "nodes": 2},
+        {"plugin": "NodeResourcesFit", "reason": "Insufficient cpu", "nodes": 1}]
+    assert pinned["message"].startswith("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy")
