@@ -9,6 +9,7 @@ scheduler's, and a pending pod lists the events its rejecting plugins registered
 from __future__ import annotations
 
 import json
+import pickle
 import textwrap
 from pathlib import Path
 
@@ -172,3 +173,29 @@ def test_summary_counts_nodes_narrowed_away_by_pre_filter(capsys, tmp_path):
         {"plugin": "NodeAffinity", "reason": "node(s) didn't satisfy plugin(s) [NodeAffinity]", "nodes": 2},
         {"plugin": "NodeResourcesFit", "reason": "Insufficient cpu", "nodes": 1}]
     assert pinned["message"].startswith("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy")
+
+
+def test_a_summary_does_not_grow_with_the_cluster():
+    # "bounded memory at 5000 nodes": a summarised attempt of a pod that fits nowhere, and of one
+    # that fits everywhere, is the same size on 10 nodes as on 400
+    from kschedfw.plugins.defaultbinder import DefaultBinder
+    from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+    from kschedfw.plugins.queuesort import PrioritySort
+    classes = [PrioritySort, NodeResourcesFit, DefaultBinder]
+    registry = Registry.from_classes(classes)
+
+    def summarised(nodes: int) -> dict[str, int]:
+        objects = [make_node(f"n{i:04d}", cpu="4") for i in range(nodes)]
+        objects += [make_pod("fits", cpu="1"), make_pod("never", cpu="64")]
+        sim = Simulation(config_for(classes, registry=registry, percentage_of_nodes_to_score=100),
+                         registry, objects)
+        log = DecisionLog(sim.scheduler, summarize_all=True).attach()
+        result = sim.run()
+        kept = {key: len(pickle.dumps([c.record for c in cycles])) for key, cycles in log.cycles.items()}
+        shown = {e["pod"]: len(json.dumps(e["attempts"][0]).replace(str(nodes), "N")) for e in log.explain(result)}
+        return kept, shown
+
+    (kept_small, shown_small), (kept_big, shown_big) = summarised(10), summarised(400)
+    assert shown_small == shown_big
+    for key, size in kept_small.items():  # what the records hold: a few bytes more for bigger counts
+        assert kept_big[key] - size < 64, key
