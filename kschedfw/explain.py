@@ -78,10 +78,17 @@ class DecisionLog:
         self.top_n = top_n
         self.cycles: dict[str, list[_Cycle]] = {}
         self.dropped: dict[str, int] = {}
+        #: priority of each pod deleted during the run: victims are gone when the run ends
+        self.deleted_priority: dict[str, int] = {}
 
     def attach(self) -> "DecisionLog":
         self.scheduler.recorder_for = self
+        self.scheduler.cluster.watch(self._on_event)
         return self
+
+    def _on_event(self, event: Any) -> None:
+        if event.new is None and event.kind == "Pod":
+            self.deleted_priority[event.old.key] = event.old.effective_priority
 
     def __call__(self, pod: "Pod") -> "CycleRecorder | None":
         key = pod.key
@@ -129,11 +136,20 @@ class DecisionLog:
         if key in self.dropped:
             out["attemptsNotKept"] = self.dropped[key]
         for cycle in self.cycles.get(key, ()):
-            out["attempts"].append(_attempt_json(cycle, context.outcome_of(key, cycle.cycle),
-                                                 context.victims.get((key, cycle.time), [])))
+            victims = [{"pod": v, "priority": self._priority(v, context)}
+                       for v in context.victims.get((key, cycle.time), [])]
+            out["attempts"].append(_attempt_json(cycle, context.outcome_of(key, cycle.cycle), victims))
+        if any("victims" in a for a in out["attempts"]):
+            out["priority"] = self._priority(key, context)
         if outcome is not None and outcome.status == "Pending":
             out["wakeUpEvents"] = context.wake_up_events(key)
         return out
+
+
+    def _priority(self, key: str, context: "_Context") -> int | None:
+        namespace, _, name = key.partition("/")
+        pod = context.result.cluster.get("Pod", name, namespace)
+        return pod.effective_priority if pod is not None else self.deleted_priority.get(key)
 
 
 class _Context:
@@ -198,7 +214,7 @@ def _status_json(status: Status | None) -> dict[str, Any]:
     return {"fits": False, "plugin": status.plugin, "reason": status.message()}
 
 
-def _attempt_json(cycle: _Cycle, outcome: dict[str, Any], victims: list[str]) -> dict[str, Any]:
+def _attempt_json(cycle: _Cycle, outcome: dict[str, Any], victims: list[dict[str, Any]]) -> dict[str, Any]:
     record = cycle.record
     out: dict[str, Any] = {"cycle": cycle.cycle, "time": cycle.time, **outcome,
                            "evaluated": record.evaluated, "feasible": record.feasible_count}
@@ -270,14 +286,19 @@ def render(explained: dict[str, Any]) -> str:
     if explained.get("attemptsNotKept"):
         lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
     for number, attempt in enumerate(attempts, 1):
-        lines.extend(_render_attempt(number, attempt))
+        lines.extend(_render_attempt(number, attempt, explained.get("priority")))
     for wake in explained.get("wakeUpEvents", ()):
         who = f"{wake['plugin']}: " if wake["plugin"] else ""
         lines.append(f"  would be retried on {who}{', '.join(wake['events']) or 'no registered event'}")
     return "\n".join(lines)
 
 
-def _render_attempt(number: int, a: dict[str, Any]) -> list[str]:
+#: upstream DefaultPreemption's order for choosing among candidate nodes (pickOneNodeForPreemption)
+PREEMPTION_ORDER = ("fewest PDB violations, lowest highest victim priority, smallest sum of victim "
+                    "priorities, fewest victims, latest start of the highest-priority victims")
+
+
+def _render_attempt(number: int, a: dict[str, Any], priority: int | None = None) -> list[str]:
     result = a["result"]
     where = a.get("node") or a.get("chosen") or ""
     text = f"  attempt {number} (cycle {a['cycle']}, t={a['time']:g}s): {result}"
@@ -302,8 +323,14 @@ def _render_attempt(number: int, a: dict[str, Any]) -> list[str]:
     if a.get("postFilter"):
         lines.append(f"    PostFilter: {a['postFilter']}")
     if a.get("nominatedNode"):
-        lines.append(f"    nominated node {a['nominatedNode']}"
-                     + (f"; victims: {', '.join(a['victims'])}" if a.get("victims") else ""))
+        victims = a.get("victims", [])
+        lines.append(f"    nominated node {a['nominatedNode']}" + ("; victims: " + ", ".join(
+            f"{v['pod']} (priority {v['priority']})" for v in victims) if victims else ""))
+        if victims:
+            highest = max((v["priority"] for v in victims if v["priority"] is not None), default=None)
+            lines.append(f"    why {a['nominatedNode']}: evicting pods of priority up to {highest} (this pod: "
+                         f"{priority}) makes it fit there;")
+            lines.append(f"      among such nodes upstream picks by {PREEMPTION_ORDER}")
     for plugin, timeout in a.get("permitWaits", {}).items():
         lines.append(f"    Permit: {plugin} made it wait (timeout {timeout:g}s)")
     if a.get("message") and result not in ("Scheduled", "Assumed", "Waiting"):

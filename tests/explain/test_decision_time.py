@@ -76,10 +76,12 @@ def test_preemption_names_the_nominated_node_and_the_victims(capsys, tmp_path):
     assert first["result"] == "Unschedulable"
     assert first["nodes"]["n1"] == {"fits": False, "plugin": "NodeResourcesFit", "reason": "Insufficient cpu",
                                     "total": None}
-    assert first["nominatedNode"] == "n1" and first["victims"] == ["default/victim"]
+    assert first["nominatedNode"] == "n1" and first["victims"] == [{"pod": "default/victim", "priority": 0}]
+    assert urgent["priority"] == 1000
     assert last["result"] == "Scheduled" and last["node"] == "n1"
     text = render(urgent)
-    assert "nominated node n1; victims: default/victim" in text
+    assert "nominated node n1; victims: default/victim (priority 0)" in text
+    assert "why n1: evicting pods of priority up to 0 (this pod: 1000) makes it fit there" in text
 
 
 def test_pending_pod_says_what_would_wake_it(capsys, tmp_path):
