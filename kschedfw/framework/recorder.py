@@ -2,7 +2,8 @@
 
 The scheduler's cycle takes an optional :class:`CycleRecorder`; with none it pays one
 ``if recorder is not None`` per phase. :class:`CycleRecord` is the implementation that keeps
-everything. What a recorder receives belongs to the framework: a recorder copies what it keeps
+everything; :class:`SummaryRecord` keeps a summary whose size does not depend on the number of
+nodes (rejection counts, the best-scored nodes), for recording every pod of a large run. What a recorder receives belongs to the framework: a recorder copies what it keeps
 (the lists given to :meth:`CycleRecorder.scores` are fresh per call and may be kept).
 """
 

@@ -201,3 +201,14 @@ def test_a_summary_does_not_grow_with_the_cluster():
     assert shown_small == shown_big
     for key, size in kept_small.items():  # what the records hold: a few bytes more for bigger counts
         assert kept_big[key] - size < 64, key
+
+
+def test_text_explanation_lists_the_chosen_node_first_with_each_score(capsys):
+    code = main(["simulate", str(HERE / "pricey.yaml"), "--explain", "default/web-1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    text = out[out.index("pod default/web-1"):].splitlines()
+    assert text[1].startswith("  attempt 1 (cycle 1, t=0s): Scheduled on pricey; 2 node(s) evaluated, 2 feasible")
+    assert text[2].split()[0] == "NODE" and text[2].endswith("TOTAL   (raw/normalized/weighted)")
+    assert text[3].split()[0] == "pricey" and text[4].split()[0] == "cheap"
+    assert text[3].split()[1] == "0/100/300"  # TaintToleration: raw 0, normalized (reversed) 100, weight 3
