@@ -34,8 +34,8 @@ __all__ = ["DecisionLog", "check_pod_names", "render", "explain", "Explanation",
 
 #: ``--explain all``: a summary of every pod
 ALL = "all"
-#: summaries kept per pod (the first and the latest ones); a pod retried for hours stays small
-MAX_SUMMARIES_PER_POD = 10
+#: attempts kept per pod (the first and the latest ones); a pod retried for hours stays small
+MAX_ATTEMPTS_PER_POD = 10
 PREEMPTED_PREFIX = "Preempted by pod "
 
 
@@ -95,19 +95,18 @@ class DecisionLog:
         scheduler = self.scheduler
         snapshot = scheduler.frameworks[pod.scheduler_name].handle.snapshot
         record: CycleRecord | SummaryRecord
+        nodes: list[str] | None = None
         if key in self.detail:
             record, nodes = CycleRecord(), [ni.name for ni in snapshot.node_infos()]
-            self.cycles.setdefault(key, []).append(_Cycle(scheduler.queue.scheduling_cycle,
-                                                          scheduler.clock.now(), record, nodes))
-            return record
-        if not self.summarize_all:
+        elif self.summarize_all:
+            record = SummaryRecord(num_nodes=len(snapshot), top_n=self.top_n)
+        else:
             return None
-        record = SummaryRecord(num_nodes=len(snapshot), top_n=self.top_n)
         cycles = self.cycles.setdefault(key, [])
-        if len(cycles) >= MAX_SUMMARIES_PER_POD:  # keep the first, drop the oldest of the rest
+        if len(cycles) >= MAX_ATTEMPTS_PER_POD:  # keep the first, drop the oldest of the rest
             del cycles[1]
             self.dropped[key] = self.dropped.get(key, 0) + 1
-        cycles.append(_Cycle(scheduler.queue.scheduling_cycle, scheduler.clock.now(), record, None))
+        cycles.append(_Cycle(scheduler.queue.scheduling_cycle, scheduler.clock.now(), record, nodes))
         return record
 
     # ------------------------------------------------------------------ after the run

@@ -212,3 +212,19 @@ def test_text_explanation_lists_the_chosen_node_first_with_each_score(capsys):
     assert text[2].split()[0] == "NODE" and text[2].endswith("TOTAL   (raw/normalized/weighted)")
     assert text[3].split()[0] == "pricey" and text[4].split()[0] == "cheap"
     assert text[3].split()[1] == "0/100/300"  # TaintToleration: raw 0, normalized (reversed) 100, weight 3
+
+
+def test_a_pod_retried_again_and_again_keeps_its_first_and_latest_attempts():
+    from kschedfw.explain import MAX_ATTEMPTS_PER_POD
+    from tests.scheduler.plugins import BASE, Gatekeeper
+    classes = [*BASE, Gatekeeper]
+    registry = Registry.from_classes(classes)
+    sim = Simulation(config_for(classes, registry=registry), registry, [make_node("n1"), make_pod("p")],
+                     settle_seconds=3600)
+    log = DecisionLog(sim.scheduler, ["default/p"]).attach()
+    result = sim.run(until=60 * 14 + 1)  # a Permit timeout every minute: 15 attempts
+    (explained,) = log.explain(result, ["default/p"])
+    times = [a["time"] for a in explained["attempts"]]
+    assert len(times) == MAX_ATTEMPTS_PER_POD and explained["attemptsNotKept"] == 15 - MAX_ATTEMPTS_PER_POD
+    assert times[0] == 0.0 and times[-1] == 60.0 * 14
+    assert "(5 earlier attempts not kept)" in render(explained)
