@@ -1,26 +1,369 @@
-"""Why does a pod go where it goes, or nowhere? One dry-run scheduling cycle, every number shown.
+"""Why did a pod go where it went, or nowhere? Its real scheduling attempts, as they happened.
 
-``explain(scheduler, pod)`` runs the scheduler's own cycle (:mod:`kschedfw.cycle`) as a dry run
-against its current state: PreFilter, Filter on every node (not just the sample a real cycle
-looks at), then PreScore, Score and NormalizeScore on the feasible nodes, with a recorder that
-keeps every number. Nothing is assumed, reserved or bound, and PostFilter (preemption) does not run.
+:class:`DecisionLog` is the scheduler's ``recorder_for``: every real cycle of a pod that was asked
+about is kept in full (each node's Filter verdict and plugin, every Score plugin's raw, normalized
+and weighted score); every other pod's cycles, when wanted, are kept as a bounded summary
+(rejections counted per plugin and message, the best-scored nodes), so a 5000-node run stays small.
+After the run, :meth:`DecisionLog.explain` joins those records with what the scheduler and the
+cluster saw afterwards: the cycle's outcome (bound, waited at Permit, failed to bind), the
+nomination and victims of a preemption, and for a pod still pending the cluster events its
+rejecting plugins registered, which are what would move it back to the active queue.
+
+``explain(scheduler, pod)`` remains as a *dry run* against the scheduler's current state (every
+node, nothing changed): what would happen now, not what happened.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import difflib
+from typing import TYPE_CHECKING, Any, Iterable
 
 import attrs
 
 from kschedfw.framework.fit_error import FitError
-from kschedfw.framework.recorder import CycleRecord
+from kschedfw.framework.recorder import CycleRecord, SummaryRecord
 from kschedfw.framework.status import Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.scheduler import Scheduler
+    from kschedfw.simulation import SimulationResult
+
+__all__ = ["DecisionLog", "check_pod_names", "render", "explain", "Explanation", "ALL"]
+
+#: ``--explain all``: a summary of every pod
+ALL = "all"
+#: attempts kept per pod (the first and the latest ones); a pod retried for hours stays small
+MAX_ATTEMPTS_PER_POD = 10
+PREEMPTED_PREFIX = "Preempted by pod "
 
 
+def check_pod_names(wanted: Iterable[str], known: Iterable[str]) -> list[str]:
+    """One error line per requested ``NAMESPACE/POD`` (``POD``: namespace default) that is not
+    among ``known`` pod keys, with the closest names as a suggestion."""
+    known = sorted(set(known))
+    errors = []
+    for key in wanted:
+        if key == ALL or normalize_key(key) in known:
+            continue
+        close = difflib.get_close_matches(normalize_key(key), known, n=3, cutoff=0.8)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        errors.append(f"--explain {key}: no such pod{hint}")
+    return errors
+
+
+def normalize_key(key: str) -> str:
+    namespace, _, name = key.rpartition("/")
+    return f"{namespace or 'default'}/{name}"
+
+
+@attrs.define
+class _Cycle:
+    cycle: int
+    time: float
+    record: "CycleRecord | SummaryRecord"
+    nodes: list[str] | None  # every node of the snapshot, for full records
+
+
+class DecisionLog:
+    """Records each real scheduling cycle: in full for the ``detail`` pods, as a summary for the
+    others when ``summarize_all``. Install it with :meth:`attach` before the run."""
+
+    def __init__(self, scheduler: "Scheduler", detail: Iterable[str] = (), *, summarize_all: bool = False,
+                 top_n: int = 3) -> None:
+        self.scheduler = scheduler
+        self.detail = {normalize_key(k) for k in detail if k != ALL}
+        self.summarize_all = summarize_all
+        self.top_n = top_n
+        self.cycles: dict[str, list[_Cycle]] = {}
+        self.dropped: dict[str, int] = {}
+        #: priority of each pod deleted during the run: victims are gone when the run ends
+        self.deleted_priority: dict[str, int] = {}
+
+    def attach(self) -> "DecisionLog":
+        self.scheduler.recorder_for = self
+        self.scheduler.cluster.watch(self._on_event)
+        return self
+
+    def _on_event(self, event: Any) -> None:
+        if event.new is None and event.kind == "Pod":
+            self.deleted_priority[event.old.key] = event.old.effective_priority
+
+    def __call__(self, pod: "Pod") -> "CycleRecorder | None":
+        key = pod.key
+        scheduler = self.scheduler
+        snapshot = scheduler.frameworks[pod.scheduler_name].handle.snapshot
+        record: CycleRecord | SummaryRecord
+        nodes: list[str] | None = None
+        if key in self.detail:
+            record, nodes = CycleRecord(), [ni.name for ni in snapshot.node_infos()]
+        elif self.summarize_all:
+            record = SummaryRecord(num_nodes=len(snapshot), top_n=self.top_n)
+        else:
+            return None
+        cycles = self.cycles.setdefault(key, [])
+        if len(cycles) >= MAX_ATTEMPTS_PER_POD:  # keep the first, drop the oldest of the rest
+            del cycles[1]
+            self.dropped[key] = self.dropped.get(key, 0) + 1
+        cycles.append(_Cycle(scheduler.queue.scheduling_cycle, scheduler.clock.now(), record, nodes))
+        return record
+
+    # ------------------------------------------------------------------ after the run
+    def explain(self, result: "SimulationResult", keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The explanation (JSON-ready) of each pod of ``keys`` (default: every pod recorded, in
+        the order of ``result.pods``)."""
+        context = _Context(result)
+        if keys is None:
+            wanted = [p.key for p in result.pods if p.key in self.cycles or p.status == "Pending"]
+        else:
+            wanted = [normalize_key(k) for k in keys]
+        return [self._explain_pod(key, context) for key in wanted]
+
+    def _explain_pod(self, key: str, context: "_Context") -> dict[str, Any]:
+        outcome = context.outcomes.get(key)
+        out: dict[str, Any] = {
+            "pod": key,
+            "profile": outcome.scheduler_name if outcome is not None else "",
+            "status": outcome.status if outcome is not None else "Deleted",
+            "node": outcome.node if outcome is not None else "",
+            "message": outcome.message if outcome is not None else "",
+            "attempts": [],
+        }
+        if outcome is not None and outcome.nominated_node:
+            out["nominatedNode"] = outcome.nominated_node
+        if key in self.dropped:
+            out["attemptsNotKept"] = self.dropped[key]
+        for cycle in self.cycles.get(key, ()):
+            victims = [{"pod": v, "priority": self._priority(v, context)}
+                       for v in context.victims.get((key, cycle.time), [])]
+            out["attempts"].append(_attempt_json(cycle, context.outcome_of(key, cycle.cycle), victims))
+        if any("victims" in a for a in out["attempts"]):
+            out["priority"] = self._priority(key, context)
+        if outcome is not None and outcome.status == "Pending":
+            out["wakeUpEvents"] = context.wake_up_events(key)
+        return out
+
+
+    def _priority(self, key: str, context: "_Context") -> int | None:
+        namespace, _, name = key.partition("/")
+        pod = context.result.cluster.get("Pod", name, namespace)
+        return pod.effective_priority if pod is not None else self.deleted_priority.get(key)
+
+
+class _Context:
+    """What the scheduler and the cluster know after the run, indexed once for every pod."""
+
+    def __init__(self, result: "SimulationResult") -> None:
+        self.result = result
+        scheduler = result.scheduler
+        self.outcomes = {p.key: p for p in result.pods}
+        self.attempts: dict[tuple[str, int], list[Any]] = {}
+        for a in scheduler.attempts:
+            self.attempts.setdefault((a.pod, a.cycle), []).append(a)
+        uid_to_key = {p.uid: p.key for p in result.cluster.list("Pod")}
+        self.victims: dict[tuple[str, float], list[str]] = {}
+        for event in result.cluster.events:
+            if event.reason != "Preempted" or not event.message.startswith(PREEMPTED_PREFIX):
+                continue
+            uid = event.message[len(PREEMPTED_PREFIX):].split(" ", 1)[0]
+            preemptor = uid_to_key.get(uid)
+            if preemptor is not None:
+                self.victims.setdefault((preemptor, event.time), []).append(event.object_key)
+        self.pending = {qpi.pod.key: qpi for _, qpi in scheduler.queue.list_pending()}
+
+    def outcome_of(self, key: str, cycle: int) -> dict[str, Any]:
+        """The cycle's outcome as the scheduler recorded it: its last result, and whether the pod
+        waited at Permit on the way."""
+        records = self.attempts.get((key, cycle), [])
+        if not records:
+            return {"result": "InFlight"}
+        last = records[-1]
+        out: dict[str, Any] = {"result": last.result}
+        if last.node:
+            out["nominatedNode" if last.result in ("Unschedulable", "SchedulerError") else "node"] = last.node
+        if last.message:
+            out["message"] = last.message
+        if len(records) > 1 or last.result == "Waiting":
+            out["boundAt" if last.result == "Scheduled" else "endedAt"] = last.time
+        return out
+
+    def wake_up_events(self, key: str) -> list[dict[str, Any]]:
+        """The events the rejecting plugins registered (the framework's queueing hints): one of
+        them, if its hint says Queue, moves the pending pod back to the active queue."""
+        qpi = self.pending.get(key)
+        if qpi is None:
+            return []
+        fwk = self.result.scheduler.frameworks.get(qpi.pod.scheduler_name)
+        rejectors = set(qpi.unschedulable_plugins) | set(qpi.pending_plugins)
+        if fwk is None or not rejectors:
+            return [{"plugin": "", "events": ["any cluster event (no plugin rejected it: retried after backoff)"]}]
+        by_plugin: dict[str, list[str]] = {}
+        for event, plugin, _ in fwk.queueing_hints():
+            if plugin in rejectors:
+                labels = by_plugin.setdefault(plugin, [])
+                if event.label not in labels:
+                    labels.append(event.label)
+        return [{"plugin": p, "events": by_plugin.get(p, [])} for p in sorted(rejectors)]
+
+
+def _status_json(status: Status | None) -> dict[str, Any]:
+    if status is None:
+        return {"fits": True, "plugin": "", "reason": ""}
+    return {"fits": False, "plugin": status.plugin, "reason": status.message()}
+
+
+def _attempt_json(cycle: _Cycle, outcome: dict[str, Any], victims: list[dict[str, Any]]) -> dict[str, Any]:
+    record = cycle.record
+    out: dict[str, Any] = {"cycle": cycle.cycle, "time": cycle.time, **outcome,
+                           "evaluated": record.evaluated, "feasible": record.feasible_count}
+    if record.node:
+        out["chosen"] = record.node
+    if isinstance(record, CycleRecord):
+        _full_detail(out, record, cycle.nodes or [])
+    else:
+        _summary(out, record)
+    if victims:
+        out["victims"] = victims
+    if record.permit_waits:
+        out["permitWaits"] = dict(record.permit_waits)
+    return out
+
+
+def _full_detail(out: dict[str, Any], record: CycleRecord, nodes: list[str]) -> None:
+    status = record.pre_filter_status
+    pre: dict[str, Any] = {}
+    if status is not None and not status.is_success():
+        pre = {"plugin": status.plugin, "code": status.code.name, "reason": status.message()}
+    elif record.nodes is not None and record.diagnosis is not None and len(record.nodes) < len(nodes) \
+            and record.diagnosis.node_to_status.absent_nodes_status.reasons:
+        absent = record.diagnosis.node_to_status.absent_nodes_status
+        pre = {"plugin": absent.plugin, "narrowedTo": len(record.nodes), "reason": absent.message()}
+    if pre:
+        out["preFilter"] = pre
+    candidates = set(record.nodes)
+    statuses = record.diagnosis.node_to_status if record.diagnosis is not None else None
+    evaluated_rejected = {n for n, _ in statuses.items()} if statuses is not None else set()
+    node_json: dict[str, Any] = {}
+    for name in nodes:
+        status = record.node_status(name)
+        if status is None or name in evaluated_rejected or (name not in candidates and status.reasons):
+            entry = _status_json(status)
+        else:  # sampled out (enough feasible nodes were found) or the nominated node was enough
+            entry = {"fits": None, "plugin": "", "reason": "not evaluated"}
+        entry["total"] = record.node_totals.get(name)
+        node_json[name] = entry
+    out["nodes"] = node_json
+    out["scores"] = {plugin: {n: {"raw": s.raw[n], "normalized": s.normalized[n], "weighted": s.weighted[n]}
+                              for n in s.weighted}
+                     for plugin, s in record.plugin_scores.items()}
+    if record.diagnosis is not None and record.diagnosis.post_filter_msg:
+        out["postFilter"] = record.diagnosis.post_filter_msg
+
+
+def _summary(out: dict[str, Any], record: SummaryRecord) -> None:
+    if record.pre_filter_plugin:
+        out["preFilter"] = {"plugin": record.pre_filter_plugin, "reason": record.pre_filter_message}
+    out["rejections"] = [{"plugin": p, "reason": m, "nodes": n}
+                         for (p, m), n in sorted(record.rejections.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if record.top:
+        out["top"] = [{"node": s.node, "total": s.total, "scores": s.scores} for s in record.top]
+    if record.post_filter_message:
+        out["postFilter"] = record.post_filter_message
+
+
+# ---------------------------------------------------------------------- text
+def render(explained: dict[str, Any]) -> str:
+    """The explanation as text for a terminal."""
+    head = f"pod {explained['pod']} (profile {explained['profile']}): {explained['status']}"
+    if explained.get("node"):
+        head += f" on {explained['node']}"
+    lines = [head]
+    attempts = explained["attempts"]
+    if not attempts:
+        lines.append("  no scheduling attempt" + (f": {explained['message']}" if explained.get("message") else ""))
+    if explained.get("attemptsNotKept"):
+        lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
+    for number, attempt in enumerate(attempts, 1):
+        lines.extend(_render_attempt(number, attempt, explained.get("priority")))
+    for wake in explained.get("wakeUpEvents", ()):
+        who = f"{wake['plugin']}: " if wake["plugin"] else ""
+        lines.append(f"  would be retried on {who}{', '.join(wake['events']) or 'no registered event'}")
+    return "\n".join(lines)
+
+
+#: upstream DefaultPreemption's order for choosing among candidate nodes (pickOneNodeForPreemption)
+PREEMPTION_ORDER = ("fewest PDB violations, lowest highest victim priority, smallest sum of victim "
+                    "priorities, fewest victims, latest start of the highest-priority victims")
+
+
+def _render_attempt(number: int, a: dict[str, Any], priority: int | None = None) -> list[str]:
+    result = a["result"]
+    where = a.get("node") or a.get("chosen") or ""
+    text = f"  attempt {number} (cycle {a['cycle']}, t={a['time']:g}s): {result}"
+    if where and result in ("Scheduled", "Assumed", "Waiting"):
+        text += f" on {where}"
+    text += f"; {a['evaluated']} node(s) evaluated, {a['feasible']} feasible"
+    lines = [text]
+    pre = a.get("preFilter")
+    if pre:
+        if "narrowedTo" in pre:
+            lines.append(f"    PreFilter {pre['plugin']} narrowed the nodes to {pre['narrowedTo']}")
+        else:
+            lines.append(f"    PreFilter {pre['plugin']}: {pre['reason']}")
+    if "nodes" in a:
+        lines.extend(_render_nodes(a))
+    else:
+        for s in a.get("top", ()):
+            scores = ", ".join(f"{p} {w}" for p, w in s["scores"].items())
+            lines.append(f"    top {s['node']}: {s['total']}" + (f" ({scores})" if scores else ""))
+        for r in a.get("rejections", ()):
+            lines.append(f"    {r['nodes']} node(s) rejected by {r['plugin'] or '?'}: {r['reason']}")
+    if a.get("postFilter"):
+        lines.append(f"    PostFilter: {a['postFilter']}")
+    if a.get("nominatedNode"):
+        victims = a.get("victims", [])
+        lines.append(f"    nominated node {a['nominatedNode']}" + ("; victims: " + ", ".join(
+            f"{v['pod']} (priority {v['priority']})" for v in victims) if victims else ""))
+        if victims:
+            highest = max((v["priority"] for v in victims if v["priority"] is not None), default=None)
+            lines.append(f"    why {a['nominatedNode']}: evicting pods of priority up to {highest} (this pod: "
+                         f"{priority}) makes it fit there;")
+            lines.append(f"      among such nodes upstream picks by {PREEMPTION_ORDER}")
+    for plugin, timeout in a.get("permitWaits", {}).items():
+        lines.append(f"    Permit: {plugin} made it wait (timeout {timeout:g}s)")
+    if a.get("message") and result not in ("Scheduled", "Assumed", "Waiting"):
+        lines.append(f"    => {a['message']}")
+    return lines
+
+
+def _render_nodes(a: dict[str, Any]) -> list[str]:
+    nodes: dict[str, Any] = a["nodes"]
+    plugins = list(a.get("scores", {}))
+    width = max([len("NODE")] + [len(n) for n in nodes])
+    lines = []
+    fits = [n for n, v in nodes.items() if v["fits"]]
+    if fits and plugins:
+        cells = {p: {n: "{raw}/{normalized}/{weighted}".format(**a["scores"][p][n]) if n in a["scores"][p] else "-"
+                     for n in fits} for p in plugins}
+        widths = {p: max([len(p)] + [len(c) for c in cells[p].values()]) for p in plugins}
+        lines.append("    " + "NODE".ljust(width) + "".join(f"  {p.rjust(widths[p])}" for p in plugins)
+                     + "  TOTAL   (raw/normalized/weighted)")
+        for n in sorted(fits, key=lambda n: (-(nodes[n]["total"] or 0), n)):
+            lines.append("    " + n.ljust(width) + "".join(f"  {cells[p][n].rjust(widths[p])}" for p in plugins)
+                         + f"  {str(nodes[n]['total']).rjust(5)}")
+    elif fits:
+        lines.append("    fits: " + ", ".join(sorted(fits)))
+    for n in sorted(n for n, v in nodes.items() if not v["fits"]):
+        v = nodes[n]
+        if v["fits"] is None:
+            lines.append("    " + n.ljust(width) + f"  {v['reason']}")
+        else:
+            lines.append("    " + n.ljust(width) + f"  rejected by {v['plugin'] or '?'}: {v['reason']}")
+    return lines
+
+
+# ---------------------------------------------------------------------- dry run
 @attrs.frozen
 class Explanation:
     pod: str
@@ -56,7 +399,7 @@ class Explanation:
 
 
 def explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
-    """Explain ``pod``'s placement on the scheduler's current state; a bound pod is explained as
+    """A dry run: explain ``pod``'s placement on the scheduler's current state; a bound pod is explained as
     if it were pending again and not on its node."""
     if pod.node_name:
         scheduler.cache.remove_pod(pod)

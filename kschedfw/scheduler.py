@@ -261,6 +261,8 @@ class Scheduler:
             self._handle_failure(fwk, qpi, self._one_node_failure(pod, host, status), CLEAR_NOMINATION, cycle)
             return True
         self._activate_pods(pods_to_activate)
+        if waits and recorder is not None:
+            recorder.permit_wait(waits)
         self._record(qpi, fwk, cycle, "Waiting" if waits else "Assumed", host)
         # binding cycle, upstream order: PreBindPreFlight, WaitOnPermit, PreBind, Bind
         preflight = fwk.run_pre_bind_pre_flights(state, assumed, host)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,12 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
-                        help="after the run, show how each node filters and scores this pod (repeatable)")
+                        help="show this pod's scheduling attempts as they happened: each node's filter "
+                             "verdict, every score, preemption, Permit waits, what would wake it "
+                             "(repeatable; `all`: a summary of every pod)")
+    parser.add_argument("--report", metavar="FILE.html",
+                        help="write a self-contained HTML report: placements, node usage, pending pods "
+                             "by reason, each pod's explanation on click")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -44,6 +50,8 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections
+    from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
+    from kschedfw.report import render_html
     from kschedfw.framework.registry import default_catalog
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
@@ -62,32 +70,55 @@ def run(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr)
     inputs, refused = admit(inputs, gates)
     objects, steps = inputs.objects, list(inputs.steps)
-    pods = sum(1 for o in objects if type(o).__name__ == "Pod") + sum(
-        1 for s in steps for o in s.objects if type(o).__name__ == "Pod")
+    pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
+        o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
+    errors = check_pod_names(args.explain, pod_keys)
+    if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
+        errors.append(f"--report {args.report}: no such directory")
+    if errors:  # before the run, which may be long
+        for error in errors:
+            print(f"kschedfw simulate: {error}", file=sys.stderr)
+        return 2
     try:
-        with progress_bar(args.progress, pods) as on_progress:
+        with progress_bar(args.progress, len(pod_keys)) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates)
+            log = None
+            if args.explain or args.report:
+                log = DecisionLog(sim.scheduler, args.explain,
+                                  summarize_all=ALL in args.explain or bool(args.report)).attach()
             result = sim.run()
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
         return 1
     if args.write_out:
         _write_out(args.write_out, result)
-    explanations = _explanations(result, args.explain)
-    if explanations is None:
-        return 1
     rejected = refused + locate_rejections(result.rejected, inputs.located)
+    payload = _as_json(result, rejected) if args.output == "json" or args.report else None
+    asked = [k for k in args.explain if k != ALL]
+    explained = []
+    if log is not None and args.explain:
+        explained = log.explain(result, None if ALL in args.explain else asked)
+    if args.report:
+        assert log is not None and payload is not None
+        every = explained if ALL in args.explain else log.explain(result)
+        by_pod = {e["pod"]: e for e in every}
+        try:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                fh.write(render_html(payload, {k: render(e) for k, e in by_pod.items()}))
+        except OSError as exc:
+            print(f"kschedfw simulate: cannot write {args.report}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if args.output == "json":
-        payload = _as_json(result, rejected)
-        if explanations:
-            payload["explain"] = [_explanation_json(e) for e in explanations]
+        assert payload is not None
+        if explained:
+            payload["explain"] = explained
         print(json.dumps(payload, indent=2))
     else:
         _print_table(result, rejected)
-        for explanation in explanations:
+        for explanation in explained:
             print()
-            print(explanation.render())
+            print(render(explanation))
     return 0
 
 
@@ -131,26 +162,6 @@ def read_inputs_or_report(paths: list[str]) -> "Inputs | int":
         return 2 if unusable else 1  # 2: could not run, as `validate` says it
 
 
-def _explanations(result: Any, keys: list[str]) -> list | None:
-    from kschedfw.explain import explain
-    out = []
-    for key in keys:
-        namespace, _, name = key.rpartition("/")
-        pod = result.cluster.get("Pod", name, namespace or "default")
-        if pod is None or pod.scheduler_name not in result.scheduler.frameworks:
-            print(f"kschedfw simulate: --explain {key}: no such pod for any profile", file=sys.stderr)
-            return None
-        out.append(explain(result.scheduler, pod))
-    return out
-
-
-def _explanation_json(e: Any) -> dict:
-    return {"pod": e.pod, "profile": e.profile, "message": e.message,
-            "nodes": {n: {"fits": s is None, "plugin": s.plugin if s else "", "reason": s.message() if s else "",
-                          "total": e.totals.get(n)} for n, s in e.node_statuses.items()},
-            "scores": e.plugin_scores}
-
-
 class _NoProgress:
     def __enter__(self) -> None:
         return None
@@ -168,6 +179,7 @@ def progress_bar(mode: str, total: int, description: str = "binding pods") -> An
 
 
 def _as_json(result: Any, rejected: list) -> dict:
+    from kschedfw.report import node_usage
     return {
         "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
                   "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
@@ -175,6 +187,7 @@ def _as_json(result: Any, rejected: list) -> dict:
         "summary": result.summary(),
         "rejected": [{"object": r.object, "source": r.where, "reason": r.reason} for r in rejected],
         "simulatedSeconds": result.end_time,
+        "nodes": node_usage(result),
     }
 
 

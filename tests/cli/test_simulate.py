@@ -148,20 +148,27 @@ def test_explain_shows_each_nodes_verdict_and_scores(capsys, tmp_path):
                          "--explain", "default/huge", "--explain", "default/small")
     assert code == 0, err
     huge, small = json.loads(out)["explain"]
-    assert huge["nodes"]["n1"] == {"fits": False, "plugin": "NodeResourcesFit", "reason": "Insufficient cpu",
-                                   "total": None}
-    assert huge["nodes"]["n2"]["reason"] == "node(s) had untolerated taint(s)"
-    assert huge["message"] == ("0/2 nodes are available: 1 Insufficient cpu, "
-                               "1 node(s) had untolerated taint(s).")
-    # the bound pod is explained as if it were pending again: it still fits only n1
-    assert small["nodes"]["n1"]["fits"] and not small["nodes"]["n2"]["fits"]
+    (attempt,) = huge["attempts"]
+    assert attempt["result"] == "Unschedulable"
+    assert attempt["nodes"]["n1"] == {"fits": False, "plugin": "NodeResourcesFit", "reason": "Insufficient cpu",
+                                      "total": None}
+    assert attempt["nodes"]["n2"]["reason"] == "node(s) had untolerated taint(s)"
+    assert attempt["message"].startswith("0/2 nodes are available: 1 Insufficient cpu, "
+                                         "1 node(s) had untolerated taint(s).")
+    # the bound pod's attempt as it happened: only n1 fitted, and it was bound there
+    (bound,) = small["attempts"]
+    assert bound["nodes"]["n1"]["fits"] and not bound["nodes"]["n2"]["fits"]
+    assert (small["status"], small["node"], bound["result"], bound["node"]) == ("Bound", "n1", "Scheduled", "n1")
 
 
-def test_explain_unknown_pod(capsys, tmp_path):
+def test_explain_unknown_pod_is_refused_before_the_run(capsys, tmp_path):
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(CLUSTER)
     code, out, err = run(capsys, "simulate", str(cluster), "--explain", "default/nope")
-    assert code == 1 and "--explain default/nope: no such pod" in err
+    assert code == 2 and "--explain default/nope: no such pod" in err
+    assert out == ""  # nothing was simulated
+    code, out, err = run(capsys, "simulate", str(cluster), "--explain", "default/smal")
+    assert code == 2 and "did you mean default/small?" in err
 
 
 GT_CLUSTER = """\

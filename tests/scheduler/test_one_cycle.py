@@ -47,11 +47,13 @@ def test_explain_names_the_plugin_whose_pre_filter_result_narrowed_the_nodes(cap
     narrowed = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
     assert pod["message"].startswith(f"0/3 nodes are available: 1 Insufficient cpu, 2 {narrowed}.")
     (explained,) = payload["explain"]
+    attempt = explained["attempts"][-1]
     for node in ("n2", "n3"):
-        assert explained["nodes"][node] == {"fits": False, "plugin": "NodeAffinity", "reason": narrowed,
-                                            "total": None}
-    assert explained["nodes"]["n1"]["plugin"] == "NodeResourcesFit"
-    assert pod["message"].startswith(explained["message"])
+        assert attempt["nodes"][node] == {"fits": False, "plugin": "NodeAffinity", "reason": narrowed,
+                                          "total": None}
+    assert attempt["nodes"]["n1"]["plugin"] == "NodeResourcesFit"
+    assert attempt["preFilter"] == {"plugin": "NodeAffinity", "narrowedTo": 1, "reason": narrowed}
+    assert pod["message"] == explained["message"] == attempt["message"]
 
 
 class Narrow:
