@@ -101,6 +101,9 @@ class DecisionRecorder:
     def totals(self, nodes: list[str], totals: list[int]) -> None:
         self._totals = dict(zip(nodes, totals))
 
+    def permit_wait(self, waits: dict[str, float]) -> None:
+        """Where a pod ends is decided by its cycle, not by how long it waited at Permit."""
+
     def result(self, evaluated: int, feasible: int, node: str, status: "Status | None") -> None:
         wanted = self.focus | {node} if node else self.focus
         views = {name: self._view(name) for name in sorted(wanted)}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import attrs
 
@@ -67,7 +67,7 @@ class PodsToActivate:
 class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
-                 feature_gates: dict[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.config = config
         self.cluster = cluster
         self.clock = cluster.clock

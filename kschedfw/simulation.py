@@ -8,7 +8,7 @@ grace period ending) until none is left.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -67,7 +67,7 @@ class Simulation:
                  steps: Iterable[Step] = (), *, seed: int = 0,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  on_progress: Callable[[int, int], None] | None = None,
-                 feature_gates: dict[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None) -> None:
         self.clock = SimulatedClock()
         self.cluster = MemoryCluster(self.clock, feature_gates)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates)

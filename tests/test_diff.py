@@ -13,6 +13,7 @@ from kschedfw.diff import DecisionRecorder
 from kschedfw.features import FeatureGates
 from kschedfw.framework.registry import default_catalog
 from kschedfw.simulation import Simulation
+from kschedfw import Code, Status, hookimpl
 from kschedfw.testing import make_node, make_pod
 
 ONLY_N1 = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
@@ -67,3 +68,40 @@ def test_nodes_outside_the_filtered_sample_are_marked_unevaluated():
     # 150 nodes: the adaptive percentage gives max(100, 150*49%) = 100 nodes to find
     assert sum(1 for v in views.values() if not v.evaluated) == 50
     assert sum(1 for v in views.values() if v.total is not None) == 100 == decision.feasible
+
+
+class _WaitAtPermit:
+    """A Permit plugin that holds every pod for 10 s, then lets the wait time out."""
+
+    name = "WaitAtPermit"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def permit(self, state, pod, node_name):
+        return Status(Code.Wait), 10.0
+
+
+def test_a_pod_held_at_permit_is_recorded_like_any_other():
+    # Every recorder the scheduler is handed also hears about Permit waits (CycleRecorder.permit_wait).
+    from kschedfw.plugins.defaultbinder import DefaultBinder
+    from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+    from kschedfw.plugins.queuesort import PrioritySort
+    from kschedfw.framework.registry import Registry
+    from kschedfw.testing import config_for
+
+    classes = [PrioritySort, NodeResourcesFit, _WaitAtPermit, DefaultBinder]
+    registry = Registry.from_classes(classes)
+    sim = Simulation(config_for(classes, registry=registry), registry, [make_node("n1"), make_pod("p")])
+    recorders: list[DecisionRecorder] = []
+
+    def recorder_for(pod):
+        recorders.append(DecisionRecorder((), lambda: 1))
+        return recorders[-1]
+
+    sim.scheduler.recorder_for = recorder_for
+    result = sim.run()
+    assert recorders[0].decision is not None and recorders[0].decision.node == "n1"
+    # each wait times out after 10 s and the pod is retried, to wait again: it ends held at Permit
+    assert len(recorders) > 1 and [p.status for p in result.pods] == ["Waiting"]
