@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | run."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import importlib
 import os
 import sys
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "run")
 
 
 def build_parser() -> argparse.ArgumentParser:

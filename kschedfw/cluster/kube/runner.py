@@ -1,0 +1,68 @@
+"""One scheduler process against a real API server, upstream's order: informers, wait for their
+caches, then schedule until stopped (leader election is not done yet: run one replica)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from kschedfw.cluster.kube.backend import KubeBackend
+from kschedfw.cluster.kube.client import KubeClient
+from kschedfw.cluster.kube.credentials import load_connection
+from kschedfw.cluster.kube.loop import run_until_stopped
+
+if TYPE_CHECKING:
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.registry import Registry
+
+__all__ = ["KubeRunner", "UPSTREAM_LEASE_NAME"]
+
+log = logging.getLogger(__name__)
+
+UPSTREAM_LEASE_NAME = "kube-scheduler"
+
+
+class KubeRunner:
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", *, kubeconfig: str | Path | None = None,
+                 dry_run: bool = False, seed: int = 0, feature_gates: dict[str, bool] | None = None,
+                 on_decision: Callable[[str, Any, str], None] | None = None,
+                 informer_options: dict[str, Any] | None = None) -> None:
+        from kschedfw.scheduler import Scheduler
+        connection_config = config.document.get("clientConnection") or {}
+        kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
+        self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
+                                 burst=int(connection_config.get("burst") or 100))
+        self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
+                                   informer_options=informer_options)
+        self.scheduler = Scheduler(config, registry, self.backend, seed=seed, record_attempts=False,
+                                   feature_gates=feature_gates)
+        self.stopping = threading.Event()
+
+    def lease_warning(self) -> str | None:
+        """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
+        scheduler keeping it would fight kube-scheduler for leadership."""
+        le = self.scheduler.config.document.get("leaderElection") or {}
+        serves_default = "default-scheduler" in self.scheduler.frameworks
+        if le.get("leaderElect") and le.get("resourceName") == UPSTREAM_LEASE_NAME and not serves_default:
+            return (f"leaderElection.resourceName is {UPSTREAM_LEASE_NAME!r} (upstream's) but no profile serves "
+                    f"default-scheduler: give this scheduler its own lease name")
+        return None
+
+    def start(self, sync_timeout: float | None = None) -> bool:
+        """Start the informers and wait for their first lists; False on timeout."""
+        self.backend.start()
+        return self.backend.wait_for_sync(sync_timeout)
+
+    def run(self) -> None:
+        """Schedule until :meth:`stop` (from any thread or a signal handler)."""
+        run_until_stopped(self.scheduler, self.backend, self.stopping)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.backend.wake()
+
+    def close(self) -> None:
+        self.backend.stop()
+        self.client.close()
