@@ -1,0 +1,74 @@
+"""`kschedfw run` as a process: binds, stops cleanly on SIGTERM, refuses bad input clearly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from kschedfw.testing.controlplane import ControlPlane
+from tests.kube.helpers import pod_manifest, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+def test_missing_kubeconfig_is_a_clear_error_not_a_traceback(tmp_path):
+    proc = kschedfw("run", "--kubeconfig", str(tmp_path / "absent"))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "absent" in err and "Traceback" not in err
+
+
+def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, namespace, tmp_path):
+    node = f"{namespace}-node"
+    control_plane.create_ready_node(node)
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "leaderElection:\n  leaderElect: false\n"
+                      f"profiles:\n- schedulerName: cli-{namespace}\n")
+    proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig))
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("p", namespace, scheduler=f"cli-{namespace}"))
+        wait_for(lambda: control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName"),
+                 timeout=60, what="the pod bound by `kschedfw run`")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "stopped after binding 1 pods" in err
+        assert "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        control_plane.api("DELETE", f"/api/v1/nodes/{node}")
+
+
+def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane: ControlPlane, tmp_path):
+    """kube-scheduler holds kube-system/kube-scheduler; a scheduler that does not serve
+    default-scheduler must not compete for it (issue #9)."""
+    from kschedfw.cluster.kube.runner import KubeRunner
+    from kschedfw.config.validate import load_config
+    from kschedfw.framework.registry import default_catalog
+
+    def warning(body: str) -> str | None:
+        config_file = tmp_path / "config.yaml"
+        config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + body)
+        registry = default_catalog()
+        config, diagnostics = load_config(str(config_file), registry)
+        assert config is not None, diagnostics
+        runner = KubeRunner(config, registry, kubeconfig=control_plane.kubeconfig)
+        runner.close()
+        return runner.lease_warning()
+
+    assert "leaderElection.resourceName is 'kube-scheduler'" in warning("profiles:\n- schedulerName: mine\n")
+    assert warning("leaderElection:\n  resourceName: mine\nprofiles:\n- schedulerName: mine\n") is None
+    assert warning("profiles:\n- schedulerName: default-scheduler\n") is None
