@@ -36,7 +36,7 @@ _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms
 class KubeBackend:
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
                  on_decision: Callable[[str, Pod, str], None] | None = None,
-                 informer_options: dict[str, Any] | None = None) -> None:
+                 informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None) -> None:
         self.client = client
         self.dry_run = dry_run
         self.clock = WallClock()
@@ -50,7 +50,7 @@ class KubeBackend:
         self._timers: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
         self.informers: list[Informer] = []
-        self.events = EventWriter(None if dry_run else client)
+        self.events = EventWriter(None if dry_run else (event_client or client))
 
     # ------------------------------------------------------------------ informers
     def served_resources(self) -> list[Resource]:

@@ -34,8 +34,11 @@ class KubeRunner:
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
                                  burst=int(connection_config.get("burst") or 100))
+        # upstream: events go through a client of their own, with its own QPS budget
+        self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
+                                       burst=self.client.limiter.burst)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
-                                   informer_options=informer_options)
+                                   informer_options=informer_options, event_client=self.event_client)
         self.scheduler = Scheduler(config, registry, self.backend, seed=seed, record_attempts=False,
                                    feature_gates=feature_gates)
         self.stopping = threading.Event()
@@ -66,3 +69,4 @@ class KubeRunner:
     def close(self) -> None:
         self.backend.stop()
         self.client.close()
+        self.event_client.close()
