@@ -91,5 +91,8 @@ def run(args: argparse.Namespace) -> int:
         runner.close()
         for s, handler in previous.items():
             signal.signal(s, handler)
+    if runner.lost_leadership:
+        print("kschedfw run: leader election lost", file=sys.stderr)
+        return 1
     print(f"kschedfw run: stopped after binding {runner.scheduler.bound_count} pods", file=sys.stderr)
     return 0

@@ -3,6 +3,7 @@ through the API (bind, PodScheduled condition, events, preemption), observed fro
 
 from __future__ import annotations
 
+import itertools
 import threading
 
 import pytest
@@ -12,6 +13,9 @@ from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.testing.controlplane import APIError, ControlPlane
 from tests.kube.helpers import pod_manifest, wait_for
+
+
+_configs = itertools.count()
 
 
 @pytest.fixture
@@ -24,10 +28,12 @@ def nodes(control_plane: ControlPlane, namespace: str):
         control_plane.api("DELETE", f"/api/v1/nodes/{name}")
 
 
-def start_runner(control_plane: ControlPlane, tmp_path, scheduler_name: str, **kwargs):
-    config_file = tmp_path / "config.yaml"
+def start_runner(control_plane: ControlPlane, tmp_path, scheduler_name: str, leader_election: str = "",
+                 **kwargs):
+    config_file = tmp_path / f"config-{next(_configs)}.yaml"
     config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-                           f"profiles:\n- schedulerName: {scheduler_name}\n")
+                           + (leader_election or "leaderElection:\n  leaderElect: false\n")
+                           + f"profiles:\n- schedulerName: {scheduler_name}\n")
     registry = default_catalog()
     config, diagnostics = load_config(str(config_file), registry)
     assert config is not None, diagnostics
@@ -155,3 +161,36 @@ def test_dry_run_decides_without_writing(control_plane, tmp_path, namespace, sch
         runner.stop()
         thread.join(10)
         runner.close()
+
+
+def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_path, namespace, scheduler_name,
+                                                             nodes):
+    lease = (f"leaderElection:\n  leaderElect: true\n  resourceName: le-{namespace}\n"
+             "  leaseDuration: 3s\n  renewDeadline: 2s\n  retryPeriod: 500ms\n")
+    first, first_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
+    wait_for(lambda: first.elector is not None and first.elector.leading.is_set(), what="a leader")
+    second, second_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("one", namespace, scheduler=scheduler_name))
+        wait_for(lambda: get_pod(control_plane, namespace, "one")["spec"].get("nodeName"), what="a binding")
+        assert (first.scheduler.bound_count, second.scheduler.bound_count) == (1, 0)
+        assert not second.elector.leading.is_set()
+        held = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
+        assert held["spec"]["holderIdentity"] == first.elector.identity
+        first.elector._release = lambda: None  # die without releasing, as a killed process would
+        first.stop()
+        first_thread.join(10)
+        # the follower waits out the lease duration it observed, then takes over
+        wait_for(lambda: second.elector.leading.is_set(), timeout=20, what="the follower to lead")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("two", namespace, scheduler=scheduler_name))
+        wait_for(lambda: get_pod(control_plane, namespace, "two")["spec"].get("nodeName"), what="a binding")
+        assert second.scheduler.bound_count == 1
+    finally:
+        for runner, thread in ((first, first_thread), (second, second_thread)):
+            runner.stop()
+            thread.join(10)
+            runner.close()
+    released = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
+    assert not released["spec"].get("holderIdentity")  # a clean stop releases the lease

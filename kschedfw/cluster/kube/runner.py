@@ -1,5 +1,5 @@
 """One scheduler process against a real API server, upstream's order: informers, wait for their
-caches, then schedule until stopped (leader election is not done yet: run one replica)."""
+caches, leader election (when configured), then schedule until stopped or the lease is lost."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
+from kschedfw.cluster.kube.leaderelection import LeaderElector
 from kschedfw.cluster.kube.loop import run_until_stopped
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ class KubeRunner:
         self.scheduler = Scheduler(config, registry, self.backend, seed=seed, record_attempts=False,
                                    feature_gates=feature_gates)
         self.stopping = threading.Event()
+        self.dry_run = dry_run
+        self.elector: LeaderElector | None = None
+        self.lost_leadership = False
 
     def lease_warning(self) -> str | None:
         """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
@@ -59,8 +63,30 @@ class KubeRunner:
         return self.backend.wait_for_sync(sync_timeout)
 
     def run(self) -> None:
-        """Schedule until :meth:`stop` (from any thread or a signal handler)."""
-        run_until_stopped(self.scheduler, self.backend, self.stopping)
+        """Schedule until :meth:`stop` (from any thread or a signal handler) or, with leader
+        election, until the lease is lost (then ``lost_leadership`` is true, as upstream exits)."""
+        le = self.scheduler.config.document.get("leaderElection") or {}
+        if not le.get("leaderElect") or self.dry_run:
+            run_until_stopped(self.scheduler, self.backend, self.stopping)
+            return
+        from kschedfw.config.k8svalidation import parse_duration
+        self.elector = LeaderElector(
+            self.client, le.get("resourceNamespace") or "kube-system", le.get("resourceName") or UPSTREAM_LEASE_NAME,
+            lease_duration=parse_duration(le.get("leaseDuration") or "15s") / 1e9,
+            renew_deadline=parse_duration(le.get("renewDeadline") or "10s") / 1e9,
+            retry_period=parse_duration(le.get("retryPeriod") or "2s") / 1e9,
+            on_stopped_leading=self.stop)
+        thread = threading.Thread(target=self.elector.run, name="leader-election", daemon=True)
+        thread.start()
+        try:
+            while not self.elector.leading.is_set() and not self.stopping.is_set():
+                self.backend.deliver(timeout=0.2)  # stand by with fresh caches
+            if not self.stopping.is_set():
+                run_until_stopped(self.scheduler, self.backend, self.stopping)
+        finally:
+            self.elector.stop()
+            thread.join(30)
+            self.lost_leadership = self.elector.lost
 
     def stop(self) -> None:
         self.stopping.set()
