@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, wait_for
 
@@ -21,6 +23,7 @@ def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
 
 
 def test_missing_kubeconfig_is_a_clear_error_not_a_traceback(tmp_path):
+    pytest.importorskip("lightkube")
     proc = kschedfw("run", "--kubeconfig", str(tmp_path / "absent"))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2

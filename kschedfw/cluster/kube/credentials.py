@@ -69,9 +69,12 @@ class Connection:
 def load_connection(kubeconfig: str | Path | None = None, context: str | None = None) -> Connection:
     """From ``kubeconfig`` if given; else in-cluster, ``$KUBECONFIG`` or ``~/.kube/config``
     (client-go's order for a scheduler run with no --kubeconfig)."""
-    from lightkube.config import client_adapter
-    from lightkube.config.kubeconfig import KubeConfig
-    from lightkube.core.exceptions import ConfigError
+    try:
+        from lightkube.config import client_adapter
+        from lightkube.config.kubeconfig import KubeConfig
+        from lightkube.core.exceptions import ConfigError
+    except ImportError:
+        raise CredentialsError("reading kubeconfigs needs the lightkube package (pip install lightkube)") from None
     try:
         config = KubeConfig.from_file(str(kubeconfig)) if kubeconfig else KubeConfig.from_env()
         single = config.get(context_name=context)
