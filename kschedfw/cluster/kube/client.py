@@ -72,9 +72,9 @@ class KubeClient:
         kwargs: dict[str, Any] = {"maxsize": pool_size, "block": False, "retries": False}
         if parsed.scheme == "https":
             self._pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-                parsed.hostname, parsed.port or 443, ssl_context=connection.ssl_context, **kwargs)
+                parsed.hostname or "", parsed.port or 443, ssl_context=connection.ssl_context, **kwargs)
         else:
-            self._pool = urllib3.HTTPConnectionPool(parsed.hostname, parsed.port or 80, **kwargs)
+            self._pool = urllib3.HTTPConnectionPool(parsed.hostname or "", parsed.port or 80, **kwargs)
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
 
     def close(self) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
@@ -40,7 +40,8 @@ class KubeRunner:
                                        burst=self.client.limiter.burst)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
                                    informer_options=informer_options, event_client=self.event_client)
-        self.scheduler = Scheduler(config, registry, self.backend, seed=seed, record_attempts=False,
+        # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
+        self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
                                    feature_gates=feature_gates)
         self.stopping = threading.Event()
         self.dry_run = dry_run
