@@ -25,6 +25,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...")
     parser.add_argument("--sync-timeout", type=float, default=120.0, metavar="SECONDS",
                         help="give up when the informers have not listed everything by then (default 120)")
+    parser.add_argument("--health-address", default="127.0.0.1:10261", metavar="HOST:PORT",
+                        help="serve /healthz, /livez, /readyz and /metrics here (default 127.0.0.1:10261; "
+                             "port 0 picks a free one; 'off' to disable)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
     parser.set_defaults(func=run)
 
@@ -71,6 +74,18 @@ def run(args: argparse.Namespace) -> int:
     except FrameworkError as exc:
         print(f"kschedfw run: cannot build the scheduler: {exc}", file=sys.stderr)
         return 1
+    health = None
+    if args.health_address != "off":
+        from kschedfw.cluster.kube.health import HealthServer, parse_address
+        try:
+            health = HealthServer(parse_address(args.health_address), runner.health_checks(), runner.metrics_text)
+        except (ValueError, OSError) as exc:
+            print(f"kschedfw run: --health-address: {exc}", file=sys.stderr)
+            runner.close()
+            return 2
+        health.start()
+        print(f"kschedfw run: health and metrics on http://{health.address[0]}:{health.address[1]}",
+              file=sys.stderr, flush=True)
     warning = runner.lease_warning()
     if warning:
         print(f"kschedfw run: warning: {warning}", file=sys.stderr)
@@ -89,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         runner.run()
     finally:
         runner.close()
+        if health is not None:
+            health.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
     if runner.lost_leadership:

@@ -16,6 +16,16 @@ from tests.kube.helpers import pod_manifest, wait_for
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def http_get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
 def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     return subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", *args], env=env, text=True,
@@ -37,12 +47,24 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
     config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                       "leaderElection:\n  leaderElect: false\n"
                       f"profiles:\n- schedulerName: cli-{namespace}\n")
-    proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig))
+    proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig),
+                    "--health-address", "127.0.0.1:0")
     try:
+        url = ""
+        while not url:
+            line = proc.stderr.readline()
+            assert line, "kschedfw run ended early"
+            if "health and metrics on " in line:
+                url = line.split("health and metrics on ", 1)[1].strip()
+        assert url.startswith("http://127.0.0.1:")
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("p", namespace, scheduler=f"cli-{namespace}"))
         wait_for(lambda: control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName"),
                  timeout=60, what="the pod bound by `kschedfw run`")
+        wait_for(lambda: http_get(url + "/readyz") == (200, "ok"), what="/readyz ok")
+        assert http_get(url + "/healthz") == (200, "ok")
+        wait_for(lambda: "kschedfw_bound_pods_total 1" in http_get(url + "/metrics")[1], what="the bind in /metrics")
+        assert 'scheduler_pending_pods{queue="active"} 0' in http_get(url + "/metrics")[1]
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err

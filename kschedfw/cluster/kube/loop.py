@@ -8,7 +8,7 @@ Kept apart so that ``Scheduler.run(until=...)`` can replace it once the core has
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from kschedfw.cluster.kube.backend import KubeBackend
@@ -26,9 +26,15 @@ def _run_due(scheduler: "Scheduler", backend: "KubeBackend") -> None:
     scheduler.queue.flush_unschedulable_pods_leftover()
 
 
-def run_until_stopped(scheduler: "Scheduler", backend: "KubeBackend", stop: threading.Event) -> None:
-    """Schedule until ``stop`` is set (set it, then call ``backend.wake()``, to end promptly)."""
+def run_until_stopped(scheduler: "Scheduler", backend: "KubeBackend", stop: threading.Event,
+                      on_tick: Callable[[], None] | None = None) -> None:
+    """Schedule until ``stop`` is set (set it, then call ``backend.wake()``, to end promptly).
+    ``on_tick`` runs on this thread about once a second (publishing metrics)."""
+    next_tick = 0.0
     while not stop.is_set():
+        if on_tick is not None and backend.clock.now() >= next_tick:
+            on_tick()
+            next_tick = backend.clock.now() + 1.0
         backend.deliver()
         _run_due(scheduler, backend)
         if stop.is_set():

@@ -47,6 +47,7 @@ class KubeRunner:
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
+        self.published: dict[str, float] = {}  # metrics, written by the scheduling thread only
 
     def lease_warning(self) -> str | None:
         """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
@@ -68,7 +69,7 @@ class KubeRunner:
         election, until the lease is lost (then ``lost_leadership`` is true, as upstream exits)."""
         le = self.scheduler.config.document.get("leaderElection") or {}
         if not le.get("leaderElect") or self.dry_run:
-            run_until_stopped(self.scheduler, self.backend, self.stopping)
+            run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
             return
         from kschedfw.config.k8svalidation import parse_duration
         self.elector = LeaderElector(
@@ -83,11 +84,38 @@ class KubeRunner:
             while not self.elector.leading.is_set() and not self.stopping.is_set():
                 self.backend.deliver(timeout=0.2)  # stand by with fresh caches
             if not self.stopping.is_set():
-                run_until_stopped(self.scheduler, self.backend, self.stopping)
+                run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
         finally:
             self.elector.stop()
             thread.join(30)
             self.lost_leadership = self.elector.lost
+
+    # ------------------------------------------------------------------ health and metrics
+    def _publish(self) -> None:
+        published = {f"pending:{queue}": float(n) for queue, n in self.scheduler.queue.pending_pods().items()}
+        published["bound"] = float(self.scheduler.bound_count)
+        self.published = published
+
+    def health_checks(self) -> dict[str, "Callable[[], bool]"]:
+        """Upstream's readyz: informers synced; with leader election, a leader that has not lost its lease."""
+        checks: dict[str, Callable[[], bool]] = {
+            "informer-sync": lambda: all(i.synced.is_set() for i in self.backend.informers)}
+        checks["leaderElection"] = lambda: not self.lost_leadership and not (self.elector and self.elector.lost)
+        return checks
+
+    def metrics_text(self) -> str:
+        published = self.published
+        lines = ["# HELP scheduler_pending_pods Number of pending pods, by the queue type.",
+                 "# TYPE scheduler_pending_pods gauge"]
+        for key, value in sorted(published.items()):
+            if key.startswith("pending:"):
+                lines.append(f'scheduler_pending_pods{{queue="{key[8:]}"}} {value:g}')
+        lines += ["# HELP kschedfw_bound_pods_total Pods this scheduler bound.",
+                  "# TYPE kschedfw_bound_pods_total counter",
+                  f"kschedfw_bound_pods_total {published.get('bound', 0):g}",
+                  "# HELP kschedfw_is_leader 1 while this replica schedules.", "# TYPE kschedfw_is_leader gauge",
+                  f"kschedfw_is_leader {1 if (self.elector is None or self.elector.leading.is_set()) else 0}"]
+        return "\n".join(lines) + "\n"
 
     def stop(self) -> None:
         self.stopping.set()
