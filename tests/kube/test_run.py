@@ -194,3 +194,16 @@ def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_
             runner.close()
     released = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
     assert not released["spec"].get("holderIdentity")  # a clean stop releases the lease
+
+
+def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, namespace, scheduler_name, nodes,
+                                                             runner):
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("before", namespace, scheduler=scheduler_name))
+    wait_for(lambda: get_pod(control_plane, namespace, "before")["spec"].get("nodeName"), what="a binding")
+    control_plane.restart_apiserver()
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("after", namespace, scheduler=scheduler_name))
+    wait_for(lambda: get_pod(control_plane, namespace, "after")["spec"].get("nodeName"), timeout=60,
+             what="a binding after the restart")
+    assert runner.scheduler.bound_count == 2  # nothing bound twice, nothing forgotten
