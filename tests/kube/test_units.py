@@ -167,3 +167,34 @@ def test_unreadable_kubeconfig_is_a_clear_error(tmp_path):
     from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
     with pytest.raises(CredentialsError, match="no-such-file"):
         load_connection(tmp_path / "no-such-file")
+
+
+# ---------------------------------------------------------------------------------------- events
+class RecordingClient:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str, dict]] = []
+
+    def request(self, method, path, *, body=None, content_type="application/json", params=None):
+        self.calls.append((method, path, body))
+        return body
+
+
+def test_repeated_event_becomes_a_series_not_a_flood():
+    """client-go's events library: an isomorphic event within minutes patches the first one's series."""
+    from kschedfw.cluster.kube.events import EventWriter
+    pod = parse_api_object(BY_KIND["Pod"], pod_json("stuck", "7"))
+    client = RecordingClient()
+    writer = EventWriter(client, instance="host")
+    for _ in range(3):
+        writer.record(pod, "Warning", "FailedScheduling", "0/3 nodes are available: 3 Insufficient cpu.")
+    writer.record(pod, "Warning", "FailedScheduling", "x" * 2000)
+    writer.close()
+    (m1, p1, created), (m2, p2, patch2), (m3, _, patch3), (m4, _, long) = client.calls
+    assert (m1, m2, m3, m4) == ("POST", "PATCH", "PATCH", "POST")
+    assert p1 == "/apis/events.k8s.io/v1/namespaces/ns/events"
+    assert p2 == f"{p1}/{created['metadata']['name']}"
+    assert created["regarding"]["uid"] == "uid-stuck" and created["action"] == "Scheduling"
+    assert created["reportingController"] == "default-scheduler"
+    assert created["reportingInstance"] == "default-scheduler-host"
+    assert (patch2["series"]["count"], patch3["series"]["count"]) == (2, 3)
+    assert len(long["note"]) == 1024 and long["note"].endswith(" ...")  # the server refuses longer notes
