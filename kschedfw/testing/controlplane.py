@@ -25,6 +25,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -71,6 +72,23 @@ def missing_assets_reason() -> str:
             return f"{var}={folder} lacks executable {', '.join(missing)}"
     return (f"no Kubernetes binaries: set {ASSET_VARIABLES[0]} (or {ASSET_VARIABLES[1]}) to a folder "
             f"holding etcd and kube-apiserver")
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): get SIGKILL when the test process dies, so a killed
+    test run leaves no server behind (on SIGTERM, an API server whose etcd is gone lingers)."""
+    try:
+        import ctypes
+        import signal
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _popen(args: list[str], log_path: Path) -> "subprocess.Popen[bytes]":
+    with open(log_path, "ab") as log:
+        return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
 
 
 def free_port() -> int:
@@ -140,9 +158,7 @@ class ControlPlane:
             "--service-cluster-ip-range=10.0.0.0/24", "--disable-admission-plugins=ServiceAccount",
             *self.extra_apiserver_flags,
         ]
-        log = open(d / "kube-apiserver.log", "ab")
-        self._apiserver = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        log.close()
+        self._apiserver = _popen(args, d / "kube-apiserver.log")
         self._wait_ready(self._apiserver, "kube-apiserver", "/readyz")
 
     def stop_apiserver(self) -> None:
@@ -183,9 +199,7 @@ class ControlPlane:
                 "--listen-peer-urls", "http://127.0.0.1:0",
                 "--initial-advertise-peer-urls", "http://127.0.0.1:2380",
                 "--initial-cluster", "default=http://127.0.0.1:2380", "--log-level", "warn"]
-        log = open(d / "etcd.log", "ab")
-        self._etcd = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        log.close()
+        self._etcd = _popen(args, d / "etcd.log")
         self._wait_ready(self._etcd, "etcd", "/health", url=f"http://127.0.0.1:{self.etcd_port}")
 
     def _wait_ready(self, proc: subprocess.Popen[bytes], name: str, path: str, url: str | None = None) -> None:
