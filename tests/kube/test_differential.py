@@ -60,16 +60,17 @@ def outcome(cp: ControlPlane, ns: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def settled(cp: ControlPlane, ns: str, names: list[str]) -> bool:
+def settled(cp: ControlPlane, ns: str, names: list[str], must_bind: bool = False) -> bool:
+    """Every pod bound, or (unless ``must_bind``) given up on with a PodScheduled reason."""
     result = outcome(cp, ns)
-    return all(n in result and (result[n][0] or result[n][1]) for n in names)
+    return all(n in result and (result[n][0] or (result[n][1] and not must_bind)) for n in names)
 
 
-def play(cp: ControlPlane, ns: str, scheduler: str) -> dict[str, tuple[str, str]]:
-    for wave in waves(ns, scheduler):
+def play(cp: ControlPlane, ns: str, scheduler: str, make_waves=None, must_bind=False) -> dict[str, tuple[str, str]]:
+    for wave in (make_waves or waves)(ns, scheduler):
         for manifest in wave:
             cp.api("POST", f"/api/v1/namespaces/{ns}/pods", manifest)
-        wait_for(lambda: settled(cp, ns, [m["metadata"]["name"] for m in wave]), timeout=60,
+        wait_for(lambda: settled(cp, ns, [m["metadata"]["name"] for m in wave], must_bind), timeout=60,
                  what=f"{scheduler} to decide {[m['metadata']['name'] for m in wave]}")
     return outcome(cp, ns)
 
@@ -85,12 +86,11 @@ def cluster(control_plane: ControlPlane, namespace):
         control_plane.api("DELETE", f"/api/v1/nodes/{name}")
 
 
-def test_kube_scheduler_and_kschedfw_place_every_pod_identically(control_plane, namespace, cluster, tmp_path):
+def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None, must_bind=False):
+    """Play the waves through kube-scheduler, clear them, play them through kschedfw."""
     kube_scheduler = control_plane.assets / "kube-scheduler"
     if not os.access(kube_scheduler, os.X_OK):
         pytest.skip(f"no kube-scheduler in {control_plane.assets}")
-    # pods on other tests' nodes would change the counts in messages: only ours may exist
-    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 3
     upstream_ns, ours_ns = namespace, f"{namespace}-k"
     control_plane.api("POST", "/api/v1/namespaces", {"metadata": {"name": ours_ns}})
 
@@ -103,7 +103,7 @@ def test_kube_scheduler_and_kschedfw_place_every_pod_identically(control_plane, 
     proc = subprocess.Popen([str(kube_scheduler), f"--config={config}", "--bind-address=127.0.0.1",
                              f"--secure-port={free_port()}"], stdout=log, stderr=subprocess.STDOUT)
     try:
-        upstream = play(control_plane, upstream_ns, f"up-{namespace}")
+        upstream = play(control_plane, upstream_ns, f"up-{namespace}", make_waves, must_bind)
     finally:
         proc.terminate()
         proc.wait(30)
@@ -126,14 +126,60 @@ def test_kube_scheduler_and_kschedfw_place_every_pod_identically(control_plane, 
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
     try:
-        ours = play(control_plane, ours_ns, f"ours-{namespace}")
+        ours = play(control_plane, ours_ns, f"ours-{namespace}", make_waves, must_bind)
     finally:
         runner.stop()
         thread.join(10)
         runner.close()
+    return upstream, ours
 
+
+def test_kube_scheduler_and_kschedfw_place_every_pod_identically(control_plane, namespace, cluster, tmp_path):
+    # pods on other tests' nodes would change the counts in messages: only ours may exist
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 3
+    upstream, ours = both(control_plane, namespace, tmp_path)
     # every placement is forced by the cluster: check that first, then that both agree
     assert {k: v[0] for k, v in upstream.items()} == {
         "affine": f"{namespace}-c", "big": f"{namespace}-a", "tolerant": f"{namespace}-b",
         "spread-1": f"{namespace}-a", "gated": "", "huge": "", "anti": f"{namespace}-c", "spread-2": f"{namespace}-c"}
     assert ours == upstream
+
+
+def preemption_waves(ns: str, scheduler: str) -> list[list[dict]]:
+    """A low-priority pod fills node a; a high-priority pod that fits only on a (b is tainted,
+    c too small) must preempt exactly that pod, then land on a."""
+    def pod(name, cpu, cls, **spec):
+        manifest = pod_manifest(name, ns, scheduler=scheduler, cpu=cpu, priorityClassName=f"{ns}-{cls}", **spec)
+        manifest["spec"]["terminationGracePeriodSeconds"] = 0  # no kubelet: let the victim go at once
+        return manifest
+    not_b = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": ZONE, "operator": "NotIn", "values": ["b"]}]}]}}}
+    return [[pod("low-a", "1500m", "low", nodeSelector={ZONE: "a"}), pod("low-c", "500m", "low",
+                                                                      nodeSelector={ZONE: "c"})],
+            [pod("high", "1500m", "high", affinity=not_b)]]
+
+
+def test_preemption_picks_the_same_victim_and_node(control_plane, namespace, cluster, tmp_path):
+    classes = {f"{namespace}-low": 10, f"{namespace}-high": 1000, f"{namespace}-k-low": 10,
+               f"{namespace}-k-high": 1000}
+    for name, value in classes.items():
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    try:
+        upstream, ours = both(control_plane, namespace, tmp_path, preemption_waves, must_bind=True)
+    finally:
+        for name in classes:
+            control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+    assert {k: v[0] for k, v in upstream.items()} == {"low-c": f"{namespace}-c", "high": f"{namespace}-a"}
+    assert {k: v[0] for k, v in ours.items()} == {"low-c": f"{namespace}-c", "high": f"{namespace}-a"}
+
+    def notes(ns: str, reason: str) -> list[tuple[str, str]]:
+        events = control_plane.api("GET", f"/apis/events.k8s.io/v1/namespaces/{ns}/events")["items"]
+        return sorted((e["regarding"]["name"], e["note"]) for e in events if e["reason"] == reason)
+
+    # the same victim, and the preemptor's failed attempt reported with the same message
+    upstream_failed = notes(namespace, "FailedScheduling")
+    assert upstream_failed and upstream_failed[0][0] == "high"
+    assert wait_for(lambda: notes(f"{namespace}-k", "FailedScheduling"), what="our event") == upstream_failed
+    assert [n for n, _ in notes(namespace, "Preempted")] == ["low-a"]
+    assert [n for n, _ in wait_for(lambda: notes(f"{namespace}-k", "Preempted"), what="our event")] == ["low-a"]
