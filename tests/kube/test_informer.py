@@ -101,3 +101,21 @@ def test_restarting_the_api_server_loses_nothing(control_plane, namespace, pod_i
     wait_for(lambda: "new" in recorder.names("ADDED"), timeout=40, what="ADDED new after restart")
     wait_for(lambda: "old" in recorder.names("DELETED"), timeout=40, what="DELETED old after restart")
     assert recorder.names("ADDED").count("old") == 1  # a re-watch, not a duplicate add
+
+
+def test_a_silent_watch_is_reopened_from_the_same_version(control_plane, client):
+    """A connection that carries nothing for the inactivity timeout may be dead: the reflector
+    opens a new watch from the last version (no relist), and still sees later changes."""
+    recorder = Recorder()
+    informer = Informer(client, BY_KIND["PriorityClass"], recorder, inactivity_timeout=0.5)
+    informer.start()
+    try:
+        assert informer.synced.wait(20)
+        wait_for(lambda: informer.watches >= 3, what="watches reopened after silence")
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": "after-silence"}, "value": 5})
+        wait_for(lambda: "after-silence" in recorder.names("ADDED"), what="ADDED after-silence")
+        assert informer.lists == 1
+    finally:
+        informer.stop()
+        control_plane.api("DELETE", "/apis/scheduling.k8s.io/v1/priorityclasses/after-silence")

@@ -47,6 +47,7 @@ class Informer:
         self.synced = threading.Event()
         self.resource_version = ""
         self.lists = 0  # how many times the resource was (re)listed
+        self.watches = 0  # how many watch requests were made
         self._known: dict[str, Any] = {}  # key -> object, this thread only
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -134,6 +135,7 @@ class Informer:
         timeout = int(self.min_watch_timeout * (1 + self.rng.random()))
         params = {**self._params(), "resourceVersion": self.resource_version, "allowWatchBookmarks": "true",
                   "timeoutSeconds": timeout}
+        self.watches += 1
         try:
             for event in self.client.watch(self.resource.path, params, inactivity_timeout=self.inactivity_timeout):
                 if self._stop.is_set():
