@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
         if not runner.start(args.sync_timeout):
-            print(f"kschedfw run: the informers did not sync within {args.sync_timeout:g}s "
+            print(f"kschedfw run: the informers did not sync within {args.sync_timeout:g}s: "
+                  f"{', '.join(runner.backend.unsynced())} not listed "
                   f"(is the API server reachable, and are list/watch allowed?)", file=sys.stderr)
             return 1
         print(f"kschedfw run: informers synced, scheduling for {', '.join(runner.scheduler.frameworks)}"

@@ -97,3 +97,17 @@ def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane
     assert "leaderElection.resourceName is 'kube-scheduler'" in warning("profiles:\n- schedulerName: mine\n")
     assert warning("leaderElection:\n  resourceName: mine\nprofiles:\n- schedulerName: mine\n") is None
     assert warning("profiles:\n- schedulerName: default-scheduler\n") is None
+
+
+def test_unreachable_api_server_is_reported_after_the_sync_timeout(tmp_path):
+    pytest.importorskip("lightkube")
+    from kschedfw.testing.controlplane import free_port
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        f"clusters: [{{name: k, cluster: {{server: 'http://127.0.0.1:{free_port()}'}}}}]\n"
+        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n")
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--sync-timeout", "1", "--health-address", "off")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "did not sync within 1s: /api/v1/pods" in err and "Traceback" not in err

@@ -17,6 +17,8 @@ import queue
 import time
 from typing import Any, Callable
 
+import urllib3.exceptions
+
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kschedfw.cluster.kube.clock import WallClock, rfc3339
@@ -67,7 +69,9 @@ class KubeBackend:
                 try:
                     listing = self.client.get(resource.discovery_path)
                     plurals = {r.get("name") for r in (listing or {}).get("resources") or []}
-                except (LookupError, ApiError):
+                except (LookupError, ApiError, OSError, urllib3.exceptions.HTTPError) as exc:
+                    log.warning("discovery of %s failed (%s): not watching %s", resource.discovery_path, exc,
+                                resource.plural)
                     plurals = set()
                 discovered[resource.discovery_path] = plurals
             if resource.plural in plurals:
@@ -88,6 +92,10 @@ class KubeBackend:
             if not informer.synced.wait(left):
                 return False
         return True
+
+    def unsynced(self) -> list[str]:
+        """The resources whose first list has not succeeded yet (for error messages)."""
+        return [i.resource.path for i in self.informers if not i.synced.is_set()]
 
     def stop(self) -> None:
         for informer in self.informers:
