@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate | diff."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | diff | run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Iterator
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate", "diff")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "diff", "run")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Bind a backlog of pods through a real kube-apiserver: `kschedfw run` against the shipped
+kube-scheduler, same API server build, same cluster, same client QPS/burst.
+
+    KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_apiserver_throughput.py [--nodes 500] [--pods 2000]
+        [--qps 50 --burst 100] [--only kschedfw|kube-scheduler]
+
+For each scheduler a fresh loopback etcd + kube-apiserver is started (kschedfw.testing.controlplane),
+NODES ready nodes and PODS pending pods (100m cpu, 128Mi) are created, then the scheduler is started
+and timed until no pod of its schedulerName is left unbound. Reported per scheduler: seconds from
+process start to the last bind (``total``), and pods/s over the binding phase (first to last bind,
+from the pods' PodScheduled transition times, 1 s resolution). Both share the machine's cores with
+the API server and etcd, as in a small real control plane.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime as _dt
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kschedfw.cluster.kube.client import KubeClient  # noqa: E402
+from kschedfw.cluster.kube.credentials import load_connection  # noqa: E402
+from kschedfw.testing.controlplane import ControlPlane, find_assets, free_port, missing_assets_reason  # noqa: E402
+
+SCHEDULER_NAME = "bench"
+
+
+def populate(cp: ControlPlane, nodes: int, pods: int) -> None:
+    client = KubeClient(load_connection(cp.kubeconfig), qps=0, burst=1)
+    cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": "bench"}})
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def node(i: int) -> None:
+        alloc = {"cpu": "4", "memory": "16Gi", "pods": "110"}
+        client.request("POST", "/api/v1/nodes", body={
+            "metadata": {"name": f"node-{i}", "labels": {"kubernetes.io/hostname": f"node-{i}"}},
+            "status": {"capacity": alloc, "allocatable": alloc, "conditions": [
+                {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": now,
+                 "lastTransitionTime": now}]}})
+        # TaintNodesByCondition admission adds the not-ready taint at create; no kubelet removes it
+        client.request("PATCH", f"/api/v1/nodes/node-{i}", body={"spec": {"taints": None}},
+                       content_type="application/merge-patch+json")
+
+    def pod(i: int) -> None:
+        client.request("POST", "/api/v1/namespaces/bench/pods", body={
+            "metadata": {"name": f"pod-{i}"},
+            "spec": {"schedulerName": SCHEDULER_NAME, "containers": [{
+                "name": "c", "image": "registry.k8s.io/pause:3.10",
+                "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}})
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        list(pool.map(node, range(nodes)))
+        list(pool.map(pod, range(pods)))
+    client.close()
+
+
+def unbound_left(cp: ControlPlane) -> bool:
+    page = cp.api("GET", f"/api/v1/namespaces/bench/pods?limit=1&fieldSelector="
+                         f"spec.schedulerName%3D{SCHEDULER_NAME},spec.nodeName%3D")
+    return bool(page["items"])
+
+
+def bind_phase(cp: ControlPlane) -> tuple[float, int]:
+    times = []
+    for p in cp.api("GET", "/api/v1/namespaces/bench/pods")["items"]:
+        for c in p["status"].get("conditions") or []:
+            if c["type"] == "PodScheduled" and c["status"] == "True":
+                times.append(_dt.datetime.strptime(c["lastTransitionTime"], "%Y-%m-%dT%H:%M:%SZ").timestamp())
+    return (max(times) - min(times) + 1.0 if times else 0.0), len(times)
+
+
+def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
+    with ControlPlane(assets) as cp, tempfile.TemporaryDirectory() as tmp:
+        populate(cp, args.nodes, args.pods)
+        config = Path(tmp, "config.yaml")
+        config.write_text(json.dumps({
+            "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "clientConnection": {"kubeconfig": str(cp.kubeconfig), "qps": args.qps, "burst": args.burst},
+            "leaderElection": {"leaderElect": False}, "profiles": [{"schedulerName": SCHEDULER_NAME}]}))
+        if which == "kube-scheduler":
+            cmd = [str(assets / "kube-scheduler"), f"--config={config}", "--bind-address=127.0.0.1",
+                   f"--secure-port={free_port()}", "-v=0"]
+        else:
+            cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config)]
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        log = open(Path(tmp, "scheduler.log"), "w")
+        start = time.monotonic()
+        cpu_before = os.times()
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        try:
+            while unbound_left(cp):
+                if proc.poll() is not None:
+                    raise RuntimeError(f"{which} exited: {Path(tmp, 'scheduler.log').read_text()[-2000:]}")
+                if time.monotonic() - start > args.timeout:
+                    raise RuntimeError(f"{which}: not done after {args.timeout}s")
+                time.sleep(0.5)
+            total = time.monotonic() - start
+        finally:
+            proc.terminate()
+            proc.wait(30)
+            log.close()
+        cpu_after = os.times()
+        phase, bound = bind_phase(cp)
+        return {"scheduler": which, "nodes": args.nodes, "pods": args.pods, "qps": args.qps, "burst": args.burst,
+                "total_s": round(total, 1), "bound": bound, "bind_phase_s": round(phase, 1),
+                "pods_per_s": round(bound / phase, 1) if phase else None,
+                "scheduler_cpu_s": round((cpu_after.children_user + cpu_after.children_system)
+                                         - (cpu_before.children_user + cpu_before.children_system), 1)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--nodes", type=int, default=500)
+    parser.add_argument("--pods", type=int, default=2000)
+    parser.add_argument("--qps", type=float, default=50)
+    parser.add_argument("--burst", type=int, default=100)
+    parser.add_argument("--only", choices=("kschedfw", "kube-scheduler"))
+    parser.add_argument("--timeout", type=float, default=900)
+    args = parser.parse_args()
+    assets = find_assets()
+    if assets is None or not (assets / "kube-scheduler").exists():
+        print(f"kube_apiserver_throughput: {missing_assets_reason() if assets is None else 'no kube-scheduler'}",
+              file=sys.stderr)
+        return 2
+    for which in ([args.only] if args.only else ["kube-scheduler", "kschedfw"]):
+        print(json.dumps(run_one(which, assets, args)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""`kschedfw run`: schedule a real cluster's pods through its kube-apiserver, as kube-scheduler."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run", help="schedule a real cluster through its API server",
+        description="Watch a Kubernetes cluster and schedule the pods of this configuration's profiles "
+                    "(their schedulerName), binding them through the API server as kube-scheduler does. "
+                    "Credentials: --kubeconfig, else clientConnection.kubeconfig, else in-cluster, $KUBECONFIG "
+                    "or ~/.kube/config. SIGTERM or Ctrl-C stops it.")
+    parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
+    parser.add_argument("--kubeconfig", help="kubeconfig file of the cluster")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="shadow mode: decide without writing anything, print each decision as a JSON line")
+    parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
+    parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...")
+    parser.add_argument("--sync-timeout", type=float, default=120.0, metavar="SECONDS",
+                        help="give up when the informers have not listed everything by then (default 120)")
+    parser.add_argument("--health-address", default="127.0.0.1:10261", metavar="HOST:PORT",
+                        help="serve /healthz, /livez, /readyz and /metrics here (default 127.0.0.1:10261; "
+                             "port 0 picks a free one; 'off' to disable)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from kschedfw.cluster.kube.credentials import CredentialsError
+    from kschedfw.cluster.kube.runner import KubeRunner
+    from kschedfw.config.validate import default_config, load_config
+    from kschedfw.features import FeatureGateError, parse_feature_gates
+    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.runtime import FrameworkError
+
+    logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        gates = parse_feature_gates(args.feature_gates)
+    except FeatureGateError as exc:
+        print(f"kschedfw run: --feature-gates: {exc}", file=sys.stderr)
+        return 2
+    registry = default_catalog()
+    if args.config:
+        try:
+            config, diagnostics = load_config(args.config, registry)
+        except OSError as exc:
+            print(f"kschedfw run: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        if config is None:
+            for d in diagnostics:
+                print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
+            print(f"kschedfw run: {args.config} is not a valid configuration", file=sys.stderr)
+            return 1
+    else:
+        config = default_config(registry)
+
+    def decision(what: str, pod: Any, detail: str) -> None:
+        print(json.dumps({"pod": f"{pod.namespace}/{pod.name}", "decision": what, "detail": detail}), flush=True)
+
+    try:
+        runner = KubeRunner(config, registry, kubeconfig=args.kubeconfig, dry_run=args.dry_run, seed=args.seed,
+                            feature_gates=gates, on_decision=decision if args.dry_run else None)
+    except CredentialsError as exc:
+        print(f"kschedfw run: {exc}", file=sys.stderr)
+        return 2
+    except FrameworkError as exc:
+        print(f"kschedfw run: cannot build the scheduler: {exc}", file=sys.stderr)
+        return 1
+    health = None
+    if args.health_address != "off":
+        from kschedfw.cluster.kube.health import HealthServer, parse_address
+        try:
+            health = HealthServer(parse_address(args.health_address), runner.health_checks(), runner.metrics_text)
+        except (ValueError, OSError) as exc:
+            print(f"kschedfw run: --health-address: {exc}", file=sys.stderr)
+            runner.close()
+            return 2
+        health.start()
+        print(f"kschedfw run: health and metrics on http://{health.address[0]}:{health.address[1]}",
+              file=sys.stderr, flush=True)
+    warning = runner.lease_warning()
+    if warning:
+        print(f"kschedfw run: warning: {warning}", file=sys.stderr)
+
+    def on_signal(signum: int, frame: Any) -> None:
+        runner.stop()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        if not runner.start(args.sync_timeout):
+            print(f"kschedfw run: the informers did not sync within {args.sync_timeout:g}s: "
+                  f"{', '.join(runner.backend.unsynced())} not listed "
+                  f"(is the API server reachable, and are list/watch allowed?)", file=sys.stderr)
+            return 1
+        print(f"kschedfw run: informers synced, scheduling for {', '.join(runner.scheduler.frameworks)}"
+              f"{' (dry run)' if args.dry_run else ''}", file=sys.stderr, flush=True)
+        runner.run()
+    finally:
+        runner.close()
+        if health is not None:
+            health.stop()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if runner.lost_leadership:
+        print("kschedfw run: leader election lost", file=sys.stderr)
+        return 1
+    print(f"kschedfw run: stopped after binding {runner.scheduler.bound_count} pods", file=sys.stderr)
+    return 0

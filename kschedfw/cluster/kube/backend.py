@@ -1,0 +1,327 @@
+"""KubeBackend: the :class:`~kschedfw.framework.interface.Backend` over a real kube-apiserver.
+
+Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
+the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
+and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
+Writes go to the API server at once (events through :class:`EventWriter`, off-thread). With
+``dry_run`` nothing is written: binds and status changes are applied to the local cache only and
+reported through ``on_decision``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import queue
+import time
+from typing import Any, Callable
+
+import urllib3.exceptions
+
+from kschedfw.api import Pod
+from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kschedfw.cluster.kube.clock import WallClock, rfc3339
+from kschedfw.cluster.kube.events import EventWriter
+from kschedfw.cluster.kube.informer import Informer
+from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
+
+__all__ = ["KubeBackend"]
+
+log = logging.getLogger(__name__)
+
+_WAKE = ("WAKE", "", None, None)
+_RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
+
+
+class KubeBackend:
+    def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
+                 on_decision: Callable[[str, Pod, str], None] | None = None,
+                 informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None) -> None:
+        self.client = client
+        self.dry_run = dry_run
+        self.clock = WallClock()
+        self.on_decision = on_decision
+        self._kinds = kinds
+        self._informer_options = dict(informer_options or {})
+        self._cache: dict[str, dict[tuple[str, str], Any]] = {}
+        self._inbox: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
+        self._watchers: list[Callable[[WatchEvent], None]] = []
+        self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {}
+        self._timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+        self.informers: list[Informer] = []
+        self.events = EventWriter(None if dry_run else (event_client or client))
+
+    # ------------------------------------------------------------------ informers
+    def served_resources(self) -> list[Resource]:
+        """The watched kinds the server serves (optional APIs and CRDs only when present)."""
+        wanted = [BY_KIND[k] for k in self._kinds] if self._kinds else list(RESOURCES)
+        served: list[Resource] = []
+        discovered: dict[str, set[str]] = {}
+        for resource in wanted:
+            if not resource.optional:
+                served.append(resource)
+                continue
+            plurals = discovered.get(resource.discovery_path)
+            if plurals is None:
+                try:
+                    listing = self.client.get(resource.discovery_path)
+                    plurals = {r.get("name") for r in (listing or {}).get("resources") or []}
+                except (LookupError, ApiError, OSError, urllib3.exceptions.HTTPError) as exc:
+                    log.warning("discovery of %s failed (%s): not watching %s", resource.discovery_path, exc,
+                                resource.plural)
+                    plurals = set()
+                discovered[resource.discovery_path] = plurals
+            if resource.plural in plurals:
+                served.append(resource)
+        return served
+
+    def start(self) -> None:
+        for resource in self.served_resources():
+            informer = Informer(self.client, resource, self._enqueue, **self._informer_options)
+            self.informers.append(informer)
+            informer.start()
+
+    def wait_for_sync(self, timeout: float | None = None) -> bool:
+        """True once every informer has listed (upstream WaitForCacheSync)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for informer in self.informers:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not informer.synced.wait(left):
+                return False
+        return True
+
+    def unsynced(self) -> list[str]:
+        """The resources whose first list has not succeeded yet (for error messages)."""
+        return [i.resource.path for i in self.informers if not i.synced.is_set()]
+
+    def stop(self) -> None:
+        for informer in self.informers:
+            informer.stop()
+        self.events.close()
+
+    def _enqueue(self, type_: str, kind: str, old: Any, new: Any) -> None:
+        self._inbox.put((type_, kind, old, new))
+
+    def wake(self) -> None:
+        """Make a :meth:`deliver` that is waiting return (e.g. on shutdown)."""
+        self._inbox.put(_WAKE)
+
+    def deliver(self, timeout: float = 0.0) -> int:
+        """Apply and hand out the changes received so far (waiting up to ``timeout`` seconds for
+        the first); the number of changes delivered."""
+        count = 0
+        block = timeout > 0
+        while True:
+            try:
+                item = self._inbox.get(block, timeout) if block else self._inbox.get_nowait()
+            except queue.Empty:
+                return count
+            block = False
+            if item is _WAKE:
+                continue
+            type_, kind, _, new = item
+            self._apply(type_, kind, new if new is not None else item[2])
+            count += 1
+
+    def _apply(self, type_: str, kind: str, obj: Any) -> None:
+        store = self._cache.setdefault(kind, {})
+        key = (getattr(obj, "namespace", "") or "", obj.name)
+        old = store.get(key)
+        if type_ == "DELETED":
+            if old is None:
+                return
+            del store[key]
+            self._emit(WatchEvent("DELETED", kind, old, None))
+            return
+        store[key] = obj
+        self._emit(WatchEvent("ADDED" if old is None else "MODIFIED", kind, old, obj))
+
+    def _emit(self, event: WatchEvent) -> None:
+        for callback in list(self._watchers):
+            callback(event)
+        for callback in list(self._subscribers.get(event.kind, ())):
+            callback(event)
+
+    # ------------------------------------------------------------------ Backend: watch, timers
+    def watch(self, callback: Callable[[WatchEvent], None]) -> None:
+        self._watchers.append(callback)
+
+    def subscribe(self, kind: str, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
+        self._subscribers.setdefault(kind, []).append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers.get(kind, []):
+                self._subscribers[kind].remove(callback)
+        return unsubscribe
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> None:
+        heapq.heappush(self._timers, (when, next(self._seq), callback))
+
+    def next_timer(self) -> float | None:
+        return self._timers[0][0] if self._timers else None
+
+    def run_due_timers(self) -> bool:
+        ran = False
+        now = self.clock.now()
+        while self._timers and self._timers[0][0] <= now:
+            _, _, callback = heapq.heappop(self._timers)
+            callback()
+            ran = True
+        return ran
+
+    def now_datetime(self) -> Any:
+        return self.clock.now_datetime()
+
+    # ------------------------------------------------------------------ Backend: reads
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        return self._cache.get(kind, {}).get((namespace or "", name))
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        objects = self._cache.get(kind, {})
+        if namespace is None:
+            return list(objects.values())
+        return [o for (ns, _), o in objects.items() if ns == namespace]
+
+    # ------------------------------------------------------------------ Backend: writes
+    def bind(self, pod: Pod, node_name: str) -> None:
+        """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
+        if self.dry_run:
+            self._decide("bind", pod, node_name)
+            self._apply("MODIFIED", "Pod", pod.with_node(node_name))
+            return
+        body = {"apiVersion": "v1", "kind": "Binding",
+                "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
+                "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
+        self.client.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding", body=body)
+
+    def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
+                                     nominated_node_name: str | None = None) -> None:
+        """Upstream updatePod: the PodScheduled=False condition and nominatedNodeName in one
+        strategic-merge patch of pods/status; nothing is sent when neither changes."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            current = pod
+        existing = current.condition("PodScheduled")
+        nominate = nominated_node_name is not None and nominated_node_name != current.nominated_node_name
+        same = existing is not None and (existing.status, existing.reason, existing.message) == \
+            ("False", reason, message)
+        if same and not nominate:
+            return
+        if self.dry_run:
+            self._decide(reason, pod, message)
+            return
+        status: dict[str, Any] = {}
+        if not same:
+            status = _condition_patch(current, "PodScheduled", "False", reason, message)
+        if nominate:
+            status["nominatedNodeName"] = nominated_node_name or None
+        self._patch_status(pod, status)
+
+    def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
+        current = self.get("Pod", pod.name, pod.namespace) or pod
+        if current.nominated_node_name == node_name or self.dry_run:
+            return
+        self._patch_status(pod, {"nominatedNodeName": node_name or None})
+
+    def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
+        if self.dry_run:
+            self._decide(f"condition {type_}", pod, message)
+            return pod
+        answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message), missing_ok=False)
+        return parse_api_object(BY_KIND["Pod"], answer) if answer else None
+
+    def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
+        """DELETE with the pod's uid as precondition (never a same-named successor)."""
+        if self.dry_run:
+            self._decide("delete", pod, "")
+            return
+        body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
+        if grace_period_seconds is not None:
+            body["gracePeriodSeconds"] = grace_period_seconds
+        try:
+            self.client.request("DELETE", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}", body=body)
+        except Conflict as exc:  # the uid precondition failed: that pod is gone
+            raise _not_found(str(exc)) from None
+
+    def bind_pvc(self, claim: Any, volume: Any) -> Any:
+        """VolumeBinding PreBind: a static binding sets the PV's claimRef; a claim to provision
+        gets the selected-node annotation (already on ``claim``)."""
+        if self.dry_run:
+            return volume if volume is not None else claim
+        if volume is not None:
+            ref = {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": claim.namespace,
+                   "name": claim.name, "uid": claim.uid}
+            answer = self.client.request("PATCH", f"/api/v1/persistentvolumes/{volume.name}",
+                                         body={"spec": {"claimRef": ref}}, content_type=MERGE_PATCH)
+            return parse_api_object(BY_KIND["PersistentVolume"], answer)
+        answer = self.client.request("PATCH", BY_KIND["PersistentVolumeClaim"].object_path(claim.name, claim.namespace),
+                                     body={"metadata": {"annotations": dict(claim.annotations)}},
+                                     content_type=MERGE_PATCH)
+        return parse_api_object(BY_KIND["PersistentVolumeClaim"], answer)
+
+    def update_resource_claim_status(self, claim: Any) -> Any:
+        if self.dry_run:
+            return claim
+        resource = BY_KIND["ResourceClaim"]
+        answer = self.client.request("PUT", resource.object_path(claim.name, claim.namespace) + "/status",
+                                     body=claim.raw)
+        return parse_api_object(resource, answer)
+
+    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+        if self.dry_run and reason == "Scheduled":
+            return  # reported by bind already
+        self.events.record(obj, type_, reason, message)
+
+    # ------------------------------------------------------------------ helpers
+    def _patch_status(self, pod: Pod, status: dict[str, Any], missing_ok: bool = True) -> Any:
+        """Strategic-merge patch of pods/status, retried on 409/500/503 as upstream."""
+        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
+        body = {"metadata": {"uid": pod.uid}, "status": status}
+        for delay in (*_RETRY_DELAYS, None):
+            try:
+                return self.client.request("PATCH", path, body=body, content_type=STRATEGIC_MERGE_PATCH)
+            except NotFound:
+                if missing_ok:
+                    return None
+                raise
+            except Conflict as exc:
+                if "UID" in str(exc) or "uid" in str(exc):  # a different pod of the same name
+                    if missing_ok:
+                        return None
+                    raise _not_found(str(exc)) from None
+                if delay is None:
+                    raise
+            except ApiError as exc:
+                if exc.status not in (500, 503) or delay is None:
+                    if missing_ok:
+                        log.warning("could not update status of pod %s: %s", pod.key, exc)
+                        return None
+                    raise
+            time.sleep(delay)
+        return None
+
+    def _decide(self, what: str, pod: Pod, detail: str) -> None:
+        if self.on_decision is not None:
+            self.on_decision(what, pod, detail)
+
+
+def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: str) -> dict[str, Any]:
+    """The status patch that sets one condition; lastTransitionTime moves only when the status
+    changes (upstream UpdatePodCondition); ``$setElementOrder`` keeps the list's order."""
+    raw_conditions = [c for c in ((pod.raw.get("status") or {}).get("conditions") or []) if isinstance(c, dict)]
+    existing = next((c for c in raw_conditions if c.get("type") == type_), None)
+    transition = existing.get("lastTransitionTime") if existing and existing.get("status") == status else None
+    entry = {"type": type_, "status": status, "reason": reason or None, "message": message or None,
+             "lastProbeTime": None, "lastTransitionTime": transition or rfc3339(WallClock().now_datetime())}
+    order = [{"type": c.get("type")} for c in raw_conditions]
+    if existing is None:
+        order.append({"type": type_})
+    return {"$setElementOrder/conditions": order, "conditions": [entry]}
+
+
+def _not_found(message: str) -> NotFound:
+    from kschedfw.cluster.kube.client import _NotFound
+    return _NotFound(message)

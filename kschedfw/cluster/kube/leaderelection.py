@@ -1,0 +1,130 @@
+"""Leader election on a coordination.k8s.io/v1 Lease, as client-go's leaderelection package:
+acquire (retrying every ``retry_period``), renew while leading, give up leadership when a renew
+has not succeeded for ``renew_deadline``, release the lease on a clean stop.
+
+A lease held by someone else counts as expired only after ``lease_duration`` has passed on *our*
+clock since we last saw its record change (client-go's observedTime), never by comparing clocks.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import random
+import socket
+import threading
+import time
+import uuid
+from typing import Any, Callable
+
+from kschedfw.cluster.kube.client import KubeClient
+from kschedfw.cluster.kube.clock import micro_time
+from kschedfw.framework.interface import Conflict, NotFound
+
+__all__ = ["LeaderElector", "default_identity"]
+
+log = logging.getLogger(__name__)
+
+
+def default_identity() -> str:
+    """Upstream: hostname + "_" + a uuid, unique per process."""
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+class LeaderElector:
+    def __init__(self, client: KubeClient, namespace: str, name: str, *, identity: str | None = None,
+                 lease_duration: float = 15.0, renew_deadline: float = 10.0, retry_period: float = 2.0,
+                 on_started_leading: Callable[[], None] | None = None,
+                 on_stopped_leading: Callable[[], None] | None = None) -> None:
+        self.client = client
+        self.path = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
+        self.name = name
+        self.identity = identity or default_identity()
+        self.lease_duration = lease_duration
+        self.renew_deadline = renew_deadline
+        self.retry_period = retry_period
+        self.on_started_leading = on_started_leading
+        self.on_stopped_leading = on_stopped_leading
+        self.leading = threading.Event()
+        self.lost = False
+        self._stop = threading.Event()
+        self._observed: tuple[Any, float] | None = None  # (holder record, our monotonic time)
+        self._lease: dict[str, Any] | None = None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def run(self) -> None:
+        """Acquire, then renew until stopped or lost; release on a clean stop."""
+        while not self._stop.is_set():
+            if self._try_acquire_or_renew():
+                break
+            self._stop.wait(self.retry_period * (1 + random.random() * 1.2))
+        if self._stop.is_set():
+            return
+        log.info("became leader of lease %s as %s", self.name, self.identity)
+        self.leading.set()
+        if self.on_started_leading:
+            self.on_started_leading()
+        last_renew = time.monotonic()
+        while not self._stop.wait(self.retry_period):
+            if self._try_acquire_or_renew():
+                last_renew = time.monotonic()
+            elif time.monotonic() - last_renew > self.renew_deadline:
+                log.error("lost leadership of lease %s: not renewed within %.1fs", self.name, self.renew_deadline)
+                self.lost = True
+                break
+        self.leading.clear()
+        if not self.lost:
+            self._release()
+        if self.on_stopped_leading:
+            self.on_stopped_leading()
+
+    # ------------------------------------------------------------------ one attempt
+    def _spec(self, acquire_time: str, transitions: int) -> dict[str, Any]:
+        now = micro_time(_dt.datetime.now(_dt.timezone.utc))
+        return {"holderIdentity": self.identity, "leaseDurationSeconds": max(1, int(round(self.lease_duration))),
+                "acquireTime": acquire_time or now, "renewTime": now, "leaseTransitions": transitions}
+
+    def _try_acquire_or_renew(self) -> bool:
+        try:
+            try:
+                lease = self.client.request("GET", f"{self.path}/{self.name}")
+            except NotFound:
+                body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": self.name},
+                        "spec": self._spec("", 0)}
+                self._lease = self.client.request("POST", self.path, body=body)
+                self._observed = (self._lease["spec"], time.monotonic())
+                return True
+            spec = lease.get("spec") or {}
+            if self._observed is None or self._observed[0] != spec:
+                self._observed = (spec, time.monotonic())
+            holder = spec.get("holderIdentity") or ""
+            held_by_other = holder and holder != self.identity
+            duration = float(spec.get("leaseDurationSeconds") or self.lease_duration)
+            if held_by_other and self._observed[1] + duration > time.monotonic():
+                return False
+            transitions = int(spec.get("leaseTransitions") or 0)
+            mine = holder == self.identity
+            new_spec = self._spec(spec.get("acquireTime", "") if mine else "", transitions if mine else transitions + 1)
+            body = {**lease, "spec": new_spec}
+            self._lease = self.client.request("PUT", f"{self.path}/{self.name}", body=body)
+            self._observed = (self._lease["spec"], time.monotonic())
+            return True
+        except Conflict:
+            return False  # someone else wrote it first
+        except Exception as exc:  # the API server is unreachable: count as a failed attempt
+            log.warning("lease %s: %s", self.name, exc)
+            return False
+
+    def _release(self) -> None:
+        """client-go ReleaseOnCancel: empty holder, so the next candidate need not wait."""
+        if not self._lease:
+            return
+        spec = dict(self._lease.get("spec") or {})
+        spec.update(holderIdentity="", leaseDurationSeconds=1,
+                    renewTime=micro_time(_dt.datetime.now(_dt.timezone.utc)))
+        try:
+            self.client.request("PUT", f"{self.path}/{self.name}", body={**self._lease, "spec": spec})
+        except Exception as exc:
+            log.warning("could not release lease %s: %s", self.name, exc)

@@ -1,0 +1,127 @@
+"""One scheduler process against a real API server, upstream's order: informers, wait for their
+caches, leader election (when configured), then schedule until stopped or the lease is lost."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, cast
+
+from kschedfw.cluster.kube.backend import KubeBackend
+from kschedfw.cluster.kube.client import KubeClient
+from kschedfw.cluster.kube.credentials import load_connection
+from kschedfw.cluster.kube.leaderelection import LeaderElector
+from kschedfw.cluster.kube.loop import run_until_stopped
+
+if TYPE_CHECKING:
+    from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.framework.registry import Registry
+
+__all__ = ["KubeRunner", "UPSTREAM_LEASE_NAME"]
+
+log = logging.getLogger(__name__)
+
+UPSTREAM_LEASE_NAME = "kube-scheduler"
+
+
+class KubeRunner:
+    def __init__(self, config: "SchedulerConfig", registry: "Registry", *, kubeconfig: str | Path | None = None,
+                 dry_run: bool = False, seed: int = 0, feature_gates: dict[str, bool] | None = None,
+                 on_decision: Callable[[str, Any, str], None] | None = None,
+                 informer_options: dict[str, Any] | None = None) -> None:
+        from kschedfw.scheduler import Scheduler
+        connection_config = config.document.get("clientConnection") or {}
+        kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
+        self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
+                                 burst=int(connection_config.get("burst") or 100))
+        # upstream: events go through a client of their own, with its own QPS budget
+        self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
+                                       burst=self.client.limiter.burst)
+        self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
+                                   informer_options=informer_options, event_client=self.event_client)
+        # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
+        self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
+                                   feature_gates=feature_gates)
+        self.stopping = threading.Event()
+        self.dry_run = dry_run
+        self.elector: LeaderElector | None = None
+        self.lost_leadership = False
+        self.published: dict[str, float] = {}  # metrics, written by the scheduling thread only
+
+    def lease_warning(self) -> str | None:
+        """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
+        scheduler keeping it would fight kube-scheduler for leadership."""
+        le = self.scheduler.config.document.get("leaderElection") or {}
+        serves_default = "default-scheduler" in self.scheduler.frameworks
+        if le.get("leaderElect") and le.get("resourceName") == UPSTREAM_LEASE_NAME and not serves_default:
+            return (f"leaderElection.resourceName is {UPSTREAM_LEASE_NAME!r} (upstream's) but no profile serves "
+                    f"default-scheduler: give this scheduler its own lease name")
+        return None
+
+    def start(self, sync_timeout: float | None = None) -> bool:
+        """Start the informers and wait for their first lists; False on timeout."""
+        self.backend.start()
+        return self.backend.wait_for_sync(sync_timeout)
+
+    def run(self) -> None:
+        """Schedule until :meth:`stop` (from any thread or a signal handler) or, with leader
+        election, until the lease is lost (then ``lost_leadership`` is true, as upstream exits)."""
+        le = self.scheduler.config.document.get("leaderElection") or {}
+        if not le.get("leaderElect") or self.dry_run:
+            run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+            return
+        from kschedfw.config.k8svalidation import parse_duration
+        self.elector = LeaderElector(
+            self.client, le.get("resourceNamespace") or "kube-system", le.get("resourceName") or UPSTREAM_LEASE_NAME,
+            lease_duration=parse_duration(le.get("leaseDuration") or "15s") / 1e9,
+            renew_deadline=parse_duration(le.get("renewDeadline") or "10s") / 1e9,
+            retry_period=parse_duration(le.get("retryPeriod") or "2s") / 1e9,
+            on_stopped_leading=self.stop)
+        thread = threading.Thread(target=self.elector.run, name="leader-election", daemon=True)
+        thread.start()
+        try:
+            while not self.elector.leading.is_set() and not self.stopping.is_set():
+                self.backend.deliver(timeout=0.2)  # stand by with fresh caches
+            if not self.stopping.is_set():
+                run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+        finally:
+            self.elector.stop()
+            thread.join(30)
+            self.lost_leadership = self.elector.lost
+
+    # ------------------------------------------------------------------ health and metrics
+    def _publish(self) -> None:
+        published = {f"pending:{queue}": float(n) for queue, n in self.scheduler.queue.pending_pods().items()}
+        published["bound"] = float(self.scheduler.bound_count)
+        self.published = published
+
+    def health_checks(self) -> dict[str, "Callable[[], bool]"]:
+        """Upstream's readyz: informers synced; with leader election, a leader that has not lost its lease."""
+        checks: dict[str, Callable[[], bool]] = {
+            "informer-sync": lambda: all(i.synced.is_set() for i in self.backend.informers)}
+        checks["leaderElection"] = lambda: not self.lost_leadership and not (self.elector and self.elector.lost)
+        return checks
+
+    def metrics_text(self) -> str:
+        published = self.published
+        lines = ["# HELP scheduler_pending_pods Number of pending pods, by the queue type.",
+                 "# TYPE scheduler_pending_pods gauge"]
+        for key, value in sorted(published.items()):
+            if key.startswith("pending:"):
+                lines.append(f'scheduler_pending_pods{{queue="{key[8:]}"}} {value:g}')
+        lines += ["# HELP kschedfw_bound_pods_total Pods this scheduler bound.",
+                  "# TYPE kschedfw_bound_pods_total counter",
+                  f"kschedfw_bound_pods_total {published.get('bound', 0):g}",
+                  "# HELP kschedfw_is_leader 1 while this replica schedules.", "# TYPE kschedfw_is_leader gauge",
+                  f"kschedfw_is_leader {1 if (self.elector is None or self.elector.leading.is_set()) else 0}"]
+        return "\n".join(lines) + "\n"
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.backend.wake()
+
+    def close(self) -> None:
+        self.backend.stop()
+        self.client.close()
+        self.event_client.close()

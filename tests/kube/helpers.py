@@ -1,0 +1,26 @@
+"""Shared pieces of the tests against a real API server: manifests and polling."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+
+def pod_manifest(name: str, namespace: str, *, scheduler: str = "default-scheduler", cpu: str = "100m",
+                 memory: str = "64Mi", **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
+            "spec": {"schedulerName": scheduler, "terminationGracePeriodSeconds": 30,
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"cpu": cpu, "memory": memory}}}], **spec}}
+
+
+def wait_for(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
+    """Poll until ``condition()`` is truthy (events cross threads and the network)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)

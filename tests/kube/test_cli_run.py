@@ -1,0 +1,113 @@
+"""`kschedfw run` as a process: binds, stops cleanly on SIGTERM, refuses bad input clearly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kschedfw.testing.controlplane import ControlPlane
+from tests.kube.helpers import pod_manifest, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def http_get(url: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", *args], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
+
+
+def test_missing_kubeconfig_is_a_clear_error_not_a_traceback(tmp_path):
+    pytest.importorskip("lightkube")
+    proc = kschedfw("run", "--kubeconfig", str(tmp_path / "absent"))
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert "absent" in err and "Traceback" not in err
+
+
+def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, namespace, tmp_path):
+    node = f"{namespace}-node"
+    control_plane.create_ready_node(node)
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "leaderElection:\n  leaderElect: false\n"
+                      f"profiles:\n- schedulerName: cli-{namespace}\n")
+    proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig),
+                    "--health-address", "127.0.0.1:0")
+    try:
+        url = ""
+        while not url:
+            line = proc.stderr.readline()
+            assert line, "kschedfw run ended early"
+            if "health and metrics on " in line:
+                url = line.split("health and metrics on ", 1)[1].strip()
+        assert url.startswith("http://127.0.0.1:")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("p", namespace, scheduler=f"cli-{namespace}"))
+        wait_for(lambda: control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName"),
+                 timeout=60, what="the pod bound by `kschedfw run`")
+        wait_for(lambda: http_get(url + "/readyz") == (200, "ok"), what="/readyz ok")
+        assert http_get(url + "/healthz") == (200, "ok")
+        wait_for(lambda: "kschedfw_bound_pods_total 1" in http_get(url + "/metrics")[1], what="the bind in /metrics")
+        assert 'scheduler_pending_pods{queue="active"} 0' in http_get(url + "/metrics")[1]
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert "stopped after binding 1 pods" in err
+        assert "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        control_plane.api("DELETE", f"/api/v1/nodes/{node}")
+
+
+def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane: ControlPlane, tmp_path):
+    """kube-scheduler holds kube-system/kube-scheduler; a scheduler that does not serve
+    default-scheduler must not compete for it (issue #9)."""
+    from kschedfw.cluster.kube.runner import KubeRunner
+    from kschedfw.config.validate import load_config
+    from kschedfw.framework.registry import default_catalog
+
+    def warning(body: str) -> str | None:
+        config_file = tmp_path / "config.yaml"
+        config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + body)
+        registry = default_catalog()
+        config, diagnostics = load_config(str(config_file), registry)
+        assert config is not None, diagnostics
+        runner = KubeRunner(config, registry, kubeconfig=control_plane.kubeconfig)
+        runner.close()
+        return runner.lease_warning()
+
+    assert "leaderElection.resourceName is 'kube-scheduler'" in warning("profiles:\n- schedulerName: mine\n")
+    assert warning("leaderElection:\n  resourceName: mine\nprofiles:\n- schedulerName: mine\n") is None
+    assert warning("profiles:\n- schedulerName: default-scheduler\n") is None
+
+
+def test_unreachable_api_server_is_reported_after_the_sync_timeout(tmp_path):
+    pytest.importorskip("lightkube")
+    from kschedfw.testing.controlplane import free_port
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
+        f"clusters: [{{name: k, cluster: {{server: 'http://127.0.0.1:{free_port()}'}}}}]\n"
+        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n")
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--sync-timeout", "1", "--health-address", "off")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert "did not sync within 1s: /api/v1/pods" in err and "Traceback" not in err

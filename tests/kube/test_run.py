@@ -1,0 +1,209 @@
+"""KubeBackend + the scheduler against a real kube-apiserver: what upstream kube-scheduler does
+through the API (bind, PodScheduled condition, events, preemption), observed from outside."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+
+import pytest
+
+from kschedfw.cluster.kube.runner import KubeRunner
+from kschedfw.config.validate import load_config
+from kschedfw.framework.registry import default_catalog
+from kschedfw.testing.controlplane import APIError, ControlPlane
+from tests.kube.helpers import pod_manifest, wait_for
+
+
+_configs = itertools.count()
+
+
+@pytest.fixture
+def nodes(control_plane: ControlPlane, namespace: str):
+    names = [f"{namespace}-a", f"{namespace}-b"]
+    for name in names:
+        control_plane.create_ready_node(name, cpu="2", memory="4Gi")
+    yield names
+    for name in names:
+        control_plane.api("DELETE", f"/api/v1/nodes/{name}")
+
+
+def start_runner(control_plane: ControlPlane, tmp_path, scheduler_name: str, leader_election: str = "",
+                 **kwargs):
+    config_file = tmp_path / f"config-{next(_configs)}.yaml"
+    config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                           + (leader_election or "leaderElection:\n  leaderElect: false\n")
+                           + f"profiles:\n- schedulerName: {scheduler_name}\n")
+    registry = default_catalog()
+    config, diagnostics = load_config(str(config_file), registry)
+    assert config is not None, diagnostics
+    runner = KubeRunner(config, registry, kubeconfig=control_plane.kubeconfig, **kwargs)
+    assert runner.start(sync_timeout=30)
+    thread = threading.Thread(target=runner.run, daemon=True)
+    thread.start()
+    return runner, thread
+
+
+@pytest.fixture
+def scheduler_name(namespace: str) -> str:
+    return f"kschedfw-{namespace}"
+
+
+@pytest.fixture
+def runner(control_plane, tmp_path, scheduler_name, nodes):
+    runner, thread = start_runner(control_plane, tmp_path, scheduler_name)
+    yield runner
+    runner.stop()
+    thread.join(10)
+    assert not thread.is_alive()
+    runner.close()
+
+
+def get_pod(cp: ControlPlane, namespace: str, name: str) -> dict:
+    return cp.api("GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
+
+
+def events_for(cp: ControlPlane, namespace: str, name: str) -> list[dict]:
+    events = cp.api("GET", f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")["items"]
+    return [e for e in events if e["regarding"]["name"] == name]
+
+
+def test_binds_our_pods_and_leaves_other_schedulers_pods_alone(control_plane, namespace, scheduler_name, nodes,
+                                                                runner):
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("ours", namespace, scheduler=scheduler_name))
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("theirs", namespace, scheduler="someone-else"))
+    bound = wait_for(lambda: get_pod(control_plane, namespace, "ours")["spec"].get("nodeName"), what="a binding")
+    assert bound in nodes
+    scheduled = wait_for(lambda: [e for e in events_for(control_plane, namespace, "ours") if e["reason"] == "Scheduled"],
+                         what="a Scheduled event")
+    assert scheduled[0]["note"] == f"Successfully assigned {namespace}/ours to {bound}"
+    assert scheduled[0]["reportingController"] == scheduler_name
+    assert scheduled[0]["action"] == "Binding"
+    condition = [c for c in get_pod(control_plane, namespace, "ours")["status"]["conditions"]
+                 if c["type"] == "PodScheduled"]
+    assert condition and condition[0]["status"] == "True"  # set by the API server's binding
+    theirs = get_pod(control_plane, namespace, "theirs")
+    assert not theirs["spec"].get("nodeName") and not theirs["status"].get("conditions")
+    assert runner.scheduler.bound_count == 1
+
+
+def test_unschedulable_pod_gets_upstreams_condition_and_event(control_plane, namespace, scheduler_name, nodes,
+                                                              runner):
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("huge", namespace, scheduler=scheduler_name, cpu="64"))
+    total = len(control_plane.api("GET", "/api/v1/nodes")["items"])
+
+    def condition():
+        found = [c for c in get_pod(control_plane, namespace, "huge")["status"].get("conditions") or []
+                 if c["type"] == "PodScheduled"]
+        return found[0] if found else None
+    cond = wait_for(condition, what="the PodScheduled condition")
+    assert (cond["status"], cond["reason"]) == ("False", "Unschedulable")
+    assert cond["message"].startswith(f"0/{total} nodes are available: ")
+    assert "Insufficient cpu" in cond["message"]
+    failed = wait_for(lambda: [e for e in events_for(control_plane, namespace, "huge")
+                               if e["reason"] == "FailedScheduling"], what="a FailedScheduling event")
+    assert failed[0]["type"] == "Warning" and failed[0]["action"] == "Scheduling"
+    assert failed[0]["note"] == cond["message"]
+    assert not get_pod(control_plane, namespace, "huge")["spec"].get("nodeName")
+
+
+def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, namespace, scheduler_name, nodes,
+                                                                runner):
+    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    try:
+        for i, node in enumerate(nodes):  # fill both nodes with low-priority pods
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                              pod_manifest(f"low-{i}", namespace, cpu="1500m", nodeName=node,
+                                           priorityClassName=f"{namespace}-low"))
+        wait_for(lambda: len([p for p in runner.backend.list("Pod", namespace)]) == 2, what="the informer")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
+                                       priorityClassName=f"{namespace}-high"))
+        nominated = wait_for(lambda: get_pod(control_plane, namespace, "high")["status"].get("nominatedNodeName"),
+                             what="a nomination")
+        victim = next(p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+                      if p["spec"].get("nodeName") == nominated and p["metadata"]["name"].startswith("low-"))
+        # a bound victim with no kubelet stays terminating for its grace period
+        assert victim["metadata"].get("deletionTimestamp")
+        target = [c for c in victim["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+        assert target and (target[0]["status"], target[0]["reason"]) == ("True", "PreemptionByScheduler")
+        other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+                 if p["metadata"]["name"].startswith("low-") and p["metadata"]["name"] != victim["metadata"]["name"]]
+        assert not other[0]["metadata"].get("deletionTimestamp")
+        wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
+                          if e["reason"] == "Preempted"], what="a Preempted event")
+    finally:
+        for name in (f"{namespace}-low", f"{namespace}-high"):
+            try:
+                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+            except APIError:
+                pass
+
+
+def test_dry_run_decides_without_writing(control_plane, tmp_path, namespace, scheduler_name, nodes):
+    decisions = []
+    runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True,
+                                  on_decision=lambda what, pod, detail: decisions.append((what, pod.name, detail)))
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("shadow", namespace, scheduler=scheduler_name))
+        wait_for(lambda: decisions, what="a decision")
+        assert decisions[0][:2] == ("bind", "shadow") and decisions[0][2] in nodes
+        pod = get_pod(control_plane, namespace, "shadow")
+        assert not pod["spec"].get("nodeName") and not pod["status"].get("conditions")
+        assert not events_for(control_plane, namespace, "shadow")
+    finally:
+        runner.stop()
+        thread.join(10)
+        runner.close()
+
+
+def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_path, namespace, scheduler_name,
+                                                             nodes):
+    lease = (f"leaderElection:\n  leaderElect: true\n  resourceName: le-{namespace}\n"
+             "  leaseDuration: 3s\n  renewDeadline: 2s\n  retryPeriod: 500ms\n")
+    first, first_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
+    wait_for(lambda: first.elector is not None and first.elector.leading.is_set(), what="a leader")
+    second, second_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("one", namespace, scheduler=scheduler_name))
+        wait_for(lambda: get_pod(control_plane, namespace, "one")["spec"].get("nodeName"), what="a binding")
+        assert (first.scheduler.bound_count, second.scheduler.bound_count) == (1, 0)
+        assert not second.elector.leading.is_set()
+        held = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
+        assert held["spec"]["holderIdentity"] == first.elector.identity
+        first.elector._release = lambda: None  # die without releasing, as a killed process would
+        first.stop()
+        first_thread.join(10)
+        # the follower waits out the lease duration it observed, then takes over
+        wait_for(lambda: second.elector.leading.is_set(), timeout=20, what="the follower to lead")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("two", namespace, scheduler=scheduler_name))
+        wait_for(lambda: get_pod(control_plane, namespace, "two")["spec"].get("nodeName"), what="a binding")
+        assert second.scheduler.bound_count == 1
+    finally:
+        for runner, thread in ((first, first_thread), (second, second_thread)):
+            runner.stop()
+            thread.join(10)
+            runner.close()
+    released = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
+    assert not released["spec"].get("holderIdentity")  # a clean stop releases the lease
+
+
+def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, namespace, scheduler_name, nodes,
+                                                             runner):
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("before", namespace, scheduler=scheduler_name))
+    wait_for(lambda: get_pod(control_plane, namespace, "before")["spec"].get("nodeName"), what="a binding")
+    control_plane.restart_apiserver()
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("after", namespace, scheduler=scheduler_name))
+    wait_for(lambda: get_pod(control_plane, namespace, "after")["spec"].get("nodeName"), timeout=60,
+             what="a binding after the restart")
+    assert runner.scheduler.bound_count == 2  # nothing bound twice, nothing forgotten
