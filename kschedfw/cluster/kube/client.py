@@ -15,7 +15,6 @@ from typing import Any, Iterator, Mapping
 
 import urllib3
 
-from kschedfw.cluster import memory as _memory
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
 from kschedfw.framework.interface import Conflict, NotFound
@@ -38,12 +37,11 @@ class ApiError(RuntimeError):
         self.body = body
 
 
-# Also the embedded cluster's classes, which some plugins still catch (until they use the contract's).
-class _NotFound(NotFound, _memory.NotFound):
+class _NotFound(NotFound):
     status = 404
 
 
-class _Conflict(Conflict, _memory.Conflict):
+class _Conflict(Conflict):
     status = 409
 
 
