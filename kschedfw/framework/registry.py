@@ -12,6 +12,7 @@ import functools
 import importlib
 import importlib.metadata
 import inspect
+import types
 import logging
 from typing import Any, Iterable
 
@@ -137,10 +138,28 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
     pm = pluggy.PluginManager("kschedfw")
     pm.add_hookspecs(hookspecs)
     try:
-        pm.register(cls, name=name)
+        pm.register(_as_instance_sees_it(cls), name=name)
         pm.check_pending()
     except pluggy.PluginValidationError as exc:
         raise PluginLoadError(display, str(exc)) from None
+
+
+def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
+    """The class's hooks bound as on an instance, for pluggy to check without building one.
+
+    pluggy drops ``self`` from a plain function only when its ``__qualname__`` looks like a
+    method's; hooks of a class made with ``type()`` or from shared functions would fail that
+    guess, though the runtime calls them bound like any other."""
+    view = types.SimpleNamespace()
+    for attr_name in dir(cls):
+        fn = getattr(cls, attr_name, None)
+        if getattr(fn, "kschedfw_impl", None) is None:
+            continue
+        if isinstance(inspect.getattr_static(cls, attr_name), staticmethod) or inspect.ismethod(fn):
+            setattr(view, attr_name, fn)
+        else:
+            setattr(view, attr_name, types.MethodType(fn, view))
+    return view
 
 
 class Registry:
