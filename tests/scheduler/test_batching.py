@@ -1,0 +1,177 @@
+"""Opportunistic batching end to end: upstream's test/integration/scheduler/batch scenarios.
+
+Upstream (v1.36, test/integration/scheduler/batch/batch_test.go) runs the default profile with
+PodTopologySpread's system default constraints cleared (pods would be unsignable otherwise),
+plus profiles ``mysched`` (a copy), ``nosign`` (an extra Filter plugin without SignPod) and
+``emptysign`` (an extra Filter plugin whose SignPod refuses). Pods are created one at a time,
+each scheduled before the next; nodes allow ``maxPods`` pods; each pod prefers the nodes of its
+list with decreasing weights. A pod counts as batched when the profile's batched-pod count grew.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kschedfw import Status, hookimpl
+from kschedfw.clock import SimulatedClock
+from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.config.validate import load_config_text
+from kschedfw.features import FeatureGates
+from kschedfw.framework.registry import Registry
+from kschedfw.scheduler import Scheduler
+from kschedfw.testing import make_node, make_pod
+
+
+class NoSign:
+    name = "NoSign"
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        pass
+
+    @hookimpl
+    def filter(self, state: Any, pod: Any, node_info: Any) -> None:
+        return None
+
+
+class EmptySign(NoSign):
+    name = "EmptySign"
+
+    @hookimpl
+    def sign_pod(self, pod: Any) -> Any:
+        return None, Status.unschedulable()
+
+
+_NO_DEFAULT_SPREAD = """\
+  pluginConfig:
+  - name: PodTopologySpread
+    args: {defaultingType: List, defaultConstraints: []}
+"""
+
+CONFIG = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+          + "".join(f"- schedulerName: {name}\n{extra}{_NO_DEFAULT_SPREAD}" for name, extra in (
+              ("default-scheduler", ""), ("mysched", ""),
+              ("nosign", "  plugins: {filter: {enabled: [{name: NoSign}]}}\n"),
+              ("emptysign", "  plugins: {filter: {enabled: [{name: EmptySign}]}}\n"))))
+
+
+def new_scheduler(gates: dict[str, bool] | None = None, config_text: str = CONFIG) -> Scheduler:
+    registry = Registry.discover([NoSign, EmptySign])
+    feature_gates = FeatureGates(gates)
+    config, diagnostics = load_config_text(config_text, "batch.yaml", registry, feature_gates)
+    assert config is not None, [d.render() for d in diagnostics]
+    return Scheduler(config, registry, MemoryCluster(SimulatedClock()), feature_gates=feature_gates)
+
+
+def batch_node(name: str, max_pods: int, labels: dict[str, str] | None = None) -> Any:
+    return make_node(name, cpu="100", memory=str(4 * 1024 ** 3), pods=str(max_pods), labels=labels)
+
+
+def batch_pod(name: str, prefer: list[str] = (), node_selector: dict[str, str] | None = None,
+              scheduler: str = "default-scheduler") -> Any:
+    """Upstream's newPod: 10 cpu, 4Mi, preferring ``prefer[i]`` with weight len-i (by metadata.name)."""
+    affinity = None
+    if prefer:
+        affinity = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": len(prefer) - i,
+             "preference": {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}}
+            for i, node in enumerate(prefer)]}}
+    return make_pod(name, cpu="10", memory=str(4 * 1024 ** 2), affinity=affinity,
+                    node_selector=node_selector, scheduler_name=scheduler)
+
+
+def run_one_by_one(scheduler: Scheduler, nodes: list[Any], pods: list[Any]) -> list[tuple[str, bool]]:
+    """Create each pod after the previous one was scheduled: (node or '', batched?) per pod."""
+    cluster = scheduler.cluster
+    cluster.load(nodes)
+    now = scheduler.clock.now()
+    scheduler.run(until=now)
+    batch = scheduler.frameworks["default-scheduler"].batch
+    out = []
+    for pod in pods:
+        before = batch.batched_pods if batch is not None else 0
+        cluster.create(pod)
+        scheduler.run(until=now)  # the clock stays: what is pending after its attempt stays
+        current = cluster.get("Pod", pod.name, pod.namespace)
+        out.append((current.node_name, (batch.batched_pods if batch is not None else 0) > before))
+    return out
+
+
+THREE = ["tpb-n1", "tpb-n2", "tpb-n3"]
+
+SCENARIOS = {
+    "one pod one node": (
+        [batch_node("n1", 1)], [batch_pod("p1")], [("n1", False)]),
+    "distinct pods on distinct nodes": (
+        [batch_node(f"n{i}", 10, {"forpod": str(i)}) for i in (3, 2, 1)],
+        [batch_pod(f"p{i}", node_selector={"forpod": str(i)}) for i in (1, 2, 3)],
+        [("n1", False), ("n2", False), ("n3", False)]),
+    "three pod batch": (
+        [batch_node(n, 1) for n in reversed(THREE)], [batch_pod(f"p{i}", THREE) for i in (1, 2, 3)],
+        [("tpb-n1", False), ("tpb-n2", True), ("tpb-n3", True)]),
+    "two consecutive batches": (
+        [batch_node(f"n{i}", 1) for i in (4, 3, 2, 1)],
+        [batch_pod("p1", ["n1", "n2"]), batch_pod("p2", ["n1", "n2"]),
+         batch_pod("p3", ["n4", "n3"]), batch_pod("p4", ["n4", "n3"])],
+        [("n1", False), ("n2", True), ("n4", False), ("n3", True)]),
+    "multiple pods per node means no batching": (
+        [batch_node(f"n{i}", 2) for i in (4, 3, 2, 1)],
+        [batch_pod("p1", ["n1", "n2"]), batch_pod("p2", ["n1", "n2"]),
+         batch_pod("p3", ["n4", "n3"]), batch_pod("p4", ["n4", "n3"])],
+        [("n1", False), ("n1", False), ("n4", False), ("n4", False)]),
+    "no batching between schedulers": (
+        [batch_node(n, 1) for n in reversed(THREE)],
+        [batch_pod("p1", THREE), batch_pod("p2", THREE, scheduler="mysched")],
+        [("tpb-n1", False), ("tpb-n2", False)]),
+    "no batching missing sign": (
+        [batch_node(n, 1) for n in reversed(THREE)],
+        [batch_pod("p1", THREE, scheduler="nosign"), batch_pod("p2", THREE, scheduler="nosign")],
+        [("tpb-n1", False), ("tpb-n2", False)]),
+    "no batching empty sign": (
+        [batch_node(n, 1) for n in reversed(THREE)],
+        [batch_pod("p1", THREE, scheduler="emptysign"), batch_pod("p2", THREE, scheduler="emptysign")],
+        [("tpb-n1", False), ("tpb-n2", False)]),
+    "unschedulable pod": (
+        [batch_node("n1", 1)], [batch_pod("p1"), batch_pod("p2")], [("n1", False), ("", False)]),
+}
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_upstream_batch_scenarios(name: str) -> None:
+    nodes, pods, expected = SCENARIOS[name]
+    assert run_one_by_one(new_scheduler(), nodes, pods) == expected
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_same_placements_with_the_gate_off_and_nothing_batched(name: str) -> None:
+    """Upstream's scenarios place every pod where a full cycle would: batching is an economy there."""
+    nodes, pods, expected = SCENARIOS[name]
+    scheduler = new_scheduler({"OpportunisticBatching": False})
+    assert all(fwk.batch is None for fwk in scheduler.frameworks.values())
+    assert run_one_by_one(scheduler, nodes, pods) == [(node, False) for node, _ in expected]
+
+
+def test_batched_pods_skip_scoring_and_count_upstream_metrics() -> None:
+    scheduler = new_scheduler()
+    run_one_by_one(scheduler, [batch_node(n, 1) for n in reversed(THREE)],
+                   [batch_pod(f"p{i}", THREE) for i in (1, 2, 3)])
+    counters = scheduler.batch_metrics.counters()
+    # p1: no batch yet; p2, p3: hint used
+    assert counters["scheduler_batch_attempts_total"] == {
+        ("default-scheduler", "no_hint"): 1, ("default-scheduler", "hint_used"): 2}
+    # p3 used the last node of the list: the next pod finds the batch empty (not a flush)
+    assert counters["scheduler_batch_cache_flushed_total"] == {}
+    assert [a.node for a in scheduler.attempts if a.result == "Scheduled"] == THREE
+
+
+def test_default_profile_signs_no_pod_so_nothing_is_batched() -> None:
+    """v1.36's default PodTopologySpread has system default constraints, and its SignPod refuses
+    every pod then: with the default configuration the gate changes nothing but the counters."""
+    scheduler = new_scheduler(config_text="apiVersion: kubescheduler.config.k8s.io/v1\n"
+                                          "kind: KubeSchedulerConfiguration\n")
+    result = run_one_by_one(scheduler, [batch_node(n, 1) for n in reversed(THREE)],
+                            [batch_pod(f"p{i}", THREE) for i in (1, 2, 3)])
+    assert result == [("tpb-n1", False), ("tpb-n2", False), ("tpb-n3", False)]
+    assert scheduler.batch_metrics.counters()["scheduler_batch_cache_flushed_total"] == {
+        ("default-scheduler", "pod_not_batchable"): 2, ("default-scheduler", "empty_list"): 1}
