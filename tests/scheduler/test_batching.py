@@ -175,3 +175,68 @@ def test_default_profile_signs_no_pod_so_nothing_is_batched() -> None:
     assert result == [("tpb-n1", False), ("tpb-n2", False), ("tpb-n3", False)]
     assert scheduler.batch_metrics.counters()["scheduler_batch_cache_flushed_total"] == {
         ("default-scheduler", "pod_not_batchable"): 2, ("default-scheduler", "empty_list"): 1}
+
+
+# --------------------------------------------------------------------------- where on and off differ
+
+def _strong_then_weak_preference() -> dict[str, Any]:
+    return {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 10, "preference": {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}},
+        {"weight": 1, "preference": {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n2"]}]}}]}}
+
+
+@pytest.mark.parametrize(("gates", "second"), [(None, ("n3", True)), ({"OpportunisticBatching": False}, ("n2", False))],
+                         ids=["on", "off"])
+def test_a_hint_keeps_the_first_cycles_ranking(gates: dict[str, bool] | None, second: tuple[str, bool]) -> None:
+    """Where upstream's batching places a pod elsewhere than a full cycle. Both pods prefer n1
+    (weight 10) then n2 (weight 1); n3 is five times larger; one pod per node.
+    p1's cycle: NodeAffinity normalizes against n1's 10, so n2 gets 10 (x2) and n3's free room
+    (LeastAllocated 90 vs 50) ranks it above n2: the batch keeps [n3, n2]. With the gate on p2
+    (same signature, n1 now full) takes the hint n3 unscored. With it off p2 is scored: without
+    n1 NodeAffinity normalizes against n2's 1, n2 gets 100 (x2) and wins."""
+    nodes = [make_node("n1", cpu="20", memory="20Gi", pods="1"), make_node("n2", cpu="20", memory="20Gi", pods="1"),
+             make_node("n3", cpu="100", memory="100Gi", pods="1")]
+    pods = [make_pod(f"p{i}", cpu="10", memory="10Gi", affinity=_strong_then_weak_preference()) for i in (1, 2)]
+    assert run_one_by_one(new_scheduler(gates), nodes, pods) == [("n1", False), second]
+
+
+SCENARIO_CLUSTER = """\
+apiVersion: v1
+kind: List
+items:
+""" + "".join(f"""\
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}}}}}
+  status: {{allocatable: {{cpu: "{size}", memory: {size}Gi, pods: "1"}}}}
+""" for n, size in (("n1", 20), ("n2", 20), ("n3", 100))) + "".join(f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {p}, namespace: default}}
+  spec:
+    affinity:
+      nodeAffinity:
+        preferredDuringSchedulingIgnoredDuringExecution:
+        - {{weight: 10, preference: {{matchFields: [{{key: metadata.name, operator: In, values: [n1]}}]}}}}
+        - {{weight: 1, preference: {{matchFields: [{{key: metadata.name, operator: In, values: [n2]}}]}}}}
+    containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "10", memory: 10Gi}}}}}}]
+""" for p in ("p1", "p2"))
+
+
+@pytest.mark.parametrize(("flags", "p2_node"), [([], "n3"), (["--feature-gates", "OpportunisticBatching=false"], "n2")],
+                         ids=["default-on", "off"])
+def test_simulate_feature_gate_switches_batching(tmp_path: Any, capsys: Any, flags: list[str], p2_node: str) -> None:
+    """The same scenario through `kschedfw simulate`: v1.36's default (on) and the gate off."""
+    import json
+
+    from kschedfw.cli.main import main
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(SCENARIO_CLUSTER)
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "profiles:\n- schedulerName: default-scheduler\n" + _NO_DEFAULT_SPREAD)
+    code = main(["simulate", str(cluster), "-c", str(config), "-o", "json", *flags])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    nodes = {p["pod"]: p["node"] for p in json.loads(out)["pods"]}
+    assert nodes == {"default/p1": "n1", "default/p2": p2_node}
