@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import cProfile
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import attrs
 
@@ -81,6 +81,22 @@ class RunOptions:
     stall_timeout: float = DEFAULT_STALL_TIMEOUT
     profile: bool = False  # cProfile the scheduling loop of the measured ops
     progress: Callable[[str], None] | None = None
+    #: gates set on the command line: they win over the workload's featureGates
+    feature_gates: dict[str, bool] = attrs.field(factory=dict)
+
+
+def effective_feature_gates(workload_gates: Mapping[str, bool], overrides: Mapping[str, bool]
+                            ) -> tuple[dict[str, bool], list[str]]:
+    """The gates a workload runs with, as upstream's harness sets them: the workload's (with its
+    test case's) featureGates, OpportunisticBatching off unless the workload names it, then the
+    command line's. Gates kschedfw does not know are left out: (gates, warnings)."""
+    from kschedfw.features import DEFAULT_FEATURE_GATES
+    gates = dict(workload_gates)
+    gates.setdefault("OpportunisticBatching", False)
+    gates.update(overrides)
+    unknown = sorted(name for name in gates if name not in DEFAULT_FEATURE_GATES)
+    warnings = [f"feature gate {name} is not one kschedfw knows: ignored" for name in unknown]
+    return {k: bool(v) for k, v in gates.items() if k in DEFAULT_FEATURE_GATES}, warnings
 
 
 @attrs.define
@@ -449,7 +465,10 @@ class WorkloadRunner:
             result.error = "; ".join(f"op {o.index} {o.opcode}: {o.reason}" for o in unsupported)
             return result
         t0 = _perf()
-        self.sim = Simulation(self.config, self.registry, seed=self.options.seed)
+        gates, warnings = effective_feature_gates(self.unrolled.workload.feature_gates, self.options.feature_gates)
+        result.feature_gates = gates
+        result.warnings.extend(warnings)
+        self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates)
         self.scheduler.record_attempts = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()
