@@ -240,3 +240,73 @@ def test_simulate_feature_gate_switches_batching(tmp_path: Any, capsys: Any, fla
     assert code == 0, err
     nodes = {p["pod"]: p["node"] for p in json.loads(out)["pods"]}
     assert nodes == {"default/p1": "n1", "default/p2": p2_node}
+
+
+# --------------------------------------------------------------------------- the hint in the cycle
+
+class Flaky:
+    """Filter rejects the nodes named in the pod's annotation ``reject`` (comma-separated)."""
+
+    name = "Flaky"
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        pass
+
+    @hookimpl
+    def sign_pod(self, pod: Any) -> Any:
+        return [], None  # the annotation is left out on purpose: equal signatures, different Filter
+
+    @hookimpl
+    def filter(self, state: Any, pod: Any, node_info: Any) -> Any:
+        if node_info.name in pod.annotations.get("reject", "").split(","):
+            return Status.unschedulable("flaky")
+        return None
+
+
+def _flaky_scheduler() -> Scheduler:
+    registry = Registry.discover([NoSign, EmptySign, Flaky])
+    text = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n"
+            "- schedulerName: default-scheduler\n  plugins: {filter: {enabled: [{name: Flaky}]}}\n"
+            + _NO_DEFAULT_SPREAD)
+    config, diagnostics = load_config_text(text, "flaky.yaml", registry, FeatureGates())
+    assert config is not None, [d.render() for d in diagnostics]
+    return Scheduler(config, registry, MemoryCluster(SimulatedClock()), feature_gates=FeatureGates())
+
+
+def test_a_hinted_node_failing_filter_means_a_full_cycle_and_a_new_batch() -> None:
+    """Upstream evaluateNominatedNode on the hint: it fails, every node is filtered and scored,
+    the hint is counted as not used and the new cycle's list becomes the batch."""
+    scheduler = _flaky_scheduler()
+    nodes = [batch_node(n, 1) for n in reversed(THREE)] + [batch_node("tpb-n4", 1)]
+    pods = [batch_pod("p1", THREE), _with_annotation(batch_pod("p2", THREE), "tpb-n2"), batch_pod("p3", THREE)]
+    result = run_one_by_one(scheduler, nodes, pods)
+    # p1 -> n1, batch [n2, n3, n4]. p2's hint n2 is rejected: scored again among n3, n4 it takes
+    # n3, and its list [n4] is the batch. p3 is hinted n4 from p2's list, although a full cycle
+    # would give it n2 (which only p2 could not use): upstream keeps the list of the last cycle.
+    assert result == [("tpb-n1", False), ("tpb-n3", False), ("tpb-n4", True)]
+    attempts = scheduler.batch_metrics.counters()["scheduler_batch_attempts_total"]
+    assert attempts == {("default-scheduler", "no_hint"): 1, ("default-scheduler", "hint_not_used"): 1,
+                        ("default-scheduler", "hint_used"): 1}
+
+
+def test_a_nominated_node_wins_over_the_hint_which_is_spent() -> None:
+    """Upstream asks for the hint even when the pod has a nominatedNodeName, then tries the
+    nominated node: the hint is popped, counted as not used, and the one-node result empties
+    the batch (empty_list)."""
+    scheduler = _flaky_scheduler()
+    nodes = [batch_node(n, 1) for n in reversed(THREE)]
+    p2 = make_pod("p2", cpu="10", memory=str(4 * 1024 ** 2), nominated_node_name="tpb-n3",
+                  affinity=batch_pod("p", THREE).raw["spec"]["affinity"])
+    result = run_one_by_one(scheduler, nodes, [batch_pod("p1", THREE), p2])
+    assert result == [("tpb-n1", False), ("tpb-n3", False)]
+    counters = scheduler.batch_metrics.counters()
+    assert counters["scheduler_batch_attempts_total"][("default-scheduler", "hint_not_used")] == 1
+    assert counters["scheduler_batch_cache_flushed_total"] == {("default-scheduler", "empty_list"): 1}
+    assert scheduler.frameworks["default-scheduler"].batch.state is None
+
+
+def _with_annotation(pod: Any, reject: str) -> Any:
+    from kschedfw.api import parse_object
+    manifest = dict(pod.raw)
+    manifest["metadata"] = {**manifest["metadata"], "annotations": {"reject": reject}}
+    return parse_object(manifest)
