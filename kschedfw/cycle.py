@@ -124,9 +124,7 @@ class ScheduleAlgorithm:
                                   nominating_info=CLEAR_NOMINATION), status
         host = self.select_host(totals, random_ties=not dry_run)
         if batch is not None:
-            batch.store_schedule_results(signature, hint, host, SortedScoredNodes.others(totals, host, batch.rng,
-                                                                                        keep=signature is not None),
-                                         cycle)
+            batch.store_schedule_results(signature, hint, host, SortedScoredNodes(totals, host, batch.rng), cycle)
         return ScheduleResult(host, evaluated, len(feasible)), None
 
     def find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",

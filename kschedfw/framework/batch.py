@@ -63,29 +63,43 @@ class BatchMetrics:
 
 class SortedScoredNodes:
     """The scored nodes of a cycle other than the chosen one, best first (upstream's heap of
-    NodePluginScores ordered by total, ties by a random draw). Kept reversed: pop is O(1)."""
+    NodePluginScores ordered by total, ties by a random draw).
 
-    __slots__ = ("_names",)
+    Sorted on the first pop only: most batches are never used (the next pod has another
+    signature, or still fits where the last one went), so a cycle pays nothing for its list."""
 
-    def __init__(self, names_worst_first: list[str]) -> None:
-        self._names = names_worst_first
+    __slots__ = ("_totals", "_chosen", "_rng", "_names", "_len")
+
+    def __init__(self, totals: list[tuple[str, int]], chosen: str, rng: random.Random) -> None:
+        self._totals: list[tuple[str, int]] | None = totals
+        self._chosen = chosen
+        self._rng = rng
+        self._names: list[str] = []  # worst first, once sorted
+        self._len = len(totals) - 1 if chosen else len(totals)  # ``chosen`` is one of ``totals``
 
     @classmethod
-    def others(cls, totals: list[tuple[str, int]], chosen: str, rng: random.Random, *,
-               keep: bool = True) -> "SortedScoredNodes":
-        """Every scored node but ``chosen``, best first. ``keep=False`` (an unsignable pod,
-        whose list is never used) only keeps the count, without sorting or drawing."""
-        if not keep:
-            return cls([""] * (len(totals) - 1))
+    def of(cls, names_best_first: list[str]) -> "SortedScoredNodes":
+        """A list already in order (tests, tools)."""
+        out = cls([], "", random.Random(0))
+        out._totals, out._names, out._len = None, list(reversed(names_best_first)), len(names_best_first)
+        return out
+
+    def _sort(self) -> None:
+        rng, chosen, totals = self._rng, self._chosen, self._totals
+        assert totals is not None
         draws = [(total, rng.random(), name) for name, total in totals if name != chosen]
         draws.sort()
-        return cls([name for _, _, name in draws])
+        self._names = [name for _, _, name in draws]
+        self._totals = None
 
     def pop(self) -> str:
+        if self._totals is not None:
+            self._sort()
+        self._len -= 1
         return self._names.pop()
 
     def __len__(self) -> int:
-        return len(self._names)
+        return self._len
 
 
 class _BatchState:

@@ -25,7 +25,7 @@ def blocking_filter(state: Any, pod: Any, node_info: Any) -> Status | None:
 
 def nodes(names: list[str]) -> SortedScoredNodes:
     """Best first, as upstream's testSortedScoredNodes."""
-    return SortedScoredNodes(list(reversed(names)))
+    return SortedScoredNodes.of(names)
 
 
 class Clock:
@@ -157,9 +157,17 @@ def test_sorted_scored_nodes_best_first_ties_in_random_order() -> None:
     totals = [("a", 5), ("b", 9), ("c", 5), ("d", 1), ("e", 5), ("chosen", 9)]
     orders = set()
     for seed in range(20):
-        s = SortedScoredNodes.others(totals, "chosen", random.Random(seed))
+        s = SortedScoredNodes(totals, "chosen", random.Random(seed))
+        assert len(s) == 5
         order = [s.pop() for _ in range(len(s))]
         assert order[0] == "b" and order[-1] == "d" and sorted(order[1:4]) == ["a", "c", "e"]
         orders.add(tuple(order))
     assert len(orders) > 1
-    assert len(SortedScoredNodes.others(totals, "chosen", random.Random(0), keep=False)) == 5
+
+
+def test_an_unused_list_is_never_sorted() -> None:
+    class NoDraws:
+        def random(self) -> float:
+            raise AssertionError("sorted although never popped")
+    s = SortedScoredNodes([("a", 1), ("b", 2)], "b", NoDraws())  # type: ignore[arg-type]
+    assert len(s) == 1
