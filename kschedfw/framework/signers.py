@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["TOLERATIONS_SIGNER_NAME", "HOST_PORTS_SIGNER_NAME", "tolerations_signature", "host_ports_signature"]
+__all__ = ["TOLERATIONS_SIGNER_NAME", "HOST_PORTS_SIGNER_NAME", "tolerations_signature", "host_ports_signature",
+           "node_affinity_signature"]
 
 TOLERATIONS_SIGNER_NAME = "v1.Pod.Spec.Tolerations"
 HOST_PORTS_SIGNER_NAME = "v1.Pod.Spec.HostPorts()"
@@ -24,3 +25,23 @@ def host_ports_signature(pod: Any) -> list[int]:
     (upstream HostPortsSigner: protocol and host IP are not part of it)."""
     return sorted({port.host_port for c in (*pod.containers, *pod.init_containers)
                    for port in c.ports if port.host_port})
+
+
+def _requirements_signature(requirements: Any) -> tuple[Any, ...]:
+    return tuple(sorted((r.key, r.operator, tuple(sorted(r.values))) for r in requirements))
+
+
+def _term_signature(term: Any) -> tuple[Any, ...]:
+    return (_requirements_signature(term.match_expressions), _requirements_signature(term.match_fields))
+
+
+def node_affinity_signature(pod: Any) -> tuple[Any, ...] | None:
+    """The node affinity with values, requirements and terms each in a canonical order (upstream
+    NodeAffinitySigner); None without node affinity."""
+    affinity = pod.affinity
+    na = affinity.node_affinity if affinity is not None else None
+    if na is None:
+        return None
+    required = tuple(sorted(_term_signature(t) for t in na.required.terms)) if na.required is not None else ()
+    preferred = tuple(sorted((p.weight, _term_signature(p.preference)) for p in na.preferred))
+    return (required, preferred)

@@ -100,3 +100,24 @@ def test_a_refusal_or_a_raising_signer_means_unsignable() -> None:
     assert fwk.sign_pod(make_pod("refused")) is None
     assert fwk.sign_pod(make_pod("boom")) is None
     assert any("Sign" in line for line in fwk.faults.summary())
+
+
+def test_node_affinity_written_in_another_order_signs_alike() -> None:
+    """Upstream NodeAffinitySigner sorts values, requirements, terms and preferred terms."""
+    fwk = default_framework()
+
+    def pod(name: str, values: list[str], keys: list[str], weights: list[int]) -> Any:
+        terms = [{"matchExpressions": [{"key": k, "operator": "In", "values": values} for k in keys]},
+                 {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]
+        if name == "b":
+            terms.reverse()
+        preferred = [{"weight": w, "preference": {"matchExpressions": [{"key": "z", "operator": "Exists"}]}}
+                     for w in weights]
+        return make_pod(name, cpu="1", affinity={"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms},
+            "preferredDuringSchedulingIgnoredDuringExecution": preferred}})
+
+    a = pod("a", ["x", "y"], ["k1", "k2"], [1, 2])
+    b = pod("b", ["y", "x"], ["k2", "k1"], [2, 1])
+    assert fwk.sign_pod(a) == fwk.sign_pod(b)
+    assert fwk.sign_pod(pod("c", ["x"], ["k1", "k2"], [1, 2])) != fwk.sign_pod(a)
