@@ -6,10 +6,10 @@ normalize what a pod spec may list in any order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 __all__ = ["TOLERATIONS_SIGNER_NAME", "HOST_PORTS_SIGNER_NAME", "tolerations_signature", "host_ports_signature",
-           "node_affinity_signature"]
+           "node_affinity_signature", "requests_dra_backed_resource"]
 
 TOLERATIONS_SIGNER_NAME = "v1.Pod.Spec.Tolerations"
 HOST_PORTS_SIGNER_NAME = "v1.Pod.Spec.HostPorts()"
@@ -45,3 +45,24 @@ def node_affinity_signature(pod: Any) -> tuple[Any, ...] | None:
     required = tuple(sorted(_term_signature(t) for t in na.required.terms)) if na.required is not None else ()
     preferred = tuple(sorted((p.weight, _term_signature(p.preference)) for p in na.preferred))
     return (required, preferred)
+
+
+#: The extended resource name a DeviceClass always serves (besides its spec.extendedResourceName).
+IMPLICIT_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+
+
+def requests_dra_backed_resource(scalar_requests: Mapping[str, int], lister: Any) -> bool:
+    """Whether a non-zero extended-resource request is served by a DeviceClass (upstream Fit and
+    BalancedAllocation then refuse to sign: "signature disabled when dra extended resources are
+    used in the cluster")."""
+    wanted = [name for name, amount in scalar_requests.items() if amount]
+    if not wanted or lister is None:
+        return False
+    from kschedfw.plugins.volumebinding.storagehelpers import name_of, spec_of
+    served: set[str] = set()
+    for device_class in lister.list("DeviceClass"):
+        explicit = spec_of(device_class).get("extendedResourceName")
+        if explicit:
+            served.add(str(explicit))
+        served.add(IMPLICIT_DEVICE_CLASS_PREFIX + name_of(device_class))
+    return any(name in served for name in wanted)

@@ -121,3 +121,25 @@ def test_node_affinity_written_in_another_order_signs_alike() -> None:
     b = pod("b", ["y", "x"], ["k2", "k1"], [2, 1])
     assert fwk.sign_pod(a) == fwk.sign_pod(b)
     assert fwk.sign_pod(pod("c", ["x"], ["k1", "k2"], [1, 2])) != fwk.sign_pod(a)
+
+
+def test_a_request_served_by_a_device_class_is_unsignable() -> None:
+    """Upstream Fit and BalancedAllocation refuse to sign a pod requesting an extended resource a
+    DeviceClass serves (by spec.extendedResourceName or deviceclass.resource.kubernetes.io/<name>)."""
+    from kschedfw.api import parse_object
+    from kschedfw.clock import SimulatedClock
+    from kschedfw.cluster.memory import MemoryCluster
+
+    registry = default_catalog()
+    config, _ = load_config_text(NO_DEFAULT_SPREAD, "c.yaml", registry)
+    assert config is not None
+    cluster = MemoryCluster(SimulatedClock())
+    fwk = Framework(config.profiles[0], registry, Handle(backend=cluster))
+    gpu = make_pod("gpu", requests={"example.com/gpu": "1"})
+    implicit = make_pod("implicit", requests={"deviceclass.resource.kubernetes.io/fast": "1"})
+    assert fwk.sign_pod(gpu) is not None and fwk.sign_pod(implicit) is not None
+    for name, spec in (("gpus", {"extendedResourceName": "example.com/gpu"}), ("fast", {})):
+        cluster.create(parse_object({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                                     "metadata": {"name": name}, "spec": spec}))
+    assert fwk.sign_pod(gpu) is None and fwk.sign_pod(implicit) is None
+    assert fwk.sign_pod(make_pod("plain", cpu="1")) is not None
