@@ -174,6 +174,8 @@ class WorkloadResult:
     simulated_seconds: float = 0.0
     warnings: list[str] = attrs.field(factory=list)
     unschedulable_reasons: dict[str, int] = attrs.field(factory=dict)
+    #: upstream's batching counters at the end: "metric{label}" -> count, every profile summed
+    batch_counters: dict[str, int] = attrs.field(factory=dict)
     profile: Any = attrs.field(default=None, repr=False)  # cProfile.Profile when profiling
 
     @property
@@ -198,6 +200,7 @@ class WorkloadResult:
             "pending_end": self.pending_end, "attempts": self.attempts,
             "simulated_seconds": round(self.simulated_seconds, 3), "warnings": self.warnings,
             "unschedulable_reasons": self.unschedulable_reasons,
+            "batch_counters": self.batch_counters,
         }
 
 
@@ -522,6 +525,10 @@ class WorkloadRunner:
         r.attempts = sched.queue.scheduling_cycle
         r.simulated_seconds = self.clock.now()
         r.unschedulable_reasons = {plugin: n for (plugin, _), n in sched.queue.unschedulable_reasons().items()}
+        for metric, counts in sched.batch_metrics.counters().items():
+            for (_, label), n in counts.items():
+                key = f"{metric}{{{label}}}"
+                r.batch_counters[key] = r.batch_counters.get(key, 0) + n
         r.profile = self._profiler
 
     def _run_op(self, op: Op) -> str | None:
