@@ -148,6 +148,7 @@ class Framework:
         self.bind_plugins = self._bound("bind")
         self.post_bind_plugins = self._bound("post_bind")
         self.sign_plugins, self.unsigned_plugins = self._compile_signers()
+        self._last_refuser: int | None = None
         self._hints = self._compile_hints()
 
     def _compile_signers(self) -> tuple[tuple[tuple[str, Callable], ...], tuple[str, ...]]:
@@ -221,31 +222,47 @@ class Framework:
 
     def sign_pod(self, pod: "Pod") -> PodSignature:
         """Upstream SignPod: the pod's scheduling signature, or None when the profile cannot
-        sign (a plugin lacks sign_pod) or a plugin refuses this pod (non-Success). Equal
-        signatures mean equal Filter and Score results on the same nodes."""
+        sign (a plugin lacks sign_pod) or a plugin refuses this pod (non-Success, raised, wrong
+        type). Equal signatures mean equal Filter and Score results on the same nodes.
+
+        The plugin that refused the previous pod is asked first: if it refuses again the answer
+        (None) is the same as upstream's, without asking the plugins before it (with the default
+        profile PodTopologySpread refuses every pod, after seven others in profile order)."""
         if self.unsigned_plugins:
             return None
+        signers = self.sign_plugins
+        refuser = self._last_refuser
+        if refuser is not None and self._fragments(*signers[refuser], pod) is None:
+            return None
         signature: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.scheduler_name}
-        for name, fn in self.sign_plugins:
-            try:
-                out = fn(pod)
-            except Exception as exc:
-                self._raised(name, "Sign", exc)
+        for index, (name, fn) in enumerate(signers):
+            fragments = self._fragments(name, fn, pod)
+            if fragments is None:
+                self._last_refuser = index
                 return None
-            if isinstance(out, Status):
-                fragments, status = None, out
-            elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
-                fragments, status = out
-            elif out is None:
-                fragments, status = None, None
-            else:
-                self.faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
-                return None
-            if status is not None and not status.is_success():
-                return None
-            for fragment in fragments or ():
+            for fragment in fragments:
                 signature[fragment.key] = fragment.value
         return signature
+
+    def _fragments(self, name: str, fn: Callable, pod: "Pod") -> list | tuple | None:
+        """One plugin's fragments (empty when it returned none), None when it refused."""
+        try:
+            out = fn(pod)
+        except Exception as exc:
+            self._raised(name, "Sign", exc)
+            return None
+        if isinstance(out, Status):
+            fragments, status = None, out
+        elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+            fragments, status = out
+        elif out is None:
+            fragments, status = None, None
+        else:
+            self.faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
+            return None
+        if status is not None and not status.is_success():
+            return None
+        return fragments or ()
 
     # ------------------------------------------------------------------ guards
     def _raised(self, name: str, point: str, exc: Exception) -> Status:

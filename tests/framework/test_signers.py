@@ -143,3 +143,13 @@ def test_a_request_served_by_a_device_class_is_unsignable() -> None:
                                      "metadata": {"name": name}, "spec": spec}))
     assert fwk.sign_pod(gpu) is None and fwk.sign_pod(implicit) is None
     assert fwk.sign_pod(make_pod("plain", cpu="1")) is not None
+
+
+def test_a_pod_after_a_refused_one_is_signed_in_full() -> None:
+    """The last refuser is asked first; a pod it accepts still gets every plugin's fragments."""
+    fwk = default_framework("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
+    assert fwk.sign_pod(make_pod("p", cpu="1")) is None  # PodTopologySpread's default constraints
+    lenient = default_framework()
+    assert lenient.sign_pod(make_pod("q", cpu="1", affinity={"podAffinity": {}})) is None  # InterPodAffinity
+    full = lenient.sign_pod(make_pod("r", cpu="1"))
+    assert full is not None and full == default_framework().sign_pod(make_pod("r", cpu="1"))
