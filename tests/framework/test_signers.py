@@ -150,6 +150,8 @@ def test_a_pod_after_a_refused_one_is_signed_in_full() -> None:
     fwk = default_framework("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
     assert fwk.sign_pod(make_pod("p", cpu="1")) is None  # PodTopologySpread's default constraints
     lenient = default_framework()
-    assert lenient.sign_pod(make_pod("q", cpu="1", affinity={"podAffinity": {}})) is None  # InterPodAffinity
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": {"app": "a"}}}]}}
+    assert lenient.sign_pod(make_pod("q", cpu="1", affinity=anti)) is None  # InterPodAffinity refuses
     full = lenient.sign_pod(make_pod("r", cpu="1"))
     assert full is not None and full == default_framework().sign_pod(make_pod("r", cpu="1"))
