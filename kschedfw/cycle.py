@@ -4,7 +4,10 @@ One implementation for every caller: the :class:`~kschedfw.scheduler.Scheduler` 
 `explain` and the test harness run it as a *dry run* (every node, no sampling, no PostFilter, no
 change to the scheduler's round-robin start or tie-breaking randomness). A
 :class:`~kschedfw.framework.recorder.CycleRecorder` given to :meth:`ScheduleAlgorithm.schedule_pod`
-receives every fact of the cycle; without one the cycle pays one ``if`` per phase.
+receives every fact of the cycle; without one the cycle pays one ``if`` per phase. A real cycle
+given the pod's signature and the scheduling cycle number also uses and feeds the profile's
+opportunistic batch (:mod:`kschedfw.framework.batch`): a hinted node is tried alone, like a
+nominated one, and a scored cycle leaves its other nodes, best first, for the next pod.
 """
 
 from __future__ import annotations
