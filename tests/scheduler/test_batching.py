@@ -310,3 +310,22 @@ def _with_annotation(pod: Any, reject: str) -> Any:
     manifest = dict(pod.raw)
     manifest["metadata"] = {**manifest["metadata"], "annotations": {"reject": reject}}
     return parse_object(manifest)
+
+
+def _placements(gates: dict[str, bool] | None, config_text: str) -> dict[str, str]:
+    from kschedfw.simulation import Simulation
+    registry = Registry.discover([NoSign, EmptySign])
+    feature_gates = FeatureGates(gates)
+    config, _ = load_config_text(config_text, "c.yaml", registry, feature_gates)
+    assert config is not None
+    nodes = [make_node(f"n{i:02}", cpu=str(2 + i % 3), memory=f"{4 + i % 5}Gi") for i in range(30)]
+    pods = [make_pod(f"p{i:03}", cpu=("1500m", "300m", "100m")[i % 3], memory=("1Gi", "256Mi", "64Mi")[i % 3],
+                     host_ports=[8080] if i % 3 == 0 else ()) for i in range(150)]
+    result = Simulation(config, registry, [*nodes, *pods], seed=7, feature_gates=feature_gates).run()
+    return {p.key: p.node for p in result.pods}
+
+
+def test_default_profile_places_alike_with_the_gate_on_and_off() -> None:
+    """No pod is signable with v1.36's default profile: the gate cannot move a pod, ties included."""
+    text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    assert _placements(None, text) == _placements({"OpportunisticBatching": False}, text)
