@@ -329,3 +329,34 @@ def test_default_profile_places_alike_with_the_gate_on_and_off() -> None:
     """No pod is signable with v1.36's default profile: the gate cannot move a pod, ties included."""
     text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
     assert _placements(None, text) == _placements({"OpportunisticBatching": False}, text)
+
+
+class ErrsOnce:
+    """Filter fails with an Error the first time it sees node n1, then lets every node pass."""
+
+    name = "ErrsOnce"
+    seen: set[str] = set()
+
+    def __init__(self, args: Any, handle: Any) -> None:
+        pass
+
+    @hookimpl
+    def filter(self, state: Any, pod: Any, node_info: Any) -> Any:
+        if node_info.name == "n1" and "n1" not in ErrsOnce.seen:
+            ErrsOnce.seen.add("n1")
+            return Status.as_status("transient")
+        return None
+
+
+def test_an_error_on_the_nominated_node_is_logged_and_every_node_searched() -> None:
+    """Upstream findNodesThatFitPod: evaluateNominatedNode's error is only logged; the search over
+    all nodes decides (here it succeeds), rather than failing the cycle."""
+    from kschedfw.testing import simulate_with
+    from tests.scheduler.plugins import BASE
+
+    ErrsOnce.seen = set()
+    pod = make_pod("p", cpu="100m", nominated_node_name="n1")
+    result = simulate_with([*BASE, ErrsOnce], [make_node("n1"), make_node("n2"), pod])
+    (placed,) = result.pods
+    assert placed.status == "Bound" and ErrsOnce.seen == {"n1"}
+    assert [e.reason for e in result.cluster.events if e.reason == "FailedScheduling"] == []  # first attempt
