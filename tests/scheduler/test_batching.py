@@ -360,3 +360,18 @@ def test_an_error_on_the_nominated_node_is_logged_and_every_node_searched() -> N
     (placed,) = result.pods
     assert placed.status == "Bound" and ErrsOnce.seen == {"n1"}
     assert [e.reason for e in result.cluster.events if e.reason == "FailedScheduling"] == []  # first attempt
+
+
+def test_a_batch_older_than_500ms_on_the_scheduler_clock_is_not_used() -> None:
+    scheduler = new_scheduler()
+    cluster, clock = scheduler.cluster, scheduler.clock
+    cluster.load([batch_node(n, 1) for n in reversed(THREE)])
+    cluster.create(batch_pod("p1", THREE))
+    scheduler.run(until=clock.now())
+    clock.set(clock.now() + 0.6)
+    cluster.create(batch_pod("p2", THREE))
+    scheduler.run(until=clock.now())
+    assert cluster.get("Pod", "p2", "default").node_name == "tpb-n2"  # scored again: same answer here
+    assert scheduler.frameworks["default-scheduler"].batch.batched_pods == 0
+    assert scheduler.batch_metrics.counters()["scheduler_batch_cache_flushed_total"] == {
+        ("default-scheduler", "expired"): 1}
