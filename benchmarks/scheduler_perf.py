@@ -22,10 +22,16 @@ import pstats
 import sys
 from typing import Any
 
+from kschedfw.features import FeatureGateError, parse_feature_gates
 from kschedfw.framework.registry import default_catalog
 from kschedfw.perf.runner import ConfigProblem, RunOptions, WorkloadResult, build_config, run_workload
 from kschedfw.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,
                                     load_test_cases, unroll)
+
+
+def _named_gates(text: str) -> set[str]:
+    """The gate names written in a ``--feature-gates`` value (the others keep the workload's)."""
+    return {item.partition("=")[0].strip() for item in text.split(",") if item.strip()}
 
 
 def _fmt(v: float | None, digits: int = 1) -> str:
@@ -70,7 +76,7 @@ def _select(cases: list[TestCase], tests: str, workloads: str | None) -> list[tu
 
 def render_table(results: list[WorkloadResult]) -> str:
     headers = ["test case / workload", "status", "pods/s", "pods/CPU-s", "e2e pods/s", "sampled", "threshold*",
-               "measured", "init s", "bound", "pending", "profile"]
+               "measured", "init s", "bound", "pending", "batching", "profile"]
     rows = []
     for r in results:
         m = r.measured
@@ -85,13 +91,14 @@ def render_table(results: list[WorkloadResult]) -> str:
              else str(m.bound_pods) if m else "-"),
             _fmt(r.init_seconds, 2), str(r.total_bound),
             str(r.pending_total) + (f" (+{r.pending_end.get('gated', 0)} gated)" if r.pending_end.get("gated") else ""),
+            "on" if r.feature_gates.get("OpportunisticBatching", False) else "off",
             r.profile_note,
         ])
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(headers)]
     lines = ["  ".join(h.ljust(widths[i]) for i, h in enumerate(headers)),
              "  ".join("-" * w for w in widths)]
     for row in rows:
-        lines.append("  ".join(c.ljust(widths[i]) if i in (0, 1, 11) else c.rjust(widths[i])
+        lines.append("  ".join(c.ljust(widths[i]) if i in (0, 1, 11, 12) else c.rjust(widths[i])
                                for i, c in enumerate(row)))
     notes = []
     for r in results:
@@ -132,7 +139,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="cProfile the scheduling loop of the measured phase and print the hot spots")
     ap.add_argument("--profile-top", type=int, default=30)
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    ap.add_argument("--feature-gates", metavar="NAME=true|false,...", default="",
+                    help="gates for every workload, over its featureGates. As upstream's harness, "
+                         "OpportunisticBatching is off unless the workload names it: "
+                         "OpportunisticBatching=true measures with batching on (v1.36's default)")
     args = ap.parse_args(argv)
+    try:
+        gate_overrides = {k: v for k, v in parse_feature_gates(args.feature_gates).items()
+                          if args.feature_gates and k in _named_gates(args.feature_gates)}
+    except FeatureGateError as exc:
+        print(f"error: --feature-gates: {exc}", file=sys.stderr)
+        return 2
 
     try:
         cases = load_test_cases(args.path)
@@ -173,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                                           params=dict(w.params), threshold=w.threshold_value))
             continue
         options = RunOptions(seed=args.seed, pace=args.pace, stall_timeout=args.stall_timeout,
-                             profile=args.profile, progress=progress)
+                             profile=args.profile, progress=progress, feature_gates=gate_overrides)
         use_config = config if (config is not None and (args.config or not tc.scheduler_config_path)) else None
         if use_config is None and config_error is not None and not tc.scheduler_config_path:
             results.append(WorkloadResult(test_case=tc.name, workload=w.name, status="error",

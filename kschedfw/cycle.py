@@ -4,16 +4,21 @@ One implementation for every caller: the :class:`~kschedfw.scheduler.Scheduler` 
 `explain` and the test harness run it as a *dry run* (every node, no sampling, no PostFilter, no
 change to the scheduler's round-robin start or tie-breaking randomness). A
 :class:`~kschedfw.framework.recorder.CycleRecorder` given to :meth:`ScheduleAlgorithm.schedule_pod`
-receives every fact of the cycle; without one the cycle pays one ``if`` per phase.
+receives every fact of the cycle; without one the cycle pays one ``if`` per phase. A real cycle
+given the pod's signature and the scheduling cycle number also uses and feeds the profile's
+opportunistic batch (:mod:`kschedfw.framework.batch`): a hinted node is tried alone, like a
+nominated one, and a scored cycle leaves its other nodes, best first, for the next pod.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from typing import TYPE_CHECKING
 
 import attrs
 
+from kschedfw.framework.batch import SortedScoredNodes
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
 from kschedfw.framework.status import Code, Status
@@ -21,9 +26,12 @@ from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.batch import OpportunisticBatch, PodSignature
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.runtime import Framework
     from kschedfw.queue.nominator import Nominator
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", "CLEAR_NOMINATION",
            "fit_status"]
@@ -75,22 +83,28 @@ class ScheduleAlgorithm:
         self.next_start_node_index = 0
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
-                     recorder: "CycleRecorder | None" = None, *, dry_run: bool = False
+                     recorder: "CycleRecorder | None" = None, *, dry_run: bool = False,
+                     signature: "PodSignature" = None, cycle: int | None = None
                      ) -> tuple[ScheduleResult, Status | None]:
         """Find feasible nodes, score them, pick one. ``dry_run``: every node is filtered (no
-        sampling, no nominated-node shortcut), PostFilter does not run, and neither the start
-        index nor the tie-breaking randomness moves (ties go to the first best node)."""
-        result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run)
+        sampling, no nominated-node shortcut, no batching), PostFilter does not run, and neither
+        the start index nor the tie-breaking randomness moves (ties go to the first best node).
+        ``signature`` and ``cycle`` (the queue's signature of the pod and the scheduling cycle)
+        let a real cycle use and feed the profile's opportunistic batch (``fwk.batch``)."""
+        batch = fwk.batch if not dry_run and cycle is not None else None
+        result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run, batch, signature, cycle or 0)
         if recorder is not None:
             recorder.result(result.evaluated_nodes, result.feasible_nodes, result.suggested_host, status)
         return result, status
 
     def _schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
-                      recorder: "CycleRecorder | None", dry_run: bool) -> tuple[ScheduleResult, Status | None]:
+                      recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
+                      signature: "PodSignature", cycle: int) -> tuple[ScheduleResult, Status | None]:
         snapshot = fwk.handle.snapshot
         if len(snapshot) == 0:
             return ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
-        feasible, diagnosis, status = self.find_nodes_that_fit(fwk, state, pod, recorder, dry_run)
+        feasible, diagnosis, status, hint = self._find_nodes_that_fit(fwk, state, pod, recorder, dry_run,
+                                                                      batch, signature, cycle)
         if status is not None:
             return ScheduleResult(nominating_info=CLEAR_NOMINATION), status
         evaluated = len(feasible) + len(diagnosis.node_to_status)
@@ -104,17 +118,30 @@ class ScheduleAlgorithm:
                     nominating = result.nominating_info
             return ScheduleResult(evaluated_nodes=evaluated, nominating_info=nominating), fit_status(fit_error)
         if len(feasible) == 1:
+            if batch is not None:
+                batch.store_schedule_results(signature, hint, feasible[0].name, None, cycle)
             return ScheduleResult(feasible[0].name, evaluated, 1), None
         totals, status = self.prioritize_nodes(fwk, state, pod, feasible, recorder)
         if status is not None:
             return ScheduleResult(evaluated_nodes=evaluated, feasible_nodes=len(feasible),
                                   nominating_info=CLEAR_NOMINATION), status
         host = self.select_host(totals, random_ties=not dry_run)
+        if batch is not None:
+            batch.store_schedule_results(signature, hint, host, SortedScoredNodes(totals, host, batch.rng), cycle)
         return ScheduleResult(host, evaluated, len(feasible)), None
 
     def find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
                             recorder: "CycleRecorder | None" = None, dry_run: bool = False
                             ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
+        """PreFilter, then Filter over the nodes (no batching)."""
+        feasible, diagnosis, status, _ = self._find_nodes_that_fit(fwk, state, pod, recorder, dry_run, None, None, 0)
+        return feasible, diagnosis, status
+
+    def _find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
+                             recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
+                             signature: "PodSignature", cycle: int
+                             ) -> tuple[list[NodeInfo], Diagnosis, Status | None, str]:
+        """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint)."""
         snapshot = fwk.handle.snapshot
         all_nodes = snapshot.node_infos()
         diagnosis = Diagnosis()
@@ -123,7 +150,7 @@ class ScheduleAlgorithm:
             recorder.pre_filter(pre_result, status, () if status is not None else tuple(sorted(plugins)))
         if status is not None and not status.is_success():
             if not status.is_rejected():
-                return [], diagnosis, status
+                return [], diagnosis, status, ""
             diagnosis.node_to_status.absent_nodes_status = status
             if status.code is Code.Pending:
                 diagnosis.pending_plugins |= plugins
@@ -132,17 +159,26 @@ class ScheduleAlgorithm:
             diagnosis.pre_filter_msg = status.message()
             if recorder is not None:
                 recorder.filtered([], [], diagnosis)
-            return [], diagnosis, None
-        if pod.nominated_node_name and not dry_run:
-            nominated = snapshot.get(pod.nominated_node_name)
+            return [], diagnosis, None, ""
+        hint = ""
+        if batch is not None:
+            # asked even when the pod has a nominated node, as upstream (the hint is then spent)
+            hint = batch.get_node_hint(pod, signature, state, cycle, snapshot.get, fwk.run_filter_plugins)
+        target = "" if dry_run else pod.nominated_node_name or hint
+        if target:
+            # the nominated node (set by preemption), else the batch's hint, is tried alone first
+            nominated = snapshot.get(target)
             if nominated is not None and nominated.node is not None:
                 st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
                 if st is None or st.is_success():
                     if recorder is not None:
                         recorder.filtered([nominated.name], [nominated.name], diagnosis)
-                    return [nominated], diagnosis, None
-                if not st.is_rejected():
-                    return [], diagnosis, st
+                    return [nominated], diagnosis, None, hint
+                if st.is_rejected():
+                    # kept in the diagnosis (and counted as processed), as upstream
+                    self._record_rejection(diagnosis, nominated.name, st)
+                else:  # upstream logs the error and searches every node
+                    log.warning("evaluating %s on its nominated node %s failed: %s", pod.key, target, st.message())
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
             wanted = pre_result.node_names or frozenset()
@@ -157,7 +193,15 @@ class ScheduleAlgorithm:
                                                               dry_run)
         if recorder is not None and status is None:
             recorder.filtered([ni.name for ni in nodes], [ni.name for ni in feasible], diagnosis)
-        return feasible, diagnosis, status
+        return feasible, diagnosis, status, hint
+
+    @staticmethod
+    def _record_rejection(diagnosis: Diagnosis, node_name: str, status: Status) -> None:
+        diagnosis.node_to_status.set(node_name, status)
+        if status.code is Code.Pending:
+            diagnosis.pending_plugins.add(status.plugin)
+        else:
+            diagnosis.unschedulable_plugins.add(status.plugin)
 
     def _find_nodes_that_pass_filters(self, fwk: "Framework", state: CycleState, pod: "Pod",
                                       diagnosis: Diagnosis, nodes: list[NodeInfo], num_all: int,
@@ -185,12 +229,10 @@ class ScheduleAlgorithm:
         run = fwk.run_filter_plugins_with_nominated_pods if nominator is not None and len(nominator) else \
             fwk.run_filter_plugins
         node_to_status = diagnosis.node_to_status
-        processed = 0
         failure: Status | None = None
         for i in range(n):
             ni = nodes[(start + i) % n]
             status = run(state, pod, ni)
-            processed += 1
             if status is None or status.code is Code.Success:
                 feasible.append(ni)
                 if len(feasible) >= to_find:
@@ -205,6 +247,9 @@ class ScheduleAlgorithm:
                 failure = status
                 break
         if not dry_run:
+            # upstream counts the feasible nodes and every node with a status (a nominated or
+            # hinted node that failed just before included)
+            processed = len(feasible) + len(node_to_status)
             self.next_start_node_index = (index + processed) % max(num_all, 1)
         if failure is not None:
             return [], failure

@@ -14,7 +14,8 @@ Hooks are grouped in the order a pod meets them::
                  -> reserve -> permit
     binding:     pre_bind_pre_flight -> (wait on permit) -> pre_bind -> bind -> post_bind
     on failure after reserve: unreserve, in reverse order
-    declared, not called yet: sign_pod and the pod-group placement hooks (NOT_CALLED_YET)
+    batching:    sign_pod (when a pod is queued; gate OpportunisticBatching)
+    declared, not called yet: the pod-group placement hooks (NOT_CALLED_YET)
 
 Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
 its meaning differs per point and is stated in each hook. A hook that raises, or returns a value
@@ -53,10 +54,10 @@ hookspec = pluggy.HookspecMarker("kschedfw")
 #: Hooks declared for plugin authors that this version of the runtime never calls. A plugin may
 #: implement them (they are validated like any hook) but they have no effect yet, so loading a
 #: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
-#: ``sign_pod`` becomes live with opportunistic batching, the placement hooks with workload-aware
-#: (pod group) scheduling. A meta-test checks this set against what the runtime binds.
+#: The placement hooks become live with workload-aware (pod group) scheduling. A meta-test checks
+#: this set against what the runtime binds.
 NOT_CALLED_YET: frozenset[str] = frozenset({
-    "sign_pod", "generate_placements", "score_placement", "normalize_placement_score",
+    "generate_placements", "score_placement", "normalize_placement_score",
     "pod_group_post_filter",
 })
 
@@ -129,10 +130,14 @@ def queueing_hint(event: "ClusterEvent", pod: "Pod", old_obj: Any, new_obj: Any)
 def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
     """Fragments of the pod's scheduling signature for opportunistic batching. Upstream: SignPlugin.
 
-    Pods with equal signatures get equal Filter and Score results, so a batch can reuse them.
-    Unschedulable or Error means "do not batch this pod" (the fragments may then be None). Batching stays off unless every enabled
-    PreFilter/Filter/PreScore/Score plugin implements this hook. Not called yet: the runtime does
-    not batch (see :data:`NOT_CALLED_YET`).
+    Called when a pod enters the scheduling queue or is updated there (gate
+    OpportunisticBatching, on by default). The fragments of every plugin, with the pod's
+    schedulerName, make the signature; fragments with the same key must carry the same value.
+    Pods with equal signatures must get equal Filter and Score results on the same nodes: then
+    consecutive such pods reuse the previous cycle's sorted scores (each takes the next node,
+    filtered alone, not scored) while they go one per node. Unschedulable or Error means "do not
+    batch this pod" (the fragments may then be None). A profile batches no pod unless every one
+    of its PreFilter, Filter, PreScore and Score plugins implements this hook.
     """
 
 

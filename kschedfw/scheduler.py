@@ -17,6 +17,7 @@ import attrs
 
 from kschedfw.cache.cache import Cache
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
+from kschedfw.framework.batch import BatchMetrics
 from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
 from kschedfw.framework.fit_error import Diagnosis, FitError
@@ -80,18 +81,26 @@ class Scheduler:
         self.bound_uids: set[str] = set()  # pods this scheduler bound (not the ones that came bound)
         self.frameworks: dict[str, Framework] = {}
         self._handles: list[Handle] = []
+        #: upstream's batching counters (gate OpportunisticBatching), for every profile
+        self.batch_metrics = BatchMetrics()
         for profile in config.profiles:
             handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
                             profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
             self._handles.append(handle)
-            self.frameworks[profile.scheduler_name] = Framework(profile, registry, handle)
+            fwk = Framework(profile, registry, handle, batch_metrics=self.batch_metrics)
+            if fwk.batch is not None:
+                fwk.batch.rng = random.Random(f"batch/{seed}/{profile.scheduler_name}")
+            self.frameworks[profile.scheduler_name] = fwk
         first = next(iter(self.frameworks.values()))
+        batching = any(fwk.batch is not None for fwk in self.frameworks.values())
         self.queue = PriorityQueue(less=first.less, frameworks=self.frameworks, clock=self.clock,
                                    sort_key=first.queue_sort_key,
                                    pod_initial_backoff=float(config.pod_initial_backoff_seconds),
                                    pod_max_backoff=float(config.pod_max_backoff_seconds),
-                                   pod_lister=self._current_pod, namespace_labels=self._namespace_labels)
+                                   pod_lister=self._current_pod, namespace_labels=self._namespace_labels,
+                                   pod_signers={name: fwk.sign_pod for name, fwk in self.frameworks.items()}
+                                   if batching else None)
         for handle in self._handles:
             handle.nominator = self.queue.nominator
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
@@ -239,7 +248,8 @@ class Scheduler:
         self.update_snapshot()
         recorder = self.recorder_for(pod) if self.recorder_for is not None else None
         try:
-            result, status = self.schedule_pod(fwk, state, pod, recorder)
+            result, status = self.algorithm.schedule_pod(fwk, state, pod, recorder,
+                                                         signature=qpi.pod_signature, cycle=cycle)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
             result, status = ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.as_status(exc)

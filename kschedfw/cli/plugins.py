@@ -57,8 +57,8 @@ def describe_plugins(registry: "Registry | None" = None) -> list[dict[str, Any]]
 def hook_warnings(rows: list[dict[str, Any]], *, include_builtin: bool) -> list[str]:
     """One warning per plugin implementing hooks this version does not call yet.
 
-    Without ``--check`` only plugins from other distributions are named, as at load time (in-tree
-    plugins implement ``sign_pod`` ahead of batching); ``--check`` names every one.
+    Without ``--check`` only plugins from other distributions are named, as at load time;
+    ``--check`` names every one.
     """
     from kschedfw.framework.registry import not_called_yet_message
 

@@ -238,7 +238,7 @@ class Registry:
         return plugin_cls
 
     def _warn_hooks_not_called_yet(self, cls: type, display: str, *, in_tree: bool) -> None:
-        """In-tree plugins implement ``sign_pod`` ahead of batching: no warning for them."""
+        """In-tree plugins are kschedfw's own: no warning for them."""
         if in_tree or not self._warn_not_called_yet:
             return
         hooks = hooks_not_called_yet(cls)

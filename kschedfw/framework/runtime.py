@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import pluggy
 
 from kschedfw import hookspecs
+from kschedfw.features import enabled as gate_enabled
+from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
@@ -34,6 +36,12 @@ if TYPE_CHECKING:
     from kschedfw.framework.recorder import CycleRecorder
 
 log = logging.getLogger(__name__)
+
+#: The signature fragment every pod gets (upstream fwk.SchedulerNameSignerName).
+SCHEDULER_NAME_SIGNER_NAME = "v1.Pod.Spec.SchedulerName"
+#: Extension points whose plugins must all sign pods for a profile to batch (upstream
+#: computeBatchablePlugins).
+_SIGNED_POINTS = ("pre_filter", "filter", "pre_score", "score")
 
 #: Extension points whose plugins' events drive requeueing (upstream: PreEnqueue, PreFilter,
 #: Filter, Reserve, Permit).
@@ -59,7 +67,8 @@ def _describe_tuple_want(point: str) -> str:
 class Framework:
     """One scheduling profile: its plugin instances and the compiled plan per extension point."""
 
-    def __init__(self, profile: "ResolvedProfile", registry: Registry, handle: Handle | None = None) -> None:
+    def __init__(self, profile: "ResolvedProfile", registry: Registry, handle: Handle | None = None,
+                 *, batch_metrics: BatchMetrics | None = None) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.handle = handle if handle is not None else Handle(profile_name=profile.scheduler_name)
@@ -92,6 +101,10 @@ class Framework:
             self.plugins[name] = instance
         self._pm.check_pending()
         self._compile()
+        #: gate OpportunisticBatching: this profile's batch (None with the gate off)
+        self.batch: OpportunisticBatch | None = None
+        if gate_enabled(self.handle.feature_gates, "OpportunisticBatching"):
+            self.batch = OpportunisticBatch(self.profile_name, self.handle.clock.now, batch_metrics)
 
     # ------------------------------------------------------------------ plan
     def _bound(self, point: str, hook: str | None = None) -> tuple[tuple[str, Callable], ...]:
@@ -134,7 +147,28 @@ class Framework:
         self.pre_bind_pre_flight_plugins = self._bound("pre_bind", "pre_bind_pre_flight")
         self.bind_plugins = self._bound("bind")
         self.post_bind_plugins = self._bound("post_bind")
+        self.sign_plugins, self.unsigned_plugins = self._compile_signers()
+        self._last_refuser: int | None = None
         self._hints = self._compile_hints()
+
+    def _compile_signers(self) -> tuple[tuple[tuple[str, Callable], ...], tuple[str, ...]]:
+        """(signers, plugins that cannot sign): every distinct PreFilter, Filter, PreScore and
+        Score plugin, in that order. One plugin that cannot sign turns signing off for the
+        profile (upstream computeBatchablePlugins)."""
+        signers: list[tuple[str, Callable]] = []
+        unsigned: list[str] = []
+        seen: set[str] = set()
+        for point in _SIGNED_POINTS:
+            for entry in self.profile.plugins.get(point, ()):
+                if entry.name in seen:
+                    continue
+                seen.add(entry.name)
+                plugin = self.plugins[entry.name]
+                if "sign_pod" in implemented_hooks(type(plugin)):
+                    signers.append((entry.name, plugin.sign_pod))
+                else:
+                    unsigned.append(entry.name)
+        return tuple(signers), tuple(unsigned)
 
     def _compile_hints(self) -> list[tuple[ClusterEvent, str, Callable | None]]:
         """(event, plugin, hint) for every plugin that can reject; upstream's wildcard fallback."""
@@ -185,6 +219,50 @@ class Framework:
                 status.plugin = name
                 return status
         return None
+
+    def sign_pod(self, pod: "Pod") -> PodSignature:
+        """Upstream SignPod: the pod's scheduling signature, or None when the profile cannot
+        sign (a plugin lacks sign_pod) or a plugin refuses this pod (non-Success, raised, wrong
+        type). Equal signatures mean equal Filter and Score results on the same nodes.
+
+        The plugin that refused the previous pod is asked first: if it refuses again the answer
+        (None) is the same as upstream's, without asking the plugins before it (with the default
+        profile PodTopologySpread refuses every pod, after seven others in profile order)."""
+        if self.unsigned_plugins:
+            return None
+        signers = self.sign_plugins
+        refuser = self._last_refuser
+        if refuser is not None and self._fragments(*signers[refuser], pod) is None:
+            return None
+        signature: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.scheduler_name}
+        for index, (name, fn) in enumerate(signers):
+            fragments = self._fragments(name, fn, pod)
+            if fragments is None:
+                self._last_refuser = index
+                return None
+            for fragment in fragments:
+                signature[fragment.key] = fragment.value
+        return signature
+
+    def _fragments(self, name: str, fn: Callable, pod: "Pod") -> list | tuple | None:
+        """One plugin's fragments (empty when it returned none), None when it refused."""
+        try:
+            out = fn(pod)
+        except Exception as exc:
+            self._raised(name, "Sign", exc)
+            return None
+        if isinstance(out, Status):
+            fragments, status = None, out
+        elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+            fragments, status = out
+        elif out is None:
+            fragments, status = None, None
+        else:
+            self.faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
+            return None
+        if status is not None and not status.is_success():
+            return None
+        return fragments or ()
 
     # ------------------------------------------------------------------ guards
     def _raised(self, name: str, point: str, exc: Exception) -> Status:

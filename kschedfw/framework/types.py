@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import attrs
 
@@ -129,6 +129,8 @@ class QueuedPodInfo:
     gating_plugin: str = ""
     gated: bool = False
     backoff_expiration: float | None = None
+    #: the scheduling signature taken when queued (gate OpportunisticBatching); None: unsignable
+    pod_signature: Any = None
 
     @property
     def key(self) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import bisect
 import cProfile
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import attrs
 
@@ -81,6 +81,22 @@ class RunOptions:
     stall_timeout: float = DEFAULT_STALL_TIMEOUT
     profile: bool = False  # cProfile the scheduling loop of the measured ops
     progress: Callable[[str], None] | None = None
+    #: gates set on the command line: they win over the workload's featureGates
+    feature_gates: dict[str, bool] = attrs.field(factory=dict)
+
+
+def effective_feature_gates(workload_gates: Mapping[str, bool], overrides: Mapping[str, bool]
+                            ) -> tuple[dict[str, bool], list[str]]:
+    """The gates a workload runs with, as upstream's harness sets them: the workload's (with its
+    test case's) featureGates, OpportunisticBatching off unless the workload names it, then the
+    command line's. Gates kschedfw does not know are left out: (gates, warnings)."""
+    from kschedfw.features import DEFAULT_FEATURE_GATES
+    gates = dict(workload_gates)
+    gates.setdefault("OpportunisticBatching", False)
+    gates.update(overrides)
+    unknown = sorted(name for name in gates if name not in DEFAULT_FEATURE_GATES)
+    warnings = [f"feature gate {name} is not one kschedfw knows: ignored" for name in unknown]
+    return {k: bool(v) for k, v in gates.items() if k in DEFAULT_FEATURE_GATES}, warnings
 
 
 @attrs.define
@@ -158,6 +174,8 @@ class WorkloadResult:
     simulated_seconds: float = 0.0
     warnings: list[str] = attrs.field(factory=list)
     unschedulable_reasons: dict[str, int] = attrs.field(factory=dict)
+    #: upstream's batching counters at the end: "metric{label}" -> count, every profile summed
+    batch_counters: dict[str, int] = attrs.field(factory=dict)
     profile: Any = attrs.field(default=None, repr=False)  # cProfile.Profile when profiling
 
     @property
@@ -182,6 +200,7 @@ class WorkloadResult:
             "pending_end": self.pending_end, "attempts": self.attempts,
             "simulated_seconds": round(self.simulated_seconds, 3), "warnings": self.warnings,
             "unschedulable_reasons": self.unschedulable_reasons,
+            "batch_counters": self.batch_counters,
         }
 
 
@@ -449,7 +468,10 @@ class WorkloadRunner:
             result.error = "; ".join(f"op {o.index} {o.opcode}: {o.reason}" for o in unsupported)
             return result
         t0 = _perf()
-        self.sim = Simulation(self.config, self.registry, seed=self.options.seed)
+        gates, warnings = effective_feature_gates(self.unrolled.workload.feature_gates, self.options.feature_gates)
+        result.feature_gates = gates
+        result.warnings.extend(warnings)
+        self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates)
         self.scheduler.record_attempts = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()
@@ -503,6 +525,10 @@ class WorkloadRunner:
         r.attempts = sched.queue.scheduling_cycle
         r.simulated_seconds = self.clock.now()
         r.unschedulable_reasons = {plugin: n for (plugin, _), n in sched.queue.unschedulable_reasons().items()}
+        for metric, counts in sched.batch_metrics.counters().items():
+            for (_, label), n in counts.items():
+                key = f"{metric}{{{label}}}"
+                r.batch_counters[key] = r.batch_counters.get(key, 0) + n
         r.profile = self._profiler
 
     def _run_op(self, op: Op) -> str | None:

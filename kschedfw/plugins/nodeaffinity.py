@@ -21,6 +21,7 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, parse_node_selector, parse_preferred_scheduling_term
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
+from kschedfw.framework.signers import node_affinity_signature
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
 from kschedfw.plugins.helper import as_objects, default_normalize_score
@@ -497,7 +498,7 @@ class NodeAffinity:
 
     @hookimpl
     def sign_pod(self, pod):
-        return [SignFragment("v1.Pod.Spec.Affinity.NodeAffinity", _pod_node_affinity(pod)),
+        return [SignFragment("v1.Pod.Spec.Affinity.NodeAffinity", node_affinity_signature(pod)),
                 SignFragment("v1.Pod.Spec.Affinity.NodeSelector", tuple(sorted(pod.node_selector.items())))], None
 
     @hookimpl

@@ -10,6 +10,7 @@ from kschedfw.framework.cycle_state import StateNotFound
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
 from kschedfw.framework.status import Status
+from kschedfw.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signature
 from kschedfw.framework.types import SignFragment
 from kschedfw.plugins.helper import as_objects, fits_ports, get_host_ports, sanitize_host_port
 
@@ -44,8 +45,7 @@ class NodePorts:
 
     @hookimpl
     def sign_pod(self, pod):
-        ports = tuple(sorted(sanitize_host_port(ip, proto, port) for ip, proto, port in _wanted_ports(pod)))
-        return [SignFragment("v1.Pod.Spec.HostPorts()", ports)], None
+        return [SignFragment(HOST_PORTS_SIGNER_NAME, host_ports_signature(pod))], None
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):

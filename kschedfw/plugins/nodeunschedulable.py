@@ -11,6 +11,7 @@ from kschedfw import hookimpl
 from kschedfw.api import Node, Pod, Taint
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
+from kschedfw.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import SignFragment
 from kschedfw.plugins.helper import as_objects, tolerations_tolerate_taint_gated
@@ -67,7 +68,7 @@ class NodeUnschedulable:
 
     @hookimpl
     def sign_pod(self, pod):
-        return [SignFragment("v1.Pod.Spec.Tolerations", pod.tolerations)], None
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signature(pod))], None
 
     @hookimpl
     def filter(self, state, pod, node_info) -> Status | None:

@@ -12,6 +12,7 @@ from kschedfw import hookimpl
 from kschedfw.api import Node, Pod
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                        QueueingHint)
+from kschedfw.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins.helper import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
@@ -114,7 +115,7 @@ class TaintToleration:
 
     @hookimpl
     def sign_pod(self, pod):
-        return [SignFragment("v1.Pod.Spec.Tolerations", pod.tolerations)], None
+        return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signature(pod))], None
 
     @hookimpl
     def filter(self, state, pod, node_info) -> Status | None:

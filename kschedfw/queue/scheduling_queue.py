@@ -230,7 +230,8 @@ class PriorityQueue:
                  pop_from_backoff_q: bool = True,
                  pod_lister: PodLister | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
-                 unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL) -> None:
+                 unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL,
+                 pod_signers: Mapping[str, Callable[[Any], Any]] | None = None) -> None:
         """
         ``less``: the QueueSort function (one for all profiles, as upstream requires).
         ``frameworks``: schedulerName -> that profile's :class:`QueueFramework`.
@@ -245,10 +246,13 @@ class PriorityQueue:
         ticks fall every that many seconds from the queue's creation. The flush acts as the
         latest tick not after now would have, so calling it more often changes nothing; with
         None it acts at ``now`` (like calling upstream's flushUnschedulablePodsLeftover directly).
+        ``pod_signers``: schedulerName -> ``pod -> signature`` (gate OpportunisticBatching; None
+        when off): a queued pod is signed when it enters the queue and when it is updated there.
         """
         self._clock = clock
         self._less = less
         self._profiles = {name: _Profile(name, fw) for name, fw in frameworks.items()}
+        self._pod_signers = pod_signers
         self.pod_max_in_unschedulable_pods_duration = float(pod_max_in_unschedulable_pods_duration)
         self.pop_from_backoff_q = pop_from_backoff_q
         self._namespace_labels = namespace_labels
@@ -323,7 +327,15 @@ class PriorityQueue:
     # ------------------------------------------------------------------ helpers
     def new_queued_pod_info(self, pod: Any, *plugins: str) -> QueuedPodInfo:
         return QueuedPodInfo(pod=pod, timestamp=self._clock.now(),
-                             unschedulable_plugins=set(plugins))
+                             unschedulable_plugins=set(plugins), pod_signature=self.sign_pod(pod))
+
+    def sign_pod(self, pod: Any) -> Any:
+        """The pod's signature for opportunistic batching (upstream signPod); None when the
+        gate is off or the profile cannot sign it."""
+        if self._pod_signers is None:
+            return None
+        signer = self._pod_signers.get(pod.scheduler_name)
+        return signer(pod) if signer is not None else None
 
     def _profile(self, pod: Any) -> _Profile | None:
         return self._profiles.get(pod.scheduler_name)
@@ -535,12 +547,14 @@ class PriorityQueue:
                 qpi = sub_queue.update(new_pod, old_pod.key)
                 if qpi is not None:
                     self.nominator.update_nominated_pod(old_pod, qpi.pod)
+                    qpi.pod_signature = self.sign_pod(new_pod)
                     return
         qpi = self._unschedulable.get(new_pod.key)
         if qpi is not None:
             previous = qpi.pod
             qpi.pod = new_pod
             self.nominator.update_nominated_pod(old_pod if old_pod is not None else previous, new_pod)
+            qpi.pod_signature = self.sign_pod(new_pod)
             for event in events:
                 strategy = self.is_pod_worth_requeuing(qpi, event, old_pod, new_pod)
                 queue = self._requeue(qpi, strategy, event.label)

@@ -101,9 +101,10 @@ def test_runtime_binds_every_hook_except_those_not_called_yet() -> None:
 
 
 @pytest.mark.parametrize(("hooks", "message"), [
-    (["sign_pod"], "d[P]: implements sign_pod, which this version of kschedfw does not call yet: it has no effect"),
-    (["sign_pod", "score_placement", "generate_placements"],
-     "d[P]: implements sign_pod, score_placement and generate_placements, which this version of kschedfw "
+    (["score_placement"], "d[P]: implements score_placement, which this version of kschedfw does not call yet: "
+     "it has no effect"),
+    (["normalize_placement_score", "score_placement", "generate_placements"],
+     "d[P]: implements normalize_placement_score, score_placement and generate_placements, which this version of kschedfw "
      "does not call yet: they have no effect"),
 ], ids=["one", "several"])
 def test_not_called_yet_message(hooks: list[str], message: str) -> None:
@@ -117,8 +118,8 @@ class Signer:
         pass
 
     @hookimpl
-    def sign_pod(self, pod: Any) -> Any:
-        return [], None
+    def score_placement(self, state: Any, pod_group: Any, placement: Any) -> Any:
+        return 0
 
     @hookimpl
     def filter(self, state: Any, pod: Any, node_info: Any) -> None:
@@ -169,14 +170,14 @@ def test_loading_a_third_party_plugin_warns_once(third_party_module: str, caplog
         registry.load("Signer")
         registry.load("Plain")
     assert [r.getMessage() for r in caplog.records] == [
-        "kschedfw-signer[Signer]: implements sign_pod, which this version of kschedfw does not call yet: "
+        "kschedfw-signer[Signer]: implements score_placement, which this version of kschedfw does not call yet: "
         "it has no effect"]
 
 
 def test_in_tree_plugins_load_quietly(third_party_module: str, caplog: pytest.LogCaptureFixture) -> None:
-    """In-tree plugins implement sign_pod ahead of batching; only --check names them."""
+    """In-tree plugins implement no hook this version leaves uncalled (sign_pod is called)."""
     from kschedfw.plugins.nodename import NodeName
-    assert "sign_pod" in hooks_not_called_yet(NodeName)
+    assert hooks_not_called_yet(NodeName) == ()
     registry = _registry([_EntryPoint("NodeName", "kschedfw.plugins.nodename:NodeName", "kschedfw"),
                           _EntryPoint("Signer", f"{third_party_module}:Signer", "kschedfw-signer")],
                          warn_not_called_yet=False)
@@ -192,7 +193,7 @@ def test_explicit_classes_warn_unless_in_tree(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level(logging.WARNING, logger="kschedfw.framework.registry"):
         Registry.from_classes([Signer, Plain])
     assert [r.getMessage() for r in caplog.records] == [
-        "local[Signer]: implements sign_pod, which this version of kschedfw does not call yet: it has no effect"]
+        "local[Signer]: implements score_placement, which this version of kschedfw does not call yet: it has no effect"]
 
 
 def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
@@ -203,20 +204,17 @@ def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
                          warn_not_called_yet=False)
     rows = plugins_cli.describe_plugins(registry)
     assert {r["name"]: r["hooks_not_called_yet"] for r in rows} == {
-        "NodeName": ["sign_pod"], "Signer": ["sign_pod"], "Plain": []}
+        "NodeName": [], "Signer": ["score_placement"], "Plain": []}
     tail = ", which this version of kschedfw does not call yet: it has no effect"
     assert plugins_cli.hook_warnings(rows, include_builtin=False) == [
-        "warning: kschedfw-signer[Signer]: implements sign_pod" + tail]
+        "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
     assert plugins_cli.hook_warnings(rows, include_builtin=True) == [
-        "warning: kschedfw[NodeName]: implements sign_pod" + tail,
-        "warning: kschedfw-signer[Signer]: implements sign_pod" + tail]
+        "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
 
 
-def test_plugins_check_lists_in_tree_plugins_without_failing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_plugins_check_names_no_in_tree_plugin(capsys: pytest.CaptureFixture[str]) -> None:
+    """sign_pod is called now (opportunistic batching): --check has nothing to say about in-tree plugins."""
     from kschedfw.cli.main import main
     main(["plugins", "--check"])
     err = capsys.readouterr().err.splitlines()
-    fit = [line for line in err if line.startswith("warning: kschedfw[NodeResourcesFit]: implements sign_pod")]
-    assert len(fit) == 1
-    main(["plugins"])
-    assert "kschedfw[NodeResourcesFit]" not in capsys.readouterr().err
+    assert [line for line in err if line.startswith("warning: kschedfw[")] == []

@@ -16,6 +16,7 @@ from typing import Any, Callable, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.framework.signers import requests_dra_backed_resource
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
@@ -89,6 +90,7 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
         args = args or {}
         self.handle = handle
+        self.enable_dra_extended_resource = True  # v1.36 default (DRAExtendedResource)
         resources = parse_resource_specs(args.get("resources")) or DEFAULT_RESOURCES
         self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
                                                use_requested=True)
@@ -124,6 +126,9 @@ class NodeResourcesBalancedAllocation:
     @hookimpl
     def sign_pod(self, pod):
         request = compute_pod_resource_request(pod)
+        if self.enable_dra_extended_resource and requests_dra_backed_resource(
+                request.scalar_resources, getattr(self.handle, "lister", None)):
+            return None, Status.unschedulable("signature disabled when dra extended resources are used in the cluster")
         value = (request.milli_cpu, request.memory, request.ephemeral_storage,
                  tuple(sorted(request.scalar_resources.items())))
         return [SignFragment(RESOURCES_SIGNER_NAME, value)], None

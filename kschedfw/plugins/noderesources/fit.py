@@ -29,6 +29,7 @@ from kschedfw.api import Node, Pod
 from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
+from kschedfw.framework.signers import requests_dra_backed_resource
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
@@ -307,6 +308,9 @@ class NodeResourcesFit:
     @hookimpl
     def sign_pod(self, pod):
         request = compute_pod_resource_request(pod)
+        if self.enable_dra_extended_resource and requests_dra_backed_resource(
+                request.scalar_resources, getattr(self.handle, "lister", None)):
+            return None, Status.unschedulable("signature disabled when dra extended resources are used in the cluster")
         value = (request.milli_cpu, request.memory, request.ephemeral_storage,
                  tuple(sorted(request.scalar_resources.items())))
         return [SignFragment(RESOURCES_SIGNER_NAME, value)], None
