@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 import attrs
 
+from kschedfw.extenders.cycle import (extender_scores, find_nodes_that_pass_extenders, has_extender_filters,
+                                     has_prioritizing_extenders)
 from kschedfw.framework.batch import SortedScoredNodes
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
@@ -26,6 +28,7 @@ from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.extenders.http_extender import HTTPExtender
     from kschedfw.framework.batch import OpportunisticBatch, PodSignature
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.runtime import Framework
@@ -76,10 +79,12 @@ class ScheduleAlgorithm:
     index (``nextStartNodeIndex``) and the seeded randomness that breaks score ties."""
 
     def __init__(self, *, percentage_of_nodes_to_score: int | None = None, rng: random.Random | None = None,
-                 nominator: "Nominator | None" = None) -> None:
+                 nominator: "Nominator | None" = None, extenders: "Sequence[HTTPExtender]" = ()) -> None:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.rng = rng if rng is not None else random.Random(0)
         self.nominator = nominator
+        #: the configuration's HTTP extenders, asked after the Filter plugins and beside Score
+        self.extenders = tuple(extenders)
         self.next_start_node_index = 0
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
@@ -91,7 +96,8 @@ class ScheduleAlgorithm:
         the start index nor the tie-breaking randomness moves (ties go to the first best node).
         ``signature`` and ``cycle`` (the queue's signature of the pod and the scheduling cycle)
         let a real cycle use and feed the profile's opportunistic batch (``fwk.batch``)."""
-        batch = fwk.batch if not dry_run and cycle is not None else None
+        # upstream disables signatures (so batching) for a scheduler with extenders
+        batch = fwk.batch if not dry_run and cycle is not None and not self.extenders else None
         result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run, batch, signature, cycle or 0)
         if recorder is not None:
             recorder.result(result.evaluated_nodes, result.feasible_nodes, result.suggested_host, status)
@@ -170,14 +176,20 @@ class ScheduleAlgorithm:
             nominated = snapshot.get(target)
             if nominated is not None and nominated.node is not None:
                 st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
-                if st is None or st.is_success():
+                passed = st is None or st.is_success()
+                if passed and self.extenders:
+                    # the extenders' verdicts on the node go into the diagnosis themselves
+                    kept, st = find_nodes_that_pass_extenders(self.extenders, pod, [nominated],
+                                                              diagnosis.node_to_status)
+                    passed = st is None and bool(kept)
+                if passed:
                     if recorder is not None:
                         recorder.filtered([nominated.name], [nominated.name], diagnosis)
                     return [nominated], diagnosis, None, hint
-                if st.is_rejected():
+                if st is not None and st.is_rejected():
                     # kept in the diagnosis (and counted as processed), as upstream
                     self._record_rejection(diagnosis, nominated.name, st)
-                else:  # upstream logs the error and searches every node
+                elif st is not None:  # upstream logs the error and searches every node
                     log.warning("evaluating %s on its nominated node %s failed: %s", pod.key, target, st.message())
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
@@ -191,6 +203,9 @@ class ScheduleAlgorithm:
                 plugin=narrowing[0] if narrowing else "")
         feasible, status = self._find_nodes_that_pass_filters(fwk, state, pod, diagnosis, nodes, len(all_nodes),
                                                               dry_run)
+        if status is None and self.extenders:
+            feasible, status = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status,
+                                                              unschedulable_plugins=diagnosis.unschedulable_plugins)
         if recorder is not None and status is None:
             recorder.filtered([ni.name for ni in nodes], [ni.name for ni in feasible], diagnosis)
         return feasible, diagnosis, status, hint
@@ -215,7 +230,9 @@ class ScheduleAlgorithm:
             percentage = fwk.percentage_of_nodes_to_score
             if percentage is None:
                 percentage = self.percentage_of_nodes_to_score
-            to_find = num_feasible_nodes_to_find(percentage, n) if fwk.has_score_plugins() else 1
+            scoring = fwk.has_score_plugins() or has_prioritizing_extenders(self.extenders)
+            to_find = num_feasible_nodes_to_find(percentage, n) \
+                if scoring or has_extender_filters(self.extenders) else 1
             index = self.next_start_node_index
         start = index % n
         feasible: list[NodeInfo] = []
@@ -257,15 +274,21 @@ class ScheduleAlgorithm:
 
     def prioritize_nodes(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                          recorder: "CycleRecorder | None" = None) -> tuple[list[tuple[str, int]], Status | None]:
-        """PreScore then Score over ``nodes``: (name, weighted total) in ``nodes`` order."""
-        if not fwk.has_score_plugins():
+        """PreScore then Score over ``nodes``, plus the extenders' scaled, weighted priorities:
+        (name, total) in ``nodes`` order."""
+        if not fwk.has_score_plugins() and not self.extenders:
             return [(ni.name, 1) for ni in nodes], None
-        status = fwk.run_pre_score_plugins(state, pod, nodes)
-        if status is not None:
-            return [], status
-        totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder)
-        if status is not None:
-            return [], status
+        totals = [0] * len(nodes)
+        if fwk.has_score_plugins():
+            status = fwk.run_pre_score_plugins(state, pod, nodes)
+            if status is not None:
+                return [], status
+            totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder)
+            if status is not None:
+                return [], status
+        if self.extenders:
+            extra = extender_scores(self.extenders, pod, nodes)
+            totals = [total + extra.get(ni.name, 0) for ni, total in zip(nodes, totals)]
         return [(ni.name, total) for ni, total in zip(nodes, totals)], None
 
     def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:

@@ -16,13 +16,16 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import attrs
 
 from kschedfw.cache.cache import Cache
+from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, extenders_binding,
+                                     with_extender_ignored_resources)
+from kschedfw.extenders.http_extender import ExtenderConfigError
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.batch import BatchMetrics
 from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
 from kschedfw.framework.fit_error import Diagnosis, FitError
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.runtime import Framework
+from kschedfw.framework.runtime import Framework, FrameworkError
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
@@ -69,6 +72,12 @@ class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
                  feature_gates: Mapping[str, bool] | None = None) -> None:
+        # extenders' ignoredByScheduler resources are NodeResourcesFit's ignoredResources (upstream)
+        config = with_extender_ignored_resources(config)
+        try:
+            self.extenders = build_extenders(config)
+        except ExtenderConfigError as exc:
+            raise FrameworkError(f"couldn't build extenders: {exc}") from None
         self.config = config
         self.cluster = cluster
         self.clock = cluster.clock
@@ -87,6 +96,7 @@ class Scheduler:
             handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
                             profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
+            handle.extenders = self.extenders
             self._handles.append(handle)
             fwk = Framework(profile, registry, handle, batch_metrics=self.batch_metrics)
             if fwk.batch is not None:
@@ -104,7 +114,8 @@ class Scheduler:
         for handle in self._handles:
             handle.nominator = self.queue.nominator
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
-                                           rng=random.Random(seed), nominator=self.queue.nominator)
+                                           rng=random.Random(seed), nominator=self.queue.nominator,
+                                           extenders=self.extenders)
         cluster.watch(self.on_watch_event)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
@@ -326,7 +337,7 @@ class Scheduler:
         self.queue.done(pod.uid)
         pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
         if pre_bind is None:
-            status = fwk.run_bind_plugins(state, assumed, host)
+            status = self._bind(fwk, state, assumed, host)
             if status.is_skip():
                 status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         else:
@@ -347,6 +358,20 @@ class Scheduler:
         self._activate_pods(pods_to_activate)
         if self.on_progress is not None:
             self.on_progress()
+
+    def _bind(self, fwk: Framework, state: CycleState, assumed: "Pod", host: str) -> Status:
+        """Upstream bind: an interested binding extender binds the pod, else the Bind plugins."""
+        handled, status = extenders_binding(self.extenders, assumed, host)
+        if not handled:
+            return fwk.run_bind_plugins(state, assumed, host)
+        if status is not None:
+            return status
+        # the extender bound the pod through its own API server: a backend that is not one
+        # (the embedded cluster) takes the binding from here
+        apply_binding = getattr(self.cluster, "apply_extender_binding", None)
+        if apply_binding is not None:
+            apply_binding(assumed, host)
+        return Status(Code.Success, plugin=EXTENDER_NAME)
 
     def _binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
                              host: str, status: Status, cycle: int) -> None:

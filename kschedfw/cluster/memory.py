@@ -191,6 +191,11 @@ class MemoryCluster:
         bound = _set_condition(bound, "PodScheduled", "True", "", "")
         self.update(bound)
 
+    def apply_extender_binding(self, pod: Pod, node_name: str) -> None:
+        """A binding extender bound ``pod`` through its own API server; this one, standing in for
+        that server, records it (a real backend's informer sees it instead)."""
+        self.bind(pod, node_name)
+
     def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                      nominated_node_name: str | None = None) -> None:
         """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears)."""

@@ -28,7 +28,7 @@ from kschedfw.framework.types import MAX_NODE_SCORE
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config import SchedulerConfig
-    from kschedfw.framework.interface import SharedLister
+    from kschedfw.framework.interface import Extender, SharedLister
     from kschedfw.framework.types import NodeToStatus
     from kschedfw.plugins.preemption.types import Candidate, Victims
 
@@ -226,7 +226,7 @@ def extenders_binding(extenders: Sequence[HTTPExtender], pod: "Pod", node_name: 
 
 
 def call_extenders_for_preemption(
-        extenders: Sequence[HTTPExtender], pod: "Pod", candidates: Sequence["Candidate"],
+        extenders: Sequence["Extender"], pod: "Pod", candidates: Sequence["Candidate"],
         node_infos: "SharedLister",
         to_victims_map: Callable[[Sequence["Candidate"]], Mapping[str, "Victims"]] | None = None,
 ) -> tuple[list["Candidate"], Status | None]:
@@ -247,7 +247,7 @@ def call_extenders_for_preemption(
         if not extender.supports_preemption() or not extender.is_interested(pod):
             continue
         try:
-            result = extender.process_preemption(pod, victims_map, node_infos)
+            result = dict(extender.process_preemption(pod, victims_map, node_infos))
         except ExtenderError as exc:
             if extender.is_ignorable():
                 log.info("Skipped extender as it returned error and has ignorable flag set: extender=%s err=%s",

@@ -9,14 +9,14 @@ upstream's ``time.Now()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 import attrs
 
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import WallClock
 from kschedfw.features import DEFAULT_FEATURE_GATES, FeatureGates
-from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Nominator,
+from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Extender, Nominator,
                                           ObjectLister, Subscriber, Unsubscribe, WaitingPodHandle,
                                           WatchCallback)
 
@@ -115,6 +115,8 @@ class Handle:
         self.framework: PluginRunner | None = framework
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._activate = activate
+        #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
+        self.extenders: Sequence[Extender] = ()
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Follow changes of ``kind``; a Handle without a backend sees none."""

@@ -23,7 +23,7 @@ not say which.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 import attrs
 
@@ -37,7 +37,7 @@ __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
     "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
     "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "EventRecorder",
-    "SharedLister", "Nominator", "WaitingPodHandle", "FeatureGateReader", "Handle", "Backend",
+    "SharedLister", "Nominator", "WaitingPodHandle", "Extender", "FeatureGateReader", "Handle", "Backend",
     "Plugin", "PluginFactory",
 ]
 
@@ -208,6 +208,23 @@ class WaitingPodHandle(Protocol):
         """Rejected as a preemption victim: it goes back to the queue, not marked unschedulable."""
 
 
+class Extender(Protocol):
+    """A scheduler extender of the configuration (upstream framework.Extender), as preemption
+    sees it through ``Handle.extenders``."""
+
+    @property
+    def name(self) -> str: ...
+
+    def is_interested(self, pod: Pod) -> bool: ...
+
+    def is_ignorable(self) -> bool: ...
+
+    def supports_preemption(self) -> bool: ...
+
+    def process_preemption(self, pod: Pod, victims: Mapping[str, Any], node_infos: SharedLister
+                           ) -> Mapping[str, Any]: ...
+
+
 class FeatureGateReader(Protocol):
     """What a plugin reads of ``--feature-gates`` (a :class:`kschedfw.features.FeatureGates`)."""
 
@@ -244,6 +261,9 @@ class Handle(Protocol):
 
     @property
     def feature_gates(self) -> FeatureGateReader: ...
+
+    @property
+    def extenders(self) -> Sequence[Extender]: ...
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
 

@@ -153,7 +153,7 @@ def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     view = types.SimpleNamespace()
     for attr_name in dir(cls):
         fn = getattr(cls, attr_name, None)
-        if getattr(fn, "kschedfw_impl", None) is None:
+        if fn is None or getattr(fn, "kschedfw_impl", None) is None:
             continue
         if isinstance(inspect.getattr_static(cls, attr_name), staticmethod) or inspect.ismethod(fn):
             setattr(view, attr_name, fn)

@@ -45,7 +45,6 @@ def extender_prioritize(args):
     return [{"Host": n, "Score": 10 if n == "n3" else 0} for n in args["NodeNames"]]
 
 
-@pytest.mark.xfail(strict=True, reason="scheduler wiring pending")
 def test_simulation_calls_the_extender(extender_server, tmp_path):
     server = extender_server({"filter": extender_filter, "prioritize": extender_prioritize})
     (tmp_path / "cluster.yaml").write_text(CLUSTER)
@@ -72,3 +71,83 @@ def test_simulation_calls_the_extender(extender_server, tmp_path):
         "0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
         "2 No preemption victims found for incoming pod.")
     assert {verb for verb, _ in server.requests} == {"filter", "prioritize"}
+
+
+def _config(tmp_path, extender: str) -> str:
+    path = tmp_path / "config.yaml"
+    path.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                    "extenders:\n" + textwrap.indent(textwrap.dedent(extender), "  "))
+    return str(path)
+
+
+def test_a_binding_extender_binds_instead_of_the_bind_plugins(extender_server, tmp_path):
+    # upstream extendersBinding: an interested binder extender binds; DefaultBinder is not called
+    bound = []
+    server = extender_server({"bind": lambda args: bound.append((args["PodName"], args["Node"])) or {}})
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    config = _config(tmp_path, f"""\
+        - urlPrefix: {server.url}
+          bindVerb: bind
+        """)
+    result = run_cli("simulate", str(tmp_path / "cluster.yaml"), "--config", config, "--output", "json")
+    pods = {p["pod"]: p for p in result.json["pods"]}
+    assert sorted(bound) == sorted((name, pods[f"default/{name}"]["node"]) for name in ("web", "batch"))
+    assert {p["status"] for p in pods.values()} == {"Bound"}
+
+
+def test_a_failing_binder_leaves_the_pod_pending_with_its_error(extender_server, tmp_path):
+    server = extender_server({"bind": lambda args: {"Error": "no capacity in the datacenter"}})
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    config = _config(tmp_path, f"""\
+        - urlPrefix: {server.url}
+          bindVerb: bind
+        """)
+    result = run_cli("simulate", str(tmp_path / "cluster.yaml"), "--config", config, "--output", "json")
+    pods = {p["pod"]: p for p in result.json["pods"]}
+    assert {p["status"] for p in pods.values()} == {"Pending"}
+    assert {p["reason"] for p in pods.values()} == {"SchedulerError"}
+    assert "no capacity in the datacenter" in pods["default/web"]["message"]
+
+
+PREEMPTION = textwrap.dedent("""\
+    apiVersion: v1
+    kind: List
+    items:
+    - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
+    - {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: low-1, namespace: default, uid: low-1}
+      spec: {nodeName: n1, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: low-2, namespace: default, uid: low-2}
+      spec: {nodeName: n2, priority: 0, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+    - apiVersion: v1
+      kind: Pod
+      metadata: {name: high, namespace: default}
+      spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+    """)
+
+
+def test_a_preemption_extender_narrows_the_candidates(extender_server, tmp_path):
+    # upstream Evaluator.callExtenders: only the nodes the extender returns stay candidates
+    def keep_n1(args):
+        victims = args["NodeNameToVictims"] or args["NodeNameToMetaVictims"]
+        return {"NodeNameToMetaVictims": {
+            node: {"Pods": [{"UID": p["metadata"]["uid"] if "metadata" in p else p["UID"]}
+                            for p in v["Pods"]], "NumPDBViolations": v["NumPDBViolations"]}
+            for node, v in victims.items() if node == "n1"}}
+
+    server = extender_server({"preempt": keep_n1})
+    (tmp_path / "cluster.yaml").write_text(PREEMPTION)
+    config = _config(tmp_path, f"""\
+        - urlPrefix: {server.url}
+          preemptVerb: preempt
+        """)
+    result = run_cli("simulate", str(tmp_path / "cluster.yaml"), "--config", config, "--output", "json")
+    pods = {p["pod"]: p for p in result.json["pods"]}
+    assert [verb for verb, _ in server.requests] == ["preempt"]
+    # without the extender kschedfw (and upstream) preempts on n2
+    assert pods["default/high"]["node"] == "n1"
+    assert "default/low-1" not in pods and pods["default/low-2"]["node"] == "n2"

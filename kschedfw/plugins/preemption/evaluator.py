@@ -150,7 +150,14 @@ class Evaluator:
             message = fit_error_message(len(all_nodes), Diagnosis(node_to_status=statuses))
             return PostFilterResult.nominate(""), Status.unschedulable(message)
 
-        # 3) extenders: kschedfw has no scheduler extenders, so candidates are kept as they are.
+        # 3) the extenders that support preemption narrow the candidates and their victims
+        if self.handle.extenders:
+            from kschedfw.extenders.cycle import call_extenders_for_preemption
+            candidates, status = call_extenders_for_preemption(
+                self.handle.extenders, pod, candidates, self.handle.snapshot,
+                self.interface.candidates_to_victims_map)
+            if status is not None:
+                return PostFilterResult.nominate(""), status
 
         # 4) the best candidate
         best = self.select_candidate(candidates)
