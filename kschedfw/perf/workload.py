@@ -593,8 +593,8 @@ class CreateNodes(Op):
         return out
 
 
-def _base_node(op_index: int) -> dict:
-    d = copy.deepcopy(BASE_NODE)
+def _base_node(op_index: int) -> dict[str, Any]:
+    d: dict[str, Any] = copy.deepcopy(BASE_NODE)
     d["metadata"]["generateName"] = f"node-{op_index}-"
     return d
 

@@ -109,7 +109,7 @@ class DynamicResources:
     # ------------------------------------------------------------------ claims
     def _foreach_pod_resource_claim(self, pod: Any) -> list[tuple[str, Any]]:
         """(pod claim name, ResourceClaim) for each claim of the pod; raises _ClaimError."""
-        out = []
+        out: list[tuple[str, Any]] = []
         if not pod.resource_claims:
             return out
         statuses = (raw_of(pod).get("status") or {}).get("resourceClaimStatuses") or ()

@@ -10,6 +10,7 @@ can need any more.
 
 from __future__ import annotations
 
+import builtins
 import logging
 from typing import Any, Callable, Iterable
 
@@ -121,7 +122,7 @@ class ActiveQueue:
     def delete(self, key: str) -> bool:
         return self._heap.delete(key) is not None
 
-    def list(self) -> list[QueuedPodInfo]:
+    def list(self) -> builtins.list[QueuedPodInfo]:
         return self._heap.ordered()
 
     def values(self) -> Iterable[QueuedPodInfo]:
@@ -175,7 +176,7 @@ class ActiveQueue:
         self._in_flight_events.append(InFlightEvent(event, old_obj, new_obj))
         return True
 
-    def cluster_events_for_pod(self, uid: str) -> list[InFlightEvent] | None:
+    def cluster_events_for_pod(self, uid: str) -> builtins.list[InFlightEvent] | None:
         """The events received after the pod was popped; ``None`` if it is not in flight."""
         node = self._in_flight_pods.get(uid)
         if node is None:
@@ -198,10 +199,10 @@ class ActiveQueue:
         while events.head is not None and isinstance(events.head.value, InFlightEvent):
             events.unlink(events.head)
 
-    def in_flight_pods(self) -> list[Any]:
+    def in_flight_pods(self) -> builtins.list[Any]:
         return [node.value for node in self._in_flight_pods.values()]
 
-    def in_flight_events(self) -> list[Any]:
+    def in_flight_events(self) -> builtins.list[Any]:
         """The raw list: popped pods and InFlightEvents, in arrival order (for tests/debugging)."""
         return list(self._in_flight_events)
 

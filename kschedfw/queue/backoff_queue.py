@@ -16,6 +16,7 @@ expiry window.
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any, Callable, Iterable
 
@@ -142,7 +143,7 @@ class BackoffQueue:
         yield from self._pod_q.values()
         yield from self._error_q.values()
 
-    def list(self) -> list[QueuedPodInfo]:
+    def list(self) -> builtins.list[QueuedPodInfo]:
         return self._pod_q.ordered() + self._error_q.ordered()
 
     def pop_backoff(self) -> QueuedPodInfo | None:
@@ -150,8 +151,8 @@ class BackoffQueue:
         (used by Pop when activeQ is empty). The error heap is never popped early."""
         return self._pod_q.pop()
 
-    def pop_all_backoff_completed(self) -> list[QueuedPodInfo]:
-        out: list[QueuedPodInfo] = []
+    def pop_all_backoff_completed(self) -> builtins.list[QueuedPodInfo]:
+        out: builtins.list[QueuedPodInfo] = []
         for heap in (self._pod_q, self._error_q):
             while True:
                 qpi = heap.peek()
