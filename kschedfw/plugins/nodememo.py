@@ -16,7 +16,20 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-__all__ = ["NodeMemo", "cluster_size"]
+__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled"]
+
+_enabled = True
+
+
+def set_enabled(on: bool) -> None:
+    """Turn the memos off (True: on, the default) to run the plain path, e.g. to check that
+    both give the same placements (benchmarks/mixed_workload.py --check)."""
+    global _enabled
+    _enabled = bool(on)
+
+
+def enabled() -> bool:
+    return _enabled
 
 
 def cluster_size(handle: Any, nodes: Any) -> int:

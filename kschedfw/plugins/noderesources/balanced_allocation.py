@@ -18,6 +18,7 @@ from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
 from kschedfw.plugins.noderesources.resource_allocation import (
@@ -111,7 +112,7 @@ class NodeResourcesBalancedAllocation:
             cpu, memory = pod_requests
             fast = balanced_cpu_memory(cpu, memory, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None:
+        if fast is not None and nodememo.enabled():
             self._cycle = (state, fast, self._memos.for_key(tuple(pod_requests),
                                                            cluster_size(self.handle, nodes)))
         else:

@@ -31,6 +31,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        EventResource, QueueingHint)
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeInfo, SignFragment
+from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
@@ -276,7 +277,11 @@ class NodeResourcesFit:
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
         # Filter's verdict depends on these and the NodeInfo only (is_zero is a shortcut).
         key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked)
-        self._filter_cycle = (state, pre_filter_state, self._fit_memos.for_key(key, cluster_size(self.handle, nodes)))
+        if nodememo.enabled():
+            memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
+            self._filter_cycle = (state, pre_filter_state, memo)
+        else:
+            self._filter_cycle = (None, None, {})
         return None
 
     @hookimpl
@@ -314,7 +319,7 @@ class NodeResourcesFit:
         if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
             fast = least_allocated_cpu_memory(self.scorer.weights, *pod_requests)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None:
+        if fast is not None and nodememo.enabled():
             memo = self._score_memos.for_key(tuple(pod_requests), cluster_size(self.handle, nodes))
             self._score_cycle = (state, fast, memo)
         else:
