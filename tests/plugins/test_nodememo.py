@@ -91,3 +91,32 @@ def test_memo_starts_afresh_when_it_outgrows_the_cluster():
     memos.for_key("a", 1)
     memos.for_key("b", 1)  # keeps the last two keys only
     assert list(memos._memos) == ["a", "b"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_filter_reasons_equal_fits(seed):
+    """Filter's allocation-free verdict names the shortages `fits` lists, in upstream's order,
+    unresolvable exactly when one request exceeds the node's whole allocatable."""
+    from kschedfw.framework.status import Code
+    from kschedfw.plugins.noderesources.fit import compute_pod_resource_request, fits_request
+
+    rng = random.Random(seed)
+    plugin = NodeResourcesFit({}, None)
+    for step in range(80):
+        info = NodeInfo(node=make_node("n", cpu=f"{rng.randrange(0, 3000)}m", memory=f"{rng.randrange(0, 3000)}Mi",
+                                       pods=str(rng.randrange(0, 3)),
+                                       extra_allocatable={"example.com/gpu": str(rng.randrange(0, 3))}))
+        for i in range(rng.randrange(0, 3)):
+            info.add_pod(_pod(f"e{i}", rng.randrange(0, 1500), rng.randrange(0, 1500), "n"))
+        pod = make_pod("p", cpu=f"{rng.randrange(0, 2000)}m", memory=f"{rng.randrange(0, 2000)}Mi",
+                       requests={"example.com/gpu": str(rng.randrange(0, 4))})
+        state = CycleState()
+        plugin.pre_filter(state, pod, [info])
+        status = plugin.filter(state, pod, info)
+        expected = fits_request(compute_pod_resource_request(pod), info)
+        if not expected:
+            assert status is None
+        else:
+            assert status.reasons == tuple(r.reason for r in expected)
+            unresolvable = any(r.unresolvable for r in expected)
+            assert status.code is (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable)
