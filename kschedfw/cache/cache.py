@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kschedfw.cache.node_tree import NodeTree
+from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.snapshot import Snapshot, fill_image_states
 from kschedfw.framework.types import NodeInfo
 
@@ -32,6 +33,7 @@ class Cache:
         self._order_dirty = True
         self._snapshot = Snapshot()
         self._affinity_version = 0  # bumped when a pod with (anti-)affinity comes or goes
+        self._labels = PodLabelIndex()  # (label, value) -> nodes hosting such pods
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
@@ -78,13 +80,15 @@ class Cache:
             info = NodeInfo(node=None)
             self._nodes[pod.node_name] = info
         info.add_pod(pod)
+        self._labels.add(info, pod)
         self._pod_states[pod.uid] = pod
 
     def _remove_from_node(self, pod: "Pod") -> None:
         self._note_affinity(pod)
         info = self._nodes.get(pod.node_name)
         if info is not None:
-            info.remove_pod(pod)
+            if info.remove_pod(pod):
+                self._labels.remove(info, pod)
             if info.node is None and not info.pods:
                 del self._nodes[pod.node_name]
         self._pod_states.pop(pod.uid, None)
@@ -141,8 +145,10 @@ class Cache:
         self._note_affinity(new)
         info = self._nodes.get(current.node_name)
         if info is not None:
-            info.remove_pod(current)
+            if info.remove_pod(current):
+                self._labels.remove(info, current)
             info.add_pod(new)
+            self._labels.add(info, new)
         self._pod_states[new.uid] = new
 
     def remove_pod(self, pod: "Pod") -> None:
@@ -166,6 +172,7 @@ class Cache:
             self._order_dirty = False
         self._snapshot.generation += 1
         self._snapshot.affinity_version = self._affinity_version
+        self._snapshot.label_index = self._labels
         return self._snapshot
 
     def node_info(self, name: str) -> NodeInfo | None:

@@ -8,12 +8,13 @@ from kschedfw.framework.types import ImageStateSummary, NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
+    from kschedfw.cache.label_index import PodLabelIndex
 
 
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
-    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version")
+    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -23,6 +24,9 @@ class Snapshot:
         #: Set by the cache, which bumps it whenever a pod with (anti-)affinity comes or goes;
         #: None (a snapshot built by hand) means "recompute on every call".
         self.affinity_version: int | None = None
+        #: Set by the cache: which nodes host pods with a given label (None: a snapshot built
+        #: by hand, whose users walk the pods).
+        self.label_index: "PodLabelIndex | None" = None
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":

@@ -22,7 +22,8 @@ _enabled = True
 
 
 def set_enabled(on: bool) -> None:
-    """Turn the memos off (True: on, the default) to run the plain path, e.g. to check that
+    """Turn the memos and the other incremental fast paths (InterPodAffinity's use of the
+    cache's label index) off (True: on, the default) to run the plain path, e.g. to check that
     both give the same placements (benchmarks/mixed_workload.py --check)."""
     global _enabled
     _enabled = bool(on)
