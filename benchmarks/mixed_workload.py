@@ -31,10 +31,13 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
     from kschedfw.api.load import parse_object
     from kschedfw.config.validate import default_config
     from kschedfw.framework.registry import default_catalog
-    from kschedfw.plugins import nodememo
     from kschedfw.simulation import Simulation
-
-    nodememo.set_enabled(memo)
+    try:
+        from kschedfw.plugins import nodememo
+    except ImportError:  # an older kschedfw (A/B runs): there is only the plain path
+        nodememo = None
+    if nodememo is not None:
+        nodememo.set_enabled(memo)
     try:
         manifests = clusters.GENERATORS[kind](nodes, pods, seed)
         t0 = time.perf_counter()
@@ -45,7 +48,8 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
         result = sim.run()
         t2, c2 = time.perf_counter(), time.process_time()
     finally:
-        nodememo.set_enabled(True)
+        if nodememo is not None:
+            nodememo.set_enabled(True)
     placements = {p.key: p.node for p in result.pods}
     bound = sum(1 for p in result.pods if p.status == "Bound")
     digest = hashlib.sha256(json.dumps(sorted(placements.items())).encode()).hexdigest()[:16]

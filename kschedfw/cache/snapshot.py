@@ -21,7 +21,7 @@ class Snapshot:
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self.generation = generation
         self._lists: dict[str, tuple[int, list[NodeInfo]]] = {}
-        #: Set by the cache, which bumps it whenever a pod with (anti-)affinity comes or goes;
+        #: Set by the cache, which bumps it whenever a node enters or leaves one of the lists;
         #: None (a snapshot built by hand) means "recompute on every call".
         self.affinity_version: int | None = None
         #: Set by the cache: which nodes host pods with a given label (None: a snapshot built

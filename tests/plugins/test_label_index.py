@@ -108,3 +108,28 @@ def test_index_forgets_removed_pods():
     assert [(ni.name, dict(c)) for ni, c in index.nodes_with("app", "a").items()] == [("n1", {"default": 1})]
     cache.remove_pod(pod)
     assert not index.nodes_with("app", "a")
+
+
+def test_snapshot_affinity_lists_follow_the_pods():
+    """The snapshot's lists of nodes with (anti-)affinity pods, recomputed only when a node
+    enters or leaves them, always equal a scan of the nodes."""
+    rng = random.Random(7)
+    cache = Cache()
+    for i in range(6):
+        cache.add_node(make_node(f"n{i}"))
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [_term(ZONE, "a")]}}
+    soft = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "podAffinityTerm": _term(ZONE, "a")}]}}
+    placed = []
+    for step in range(80):
+        if rng.random() < 0.6 or not placed:
+            pod = make_pod(f"p{step}", node_name=f"n{rng.randrange(6)}", affinity=rng.choice([None, anti, soft]))
+            cache.add_pod(pod)
+            placed.append(pod)
+        else:
+            cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+        snapshot = cache.update_snapshot()
+        infos = snapshot.node_infos()
+        assert snapshot.have_pods_with_affinity() == [ni for ni in infos if ni.pods_with_affinity]
+        assert snapshot.have_pods_with_required_anti_affinity() == [
+            ni for ni in infos if ni.pods_with_required_anti_affinity]
