@@ -301,7 +301,7 @@ class NodeResourcesFit:
         # Per-node results remembered for pods with the same request (see nodememo): the cycle's
         # CycleState, the memo PreFilter / PreScore chose for it, and PreScore's per-node scorer.
         self._fit_memos = NodeMemo()
-        self._filter_cycle: tuple[Any, _PreFilterState | None, dict] = (None, None, {})
+        self._filter_cycle: tuple[Any, Any, dict] = (None, None, {})
         self._score_memos = NodeMemo()
         self._score_cycle: tuple[Any, Any, dict] = (None, None, {})
 
@@ -323,10 +323,11 @@ class NodeResourcesFit:
 
     @hookimpl
     def filter(self, state, pod, node_info):
-        cycle_state, s, fits_memo = self._filter_cycle
+        cycle_state, s, memo = self._filter_cycle
+        fits_memo: dict | None = memo
         if state is cycle_state:
             # HOT PATH: a node that fitted the same request and has not changed since fits.
-            hit = fits_memo.get(node_info)
+            hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node:
                 return None
         else:
