@@ -138,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="cProfile the scheduling loop of the measured phase and print the hot spots")
     ap.add_argument("--profile-top", type=int, default=30)
+    ap.add_argument("--profile-sort", default="cumulative",
+                    help="pstats sort key of the printed profile (e.g. tottime)")
+    ap.add_argument("--profile-out", metavar="FILE",
+                    help="also save the raw cProfile stats (one workload: FILE; more: FILE.<n>)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     ap.add_argument("--feature-gates", metavar="NAME=true|false,...", default="",
                     help="gates for every workload, over its featureGates. As upstream's harness, "
@@ -212,7 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.profile and result.profile is not None:
             buf = io.StringIO()
             stats = pstats.Stats(result.profile, stream=buf)
-            stats.sort_stats("cumulative").print_stats(args.profile_top)
+            stats.sort_stats(args.profile_sort).print_stats(args.profile_top)
+            if args.profile_out:
+                stats.dump_stats(args.profile_out if len(selected) == 1
+                                 else f"{args.profile_out}.{len(results)}")
             print(f"\n=== cProfile of the measured scheduling loop: {tc.name}/{w.name} ===", file=sys.stderr)
             print(buf.getvalue(), file=sys.stderr)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import attrs
 
@@ -436,6 +436,15 @@ def compute_pod_request(containers: tuple[Container, ...], init_containers: tupl
 _TERMINAL_PHASES = frozenset(("Succeeded", "Failed"))
 
 
+class NodeDelta(NamedTuple):
+    """A pod's contribution to a NodeInfo's aggregates (see :meth:`Pod.node_delta`)."""
+
+    requested: tuple[tuple[str, int], ...]
+    non_zero_requested: tuple[tuple[str, int], ...]
+    host_port_keys: tuple[tuple[str, str, int], ...]
+    claim_keys: tuple[str, ...]
+
+
 @attrs.frozen(slots=True, unsafe_hash=False)
 class Pod:
     """A pod as the scheduler sees it. Build with :func:`parse_pod` (or ``parse_object``); change
@@ -482,6 +491,7 @@ class Pod:
     _request: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
     _request_nz: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
     _host_ports: "tuple[ContainerPort, ...] | None" = attrs.field(init=False, default=None, eq=False, repr=False)
+    _node_delta: "NodeDelta | None" = attrs.field(init=False, default=None, eq=False, repr=False)
 
     def __hash__(self) -> int:
         return hash(self.uid)
@@ -535,6 +545,22 @@ class Pod:
             object.__setattr__(self, "_request", cached)
         return cached
 
+    def node_delta(self) -> "NodeDelta":
+        """What the pod adds to its node's aggregates (NodeInfo), computed once: its requests,
+        its scoring cpu/memory (missing requests count 100m / 200Mi), its host port keys and its
+        claim keys (``namespace/claim``)."""
+        cached = self._node_delta
+        if cached is None:
+            non_zero = self.request(non_zero=True)
+            cached = NodeDelta(
+                tuple(self.request().items()),
+                tuple((name, amount) for name, amount in non_zero.items() if name in ("cpu", "memory")),
+                tuple((port.host_ip or "0.0.0.0", port.protocol or "TCP", port.host_port)
+                      for port in self.host_ports()),
+                tuple(f"{self.namespace}/{volume.claim_name}" for volume in self.volumes if volume.claim_name))
+            object.__setattr__(self, "_node_delta", cached)
+        return cached
+
     def host_ports(self) -> tuple[ContainerPort, ...]:
         """Ports with ``host_port > 0`` of containers and sidecar (restartable) init containers."""
         cached = self._host_ports
@@ -565,6 +591,8 @@ class Pod:
         object.__setattr__(new, "_request", self._request)
         object.__setattr__(new, "_request_nz", self._request_nz)
         object.__setattr__(new, "_host_ports", self._host_ports)
+        if new.namespace == self.namespace:
+            object.__setattr__(new, "_node_delta", self._node_delta)
         return new
 
     def with_node(self, name: str) -> "Pod":

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kschedfw.cache.node_tree import NodeTree
+from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.snapshot import Snapshot, fill_image_states
 from kschedfw.framework.types import NodeInfo
 
@@ -31,7 +32,8 @@ class Cache:
         self._images_dirty = True
         self._order_dirty = True
         self._snapshot = Snapshot()
-        self._affinity_version = 0  # bumped when a pod with (anti-)affinity comes or goes
+        self._affinity_version = 0  # bumped when a node gains its first or loses its last pod with (anti-)affinity
+        self._labels = PodLabelIndex()  # (label, value) -> nodes hosting such pods
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
@@ -66,25 +68,35 @@ class Cache:
         self._images_dirty = True
 
     # ---------------------------------------------------------------- pods
-    def _note_affinity(self, pod: "Pod") -> None:
-        affinity = pod.affinity
-        if affinity is not None and (affinity.pod_affinity or affinity.pod_anti_affinity):
+    @staticmethod
+    def _affinity_shape(info: NodeInfo) -> tuple[bool, bool]:
+        """Whether the node is in the snapshot's lists of nodes with (anti-)affinity pods."""
+        return bool(info.pods_with_affinity), bool(info.pods_with_required_anti_affinity)
+
+    def _note_affinity(self, info: NodeInfo, before: tuple[bool, bool]) -> None:
+        """Those lists hold NodeInfos, which are shared and always current: they only need a
+        recomputation when a node enters or leaves one of them."""
+        if self._affinity_shape(info) != before:
             self._affinity_version += 1
 
     def _add_to_node(self, pod: "Pod") -> None:
-        self._note_affinity(pod)
         info = self._nodes.get(pod.node_name)
         if info is None:  # pod arrived before its node: keep an info without node
             info = NodeInfo(node=None)
             self._nodes[pod.node_name] = info
+        before = self._affinity_shape(info)
         info.add_pod(pod)
+        self._note_affinity(info, before)
+        self._labels.add(info, pod)
         self._pod_states[pod.uid] = pod
 
     def _remove_from_node(self, pod: "Pod") -> None:
-        self._note_affinity(pod)
         info = self._nodes.get(pod.node_name)
         if info is not None:
-            info.remove_pod(pod)
+            before = self._affinity_shape(info)
+            if info.remove_pod(pod):
+                self._labels.remove(info, pod)
+            self._note_affinity(info, before)
             if info.node is None and not info.pods:
                 del self._nodes[pod.node_name]
         self._pod_states.pop(pod.uid, None)
@@ -137,12 +149,14 @@ class Cache:
             self._replace(current, new)
 
     def _replace(self, current: "Pod", new: "Pod") -> None:
-        self._note_affinity(current)
-        self._note_affinity(new)
         info = self._nodes.get(current.node_name)
         if info is not None:
-            info.remove_pod(current)
+            before = self._affinity_shape(info)
+            if info.remove_pod(current):
+                self._labels.remove(info, current)
             info.add_pod(new)
+            self._labels.add(info, new)
+            self._note_affinity(info, before)
         self._pod_states[new.uid] = new
 
     def remove_pod(self, pod: "Pod") -> None:
@@ -166,6 +180,7 @@ class Cache:
             self._order_dirty = False
         self._snapshot.generation += 1
         self._snapshot.affinity_version = self._affinity_version
+        self._snapshot.label_index = self._labels
         return self._snapshot
 
     def node_info(self, name: str) -> NodeInfo | None:

@@ -8,21 +8,25 @@ from kschedfw.framework.types import ImageStateSummary, NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
+    from kschedfw.cache.label_index import PodLabelIndex
 
 
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
-    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version")
+    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self.generation = generation
         self._lists: dict[str, tuple[int, list[NodeInfo]]] = {}
-        #: Set by the cache, which bumps it whenever a pod with (anti-)affinity comes or goes;
+        #: Set by the cache, which bumps it whenever a node enters or leaves one of the lists;
         #: None (a snapshot built by hand) means "recompute on every call".
         self.affinity_version: int | None = None
+        #: Set by the cache: which nodes host pods with a given label (None: a snapshot built
+        #: by hand, whose users walk the pods).
+        self.label_index: "PodLabelIndex | None" = None
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":

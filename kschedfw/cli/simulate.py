@@ -9,8 +9,6 @@ import sys
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-import yaml
-
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 
 if TYPE_CHECKING:
@@ -208,6 +206,5 @@ def _print_table(result: Any, rejected: list) -> None:
 
 
 def _write_out(path: str, result: Any) -> None:
-    items = [o.raw for o in result.cluster.all_objects() if getattr(o, "raw", None)]
-    with open(path, "w", encoding="utf-8") as fh:
-        yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, fh, sort_keys=False)
+    from kschedfw.api.dump import write_list
+    write_list(path, result.cluster.all_objects())

@@ -48,10 +48,13 @@ class CycleState:
         self._data.pop(key, None)
 
     def clone(self) -> "CycleState":
-        new = CycleState()
+        # HOT PATH (preemption dry runs, nominated-pods filter passes): no __init__, one dict.
+        new = CycleState.__new__(CycleState)
+        data = {}
         for key, value in self._data.items():
             clone = getattr(value, "clone", None)
-            new._data[key] = clone() if callable(clone) else copy.copy(value)
+            data[key] = clone() if clone is not None and callable(clone) else copy.copy(value)
+        new._data = data
         new.skip_filter_plugins = set(self.skip_filter_plugins)
         new.skip_score_plugins = set(self.skip_score_plugins)
         new.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)

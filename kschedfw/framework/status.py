@@ -32,13 +32,14 @@ def _to_reasons(reasons: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(reasons)
 
 
-@attrs.define(slots=True, eq=True)
+@attrs.define(slots=True, eq=True, on_setattr=attrs.setters.NO_OP)
 class Status:
     """The result of a plugin call.
 
     ``None`` is accepted everywhere a Status is and means Success, as a nil status does upstream.
     ``reasons`` takes one string or an iterable of strings: ``Status(Code.Unschedulable, "why")``.
-    ``plugin`` is the name of the plugin that produced a rejection; the framework fills it in.
+    ``plugin`` is the name of the plugin that produced a rejection; the framework fills it in
+    (a plain attribute store: the framework sets it on every rejection, on the hot path).
     """
 
     code: Code = Code.Success

@@ -77,26 +77,26 @@ class NodeInfo:
         return False
 
     def _update(self, pod: "Pod", sign: int) -> None:
-        for name, amount in pod.request().items():
-            self.requested[name] = self.requested.get(name, 0) + sign * amount
-        for name, amount in pod.request(non_zero=True).items():
-            if name in ("cpu", "memory"):
-                self.non_zero_requested[name] = self.non_zero_requested.get(name, 0) + sign * amount
-        for port in pod.host_ports():
-            key = (port.host_ip or "0.0.0.0", port.protocol or "TCP", port.host_port)
+        # HOT PATH (binds, preemption dry runs): the pod's contribution is computed once per pod.
+        requests, non_zero, port_keys, claim_keys = pod.node_delta()
+        requested = self.requested
+        for name, amount in requests:
+            requested[name] = requested.get(name, 0) + sign * amount
+        non_zero_requested = self.non_zero_requested
+        for name, amount in non_zero:
+            non_zero_requested[name] = non_zero_requested.get(name, 0) + sign * amount
+        for key in port_keys:
             count = self.used_ports.get(key, 0) + sign
             if count > 0:
                 self.used_ports[key] = count
             else:
                 self.used_ports.pop(key, None)
-        for volume in pod.volumes:
-            if volume.claim_name:
-                claim = f"{pod.namespace}/{volume.claim_name}"
-                count = self.pvc_ref_counts.get(claim, 0) + sign
-                if count > 0:
-                    self.pvc_ref_counts[claim] = count
-                else:
-                    self.pvc_ref_counts.pop(claim, None)
+        for key in claim_keys:
+            count = self.pvc_ref_counts.get(key, 0) + sign
+            if count > 0:
+                self.pvc_ref_counts[key] = count
+            else:
+                self.pvc_ref_counts.pop(key, None)
         self.generation += 1
 
     def clone(self) -> "NodeInfo":

@@ -50,6 +50,8 @@ class TaintToleration:
         self.handle = handle
         self.enable_comparison_operators = (handle is not None and
                                             handle.feature_gates.enabled("TaintTolerationComparisonOperators"))
+        # The CycleState of the last PreScore and the state it wrote there (Score's fast path).
+        self._cycle: tuple[Any, Any] = (None, None)
 
     # ------------------------------------------------------------------ helpers
 
@@ -128,11 +130,19 @@ class TaintToleration:
 
     @hookimpl
     def pre_score(self, state, pod, nodes) -> Status | None:
-        state.write(PRE_SCORE_STATE_KEY, _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations)))
+        pre_score_state = _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations))
+        state.write(PRE_SCORE_STATE_KEY, pre_score_state)
+        self._cycle = (state, pre_score_state)
         return None
 
     @hookimpl
     def score(self, state, pod, node_info):
+        cycle_state, s = self._cycle
+        if state is cycle_state:  # HOT PATH: this cycle's PreScore state, without a lookup
+            taints = node_info.node.taints
+            if not taints:
+                return 0
+            return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
         s = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(s, _PreScoreState):
             if s is None:

@@ -564,18 +564,82 @@ def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
     return counts
 
 
+def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | None:
+    """``(node_info, term.count_matching(node_info.pods))`` for every node where that is not 0,
+    read from the cache's :class:`~kschedfw.cache.label_index.PodLabelIndex`; None when the
+    term cannot be answered from it (no index, a selector other than one label, a namespace
+    selector to evaluate)."""
+    if index is None or term.single_label is None:
+        return None
+    if term.namespace_selector is not None and not term.all_namespaces:
+        return None
+    key, want = term.single_label
+    nodes = index.nodes_with(key, want)
+    if term.all_namespaces:
+        return [(ni, sum(per_namespace.values())) for ni, per_namespace in nodes.items()]
+    namespaces = term.namespaces
+    out = []
+    for ni, per_namespace in nodes.items():
+        n = 0
+        for namespace, count in per_namespace.items():
+            if namespace in namespaces:
+                n += count
+        if n:
+            out.append((ni, n))
+    return out
+
+
+def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
+                             anti_affinity_terms: tuple[AffinityTerm, ...],
+                             index: Any) -> tuple[Counts, Counts] | None:
+    """:func:`incoming_affinity_anti_affinity_counts` from the label index: at most one affinity
+    term (several must all match one pod) and every term answerable by :func:`indexed_counts`."""
+    if len(affinity_terms) > 1:
+        return None
+    per_term = []
+    for term in affinity_terms + anti_affinity_terms:
+        counts = indexed_counts(term, index)
+        if counts is None:
+            return None
+        per_term.append((term, counts))
+    affinity: Counts = {}
+    anti: Counts = {}
+    for i, (term, counts) in enumerate(per_term):
+        target = affinity if i < len(affinity_terms) else anti
+        key = term.topology_key
+        for ni, n in counts:
+            node = ni.node
+            if node is None:
+                continue
+            value = node.labels.get(key)
+            if value is None:
+                continue
+            inner = target.get(key)
+            if inner is None:
+                inner = target[key] = {}
+            inner[value] = inner.get(value, 0) + n
+    return affinity, anti
+
+
 def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, ...],
                                            anti_affinity_terms: tuple[AffinityTerm, ...],
-                                           nodes: Iterable[Any]) -> tuple[Counts, Counts]:
+                                           nodes: Iterable[Any], index: Any = None
+                                           ) -> tuple[Counts, Counts]:
     """Pairs of existing pods matching the incoming pod's required terms.
 
     Affinity: a pod counts (once per term) only if it matches every term. Anti-affinity: a pod
     counts for each term it matches. Upstream ``getIncomingAffinityAntiAffinityCounts``.
+    With the cache's label ``index`` (and ``nodes`` all of the snapshot's nodes), only the
+    nodes hosting selected pods are visited; the counts are the same.
     """
     affinity: Counts = {}
     anti: Counts = {}
     if not affinity_terms and not anti_affinity_terms:
         return affinity, anti
+    if index is not None:
+        indexed = _indexed_incoming_counts(affinity_terms, anti_affinity_terms, index)
+        if indexed is not None:
+            return indexed
     keys = frozenset(t.topology_key for t in affinity_terms + anti_affinity_terms)
     for node_info in nodes:
         node = node_info.node

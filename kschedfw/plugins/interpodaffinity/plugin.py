@@ -19,6 +19,7 @@ from kschedfw.framework.handle import Handle
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import SignFragment
 
+from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import filtering, scoring
 from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -98,6 +99,13 @@ class InterPodAffinity:
             return snapshot.have_pods_with_affinity()
         return [ni for ni in nodes if getattr(ni, attr)]
 
+    def _label_index(self, nodes: list) -> Any:
+        """The cache's pod label index when ``nodes`` are all of the snapshot's nodes, else None."""
+        snapshot = self._handle.snapshot
+        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.enabled():
+            return None
+        return getattr(snapshot, "label_index", None)
+
     def _all_nodes(self, nodes: list) -> list:
         snapshot = self._handle.snapshot
         if snapshot is not None and len(snapshot):
@@ -124,7 +132,7 @@ class InterPodAffinity:
         s = PreFilterState(pod, required, required_anti, ns_labels)
         s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(pod, ns_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = filtering.incoming_affinity_anti_affinity_counts(
-            required, required_anti, nodes)
+            required, required_anti, nodes, self._label_index(nodes))
         if not s.existing_anti_affinity_counts and not required and not required_anti:
             return None, Status.skip()
         state.write(PRE_FILTER_STATE_KEY, s)
@@ -187,9 +195,15 @@ class InterPodAffinity:
         topology_score: scoring.ScoreMap = {}
         hard_weight = self.hard_pod_affinity_weight
         memo: dict = {}
+        indexed = has_constraints and scoring.add_indexed_preferred(
+            topology_score, preferred, preferred_anti, self._label_index(candidates))
+        if indexed:
+            # The incoming pod's own terms came from the label index: what is left are the
+            # terms of existing pods with affinity.
+            candidates = self._nodes_with("pods_with_affinity", nodes)
         for node_info in candidates:
             scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
-                                 ns_labels, hard_weight, has_constraints, memo)
+                                 ns_labels, hard_weight, has_constraints and not indexed, memo)
         if not topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))

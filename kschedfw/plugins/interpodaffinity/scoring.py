@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from kschedfw.framework.types import MAX_NODE_SCORE
 
 from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
-                                                         WeightedAffinityTerm,
+                                                         WeightedAffinityTerm, indexed_counts,
                                                          pod_terms)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "score_node", "normalize"]
@@ -102,6 +102,32 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
             value = labels.get(term.topology_key)
             if value is not None and _selects(memo, term, pod, ns_labels):
                 _add(scores, term.topology_key, value, -weighted.weight)
+
+
+def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAffinityTerm, ...],
+                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any) -> bool:
+    """The incoming pod's own preferred terms' part of :func:`process_node` over every node,
+    read from the cache's label index (``indexed_counts``). False, with ``scores`` untouched,
+    when a term cannot be answered from it: then :func:`process_node` walks the pods."""
+    if index is None:
+        return False
+    per_term = []
+    for weighted, sign in _signed(preferred_affinity, preferred_anti_affinity):
+        counts = indexed_counts(weighted.term, index)
+        if counts is None:
+            return False
+        per_term.append((weighted, sign, counts))
+    for weighted, sign, counts in per_term:
+        key = weighted.term.topology_key
+        amount = sign * weighted.weight
+        for ni, n in counts:
+            node = ni.node
+            if node is None:
+                continue
+            value = node.labels.get(key)
+            if value is not None:
+                _add(scores, key, value, amount * n)
+    return True
 
 
 def _selects(memo: dict, term: AffinityTerm, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:

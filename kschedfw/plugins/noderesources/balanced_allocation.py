@@ -19,6 +19,8 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.signers import requests_dra_backed_resource
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.plugins import nodememo
+from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
@@ -96,6 +98,10 @@ class NodeResourcesBalancedAllocation:
                                                use_requested=True)
         # node name -> (NodeInfo, its generation, balance without the incoming pod)
         self._without_pod: dict[str, tuple[Any, int, int]] = {}
+        # Scores remembered per node for pods with the same requests (see nodememo): the
+        # cycle's CycleState, PreScore's per-node scorer and the memo chosen for the requests.
+        self._memos = NodeMemo()
+        self._cycle: tuple[Any, Any, dict] = (None, None, {})
 
     @hookimpl
     def pre_score(self, state, pod, nodes):
@@ -108,10 +114,26 @@ class NodeResourcesBalancedAllocation:
             cpu, memory = pod_requests
             fast = balanced_cpu_memory(cpu, memory, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
+        if fast is not None and nodememo.enabled():
+            self._cycle = (state, fast, self._memos.for_key(tuple(pod_requests),
+                                                           cluster_size(self.handle, nodes)))
+        else:
+            self._cycle = (None, None, {})
         return None
 
     @hookimpl
     def score(self, state, pod, node_info):
+        cycle_state, fast, memo = self._cycle
+        if state is cycle_state:
+            # HOT PATH: the score of an unchanged node for the same requests (see nodememo).
+            hit = memo.get(node_info)
+            node = node_info.node
+            if hit is not None and hit[0] == node_info.generation and hit[1] is node:
+                return hit[2]
+            if node is not None:
+                value = fast(node_info)
+                memo[node_info] = (node_info.generation, node, value)
+                return value
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is not None:
             if s.fast is not None and node_info.node is not None:

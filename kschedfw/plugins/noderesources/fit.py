@@ -30,8 +30,10 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Status
+from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo, SignFragment
+from kschedfw.plugins import nodememo
+from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
@@ -173,6 +175,43 @@ def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], .
     return out
 
 
+def _insufficient_reasons(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
+                          node_info: NodeInfo) -> tuple[tuple[str, ...], bool]:
+    """Filter's verdict as :func:`_fits` gives it, as ``(reasons, unresolvable)`` without building
+    an InsufficientResource per shortage (HOT PATH: most nodes fail in preemption workloads)."""
+    node = node_info.node
+    alloc = node.allocatable if node is not None else {}
+    reasons: list[str] = []
+    unresolvable = False
+    if len(node_info.pods) + 1 > alloc.get("pods", 0):
+        reasons.append("Too many pods")
+    used = node_info.requested
+    cpu = request.milli_cpu
+    if cpu > 0:
+        cap = alloc.get("cpu", 0)
+        if cpu > cap - used.get("cpu", 0):
+            reasons.append("Insufficient cpu")
+            unresolvable = unresolvable or cpu > cap
+    memory = request.memory
+    if memory > 0:
+        cap = alloc.get("memory", 0)
+        if memory > cap - used.get("memory", 0):
+            reasons.append("Insufficient memory")
+            unresolvable = unresolvable or memory > cap
+    storage = request.ephemeral_storage
+    if storage > 0:
+        cap = alloc.get("ephemeral-storage", 0)
+        if storage > cap - used.get("ephemeral-storage", 0):
+            reasons.append("Insufficient ephemeral-storage")
+            unresolvable = unresolvable or storage > cap
+    for name, amount in checked_scalars:
+        cap = alloc.get(name, 0)
+        if amount > cap - used.get(name, 0):
+            reasons.append(f"Insufficient {name}")
+            unresolvable = unresolvable or amount > cap
+    return tuple(reasons), unresolvable
+
+
 def fits_request(request: PodResourceRequest, node_info: NodeInfo,
                  ignored_resources: Iterable[str] = (),
                  ignored_resource_groups: Iterable[str] = ()) -> list[InsufficientResource]:
@@ -260,31 +299,50 @@ class NodeResourcesFit:
         self.enable_in_place_pod_vertical_scaling = True
         self.enable_scheduling_queue_hint = True
         self.enable_dra_extended_resource = True
+        # Per-node results remembered for pods with the same request (see nodememo): the cycle's
+        # CycleState, the memo PreFilter / PreScore chose for it, and PreScore's per-node scorer.
+        self._fit_memos = NodeMemo()
+        self._filter_cycle: tuple[Any, Any, dict] = (None, None, {})
+        self._score_memos = NodeMemo()
+        self._score_cycle: tuple[Any, Any, dict] = (None, None, {})
 
     # -- PreFilter / Filter
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         request = compute_pod_resource_request(pod)
         checked = _checked_scalars(request, self.ignored_resources, self.ignored_resource_groups)
-        state.write(PRE_FILTER_STATE_KEY, _PreFilterState(request, checked))
+        pre_filter_state = _PreFilterState(request, checked)
+        state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
+        # Filter's verdict depends on these and the NodeInfo only (is_zero is a shortcut).
+        key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked)
+        if nodememo.enabled():
+            memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
+            self._filter_cycle = (state, pre_filter_state, memo)
+        else:
+            self._filter_cycle = (None, None, {})
         return None
 
     @hookimpl
     def filter(self, state, pod, node_info):
-        s = state.get(PRE_FILTER_STATE_KEY)
-        if s is None:
-            return Status.as_status(
-                f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        insufficient = _fits(s.request, s.checked_scalars, node_info)
-        if not insufficient:
+        cycle_state, s, memo = self._filter_cycle
+        fits_memo: dict | None = memo
+        if state is cycle_state:
+            # HOT PATH: a node that fitted the same request and has not changed since fits.
+            hit = memo.get(node_info)
+            if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node:
+                return None
+        else:
+            fits_memo = None
+            s = state.get(PRE_FILTER_STATE_KEY)
+            if s is None:
+                return Status.as_status(
+                    f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+        reasons, unresolvable = _insufficient_reasons(s.request, s.checked_scalars, node_info)
+        if not reasons:
+            if fits_memo is not None and node_info.node is not None:
+                fits_memo[node_info] = (node_info.generation, node_info.node)
             return None
-        unresolvable = False
-        for r in insufficient:
-            if r.unresolvable:
-                unresolvable = True
-                break
-        reasons = [r.reason for r in insufficient]
-        return Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+        return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, reasons)
 
     # -- PreScore / Score
     @hookimpl
@@ -294,10 +352,26 @@ class NodeResourcesFit:
         if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
             fast = least_allocated_cpu_memory(self.scorer.weights, *pod_requests)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
+        if fast is not None and nodememo.enabled():
+            memo = self._score_memos.for_key(tuple(pod_requests), cluster_size(self.handle, nodes))
+            self._score_cycle = (state, fast, memo)
+        else:
+            self._score_cycle = (None, None, {})
         return None
 
     @hookimpl
     def score(self, state, pod, node_info):
+        cycle_state, fast, memo = self._score_cycle
+        if state is cycle_state:
+            # HOT PATH: the score of an unchanged node for the same requests (see nodememo).
+            hit = memo.get(node_info)
+            node = node_info.node
+            if hit is not None and hit[0] == node_info.generation and hit[1] is node:
+                return hit[2]
+            if node is not None:
+                value = fast(node_info)
+                memo[node_info] = (node_info.generation, node, value)
+                return value
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is not None and s.fast is not None and node_info.node is not None:
             return s.fast(node_info)

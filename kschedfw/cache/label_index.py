@@ -1,0 +1,65 @@
+"""Which nodes host pods with a given label, kept up to date by the cache.
+
+InterPodAffinity counts, for each of the incoming pod's terms, the pods on every node that the
+term's label selector selects: a walk over every assigned pod, per pod scheduled. For the common
+one-label selector (``app: web``) this index answers with the nodes that host such pods and
+how many per namespace, so the walk visits only those nodes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.types import NodeInfo
+
+__all__ = ["PodLabelIndex"]
+
+_EMPTY: Mapping[Any, Mapping[str, int]] = {}
+
+
+class PodLabelIndex:
+    """``(label key, value) -> {NodeInfo: {namespace: number of pods}}`` over assigned pods."""
+
+    __slots__ = ("_by_label",)
+
+    def __init__(self) -> None:
+        self._by_label: dict[tuple[str, str], dict[Any, dict[str, int]]] = {}
+
+    def add(self, node_info: "NodeInfo", pod: "Pod") -> None:
+        namespace = pod.namespace
+        by_label = self._by_label
+        for label in pod.labels.items():
+            nodes = by_label.get(label)
+            if nodes is None:
+                nodes = by_label[label] = {}
+            per_namespace = nodes.get(node_info)
+            if per_namespace is None:
+                per_namespace = nodes[node_info] = {}
+            per_namespace[namespace] = per_namespace.get(namespace, 0) + 1
+
+    def remove(self, node_info: "NodeInfo", pod: "Pod") -> None:
+        namespace = pod.namespace
+        by_label = self._by_label
+        for label in pod.labels.items():
+            nodes = by_label.get(label)
+            if nodes is None:
+                continue
+            per_namespace = nodes.get(node_info)
+            if per_namespace is None:
+                continue
+            count = per_namespace.get(namespace, 0) - 1
+            if count > 0:
+                per_namespace[namespace] = count
+                continue
+            per_namespace.pop(namespace, None)
+            if not per_namespace:
+                del nodes[node_info]
+                if not nodes:
+                    del by_label[label]
+
+    def nodes_with(self, key: str, value: str) -> Mapping[Any, Mapping[str, int]]:
+        """The NodeInfos hosting pods labelled ``key=value``, with their count per namespace
+        (read-only; NodeInfos in the cache's order of first such pod)."""
+        return self._by_label.get((key, value), _EMPTY)

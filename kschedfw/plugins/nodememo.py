@@ -1,0 +1,70 @@
+"""Per-node results remembered across scheduling cycles, for pods that ask the same.
+
+A Filter or Score result that depends only on the pod's requests (say) and on the NodeInfo is
+the same for the next pod with the same requests on every node that did not change since. The
+cache bumps ``NodeInfo.generation`` on every pod added or removed and on every node update (and
+replaces ``NodeInfo.node``), so an entry ``node_info -> (generation, node, result)`` stays valid
+while both still match. One cycle changes one node, so consecutive pods of a workload (replicas
+of one template) recompute one node instead of hundreds.
+
+Entries are keyed by the NodeInfo object itself (identity hash): a clone made for a preemption
+dry run or a nominated-pods pass is another key, and plugins only use a memo for the cycle's own
+CycleState, never for the clones those paths create.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Hashable
+
+__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled"]
+
+_enabled = True
+
+
+def set_enabled(on: bool) -> None:
+    """Turn the memos and the other incremental fast paths (InterPodAffinity's use of the
+    cache's label index) off (True: on, the default) to run the plain path, e.g. to check that
+    both give the same placements (benchmarks/mixed_workload.py --check)."""
+    global _enabled
+    _enabled = bool(on)
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def cluster_size(handle: Any, nodes: Any) -> int:
+    """How many nodes the snapshot holds (PreScore sees only the feasible ones)."""
+    snapshot = getattr(handle, "snapshot", None)
+    if snapshot is not None:
+        try:
+            return max(len(snapshot), len(nodes))
+        except TypeError:
+            pass
+    return len(nodes)
+
+
+class NodeMemo:
+    """Memos for the last few pod keys (a key: whatever the result depends on besides the node)."""
+
+    __slots__ = ("_memos", "_keep")
+
+    def __init__(self, keep: int = 4) -> None:
+        self._memos: dict[Hashable, dict[Any, tuple]] = {}
+        self._keep = keep
+
+    def for_key(self, key: Hashable, num_nodes: int) -> dict[Any, tuple]:
+        """The memo for ``key``: ``{node_info: (generation, node, result)}``. A memo grown past
+        twice the cluster (removed nodes, or many node updates) starts afresh, so it holds no
+        old NodeInfos for long."""
+        memos = self._memos
+        memo = memos.pop(key, None)
+        if memo is None or len(memo) > 2 * num_nodes + 64:
+            memo = {}
+        memos[key] = memo  # most recently used last
+        while len(memos) > self._keep:
+            del memos[next(iter(memos))]
+        return memo
+
+    def clear(self) -> None:
+        self._memos.clear()

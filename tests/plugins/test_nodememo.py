@@ -1,0 +1,122 @@
+"""Per-node memos (kschedfw/plugins/nodememo.py): NodeResourcesFit's Filter and Score and
+BalancedAllocation's Score must give, cycle after cycle, exactly what a plugin without memos
+gives (upstream computes every node afresh each cycle), whatever changed on the nodes between
+cycles: pods bound or removed, the node object replaced (allocatable changed), requests that
+differ from the previous pod's, and clones (preemption dry runs) of the same NodeInfo."""
+
+from __future__ import annotations
+
+import random
+
+import attrs
+import pytest
+
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.types import NodeInfo
+from kschedfw.plugins import nodememo
+from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.testing import make_node, make_pod
+
+
+def _pod(name, cpu, mem, node_name=""):
+    return make_pod(name, cpu=f"{cpu}m", memory=f"{mem}Mi", node_name=node_name)
+
+
+def _cycle(plugins, pod, infos):
+    """One scheduling cycle of the three hooks: (filter verdicts, fit scores, balanced scores)."""
+    fit, balanced = plugins
+    state = CycleState()
+    fit.pre_filter(state, pod, infos)
+    verdicts = [None if (s := fit.filter(state, pod, ni)) is None else tuple(s.reasons) for ni in infos]
+    feasible = [ni for ni, v in zip(infos, verdicts) if v is None]
+    fit.pre_score(state, pod, feasible)
+    skipped = balanced.pre_score(state, pod, feasible) is not None
+    return (verdicts, [fit.score(state, pod, ni) for ni in feasible],
+            None if skipped else [balanced.score(state, pod, ni) for ni in feasible])
+
+
+def _plugins():
+    return NodeResourcesFit({}, None), NodeResourcesBalancedAllocation({}, None)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_memoised_cycles_equal_fresh_plugins(seed):
+    rng = random.Random(seed)
+    infos = [NodeInfo(node=make_node(f"n{i}", cpu=f"{rng.choice([1000, 2000, 4000])}m",
+                                     memory=f"{rng.choice([1024, 4096])}Mi", pods=str(rng.choice([3, 110]))))
+             for i in range(12)]
+    memoised = _plugins()
+    requests = [(100, 128), (100, 128), (500, 1024), (100, 128), (2500, 3000)]
+    for step in range(60):
+        cpu, mem = rng.choice(requests)
+        pod = _pod(f"p{step}", cpu, mem)
+        expected = _cycle(_plugins(), pod, infos)  # fresh plugins: no memo
+        assert _cycle(memoised, pod, infos) == expected, f"step {step}"
+        # a clone, as a preemption dry run makes, with one pod fewer, gives what a fresh plugin gives
+        clone = infos[step % len(infos)].clone()
+        if clone.pods:
+            clone.remove_pod(clone.pods[0])
+        assert _cycle(memoised, pod, [clone]) == _cycle(_plugins(), pod, [clone])
+        # change the cluster as binds, deletions and node updates would
+        target = rng.choice(infos)
+        action = rng.random()
+        if action < 0.6:
+            target.add_pod(_pod(f"bound{step}", cpu, mem, target.name))
+        elif action < 0.8 and target.pods:
+            target.remove_pod(target.pods[-1])
+        else:  # the node object replaced, as the cache does on a node update
+            node = target.node
+            target.node = attrs.evolve(node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] + 500})
+            target.generation += 1
+
+
+def test_plain_path_when_memos_are_off():
+    infos = [NodeInfo(node=make_node(f"n{i}", cpu="2", memory="4Gi")) for i in range(3)]
+    pod = _pod("p", 100, 128)
+    nodememo.set_enabled(False)
+    try:
+        plugins = _plugins()
+        assert _cycle(plugins, pod, infos) == _cycle(_plugins(), pod, infos)
+        assert plugins[0]._fit_memos._memos == {} and plugins[1]._memos._memos == {}
+    finally:
+        nodememo.set_enabled(True)
+
+
+def test_memo_starts_afresh_when_it_outgrows_the_cluster():
+    memos = nodememo.NodeMemo(keep=2)
+    memo = memos.for_key("k", 1)
+    memo.update({i: (0, None, 0) for i in range(100)})
+    assert memos.for_key("k", 1) == {}
+    memos.for_key("a", 1)
+    memos.for_key("b", 1)  # keeps the last two keys only
+    assert list(memos._memos) == ["a", "b"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_filter_reasons_equal_fits(seed):
+    """Filter's allocation-free verdict names the shortages `fits` lists, in upstream's order,
+    unresolvable exactly when one request exceeds the node's whole allocatable."""
+    from kschedfw.framework.status import Code
+    from kschedfw.plugins.noderesources.fit import compute_pod_resource_request, fits_request
+
+    rng = random.Random(seed)
+    plugin = NodeResourcesFit({}, None)
+    for step in range(80):
+        info = NodeInfo(node=make_node("n", cpu=f"{rng.randrange(0, 3000)}m", memory=f"{rng.randrange(0, 3000)}Mi",
+                                       pods=str(rng.randrange(0, 3)),
+                                       extra_allocatable={"example.com/gpu": str(rng.randrange(0, 3))}))
+        for i in range(rng.randrange(0, 3)):
+            info.add_pod(_pod(f"e{i}", rng.randrange(0, 1500), rng.randrange(0, 1500), "n"))
+        pod = make_pod("p", cpu=f"{rng.randrange(0, 2000)}m", memory=f"{rng.randrange(0, 2000)}Mi",
+                       requests={"example.com/gpu": str(rng.randrange(0, 4))})
+        state = CycleState()
+        plugin.pre_filter(state, pod, [info])
+        status = plugin.filter(state, pod, info)
+        expected = fits_request(compute_pod_resource_request(pod), info)
+        if not expected:
+            assert status is None
+        else:
+            assert status.reasons == tuple(r.reason for r in expected)
+            unresolvable = any(r.unresolvable for r in expected)
+            assert status.code is (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable)
