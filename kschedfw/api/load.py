@@ -194,9 +194,9 @@ def _aliased_values(root: Any) -> int:
     return sizes[id(root)] - len(sizes)
 
 
-def _children(node: Any) -> list:
+def _children(node: Any) -> list[Any]:
     if isinstance(node, yaml.SequenceNode):
-        return node.value
+        return list(node.value)
     if isinstance(node, yaml.MappingNode):
         return [n for pair in node.value for n in pair]
     return []
@@ -347,7 +347,8 @@ def manifest_files(path: Path) -> list[Path]:
     return [path]
 
 
-def _paths(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list:
+def _paths(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+           ) -> list[str | os.PathLike[str]]:
     if isinstance(path_or_paths, (str, os.PathLike)):
         return [path_or_paths]
     return list(path_or_paths)

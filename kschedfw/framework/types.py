@@ -91,12 +91,12 @@ class NodeInfo:
                 self.used_ports[key] = count
             else:
                 self.used_ports.pop(key, None)
-        for key in claim_keys:
-            count = self.pvc_ref_counts.get(key, 0) + sign
+        for claim in claim_keys:
+            count = self.pvc_ref_counts.get(claim, 0) + sign
             if count > 0:
-                self.pvc_ref_counts[key] = count
+                self.pvc_ref_counts[claim] = count
             else:
-                self.pvc_ref_counts.pop(key, None)
+                self.pvc_ref_counts.pop(claim, None)
         self.generation += 1
 
     def clone(self) -> "NodeInfo":
