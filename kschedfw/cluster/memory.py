@@ -137,6 +137,8 @@ class MemoryCluster:
                                      "Scheduling is blocked due to non-empty scheduling gates")
         elif kind == "Node" and obj.creation_timestamp is None:
             obj = attrs.evolve(obj, creation_timestamp=self.stored_now())
+        elif kind != "Node":
+            obj = self._with_raw_creation_timestamp(obj)
         obj = self._with_version(obj)
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
@@ -146,6 +148,17 @@ class MemoryCluster:
         """Now as the API server stores a creationTimestamp: whole seconds, truncated (the
         watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
         return self.clock.now_datetime().replace(microsecond=0)
+
+    def _with_raw_creation_timestamp(self, obj: Any) -> Any:
+        """Any other kind (a PodGroup, an ElasticQuota...) keeps its manifest: stamp it there,
+        where plugins read it (coscheduling sorts by its PodGroup's creationTimestamp)."""
+        raw = getattr(obj, "raw", None)
+        if not isinstance(raw, dict) or not attrs.has(type(obj)):
+            return obj
+        meta = raw.get("metadata")
+        if not isinstance(meta, dict) or meta.get("creationTimestamp"):
+            return obj
+        return attrs.evolve(obj, raw={**raw, "metadata": {**meta, "creationTimestamp": _rfc3339(self.stored_now())}})
 
     def try_create(self, obj: Any) -> Any | None:
         """Create, recording an admission refusal instead of raising (bulk loading)."""
