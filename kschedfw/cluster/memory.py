@@ -130,16 +130,10 @@ class MemoryCluster:
         if kind == "Pod":
             validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
-            if obj.creation_timestamp is None:
-                obj = attrs.evolve(obj, creation_timestamp=self.stored_now())
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
-        elif kind == "Node" and obj.creation_timestamp is None:
-            obj = attrs.evolve(obj, creation_timestamp=self.stored_now())
-        elif kind != "Node":
-            obj = self._with_raw_creation_timestamp(obj)
-        obj = self._with_version(obj)
+        obj = self._with_version(self._stamped(obj))
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
         return obj
@@ -149,16 +143,22 @@ class MemoryCluster:
         watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
         return self.clock.now_datetime().replace(microsecond=0)
 
-    def _with_raw_creation_timestamp(self, obj: Any) -> Any:
-        """Any other kind (a PodGroup, an ElasticQuota...) keeps its manifest: stamp it there,
-        where plugins read it (coscheduling sorts by its PodGroup's creationTimestamp)."""
+    def _stamped(self, obj: Any) -> Any:
+        """With a creationTimestamp, as the API server gives every object it creates, unless it
+        came with one (a snapshot of a cluster keeps its history). Set on the typed field and in
+        the manifest, where plugins read other kinds (coscheduling: its PodGroup's) and from
+        which ``--write-out`` writes."""
+        if not attrs.has(type(obj)):
+            return obj
+        changes: dict[str, Any] = {}
+        if getattr(obj, "creation_timestamp", "") is None:
+            changes["creation_timestamp"] = self.stored_now()
         raw = getattr(obj, "raw", None)
-        if not isinstance(raw, dict) or not attrs.has(type(obj)):
-            return obj
-        meta = raw.get("metadata")
-        if not isinstance(meta, dict) or meta.get("creationTimestamp"):
-            return obj
-        return attrs.evolve(obj, raw={**raw, "metadata": {**meta, "creationTimestamp": _rfc3339(self.stored_now())}})
+        meta = raw.get("metadata") if isinstance(raw, dict) else None
+        if isinstance(raw, dict) and isinstance(meta, dict) and not meta.get("creationTimestamp"):
+            stamp = changes.get("creation_timestamp") or getattr(obj, "creation_timestamp", None) or self.stored_now()
+            changes["raw"] = {**raw, "metadata": {**meta, "creationTimestamp": _rfc3339(stamp)}}
+        return attrs.evolve(obj, **changes) if changes else obj
 
     def try_create(self, obj: Any) -> Any | None:
         """Create, recording an admission refusal instead of raising (bulk loading)."""

@@ -80,3 +80,23 @@ def test_a_single_object_is_created_at_zero():
     sim = simulation(cluster_file(0))
     assert sim.clock.now() == 0.0
     assert sim.cluster.get("Node", "only").creation_timestamp == SIMULATION_EPOCH
+
+
+def test_every_kind_gets_the_stamp_in_its_manifest_unless_it_came_with_one():
+    # --write-out and plugins reading other kinds (a PodGroup) see the manifest, as a
+    # ``kubectl get -o yaml`` would show it; a snapshot's own creationTimestamp is kept
+    text = cluster_file(1) + """---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: g, namespace: default}
+spec: {minMember: 1}
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: old, creationTimestamp: "2024-05-06T07:08:09Z"}
+value: 10
+"""
+    sim = simulation(text)
+    stamps = {o.name: o.raw["metadata"].get("creationTimestamp") for o in sim.cluster.all_objects()}
+    assert stamps == {"p9": "2026-01-01T00:00:00Z", "only": "2025-12-31T23:59:59Z",
+                      "g": "2025-12-31T23:59:59Z", "old": "2024-05-06T07:08:09Z"}
