@@ -9,6 +9,7 @@ import datetime as dt
 import pytest
 
 from kschedfw.api.load import parse_manifests
+from kschedfw.cluster.scenario import Step
 from kschedfw.clock import SIMULATION_EPOCH
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_catalog
@@ -100,3 +101,18 @@ value: 10
     stamps = {o.name: o.raw["metadata"].get("creationTimestamp") for o in sim.cluster.all_objects()}
     assert stamps == {"p9": "2026-01-01T00:00:00Z", "only": "2025-12-31T23:59:59Z",
                       "g": "2025-12-31T23:59:59Z", "old": "2024-05-06T07:08:09Z"}
+
+
+def test_pods_waiting_together_behind_a_cordon_are_taken_in_file_order():
+    # the same as tests/kube/test_creation_order.py's second case, where kube-scheduler took
+    # p9, p8, p7, p6: all pods fail on the cordoned node, the uncordon moves them back together
+    # and the queue's tie-break between equal priorities (their timestamps) decides
+    cordoned = cluster_file().replace("metadata: {name: only,", "spec: {unschedulable: true}\nmetadata: {name: only,")
+    uncordoned = parse_manifests(cluster_file().split("---\n")[-1], source="step.yaml")
+    registry = default_catalog()
+    sim = Simulation(default_config(registry), registry, parse_manifests(cordoned, source="cluster.yaml"),
+                     [Step(10, "update", tuple(uncordoned))])
+    result = sim.run()
+    bound = [(e.time, e.object_key) for e in result.cluster.events if e.reason == "Scheduled"]
+    assert [key for _, key in bound] == ["default/p9", "default/p8", "default/p7", "default/p6"]
+    assert all(when >= 10 for when, _ in bound)
