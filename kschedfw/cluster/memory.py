@@ -130,15 +130,35 @@ class MemoryCluster:
         if kind == "Pod":
             validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
-            if obj.creation_timestamp is None:
-                obj = attrs.evolve(obj, creation_timestamp=self.clock.now_datetime())
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
-        obj = self._with_version(obj)
+        obj = self._with_version(self._stamped(obj))
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
         return obj
+
+    def stored_now(self) -> _dt.datetime:
+        """Now as the API server stores a creationTimestamp: whole seconds, truncated (the
+        watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
+        return self.clock.now_datetime().replace(microsecond=0)
+
+    def _stamped(self, obj: Any) -> Any:
+        """With a creationTimestamp, as the API server gives every object it creates, unless it
+        came with one (a snapshot of a cluster keeps its history). Set on the typed field and in
+        the manifest, where plugins read other kinds (coscheduling: its PodGroup's) and from
+        which ``--write-out`` writes."""
+        if not attrs.has(type(obj)):
+            return obj
+        changes: dict[str, Any] = {}
+        if getattr(obj, "creation_timestamp", "") is None:
+            changes["creation_timestamp"] = self.stored_now()
+        raw = getattr(obj, "raw", None)
+        meta = raw.get("metadata") if isinstance(raw, dict) else None
+        if isinstance(raw, dict) and isinstance(meta, dict) and not meta.get("creationTimestamp"):
+            stamp = changes.get("creation_timestamp") or getattr(obj, "creation_timestamp", None) or self.stored_now()
+            changes["raw"] = {**raw, "metadata": {**meta, "creationTimestamp": _rfc3339(stamp)}}
+        return attrs.evolve(obj, **changes) if changes else obj
 
     def try_create(self, obj: Any) -> Any | None:
         """Create, recording an admission refusal instead of raising (bulk loading)."""
@@ -251,10 +271,15 @@ class MemoryCluster:
         self.events.append(EventRecord(self.clock.now(), type_, reason, kind_of(obj), _display(obj), message))
 
     # ------------------------------------------------------------------ bulk
-    def load(self, objects: Iterable[Any]) -> None:
-        """Create objects in a safe order: priority classes and namespaces, nodes, then the rest."""
+    def load(self, objects: Iterable[Any], spacing: float = 0.0) -> None:
+        """Create objects one after another, ``spacing`` simulated seconds apart from now, like
+        ``kubectl create -f``: in file order, except that kinds others depend on come first
+        (priority classes and namespaces, nodes, then the rest; the sort is stable)."""
         order = {"PriorityClass": 0, "Namespace": 1, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
-        for obj in sorted(objects, key=lambda o: order.get(kind_of(o), 5)):
+        start = self.clock.now()
+        for i, obj in enumerate(sorted(objects, key=lambda o: order.get(kind_of(o), 5))):
+            if spacing and i:
+                self.clock.set(start + i * spacing)
             self.try_create(obj)
 
     def all_objects(self) -> builtins.list[Any]:

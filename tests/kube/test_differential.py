@@ -86,8 +86,10 @@ def cluster(control_plane: ControlPlane, namespace):
         control_plane.api("DELETE", f"/api/v1/nodes/{name}")
 
 
-def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None, must_bind=False):
-    """Play the waves through kube-scheduler, clear them, play them through kschedfw."""
+def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None, must_bind=False,
+         scheduler_args=()):
+    """Play the waves through kube-scheduler (its log in ``tmp_path/kube-scheduler.log``, extra
+    flags in ``scheduler_args``), clear them, play them through kschedfw."""
     kube_scheduler = control_plane.assets / "kube-scheduler"
     if not os.access(kube_scheduler, os.X_OK):
         pytest.skip(f"no kube-scheduler in {control_plane.assets}")
@@ -101,7 +103,7 @@ def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None,
         "profiles": [{"schedulerName": f"up-{namespace}"}]}))
     log = open(tmp_path / "kube-scheduler.log", "w")
     proc = subprocess.Popen([str(kube_scheduler), f"--config={config}", "--bind-address=127.0.0.1",
-                             f"--secure-port={free_port()}"], stdout=log, stderr=subprocess.STDOUT)
+                             f"--secure-port={free_port()}", *scheduler_args], stdout=log, stderr=subprocess.STDOUT)
     try:
         upstream = play(control_plane, upstream_ns, f"up-{namespace}", make_waves, must_bind)
     finally:
