@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import textwrap
 
-import pytest
-
 from kschedfw.testing.cli import run_cli
 
 CLUSTER = textwrap.dedent("""\
