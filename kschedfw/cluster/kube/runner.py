@@ -12,7 +12,6 @@ from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.leaderelection import LeaderElector
-from kschedfw.cluster.kube.loop import run_until_stopped
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
@@ -23,6 +22,7 @@ __all__ = ["KubeRunner", "UPSTREAM_LEASE_NAME"]
 log = logging.getLogger(__name__)
 
 UPSTREAM_LEASE_NAME = "kube-scheduler"
+MAX_IDLE_WAIT = 1.0  # seconds; also bounds how late a periodic queue flush or metrics refresh runs
 
 
 class KubeRunner:
@@ -48,6 +48,7 @@ class KubeRunner:
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
         self.published: dict[str, float] = {}  # metrics, written by the scheduling thread only
+        self._next_publish = 0.0
 
     def lease_warning(self) -> str | None:
         """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
@@ -69,7 +70,7 @@ class KubeRunner:
         election, until the lease is lost (then ``lost_leadership`` is true, as upstream exits)."""
         le = self.scheduler.config.document.get("leaderElection") or {}
         if not le.get("leaderElect") or self.dry_run:
-            run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+            self._schedule()
             return
         from kschedfw.config.k8svalidation import parse_duration
         self.elector = LeaderElector(
@@ -84,14 +85,35 @@ class KubeRunner:
             while not self.elector.leading.is_set() and not self.stopping.is_set():
                 self.backend.deliver(timeout=0.2)  # stand by with fresh caches
             if not self.stopping.is_set():
-                run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+                self._schedule()
         finally:
             self.elector.stop()
             thread.join(30)
             self.lost_leadership = self.elector.lost
 
+    # ------------------------------------------------------------------ the loop
+    def _schedule(self) -> None:
+        """The core's one loop in real time: between cycles, apply what the informers (and
+        finished binds) delivered; when nothing is ready, block on the inbox until the next
+        deadline (at most MAX_IDLE_WAIT, so flushes and metrics stay timely)."""
+        self._publish()
+        self.scheduler.run(stop=self._between_cycles, idle=self._idle)
+
+    def _between_cycles(self) -> bool:
+        self.backend.deliver()
+        if self.backend.clock.now() >= self._next_publish:
+            self._publish()
+        return self.stopping.is_set()
+
+    def _idle(self, deadline: float | None) -> bool:
+        now = self.backend.clock.now()
+        wait = MAX_IDLE_WAIT if deadline is None else min(MAX_IDLE_WAIT, deadline - now)
+        self.backend.deliver(timeout=max(wait, 0.001))
+        return not self._between_cycles()
+
     # ------------------------------------------------------------------ health and metrics
     def _publish(self) -> None:
+        self._next_publish = self.backend.clock.now() + 1.0
         published = {f"pending:{queue}": float(n) for queue, n in self.scheduler.queue.pending_pods().items()}
         published["bound"] = float(self.scheduler.bound_count)
         self.published = published
