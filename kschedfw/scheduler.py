@@ -315,12 +315,28 @@ class Scheduler:
             return
         self.queue.done(pod.uid)
         pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
-        if pre_bind is None:
-            status = fwk.run_bind_plugins(state, assumed, host)
-            if status.is_skip():
-                status = Status.as_status(f"no bind plugin bound pod {pod.key}")
-        else:
-            status = pre_bind
+        if pre_bind is not None:
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, pre_bind)
+            return
+        submit = getattr(self.cluster, "submit_binding", None)
+        if submit is None:  # the embedded cluster binds at once, so a run is reproducible
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate,
+                                fwk.run_bind_plugins(state, assumed, host))
+            return
+
+        # a real backend binds off-thread, as upstream's binding goroutine: the loop goes on while
+        # the API call is in flight, and the outcome is handed back on the scheduler's thread
+        def finished(status: Status) -> None:
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, status)
+
+        submit(lambda: fwk.run_bind_plugins(state, assumed, host), finished)
+
+    def _bind_finished(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod", host: str,
+                       cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:
+        """The end of the binding cycle once PreBind (on failure) or Bind returned."""
+        pod = qpi.pod
+        if status.is_skip():
+            status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
             # after WaitOnPermit, failures are retried with backoff; a rejection keeps its code
             # (the PodScheduled reason says Unschedulable), anything else becomes an Error

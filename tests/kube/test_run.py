@@ -174,7 +174,9 @@ def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("one", namespace, scheduler=scheduler_name))
         wait_for(lambda: get_pod(control_plane, namespace, "one")["spec"].get("nodeName"), what="a binding")
-        assert (first.scheduler.bound_count, second.scheduler.bound_count) == (1, 0)
+        # binds are asynchronous: the reply is handled on the scheduler's thread a moment later
+        wait_for(lambda: first.scheduler.bound_count == 1, what="the bind's reply")
+        assert second.scheduler.bound_count == 0
         assert not second.elector.leading.is_set()
         held = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
         assert held["spec"]["holderIdentity"] == first.elector.identity
@@ -186,7 +188,7 @@ def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("two", namespace, scheduler=scheduler_name))
         wait_for(lambda: get_pod(control_plane, namespace, "two")["spec"].get("nodeName"), what="a binding")
-        assert second.scheduler.bound_count == 1
+        wait_for(lambda: second.scheduler.bound_count == 1, what="the bind's reply")
     finally:
         for runner, thread in ((first, first_thread), (second, second_thread)):
             runner.stop()
@@ -206,4 +208,72 @@ def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, name
                       pod_manifest("after", namespace, scheduler=scheduler_name))
     wait_for(lambda: get_pod(control_plane, namespace, "after")["spec"].get("nodeName"), timeout=60,
              what="a binding after the restart")
-    assert runner.scheduler.bound_count == 2  # nothing bound twice, nothing forgotten
+    # nothing bound twice, nothing forgotten (the second bind's reply is handled a moment after)
+    wait_for(lambda: runner.scheduler.bound_count == 2, what="the bind's reply")
+
+
+def intercept_binds(runner, before_send):
+    """Route the backend's binding POSTs through ``before_send(path, body)`` on the bind worker."""
+    send = runner.client.request
+
+    def request(method, path, **kwargs):
+        if method == "POST" and path.endswith("/binding"):
+            before_send(path, kwargs["body"])
+        return send(method, path, **kwargs)
+    runner.client.request = request
+
+
+def test_the_loop_schedules_on_while_binds_are_in_flight(control_plane, namespace, scheduler_name, nodes, runner):
+    """Upstream binds in a goroutine per pod (schedule_one.go): the next pod is scheduled while the
+    previous pod's binding call has not returned."""
+    release = threading.Event()
+    in_flight: list[str] = []
+
+    def hold(path, body):
+        in_flight.append(body["metadata"]["name"])
+        release.wait(20)
+    intercept_binds(runner, hold)
+    for name in ("first", "second"):
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest(name, namespace, scheduler=scheduler_name))
+    try:
+        wait_for(lambda: sorted(in_flight) == ["first", "second"], what="two binds in flight at once")
+        assert runner.scheduler.bound_count == 0
+    finally:
+        release.set()
+    for name in ("first", "second"):
+        wait_for(lambda: get_pod(control_plane, namespace, name)["spec"].get("nodeName"), what="a binding")
+    wait_for(lambda: runner.scheduler.bound_count == 2, what="the binds' replies")
+
+
+@pytest.mark.parametrize("race", ["bound elsewhere", "deleted"])
+def test_a_bind_that_loses_a_race_is_forgotten_not_requeued(control_plane, namespace, scheduler_name, nodes, runner,
+                                                          race):
+    """handleBindingCycleError: Unreserve and forget the assumed pod; it goes back to the queue only
+    when the informer's copy still exists, has no node and the same uid."""
+    taken: list[str] = []
+
+    def someone_else_first(path, body):
+        name = body["metadata"]["name"]
+        if race == "deleted":
+            control_plane.api("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}")
+            wait_for(lambda: runner.backend.get("Pod", name, namespace) is None, what="the informer to see it")
+            return
+        other = next(n for n in nodes if n != body["target"]["name"])
+        control_plane.api("POST", path, {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
+                                         "target": {"apiVersion": "v1", "kind": "Node", "name": other}})
+        taken.append(other)
+        wait_for(lambda: runner.backend.get("Pod", name, namespace).node_name == other, what="the informer")
+    intercept_binds(runner, someone_else_first)
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("raced", namespace, scheduler=scheduler_name, cpu="1500m"))
+    wait_for(lambda: [e for e in events_for(control_plane, namespace, "raced") if e["reason"] == "FailedScheduling"],
+             what="the failed bind's handling")
+    scheduler = runner.scheduler
+    wait_for(lambda: not any(scheduler.queue.pending_pods().values()), what="nothing queued")
+    assert scheduler.bound_count == 0
+    if race == "bound elsewhere":
+        # the informer's copy wins: the pod counts on the node it was bound to, and only there
+        assert get_pod(control_plane, namespace, "raced")["spec"]["nodeName"] == taken[0]
+        counted = {n: [p.name for p in scheduler.cache.node_info(n).pods] for n in nodes}
+        assert counted == {n: (["raced"] if n == taken[0] else []) for n in nodes}

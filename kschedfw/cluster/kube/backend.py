@@ -3,7 +3,9 @@
 Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
 the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
 and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
-Writes go to the API server at once (events through :class:`EventWriter`, off-thread). With
+Writes go to the API server at once (events through :class:`EventWriter`, off-thread), except
+binds: :meth:`KubeBackend.submit_binding` runs them on a small worker pool, as upstream binds in a
+goroutine per pod, and hands each outcome back through the inbox. With
 ``dry_run`` nothing is written: binds and status changes are applied to the local cache only and
 reported through ``on_decision``.
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 import logging
 import queue
 import time
@@ -32,6 +35,8 @@ __all__ = ["KubeBackend"]
 log = logging.getLogger(__name__)
 
 _WAKE = ("WAKE", "", None, None)
+_DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-thread bind
+BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applies to each
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 
 
@@ -53,6 +58,7 @@ class KubeBackend:
         self._seq = itertools.count()
         self.informers: list[Informer] = []
         self.events = EventWriter(None if dry_run else (event_client or client))
+        self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
 
     # ------------------------------------------------------------------ informers
     def served_resources(self) -> list[Resource]:
@@ -98,6 +104,9 @@ class KubeBackend:
         return [i.resource.path for i in self.informers if not i.synced.is_set()]
 
     def stop(self) -> None:
+        """Let binds in flight finish (their outcomes are not delivered: a restart rebuilds
+        from the API), then stop the informers."""
+        self._binders.shutdown(wait=True, cancel_futures=True)
         for informer in self.informers:
             informer.stop()
         self.events.close()
@@ -121,6 +130,10 @@ class KubeBackend:
                 return count
             block = False
             if item is _WAKE:
+                continue
+            if item[0] == _DONE:
+                item[2](item[3])
+                count += 1
                 continue
             type_, kind, _, new = item
             self._apply(type_, kind, new if new is not None else item[2])
@@ -186,6 +199,23 @@ class KubeBackend:
         return [o for (ns, _), o in objects.items() if ns == namespace]
 
     # ------------------------------------------------------------------ Backend: writes
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run ``work`` (the Bind plugins) on a bind worker; ``done(result)`` is called on the
+        scheduler's thread by :meth:`deliver`. A dry run binds inline (there is no round trip)."""
+        if self.dry_run:
+            done(work())
+            return
+
+        def run() -> None:
+            try:
+                result = work()
+            except Exception as exc:  # the Bind plugins' runner turns plugin faults into a Status
+                from kschedfw.framework.status import Status
+                log.exception("binding failed")
+                result = Status.as_status(exc)
+            self._inbox.put((_DONE, "", done, result))
+        self._binders.submit(run)
+
     def bind(self, pod: Pod, node_name: str) -> None:
         """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
         if self.dry_run:
