@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry
+    from kschedfw.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +100,18 @@ class Scheduler:
         cluster.watch(self.on_watch_event)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
+        #: upstream's metrics, when wanted (see :meth:`enable_metrics`)
+        self.metrics: "SchedulerMetrics | None" = None
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
+
+    def enable_metrics(self, metrics: "SchedulerMetrics") -> None:
+        """Report upstream's metrics to ``metrics``; its wrappers time a sample of plugin calls."""
+        self.metrics = metrics
+        for fwk in self.frameworks.values():
+            metrics.instrument(fwk)
+        for handle in self._handles:
+            handle.metrics = metrics
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
@@ -223,6 +234,8 @@ class Scheduler:
         if qpi is None:
             return False
         pod = qpi.pod
+        if self.metrics is not None:
+            self.metrics.cycle_started(pod.uid)
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:
             self.queue.done(pod.uid)
@@ -345,6 +358,8 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.cache.finish_binding(assumed, self.clock.now())
+        if self.metrics is not None:
+            self.metrics.attempt(pod.uid, "scheduled", fwk.profile_name)
         self.bound_count += 1
         self.bound_uids.add(pod.uid)
         self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")
@@ -397,6 +412,8 @@ class Scheduler:
         """Upstream handleSchedulingFailure: requeue, nominate, event, PodScheduled condition."""
         pod = qpi.pod
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        if self.metrics is not None:
+            self.metrics.attempt(pod.uid, "unschedulable" if status.is_rejected() else "error", fwk.profile_name)
         fit_error = status.error if isinstance(status.error, FitError) else None
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)

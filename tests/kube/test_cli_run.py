@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kschedfw.testing.controlplane import ControlPlane
-from tests.kube.helpers import pod_manifest, wait_for
+from tests.kube.helpers import pod_manifest, sample, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,8 +63,11 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
                  timeout=60, what="the pod bound by `kschedfw run`")
         wait_for(lambda: http_get(url + "/readyz") == (200, "ok"), what="/readyz ok")
         assert http_get(url + "/healthz") == (200, "ok")
-        wait_for(lambda: "kschedfw_bound_pods_total 1" in http_get(url + "/metrics")[1], what="the bind in /metrics")
-        assert 'scheduler_pending_pods{queue="active"} 0' in http_get(url + "/metrics")[1]
+        wait_for(lambda: sample(http_get(url + "/metrics")[1], "scheduler_schedule_attempts_total",
+                                result="scheduled", profile=f"cli-{namespace}") == 1, what="the bind in /metrics")
+        metrics = http_get(url + "/metrics")[1]
+        for queue in ("active", "backoff", "unschedulable", "gated"):
+            assert sample(metrics, "scheduler_pending_pods", queue=queue) == 0
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err

@@ -12,7 +12,7 @@ from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.testing.controlplane import APIError, ControlPlane
-from tests.kube.helpers import pod_manifest, wait_for
+from tests.kube.helpers import pod_manifest, sample, wait_for
 
 
 _configs = itertools.count()
@@ -137,6 +137,10 @@ def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, n
         assert not other[0]["metadata"].get("deletionTimestamp")
         wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
                           if e["reason"] == "Preempted"], what="a Preempted event")
+        metrics = runner.metrics_text()  # upstream: every PostFilter call counts, one victim observed
+        assert sample(metrics, "scheduler_preemption_attempts_total") == 1
+        assert sample(metrics, "scheduler_preemption_victims_count") == 1
+        assert sample(metrics, "scheduler_preemption_victims_bucket", le="1.0") == 1
     finally:
         for name in (f"{namespace}-low", f"{namespace}-high"):
             try:
@@ -277,3 +281,29 @@ def test_a_bind_that_loses_a_race_is_forgotten_not_requeued(control_plane, names
         assert get_pod(control_plane, namespace, "raced")["spec"]["nodeName"] == taken[0]
         counted = {n: [p.name for p in scheduler.cache.node_info(n).pods] for n in nodes}
         assert counted == {n: (["raced"] if n == taken[0] else []) for n in nodes}
+
+
+def test_metrics_count_attempts_and_pending_pods_with_upstreams_names(control_plane, namespace, scheduler_name,
+                                                                       nodes, runner):
+    """pkg/scheduler/metrics: attempts by result and profile, their latency histogram (1 ms..16 s
+    buckets), pending pods by queue including gated."""
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("fits", namespace, scheduler=scheduler_name))
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("huge", namespace, scheduler=scheduler_name, cpu="64"))
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("gated", namespace, scheduler=scheduler_name,
+                                   schedulingGates=[{"name": "example.com/wait"}]))
+    attempts = "scheduler_schedule_attempts_total"
+    wait_for(lambda: sample(runner.metrics_text(), attempts, result="scheduled", profile=scheduler_name) == 1
+             and sample(runner.metrics_text(), attempts, result="unschedulable", profile=scheduler_name) == 1
+             and sample(runner.metrics_text(), "scheduler_pending_pods", queue="gated") == 1
+             and sample(runner.metrics_text(), "scheduler_pending_pods", queue="unschedulable") == 1,
+             what="the metrics")
+    text = runner.metrics_text()
+    assert sample(text, "scheduler_pending_pods", queue="active") == 0
+    duration = "scheduler_scheduling_attempt_duration_seconds"
+    assert sample(text, duration + "_count", result="scheduled", profile=scheduler_name) == 1
+    assert sample(text, duration + "_bucket", result="scheduled", profile=scheduler_name, le="16.384") == 1
+    assert "_created" not in text  # upstream's exposition has no creation-time series
+    assert "# TYPE scheduler_plugin_execution_duration_seconds histogram" in text

@@ -47,7 +47,9 @@ class KubeRunner:
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
-        self.published: dict[str, float] = {}  # metrics, written by the scheduling thread only
+        from kschedfw.metrics import SchedulerMetrics
+        self.metrics = SchedulerMetrics()
+        self.scheduler.enable_metrics(self.metrics)
         self._next_publish = 0.0
 
     def lease_warning(self) -> str | None:
@@ -113,10 +115,9 @@ class KubeRunner:
 
     # ------------------------------------------------------------------ health and metrics
     def _publish(self) -> None:
+        """Refresh the gauges read from the queue (on the scheduler's thread, about once a second)."""
         self._next_publish = self.backend.clock.now() + 1.0
-        published = {f"pending:{queue}": float(n) for queue, n in self.scheduler.queue.pending_pods().items()}
-        published["bound"] = float(self.scheduler.bound_count)
-        self.published = published
+        self.metrics.set_pending(self.scheduler.queue.pending_pods())
 
     def health_checks(self) -> dict[str, "Callable[[], bool]"]:
         """Upstream's readyz: informers synced; with leader election, a leader that has not lost its lease."""
@@ -126,18 +127,8 @@ class KubeRunner:
         return checks
 
     def metrics_text(self) -> str:
-        published = self.published
-        lines = ["# HELP scheduler_pending_pods Number of pending pods, by the queue type.",
-                 "# TYPE scheduler_pending_pods gauge"]
-        for key, value in sorted(published.items()):
-            if key.startswith("pending:"):
-                lines.append(f'scheduler_pending_pods{{queue="{key[8:]}"}} {value:g}')
-        lines += ["# HELP kschedfw_bound_pods_total Pods this scheduler bound.",
-                  "# TYPE kschedfw_bound_pods_total counter",
-                  f"kschedfw_bound_pods_total {published.get('bound', 0):g}",
-                  "# HELP kschedfw_is_leader 1 while this replica schedules.", "# TYPE kschedfw_is_leader gauge",
-                  f"kschedfw_is_leader {1 if (self.elector is None or self.elector.leading.is_set()) else 0}"]
-        return "\n".join(lines) + "\n"
+        """/metrics: upstream's scheduler metrics (prometheus-client renders them thread-safely)."""
+        return self.metrics.render().decode()
 
     def stop(self) -> None:
         self.stopping.set()
