@@ -81,8 +81,10 @@ class Scheduler:
         self.bound_uids: set[str] = set()  # pods this scheduler bound (not the ones that came bound)
         self.frameworks: dict[str, Framework] = {}
         self._handles: list[Handle] = []
+        recorder_for = getattr(cluster, "recorder_for", None)  # a real backend's per-profile events
         for profile in config.profiles:
             handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
+                            event_recorder=recorder_for(profile.scheduler_name) if recorder_for else None,
                             profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
             self._handles.append(handle)

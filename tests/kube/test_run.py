@@ -135,8 +135,10 @@ def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, n
         other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
                  if p["metadata"]["name"].startswith("low-") and p["metadata"]["name"] != victim["metadata"]["name"]]
         assert not other[0]["metadata"].get("deletionTimestamp")
-        wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
-                          if e["reason"] == "Preempted"], what="a Preempted event")
+        preempted = wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
+                                      if e["reason"] == "Preempted"], what="a Preempted event")
+        # upstream: the preemptor's profile reports it (the victim belongs to default-scheduler)
+        assert preempted[0]["reportingController"] == scheduler_name
         metrics = runner.metrics_text()  # upstream: every PostFilter call counts, one victim observed
         assert sample(metrics, "scheduler_preemption_attempts_total") == 1
         assert sample(metrics, "scheduler_preemption_victims_count") == 1

@@ -300,10 +300,15 @@ class KubeBackend:
                                      body=claim.raw)
         return parse_api_object(resource, answer)
 
-    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+    def record_event(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:
         if self.dry_run and reason == "Scheduled":
             return  # reported by bind already
-        self.events.record(obj, type_, reason, message)
+        self.events.record(obj, type_, reason, message, controller)
+
+    def recorder_for(self, profile: str) -> "ProfileEventRecorder":
+        """The event recorder of one profile's framework: upstream reports a plugin's events (a
+        victim's Preempted) as the preemptor's profile, not as the victim's scheduler."""
+        return ProfileEventRecorder(self, profile)
 
     # ------------------------------------------------------------------ helpers
     def _patch_status(self, pod: Pod, status: dict[str, Any], missing_ok: bool = True) -> Any:
@@ -336,6 +341,17 @@ class KubeBackend:
     def _decide(self, what: str, pod: Pod, detail: str) -> None:
         if self.on_decision is not None:
             self.on_decision(what, pod, detail)
+
+
+class ProfileEventRecorder:
+    """An :class:`~kschedfw.framework.interface.EventRecorder` reporting as one profile."""
+
+    def __init__(self, backend: KubeBackend, profile: str) -> None:
+        self.backend = backend
+        self.profile = profile
+
+    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+        self.backend.record_event(obj, type_, reason, message, self.profile)
 
 
 def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: str) -> dict[str, Any]:
