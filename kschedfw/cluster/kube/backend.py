@@ -7,7 +7,7 @@ Writes go to the API server at once (events through :class:`EventWriter`, off-th
 binds: :meth:`KubeBackend.submit_binding` runs them on a small worker pool, as upstream binds in a
 goroutine per pod, and hands each outcome back through the inbox. With
 ``dry_run`` nothing is written: binds and status changes are applied to the local cache only and
-reported through ``on_decision``.
+reported through ``on_decision`` as :class:`~kschedfw.cluster.kube.decisions.Decision`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import urllib3.exceptions
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kschedfw.cluster.kube.clock import WallClock, rfc3339
+from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
@@ -42,7 +43,7 @@ _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms
 
 class KubeBackend:
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
-                 on_decision: Callable[[str, Pod, str], None] | None = None,
+                 on_decision: Callable[[Decision], None] | None = None,
                  informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None) -> None:
         self.client = client
         self.dry_run = dry_run
@@ -219,7 +220,7 @@ class KubeBackend:
     def bind(self, pod: Pod, node_name: str) -> None:
         """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
         if self.dry_run:
-            self._decide("bind", pod, node_name)
+            self._decide(Decision(pod.key, pod.scheduler_name, "Bound", node=node_name))
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
         body = {"apiVersion": "v1", "kind": "Binding",
@@ -241,7 +242,8 @@ class KubeBackend:
         if same and not nominate:
             return
         if self.dry_run:
-            self._decide(reason, pod, message)
+            self._decide(Decision(pod.key, pod.scheduler_name, "Pending", reason=reason, message=message,
+                                  nominated_node=nominated_node_name or ""))
             return
         status: dict[str, Any] = {}
         if not same:
@@ -257,16 +259,14 @@ class KubeBackend:
         self._patch_status(pod, {"nominatedNodeName": node_name or None})
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
-        if self.dry_run:
-            self._decide(f"condition {type_}", pod, message)
+        if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
         answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message), missing_ok=False)
         return parse_api_object(BY_KIND["Pod"], answer) if answer else None
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""
-        if self.dry_run:
-            self._decide("delete", pod, "")
+        if self.dry_run:  # reported by the Preempted event that follows
             return
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         if grace_period_seconds is not None:
@@ -301,8 +301,11 @@ class KubeBackend:
         return parse_api_object(resource, answer)
 
     def record_event(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:
-        if self.dry_run and reason == "Scheduled":
-            return  # reported by bind already
+        if self.dry_run and reason == "Preempted":
+            self._decide(Decision(obj.key, obj.scheduler_name, "Preempted", node=obj.node_name, reason=reason,
+                                  message=message))
+        if self.dry_run:
+            return  # binds and failures are reported where they are decided
         self.events.record(obj, type_, reason, message, controller)
 
     def recorder_for(self, profile: str) -> "ProfileEventRecorder":
@@ -338,9 +341,9 @@ class KubeBackend:
             time.sleep(delay)
         return None
 
-    def _decide(self, what: str, pod: Pod, detail: str) -> None:
+    def _decide(self, decision: Decision) -> None:
         if self.on_decision is not None:
-            self.on_decision(what, pod, detail)
+            self.on_decision(decision)
 
 
 class ProfileEventRecorder:

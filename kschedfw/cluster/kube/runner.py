@@ -14,6 +14,7 @@ from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.leaderelection import LeaderElector
 
 if TYPE_CHECKING:
+    from kschedfw.cluster.kube.decisions import Decision
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.registry import Registry
 
@@ -28,7 +29,7 @@ MAX_IDLE_WAIT = 1.0  # seconds; also bounds how late a periodic queue flush or m
 class KubeRunner:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", *, kubeconfig: str | Path | None = None,
                  dry_run: bool = False, seed: int = 0, feature_gates: dict[str, bool] | None = None,
-                 on_decision: Callable[[str, Any, str], None] | None = None,
+                 on_decision: Callable[["Decision"], None] | None = None,
                  informer_options: dict[str, Any] | None = None) -> None:
         from kschedfw.scheduler import Scheduler
         connection_config = config.document.get("clientConnection") or {}
