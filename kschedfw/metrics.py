@@ -3,9 +3,9 @@ in a registry of their own, served on ``/metrics`` by ``kschedfw run``.
 
 The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``Scheduler.metrics``
 is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. Plugin
-durations are observed for a sample of cycles (upstream: 10%), through wrappers installed on the
-profile's plugin lists by :meth:`SchedulerMetrics.instrument`, so an uninstrumented framework runs
-the plugins directly.
+durations are observed for a sample of cycles (upstream: 10%): for those the profiles run timed
+copies of their plugin lists (made by :meth:`SchedulerMetrics.instrument`), for the others their
+plain lists, so unsampled cycles call the plugins directly.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ class SchedulerMetrics:
         self._rng = rng or random.Random()
         self._clock = clock
         self._starts: dict[str, float] = {}
+        self._plugin_lists: list[tuple[Any, dict[str, tuple[tuple, tuple]]]] = []
         #: whether the current cycle's plugin durations are observed
         self.sampling = False
         r = self.registry
@@ -87,9 +88,15 @@ class SchedulerMetrics:
 
     # ------------------------------------------------------------------ what the scheduler reports
     def cycle_started(self, uid: str) -> None:
-        """A pod was popped: its attempt's clock starts; 10% of cycles sample plugin durations."""
+        """A pod was popped: its attempt's clock starts; 10% of cycles sample plugin durations
+        (the frameworks run their timed plugin lists for those, their plain ones otherwise)."""
         self._starts[uid] = self._clock()
-        self.sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
+        if sampling != self.sampling:
+            self.sampling = sampling
+            for framework, lists in self._plugin_lists:
+                for attribute, (plain, timed) in lists.items():
+                    setattr(framework, attribute, timed if sampling else plain)
 
     def attempt(self, uid: str, result: str, profile: str) -> None:
         """An attempt ended: ``result`` is upstream's "scheduled", "unschedulable" or "error"."""
@@ -112,21 +119,20 @@ class SchedulerMetrics:
 
     # ------------------------------------------------------------------ plugin durations
     def instrument(self, framework: "Framework") -> None:
-        """Wrap every plugin of ``framework`` so sampled cycles observe its duration."""
+        """Prepare timed copies of ``framework``'s plugin lists for the sampled cycles."""
+        lists: dict[str, tuple[tuple, tuple]] = {}
         for attribute, point in _EXTENSION_POINTS.items():
             entries = getattr(framework, attribute, None)
-            if not entries:
-                continue
-            setattr(framework, attribute, tuple((entry[0], self._timed(entry[0], point, entry[1]), *entry[2:])
-                                                for entry in entries))
+            if entries:
+                lists[attribute] = (entries, tuple((entry[0], self._timed(entry[0], point, entry[1]), *entry[2:])
+                                                   for entry in entries))
+        self._plugin_lists.append((framework, lists))
 
     def _timed(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         clock = self._clock
         observe = self.plugin_duration.labels
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if not self.sampling:
-                return fn(*args, **kwargs)
             start = clock()
             try:
                 returned = fn(*args, **kwargs)
