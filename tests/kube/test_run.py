@@ -281,3 +281,38 @@ def test_metrics_count_attempts_and_pending_pods_with_upstreams_names(control_pl
     assert sample(text, duration + "_bucket", result="scheduled", profile=scheduler_name, le="16.384") == 1
     assert "_created" not in text  # upstream's exposition has no creation-time series
     assert "# TYPE scheduler_plugin_execution_duration_seconds histogram" in text
+
+
+def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, namespace, scheduler_name, nodes):
+    """Shadow mode decides a preemption as upstream would (victim, nomination) and writes nothing."""
+    decisions = []
+    runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True, on_decision=decisions.append)
+    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    try:
+        for i, node in enumerate(nodes):
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                              pod_manifest(f"low-{i}", namespace, cpu="1500m", nodeName=node,
+                                           priorityClassName=f"{namespace}-low"))
+        wait_for(lambda: len(runner.backend.list("Pod", namespace)) == 2, what="the informer")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
+                                       priorityClassName=f"{namespace}-high"))
+        preempted = wait_for(lambda: [d for d in decisions if d.status == "Preempted"], what="a preemption decision")
+        assert len(preempted) == 1 and preempted[0].pod.startswith(f"{namespace}/low-")
+        assert preempted[0].message.startswith("Preempted by pod") and preempted[0].node in nodes
+        pending = wait_for(lambda: [d for d in decisions if d.pod == f"{namespace}/high"], what="the preemptor")
+        assert (pending[0].status, pending[0].nominated_node) == ("Pending", preempted[0].node)
+        pods = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+        assert not [p for p in pods if p["metadata"].get("deletionTimestamp") or p["status"].get("conditions")]
+        assert not events_for(control_plane, namespace, preempted[0].pod.split("/")[1])
+    finally:
+        runner.stop()
+        thread.join(10)
+        runner.close()
+        for name in (f"{namespace}-low", f"{namespace}-high"):
+            try:
+                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+            except APIError:
+                pass
