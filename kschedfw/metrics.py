@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["SchedulerMetrics", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream pluginMetricsSamplePercent
+MAX_OPEN_ATTEMPTS = 100_000  # start times kept for attempts not yet ended (oldest dropped beyond)
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
@@ -91,6 +92,8 @@ class SchedulerMetrics:
         """A pod was popped: its attempt's clock starts; 10% of cycles sample plugin durations
         (the frameworks run their timed plugin lists for those, their plain ones otherwise)."""
         self._starts[uid] = self._clock()
+        if len(self._starts) > MAX_OPEN_ATTEMPTS:  # pods popped and then skipped (deleting) never end
+            del self._starts[next(iter(self._starts))]
         sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
         if sampling != self.sampling:
             self.sampling = sampling

@@ -92,3 +92,12 @@ def test_preemption_attempts_and_victims():
     values = {s.name: s.value for s in samples(metrics) if not s.labels or s.name.endswith("_count")}
     assert values["scheduler_preemption_attempts_total"] == 1
     assert values["scheduler_preemption_victims_count"] == 1
+
+
+def test_start_times_of_attempts_that_never_end_are_bounded(monkeypatch):
+    import kschedfw.metrics as module
+    monkeypatch.setattr(module, "MAX_OPEN_ATTEMPTS", 3)
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    for uid in "abcde":
+        metrics.cycle_started(uid)
+    assert list(metrics._starts) == ["c", "d", "e"]
