@@ -93,7 +93,7 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
                    f"--secure-port={free_port()}", "-v=0"]
         else:
             cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
         log = open(Path(tmp, "scheduler.log"), "w")
         start = time.monotonic()
         cpu_before = os.times()

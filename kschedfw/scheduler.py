@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry
+    from kschedfw.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)
 
@@ -92,8 +93,10 @@ class Scheduler:
         self._handles: list[Handle] = []
         #: upstream's batching counters (gate OpportunisticBatching), for every profile
         self.batch_metrics = BatchMetrics()
+        recorder_for = getattr(cluster, "recorder_for", None)  # a real backend's per-profile events
         for profile in config.profiles:
             handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
+                            event_recorder=recorder_for(profile.scheduler_name) if recorder_for else None,
                             profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
             handle.extenders = self.extenders
@@ -119,8 +122,18 @@ class Scheduler:
         cluster.watch(self.on_watch_event)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
+        #: upstream's metrics, when wanted (see :meth:`enable_metrics`)
+        self.metrics: "SchedulerMetrics | None" = None
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
+
+    def enable_metrics(self, metrics: "SchedulerMetrics") -> None:
+        """Report upstream's metrics to ``metrics``; its wrappers time a sample of plugin calls."""
+        self.metrics = metrics
+        for fwk in self.frameworks.values():
+            metrics.instrument(fwk)
+        for handle in self._handles:
+            handle.metrics = metrics
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
@@ -243,6 +256,8 @@ class Scheduler:
         if qpi is None:
             return False
         pod = qpi.pod
+        if self.metrics is not None:
+            self.metrics.cycle_started(pod.uid)
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:
             self.queue.done(pod.uid)
@@ -336,12 +351,28 @@ class Scheduler:
             return
         self.queue.done(pod.uid)
         pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
-        if pre_bind is None:
-            status = self._bind(fwk, state, assumed, host)
-            if status.is_skip():
-                status = Status.as_status(f"no bind plugin bound pod {pod.key}")
-        else:
-            status = pre_bind
+        if pre_bind is not None:
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, pre_bind)
+            return
+        submit = getattr(self.cluster, "submit_binding", None)
+        if submit is None:  # the embedded cluster binds at once, so a run is reproducible
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate,
+                                self._bind(fwk, state, assumed, host))
+            return
+
+        # a real backend binds off-thread, as upstream's binding goroutine: the loop goes on while
+        # the API call is in flight, and the outcome is handed back on the scheduler's thread
+        def finished(status: Status) -> None:
+            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, status)
+
+        submit(lambda: self._bind(fwk, state, assumed, host), finished)
+
+    def _bind_finished(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod", host: str,
+                       cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:
+        """The end of the binding cycle once PreBind (on failure) or Bind returned."""
+        pod = qpi.pod
+        if status.is_skip():
+            status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
             # after WaitOnPermit, failures are retried with backoff; a rejection keeps its code
             # (the PodScheduled reason says Unschedulable), anything else becomes an Error
@@ -350,6 +381,8 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.cache.finish_binding(assumed, self.clock.now())
+        if self.metrics is not None:
+            self.metrics.attempt(pod.uid, "scheduled", fwk.profile_name)
         self.bound_count += 1
         self.bound_uids.add(pod.uid)
         self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")
@@ -416,6 +449,8 @@ class Scheduler:
         """Upstream handleSchedulingFailure: requeue, nominate, event, PodScheduled condition."""
         pod = qpi.pod
         reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        if self.metrics is not None:
+            self.metrics.attempt(pod.uid, "unschedulable" if status.is_rejected() else "error", fwk.profile_name)
         fit_error = status.error if isinstance(status.error, FitError) else None
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
@@ -20,7 +19,11 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--kubeconfig", help="kubeconfig file of the cluster")
     parser.add_argument("--dry-run", action="store_true",
-                        help="shadow mode: decide without writing anything, print each decision as a JSON line")
+                        help="shadow mode: decide without writing anything; print each decision (would bind, "
+                             "would report unschedulable, would preempt) as it is made, and a summary at the end")
+    parser.add_argument("--output", "-o", choices=("table", "json"), default="table",
+                        help="--dry-run's format, as simulate's: table rows, or JSON lines with simulate's pod "
+                             "fields and a final {\"summary\": ...} line")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...")
     parser.add_argument("--sync-timeout", type=float, default=120.0, metavar="SECONDS",
@@ -62,12 +65,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         config = default_config(registry)
 
-    def decision(what: str, pod: Any, detail: str) -> None:
-        print(json.dumps({"pod": f"{pod.namespace}/{pod.name}", "decision": what, "detail": detail}), flush=True)
-
+    from kschedfw.cluster.kube.decisions import DecisionPrinter
+    printer = DecisionPrinter(args.output)
     try:
         runner = KubeRunner(config, registry, kubeconfig=args.kubeconfig, dry_run=args.dry_run, seed=args.seed,
-                            feature_gates=gates, on_decision=decision if args.dry_run else None)
+                            feature_gates=gates, on_decision=printer if args.dry_run else None)
     except CredentialsError as exc:
         print(f"kschedfw run: {exc}", file=sys.stderr)
         return 2
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"kschedfw run: informers synced, scheduling for {', '.join(runner.scheduler.frameworks)}"
               f"{' (dry run)' if args.dry_run else ''}", file=sys.stderr, flush=True)
         runner.run()
+        if args.dry_run:
+            printer.summary()
     finally:
         runner.close()
         if health is not None:

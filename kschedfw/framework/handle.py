@@ -113,6 +113,8 @@ class Handle:
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
+        #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
+        self.metrics: Any = None
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._activate = activate
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption

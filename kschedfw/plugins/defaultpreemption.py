@@ -104,6 +104,9 @@ class DefaultPreemption:
     def post_filter(self, state: "CycleState", pod: Pod, filtered_node_status_map: "NodeToStatus"
                     ) -> "tuple[PostFilterResult | None, Status]":
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
+        metrics = getattr(self.handle, "metrics", None)
+        if metrics is not None:  # upstream counts every PostFilter call
+            metrics.preemption_attempt()
         message = status.message()
         if message:
             return result, Status(status.code, (f"preemption: {message}",))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kschedfw.testing.controlplane import ControlPlane
-from tests.kube.helpers import pod_manifest, wait_for
+from tests.kube.helpers import pod_manifest, sample, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,13 +64,47 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
                  timeout=60, what="the pod bound by `kschedfw run`")
         wait_for(lambda: http_get(url + "/readyz") == (200, "ok"), what="/readyz ok")
         assert http_get(url + "/healthz") == (200, "ok")
-        wait_for(lambda: "kschedfw_bound_pods_total 1" in http_get(url + "/metrics")[1], what="the bind in /metrics")
-        assert 'scheduler_pending_pods{queue="active"} 0' in http_get(url + "/metrics")[1]
+        wait_for(lambda: sample(http_get(url + "/metrics")[1], "scheduler_schedule_attempts_total",
+                                result="scheduled", profile=f"cli-{namespace}") == 1, what="the bind in /metrics")
+        metrics = http_get(url + "/metrics")[1]
+        for queue in ("active", "backoff", "unschedulable", "gated"):
+            assert sample(metrics, "scheduler_pending_pods", queue=queue) == 0
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
         assert "stopped after binding 1 pods" in err
         assert "Traceback" not in err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        control_plane.api("DELETE", f"/api/v1/nodes/{node}")
+
+
+def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_plane: ControlPlane, namespace,
+                                                                         tmp_path):
+    """Shadow mode (issue #9): simulate's output formats, nothing written to the cluster."""
+    node = f"{namespace}-node"
+    control_plane.create_ready_node(node)
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "leaderElection:\n  leaderElect: false\n"
+                      f"profiles:\n- schedulerName: shadow-{namespace}\n")
+    proc = kschedfw("run", "--dry-run", "-o", "json", "--config", str(config), "--kubeconfig",
+                    str(control_plane.kubeconfig), "--health-address", "off")
+    try:
+        while "informers synced" not in (line := proc.stderr.readline()):
+            assert line, "kschedfw run ended early"
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("p", namespace, scheduler=f"shadow-{namespace}"))
+        decision = json.loads(proc.stdout.readline())
+        assert decision == {"pod": f"{namespace}/p", "schedulerName": f"shadow-{namespace}", "status": "Bound",
+                            "node": node, "reason": "", "message": "", "nominatedNodeName": ""}
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+        assert json.loads(out.splitlines()[-1]) == {"summary": {f"shadow-{namespace}": {"Bound": 1}}}
+        assert not control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName")
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -12,7 +12,7 @@ from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.testing.controlplane import APIError, ControlPlane
-from tests.kube.helpers import pod_manifest, wait_for
+from tests.kube.helpers import pod_manifest, sample, wait_for
 
 
 _configs = itertools.count()
@@ -135,8 +135,14 @@ def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, n
         other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
                  if p["metadata"]["name"].startswith("low-") and p["metadata"]["name"] != victim["metadata"]["name"]]
         assert not other[0]["metadata"].get("deletionTimestamp")
-        wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
-                          if e["reason"] == "Preempted"], what="a Preempted event")
+        preempted = wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
+                                      if e["reason"] == "Preempted"], what="a Preempted event")
+        # upstream: the preemptor's profile reports it (the victim belongs to default-scheduler)
+        assert preempted[0]["reportingController"] == scheduler_name
+        metrics = runner.metrics_text()  # upstream: every PostFilter call counts, one victim observed
+        assert sample(metrics, "scheduler_preemption_attempts_total") == 1
+        assert sample(metrics, "scheduler_preemption_victims_count") == 1
+        assert sample(metrics, "scheduler_preemption_victims_bucket", le="1.0") == 1
     finally:
         for name in (f"{namespace}-low", f"{namespace}-high"):
             try:
@@ -147,53 +153,27 @@ def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, n
 
 def test_dry_run_decides_without_writing(control_plane, tmp_path, namespace, scheduler_name, nodes):
     decisions = []
-    runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True,
-                                  on_decision=lambda what, pod, detail: decisions.append((what, pod.name, detail)))
+    runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True, on_decision=decisions.append)
     try:
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("shadow", namespace, scheduler=scheduler_name))
-        wait_for(lambda: decisions, what="a decision")
-        assert decisions[0][:2] == ("bind", "shadow") and decisions[0][2] in nodes
-        pod = get_pod(control_plane, namespace, "shadow")
-        assert not pod["spec"].get("nodeName") and not pod["status"].get("conditions")
-        assert not events_for(control_plane, namespace, "shadow")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("huge", namespace, scheduler=scheduler_name, cpu="64"))
+        wait_for(lambda: len(decisions) >= 2, what="two decisions")
+        by_pod = {d.pod: d for d in decisions}
+        bound = by_pod[f"{namespace}/shadow"]
+        assert (bound.status, bound.scheduler_name) == ("Bound", scheduler_name) and bound.node in nodes
+        pending = by_pod[f"{namespace}/huge"]
+        assert (pending.status, pending.reason) == ("Pending", "Unschedulable")
+        assert "Insufficient cpu" in pending.message  # why: upstream's FitError message
+        for name in ("shadow", "huge"):
+            pod = get_pod(control_plane, namespace, name)
+            assert not pod["spec"].get("nodeName") and not pod["status"].get("conditions")
+            assert not events_for(control_plane, namespace, name)
     finally:
         runner.stop()
         thread.join(10)
         runner.close()
-
-
-def test_only_the_leader_binds_and_a_dead_leader_is_replaced(control_plane, tmp_path, namespace, scheduler_name,
-                                                             nodes):
-    lease = (f"leaderElection:\n  leaderElect: true\n  resourceName: le-{namespace}\n"
-             "  leaseDuration: 3s\n  renewDeadline: 2s\n  retryPeriod: 500ms\n")
-    first, first_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
-    wait_for(lambda: first.elector is not None and first.elector.leading.is_set(), what="a leader")
-    second, second_thread = start_runner(control_plane, tmp_path, scheduler_name, lease)
-    try:
-        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                          pod_manifest("one", namespace, scheduler=scheduler_name))
-        wait_for(lambda: get_pod(control_plane, namespace, "one")["spec"].get("nodeName"), what="a binding")
-        assert (first.scheduler.bound_count, second.scheduler.bound_count) == (1, 0)
-        assert not second.elector.leading.is_set()
-        held = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
-        assert held["spec"]["holderIdentity"] == first.elector.identity
-        first.elector._release = lambda: None  # die without releasing, as a killed process would
-        first.stop()
-        first_thread.join(10)
-        # the follower waits out the lease duration it observed, then takes over
-        wait_for(lambda: second.elector.leading.is_set(), timeout=20, what="the follower to lead")
-        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                          pod_manifest("two", namespace, scheduler=scheduler_name))
-        wait_for(lambda: get_pod(control_plane, namespace, "two")["spec"].get("nodeName"), what="a binding")
-        assert second.scheduler.bound_count == 1
-    finally:
-        for runner, thread in ((first, first_thread), (second, second_thread)):
-            runner.stop()
-            thread.join(10)
-            runner.close()
-    released = control_plane.api("GET", f"/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/le-{namespace}")
-    assert not released["spec"].get("holderIdentity")  # a clean stop releases the lease
 
 
 def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, namespace, scheduler_name, nodes,
@@ -206,4 +186,133 @@ def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, name
                       pod_manifest("after", namespace, scheduler=scheduler_name))
     wait_for(lambda: get_pod(control_plane, namespace, "after")["spec"].get("nodeName"), timeout=60,
              what="a binding after the restart")
-    assert runner.scheduler.bound_count == 2  # nothing bound twice, nothing forgotten
+    # nothing bound twice, nothing forgotten (the second bind's reply is handled a moment after)
+    wait_for(lambda: runner.scheduler.bound_count == 2, what="the bind's reply")
+
+
+def intercept_binds(runner, before_send):
+    """Route the backend's binding POSTs through ``before_send(path, body)`` on the bind worker."""
+    send = runner.client.request
+
+    def request(method, path, **kwargs):
+        if method == "POST" and path.endswith("/binding"):
+            before_send(path, kwargs["body"])
+        return send(method, path, **kwargs)
+    runner.client.request = request
+
+
+def test_the_loop_schedules_on_while_binds_are_in_flight(control_plane, namespace, scheduler_name, nodes, runner):
+    """Upstream binds in a goroutine per pod (schedule_one.go): the next pod is scheduled while the
+    previous pod's binding call has not returned."""
+    release = threading.Event()
+    in_flight: list[str] = []
+
+    def hold(path, body):
+        in_flight.append(body["metadata"]["name"])
+        release.wait(20)
+    intercept_binds(runner, hold)
+    for name in ("first", "second"):
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest(name, namespace, scheduler=scheduler_name))
+    try:
+        wait_for(lambda: sorted(in_flight) == ["first", "second"], what="two binds in flight at once")
+        assert runner.scheduler.bound_count == 0
+    finally:
+        release.set()
+    for name in ("first", "second"):
+        wait_for(lambda: get_pod(control_plane, namespace, name)["spec"].get("nodeName"), what="a binding")
+    wait_for(lambda: runner.scheduler.bound_count == 2, what="the binds' replies")
+
+
+@pytest.mark.parametrize("race", ["bound elsewhere", "deleted"])
+def test_a_bind_that_loses_a_race_is_forgotten_not_requeued(control_plane, namespace, scheduler_name, nodes, runner,
+                                                          race):
+    """handleBindingCycleError: Unreserve and forget the assumed pod; it goes back to the queue only
+    when the informer's copy still exists, has no node and the same uid."""
+    taken: list[str] = []
+
+    def someone_else_first(path, body):
+        name = body["metadata"]["name"]
+        if race == "deleted":
+            control_plane.api("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}")
+            wait_for(lambda: runner.backend.get("Pod", name, namespace) is None, what="the informer to see it")
+            return
+        other = next(n for n in nodes if n != body["target"]["name"])
+        control_plane.api("POST", path, {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name},
+                                         "target": {"apiVersion": "v1", "kind": "Node", "name": other}})
+        taken.append(other)
+        wait_for(lambda: runner.backend.get("Pod", name, namespace).node_name == other, what="the informer")
+    intercept_binds(runner, someone_else_first)
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("raced", namespace, scheduler=scheduler_name, cpu="1500m"))
+    wait_for(lambda: [e for e in events_for(control_plane, namespace, "raced") if e["reason"] == "FailedScheduling"],
+             what="the failed bind's handling")
+    scheduler = runner.scheduler
+    wait_for(lambda: not any(scheduler.queue.pending_pods().values()), what="nothing queued")
+    assert scheduler.bound_count == 0
+    if race == "bound elsewhere":
+        # the informer's copy wins: the pod counts on the node it was bound to, and only there
+        assert get_pod(control_plane, namespace, "raced")["spec"]["nodeName"] == taken[0]
+        counted = {n: [p.name for p in scheduler.cache.node_info(n).pods] for n in nodes}
+        assert counted == {n: (["raced"] if n == taken[0] else []) for n in nodes}
+
+
+def test_metrics_count_attempts_and_pending_pods_with_upstreams_names(control_plane, namespace, scheduler_name,
+                                                                       nodes, runner):
+    """pkg/scheduler/metrics: attempts by result and profile, their latency histogram (1 ms..16 s
+    buckets), pending pods by queue including gated."""
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("fits", namespace, scheduler=scheduler_name))
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("huge", namespace, scheduler=scheduler_name, cpu="64"))
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("gated", namespace, scheduler=scheduler_name,
+                                   schedulingGates=[{"name": "example.com/wait"}]))
+    attempts = "scheduler_schedule_attempts_total"
+    wait_for(lambda: sample(runner.metrics_text(), attempts, result="scheduled", profile=scheduler_name) == 1
+             and sample(runner.metrics_text(), attempts, result="unschedulable", profile=scheduler_name) == 1
+             and sample(runner.metrics_text(), "scheduler_pending_pods", queue="gated") == 1
+             and sample(runner.metrics_text(), "scheduler_pending_pods", queue="unschedulable") == 1,
+             what="the metrics")
+    text = runner.metrics_text()
+    assert sample(text, "scheduler_pending_pods", queue="active") == 0
+    duration = "scheduler_scheduling_attempt_duration_seconds"
+    assert sample(text, duration + "_count", result="scheduled", profile=scheduler_name) == 1
+    assert sample(text, duration + "_bucket", result="scheduled", profile=scheduler_name, le="16.384") == 1
+    assert "_created" not in text  # upstream's exposition has no creation-time series
+    assert "# TYPE scheduler_plugin_execution_duration_seconds histogram" in text
+
+
+def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, namespace, scheduler_name, nodes):
+    """Shadow mode decides a preemption as upstream would (victim, nomination) and writes nothing."""
+    decisions = []
+    runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True, on_decision=decisions.append)
+    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    try:
+        for i, node in enumerate(nodes):
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                              pod_manifest(f"low-{i}", namespace, cpu="1500m", nodeName=node,
+                                           priorityClassName=f"{namespace}-low"))
+        wait_for(lambda: len(runner.backend.list("Pod", namespace)) == 2, what="the informer")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
+                                       priorityClassName=f"{namespace}-high"))
+        preempted = wait_for(lambda: [d for d in decisions if d.status == "Preempted"], what="a preemption decision")
+        assert len(preempted) == 1 and preempted[0].pod.startswith(f"{namespace}/low-")
+        assert preempted[0].message.startswith("Preempted by pod") and preempted[0].node in nodes
+        pending = wait_for(lambda: [d for d in decisions if d.pod == f"{namespace}/high"], what="the preemptor")
+        assert (pending[0].status, pending[0].nominated_node) == ("Pending", preempted[0].node)
+        pods = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+        assert not [p for p in pods if p["metadata"].get("deletionTimestamp") or p["status"].get("conditions")]
+        assert not events_for(control_plane, namespace, preempted[0].pod.split("/")[1])
+    finally:
+        runner.stop()
+        thread.join(10)
+        runner.close()
+        for name in (f"{namespace}-low", f"{namespace}-high"):
+            try:
+                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+            except APIError:
+                pass

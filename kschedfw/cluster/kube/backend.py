@@ -3,15 +3,18 @@
 Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
 the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
 and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
-Writes go to the API server at once (events through :class:`EventWriter`, off-thread). With
+Writes go to the API server at once (events through :class:`EventWriter`, off-thread), except
+binds: :meth:`KubeBackend.submit_binding` runs them on a small worker pool, as upstream binds in a
+goroutine per pod, and hands each outcome back through the inbox. With
 ``dry_run`` nothing is written: binds and status changes are applied to the local cache only and
-reported through ``on_decision``.
+reported through ``on_decision`` as :class:`~kschedfw.cluster.kube.decisions.Decision`.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 import logging
 import queue
 import time
@@ -22,6 +25,7 @@ import urllib3.exceptions
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kschedfw.cluster.kube.clock import WallClock, rfc3339
+from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
@@ -32,12 +36,14 @@ __all__ = ["KubeBackend"]
 log = logging.getLogger(__name__)
 
 _WAKE = ("WAKE", "", None, None)
+_DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-thread bind
+BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applies to each
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 
 
 class KubeBackend:
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
-                 on_decision: Callable[[str, Pod, str], None] | None = None,
+                 on_decision: Callable[[Decision], None] | None = None,
                  informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None) -> None:
         self.client = client
         self.dry_run = dry_run
@@ -53,6 +59,7 @@ class KubeBackend:
         self._seq = itertools.count()
         self.informers: list[Informer] = []
         self.events = EventWriter(None if dry_run else (event_client or client))
+        self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
 
     # ------------------------------------------------------------------ informers
     def served_resources(self) -> list[Resource]:
@@ -98,6 +105,9 @@ class KubeBackend:
         return [i.resource.path for i in self.informers if not i.synced.is_set()]
 
     def stop(self) -> None:
+        """Let binds in flight finish (their outcomes are not delivered: a restart rebuilds
+        from the API), then stop the informers."""
+        self._binders.shutdown(wait=True, cancel_futures=True)
         for informer in self.informers:
             informer.stop()
         self.events.close()
@@ -121,6 +131,10 @@ class KubeBackend:
                 return count
             block = False
             if item is _WAKE:
+                continue
+            if item[0] == _DONE:
+                item[2](item[3])
+                count += 1
                 continue
             type_, kind, _, new = item
             self._apply(type_, kind, new if new is not None else item[2])
@@ -186,10 +200,27 @@ class KubeBackend:
         return [o for (ns, _), o in objects.items() if ns == namespace]
 
     # ------------------------------------------------------------------ Backend: writes
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run ``work`` (the Bind plugins) on a bind worker; ``done(result)`` is called on the
+        scheduler's thread by :meth:`deliver`. A dry run binds inline (there is no round trip)."""
+        if self.dry_run:
+            done(work())
+            return
+
+        def run() -> None:
+            try:
+                result = work()
+            except Exception as exc:  # the Bind plugins' runner turns plugin faults into a Status
+                from kschedfw.framework.status import Status
+                log.exception("binding failed")
+                result = Status.as_status(exc)
+            self._inbox.put((_DONE, "", done, result))
+        self._binders.submit(run)
+
     def bind(self, pod: Pod, node_name: str) -> None:
         """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
         if self.dry_run:
-            self._decide("bind", pod, node_name)
+            self._decide(Decision(pod.key, pod.scheduler_name, "Bound", node=node_name))
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
         body = {"apiVersion": "v1", "kind": "Binding",
@@ -211,7 +242,8 @@ class KubeBackend:
         if same and not nominate:
             return
         if self.dry_run:
-            self._decide(reason, pod, message)
+            self._decide(Decision(pod.key, pod.scheduler_name, "Pending", reason=reason, message=message,
+                                  nominated_node=nominated_node_name or ""))
             return
         status: dict[str, Any] = {}
         if not same:
@@ -227,16 +259,14 @@ class KubeBackend:
         self._patch_status(pod, {"nominatedNodeName": node_name or None})
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
-        if self.dry_run:
-            self._decide(f"condition {type_}", pod, message)
+        if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
         answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message), missing_ok=False)
         return parse_api_object(BY_KIND["Pod"], answer) if answer else None
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""
-        if self.dry_run:
-            self._decide("delete", pod, "")
+        if self.dry_run:  # reported by the Preempted event that follows
             return
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         if grace_period_seconds is not None:
@@ -270,10 +300,18 @@ class KubeBackend:
                                      body=claim.raw)
         return parse_api_object(resource, answer)
 
-    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
-        if self.dry_run and reason == "Scheduled":
-            return  # reported by bind already
-        self.events.record(obj, type_, reason, message)
+    def record_event(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:
+        if self.dry_run and reason == "Preempted":
+            self._decide(Decision(obj.key, obj.scheduler_name, "Preempted", node=obj.node_name, reason=reason,
+                                  message=message))
+        if self.dry_run:
+            return  # binds and failures are reported where they are decided
+        self.events.record(obj, type_, reason, message, controller)
+
+    def recorder_for(self, profile: str) -> "ProfileEventRecorder":
+        """The event recorder of one profile's framework: upstream reports a plugin's events (a
+        victim's Preempted) as the preemptor's profile, not as the victim's scheduler."""
+        return ProfileEventRecorder(self, profile)
 
     # ------------------------------------------------------------------ helpers
     def _patch_status(self, pod: Pod, status: dict[str, Any], missing_ok: bool = True) -> Any:
@@ -303,9 +341,20 @@ class KubeBackend:
             time.sleep(delay)
         return None
 
-    def _decide(self, what: str, pod: Pod, detail: str) -> None:
+    def _decide(self, decision: Decision) -> None:
         if self.on_decision is not None:
-            self.on_decision(what, pod, detail)
+            self.on_decision(decision)
+
+
+class ProfileEventRecorder:
+    """An :class:`~kschedfw.framework.interface.EventRecorder` reporting as one profile."""
+
+    def __init__(self, backend: KubeBackend, profile: str) -> None:
+        self.backend = backend
+        self.profile = profile
+
+    def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
+        self.backend.record_event(obj, type_, reason, message, self.profile)
 
 
 def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: str) -> dict[str, Any]:

@@ -33,10 +33,12 @@ class EventWriter:
         self._thread = threading.Thread(target=self._run, name="events", daemon=True)
         self._thread.start()
 
-    def record(self, obj: Any, type_: str, reason: str, message: str) -> None:
+    def record(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:
+        """``controller``: the reportingController (a profile's schedulerName); by default the
+        pod's own schedulerName."""
         note = message if len(message) <= MAX_NOTE else message[:MAX_NOTE - 4] + " ..."
         try:
-            self._queue.put_nowait((obj, type_, reason, note, _dt.datetime.now(_dt.timezone.utc)))
+            self._queue.put_nowait((obj, type_, reason, note, _dt.datetime.now(_dt.timezone.utc), controller))
         except queue.Full:  # client-go drops events too rather than block the caller
             log.warning("event queue full, dropped %s event for %s", reason, getattr(obj, "name", obj))
 
@@ -58,10 +60,10 @@ class EventWriter:
             except Exception as exc:  # an event is best effort, as upstream
                 log.warning("could not write %s event: %s", item[2], exc)
 
-    def _write(self, obj: Any, type_: str, reason: str, note: str, when: _dt.datetime) -> None:
+    def _write(self, obj: Any, type_: str, reason: str, note: str, when: _dt.datetime, controller: str) -> None:
         assert self.client is not None
         namespace = getattr(obj, "namespace", "") or "default"
-        controller = getattr(obj, "scheduler_name", "") or "default-scheduler"
+        controller = controller or getattr(obj, "scheduler_name", "") or "default-scheduler"
         action = _ACTIONS.get(reason, reason)
         uid = getattr(obj, "uid", "") or ""
         key = (uid, namespace, obj.name, type_, reason, action, note, controller)

@@ -12,9 +12,9 @@ from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.leaderelection import LeaderElector
-from kschedfw.cluster.kube.loop import run_until_stopped
 
 if TYPE_CHECKING:
+    from kschedfw.cluster.kube.decisions import Decision
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.registry import Registry
 
@@ -23,18 +23,19 @@ __all__ = ["KubeRunner", "UPSTREAM_LEASE_NAME"]
 log = logging.getLogger(__name__)
 
 UPSTREAM_LEASE_NAME = "kube-scheduler"
+MAX_IDLE_WAIT = 1.0  # seconds; also bounds how late a periodic queue flush or metrics refresh runs
 
 
 class KubeRunner:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", *, kubeconfig: str | Path | None = None,
                  dry_run: bool = False, seed: int = 0, feature_gates: dict[str, bool] | None = None,
-                 on_decision: Callable[[str, Any, str], None] | None = None,
+                 on_decision: Callable[["Decision"], None] | None = None,
                  informer_options: dict[str, Any] | None = None) -> None:
         from kschedfw.scheduler import Scheduler
         connection_config = config.document.get("clientConnection") or {}
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
-                                 burst=int(connection_config.get("burst") or 100))
+                                 burst=int(connection_config.get("burst") or 100), pool_size=16)
         # upstream: events go through a client of their own, with its own QPS budget
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
@@ -47,7 +48,10 @@ class KubeRunner:
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
-        self.published: dict[str, float] = {}  # metrics, written by the scheduling thread only
+        from kschedfw.metrics import SchedulerMetrics
+        self.metrics = SchedulerMetrics()
+        self.scheduler.enable_metrics(self.metrics)
+        self._next_publish = 0.0
 
     def lease_warning(self) -> str | None:
         """Upstream's lease name is for the scheduler serving ``default-scheduler``: another
@@ -69,7 +73,7 @@ class KubeRunner:
         election, until the lease is lost (then ``lost_leadership`` is true, as upstream exits)."""
         le = self.scheduler.config.document.get("leaderElection") or {}
         if not le.get("leaderElect") or self.dry_run:
-            run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+            self._schedule()
             return
         from kschedfw.config.k8svalidation import parse_duration
         self.elector = LeaderElector(
@@ -84,17 +88,37 @@ class KubeRunner:
             while not self.elector.leading.is_set() and not self.stopping.is_set():
                 self.backend.deliver(timeout=0.2)  # stand by with fresh caches
             if not self.stopping.is_set():
-                run_until_stopped(self.scheduler, self.backend, self.stopping, self._publish)
+                self._schedule()
         finally:
             self.elector.stop()
             thread.join(30)
             self.lost_leadership = self.elector.lost
 
+    # ------------------------------------------------------------------ the loop
+    def _schedule(self) -> None:
+        """The core's one loop in real time: between cycles, apply what the informers (and
+        finished binds) delivered; when nothing is ready, block on the inbox until the next
+        deadline (at most MAX_IDLE_WAIT, so flushes and metrics stay timely)."""
+        self._publish()
+        self.scheduler.run(stop=self._between_cycles, idle=self._idle)
+
+    def _between_cycles(self) -> bool:
+        self.backend.deliver()
+        if self.backend.clock.now() >= self._next_publish:
+            self._publish()
+        return self.stopping.is_set()
+
+    def _idle(self, deadline: float | None) -> bool:
+        now = self.backend.clock.now()
+        wait = MAX_IDLE_WAIT if deadline is None else min(MAX_IDLE_WAIT, deadline - now)
+        self.backend.deliver(timeout=max(wait, 0.001))
+        return not self._between_cycles()
+
     # ------------------------------------------------------------------ health and metrics
     def _publish(self) -> None:
-        published = {f"pending:{queue}": float(n) for queue, n in self.scheduler.queue.pending_pods().items()}
-        published["bound"] = float(self.scheduler.bound_count)
-        self.published = published
+        """Refresh the gauges read from the queue (on the scheduler's thread, about once a second)."""
+        self._next_publish = self.backend.clock.now() + 1.0
+        self.metrics.set_pending(self.scheduler.queue.pending_pods())
 
     def health_checks(self) -> dict[str, "Callable[[], bool]"]:
         """Upstream's readyz: informers synced; with leader election, a leader that has not lost its lease."""
@@ -104,18 +128,8 @@ class KubeRunner:
         return checks
 
     def metrics_text(self) -> str:
-        published = self.published
-        lines = ["# HELP scheduler_pending_pods Number of pending pods, by the queue type.",
-                 "# TYPE scheduler_pending_pods gauge"]
-        for key, value in sorted(published.items()):
-            if key.startswith("pending:"):
-                lines.append(f'scheduler_pending_pods{{queue="{key[8:]}"}} {value:g}')
-        lines += ["# HELP kschedfw_bound_pods_total Pods this scheduler bound.",
-                  "# TYPE kschedfw_bound_pods_total counter",
-                  f"kschedfw_bound_pods_total {published.get('bound', 0):g}",
-                  "# HELP kschedfw_is_leader 1 while this replica schedules.", "# TYPE kschedfw_is_leader gauge",
-                  f"kschedfw_is_leader {1 if (self.elector is None or self.elector.leading.is_set()) else 0}"]
-        return "\n".join(lines) + "\n"
+        """/metrics: upstream's scheduler metrics (prometheus-client renders them thread-safely)."""
+        return self.metrics.render().decode()
 
     def stop(self) -> None:
         self.stopping.set()

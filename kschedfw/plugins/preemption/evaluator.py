@@ -164,7 +164,10 @@ class Evaluator:
         if best is None or not best.name:
             return None, Status.unschedulable("no candidate node for preemption")
 
-        # 5) actuation
+        # 5) actuation (upstream observes the victims as the candidate's preparation starts)
+        metrics = getattr(self.handle, "metrics", None)
+        if metrics is not None:
+            metrics.preemption_victims_chosen(len(best.victims.pods))
         status = self.executor.actuate_pod_preemption(best.name, best.victims, pod, self.plugin_name)
         if status is not None and not status.is_success():
             return None, status
