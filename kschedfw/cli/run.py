@@ -38,32 +38,21 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cluster.kube.credentials import CredentialsError
     from kschedfw.cluster.kube.runner import KubeRunner
-    from kschedfw.config.validate import default_config, load_config
-    from kschedfw.features import FeatureGateError, parse_feature_gates
+    from kschedfw.cli.gates import feature_gates_of
+    from kschedfw.cli.simulate import load_config_or_report
     from kschedfw.framework.registry import default_catalog
     from kschedfw.framework.runtime import FrameworkError
 
     logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    try:
-        gates = parse_feature_gates(args.feature_gates)
-    except FeatureGateError as exc:
-        print(f"kschedfw run: --feature-gates: {exc}", file=sys.stderr)
+    gates = feature_gates_of(args, "run")
+    if gates is None:
         return 2
     registry = default_catalog()
-    if args.config:
-        try:
-            config, diagnostics = load_config(args.config, registry)
-        except OSError as exc:
-            print(f"kschedfw run: cannot read {args.config}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
-        if config is None:
-            for d in diagnostics:
-                print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
-            print(f"kschedfw run: {args.config} is not a valid configuration", file=sys.stderr)
-            return 1
-    else:
-        config = default_config(registry)
+    # the gates reach plugin-args validation too (a gated VolumeBinding shape, ...)
+    config = load_config_or_report(args.config, registry, gates, "run")
+    if isinstance(config, int):
+        return config
 
     from kschedfw.cluster.kube.decisions import DecisionPrinter
     printer = DecisionPrinter(args.output)

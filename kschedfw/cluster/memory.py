@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import builtins
 import datetime as _dt
-import heapq
 import itertools
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
 from kschedfw.api import Pod
+from kschedfw.cluster.timers import Timers
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
@@ -60,8 +60,7 @@ class MemoryCluster:
         self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
         self._watchers: list[WatchCallback] = []
-        self._timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._seq = itertools.count()
+        self._timers = Timers()
         self._resource_version = itertools.count(1)
         self.events: list[EventRecord] = []
         self.rejected: list[tuple[str, str]] = []  # (object, reason) refused at admission
@@ -89,19 +88,13 @@ class MemoryCluster:
             callback(event)
 
     def call_at(self, when: float, callback: Callable[[], None]) -> None:
-        heapq.heappush(self._timers, (when, next(self._seq), callback))
+        self._timers.call_at(when, callback)
 
     def next_timer(self) -> float | None:
-        return self._timers[0][0] if self._timers else None
+        return self._timers.next_deadline()
 
     def run_due_timers(self) -> bool:
-        ran = False
-        now = self.clock.now()
-        while self._timers and self._timers[0][0] <= now:
-            _, _, callback = heapq.heappop(self._timers)
-            callback()
-            ran = True
-        return ran
+        return self._timers.run_due(self.clock.now())
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:

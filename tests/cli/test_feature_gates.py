@@ -130,3 +130,15 @@ def test_show_defaults_applies_the_gates(tmp_path):
     assert volume_binding_args("--feature-gates", "StorageCapacityScoring=true")["shape"] == [
         {"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
     assert "shape" not in volume_binding_args()
+
+
+def test_run_passes_the_gates_to_config_validation(tmp_path):
+    # kschedfw run reads its config as kube-scheduler does: after the gates. Without a gate the
+    # config is refused (exit 1) before any API server is asked; with it, loading goes on to the
+    # credentials, which are missing here (exit 2).
+    cfg, _ = _files(tmp_path)
+    off = run_cli("run", "--config", cfg, "--kubeconfig", str(tmp_path / "absent"))
+    assert off.exit_code == 1 and GATE_OFF_MESSAGE in off.stderr
+    on = run_cli("run", "--config", cfg, "--kubeconfig", str(tmp_path / "absent"),
+                 "--feature-gates", "StorageCapacityScoring=true")
+    assert on.exit_code == 2 and GATE_OFF_MESSAGE not in on.stderr and "absent" in on.stderr

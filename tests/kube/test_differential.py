@@ -87,9 +87,10 @@ def cluster(control_plane: ControlPlane, namespace):
 
 
 def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None, must_bind=False,
-         scheduler_args=()):
+         scheduler_args=(), attempts: list[str] | None = None):
     """Play the waves through kube-scheduler (its log in ``tmp_path/kube-scheduler.log``, extra
-    flags in ``scheduler_args``), clear them, play them through kschedfw."""
+    flags in ``scheduler_args``), clear them, play them through kschedfw; ``attempts`` gets the
+    names of the pods kschedfw's scheduling cycles took, in order."""
     kube_scheduler = control_plane.assets / "kube-scheduler"
     if not os.access(kube_scheduler, os.X_OK):
         pytest.skip(f"no kube-scheduler in {control_plane.assets}")
@@ -124,6 +125,8 @@ def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None,
     loaded, diagnostics = load_config(str(ours_config), registry)
     assert loaded is not None, diagnostics
     runner = KubeRunner(loaded, registry, kubeconfig=control_plane.kubeconfig)
+    if attempts is not None:
+        runner.scheduler.recorder_for = lambda pod: attempts.append(pod.name)  # type: ignore[func-returns-value]
     assert runner.start(30)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()

@@ -12,8 +12,6 @@ reported through ``on_decision`` as :class:`~kschedfw.cluster.kube.decisions.Dec
 
 from __future__ import annotations
 
-import heapq
-import itertools
 from concurrent.futures import ThreadPoolExecutor
 import logging
 import queue
@@ -29,6 +27,7 @@ from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.cluster.timers import Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
 __all__ = ["KubeBackend"]
@@ -55,8 +54,7 @@ class KubeBackend:
         self._inbox: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
         self._watchers: list[Callable[[WatchEvent], None]] = []
         self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {}
-        self._timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._seq = itertools.count()
+        self._timers = Timers()
         self.informers: list[Informer] = []
         self.events = EventWriter(None if dry_run else (event_client or client))
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
@@ -172,19 +170,13 @@ class KubeBackend:
         return unsubscribe
 
     def call_at(self, when: float, callback: Callable[[], None]) -> None:
-        heapq.heappush(self._timers, (when, next(self._seq), callback))
+        self._timers.call_at(when, callback)
 
     def next_timer(self) -> float | None:
-        return self._timers[0][0] if self._timers else None
+        return self._timers.next_deadline()
 
     def run_due_timers(self) -> bool:
-        ran = False
-        now = self.clock.now()
-        while self._timers and self._timers[0][0] <= now:
-            _, _, callback = heapq.heappop(self._timers)
-            callback()
-            ran = True
-        return ran
+        return self._timers.run_due(self.clock.now())
 
     def now_datetime(self) -> Any:
         return self.clock.now_datetime()

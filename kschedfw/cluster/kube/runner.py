@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
 
 from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
@@ -28,7 +28,7 @@ MAX_IDLE_WAIT = 1.0  # seconds; also bounds how late a periodic queue flush or m
 
 class KubeRunner:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", *, kubeconfig: str | Path | None = None,
-                 dry_run: bool = False, seed: int = 0, feature_gates: dict[str, bool] | None = None,
+                 dry_run: bool = False, seed: int = 0, feature_gates: Mapping[str, bool] | None = None,
                  on_decision: Callable[["Decision"], None] | None = None,
                  informer_options: dict[str, Any] | None = None) -> None:
         from kschedfw.scheduler import Scheduler

@@ -1,0 +1,34 @@
+"""Callbacks due at a time on a backend's clock: victims' grace periods, scenario steps, ...
+
+Both backends keep their timers here; the scheduler's loop asks for the next deadline and runs
+what is due, on its own thread.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Callable
+
+
+class Timers:
+    """A heap of (when, callback); callbacks due at the same time run in the order they were set."""
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> None:
+        heapq.heappush(self._heap, (when, next(self._seq), callback))
+
+    def next_deadline(self) -> float | None:
+        return self._heap[0][0] if self._heap else None
+
+    def run_due(self, now: float) -> bool:
+        """Run every callback due at ``now``; whether any ran."""
+        ran = False
+        while self._heap and self._heap[0][0] <= now:
+            _, _, callback = heapq.heappop(self._heap)
+            callback()
+            ran = True
+        return ran
