@@ -243,26 +243,15 @@ class ScheduleAlgorithm:
                 self.next_start_node_index = (index + len(feasible)) % max(num_all, 1)
             return feasible, None
         nominator = self.nominator
-        run = fwk.run_filter_plugins_with_nominated_pods if nominator is not None and len(nominator) else \
-            fwk.run_filter_plugins
+        nominated_nodes = nominator.nominated_node_names() if nominator is not None and len(nominator) else ()
+        feasible, rejected, failure = fwk.filter_nodes(state, pod, nodes, start, to_find, nominated_nodes)
         node_to_status = diagnosis.node_to_status
-        failure: Status | None = None
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            status = run(state, pod, ni)
-            if status is None or status.code is Code.Success:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-            elif status.is_rejected():
-                node_to_status.set(ni.name, status)
-                if status.code is Code.Pending:
-                    diagnosis.pending_plugins.add(status.plugin)
-                else:
-                    diagnosis.unschedulable_plugins.add(status.plugin)
+        for ni, status in rejected:
+            node_to_status.set(ni.name, status)
+            if status.code is Code.Pending:
+                diagnosis.pending_plugins.add(status.plugin)
             else:
-                failure = status
-                break
+                diagnosis.unschedulable_plugins.add(status.plugin)
         if not dry_run:
             # upstream counts the feasible nodes and every node with a status (a nominated or
             # hinted node that failed just before included)

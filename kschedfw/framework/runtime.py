@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import numbers
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Container, Iterable, Mapping
 
 import pluggy
 
@@ -351,30 +351,85 @@ class Framework:
                                             node_info: NodeInfo) -> Status | None:
         return self._run_extension(self.remove_pod_plugins, state, pod, pod_to_remove, node_info, "RemovePod")
 
-    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
-        """Upstream RunFilterPlugins: stop at the first non-success on this node. HOT PATH: the
-        type check costs nothing for None (most calls) and one ``type() is`` for a Status."""
+    def _filter_plan(self, state: CycleState) -> tuple[tuple[str, Callable], ...]:
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
             plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
-        for name, fn in plan:
-            try:
+        return plan
+
+    def _filter_returned(self, name: str, status: Any) -> Status | None:
+        """A Filter plugin's non-None return, checked: None for Success, the rejection (naming
+        the plugin), or an Error status for anything else."""
+        if type(status) is not Status and not isinstance(status, Status):
+            message = self.faults.wrong_type(name, "Filter", status, _STATUS)
+            return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
+        if status.code is Code.Success:
+            return None
+        if status.is_rejected():
+            status.plugin = name
+            return status
+        return Status(Code.Error, (f'running "{name}" filter plugin: {status.message()}',), plugin=name)
+
+    def _filter_raised(self, name: str, exc: Exception) -> Status:
+        err = self._raised(name, "Filter", exc)
+        return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
+
+    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+        """Upstream RunFilterPlugins: stop at the first non-success on this node. HOT PATH: a
+        plugin returning None (most calls) costs the call alone."""
+        name = ""
+        try:
+            for name, fn in self._filter_plan(state):
                 status = fn(state, pod, node_info)
-            except Exception as exc:
-                err = self._raised(name, "Filter", exc)
-                return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
-            if status is None:
-                continue
-            if type(status) is not Status and not isinstance(status, Status):
-                message = self.faults.wrong_type(name, "Filter", status, _STATUS)
-                return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
-            if status.code is not Code.Success:
-                if status.is_rejected():
-                    status.plugin = name
-                    return status
-                return Status(Code.Error, (f'running "{name}" filter plugin: {status.message()}',), plugin=name)
+                if status is not None:
+                    status = self._filter_returned(name, status)
+                    if status is not None:
+                        return status
+        except Exception as exc:
+            return self._filter_raised(name, exc)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
+                     nominated_nodes: Container[str] = ()
+                     ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """Filter ``nodes`` from index ``start`` round the list until ``to_find`` fit: (feasible,
+        rejected with their statuses, in visiting order, the first error status or None). Each
+        node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
+        ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
+        inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path)."""
+        plan = self._filter_plan(state)
+        filter_returned = self._filter_returned
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        n = len(nodes)
+        name = ""
+        for i in range(n):
+            ni = nodes[(start + i) % n]
+            status = None
+            if nominated_nodes and ni.name in nominated_nodes:
+                status = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                if status is not None and status.code is Code.Success:
+                    status = None
+            else:
+                try:
+                    for name, fn in plan:
+                        status = fn(state, pod, ni)
+                        if status is not None:
+                            status = filter_returned(name, status)
+                            if status is not None:
+                                break
+                except Exception as exc:
+                    status = self._filter_raised(name, exc)
+            if status is None:
+                feasible.append(ni)
+                if len(feasible) >= to_find:
+                    break
+            elif status.is_rejected():
+                rejected.append((ni, status))
+            else:
+                return feasible, rejected, status
+        return feasible, rejected, None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
