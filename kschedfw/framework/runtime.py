@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import numbers
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Container, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping
 
+import attrs
 import pluggy
 
 from kschedfw import hookspecs
@@ -64,6 +65,18 @@ def _describe_tuple_want(point: str) -> str:
             "PreBindPreFlight": "(PreBindPreFlightResult | None, Status | None) or Status or None"}[point]
 
 
+@attrs.define(slots=True, eq=False)
+class _NodeWithPods:
+    """A clone of a snapshot NodeInfo with nominated pods added, and what it was built from."""
+
+    source: NodeInfo
+    generation: int
+    node: Any
+    image_states: Any
+    pods: list[Any]
+    info: NodeInfo
+
+
 class Framework:
     """One scheduling profile: its plugin instances and the compiled plan per extension point."""
 
@@ -78,6 +91,8 @@ class Framework:
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
         self._score_pool: dict[str, list[NodeScore] | None] = {}
+        #: node name -> its snapshot NodeInfo with the nominated pods added (see filter_nodes)
+        self._nominated_infos: dict[str, _NodeWithPods] = {}
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -391,13 +406,18 @@ class Framework:
         return None
 
     def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
-                     nominated_nodes: Container[str] = ()
+                     nominated_nodes: Collection[str] = ()
                      ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
         """Filter ``nodes`` from index ``start`` round the list until ``to_find`` fit: (feasible,
         rejected with their statuses, in visiting order, the first error status or None). Each
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
-        inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path)."""
+        inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
+        ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
+        kept = self._nominated_infos
+        if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
+            # nominations moved on: keep only the nodes that still have some
+            self._nominated_infos = {name: entry for name, entry in kept.items() if name in nominated_nodes}
         plan = self._filter_plan(state)
         filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
@@ -408,7 +428,7 @@ class Framework:
             ni = nodes[(start + i) % n]
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
-                status = self.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                status = self._filter_with_nominated_pods(state, pod, ni, True)
                 if status is not None and status.code is Code.Success:
                     status = None
             else:
@@ -434,25 +454,58 @@ class Framework:
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
         """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
+        return self._filter_with_nominated_pods(state, pod, node_info, False)
+
+    def _filter_with_nominated_pods(self, state: CycleState, pod: "Pod", node_info: NodeInfo,
+                                    reuse: bool) -> Status | None:
+        """The two passes. Upstream clones the state and the node for the first one; the state
+        only needs cloning when an AddPod extension will change it, and without one the node
+        with the nominated pods added depends on nothing but the node and those pods, so with
+        ``reuse`` (the snapshot's own NodeInfo, which only the cache changes, bumping its
+        generation) that clone is kept per node and reused while both are unchanged."""
         nominator = self.handle.nominator
         nominated = nominator.nominated_pods_for_node(node_info.name) if nominator is not None else ()
         if not nominated:
             return self.run_filter_plugins(state, pod, node_info)
         priority = pod.effective_priority
-        to_add = [p for p in nominated if p.uid != pod.uid and p.effective_priority >= priority]
+        uid = pod.uid
+        to_add = [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
         if not to_add:
             return self.run_filter_plugins(state, pod, node_info)
-        state_with = state.clone()
-        info_with = node_info.clone()
-        for other in to_add:
-            info_with.add_pod(other)
-            status = self.run_pre_filter_extension_add_pod(state_with, pod, other, info_with)
-            if status is not None:
-                return status
+        skip = state.skip_filter_plugins
+        extensions = [entry for entry in self.add_pod_plugins if entry[0] not in skip]
+        if extensions:
+            state_with = state.clone()
+            info_with = node_info.clone()
+            for other in to_add:
+                info_with.add_pod(other)
+                status = self.run_pre_filter_extension_add_pod(state_with, pod, other, info_with)
+                if status is not None:
+                    return status
+        else:
+            state_with = state
+            info_with = self._node_with_pods(node_info, to_add) if reuse else None
+            if info_with is None:
+                info_with = node_info.clone()
+                for other in to_add:
+                    info_with.add_pod(other)
+                if reuse:
+                    self._nominated_infos[node_info.name] = _NodeWithPods(node_info, node_info.generation,
+                                                                         node_info.node, node_info.image_states,
+                                                                         to_add, info_with)
         status = self.run_filter_plugins(state_with, pod, info_with)
         if status is not None and not status.is_success():
             return status
         return self.run_filter_plugins(state, pod, node_info)
+
+    def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> NodeInfo | None:
+        """The kept clone of ``node_info`` with ``pods`` added, if neither changed since."""
+        kept = self._nominated_infos.get(node_info.name)
+        if kept is None or kept.source is not node_info or kept.generation != node_info.generation \
+                or kept.node is not node_info.node or kept.image_states is not node_info.image_states \
+                or len(kept.pods) != len(pods) or any(a is not b for a, b in zip(kept.pods, pods)):
+            return None
+        return kept.info
 
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:
