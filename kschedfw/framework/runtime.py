@@ -560,14 +560,17 @@ class Framework:
                                  total) for ni, total in zip(nodes, totals)], None
 
     def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
-                                 recorder: "CycleRecorder | None" = None) -> tuple[list[int], Status | None]:
+                                 recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
+                                 ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
         over the bound method: the hot path. Scores are checked once per plugin per cycle
-        (all ints? then only the range); only a failing check looks at each value."""
+        (all ints? then only the range); only a failing check looks at each value. ``names``:
+        the nodes' names, if the caller has them already."""
         per_plugin: list[list[int]] = []
         skip = state.skip_score_plugins
-        names = [ni.name for ni in nodes] if recorder is not None else []
+        if names is None:
+            names = [ni.name for ni in nodes]
         for name, fn, weight, normalize in self.score_plugins:
             if skip and name in skip:
                 continue
@@ -581,7 +584,7 @@ class Framework:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
-                scores = self._node_scores(name, nodes, values)
+                scores = self._node_scores(name, names, values)
                 pooled = bool(scores) and self._score_pool.get(name) is not None
                 if pooled:
                     list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
@@ -615,18 +618,18 @@ class Framework:
             recorder.totals(names, list(totals))
         return totals, None
 
-    def _node_scores(self, plugin: str, nodes: list[NodeInfo], values: list[int]) -> list[NodeScore]:
+    def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
         """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long
         as the plugin keeps none of them (the hot path needs hundreds per pod: refilling them
         costs about 40% of building new ones)."""
         pool = self._score_pool.get(plugin)
         if pool is None:
-            return [NodeScore(ni.name, v) for ni, v in zip(nodes, values)]
-        while len(pool) < len(nodes):
+            return [NodeScore(name, v) for name, v in zip(names, values)]
+        while len(pool) < len(names):
             pool.append(NodeScore("", 0))
-        scores = pool[:len(nodes)]
-        for score, ni, value in zip(scores, nodes, values):
-            score.name = ni.name
+        scores = pool[:len(names)]
+        for score, name, value in zip(scores, names, values):
+            score.name = name
             score.score = value
         return scores
 
