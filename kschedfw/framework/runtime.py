@@ -419,6 +419,7 @@ class Framework:
             # nominations moved on: keep only the nodes that still have some
             self._nominated_infos = {name: entry for name, entry in kept.items() if name in nominated_nodes}
         plan = self._filter_plan(state)
+        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
         filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
@@ -428,7 +429,7 @@ class Framework:
             ni = nodes[(start + i) % n]
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
-                status = self._filter_with_nominated_pods(state, pod, ni, True)
+                status = self._filter_with_nominated_pods(state, pod, ni, extensions, True)
                 if status is not None and status.code is Code.Success:
                     status = None
             else:
@@ -454,10 +455,17 @@ class Framework:
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
         """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
-        return self._filter_with_nominated_pods(state, pod, node_info, False)
+        return self._filter_with_nominated_pods(state, pod, node_info, self._add_pod_extensions(state), False)
+
+    def _add_pod_extensions(self, state: CycleState) -> tuple[tuple[str, Callable], ...]:
+        """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
+        skip = state.skip_filter_plugins
+        if not skip:
+            return self.add_pod_plugins
+        return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
 
     def _filter_with_nominated_pods(self, state: CycleState, pod: "Pod", node_info: NodeInfo,
-                                    reuse: bool) -> Status | None:
+                                    extensions: tuple[tuple[str, Callable], ...], reuse: bool) -> Status | None:
         """The two passes. Upstream clones the state and the node for the first one; the state
         only needs cloning when an AddPod extension will change it, and without one the node
         with the nominated pods added depends on nothing but the node and those pods, so with
@@ -472,8 +480,6 @@ class Framework:
         to_add = [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
         if not to_add:
             return self.run_filter_plugins(state, pod, node_info)
-        skip = state.skip_filter_plugins
-        extensions = [entry for entry in self.add_pod_plugins if entry[0] not in skip]
         if extensions:
             state_with = state.clone()
             info_with = node_info.clone()
