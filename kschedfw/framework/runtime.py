@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import numbers
 import sys
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping
 
 import attrs
@@ -419,14 +420,15 @@ class Framework:
             # nominations moved on: keep only the nodes that still have some
             self._nominated_infos = {name: entry for name, entry in kept.items() if name in nominated_nodes}
         plan = self._filter_plan(state)
+        names = [name for name, _ in plan]
+        fns = [fn for _, fn in plan]
         extensions = self._add_pod_extensions(state) if nominated_nodes else ()
         filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        n = len(nodes)
-        name = ""
-        for i in range(n):
-            ni = nodes[(start + i) % n]
+        wanted = to_find
+        fn: Any = None
+        for ni in chain(nodes[start:], nodes[:start]):
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
                 status = self._filter_with_nominated_pods(state, pod, ni, extensions, True)
@@ -434,17 +436,19 @@ class Framework:
                     status = None
             else:
                 try:
-                    for name, fn in plan:
+                    for fn in fns:
                         status = fn(state, pod, ni)
                         if status is not None:
-                            status = filter_returned(name, status)
+                            # the plugin is found from its bound method only on this slow path
+                            status = filter_returned(names[fns.index(fn)], status)
                             if status is not None:
                                 break
                 except Exception as exc:
-                    status = self._filter_raised(name, exc)
+                    status = self._filter_raised(names[fns.index(fn)], exc)
             if status is None:
                 feasible.append(ni)
-                if len(feasible) >= to_find:
+                wanted -= 1
+                if wanted <= 0:
                     break
             elif status.is_rejected():
                 rejected.append((ni, status))

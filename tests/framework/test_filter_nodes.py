@@ -39,8 +39,13 @@ def by_node(self, state, pod, node_info):
     return None
 
 
+def passes(self, state, pod, node_info):
+    return None
+
+
 def test_each_node_gets_what_run_filter_plugins_gives_it():
-    fwk = framework_for([plugin("ByNode", filter=by_node)])
+    # the faulty plugin runs second: its statuses must name it, not the one before
+    fwk = framework_for([plugin("Passes", filter=passes), plugin("ByNode", filter=by_node)])
     pod = make_pod("p")
     for broken in ("error", "raises", "wrong"):
         nodes = [node_info(n) for n in ("fits-1", "rejected-1", "success-1", "pending-1", f"{broken}-1", "fits-2")]
