@@ -494,8 +494,10 @@ class Framework:
                     return status
         else:
             state_with = state
-            info_with = self._node_with_pods(node_info, to_add) if reuse else None
-            if info_with is None:
+            kept = self._node_with_pods(node_info, to_add) if reuse else None
+            if kept is not None:
+                info_with = kept
+            else:
                 info_with = node_info.clone()
                 for other in to_add:
                     info_with.add_pod(other)
