@@ -127,13 +127,14 @@ class ScheduleAlgorithm:
             if batch is not None:
                 batch.store_schedule_results(signature, hint, feasible[0].name, None, cycle)
             return ScheduleResult(feasible[0].name, evaluated, 1), None
-        totals, status = self.prioritize_nodes(fwk, state, pod, feasible, recorder)
+        names, totals, status = self._prioritize(fwk, state, pod, feasible, recorder)
         if status is not None:
             return ScheduleResult(evaluated_nodes=evaluated, feasible_nodes=len(feasible),
                                   nominating_info=CLEAR_NOMINATION), status
-        host = self.select_host(totals, random_ties=not dry_run)
+        host = self._select(names, totals, not dry_run)
         if batch is not None:
-            batch.store_schedule_results(signature, hint, host, SortedScoredNodes(totals, host, batch.rng), cycle)
+            batch.store_schedule_results(signature, hint, host,
+                                         SortedScoredNodes(list(zip(names, totals)), host, batch.rng), cycle)
         return ScheduleResult(host, evaluated, len(feasible)), None
 
     def find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
@@ -243,26 +244,15 @@ class ScheduleAlgorithm:
                 self.next_start_node_index = (index + len(feasible)) % max(num_all, 1)
             return feasible, None
         nominator = self.nominator
-        run = fwk.run_filter_plugins_with_nominated_pods if nominator is not None and len(nominator) else \
-            fwk.run_filter_plugins
+        nominated_nodes = nominator.nominated_node_names() if nominator is not None and len(nominator) else ()
+        feasible, rejected, failure = fwk.filter_nodes(state, pod, nodes, start, to_find, nominated_nodes)
         node_to_status = diagnosis.node_to_status
-        failure: Status | None = None
-        for i in range(n):
-            ni = nodes[(start + i) % n]
-            status = run(state, pod, ni)
-            if status is None or status.code is Code.Success:
-                feasible.append(ni)
-                if len(feasible) >= to_find:
-                    break
-            elif status.is_rejected():
-                node_to_status.set(ni.name, status)
-                if status.code is Code.Pending:
-                    diagnosis.pending_plugins.add(status.plugin)
-                else:
-                    diagnosis.unschedulable_plugins.add(status.plugin)
+        for ni, status in rejected:
+            node_to_status.set(ni.name, status)
+            if status.code is Code.Pending:
+                diagnosis.pending_plugins.add(status.plugin)
             else:
-                failure = status
-                break
+                diagnosis.unschedulable_plugins.add(status.plugin)
         if not dry_run:
             # upstream counts the feasible nodes and every node with a status (a nominated or
             # hinted node that failed just before included)
@@ -276,23 +266,36 @@ class ScheduleAlgorithm:
                          recorder: "CycleRecorder | None" = None) -> tuple[list[tuple[str, int]], Status | None]:
         """PreScore then Score over ``nodes``, plus the extenders' scaled, weighted priorities:
         (name, total) in ``nodes`` order."""
+        names, totals, status = self._prioritize(fwk, state, pod, nodes, recorder)
+        if status is not None:
+            return [], status
+        return list(zip(names, totals)), None
+
+    def _prioritize(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
+                    recorder: "CycleRecorder | None") -> tuple[list[str], list[int], Status | None]:
+        """:meth:`prioritize_nodes` as (names, totals): the names are looked up once per cycle."""
+        names = [ni.name for ni in nodes]
         if not fwk.has_score_plugins() and not self.extenders:
-            return [(ni.name, 1) for ni in nodes], None
+            return names, [1] * len(nodes), None
         totals = [0] * len(nodes)
         if fwk.has_score_plugins():
             status = fwk.run_pre_score_plugins(state, pod, nodes)
             if status is not None:
-                return [], status
-            totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder)
+                return [], [], status
+            totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder, names=names)
             if status is not None:
-                return [], status
+                return [], [], status
         if self.extenders:
             extra = extender_scores(self.extenders, pod, nodes)
-            totals = [total + extra.get(ni.name, 0) for ni, total in zip(nodes, totals)]
-        return [(ni.name, total) for ni, total in zip(nodes, totals)], None
+            totals = [total + extra.get(name, 0) for name, total in zip(names, totals)]
+        return names, totals, None
 
     def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:
         """Highest total wins; ties are broken uniformly at random (seeded), or by node order."""
-        best = max(score for _, score in totals)
-        ties = [name for name, score in totals if score == best]
-        return ties[0] if len(ties) == 1 or not random_ties else self.rng.choice(ties)
+        return self._select([name for name, _ in totals], [score for _, score in totals], random_ties)
+
+    def _select(self, names: list[str], totals: list[int], random_ties: bool) -> str:
+        best = max(totals)
+        if not random_ties or totals.count(best) == 1:
+            return names[totals.index(best)]
+        return self.rng.choice([name for name, total in zip(names, totals) if total == best])

@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 import numbers
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from itertools import chain
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping
 
+import attrs
 import pluggy
 
 from kschedfw import hookspecs
@@ -64,6 +66,18 @@ def _describe_tuple_want(point: str) -> str:
             "PreBindPreFlight": "(PreBindPreFlightResult | None, Status | None) or Status or None"}[point]
 
 
+@attrs.define(slots=True, eq=False)
+class _NodeWithPods:
+    """A clone of a snapshot NodeInfo with nominated pods added, and what it was built from."""
+
+    source: NodeInfo
+    generation: int
+    node: Any
+    image_states: Any
+    pods: list[Any]
+    info: NodeInfo
+
+
 class Framework:
     """One scheduling profile: its plugin instances and the compiled plan per extension point."""
 
@@ -78,6 +92,8 @@ class Framework:
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
         self._score_pool: dict[str, list[NodeScore] | None] = {}
+        #: node name -> its snapshot NodeInfo with the nominated pods added (see filter_nodes)
+        self._nominated_infos: dict[str, _NodeWithPods] = {}
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -351,53 +367,157 @@ class Framework:
                                             node_info: NodeInfo) -> Status | None:
         return self._run_extension(self.remove_pod_plugins, state, pod, pod_to_remove, node_info, "RemovePod")
 
-    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
-        """Upstream RunFilterPlugins: stop at the first non-success on this node. HOT PATH: the
-        type check costs nothing for None (most calls) and one ``type() is`` for a Status."""
+    def _filter_plan(self, state: CycleState) -> tuple[tuple[str, Callable], ...]:
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
             plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
-        for name, fn in plan:
-            try:
+        return plan
+
+    def _filter_returned(self, name: str, status: Any) -> Status | None:
+        """A Filter plugin's non-None return, checked: None for Success, the rejection (naming
+        the plugin), or an Error status for anything else."""
+        if type(status) is not Status and not isinstance(status, Status):
+            message = self.faults.wrong_type(name, "Filter", status, _STATUS)
+            return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
+        if status.code is Code.Success:
+            return None
+        if status.is_rejected():
+            status.plugin = name
+            return status
+        return Status(Code.Error, (f'running "{name}" filter plugin: {status.message()}',), plugin=name)
+
+    def _filter_raised(self, name: str, exc: Exception) -> Status:
+        err = self._raised(name, "Filter", exc)
+        return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
+
+    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+        """Upstream RunFilterPlugins: stop at the first non-success on this node. HOT PATH: a
+        plugin returning None (most calls) costs the call alone."""
+        name = ""
+        try:
+            for name, fn in self._filter_plan(state):
                 status = fn(state, pod, node_info)
-            except Exception as exc:
-                err = self._raised(name, "Filter", exc)
-                return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
-            if status is None:
-                continue
-            if type(status) is not Status and not isinstance(status, Status):
-                message = self.faults.wrong_type(name, "Filter", status, _STATUS)
-                return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
-            if status.code is not Code.Success:
-                if status.is_rejected():
-                    status.plugin = name
-                    return status
-                return Status(Code.Error, (f'running "{name}" filter plugin: {status.message()}',), plugin=name)
+                if status is not None:
+                    status = self._filter_returned(name, status)
+                    if status is not None:
+                        return status
+        except Exception as exc:
+            return self._filter_raised(name, exc)
         return None
+
+    def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
+                     nominated_nodes: Collection[str] = ()
+                     ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """Filter ``nodes`` from index ``start`` round the list until ``to_find`` fit: (feasible,
+        rejected with their statuses, in visiting order, the first error status or None). Each
+        node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
+        ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
+        inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
+        ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
+        kept = self._nominated_infos
+        if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
+            # nominations moved on: keep only the nodes that still have some
+            self._nominated_infos = {name: entry for name, entry in kept.items() if name in nominated_nodes}
+        plan = self._filter_plan(state)
+        names = [name for name, _ in plan]
+        fns = [fn for _, fn in plan]
+        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
+        filter_returned = self._filter_returned
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        wanted = to_find
+        fn: Any = None
+        for ni in chain(nodes[start:], nodes[:start]):
+            status = None
+            if nominated_nodes and ni.name in nominated_nodes:
+                status = self._filter_with_nominated_pods(state, pod, ni, extensions, True)
+                if status is not None and status.code is Code.Success:
+                    status = None
+            else:
+                try:
+                    for fn in fns:
+                        status = fn(state, pod, ni)
+                        if status is not None:
+                            # the plugin is found from its bound method only on this slow path
+                            status = filter_returned(names[fns.index(fn)], status)
+                            if status is not None:
+                                break
+                except Exception as exc:
+                    status = self._filter_raised(names[fns.index(fn)], exc)
+            if status is None:
+                feasible.append(ni)
+                wanted -= 1
+                if wanted <= 0:
+                    break
+            elif status.is_rejected():
+                rejected.append((ni, status))
+            else:
+                return feasible, rejected, status
+        return feasible, rejected, None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
         """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
+        return self._filter_with_nominated_pods(state, pod, node_info, self._add_pod_extensions(state), False)
+
+    def _add_pod_extensions(self, state: CycleState) -> tuple[tuple[str, Callable], ...]:
+        """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
+        skip = state.skip_filter_plugins
+        if not skip:
+            return self.add_pod_plugins
+        return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
+
+    def _filter_with_nominated_pods(self, state: CycleState, pod: "Pod", node_info: NodeInfo,
+                                    extensions: tuple[tuple[str, Callable], ...], reuse: bool) -> Status | None:
+        """The two passes. Upstream clones the state and the node for the first one; the state
+        only needs cloning when an AddPod extension will change it, and without one the node
+        with the nominated pods added depends on nothing but the node and those pods, so with
+        ``reuse`` (the snapshot's own NodeInfo, which only the cache changes, bumping its
+        generation) that clone is kept per node and reused while both are unchanged."""
         nominator = self.handle.nominator
         nominated = nominator.nominated_pods_for_node(node_info.name) if nominator is not None else ()
         if not nominated:
             return self.run_filter_plugins(state, pod, node_info)
         priority = pod.effective_priority
-        to_add = [p for p in nominated if p.uid != pod.uid and p.effective_priority >= priority]
+        uid = pod.uid
+        to_add = [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
         if not to_add:
             return self.run_filter_plugins(state, pod, node_info)
-        state_with = state.clone()
-        info_with = node_info.clone()
-        for other in to_add:
-            info_with.add_pod(other)
-            status = self.run_pre_filter_extension_add_pod(state_with, pod, other, info_with)
-            if status is not None:
-                return status
+        if extensions:
+            state_with = state.clone()
+            info_with = node_info.clone()
+            for other in to_add:
+                info_with.add_pod(other)
+                status = self.run_pre_filter_extension_add_pod(state_with, pod, other, info_with)
+                if status is not None:
+                    return status
+        else:
+            state_with = state
+            kept = self._node_with_pods(node_info, to_add) if reuse else None
+            if kept is not None:
+                info_with = kept
+            else:
+                info_with = node_info.clone()
+                for other in to_add:
+                    info_with.add_pod(other)
+                if reuse:
+                    self._nominated_infos[node_info.name] = _NodeWithPods(node_info, node_info.generation,
+                                                                         node_info.node, node_info.image_states,
+                                                                         to_add, info_with)
         status = self.run_filter_plugins(state_with, pod, info_with)
         if status is not None and not status.is_success():
             return status
         return self.run_filter_plugins(state, pod, node_info)
+
+    def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> NodeInfo | None:
+        """The kept clone of ``node_info`` with ``pods`` added, if neither changed since."""
+        kept = self._nominated_infos.get(node_info.name)
+        if kept is None or kept.source is not node_info or kept.generation != node_info.generation \
+                or kept.node is not node_info.node or kept.image_states is not node_info.image_states \
+                or len(kept.pods) != len(pods) or any(a is not b for a, b in zip(kept.pods, pods)):
+            return None
+        return kept.info
 
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:
@@ -452,14 +572,17 @@ class Framework:
                                  total) for ni, total in zip(nodes, totals)], None
 
     def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
-                                 recorder: "CycleRecorder | None" = None) -> tuple[list[int], Status | None]:
+                                 recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
+                                 ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
         over the bound method: the hot path. Scores are checked once per plugin per cycle
-        (all ints? then only the range); only a failing check looks at each value."""
+        (all ints? then only the range); only a failing check looks at each value. ``names``:
+        the nodes' names, if the caller has them already."""
         per_plugin: list[list[int]] = []
         skip = state.skip_score_plugins
-        names = [ni.name for ni in nodes] if recorder is not None else []
+        if names is None:
+            names = [ni.name for ni in nodes]
         for name, fn, weight, normalize in self.score_plugins:
             if skip and name in skip:
                 continue
@@ -473,7 +596,7 @@ class Framework:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
-                scores = self._node_scores(name, nodes, values)
+                scores = self._node_scores(name, names, values)
                 pooled = bool(scores) and self._score_pool.get(name) is not None
                 if pooled:
                     list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
@@ -507,18 +630,18 @@ class Framework:
             recorder.totals(names, list(totals))
         return totals, None
 
-    def _node_scores(self, plugin: str, nodes: list[NodeInfo], values: list[int]) -> list[NodeScore]:
+    def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
         """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long
         as the plugin keeps none of them (the hot path needs hundreds per pod: refilling them
         costs about 40% of building new ones)."""
         pool = self._score_pool.get(plugin)
         if pool is None:
-            return [NodeScore(ni.name, v) for ni, v in zip(nodes, values)]
-        while len(pool) < len(nodes):
+            return [NodeScore(name, v) for name, v in zip(names, values)]
+        while len(pool) < len(names):
             pool.append(NodeScore("", 0))
-        scores = pool[:len(nodes)]
-        for score, ni, value in zip(scores, nodes, values):
-            score.name = ni.name
+        scores = pool[:len(names)]
+        for score, name, value in zip(scores, names, values):
+            score.name = name
             score.score = value
         return scores
 

@@ -9,7 +9,7 @@ nomination (upstream files it under node ``""``, which no node can ask for).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from kschedfw.framework.types import NominatingInfo, NominatingMode
 
@@ -87,6 +87,10 @@ class Nominator:
         if self._resolve is None:
             return list(pods.values())
         return [self._resolve(p) for p in pods.values()]
+
+    def nominated_node_names(self) -> Collection[str]:
+        """The nodes that have nominated pods (a live view)."""
+        return self._by_node.keys()
 
     def nominated_node_name(self, pod: Any) -> str:
         """Where ``pod`` is nominated ("" if nowhere)."""
