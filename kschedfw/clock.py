@@ -53,3 +53,13 @@ class WallClock:
 
     def now_datetime(self) -> _dt.datetime:
         return _dt.datetime.now(_dt.timezone.utc)
+
+
+def rfc3339(when: _dt.datetime) -> str:
+    """An object timestamp as the API server stores it (whole seconds, UTC)."""
+    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def micro_time(when: _dt.datetime) -> str:
+    """A MicroTime (events' eventTime, leases' renewTime), UTC."""
+    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

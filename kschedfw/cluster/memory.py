@@ -17,7 +17,7 @@ import attrs
 
 from kschedfw.api import Pod
 from kschedfw.cluster.timers import Timers
-from kschedfw.clock import SimulatedClock
+from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
 from kschedfw.framework.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
@@ -150,7 +150,7 @@ class MemoryCluster:
         meta = raw.get("metadata") if isinstance(raw, dict) else None
         if isinstance(raw, dict) and isinstance(meta, dict) and not meta.get("creationTimestamp"):
             stamp = changes.get("creation_timestamp") or getattr(obj, "creation_timestamp", None) or self.stored_now()
-            changes["raw"] = {**raw, "metadata": {**meta, "creationTimestamp": _rfc3339(stamp)}}
+            changes["raw"] = {**raw, "metadata": {**meta, "creationTimestamp": rfc3339(stamp)}}
         return attrs.evolve(obj, **changes) if changes else obj
 
     def try_create(self, obj: Any) -> Any | None:
@@ -245,7 +245,7 @@ class MemoryCluster:
         if current.deletion_timestamp is None:
             raw = dict(current.raw)
             meta = dict(raw.get("metadata") or {})
-            meta["deletionTimestamp"] = _rfc3339(self.clock.now_datetime())
+            meta["deletionTimestamp"] = rfc3339(self.clock.now_datetime())
             meta["deletionGracePeriodSeconds"] = grace
             raw["metadata"] = meta
             terminating = current._evolve_keep_caches(deletion_timestamp=self.clock.now_datetime(),
@@ -282,10 +282,6 @@ class MemoryCluster:
 def _display(obj: Any) -> str:
     ns = getattr(obj, "namespace", "")
     return f"{ns}/{obj.name}" if ns else obj.name
-
-
-def _rfc3339(when: _dt.datetime) -> str:
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _set_condition(pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod:

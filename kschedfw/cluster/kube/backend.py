@@ -22,7 +22,7 @@ import urllib3.exceptions
 
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
-from kschedfw.cluster.kube.clock import WallClock, rfc3339
+from kschedfw.clock import WallClock, rfc3339
 from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer

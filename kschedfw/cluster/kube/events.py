@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from kschedfw.cluster.kube.client import KubeClient, MERGE_PATCH
-from kschedfw.cluster.kube.clock import micro_time
+from kschedfw.clock import micro_time
 
 __all__ = ["EventWriter", "MAX_NOTE"]
 

@@ -18,7 +18,7 @@ import uuid
 from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import KubeClient
-from kschedfw.cluster.kube.clock import micro_time
+from kschedfw.clock import micro_time
 from kschedfw.framework.interface import Conflict, NotFound
 
 __all__ = ["LeaderElector", "default_identity"]
