@@ -13,6 +13,7 @@ from kschedfw.config.validate import load_config_text
 from kschedfw.features import FeatureGates
 from kschedfw.framework.registry import default_catalog
 from kschedfw.testing.cli import run_cli
+from tests.manifests import one_node_one_pod
 
 SHAPE_CONFIG = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -27,18 +28,7 @@ profiles:
       - {utilization: 100, score: 10}
 """
 
-CLUSTER = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p, namespace: default}
-spec:
-  containers: [{name: c, image: x}]
-"""
+CLUSTER = one_node_one_pod()
 
 GATE_OFF_MESSAGE = "unexpected field `shape`, remove it or turn on the feature gate StorageCapacityScoring"
 

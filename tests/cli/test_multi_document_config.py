@@ -10,23 +10,12 @@ from __future__ import annotations
 import yaml
 
 from kschedfw.testing.cli import run_cli
+from tests.manifests import one_node_one_pod
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 TWO_DOCS = (HEAD + "profiles:\n- schedulerName: first\n---\n"
             + HEAD + "parallelism: -1\nprofiles:\n- schedulerName: second\n")
-CLUSTER = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p, namespace: default}
-spec:
-  schedulerName: first
-  containers: [{name: c, image: x}]
-"""
+CLUSTER = one_node_one_pod(scheduler_name="first")
 IGNORED = ("cfg.yaml:6:1: warning: document 2: Ignored document: kube-scheduler reads only the "
            "first document of a configuration file")
 DOC2 = ("cfg.yaml:8:14: warning: document 2: parallelism: Invalid value: -1: should be an "

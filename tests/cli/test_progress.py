@@ -5,19 +5,9 @@ from __future__ import annotations
 import json
 
 from kschedfw.testing.cli import run_cli
+from tests.manifests import one_node_one_pod
 
-CLUSTER = """\
-apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
----
-apiVersion: v1
-kind: Pod
-metadata: {name: p, namespace: default}
-spec:
-  containers: [{name: c, image: x}]
-"""
+CLUSTER = one_node_one_pod()
 
 
 def test_progress_bar_goes_to_stderr(tmp_path):
