@@ -85,6 +85,9 @@ class ScheduleAlgorithm:
         self.nominator = nominator
         #: the configuration's HTTP extenders, asked after the Filter plugins and beside Score
         self.extenders = tuple(extenders)
+        # with a filtering or prioritizing extender, Filter may not stop at the first feasible node
+        self._extenders_need_many = has_extender_filters(self.extenders) or \
+            has_prioritizing_extenders(self.extenders)
         self.next_start_node_index = 0
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
@@ -231,9 +234,8 @@ class ScheduleAlgorithm:
             percentage = fwk.percentage_of_nodes_to_score
             if percentage is None:
                 percentage = self.percentage_of_nodes_to_score
-            scoring = fwk.has_score_plugins() or has_prioritizing_extenders(self.extenders)
             to_find = num_feasible_nodes_to_find(percentage, n) \
-                if scoring or has_extender_filters(self.extenders) else 1
+                if fwk.has_score_plugins() or self._extenders_need_many else 1
             index = self.next_start_node_index
         start = index % n
         feasible: list[NodeInfo] = []
