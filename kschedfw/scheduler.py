@@ -93,10 +93,9 @@ class Scheduler:
         self._handles: list[Handle] = []
         #: upstream's batching counters (gate OpportunisticBatching), for every profile
         self.batch_metrics = BatchMetrics()
-        recorder_for = getattr(cluster, "recorder_for", None)  # a real backend's per-profile events
         for profile in config.profiles:
             handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
-                            event_recorder=recorder_for(profile.scheduler_name) if recorder_for else None,
+                            event_recorder=cluster.recorder_for(profile.scheduler_name),
                             profile_name=profile.scheduler_name,
                             activate=self._activate, feature_gates=feature_gates)
             handle.extenders = self.extenders
@@ -354,18 +353,12 @@ class Scheduler:
         if pre_bind is not None:
             self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, pre_bind)
             return
-        submit = getattr(self.cluster, "submit_binding", None)
-        if submit is None:  # the embedded cluster binds at once, so a run is reproducible
-            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate,
-                                self._bind(fwk, state, assumed, host))
-            return
-
-        # a real backend binds off-thread, as upstream's binding goroutine: the loop goes on while
-        # the API call is in flight, and the outcome is handed back on the scheduler's thread
+        # the backend binds at once (embedded) or off-thread, as upstream's binding goroutine; the
+        # outcome comes back on the scheduler's thread either way
         def finished(status: Status) -> None:
             self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, status)
 
-        submit(lambda: self._bind(fwk, state, assumed, host), finished)
+        self.cluster.submit_binding(lambda: self._bind(fwk, state, assumed, host), finished)
 
     def _bind_finished(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod", host: str,
                        cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:
@@ -399,11 +392,7 @@ class Scheduler:
             return fwk.run_bind_plugins(state, assumed, host)
         if status is not None:
             return status
-        # the extender bound the pod through its own API server: a backend that is not one
-        # (the embedded cluster) takes the binding from here
-        apply_binding = getattr(self.cluster, "apply_extender_binding", None)
-        if apply_binding is not None:
-            apply_binding(assumed, host)
+        self.cluster.apply_extender_binding(assumed, host)
         return Status(Code.Success, plugin=EXTENDER_NAME)
 
     def _binding_cycle_error(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",

@@ -204,6 +204,14 @@ class MemoryCluster:
         bound = _set_condition(bound, "PodScheduled", "True", "", "")
         self.update(bound)
 
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Bindings complete at once here: a simulation is reproducible from its seed."""
+        done(work())
+
+    def recorder_for(self, profile: str) -> "MemoryCluster":
+        """Events are kept in one list here, whichever profile records them."""
+        return self
+
     def apply_extender_binding(self, pod: Pod, node_name: str) -> None:
         """A binding extender bound ``pod`` through its own API server; this one, standing in for
         that server, records it (a real backend's informer sees it instead)."""

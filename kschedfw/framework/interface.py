@@ -309,6 +309,19 @@ class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
 
     def run_due_timers(self) -> bool: ...
 
+    def recorder_for(self, profile: str) -> EventRecorder:
+        """The event recorder of one profile's plugins (a victim's Preempted event names the
+        preemptor's profile, as upstream)."""
+
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run ``work`` (the Bind step) and hand its result to ``done`` on the scheduler's thread:
+        at once (the embedded cluster, so a run stays reproducible) or after the API call
+        returned, while the scheduler goes on (a real API server, as upstream's goroutine)."""
+
+    def apply_extender_binding(self, pod: Pod, node_name: str) -> None:
+        """A binding extender bound ``pod`` through its own API server: a backend that stands in
+        for that server records it; a real one sees it through its informer."""
+
 
 # ---------------------------------------------------------------------------------------- plugins
 class Plugin(Protocol):

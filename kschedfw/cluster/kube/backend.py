@@ -300,6 +300,9 @@ class KubeBackend:
             return  # binds and failures are reported where they are decided
         self.events.record(obj, type_, reason, message, controller)
 
+    def apply_extender_binding(self, pod: Pod, node_name: str) -> None:
+        """The extender bound the pod through this API server: the pod informer sees it."""
+
     def recorder_for(self, profile: str) -> "ProfileEventRecorder":
         """The event recorder of one profile's framework: upstream reports a plugin's events (a
         victim's Preempted) as the preemptor's profile, not as the victim's scheduler."""
