@@ -5,7 +5,18 @@ The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``
 is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. Plugin
 durations are observed for a sample of cycles (upstream: 10%): for those the profiles run timed
 copies of their plugin lists (made by :meth:`SchedulerMetrics.instrument`), for the others their
-plain lists, so unsampled cycles call the plugins directly.
+plain lists, so unsampled cycles call the plugins directly. Extension-point durations are timed on
+every call, once per extension point (Filter once per cycle over all nodes), as upstream.
+
+Counts the scheduler keeps anyway (the queue's incoming pods, unschedulable plugins, in-flight
+events, the cache's sizes, the batching counters) are not counted twice: :meth:`SchedulerMetrics.publish`
+copies them on the scheduler's thread about once a second, and a collector serves that copy.
+
+Not exported, having no meaning here: the async API dispatcher's, the preemption goroutines'
+(preemption runs in the cycle), the pod-group, DRA binding-condition, node-hint and
+store-results latencies, ``scheduler_pod_scheduled_after_flush_total`` (the queue does not mark
+flushed pods) and ``scheduler_plugin_evaluation_total`` (counted per node upstream: a Python
+counter per Filter and Score call would cost as much as a light plugin).
 """
 
 from __future__ import annotations
@@ -15,10 +26,14 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 if TYPE_CHECKING:
+    from kschedfw.cycle import ScheduleAlgorithm
     from kschedfw.framework.runtime import Framework
+    from kschedfw.framework.types import QueuedPodInfo
+    from kschedfw.scheduler import Scheduler
 
 __all__ = ["SchedulerMetrics", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 
@@ -39,6 +54,29 @@ _EXTENSION_POINTS = {
     "reserve_plugins": "Reserve", "unreserve_plugins": "Unreserve", "permit_plugins": "Permit",
     "pre_bind_plugins": "PreBind", "bind_plugins": "Bind", "post_bind_plugins": "PostBind",
 }
+
+
+#: Framework method -> (upstream extension_point label, where its Status is in what it returns:
+#: None for the value itself, an index into a returned tuple, or "" when upstream always says Success)
+_EXTENSION_POINT_RUNNERS: dict[str, tuple[str, int | str | None]] = {
+    "run_pre_filter_plugins": ("PreFilter", 1), "run_post_filter_plugins": ("PostFilter", 1),
+    "run_pre_score_plugins": ("PreScore", None), "run_score_plugins_totals": ("Score", 1),
+    "run_reserve_plugins_reserve": ("Reserve", None), "run_reserve_plugins_unreserve": ("Unreserve", ""),
+    "run_permit_plugins": ("Permit", 0), "run_pre_bind_pre_flights": ("PreBindPreFlight", None),
+    "run_pre_bind_plugins": ("PreBind", None), "run_bind_plugins": ("Bind", None),
+    "run_post_bind_plugins": ("PostBind", ""),
+}
+
+
+def _code_label(status: Any) -> str:
+    """A Status's code name as upstream prints it; None is Success."""
+    code = getattr(status, "code", None)
+    return code.name if code is not None else "Success"
+
+
+def attempts_label(attempts: int) -> str:
+    """upstream getAttemptsLabel: the attempt count, capped at "15+"."""
+    return "15+" if attempts >= 15 else str(attempts)
 
 
 def _status_label(returned: Any) -> str:
@@ -84,6 +122,34 @@ class SchedulerMetrics:
             "scheduler_plugin_execution_duration_seconds",
             "Duration for running a plugin at a specific extension point.", ["plugin", "extension_point", "status"],
             buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
+        self.algorithm_duration = Histogram(
+            "scheduler_scheduling_algorithm_duration_seconds", "Scheduling algorithm latency in seconds",
+            buckets=exponential_buckets(0.001, 2, 15), registry=r)
+        self.sli_duration = Histogram(
+            "scheduler_pod_scheduling_sli_duration_seconds",
+            "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might "
+            "involve multiple scheduling attempts.", ["attempts"],
+            buckets=exponential_buckets(0.01, 2, 20), registry=r)
+        self.pod_attempts = Histogram(
+            "scheduler_pod_scheduling_attempts", "Number of attempts to successfully schedule a pod.",
+            buckets=exponential_buckets(1, 2, 5), registry=r)
+        self.extension_point_duration = Histogram(
+            "scheduler_framework_extension_point_duration_seconds",
+            "Latency for running all plugins of a specific extension point.", ["extension_point", "status", "profile"],
+            buckets=exponential_buckets(0.0001, 2, 12), registry=r)
+        self.permit_wait_duration = Histogram(
+            "scheduler_permit_wait_duration_seconds", "Duration of waiting on permit.", ["result"],
+            buckets=exponential_buckets(0.001, 2, 15), registry=r)
+        self.event_handling_duration = Histogram(
+            "scheduler_event_handling_duration_seconds", "Event handling latency in seconds.", ["event"],
+            buckets=exponential_buckets(0.0001, 2, 12), registry=r)
+        self.goroutines = Gauge(
+            "scheduler_goroutines", "Number of running goroutines split by the work they do such as binding.",
+            ["operation"], registry=r)
+        self.goroutines.labels("binding").set(0)
+        #: the latest copy of the scheduler's own counts (replaced whole, read by the collector)
+        self.published: dict[str, Any] = {}
+        r.register(_PublishedCollector(self))
         for queue in ("active", "backoff", "unschedulable", "gated"):
             self.pending_pods.labels(queue).set(0)
 
@@ -112,6 +178,34 @@ class SchedulerMetrics:
         for queue, count in pending.items():
             self.pending_pods.labels(queue).set(count)
 
+    def now(self) -> float:
+        """The clock durations are measured with."""
+        return self._clock()
+
+    def pod_scheduled(self, qpi: "QueuedPodInfo", now: float) -> None:
+        """A pod was bound (upstream bindingCycle's end): its attempts, and the SLI latency from
+        its first attempt (``now`` on the queue's clock, as ``initial_attempt_timestamp``)."""
+        self.pod_attempts.observe(qpi.attempts)
+        if qpi.initial_attempt_timestamp is not None:
+            self.sli_duration.labels(attempts_label(qpi.attempts)).observe(now - qpi.initial_attempt_timestamp)
+
+    def publish(self, scheduler: "Scheduler") -> None:
+        """Copy the counts the scheduler keeps (on its thread); served until the next copy."""
+        from kschedfw.queue.active_queue import InFlightEvent
+        queue = scheduler.queue
+        self.set_pending(queue.pending_pods())
+        inflight: dict[str, int] = {}
+        for item in queue.active_q.in_flight_events():
+            label = item.event.label if isinstance(item, InFlightEvent) else "PodPopped"
+            inflight[label] = inflight.get(label, 0) + 1
+        batch = scheduler.batch_metrics.counters()
+        self.published = {
+            "incoming": dict(queue.incoming_pods), "unschedulable": queue.unschedulable_reasons(),
+            "cache": scheduler.cache.sizes(), "inflight": inflight,
+            "batch_attempts": batch[scheduler.batch_metrics.ATTEMPTS],
+            "batch_flushed": batch[scheduler.batch_metrics.CACHE_FLUSHED],
+        }
+
     def preemption_attempt(self) -> None:
         """DefaultPreemption's PostFilter ran (upstream counts every call)."""
         self.preemption_attempts.inc()
@@ -131,6 +225,39 @@ class SchedulerMetrics:
                                                    for entry in entries))
         self._plugin_lists.append((framework, lists))
 
+    def instrument_extension_points(self, framework: "Framework", algorithm: "ScheduleAlgorithm") -> None:
+        """Time every run of ``framework``'s extension points (upstream
+        framework_extension_point_duration_seconds); Filter is timed once per cycle over all
+        nodes, around the algorithm's filtering, as upstream."""
+        profile = framework.profile_name
+        for method, (point, where) in _EXTENSION_POINT_RUNNERS.items():
+            setattr(framework, method, self._timed_point(getattr(framework, method), point, where, profile))
+        filtering = algorithm._find_nodes_that_pass_filters
+        if not getattr(filtering, "_kschedfw_timed", False):
+            timed = self._timed_point(filtering, "Filter", 1, None)
+            timed._kschedfw_timed = True  # type: ignore[attr-defined]
+            algorithm._find_nodes_that_pass_filters = timed  # type: ignore[method-assign]
+
+    def _timed_point(self, fn: Callable[..., Any], point: str, where: int | str | None,
+                     profile: str | None) -> Callable[..., Any]:
+        clock = self._clock
+        observe = self.extension_point_duration.labels
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                returned = fn(*args, **kwargs)
+            except Exception:
+                observe(point, "Error", profile or args[0].profile_name).observe(clock() - start)
+                raise
+            if where == "":
+                code = "Success"
+            else:
+                code = _code_label(returned if where is None else returned[where])
+            observe(point, code, profile or args[0].profile_name).observe(clock() - start)
+            return returned
+        return timed
+
     def _timed(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         clock = self._clock
         observe = self.plugin_duration.labels
@@ -149,3 +276,45 @@ class SchedulerMetrics:
     def render(self) -> bytes:
         """The text exposition format."""
         return generate_latest(self.registry)
+
+
+class _PublishedCollector:
+    """Serves :attr:`SchedulerMetrics.published` (the last copy; one dict read, thread-safe)."""
+
+    def __init__(self, metrics: SchedulerMetrics) -> None:
+        self.metrics = metrics
+
+    def describe(self) -> list[Metric]:
+        return []
+
+    def collect(self) -> list[Metric]:
+        published = self.metrics.published
+        incoming = CounterMetricFamily("scheduler_queue_incoming_pods",
+                                       "Number of pods added to scheduling queues by event and queue type.",
+                                       labels=["queue", "event"])
+        for (queue, event), count in sorted(published.get("incoming", {}).items()):
+            incoming.add_metric([queue, event], count)
+        unschedulable = GaugeMetricFamily(
+            "scheduler_unschedulable_pods", "The number of unschedulable pods broken down by plugin name. A pod "
+            "will increment the gauge for all plugins that caused it to not schedule and so this metric have "
+            "meaning only when broken down by plugin.", labels=["plugin", "profile"])
+        for (plugin, profile), count in sorted(published.get("unschedulable", {}).items()):
+            unschedulable.add_metric([plugin, profile], count)
+        cache = GaugeMetricFamily("scheduler_cache_size",
+                                  "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+                                  labels=["type"])
+        for kind, count in sorted(published.get("cache", {}).items()):
+            cache.add_metric([kind], count)
+        inflight = GaugeMetricFamily("scheduler_inflight_events",
+                                     "Number of events currently tracked in the scheduling queue.", labels=["event"])
+        for event, count in sorted(published.get("inflight", {}).items()):
+            inflight.add_metric([event], count)
+        attempts = CounterMetricFamily("scheduler_batch_attempts", "Counts of results when we attempt to use batching.",
+                                       labels=["profile", "result"])
+        for (profile, result), count in sorted(published.get("batch_attempts", {}).items()):
+            attempts.add_metric([profile, result], count)
+        flushed = CounterMetricFamily("scheduler_batch_cache_flushed", "Counts of cache flushes by reason.",
+                                      labels=["profile", "reason"])
+        for (profile, reason), count in sorted(published.get("batch_flushed", {}).items()):
+            flushed.add_metric([profile, reason], count)
+        return [incoming, unschedulable, cache, inflight, attempts, flushed]

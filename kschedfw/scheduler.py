@@ -31,7 +31,7 @@ from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodIn
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
-from kschedfw.scheduler_events import node_update_actions, resource_for_kind
+from kschedfw.scheduler_events import event_label, node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -131,11 +131,21 @@ class Scheduler:
         self.metrics = metrics
         for fwk in self.frameworks.values():
             metrics.instrument(fwk)
+            metrics.instrument_extension_points(fwk, self.algorithm)
         for handle in self._handles:
             handle.metrics = metrics
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
+        metrics = self.metrics
+        if metrics is None:
+            self._handle_watch_event(event)
+            return
+        start = metrics.now()
+        self._handle_watch_event(event)
+        metrics.event_handling_duration.labels(event_label(event)).observe(metrics.now() - start)
+
+    def _handle_watch_event(self, event: "WatchEvent") -> None:
         kind = event.kind
         if kind == "Pod":
             self._on_pod_event(event)
@@ -272,12 +282,15 @@ class Scheduler:
         cycle = self.queue.scheduling_cycle
         self.update_snapshot()
         recorder = self.recorder_for(pod) if self.recorder_for is not None else None
+        started = self.metrics.now() if self.metrics is not None else 0.0
         try:
             result, status = self.algorithm.schedule_pod(fwk, state, pod, recorder,
                                                          signature=qpi.pod_signature, cycle=cycle)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
             result, status = ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.as_status(exc)
+        if self.metrics is not None:
+            self.metrics.algorithm_duration.observe(self.metrics.now() - started)
         if status is not None and not status.is_success():
             self._handle_failure(fwk, qpi, status, result.nominating_info, cycle)
             return True
@@ -308,8 +321,13 @@ class Scheduler:
             # NominatedNodeNameForExpectation (on in v1.36): tell others where the pod is going
             self.cluster.set_nominated_node_name(pod, host)
         if waits:
+            wait_started = self.clock.now()
+
             def resume(wp: WaitingPod) -> None:
                 self.waiting_pods.pop(assumed.uid, None)
+                if self.metrics is not None:
+                    code = wp.status.code.name if wp.status is not None else "Success"
+                    self.metrics.permit_wait_duration.labels(code).observe(self.clock.now() - wait_started)
                 self._binding_cycle(fwk, state, qpi, assumed, host, cycle, wp.status, pods_to_activate)
 
             self.waiting_pods[assumed.uid] = fwk.new_waiting_pod(assumed, host, waits, self.clock.now(), resume)
@@ -341,7 +359,11 @@ class Scheduler:
                        host: str, cycle: int, permit_status: Status | None,
                        pods_to_activate: PodsToActivate) -> None:
         pod = qpi.pod
+        if self.metrics is not None:  # upstream counts its binding goroutines
+            self.metrics.goroutines.labels("binding").inc()
         if permit_status is not None and not permit_status.is_success():
+            if self.metrics is not None:
+                self.metrics.goroutines.labels("binding").dec()
             if permit_status.is_rejected():
                 status = self._one_node_failure(pod, host, permit_status)
             else:  # preempted while waiting, or an error: retried, not marked unschedulable
@@ -364,6 +386,8 @@ class Scheduler:
                        cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:
         """The end of the binding cycle once PreBind (on failure) or Bind returned."""
         pod = qpi.pod
+        if self.metrics is not None:
+            self.metrics.goroutines.labels("binding").dec()
         if status.is_skip():
             status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
@@ -376,6 +400,7 @@ class Scheduler:
         self.cache.finish_binding(assumed, self.clock.now())
         if self.metrics is not None:
             self.metrics.attempt(pod.uid, "scheduled", fwk.profile_name)
+            self.metrics.pod_scheduled(qpi, self.clock.now())
         self.bound_count += 1
         self.bound_uids.add(pod.uid)
         self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")

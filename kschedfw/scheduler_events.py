@@ -8,6 +8,7 @@ from kschedfw.framework.events import ActionType, EventResource
 
 if TYPE_CHECKING:
     from kschedfw.api import Node
+    from kschedfw.framework.interface import WatchEvent
 
 _KIND_RESOURCES = {
     "PersistentVolume": EventResource.PersistentVolume,
@@ -51,3 +52,26 @@ def node_update_actions(old: "Node", new: "Node") -> list[ActionType]:
 
 def _condition_statuses(node: "Node") -> dict[str, str]:
     return {c.type: c.status for c in node.conditions}
+
+
+_ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
+_EVENT_LABELS: dict[tuple[str, str], str] = {}
+
+
+def event_label(event: "WatchEvent") -> str:
+    """The scheduler_event_handling_duration_seconds label of a watch event, as upstream's
+    handlers name theirs: AssignedPodAdd, UnschedulablePodUpdate, NodeDelete, PersistentVolumeAdd...
+    (a node update is one "NodeUpdate", where upstream observes each changed property)."""
+    kind, type_ = event.kind, event.type
+    if kind == "Pod":
+        pod = event.new if event.new is not None else event.old
+        kind = EventResource.AssignedPod.value if pod.node_name else EventResource.UnschedulablePod.value
+        if type_ == "MODIFIED" and pod.node_name and event.old is not None and not event.old.node_name:
+            type_ = "ADDED"  # a bind: upstream's informer filter hands it to the assigned-pod Add handler
+    key = (kind, type_)
+    label = _EVENT_LABELS.get(key)
+    if label is None:
+        from kschedfw.framework.events import ClusterEvent
+        resource = kind if kind in ("AssignedPod", "UnschedulablePod", "Node") else resource_for_kind(kind)
+        label = _EVENT_LABELS[key] = ClusterEvent(resource, _ACTIONS[type_]).label
+    return label

@@ -101,3 +101,95 @@ def test_start_times_of_attempts_that_never_end_are_bounded(monkeypatch):
     for uid in "abcde":
         metrics.cycle_started(uid)
     assert list(metrics._starts) == ["c", "d", "e"]
+
+
+# ---------------------------------------------------------------------- the metrics added for `run`
+def by_labels(metrics: SchedulerMetrics, name: str, *labels: str) -> dict:
+    return {tuple(s.labels[label] for label in labels): s.value for s in samples(metrics) if s.name == name}
+
+
+def simulate_with_late_node(metrics: SchedulerMetrics) -> Simulation:
+    """'fits' binds at once; 'later' fails (no room) until n2 is created at 10 s, then binds on
+    its second attempt."""
+    from kschedfw.cluster.scenario import Step
+    registry = default_catalog()
+    sim = Simulation(default_config(registry, FeatureGates()), registry,
+                     [make_node("n1", cpu="1"), make_pod("fits", cpu="600m"), make_pod("later", cpu="600m")],
+                     [Step(at=10.0, action="create", objects=(make_node("n2", cpu="1"),))])
+    sim.scheduler.enable_metrics(metrics)
+    sim.run()
+    metrics.publish(sim.scheduler)
+    return sim
+
+
+def test_algorithm_duration_is_observed_once_per_cycle():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    # upstream observes scheduling_algorithm_duration_seconds in every cycle that ran the algorithm
+    assert by_labels(metrics, "scheduler_scheduling_algorithm_duration_seconds_count") == {(): 3}
+
+
+def test_pod_scheduling_attempts_and_sli_by_attempts_label():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    # two pods bound: 'fits' on its first attempt, 'later' on its second (both <= 2 -> bucket le=2)
+    assert by_labels(metrics, "scheduler_pod_scheduling_attempts_count") == {(): 2}
+    assert by_labels(metrics, "scheduler_pod_scheduling_attempts_sum") == {(): 3}
+    assert by_labels(metrics, "scheduler_pod_scheduling_attempts_bucket", "le")[("1.0",)] == 1
+    sli = by_labels(metrics, "scheduler_pod_scheduling_sli_duration_seconds_count", "attempts")
+    assert sli == {("1",): 1, ("2",): 1}
+    # 'later' waited from its first attempt (t=0) until n2 came at 10 s (simulated clock)
+    later = by_labels(metrics, "scheduler_pod_scheduling_sli_duration_seconds_sum", "attempts")[("2",)]
+    assert 10.0 <= later < 12.0
+
+
+def test_extension_point_durations_carry_status_and_profile():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    counts = by_labels(metrics, "scheduler_framework_extension_point_duration_seconds_count",
+                       "extension_point", "status", "profile")
+    profile = "default-scheduler"
+    assert counts[("PreFilter", "Success", profile)] == 3
+    # Filter once per cycle over all nodes; 'later''s first cycle found no node, but the Filter
+    # run itself succeeded (upstream's status there is the filtering's error status, not the fit)
+    assert counts[("Filter", "Success", profile)] == 3
+    assert counts[("PostFilter", "Unschedulable", profile)] == 1
+    assert counts[("Reserve", "Success", profile)] == 2
+    assert counts[("Permit", "Success", profile)] == 2
+    assert counts[("PreBind", "Success", profile)] == 2
+    assert counts[("Bind", "Success", profile)] == 2
+    assert counts[("PostBind", "Success", profile)] == 2
+    # one feasible node each time: upstream skips scoring then, so PreScore/Score never ran
+    assert ("Score", "Success", profile) not in counts
+
+
+def test_published_counts_incoming_pods_cache_and_goroutines():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    incoming = by_labels(metrics, "scheduler_queue_incoming_pods_total", "queue", "event")
+    # both pods entered activeQ when added, 'later' went to the pool after its failure and came
+    # back to activeQ on n2's NodeAdd (its backoff long over)
+    assert incoming == {("active", "UnschedulablePodAdd"): 2, ("unschedulable", "ScheduleAttemptFailure"): 1,
+                        ("active", "NodeAdd"): 1}
+    assert by_labels(metrics, "scheduler_cache_size", "type") == {("assumed_pods",): 0, ("nodes",): 2, ("pods",): 2}
+    assert by_labels(metrics, "scheduler_goroutines", "operation") == {("binding",): 0}  # every bind ended
+    assert by_labels(metrics, "scheduler_unschedulable_pods", "plugin", "profile") == {}  # none left
+    assert by_labels(metrics, "scheduler_inflight_events", "event") == {}
+
+
+def test_event_handling_is_labelled_as_upstreams_handlers():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)  # metrics enabled after the initial objects were loaded
+    events = by_labels(metrics, "scheduler_event_handling_duration_seconds_count", "event")
+    # n2 created; 'later''s PodScheduled condition written; two binds, which upstream's filtered
+    # informers deliver to the assigned-pod Add handler
+    assert events == {("NodeAdd",): 1, ("UnschedulablePodUpdate",): 1, ("AssignedPodAdd",): 2}
+
+
+def test_unschedulable_pods_by_plugin_while_pending():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    sim = simulate(metrics, [make_pod("huge", cpu="4")])
+    metrics.publish(sim.scheduler)
+    assert by_labels(metrics, "scheduler_unschedulable_pods", "plugin", "profile") == {
+        ("NodeResourcesFit", "default-scheduler"): 1}
+    assert by_labels(metrics, "scheduler_pending_pods", "queue")[("unschedulable",)] == 1

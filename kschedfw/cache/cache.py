@@ -118,6 +118,10 @@ class Cache:
                 self._remove_from_node(current)
             self._assumed.discard(pod.uid)
 
+    def sizes(self) -> dict[str, int]:
+        """Upstream scheduler_cache_size: assumed pods, all pods held, nodes."""
+        return {"assumed_pods": len(self._assumed), "pods": len(self._pod_states), "nodes": len(self._nodes)}
+
     def is_assumed(self, pod: "Pod") -> bool:
         return pod.uid in self._assumed
 

@@ -118,7 +118,7 @@ class KubeRunner:
     def _publish(self) -> None:
         """Refresh the gauges read from the queue (on the scheduler's thread, about once a second)."""
         self._next_publish = self.backend.clock.now() + 1.0
-        self.metrics.set_pending(self.scheduler.queue.pending_pods())
+        self.metrics.publish(self.scheduler)
 
     def health_checks(self) -> dict[str, "Callable[[], bool]"]:
         """Upstream's readyz: informers synced; with leader election, a leader that has not lost its lease."""
