@@ -281,10 +281,28 @@ def test_metrics_count_attempts_and_pending_pods_with_upstreams_names(control_pl
     assert sample(text, duration + "_bucket", result="scheduled", profile=scheduler_name, le="16.384") == 1
     assert "_created" not in text  # upstream's exposition has no creation-time series
     assert "# TYPE scheduler_plugin_execution_duration_seconds histogram" in text
+    # one bound pod: its attempts and SLI latency; two cycles ran the algorithm
+    assert sample(text, "scheduler_pod_scheduling_attempts_count") == 1
+    assert sample(text, "scheduler_pod_scheduling_sli_duration_seconds_count", attempts="1") == 1
+    assert sample(text, "scheduler_scheduling_algorithm_duration_seconds_count") == 2
+    assert sample(text, "scheduler_framework_extension_point_duration_seconds_count", extension_point="Bind",
+                  status="Success", profile=scheduler_name) == 1
+    assert sample(text, "scheduler_goroutines", operation="binding") == 0
+    # the copies published about once a second: queue arrivals, unschedulable plugins, cache
+    wait_for(lambda: sample(runner.metrics_text(), "scheduler_unschedulable_pods", plugin="NodeResourcesFit",
+                            profile=scheduler_name) == 1, what="the published counts")
+    text = runner.metrics_text()
+    assert sample(text, "scheduler_queue_incoming_pods_total", queue="active", event="UnschedulablePodAdd") == 2
+    assert sample(text, "scheduler_queue_incoming_pods_total", queue="unschedulable",
+                  event="ScheduleAttemptFailure") == 1
+    assert sample(text, "scheduler_cache_size", type="assumed_pods") == 0
+    assert sample(text, "scheduler_cache_size", type="nodes") >= 2  # other tests' nodes may still be there
 
 
 def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, namespace, scheduler_name, nodes):
-    """Shadow mode decides a preemption as upstream would (victim, nomination) and writes nothing."""
+    """Shadow mode decides a preemption as upstream would (victim, nomination), then carries on
+    as if the victim were gone: the preemptor is reported bound to the victim's node. Nothing is
+    written: every pod keeps its resourceVersion, no Binding, no condition, no event."""
     decisions = []
     runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True, on_decision=decisions.append)
     for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
@@ -299,14 +317,26 @@ def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, 
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
                                        priorityClassName=f"{namespace}-high"))
+        versions = {p["metadata"]["name"]: p["metadata"]["resourceVersion"]
+                    for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]}
         preempted = wait_for(lambda: [d for d in decisions if d.status == "Preempted"], what="a preemption decision")
         assert len(preempted) == 1 and preempted[0].pod.startswith(f"{namespace}/low-")
         assert preempted[0].message.startswith("Preempted by pod") and preempted[0].node in nodes
-        pending = wait_for(lambda: [d for d in decisions if d.pod == f"{namespace}/high"], what="the preemptor")
-        assert (pending[0].status, pending[0].nominated_node) == ("Pending", preempted[0].node)
+        high = wait_for(lambda: [(d.status, d.node or d.nominated_node) for d in decisions
+                                 if d.pod == f"{namespace}/high"] if any(d.status == "Bound" for d in decisions)
+                        else None, what="the preemptor's bind")
+        # upstream: nominated to the victim's node, then bound there once the victim is gone
+        assert high == [("Pending", preempted[0].node), ("Bound", preempted[0].node)]
+        assert len(decisions) == 3
         pods = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+        assert {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in pods} == versions
         assert not [p for p in pods if p["metadata"].get("deletionTimestamp") or p["status"].get("conditions")]
+        assert not get_pod(control_plane, namespace, "high")["spec"].get("nodeName")
         assert not events_for(control_plane, namespace, preempted[0].pod.split("/")[1])
+        assert not events_for(control_plane, namespace, "high")
+        # the local view: the victim gone, the preemptor on its node
+        assert runner.backend.get("Pod", preempted[0].pod.split("/")[1], namespace) is None
+        assert runner.backend.get("Pod", "high", namespace).node_name == preempted[0].node
     finally:
         runner.stop()
         thread.join(10)

@@ -27,6 +27,7 @@ from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.timers import Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
@@ -57,6 +58,8 @@ class KubeBackend:
         self._timers = Timers()
         self.informers: list[Informer] = []
         self.events = EventWriter(None if dry_run else (event_client or client))
+        #: a dry run's pretended binds and deletions, kept over what the informers report
+        self.shadow = ShadowWrites() if dry_run else None
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
 
     # ------------------------------------------------------------------ informers
@@ -139,6 +142,10 @@ class KubeBackend:
             count += 1
 
     def _apply(self, type_: str, kind: str, obj: Any) -> None:
+        if self.shadow is not None and kind == "Pod":
+            obj = self.shadow.adjust(type_, obj)
+            if obj is None:
+                return
         store = self._cache.setdefault(kind, {})
         key = (getattr(obj, "namespace", "") or "", obj.name)
         old = store.get(key)
@@ -211,8 +218,9 @@ class KubeBackend:
 
     def bind(self, pod: Pod, node_name: str) -> None:
         """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
-        if self.dry_run:
+        if self.shadow is not None:
             self._decide(Decision(pod.key, pod.scheduler_name, "Bound", node=node_name))
+            self.shadow.bound(pod, node_name)
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
         body = {"apiVersion": "v1", "kind": "Binding",
@@ -258,7 +266,10 @@ class KubeBackend:
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""
-        if self.dry_run:  # reported by the Preempted event that follows
+        if self.shadow is not None:  # reported by the Preempted event that follows
+            # delivered between cycles as the informer would, once the victim is gone
+            self.shadow.deleted(pod)
+            self._inbox.put(("DELETED", "Pod", pod, None))
             return
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         if grace_period_seconds is not None:
