@@ -15,15 +15,15 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 import logging
 import queue
+import threading
 import time
 from typing import Any, Callable
-
-import urllib3.exceptions
 
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from kschedfw.clock import WallClock, rfc3339
 from kschedfw.cluster.kube.decisions import Decision
+from kschedfw.cluster.kube.discovery import LateDiscovery, discover
 from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
@@ -57,37 +57,33 @@ class KubeBackend:
         self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {}
         self._timers = Timers()
         self.informers: list[Informer] = []
+        self._informers_lock = threading.Lock()
+        self._stopped = False
+        self._late: LateDiscovery | None = None
         self.events = EventWriter(None if dry_run else (event_client or client))
         #: a dry run's pretended binds and deletions, kept over what the informers report
         self.shadow = ShadowWrites() if dry_run else None
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
 
     # ------------------------------------------------------------------ informers
-    def served_resources(self) -> list[Resource]:
-        """The watched kinds the server serves (optional APIs and CRDs only when present)."""
-        wanted = [BY_KIND[k] for k in self._kinds] if self._kinds else list(RESOURCES)
-        served: list[Resource] = []
-        discovered: dict[str, set[str]] = {}
-        for resource in wanted:
-            if not resource.optional:
-                served.append(resource)
-                continue
-            plurals = discovered.get(resource.discovery_path)
-            if plurals is None:
-                try:
-                    listing = self.client.get(resource.discovery_path)
-                    plurals = {r.get("name") for r in (listing or {}).get("resources") or []}
-                except (LookupError, ApiError, OSError, urllib3.exceptions.HTTPError) as exc:
-                    log.warning("discovery of %s failed (%s): not watching %s", resource.discovery_path, exc,
-                                resource.plural)
-                    plurals = set()
-                discovered[resource.discovery_path] = plurals
-            if resource.plural in plurals:
-                served.append(resource)
-        return served
-
     def start(self) -> None:
-        for resource in self.served_resources():
+        """Start an informer per watched kind the server serves; the optional kinds it does not
+        serve yet are asked for again (:class:`LateDiscovery`) and watched once they appear."""
+        wanted = [BY_KIND[k] for k in self._kinds] if self._kinds else list(RESOURCES)
+        served, missing = discover(self.client, wanted)
+        for resource in served:
+            self._start_informer(resource)
+        if missing:
+            options = self._informer_options
+            self._late = LateDiscovery(self.client, missing, self._start_informer,
+                                       initial_backoff=options.get("initial_backoff", 0.8),
+                                       max_backoff=options.get("max_backoff", 30.0))
+            self._late.start()
+
+    def _start_informer(self, resource: Resource) -> None:
+        with self._informers_lock:  # late ones start from the discovery thread
+            if self._stopped:
+                return
             informer = Informer(self.client, resource, self._enqueue, **self._informer_options)
             self.informers.append(informer)
             informer.start()
@@ -109,6 +105,10 @@ class KubeBackend:
         """Let binds in flight finish (their outcomes are not delivered: a restart rebuilds
         from the API), then stop the informers."""
         self._binders.shutdown(wait=True, cancel_futures=True)
+        with self._informers_lock:
+            self._stopped = True
+        if self._late is not None:
+            self._late.stop()
         for informer in self.informers:
             informer.stop()
         self.events.close()
