@@ -143,6 +143,10 @@ class SchedulerMetrics:
         self.event_handling_duration = Histogram(
             "scheduler_event_handling_duration_seconds", "Event handling latency in seconds.", ["event"],
             buckets=exponential_buckets(0.0001, 2, 12), registry=r)
+        self.queueing_hint_duration = Histogram(
+            "scheduler_queueing_hint_execution_duration_seconds",
+            "Duration for running a queueing hint function of a plugin.", ["plugin", "event", "hint"],
+            buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
         self.goroutines = Gauge(
             "scheduler_goroutines", "Number of running goroutines split by the work they do such as binding.",
             ["operation"], registry=r)
@@ -177,6 +181,10 @@ class SchedulerMetrics:
     def set_pending(self, pending: Mapping[str, int]) -> None:
         for queue, count in pending.items():
             self.pending_pods.labels(queue).set(count)
+
+    def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        """The queue ran a plugin's queueing hint (``hint``: Queue, QueueSkip or Error)."""
+        self.queueing_hint_duration.labels(plugin, event, hint).observe(seconds)
 
     def now(self) -> float:
         """The clock durations are measured with."""

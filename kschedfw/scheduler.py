@@ -134,11 +134,15 @@ class Scheduler:
             metrics.instrument_extension_points(fwk, self.algorithm)
         for handle in self._handles:
             handle.metrics = metrics
+        self.queue.observe_hint = metrics.queueing_hint_ran
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
         metrics = self.metrics
         if metrics is None:
+            self._handle_watch_event(event)
+            return
+        if event.kind == "Node" and event.type == "MODIFIED":  # observed per changed property
             self._handle_watch_event(event)
             return
         start = metrics.now()
@@ -161,10 +165,18 @@ class Scheduler:
             self.cache.add_node(event.new)
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Add), None, event.new)
         elif event.type == "MODIFIED":
+            metrics = self.metrics
+            started = metrics.now() if metrics is not None else 0.0
             self.cache.update_node(event.old, event.new)
+            updating = metrics.now() - started if metrics is not None else 0.0
             # one event per changed property, as upstream, so each matches its registrations
             for action in node_update_actions(event.old, event.new):
-                self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, action), event.old, event.new)
+                cluster_event = ClusterEvent(EventResource.Node, action)
+                moving = metrics.now() if metrics is not None else 0.0
+                self.queue.move_all_to_active_or_backoff_queue(cluster_event, event.old, event.new)
+                if metrics is not None:  # upstream: the cache update plus this event's moving
+                    metrics.event_handling_duration.labels(cluster_event.label).observe(
+                        updating + metrics.now() - moving)
         else:
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Delete), event.old, None)
             self.cache.remove_node(event.old)

@@ -61,7 +61,7 @@ _EVENT_LABELS: dict[tuple[str, str], str] = {}
 def event_label(event: "WatchEvent") -> str:
     """The scheduler_event_handling_duration_seconds label of a watch event, as upstream's
     handlers name theirs: AssignedPodAdd, UnschedulablePodUpdate, NodeDelete, PersistentVolumeAdd...
-    (a node update is one "NodeUpdate", where upstream observes each changed property)."""
+    (a node update is observed per changed property by the scheduler itself)."""
     kind, type_ = event.kind, event.type
     if kind == "Pod":
         pod = event.new if event.new is not None else event.old

@@ -13,6 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 
 from kschedfw.config.validate import default_config  # noqa: E402
 from kschedfw.features import FeatureGates  # noqa: E402
+from kschedfw import Code, Status, hookimpl  # noqa: E402
 from kschedfw.framework.registry import default_catalog  # noqa: E402
 from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets  # noqa: E402
 from kschedfw.simulation import Simulation  # noqa: E402
@@ -193,3 +194,57 @@ def test_unschedulable_pods_by_plugin_while_pending():
     assert by_labels(metrics, "scheduler_unschedulable_pods", "plugin", "profile") == {
         ("NodeResourcesFit", "default-scheduler"): 1}
     assert by_labels(metrics, "scheduler_pending_pods", "queue")[("unschedulable",)] == 1
+
+
+def test_queueing_hints_are_timed_by_plugin_event_and_result():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    # 'later' was rejected by NodeResourcesFit only; n2's creation ran its hint, which said Queue
+    assert by_labels(metrics, "scheduler_queueing_hint_execution_duration_seconds_count", "plugin", "event",
+                     "hint") == {("NodeResourcesFit", "NodeAdd", "Queue"): 1}
+
+
+def test_a_node_update_is_observed_per_changed_property():
+    from kschedfw.cluster.scenario import Step
+    registry = default_catalog()
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    sim = Simulation(default_config(registry, FeatureGates()), registry, [make_node("n1", cpu="1")],
+                     [Step(at=1.0, action="update", objects=(make_node("n1", cpu="2", labels={"zone": "a"}),))])
+    sim.scheduler.enable_metrics(metrics)
+    sim.run()
+    # upstream updateNodeInCache: one observation per NodeSchedulingPropertiesChange event
+    assert by_labels(metrics, "scheduler_event_handling_duration_seconds_count", "event") == {
+        ("NodeUpdateNodeAllocatable",): 1, ("NodeUpdateNodeLabel",): 1}
+
+
+class _WaitAtPermit:
+    """Holds every pod at Permit for 10 s; the wait then times out (upstream: Unschedulable)."""
+
+    name = "WaitAtPermit"
+
+    def __init__(self, args, handle):
+        pass
+
+    @hookimpl
+    def permit(self, state, pod, node_name):
+        return Status(Code.Wait), 10.0
+
+
+def test_permit_waits_are_timed_by_their_result():
+    from kschedfw.framework.registry import Registry
+    from kschedfw.plugins.defaultbinder import DefaultBinder
+    from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+    from kschedfw.plugins.queuesort import PrioritySort
+    from kschedfw.testing import config_for
+    classes = [PrioritySort, NodeResourcesFit, _WaitAtPermit, DefaultBinder]
+    registry = Registry.from_classes(classes)
+    sim = Simulation(config_for(classes, registry=registry), registry, [make_node("n1"), make_pod("p")])
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    sim.scheduler.enable_metrics(metrics)
+    sim.run(until=15.0)
+    # the first wait timed out after its 10 s (simulated clock): one Unschedulable observation
+    assert by_labels(metrics, "scheduler_permit_wait_duration_seconds_count", "result") == {("Unschedulable",): 1}
+    assert by_labels(metrics, "scheduler_permit_wait_duration_seconds_sum", "result")[("Unschedulable",)] == \
+        pytest.approx(10.0)
+    assert by_labels(metrics, "scheduler_framework_extension_point_duration_seconds_count", "extension_point",
+                     "status", "profile")[("Permit", "Wait", "default-scheduler")] >= 1

@@ -32,6 +32,7 @@ import collections
 import inspect
 import logging
 import math
+import time
 from enum import IntEnum
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
@@ -268,6 +269,9 @@ class PriorityQueue:
         self.incoming_pods: collections.Counter[tuple[str, str]] = collections.Counter()
         """``(queue, event label) -> count`` (upstream scheduler_queue_incoming_pods_total)."""
         self._interest: dict[ClusterEvent, bool] = {}
+        #: ``(plugin, event label, hint result, seconds)`` for every queueing hint run, when set
+        #: (upstream scheduler_queueing_hint_execution_duration_seconds)
+        self.observe_hint: Callable[[str, str, str, float], None] | None = None
 
     # ------------------------------------------------------------------ read-only views
     @property
@@ -452,9 +456,12 @@ class PriorityQueue:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         strategy = QueueingStrategy.QUEUE_SKIP
         pod = qpi.pod
+        observe = self.observe_hint
         for plugin, fn in profile.matching_hints(event):
             if plugin not in unsched and plugin not in pending:
                 continue
+            started = time.perf_counter() if observe is not None else 0.0
+            failed = False
             if fn is None:
                 hint = QueueingHint.Queue
             else:
@@ -465,6 +472,10 @@ class PriorityQueue:
                     log.error("QueueingHintFn of plugin %s returned an error for event %s, "
                               "pod %s", plugin, event.label, pod.key, exc_info=True)
                     hint = QueueingHint.Queue
+                    failed = True
+            if observe is not None:
+                observe(plugin, event.label, "Error" if failed else
+                        "QueueSkip" if hint == QueueingHint.QueueSkip else "Queue", time.perf_counter() - started)
             if hint == QueueingHint.QueueSkip:
                 continue
             if plugin in pending:
