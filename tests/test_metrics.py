@@ -248,3 +248,23 @@ def test_permit_waits_are_timed_by_their_result():
         pytest.approx(10.0)
     assert by_labels(metrics, "scheduler_framework_extension_point_duration_seconds_count", "extension_point",
                      "status", "profile")[("Permit", "Wait", "default-scheduler")] >= 1
+
+
+def test_lean_histogram_renders_exactly_as_prometheus_clients_histogram():
+    """The per-node plugin durations use LeanHistogram: same exposition as Histogram for the same
+    observations, bucket bounds included (a value equal to a bound counts in that bucket)."""
+    from prometheus_client import CollectorRegistry, Histogram, disable_created_metrics, generate_latest
+    from kschedfw.metrics import LeanHistogram
+    disable_created_metrics()  # as SchedulerMetrics does: upstream has no *_created series
+    buckets = exponential_buckets(0.00001, 1.5, 20)
+    values = [0.0, 0.000005, buckets[0], buckets[3], buckets[3] * 1.0000001, 0.0042, buckets[-1], 1.0, 123.4]
+    values += random.Random(7).choices([random.Random(8).uniform(0, 0.05) for _ in range(50)], k=200)
+    plain_registry, lean_registry = CollectorRegistry(), CollectorRegistry()
+    plain = Histogram("h_seconds", "help text", ["plugin", "status"], buckets=buckets, registry=plain_registry)
+    lean = LeanHistogram("h_seconds", "help text", ["plugin", "status"], buckets=buckets, registry=lean_registry)
+    assert generate_latest(lean_registry) == generate_latest(plain_registry)  # no series yet: HELP and TYPE
+    for i, value in enumerate(values):
+        labels = ("A" if i % 3 else "B", "Success" if i % 5 else "Unschedulable")
+        plain.labels(*labels).observe(value)
+        lean.series(*labels)(value)
+    assert generate_latest(lean_registry) == generate_latest(plain_registry)
