@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
-from prometheus_client.utils import floatToGoString
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.utils import floatToGoString
 
 if TYPE_CHECKING:
     from kschedfw.cycle import ScheduleAlgorithm
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from kschedfw.framework.types import QueuedPodInfo
     from kschedfw.scheduler import Scheduler
 
-__all__ = ["SchedulerMetrics", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
+__all__ = ["SchedulerMetrics", "LeanHistogram", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream pluginMetricsSamplePercent
 MAX_OPEN_ATTEMPTS = 100_000  # start times kept for attempts not yet ended (oldest dropped beyond)
@@ -63,6 +63,7 @@ _EXTENSION_POINTS = {
 #: Framework method -> (upstream extension_point label, where its Status is in what it returns:
 #: None for the value itself, an index into a returned tuple, or "" when upstream always says Success)
 _EXTENSION_POINT_RUNNERS: dict[str, tuple[str, int | str | None]] = {
+    "run_pre_enqueue_plugins": ("PreEnqueue", None),  # called by the queue, as upstream's is
     "run_pre_filter_plugins": ("PreFilter", 1), "run_post_filter_plugins": ("PostFilter", 1),
     "run_pre_score_plugins": ("PreScore", None), "run_score_plugins_totals": ("Score", 1),
     "run_reserve_plugins_reserve": ("Reserve", None), "run_reserve_plugins_unreserve": ("Unreserve", ""),

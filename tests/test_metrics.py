@@ -160,6 +160,11 @@ def test_extension_point_durations_carry_status_and_profile():
     assert counts[("PreBind", "Success", profile)] == 2
     assert counts[("Bind", "Success", profile)] == 2
     assert counts[("PostBind", "Success", profile)] == 2
+    # no plugin had anything to do before binding (upstream's PreBindPreFlight answers Skip)
+    assert counts[("PreBindPreFlight", "Skip", profile)] == 2
+    # PreEnqueue runs on every way into activeQ: here 'later' coming back on n2's NodeAdd (both
+    # pods' first adds happened before metrics were enabled)
+    assert counts[("PreEnqueue", "Success", profile)] == 1
     # one feasible node each time: upstream skips scoring then, so PreScore/Score never ran
     assert ("Score", "Success", profile) not in counts
 
