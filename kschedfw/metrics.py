@@ -13,10 +13,9 @@ events, the cache's sizes, the batching counters) are not counted twice: :meth:`
 copies them on the scheduler's thread about once a second, and a collector serves that copy.
 
 Not exported, having no meaning here: the async API dispatcher's, the preemption goroutines'
-(preemption runs in the cycle), the pod-group, DRA binding-condition, node-hint and
-store-results latencies, ``scheduler_pod_scheduled_after_flush_total`` (the queue does not mark
-flushed pods) and ``scheduler_plugin_evaluation_total`` (counted per node upstream: a Python
-counter per Filter and Score call would cost as much as a light plugin).
+(preemption runs in the cycle), the pod-group and DRA binding-condition metrics, and
+``scheduler_plugin_evaluation_total`` (counted per node upstream: a Python counter per Filter and
+Score call would cost as much as a light plugin).
 """
 
 from __future__ import annotations
@@ -135,6 +134,10 @@ class SchedulerMetrics:
             "E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might "
             "involve multiple scheduling attempts.", ["attempts"],
             buckets=exponential_buckets(0.01, 2, 20), registry=r)
+        self.scheduled_after_flush = Counter(
+            "scheduler_pod_scheduled_after_flush", "Number of pods that were successfully scheduled after being "
+            "flushed from unschedulablePods due to timeout. This metric helps detect potential queueing hint "
+            "misconfigurations or event handling issues.", registry=r)
         self.pod_attempts = Histogram(
             "scheduler_pod_scheduling_attempts", "Number of attempts to successfully schedule a pod.",
             buckets=exponential_buckets(1, 2, 5), registry=r)
@@ -152,6 +155,12 @@ class SchedulerMetrics:
             "scheduler_queueing_hint_execution_duration_seconds",
             "Duration for running a queueing hint function of a plugin.", ["plugin", "event", "hint"],
             buckets=exponential_buckets(0.00001, 1.5, 20), registry=r)
+        self.node_hint_duration = Histogram(
+            "scheduler_get_node_hint_duration_seconds", "Latency for getting a node hint.", ["hinted", "profile"],
+            buckets=exponential_buckets(0.00001, 2, 12), registry=r)
+        self.store_results_duration = Histogram(
+            "scheduler_store_schedule_results_duration_seconds", "Latency for getting a no.", ["profile"],
+            buckets=exponential_buckets(0.00001, 2, 12), registry=r)
         self.goroutines = Gauge(
             "scheduler_goroutines", "Number of running goroutines split by the work they do such as binding.",
             ["operation"], registry=r)
@@ -201,6 +210,8 @@ class SchedulerMetrics:
         self.pod_attempts.observe(qpi.attempts)
         if qpi.initial_attempt_timestamp is not None:
             self.sli_duration.labels(attempts_label(qpi.attempts)).observe(now - qpi.initial_attempt_timestamp)
+        if qpi.was_flushed_from_unschedulable:
+            self.scheduled_after_flush.inc()
 
     def publish(self, scheduler: "Scheduler") -> None:
         """Copy the counts the scheduler keeps (on its thread); served until the next copy."""
@@ -245,11 +256,36 @@ class SchedulerMetrics:
         profile = framework.profile_name
         for method, (point, where) in _EXTENSION_POINT_RUNNERS.items():
             setattr(framework, method, self._timed_point(getattr(framework, method), point, where, profile))
+        if framework.batch is not None:
+            self._time_batch(framework.batch, profile)
         filtering = algorithm._find_nodes_that_pass_filters
         if not getattr(filtering, "_kschedfw_timed", False):
             timed = self._timed_point(filtering, "Filter", 1, None)
             timed._kschedfw_timed = True  # type: ignore[attr-defined]
             algorithm._find_nodes_that_pass_filters = timed  # type: ignore[method-assign]
+
+    def _time_batch(self, batch: Any, profile: str) -> None:
+        """upstream's batching latencies: getting a hint (labelled by whether there was one) and
+        storing a cycle's results."""
+        clock, get_hint, store = self._clock, batch.get_node_hint, batch.store_schedule_results
+        hint_labels, store_labels = self.node_hint_duration.labels, self.store_results_duration.labels
+        hinted: dict[bool, Any] = {}  # series made on first use, as upstream's
+
+        def get_node_hint(*args: Any, **kwargs: Any) -> str:
+            start = clock()
+            hint: str = get_hint(*args, **kwargs)
+            child = hinted.get(bool(hint))
+            if child is None:
+                child = hinted[bool(hint)] = hint_labels("hint" if hint else "no_hint", profile)
+            child.observe(clock() - start)
+            return hint
+
+        def store_schedule_results(*args: Any, **kwargs: Any) -> None:
+            start = clock()
+            store(*args, **kwargs)
+            store_labels(profile).observe(clock() - start)
+        batch.get_node_hint = get_node_hint
+        batch.store_schedule_results = store_schedule_results
 
     def _timed_point(self, fn: Callable[..., Any], point: str, where: int | str | None,
                      profile: str | None) -> Callable[..., Any]:

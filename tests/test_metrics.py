@@ -273,3 +273,45 @@ def test_lean_histogram_renders_exactly_as_prometheus_clients_histogram():
         plain.labels(*labels).observe(value)
         lean.series(*labels)(value)
     assert generate_latest(lean_registry) == generate_latest(plain_registry)
+
+
+def test_batching_latencies_by_whether_a_hint_was_given():
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    simulate_with_late_node(metrics)
+    # three cycles asked for a hint (none compatible: each time a different pod or a failed cycle);
+    # the two that chose a node stored their results
+    assert by_labels(metrics, "scheduler_get_node_hint_duration_seconds_count", "hinted", "profile") == {
+        ("no_hint", "default-scheduler"): 3}
+    assert by_labels(metrics, "scheduler_store_schedule_results_duration_seconds_count", "profile") == {
+        ("default-scheduler",): 2}
+    assert by_labels(metrics, "scheduler_batch_attempts_total", "profile", "result") == {
+        ("default-scheduler", "no_hint"): 3}
+
+
+def test_a_pod_bound_after_the_leftover_flush_is_counted():
+    """upstream: flushUnschedulablePodsLeftover marks the pod, a failed attempt clears the mark,
+    and a bind of a marked pod counts in scheduler_pod_scheduled_after_flush_total."""
+    registry = default_catalog()
+    sim = Simulation(default_config(registry, FeatureGates()), registry,
+                     [make_node("small", cpu="500m"), make_pod("waits", cpu="600m")])
+    queue = sim.scheduler.queue
+    sim.run()  # unschedulable: the run ends with only the 5-minute flush left
+    qpi = queue.get_pod("default/waits")
+    assert qpi is not None and qpi.attempts == 1 and not qpi.was_flushed_from_unschedulable
+    sim.clock.set(200.0)
+    queue.flush_unschedulable_pods_leftover()  # not yet 5 minutes in the pool
+    assert not qpi.was_flushed_from_unschedulable
+    sim.clock.set(400.0)
+    queue.flush_unschedulable_pods_leftover()
+    assert qpi.was_flushed_from_unschedulable
+    assert sim.scheduler.schedule_one()  # flushed, tried again, failed again: the mark is gone
+    assert qpi.attempts == 2 and not qpi.was_flushed_from_unschedulable
+    sim.clock.set(800.0)
+    queue.flush_unschedulable_pods_leftover()
+    assert qpi.was_flushed_from_unschedulable
+    metrics = SchedulerMetrics(rng=FixedRng(99))
+    metrics.pod_scheduled(qpi, 800.0)
+    assert by_labels(metrics, "scheduler_pod_scheduled_after_flush_total") == {(): 1}
+    qpi.was_flushed_from_unschedulable = False
+    metrics.pod_scheduled(qpi, 800.0)
+    assert by_labels(metrics, "scheduler_pod_scheduled_after_flush_total") == {(): 1}

@@ -131,6 +131,9 @@ class QueuedPodInfo:
     backoff_expiration: float | None = None
     #: the scheduling signature taken when queued (gate OpportunisticBatching); None: unsignable
     pod_signature: Any = None
+    #: last left the unschedulable pool by the leftover flush, not by an event (upstream
+    #: WasFlushedFromUnschedulable, for scheduler_pod_scheduled_after_flush_total)
+    was_flushed_from_unschedulable: bool = False
 
     @property
     def key(self) -> str:

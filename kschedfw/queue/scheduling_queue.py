@@ -629,6 +629,7 @@ class PriorityQueue:
                 qpi.consecutive_errors_count = 0
             qpi.timestamp = self._clock.now()
             qpi.backoff_expiration = None
+            qpi.was_flushed_from_unschedulable = False  # back after an attempt, not a flush
             strategy = self._determine_hint_for_in_flight_pod(qpi)
             queue = self._requeue(qpi, strategy, SCHEDULE_ATTEMPT_FAILURE)
             log.debug("pod %s moved to %s after a failed attempt (cycle %d, hint %s)",
@@ -718,6 +719,8 @@ class PriorityQueue:
         now = self._last_flush_tick()
         limit = self.pod_max_in_unschedulable_pods_duration
         pods = self._unschedulable.pop_expired(lambda ts: now - ts > limit)
+        for qpi in pods:
+            qpi.was_flushed_from_unschedulable = True
         if pods:
             self._move_pods(pods, UNSCHEDULABLE_TIMEOUT, None, None)
 
