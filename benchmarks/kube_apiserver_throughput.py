@@ -20,6 +20,7 @@ import concurrent.futures
 import datetime as _dt
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,9 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
                    f"--secure-port={free_port()}", "-v=0"]
         else:
             cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config)]
+            if args.profile:  # py-spy samples the scheduler process (its CPU figure then includes py-spy's)
+                cmd = ["py-spy", "record", "--format", "raw", "--rate", "100", "--gil", "--output", args.profile,
+                       "--", *cmd]
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
         log = open(Path(tmp, "scheduler.log"), "w")
         start = time.monotonic()
@@ -107,8 +111,12 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
                 time.sleep(0.5)
             total = time.monotonic() - start
         finally:
-            proc.terminate()
-            proc.wait(30)
+            if args.profile:  # stop the profiled scheduler; py-spy then writes its file and exits
+                for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+                    os.kill(int(child), signal.SIGTERM)
+            else:
+                proc.terminate()
+            proc.wait(60)
             log.close()
         cpu_after = os.times()
         phase, bound = bind_phase(cp)
@@ -127,6 +135,8 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=100)
     parser.add_argument("--only", choices=("kschedfw", "kube-scheduler"))
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--profile", metavar="FILE",
+                        help="record kschedfw's stacks with py-spy into FILE (collapsed stacks)")
     args = parser.parse_args()
     assets = find_assets()
     if assets is None or not (assets / "kube-scheduler").exists():

@@ -5,12 +5,16 @@ The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``
 is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. Plugin
 durations are observed for a sample of cycles (upstream: 10%): for those the profiles run timed
 copies of their plugin lists (made by :meth:`SchedulerMetrics.instrument`), for the others their
-plain lists, so unsampled cycles call the plugins directly.
+plain lists, so unsampled cycles call the plugins directly. As upstream's MetricAsyncRecorder,
+durations go into a buffer of 1000 flushed into the histogram about once a second; what does not
+fit until the next flush is dropped (and then not even timed).
 """
 
 from __future__ import annotations
 
+import collections
 import random
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -23,7 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["SchedulerMetrics", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream pluginMetricsSamplePercent
-MAX_OPEN_ATTEMPTS = 100_000  # start times kept for attempts not yet ended (oldest dropped beyond)
+PLUGIN_METRICS_BUFFER = 1000  # upstream NewMetricsAsyncRecorder(1000, time.Second, ...)
+PLUGIN_METRICS_FLUSH_INTERVAL = 1.0  # seconds
+MAX_OPEN_ATTEMPTS = 100_000
+_RAISED = object()  # a buffered plugin call that raised (status label "Error")  # start times kept for attempts not yet ended (oldest dropped beyond)
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
@@ -60,6 +67,10 @@ class SchedulerMetrics:
         self._plugin_lists: list[tuple[Any, dict[str, tuple[tuple, tuple]]]] = []
         #: whether the current cycle's plugin durations are observed
         self.sampling = False
+        # (plugin, extension point, what the plugin returned or _RAISED, seconds); deque: bind workers append too
+        self._plugin_buffer: collections.deque[tuple[str, str, Any, float]] = collections.deque()
+        self._next_flush = clock() + PLUGIN_METRICS_FLUSH_INTERVAL
+        self._flush_lock = threading.Lock()  # the scheduler's thread and /metrics may both flush
         r = self.registry
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts", "Number of attempts to schedule pods, by the result. 'unschedulable' "
@@ -91,7 +102,9 @@ class SchedulerMetrics:
     def cycle_started(self, uid: str) -> None:
         """A pod was popped: its attempt's clock starts; 10% of cycles sample plugin durations
         (the frameworks run their timed plugin lists for those, their plain ones otherwise)."""
-        self._starts[uid] = self._clock()
+        now = self._starts[uid] = self._clock()
+        if now >= self._next_flush:
+            self.flush_plugin_durations()
         if len(self._starts) > MAX_OPEN_ATTEMPTS:  # pods popped and then skipped (deleting) never end
             del self._starts[next(iter(self._starts))]
         sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
@@ -133,19 +146,39 @@ class SchedulerMetrics:
 
     def _timed(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         clock = self._clock
-        observe = self.plugin_duration.labels
+        buffer = self._plugin_buffer
+        append = buffer.append
 
         def timed(*args: Any, **kwargs: Any) -> Any:
+            if len(buffer) >= PLUGIN_METRICS_BUFFER:  # upstream drops what its buffer cannot take
+                return fn(*args, **kwargs)
             start = clock()
             try:
                 returned = fn(*args, **kwargs)
             except Exception:
-                observe(plugin, point, "Error").observe(clock() - start)
+                append((plugin, point, _RAISED, clock() - start))
                 raise
-            observe(plugin, point, _status_label(returned)).observe(clock() - start)
+            append((plugin, point, returned, clock() - start))
             return returned
         return timed
 
+    def flush_plugin_durations(self) -> None:
+        """Move the buffered plugin durations into the histogram (the status label is worked out
+        here, off the plugin call's path)."""
+        self._next_flush = self._clock() + PLUGIN_METRICS_FLUSH_INTERVAL
+        buffer = self._plugin_buffer
+        children: dict[tuple[str, str, str], Any] = {}
+        with self._flush_lock:
+            for _ in range(len(buffer)):
+                plugin, point, returned, seconds = buffer.popleft()
+                label = "Error" if returned is _RAISED else _status_label(returned)
+                key = (plugin, point, label)
+                child = children.get(key)
+                if child is None:
+                    child = children[key] = self.plugin_duration.labels(plugin, point, label)
+                child.observe(seconds)
+
     def render(self) -> bytes:
         """The text exposition format."""
+        self.flush_plugin_durations()
         return generate_latest(self.registry)

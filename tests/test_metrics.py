@@ -85,6 +85,18 @@ def test_plugin_durations_are_observed_only_in_sampled_cycles():
     assert ("DefaultPreemption", "PostFilter", "Unschedulable") in observed
 
 
+def test_plugin_durations_beyond_the_buffer_are_dropped_until_the_next_flush(monkeypatch):
+    """Upstream's MetricAsyncRecorder: a 1000-entry buffer flushed once a second; observations
+    that do not fit are dropped. A clock that never moves means no flush before render()."""
+    import kschedfw.metrics as module
+    monkeypatch.setattr(module, "PLUGIN_METRICS_BUFFER", 5)
+    metrics = SchedulerMetrics(rng=FixedRng(0), clock=lambda: 0.0)
+    simulate(metrics, [make_pod("a"), make_pod("b")], nodes=3)
+    counts = [s.value for s in samples(metrics) if s.name == "scheduler_plugin_execution_duration_seconds_count"]
+    assert sum(counts) == 5
+    assert not metrics._plugin_buffer  # render() flushed what was buffered
+
+
 def test_preemption_attempts_and_victims():
     metrics = SchedulerMetrics(rng=FixedRng(99))
     simulate(metrics, [make_pod("low", cpu="800m", node_name="n1", priority=1),
