@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import urllib3
 
@@ -103,23 +103,25 @@ class KubeClient:
         raise AssertionError("unreachable")
 
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
-                content_type: str = "application/json") -> Any:
-        """One request; the decoded JSON answer on 2xx, else NotFound / Conflict / ApiError."""
+                content_type: str = "application/json", decode: Callable[[bytes], Any] | None = None) -> Any:
+        """One request; the decoded JSON answer on 2xx (through ``decode`` when given), else
+        NotFound / Conflict / ApiError."""
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         response = self._send(method, self._url(path, params), data, content_type if data is not None else None,
                               True, self.timeout)
-        payload = _decode(response.data)
         if 200 <= response.status < 300:
-            return payload
-        raise _error(response.status, payload)
+            return decode(response.data) if decode is not None and response.data else _decode(response.data)
+        raise _error(response.status, _decode(response.data))
 
-    def get(self, path: str, **params: Any) -> Any:
-        return self.request("GET", path, params=params or None)
+    def get(self, path: str, *, decode: Callable[[bytes], Any] | None = None, **params: Any) -> Any:
+        return self.request("GET", path, params=params or None, decode=decode)
 
-    def watch(self, path: str, params: Mapping[str, Any], *, inactivity_timeout: float) -> Iterator[dict[str, Any]]:
-        """The events of one watch request, as dicts, until the server ends it. A silent
-        connection ends it too (``inactivity_timeout`` seconds without a byte):
-        urllib3's ReadTimeoutError, which the caller treats like a closed stream."""
+    def watch(self, path: str, params: Mapping[str, Any], *, inactivity_timeout: float,
+              decode: Callable[[bytes], Any] = json.loads) -> Iterator[dict[str, Any]]:
+        """The events of one watch request, as dicts (``decode`` turns one line into one),
+        until the server ends it. A silent connection ends it too (``inactivity_timeout``
+        seconds without a byte): urllib3's ReadTimeoutError, which the caller treats like a
+        closed stream."""
         timeout = urllib3.Timeout(connect=self.timeout, read=inactivity_timeout)
         response = self._send("GET", self._url(path, {**params, "watch": "true"}), None, None, False, timeout)
         try:
@@ -134,9 +136,9 @@ class KubeClient:
                         break
                     pending = rest
                     if line.strip():
-                        yield json.loads(line)
+                        yield decode(line)
             if pending.strip():
-                yield json.loads(pending)
+                yield decode(pending)
         finally:
             response.release_conn() if response.status != 200 else response.close()
 

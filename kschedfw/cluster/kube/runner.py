@@ -40,7 +40,8 @@ class KubeRunner:
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
-                                   informer_options=informer_options, event_client=self.event_client)
+                                   informer_options=informer_options, event_client=self.event_client,
+                                   lean_pods=not config.document.get("extenders"))
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
                                    feature_gates=feature_gates)
