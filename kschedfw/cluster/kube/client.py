@@ -1,10 +1,12 @@
-"""A small kube-apiserver client: JSON over urllib3, client-go's QPS/burst limit, bearer token
+"""A small kube-apiserver client: JSON over HTTP(S), client-go's QPS/burst limit, bearer token
 refresh on 401, and watch streams read line by line with an inactivity timeout.
 
-Chosen by measurement (see benchmarks/kube_client.py): urllib3 costs ~420 us of CPU per request
-against ~650 us for lightkube's httpx, and a watch event is decoded with ``json`` into a dict and
-then into the few fields kschedfw's types keep. Outcomes are decided by the HTTP status alone (a
-successful bind answers 201 with a ``Status`` body, which generated clients choke on).
+Chosen by measurement (benchmarks/kube_client.py, kube_request_cpu.py): one-shot requests go
+through ``http.client`` with a kept-alive connection per thread (:mod:`.transport`, about a third
+less CPU than urllib3's pool, itself cheaper than lightkube's httpx); watches are streamed with
+urllib3. Each object is decoded with ``json`` into a dict (pods: only the fields the scheduler
+reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are decided by the HTTP status
+alone (a successful bind answers 201 with a ``Status`` body, which generated clients choke on).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import urllib3
 
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
+from kschedfw.cluster.kube.transport import Transport
 from kschedfw.framework.interface import Conflict, NotFound
 
 __all__ = ["ApiError", "KubeClient", "JSON_PATCH", "MERGE_PATCH", "STRATEGIC_MERGE_PATCH"]
@@ -74,9 +77,13 @@ class KubeClient:
         else:
             self._pool = urllib3.HTTPConnectionPool(parsed.hostname or "", parsed.port or 80, **kwargs)
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
+        self._transport = Transport(parsed.hostname or "", parsed.port or (443 if parsed.scheme == "https" else 80),
+                                    ssl_context=connection.ssl_context, https=parsed.scheme == "https",
+                                    timeout=timeout)
 
     def close(self) -> None:
         self._pool.close()
+        self._transport.close()
 
     def _url(self, path: str, params: Mapping[str, Any] | None) -> str:
         url = self._base_path + path
@@ -84,17 +91,15 @@ class KubeClient:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
         return url
 
-    def _send(self, method: str, url: str, body: bytes | None, content_type: str | None,
-              preload: bool, timeout: Any) -> urllib3.BaseHTTPResponse:
+    def _open_stream(self, url: str, timeout: Any) -> urllib3.BaseHTTPResponse:
+        """A GET whose body is read as it comes (a watch)."""
         headers = dict(self._headers)
-        if content_type:
-            headers["Content-Type"] = content_type
         for attempt in (1, 2):
             auth = self.connection.authorization() if attempt == 1 else self.connection.refresh_after_unauthorized()
             if auth:
                 headers["Authorization"] = auth
             self.limiter.wait()
-            response = self._pool.urlopen(method, url, body=body, headers=headers, preload_content=preload,
+            response = self._pool.urlopen("GET", url, headers=headers, preload_content=False,
                                           timeout=timeout, redirect=False)
             if response.status != 401 or attempt == 2:
                 return response
@@ -107,11 +112,24 @@ class KubeClient:
         """One request; the decoded JSON answer on 2xx (through ``decode`` when given), else
         NotFound / Conflict / ApiError."""
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        response = self._send(method, self._url(path, params), data, content_type if data is not None else None,
-                              True, self.timeout)
-        if 200 <= response.status < 300:
-            return decode(response.data) if decode is not None and response.data else _decode(response.data)
-        raise _error(response.status, _decode(response.data))
+        url = self._url(path, params)
+        headers = dict(self._headers)
+        if data is not None:
+            headers["Content-Type"] = content_type
+        auth = self.connection.authorization()
+        if auth:
+            headers["Authorization"] = auth
+        self.limiter.wait()
+        status, answer = self._transport.request(method, url, data, headers)
+        if status == 401:
+            auth = self.connection.refresh_after_unauthorized()
+            if auth:
+                headers["Authorization"] = auth
+            self.limiter.wait()
+            status, answer = self._transport.request(method, url, data, headers)
+        if 200 <= status < 300:
+            return decode(answer) if decode is not None and answer else _decode(answer)
+        raise _error(status, _decode(answer))
 
     def get(self, path: str, *, decode: Callable[[bytes], Any] | None = None, **params: Any) -> Any:
         return self.request("GET", path, params=params or None, decode=decode)
@@ -123,7 +141,7 @@ class KubeClient:
         seconds without a byte): urllib3's ReadTimeoutError, which the caller treats like a
         closed stream."""
         timeout = urllib3.Timeout(connect=self.timeout, read=inactivity_timeout)
-        response = self._send("GET", self._url(path, {**params, "watch": "true"}), None, None, False, timeout)
+        response = self._open_stream(self._url(path, {**params, "watch": "true"}), timeout)
         try:
             if response.status != 200:
                 raise _error(response.status, _decode(response.read()))

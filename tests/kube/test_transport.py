@@ -1,0 +1,144 @@
+"""The one-shot request transport (http.client, a kept-alive connection per thread) against a
+loopback HTTP/1.1 server: connections are reused, a connection the server closed while idle is
+replaced without sending the request twice, a 401 refreshes the token once, and the outcome is
+the HTTP status (client-go's rest client semantics the backend relies on)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+
+import pytest
+
+from kschedfw.cluster.kube.client import ApiError, KubeClient
+from kschedfw.cluster.kube.transport import Transport
+from kschedfw.framework.interface import Conflict
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        server = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        server.requests.append((self.path, self.headers.get("Authorization"), body, self.client_address[1]))
+        status, answer = server.answer(self)
+        data = json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        if server.close_after_each:
+            self.close_connection = True
+
+    do_GET = do_POST
+
+
+class Server(http.server.ThreadingHTTPServer):
+    def shutdown_request(self, request) -> None:
+        super().shutdown_request(request)
+        self.closed.set()  # the server's end of a connection is closed
+
+
+@pytest.fixture
+def server():
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.closed = threading.Event()
+    srv.requests = []
+    srv.close_after_each = False
+    srv.answer = lambda h: (201, {"kind": "Status", "status": "Success"})
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+class FakeConnection:
+    """What KubeClient needs of credentials.Connection: a token that rotates after a 401."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.ssl_context = None
+        self.token = "old"
+
+    def authorization(self) -> str:
+        return f"Bearer {self.token}"
+
+    def refresh_after_unauthorized(self) -> str:
+        self.token = "new"
+        return self.authorization()
+
+
+def transport(srv) -> Transport:
+    return Transport("127.0.0.1", srv.server_address[1], ssl_context=None, https=False, timeout=5)
+
+
+def test_requests_of_one_thread_reuse_one_connection(server):
+    t = transport(server)
+    for _ in range(3):
+        assert t.request("POST", "/x", b"{}", {"Content-Type": "application/json"})[0] == 201
+    assert len({r[3] for r in server.requests}) == 1
+    t.close()
+
+
+def test_a_connection_closed_by_the_server_is_replaced_and_nothing_is_sent_twice(server):
+    server.close_after_each = True  # the server ends each (idle) connection after answering
+    t = transport(server)
+    statuses = []
+    for i in range(3):
+        server.closed.clear()
+        statuses.append(t.request("POST", f"/x{i}", b"{}", {})[0])
+        assert server.closed.wait(5)
+    assert statuses == [201, 201, 201]
+    assert len({r[3] for r in server.requests}) == 3  # a new connection each time
+    assert [r[0] for r in server.requests] == ["/x0", "/x1", "/x2"]  # each request exactly once
+    t.close()
+
+
+def test_each_thread_has_its_own_connection(server):
+    t = transport(server)
+    barrier = threading.Barrier(3)
+
+    def work() -> None:
+        barrier.wait()
+        t.request("POST", "/x", b"{}", {})
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(server.requests) == 3
+    assert len(t._all) == 3
+    t.close()
+    assert t._all == []
+
+
+def test_kube_client_refreshes_the_token_once_on_401_and_judges_by_status(server):
+    def answer(handler):
+        if handler.headers.get("Authorization") != "Bearer new":
+            return 401, {"kind": "Status", "reason": "Unauthorized", "code": 401}
+        if handler.path.endswith("/conflict"):
+            return 409, {"kind": "Status", "reason": "Conflict", "message": "the object has been modified"}
+        if handler.path.endswith("/broken"):
+            return 500, {"kind": "Status", "reason": "InternalError", "message": "boom"}
+        return 201, {"kind": "Status", "status": "Success", "code": 201}
+    server.answer = answer
+    conn = FakeConnection(f"http://127.0.0.1:{server.server_address[1]}")
+    client = KubeClient(conn, qps=0, burst=1)  # type: ignore[arg-type]
+    assert client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={"kind": "Binding"})["code"] == 201
+    assert [r[1] for r in server.requests] == ["Bearer old", "Bearer new"]
+    assert all(json.loads(r[2]) == {"kind": "Binding"} for r in server.requests)
+    with pytest.raises(Conflict):
+        client.request("POST", "/conflict", body={})
+    with pytest.raises(ApiError) as err:
+        client.request("POST", "/broken", body={})
+    assert err.value.status == 500 and err.value.reason == "InternalError"
+    client.close()
