@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-__all__ = ["POD_FIELDS", "prune", "pod_list_decoder", "pod_event_decoder", "HAVE_MSGSPEC"]
+__all__ = ["POD_FIELDS", "prune", "pod_decoder", "pod_list_decoder", "pod_event_decoder", "HAVE_MSGSPEC"]
 
 # None: keep the value whole; a dict: an object, of which only these keys are kept; [dict]: a list
 # of such objects.
