@@ -107,7 +107,9 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
             cmd = [str(assets / "kube-scheduler"), f"--config={config}", "--bind-address=127.0.0.1",
                    f"--secure-port={free_port()}", "-v=0"]
         else:
-            cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config)]
+            # port 0: a free port for /healthz and /metrics (other schedulers may hold the default)
+            cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config),
+                   "--health-address", "127.0.0.1:0"]
             if args.profile:  # py-spy samples the scheduler process (its CPU figure then includes py-spy's)
                 cmd = ["py-spy", "record", "--format", "raw", "--rate", "100", "--gil", "--output", args.profile,
                        "--", *cmd]
