@@ -29,8 +29,8 @@ __all__ = ["SchedulerMetrics", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PER
 PLUGIN_METRICS_SAMPLE_PERCENT = 10  # upstream pluginMetricsSamplePercent
 PLUGIN_METRICS_BUFFER = 1000  # upstream NewMetricsAsyncRecorder(1000, time.Second, ...)
 PLUGIN_METRICS_FLUSH_INTERVAL = 1.0  # seconds
-MAX_OPEN_ATTEMPTS = 100_000
-_RAISED = object()  # a buffered plugin call that raised (status label "Error")  # start times kept for attempts not yet ended (oldest dropped beyond)
+MAX_OPEN_ATTEMPTS = 100_000  # start times kept for attempts not yet ended (oldest dropped beyond)
+_RAISED = object()  # a buffered plugin call that raised (status label "Error")
 
 
 def exponential_buckets(start: float, factor: float, count: int) -> list[float]:

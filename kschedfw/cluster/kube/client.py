@@ -4,8 +4,9 @@ refresh on 401, and watch streams read line by line with an inactivity timeout.
 Chosen by measurement (benchmarks/kube_client.py, kube_request_cpu.py): requests are plain
 HTTP/1.1 on kept-alive sockets (:mod:`.transport`: a third of urllib3's CPU per request, which is
 itself cheaper than lightkube's httpx). Each object is decoded from JSON into a dict (pods: only
-the fields the scheduler reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are decided by the HTTP status
-alone (a successful bind answers 201 with a ``Status`` body, which generated clients choke on).
+the fields the scheduler reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are
+decided by the HTTP status alone (a successful bind answers 201 with a ``Status`` body, which
+generated clients choke on).
 """
 
 from __future__ import annotations
