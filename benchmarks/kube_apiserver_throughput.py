@@ -3,14 +3,19 @@
 kube-scheduler, same API server build, same cluster, same client QPS/burst.
 
     KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_apiserver_throughput.py [--nodes 500] [--pods 2000]
-        [--qps 50 --burst 100] [--only kschedfw|kube-scheduler]
+        [--qps 50 --burst 100] [--only kschedfw|kube-scheduler] [--runs N] [--base-root DIR]
 
 For each scheduler a fresh loopback etcd + kube-apiserver is started (kschedfw.testing.controlplane),
 NODES ready nodes and PODS pending pods (100m cpu, 128Mi) are created, then the scheduler is started
 and timed until no pod of its schedulerName is left unbound. Reported per scheduler: seconds from
 process start to the last bind (``total``), and pods/s over the binding phase (first to last bind,
-from the pods' PodScheduled transition times, 1 s resolution). Both share the machine's cores with
-the API server and etcd, as in a small real control plane.
+from the pods' PodScheduled transition times, 1 s resolution). CPU: ``cpu_to_last_bind_s`` is the
+scheduler process's user+system CPU when the last pod is seen bound (polled every 0.25 s), and
+``pods_per_cpu_s`` the pods bound per CPU-second of it; ``scheduler_cpu_s`` is its CPU until it
+exits after SIGTERM (including shutdown: kschedfw writes the events still queued, for up to 5 s).
+With ``--profile`` the measured process is py-spy, so CPU figures are not comparable. Both
+schedulers share the machine's cores with the API server and etcd, as in a small real control
+plane.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import concurrent.futures
 import datetime as _dt
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -80,6 +86,15 @@ def bind_phase(cp: ControlPlane) -> tuple[float, int]:
     return (max(times) - min(times) + 1.0 if times else 0.0), len(times)
 
 
+def process_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) a running process has used so far (Linux /proc), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
     with ControlPlane(assets) as cp, tempfile.TemporaryDirectory() as tmp:
         populate(cp, args.nodes, args.pods)
@@ -92,29 +107,43 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
             cmd = [str(assets / "kube-scheduler"), f"--config={config}", "--bind-address=127.0.0.1",
                    f"--secure-port={free_port()}", "-v=0"]
         else:
-            cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config)]
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
+            # port 0: a free port for /healthz and /metrics (other schedulers may hold the default)
+            cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config),
+                   "--health-address", "127.0.0.1:0"]
+            if args.profile:  # py-spy samples the scheduler process (its CPU figure then includes py-spy's)
+                cmd = ["py-spy", "record", "--format", "raw", "--rate", "100", "--gil", "--output", args.profile,
+                       "--", *cmd]
+        root = str(args.base_root if which == "kschedfw-base" else ROOT)
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
         log = open(Path(tmp, "scheduler.log"), "w")
         start = time.monotonic()
         cpu_before = os.times()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
+        # cwd: ``python -m`` puts it first on sys.path, ahead of PYTHONPATH
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=root)
         try:
             while unbound_left(cp):
                 if proc.poll() is not None:
                     raise RuntimeError(f"{which} exited: {Path(tmp, 'scheduler.log').read_text()[-2000:]}")
                 if time.monotonic() - start > args.timeout:
                     raise RuntimeError(f"{which}: not done after {args.timeout}s")
-                time.sleep(0.5)
+                time.sleep(0.25)
             total = time.monotonic() - start
+            cpu_to_done = process_cpu(proc.pid)
         finally:
-            proc.terminate()
-            proc.wait(30)
+            if args.profile:  # stop the profiled scheduler; py-spy then writes its file and exits
+                for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+                    os.kill(int(child), signal.SIGTERM)
+            else:
+                proc.terminate()
+            proc.wait(60)
             log.close()
         cpu_after = os.times()
         phase, bound = bind_phase(cp)
         return {"scheduler": which, "nodes": args.nodes, "pods": args.pods, "qps": args.qps, "burst": args.burst,
                 "total_s": round(total, 1), "bound": bound, "bind_phase_s": round(phase, 1),
                 "pods_per_s": round(bound / phase, 1) if phase else None,
+                "cpu_to_last_bind_s": None if cpu_to_done is None else round(cpu_to_done, 2),
+                "pods_per_cpu_s": round(bound / cpu_to_done, 1) if cpu_to_done else None,
                 "scheduler_cpu_s": round((cpu_after.children_user + cpu_after.children_system)
                                          - (cpu_before.children_user + cpu_before.children_system), 1)}
 
@@ -127,14 +156,24 @@ def main() -> int:
     parser.add_argument("--burst", type=int, default=100)
     parser.add_argument("--only", choices=("kschedfw", "kube-scheduler"))
     parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--runs", type=int, default=1, help="rounds of the schedulers, alternating")
+    parser.add_argument("--base-root", metavar="DIR", type=Path,
+                        help="also run kschedfw from this source tree (e.g. a worktree of an older commit) "
+                             "as 'kschedfw-base', alternating with the others")
+    parser.add_argument("--profile", metavar="FILE",
+                        help="record kschedfw's stacks with py-spy into FILE (collapsed stacks)")
     args = parser.parse_args()
     assets = find_assets()
     if assets is None or not (assets / "kube-scheduler").exists():
         print(f"kube_apiserver_throughput: {missing_assets_reason() if assets is None else 'no kube-scheduler'}",
               file=sys.stderr)
         return 2
-    for which in ([args.only] if args.only else ["kube-scheduler", "kschedfw"]):
-        print(json.dumps(run_one(which, assets, args)), flush=True)
+    order = [args.only] if args.only else ["kube-scheduler", "kschedfw"]
+    if args.base_root:
+        order.append("kschedfw-base")
+    for _ in range(args.runs):  # alternate, so each sees the machine's load of the moment alike
+        for which in order:
+            print(json.dumps(run_one(which, assets, args)), flush=True)
     return 0
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """CPU per request and per watch event for the client choices of kschedfw.cluster.kube, against a
-throwaway kube-apiserver (KSCHEDFW_KUBE_ASSETS): lightkube's httpx client vs urllib3 for a GET of
-one ~2 KB pod, and json decoding + kschedfw.api parsing of one watch event.
+throwaway kube-apiserver (KSCHEDFW_KUBE_ASSETS): lightkube's httpx client vs kschedfw's KubeClient
+for a GET of one ~2 KB pod, and decoding (whole with json; lean with kschedfw.cluster.kube.leanpod)
++ kschedfw.api parsing of one watch event. benchmarks/kube_request_cpu.py compares transports.
 
     KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_client.py
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from kschedfw.cluster.kube import leanpod  # noqa: E402
 from kschedfw.cluster.kube.client import KubeClient  # noqa: E402
 from kschedfw.cluster.kube.credentials import load_connection  # noqa: E402
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object  # noqa: E402
@@ -55,11 +57,16 @@ def main() -> int:
         except ImportError:
             pass
         ours = KubeClient(load_connection(cp.kubeconfig), qps=0, burst=1)
-        results["urllib3_kubeclient_us_per_get"] = round(per_call_us(lambda: ours.request("GET", path)))
+        results["kschedfw_kubeclient_us_per_get"] = round(per_call_us(lambda: ours.request("GET", path)))
         event = json.dumps({"type": "MODIFIED", "object": pod}).encode()
         results["json_decode_us_per_event"] = round(per_call_us(lambda: json.loads(event), 3000), 1)
+        lean = leanpod.pod_event_decoder()
+        results["lean_decode_us_per_event"] = round(per_call_us(lambda: lean(event), 3000), 1)
         obj = json.loads(event)["object"]
         results["parse_us_per_pod"] = round(per_call_us(lambda: parse_api_object(BY_KIND["Pod"], obj), 3000), 1)
+        lean_obj = lean(event)["object"]
+        results["parse_us_per_lean_pod"] = round(
+            per_call_us(lambda: parse_api_object(BY_KIND["Pod"], lean_obj), 3000), 1)
         print(json.dumps(results))
     return 0
 

@@ -36,11 +36,11 @@ class ScriptedClient:
         self.watch_params: list[dict] = []
         self.list_params: list[dict] = []
 
-    def get(self, path, **params):
+    def get(self, path, *, decode=None, **params):  # answers are dicts already: nothing to decode
         self.list_params.append(params)
         return self.lists.pop(0)
 
-    def watch(self, path, params, *, inactivity_timeout):
+    def watch(self, path, params, *, inactivity_timeout, decode=None):
         self.watch_params.append(dict(params))
         yield from self.watches.pop(0)
 

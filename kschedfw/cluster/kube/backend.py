@@ -25,6 +25,7 @@ from kschedfw.clock import WallClock, rfc3339
 from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.discovery import LateDiscovery, discover
 from kschedfw.cluster.kube.events import EventWriter
+from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
 from kschedfw.cluster.kube.shadow import ShadowWrites
@@ -44,9 +45,13 @@ _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms
 class KubeBackend:
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
                  on_decision: Callable[[Decision], None] | None = None,
-                 informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None) -> None:
+                 informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None,
+                 lean_pods: bool = True) -> None:
         self.client = client
         self.dry_run = dry_run
+        # cache pods with only the fields the scheduler reads (extenders get the cached manifest:
+        # a scheduler with extenders keeps whole pods, as upstream sends them)
+        self.lean_pods = lean_pods
         self.clock = WallClock()
         self.on_decision = on_decision
         self._kinds = kinds
@@ -84,7 +89,10 @@ class KubeBackend:
         with self._informers_lock:  # late ones start from the discovery thread
             if self._stopped:
                 return
-            informer = Informer(self.client, resource, self._enqueue, **self._informer_options)
+            decoders: dict[str, Any] = {}
+            if resource.kind == "Pod" and self.lean_pods:
+                decoders = {"decode_page": leanpod.pod_list_decoder(), "decode_event": leanpod.pod_event_decoder()}
+            informer = Informer(self.client, resource, self._enqueue, **decoders, **self._informer_options)
             self.informers.append(informer)
             informer.start()
 
@@ -262,7 +270,9 @@ class KubeBackend:
         if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
         answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message), missing_ok=False)
-        return parse_api_object(BY_KIND["Pod"], answer) if answer else None
+        if not answer:
+            return None
+        return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""

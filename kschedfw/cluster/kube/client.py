@@ -1,22 +1,23 @@
-"""A small kube-apiserver client: JSON over urllib3, client-go's QPS/burst limit, bearer token
+"""A small kube-apiserver client: JSON over HTTP(S), client-go's QPS/burst limit, bearer token
 refresh on 401, and watch streams read line by line with an inactivity timeout.
 
-Chosen by measurement (see benchmarks/kube_client.py): urllib3 costs ~420 us of CPU per request
-against ~650 us for lightkube's httpx, and a watch event is decoded with ``json`` into a dict and
-then into the few fields kschedfw's types keep. Outcomes are decided by the HTTP status alone (a
-successful bind answers 201 with a ``Status`` body, which generated clients choke on).
+Chosen by measurement (benchmarks/kube_client.py, kube_request_cpu.py): requests are plain
+HTTP/1.1 on kept-alive sockets (:mod:`.transport`: a third of urllib3's CPU per request, which is
+itself cheaper than lightkube's httpx). Each object is decoded from JSON into a dict (pods: only
+the fields the scheduler reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are
+decided by the HTTP status alone (a successful bind answers 201 with a ``Status`` body, which
+generated clients choke on).
 """
 
 from __future__ import annotations
 
 import json
 import urllib.parse
-from typing import Any, Iterator, Mapping
-
-import urllib3
+from typing import Any, Callable, Iterator, Mapping
 
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
+from kschedfw.cluster.kube.transport import Transport
 from kschedfw.framework.interface import Conflict, NotFound
 
 __all__ = ["ApiError", "KubeClient", "JSON_PATCH", "MERGE_PATCH", "STRATEGIC_MERGE_PATCH"]
@@ -58,25 +59,23 @@ def _error(status: int, body: Any) -> Exception:
 
 
 class KubeClient:
-    """Thread-safe; one connection pool per API server."""
+    """Thread-safe; each thread sends over a kept-alive connection of its own, each watch over
+    one of its own (:class:`~kschedfw.cluster.kube.transport.Transport`)."""
 
     def __init__(self, connection: Connection, *, qps: float = 50.0, burst: int = 100,
-                 user_agent: str = "kschedfw", timeout: float = 30.0, pool_size: int = 8) -> None:
+                 user_agent: str = "kschedfw", timeout: float = 30.0) -> None:
         self.connection = connection
         self.limiter = TokenBucket(qps, burst)
         self.timeout = timeout
         parsed = urllib.parse.urlsplit(connection.server)
         self._base_path = parsed.path.rstrip("/")
-        kwargs: dict[str, Any] = {"maxsize": pool_size, "block": False, "retries": False}
-        if parsed.scheme == "https":
-            self._pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-                parsed.hostname or "", parsed.port or 443, ssl_context=connection.ssl_context, **kwargs)
-        else:
-            self._pool = urllib3.HTTPConnectionPool(parsed.hostname or "", parsed.port or 80, **kwargs)
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
+        https = parsed.scheme == "https"
+        self._transport = Transport(parsed.hostname or "", parsed.port or (443 if https else 80),
+                                    ssl_context=connection.ssl_context, https=https, timeout=timeout)
 
     def close(self) -> None:
-        self._pool.close()
+        self._transport.close()
 
     def _url(self, path: str, params: Mapping[str, Any] | None) -> str:
         url = self._base_path + path
@@ -84,61 +83,60 @@ class KubeClient:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
         return url
 
-    def _send(self, method: str, url: str, body: bytes | None, content_type: str | None,
-              preload: bool, timeout: Any) -> urllib3.BaseHTTPResponse:
+    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
+                content_type: str = "application/json", decode: Callable[[bytes], Any] | None = None) -> Any:
+        """One request; the decoded JSON answer on 2xx (through ``decode`` when given), else
+        NotFound / Conflict / ApiError."""
+        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        url = self._url(path, params)
         headers = dict(self._headers)
-        if content_type:
+        if data is not None:
             headers["Content-Type"] = content_type
-        for attempt in (1, 2):
-            auth = self.connection.authorization() if attempt == 1 else self.connection.refresh_after_unauthorized()
+        auth = self.connection.authorization()
+        if auth:
+            headers["Authorization"] = auth
+        self.limiter.wait()
+        status, answer = self._transport.request(method, url, data, headers)
+        if status == 401:
+            auth = self.connection.refresh_after_unauthorized()
             if auth:
                 headers["Authorization"] = auth
             self.limiter.wait()
-            response = self._pool.urlopen(method, url, body=body, headers=headers, preload_content=preload,
-                                          timeout=timeout, redirect=False)
-            if response.status != 401 or attempt == 2:
-                return response
-            response.drain_conn()
-            response.release_conn()
-        raise AssertionError("unreachable")
+            status, answer = self._transport.request(method, url, data, headers)
+        if 200 <= status < 300:
+            return decode(answer) if decode is not None and answer else _decode(answer)
+        raise _error(status, _decode(answer))
 
-    def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
-                content_type: str = "application/json") -> Any:
-        """One request; the decoded JSON answer on 2xx, else NotFound / Conflict / ApiError."""
-        data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        response = self._send(method, self._url(path, params), data, content_type if data is not None else None,
-                              True, self.timeout)
-        payload = _decode(response.data)
-        if 200 <= response.status < 300:
-            return payload
-        raise _error(response.status, payload)
+    def get(self, path: str, *, decode: Callable[[bytes], Any] | None = None, **params: Any) -> Any:
+        return self.request("GET", path, params=params or None, decode=decode)
 
-    def get(self, path: str, **params: Any) -> Any:
-        return self.request("GET", path, params=params or None)
-
-    def watch(self, path: str, params: Mapping[str, Any], *, inactivity_timeout: float) -> Iterator[dict[str, Any]]:
-        """The events of one watch request, as dicts, until the server ends it. A silent
-        connection ends it too (``inactivity_timeout`` seconds without a byte):
-        urllib3's ReadTimeoutError, which the caller treats like a closed stream."""
-        timeout = urllib3.Timeout(connect=self.timeout, read=inactivity_timeout)
-        response = self._send("GET", self._url(path, {**params, "watch": "true"}), None, None, False, timeout)
+    def watch(self, path: str, params: Mapping[str, Any], *, inactivity_timeout: float,
+              decode: Callable[[bytes], Any] = json.loads) -> Iterator[dict[str, Any]]:
+        """The events of one watch request, as dicts (``decode`` turns one line into one),
+        until the server ends it. A silent connection ends it too (``inactivity_timeout``
+        seconds without a byte): urllib3's ReadTimeoutError, which the caller treats like a
+        closed stream."""
+        url = self._url(path, {**params, "watch": "true"})
+        headers = dict(self._headers)
+        auth = self.connection.authorization()
+        for attempt in (1, 2):
+            if auth:
+                headers["Authorization"] = auth
+            self.limiter.wait()
+            status, lines = self._transport.stream(url, headers, inactivity_timeout)
+            if status == 401 and attempt == 1:
+                lines.close()
+                auth = self.connection.refresh_after_unauthorized()
+                continue
+            break
         try:
-            if response.status != 200:
-                raise _error(response.status, _decode(response.read()))
-            pending = b""
-            for chunk in response.stream(65536, decode_content=True):
-                pending += chunk
-                while True:
-                    line, sep, rest = pending.partition(b"\n")
-                    if not sep:
-                        break
-                    pending = rest
-                    if line.strip():
-                        yield json.loads(line)
-            if pending.strip():
-                yield json.loads(pending)
+            if status != 200:
+                raise _error(status, _decode(b"".join(lines)))
+            for line in lines:
+                if line.strip():
+                    yield decode(line)
         finally:
-            response.release_conn() if response.status != 200 else response.close()
+            lines.close()
 
 
 def _decode(data: bytes) -> Any:

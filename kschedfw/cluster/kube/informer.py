@@ -7,6 +7,7 @@ last resourceVersion seen, after a backoff; relist when the server says the vers
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import threading
@@ -34,10 +35,14 @@ class Informer:
     def __init__(self, client: KubeClient, resource: Resource, sink: Sink, *,
                  min_watch_timeout: float = 300.0, inactivity_timeout: float = 90.0,
                  initial_backoff: float = 0.8, max_backoff: float = 30.0, page_size: int = 500,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, decode_page: Callable[[bytes], Any] | None = None,
+                 decode_event: Callable[[bytes], Any] | None = None) -> None:
         self.client = client
         self.resource = resource
         self.sink = sink
+        # how a list page and a watch line are decoded (default: whole JSON; pods: only what is read)
+        self.decode_page = decode_page
+        self.decode_event = decode_event or json.loads
         self.min_watch_timeout = min_watch_timeout
         self.inactivity_timeout = inactivity_timeout
         self.initial_backoff = initial_backoff
@@ -99,8 +104,8 @@ class Informer:
         items: list[dict[str, Any]] = []
         cont = None
         while True:
-            page = self.client.get(self.resource.path, limit=self.page_size, **({"continue": cont} if cont else {}),
-                                   **self._params())
+            page = self.client.get(self.resource.path, decode=self.decode_page, limit=self.page_size,
+                                   **({"continue": cont} if cont else {}), **self._params())
             items.extend(page.get("items") or [])
             cont = (page.get("metadata") or {}).get("continue")
             if not cont:
@@ -137,7 +142,8 @@ class Informer:
                   "timeoutSeconds": timeout}
         self.watches += 1
         try:
-            for event in self.client.watch(self.resource.path, params, inactivity_timeout=self.inactivity_timeout):
+            for event in self.client.watch(self.resource.path, params, inactivity_timeout=self.inactivity_timeout,
+                                           decode=self.decode_event):
                 if self._stop.is_set():
                     return
                 self._handle(event)

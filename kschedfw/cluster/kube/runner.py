@@ -35,12 +35,13 @@ class KubeRunner:
         connection_config = config.document.get("clientConnection") or {}
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
-                                 burst=int(connection_config.get("burst") or 100), pool_size=16)
+                                 burst=int(connection_config.get("burst") or 100))
         # upstream: events go through a client of their own, with its own QPS budget
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
-                                   informer_options=informer_options, event_client=self.event_client)
+                                   informer_options=informer_options, event_client=self.event_client,
+                                   lean_pods=not config.document.get("extenders"))
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
                                    feature_gates=feature_gates)
