@@ -10,6 +10,8 @@ from typing import IO, Any, Iterable
 
 import yaml
 
+from kschedfw.gcpause import paused
+
 __all__ = ["dump_list", "write_list"]
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -20,8 +22,9 @@ def dump_list(manifests: Iterable[dict[str, Any]], stream: IO[str], *,
     """Write ``manifests`` to ``stream`` as one ``apiVersion: v1, kind: List`` document, keys
     in their original order."""
     document = {"apiVersion": "v1", "kind": "List", "items": list(manifests)}
-    yaml.dump(document, stream, Dumper=dumper, sort_keys=False, allow_unicode=False,
-              default_flow_style=False)
+    with paused():  # the representer's nodes hold no reference cycles
+        yaml.dump(document, stream, Dumper=dumper, sort_keys=False, allow_unicode=False,
+                  default_flow_style=False)
 
 
 def write_list(path: str, objects: Iterable[Any]) -> None:

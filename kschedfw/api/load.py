@@ -16,6 +16,7 @@ from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
 from kschedfw.api.yamldepth import too_deep
 from kschedfw.errors import ManifestError
+from kschedfw.gcpause import paused
 
 __all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
            "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES",
@@ -358,12 +359,13 @@ def load_located(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathL
                  template: bool = False) -> list[Located]:
     """As :func:`load_manifests`, each object with the file and line it was written at."""
     out: list[Located] = []
-    for p in _paths(path_or_paths):
-        path = Path(p)
-        if not path.exists():
-            raise ManifestError("no such file or directory", source=str(p))
-        for f in manifest_files(path):
-            out.extend(_load_file(f, str(f), template))
+    with paused():  # parsing builds no reference cycles
+        for p in _paths(path_or_paths):
+            path = Path(p)
+            if not path.exists():
+                raise ManifestError("no such file or directory", source=str(p))
+            for f in manifest_files(path):
+                out.extend(_load_file(f, str(f), template))
     return out
 
 
