@@ -2,23 +2,29 @@
 
 libyaml's emitter (``CSafeDumper``) writes the same YAML as PyYAML's pure-Python one about
 ten times faster; the pure one is the fallback when PyYAML was built without libyaml. What
-PyYAML does in Python around it is made cheap: the node tree of a manifest (dicts, lists,
-strings, ints, booleans, nulls) is built by :func:`_node_tree` without the representer's
-per-value dispatch, and the emitter's two tag resolutions per scalar are remembered by value.
+PyYAML does in Python before the emitter (a node per value through the representer, a
+serializer pass, two Python tag resolutions per scalar) is skipped for manifests made of
+dicts, lists, strings, ints, booleans and nulls: :func:`_emit_plain` hands the emitter the
+events the serializer would, resolving each distinct scalar text once. Anything else (floats,
+other types, a dict or list met twice, which PyYAML writes as an anchor and alias) is written
+by ``yaml.dump`` itself.
 """
 
 from __future__ import annotations
 
+import io
 from typing import IO, Any, Iterable
 
 import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from yaml.events import (DocumentEndEvent, DocumentStartEvent, MappingEndEvent,
+                         MappingStartEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent)
+from yaml.nodes import ScalarNode
 
 from kschedfw.gcpause import paused
 
 __all__ = ["dump_list", "write_list"]
 
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 _STR = "tag:yaml.org,2002:str"
 _INT = "tag:yaml.org,2002:int"
@@ -26,81 +32,77 @@ _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
+_OPTIONS: dict[str, Any] = {"sort_keys": False, "allow_unicode": False, "default_flow_style": False}
 
 
-class _Dumper(_BaseDumper):  # type: ignore[misc, valid-type]
-    """The safe dumper, remembering which tag a plain scalar's text resolves to (the emitter
-    asks twice per scalar, and manifests repeat the same few values)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._plain_tags: dict[str, str] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is ScalarNode:  # (no path resolvers: only a plain scalar's text matters)
-            if not implicit[0]:
-                return _STR
-            tag = self._plain_tags.get(value)
-            if tag is None:
-                tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
-            return tag
-        return super().resolve(kind, value, implicit)
-
-
-def _node_tree(dumper: Any, data: Any) -> Any:
-    """What ``dumper.represent_data(data)`` returns (block style, keys in their order, the
-    same node for a dict or list met twice, so the emitter anchors it as before); values of
-    other types go through the representer itself."""
-    represented = dumper.represented_objects
-    keep = dumper.object_keeper.append
-
-    def node_of(value: Any) -> Any:
-        cls = value.__class__
-        if cls is str:
-            return ScalarNode(_STR, value)
-        if cls is dict or cls is list:
-            key = id(value)
-            if key in represented:
-                return represented[key]
-            keep(value)
-            if cls is dict:
-                pairs: list[tuple[Any, Any]] = []
-                node = represented[key] = MappingNode(_MAP, pairs, flow_style=False)
-                for k, v in value.items():
-                    pairs.append((node_of(k), node_of(v)))
-            else:
-                items: list[Any] = []
-                node = represented[key] = SequenceNode(_SEQ, items, flow_style=False)
-                for v in value:
-                    items.append(node_of(v))
-            return node
-        if cls is bool:
-            return ScalarNode(_BOOL, "true" if value else "false")
-        if cls is int:
-            return ScalarNode(_INT, str(value))
-        if value is None:
-            return ScalarNode(_NULL, "null")
-        return dumper.represent_data(value)
-
-    return node_of(data)
+class _NotPlain(Exception):
+    """A value :func:`_emit_plain` leaves to ``yaml.dump``."""
 
 
 def dump_list(manifests: Iterable[dict[str, Any]], stream: IO[str], *,
               dumper: type = _Dumper) -> None:
     """Write ``manifests`` to ``stream`` as one ``apiVersion: v1, kind: List`` document, keys
-    in their original order."""
+    in their original order: ``yaml.dump(document, Dumper=dumper, sort_keys=False,
+    allow_unicode=False, default_flow_style=False)``, byte for byte."""
     document = {"apiVersion": "v1", "kind": "List", "items": list(manifests)}
-    with paused():  # the nodes hold no reference cycles
-        _dump(document, stream, dumper)
+    with paused():  # builds no reference cycles
+        text = io.StringIO()
+        try:
+            _emit_plain(dumper(text, **_OPTIONS), document)
+        except _NotPlain:
+            text = io.StringIO()
+            yaml.dump(document, text, Dumper=dumper, **_OPTIONS)
+        stream.write(text.getvalue())
 
 
-def _dump(document: Any, stream: IO[str], dumper_class: type) -> None:
-    """``yaml.dump(document, stream, Dumper=dumper_class, sort_keys=False, allow_unicode=False,
-    default_flow_style=False)``, with the node tree built by :func:`_node_tree`."""
-    dumper = dumper_class(stream, default_flow_style=False, allow_unicode=False, sort_keys=False)
+def _emit_plain(dumper: Any, document: Any) -> None:
+    """The events PyYAML's serializer would emit for ``document`` (block style, implicit tags
+    where the text resolves back to the value's type), straight to the emitter."""
+    emit = dumper.emit
+    plain_tags: dict[str, str] = {}
+    met: set[int] = set()
+
+    def plain_tag(text: str) -> str:
+        tag = plain_tags.get(text)
+        if tag is None:
+            tag = plain_tags[text] = dumper.resolve(ScalarNode, text, (True, False))
+        return tag
+
+    def write(value: Any) -> None:
+        cls = value.__class__
+        if cls is str:
+            emit(ScalarEvent(None, _STR, (plain_tag(value) == _STR, True), value))
+        elif cls is dict or cls is list:
+            if id(value) in met:
+                raise _NotPlain  # PyYAML anchors it
+            met.add(id(value))
+            if cls is dict:
+                emit(MappingStartEvent(None, _MAP, True, flow_style=False))
+                for k, v in value.items():
+                    write(k)
+                    write(v)
+                emit(MappingEndEvent())
+            else:
+                emit(SequenceStartEvent(None, _SEQ, True, flow_style=False))
+                for v in value:
+                    write(v)
+                emit(SequenceEndEvent())
+        elif cls is bool:
+            text = "true" if value else "false"
+            emit(ScalarEvent(None, _BOOL, (plain_tag(text) == _BOOL, False), text))
+        elif cls is int:
+            text = str(value)
+            emit(ScalarEvent(None, _INT, (plain_tag(text) == _INT, False), text))
+        elif value is None:
+            emit(ScalarEvent(None, _NULL, (plain_tag("null") == _NULL, False), "null"))
+        else:
+            raise _NotPlain
+
     try:
         dumper.open()
-        dumper.serialize(_node_tree(dumper, document))
+        emit(DocumentStartEvent())  # implicit, no directives: no such options are given
+        write(document)
+        emit(DocumentEndEvent())
         dumper.close()
     finally:
         dumper.dispose()

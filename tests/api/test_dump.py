@@ -1,7 +1,7 @@
-"""--write-out's YAML (kschedfw/api/dump.py): the node tree is built without PyYAML's
-representer and the emitter's tag resolutions are remembered, so the text must be exactly what
-``yaml.dump`` writes with PyYAML's own representer (and libyaml's emitter must write what the
-pure-Python one writes); what is written must read back as the same objects."""
+"""--write-out's YAML (kschedfw/api/dump.py): manifests go to the emitter as events, without
+PyYAML's representer and serializer, so the text must be exactly what ``yaml.dump`` writes
+(and libyaml's emitter must write what the pure-Python one writes); what is written must read
+back as the same objects."""
 
 import io
 from pathlib import Path
@@ -9,12 +9,17 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kschedfw.api import load
-from kschedfw.api.dump import _Dumper, dump_list
+from kschedfw.api import dump, load
+from kschedfw.api.dump import dump_list
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = {"cpu": "1", "memory": "1Gi"}
 SHARED_LIST = [{"key": "a", "operator": "Exists"}]
+LOOK_ALIKES = ["1", "0x1f", "0o17", "1_000", "1.5", "1e3", ".inf", ".NaN", "yes", "No", "on", "OFF",
+               "y", "~", "null", "Null", "", "2024-01-02", "2024-01-02T03:04:05Z", "1:30", "<<", "=",
+               "-", "- a", "#x", "a #b", "'q'", '"d"', " lead", "trail ", "tab\there", "日本", "\u00e9",
+               "\x85", "\ufeff", "line\n", "a\r\nb", "%x", "@x", "`x", "!x", "&a", "*a", "{x}", "[x]",
+               "a: b", "? x", "x" * 200, "long " * 40]
 
 MANIFESTS = [
     {"apiVersion": "v1", "kind": "Node",
@@ -25,42 +30,59 @@ MANIFESTS = [
      "metadata": {"name": "p", "namespace": "default", "annotations": {"note": "ünïcode ✓", "t": "true"}},
      "spec": {"nodeName": "n1", "priority": 10, "containers": [{"name": "c", "image": "x:1"}],
               "tolerations": [{"operator": "Exists"}], "enableServiceLinks": False,
-              "overhead": None, "f": 1.5}},
+              "overhead": None, "big": 10**20, "negative": -1}},
+    {"looks like": LOOK_ALIKES, "keys": {k: k for k in LOOK_ALIKES if k},
+     "odd keys": {7: "int key", False: "bool key", None: "null key"},
+     "empty": [{}, [], [[]], {"a": {}}, [None, True, 0]]},
 ]
 
+#: libyaml writes an empty key as ``'': v``, the pure-Python emitter as ``? ''``: each dumper
+#: is compared with itself on it
+EMPTY_KEY = [{"metadata": {"labels": {"": "empty key"}}}]
+
 ODD_VALUES = [
-    {"looks like": ["1", "0x1f", "1.5", "1e3", ".inf", "yes", "No", "on", "OFF", "~", "null", "",
-                    "2024-01-02", "2024-01-02T03:04:05Z", "1:30", "<<", "=", "-", "- a", "#x", "a #b",
-                    "'q'", '"d"', " lead", "trail ", "tab\there", "日本", "\u00e9", "\x85", "\ufeff",
-                    "line\n", "a\r\nb", "%x", "@x", "`x", "!x", "&a", "*a", "{x}", "[x]", "x" * 200],
-     "numbers": [0, -1, 10**20, 1.0, -0.5, 1e20, 1e-7, float("inf"), float("-inf"), float("nan"), 3.0e5],
-     "bools": [True, False], "none": None, "empty": [{}, [], [[]], {"a": {}}],
-     7: "int key", False: "bool key", None: "null key", 2.5: "float key",
-     "tuple": (1, "a"), "bytes": b"\x00\x01"},
+    {"floats": [1.0, -0.5, 1e20, 1e-7, float("inf"), float("-inf"), float("nan"), 3.0e5],
+     "tuple": (1, "a"), "bytes": b"\x00\x01", 2.5: "float key"},
     {"shared": [SHARED, SHARED, {"again": SHARED}], "tolerations": SHARED_LIST, "more": SHARED_LIST},
 ]
 
 
-def _pyyaml(manifests, dumper):
+def _pyyaml(manifests, dumper=yaml.SafeDumper):
     out = io.StringIO()
     yaml.dump({"apiVersion": "v1", "kind": "List", "items": list(manifests)}, out, Dumper=dumper,
               sort_keys=False, allow_unicode=False, default_flow_style=False)
     return out.getvalue()
 
 
-def _ours(manifests, dumper=_Dumper):
+def _ours(manifests, dumper=dump._Dumper):
     out = io.StringIO()
     dump_list(manifests, out, dumper=dumper)
     return out.getvalue()
 
 
-@pytest.mark.parametrize("manifests", [MANIFESTS, ODD_VALUES], ids=["manifests", "odd values"])
-def test_text_equals_pyyaml_with_its_own_representer(manifests):
-    assert _ours(manifests) == _pyyaml(manifests, yaml.SafeDumper)
-    assert _ours(manifests, yaml.SafeDumper) == _pyyaml(manifests, yaml.SafeDumper)
+def _events_only(manifests, dumper=dump._Dumper):
+    """The event path alone (no fallback): raises if it does not handle ``manifests``."""
+    out = io.StringIO()
+    dump._emit_plain(dumper(out, **dump._OPTIONS), {"apiVersion": "v1", "kind": "List",
+                                                    "items": list(manifests)})
+    return out.getvalue()
 
 
-def test_shared_objects_are_anchored_as_pyyaml_anchors_them():
+@pytest.mark.parametrize("dumper", [yaml.SafeDumper, dump._Dumper], ids=["pure", "default"])
+def test_events_write_what_pyyaml_writes(dumper):
+    for manifests in (MANIFESTS, EMPTY_KEY):
+        assert _events_only(manifests, dumper) == _pyyaml(manifests, dumper)
+        assert _ours(manifests, dumper) == _pyyaml(manifests, dumper)
+
+
+@pytest.mark.parametrize("manifests", [ODD_VALUES[:1], ODD_VALUES[1:]], ids=["floats etc", "shared"])
+def test_what_the_events_do_not_handle_is_written_by_pyyaml(manifests):
+    with pytest.raises(dump._NotPlain):
+        _events_only(manifests)
+    assert _ours(manifests) == _pyyaml(manifests, dump._Dumper)
+
+
+def test_shared_objects_keep_their_anchors():
     text = _ours(ODD_VALUES[1:])
     assert "&id001" in text and "*id001" in text and "&id002" in text
 
@@ -79,7 +101,7 @@ def test_every_manifest_of_the_repository_is_written_as_pyyaml_writes_it():
             except Exception:
                 continue  # configurations, scenarios, invalid fixtures
     assert len(manifests) > 50
-    assert _ours(manifests) == _pyyaml(manifests, yaml.SafeDumper)
+    assert _events_only(manifests) == _pyyaml(manifests, dump._Dumper)
 
 
 def test_written_list_reads_back_as_the_same_objects():
