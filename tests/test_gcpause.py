@@ -3,7 +3,7 @@ dumping) and gives the caller back the collector as it found it."""
 
 import gc
 
-from kschedfw.gcpause import paused
+from kschedfw.gcpause import frozen, paused
 
 
 def test_paused_turns_collection_off_inside_and_back_on_after():
@@ -27,3 +27,15 @@ def test_paused_leaves_a_disabled_collector_disabled_even_on_error():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_frozen_keeps_what_was_alive_out_of_collections_until_exit():
+    gc.collect()
+    alive = [object() for _ in range(10)]
+    with frozen():
+        assert gc.get_freeze_count() >= len(alive)
+        garbage = []
+        garbage.append(garbage)  # a cycle made inside is still collected inside
+        del garbage
+        assert gc.collect() >= 1
+    assert gc.get_freeze_count() == 0
