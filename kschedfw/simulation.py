@@ -17,7 +17,7 @@ from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.scenario import Step
 from kschedfw.errors import ManifestError
-from kschedfw.gcpause import frozen, paused
+from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
 
 if TYPE_CHECKING:
@@ -178,8 +178,7 @@ class Simulation:
     def run(self, until: float | None = None) -> SimulationResult:
         """Run the scheduler's loop on the simulated clock until the run settles (or the next
         thing to happen is after ``until``)."""
-        with frozen():  # the loaded cluster stays out of the loop's full collections
-            self.scheduler.run(until, idle=self._idle)
+        self.scheduler.run(until, idle=self._idle)
         return self.result()
 
     def result(self) -> SimulationResult:

@@ -39,3 +39,10 @@ def test_frozen_keeps_what_was_alive_out_of_collections_until_exit():
         del garbage
         assert gc.collect() >= 1
     assert gc.get_freeze_count() == 0
+
+
+def test_simulate_command_hands_every_object_back_to_the_collector(capsys):
+    from kschedfw.cli.main import main
+    assert main(["simulate", "-o", "json"]) == 0  # the demo cluster
+    assert '"summary"' in capsys.readouterr().out
+    assert gc.get_freeze_count() == 0
