@@ -251,3 +251,20 @@ def test_errors_name_the_same_line_as_the_complete_parse(text):
     with pytest.raises(ManifestError) as got:
         load.parse_manifests(text, source="x.yaml")
     assert (got.value.line, str(got.value)) == (expected.value.line, str(expected.value))
+
+
+class _PureLoader(yaml.SafeLoader):
+    """load._Loader's rules on PyYAML's pure-Python parser (installs without libyaml)."""
+
+
+_PureLoader.yaml_implicit_resolvers = load._Loader.yaml_implicit_resolvers
+
+
+@pytest.mark.parametrize("text", DOCUMENTS + LEFT_TO_PYYAML, ids=range(len(DOCUMENTS + LEFT_TO_PYYAML)))
+def test_pure_python_parser_gives_the_same_documents(text):
+    pure = plain_documents(text, _PureLoader, load.MAX_DEPTH)
+    fast = plain_documents(text, load._Loader, load.MAX_DEPTH)
+    assert (pure is None) == (fast is None)
+    if fast is not None:
+        assert all(_same(a, b) for (a, _), (b, _) in zip(pure, fast)) and len(pure) == len(fast)
+        assert _event_lines(pure) == _event_lines(fast)
