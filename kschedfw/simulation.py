@@ -17,6 +17,7 @@ from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.scenario import Step
 from kschedfw.errors import ManifestError
+from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ class Simulation:
         self.on_progress = on_progress
         self._last_progress = 0.0
         self.scheduler.on_progress = self._progress
-        self.cluster.load(objects, CREATE_SPACING_SECONDS)
+        with paused():  # creating the objects (and the scheduler's view of them) makes no cycles
+            self.cluster.load(objects, CREATE_SPACING_SECONDS)
         if self.clock.now() < 0:  # nothing loaded, or float rounding
             self.clock.set(0.0)
         for step in self.steps:  # scenario steps are backend timers, in order

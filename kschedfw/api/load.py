@@ -15,7 +15,9 @@ from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
 from kschedfw.api.yamldepth import too_deep
+from kschedfw.api.yamlevents import plain_documents
 from kschedfw.errors import ManifestError
+from kschedfw.gcpause import paused
 
 __all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
            "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES",
@@ -117,55 +119,87 @@ def _is_list(data: dict[str, Any]) -> bool:
     return isinstance(kind, str) and (kind == "List" or (kind.endswith("List") and "items" in data))
 
 
-def _mapping_value_node(node: Any, key: str) -> Any:
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            if isinstance(k, yaml.ScalarNode) and k.value == key:
-                return v
-    return None
+class _NodeLines:
+    """Where the parts of a document are, from PyYAML's node tree."""
+
+    @staticmethod
+    def line(node: Any) -> int | None:
+        return node.start_mark.line + 1 if node is not None else None
+
+    @staticmethod
+    def children(node: Any, data: list[Any]) -> list[Any]:
+        return node.value if isinstance(node, yaml.SequenceNode) else [None] * len(data)
+
+    @staticmethod
+    def member(node: Any, key: str) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == key:
+                    return v
+        return None
+
+
+class _PlainLines:
+    """Where the objects of a document are, from :func:`plain_documents`' lines: the "node" of
+    a value is the value itself. Only the lines of mappings are known, so an error found this
+    way is found again by the complete parse, which names its line."""
+
+    def __init__(self, lines: dict[int, int]) -> None:
+        self.lines = lines
+
+    def line(self, node: Any) -> int | None:
+        return self.lines.get(id(node)) if node is not None else None
+
+    @staticmethod
+    def children(node: Any, data: list[Any]) -> list[Any]:
+        return data
+
+    @staticmethod
+    def member(node: Any, key: str) -> Any:
+        return node.get(key) if isinstance(node, dict) else None
 
 
 def _line(node: Any) -> int | None:
-    return node.start_mark.line + 1 if node is not None else None
+    return _NodeLines.line(node)
 
 
-def _emit(node: Any, data: Any, source: str, default_kind: str | None, template: bool,
-          out: list[Any]) -> None:
-    """Append the objects in ``data`` (a document, a list item...) to ``out``, flattening lists."""
+def _emit(where: _NodeLines | _PlainLines, node: Any, data: Any, source: str,
+          default_kind: str | None,
+          template: bool, out: list[Any]) -> None:
+    """Append the objects in ``data`` (a document, a list item...) to ``out``, flattening lists;
+    ``where`` finds the line of ``node``, the part of the document ``data`` was read from."""
     if data is None:
         return
     if isinstance(data, list):
-        child_nodes = node.value if isinstance(node, yaml.SequenceNode) else [None] * len(data)
-        for child_node, child in zip(child_nodes, data):
-            _emit(child_node, child, source, default_kind, template, out)
+        for child_node, child in zip(where.children(node, data), data):
+            _emit(where, child_node, child, source, default_kind, template, out)
         return
     if isinstance(data, dict) and _is_list(data):
         items = data.get("items")
         if items is None:
             return
-        items_node = _mapping_value_node(node, "items")
+        items_node = where.member(node, "items")
         if not isinstance(items, list):
             raise ManifestError(f"expected a list, got {_parse.describe(items)}", source=source,
-                                line=_line(items_node) or _line(node),
+                                line=where.line(items_node) or where.line(node),
                                 obj=str(data.get("kind")), field="items")
         kind = data["kind"]
         item_kind = kind[:-4] if kind != "List" else None
-        child_nodes = items_node.value if isinstance(items_node, yaml.SequenceNode) \
-            else [None] * len(items)
-        for child_node, child in zip(child_nodes, items):
+        for child_node, child in zip(where.children(items_node, items), items):
             if child is None:
                 continue
             if isinstance(child, dict) and _is_list(child):
-                _emit(child_node, child, source, None, template, out)
+                _emit(where, child_node, child, source, None, template, out)
             else:
-                line = _line(child_node) or _line(node)
+                line = where.line(child_node) or where.line(node)
                 out.append(Located(parse_object(child, source=source, line=line,
                                                 default_kind=item_kind, template=template),
                                    source, line))
         return
-    out.append(Located(parse_object(data, source=source, line=_line(node),
+    line = where.line(node)
+    out.append(Located(parse_object(data, source=source, line=line,
                                     default_kind=default_kind, template=template),
-                       source, _line(node)))
+                       source, line))
 
 
 def _aliased_values(root: Any) -> int:
@@ -301,9 +335,18 @@ def parse_manifests(text: str, *, source: str = "", template: bool = False) -> l
 
 
 def _parse_located(text: str, source: str, template: bool) -> list[Located]:
-    out: list[Located] = []
+    documents = plain_documents(text, _Loader, MAX_DEPTH)
+    if documents is not None:
+        out: list[Located] = []
+        try:
+            for data, lines in documents:
+                _emit(_PlainLines(lines), data, data, source, None, template, out)
+            return out
+        except ManifestError:
+            pass  # the complete parse below reports it, with the line of the very value
+    out = []
     for node, data in yaml_documents(text, source):
-        _emit(node, data, source, None, template, out)
+        _emit(_NodeLines(), node, data, source, None, template, out)
     return out
 
 
@@ -314,7 +357,7 @@ def _load_json_fallback(text: str, source: str, template: bool) -> list[Located]
     except ValueError:
         return None
     out: list[Located] = []
-    _emit(None, data, source, None, template, out)
+    _emit(_NodeLines(), None, data, source, None, template, out)
     return out
 
 
@@ -358,12 +401,13 @@ def load_located(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathL
                  template: bool = False) -> list[Located]:
     """As :func:`load_manifests`, each object with the file and line it was written at."""
     out: list[Located] = []
-    for p in _paths(path_or_paths):
-        path = Path(p)
-        if not path.exists():
-            raise ManifestError("no such file or directory", source=str(p))
-        for f in manifest_files(path):
-            out.extend(_load_file(f, str(f), template))
+    with paused():  # parsing builds no reference cycles
+        for p in _paths(path_or_paths):
+            path = Path(p)
+            if not path.exists():
+                raise ManifestError("no such file or directory", source=str(p))
+            for f in manifest_files(path):
+                out.extend(_load_file(f, str(f), template))
     return out
 
 

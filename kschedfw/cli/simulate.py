@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -10,6 +11,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
+from kschedfw.gcpause import frozen
 
 if TYPE_CHECKING:
     from kschedfw.cluster.inputs import Inputs
@@ -47,6 +49,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as until_reported:
+        return _run(args, until_reported)
+
+
+def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections
     from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
     from kschedfw.report import render_html
@@ -81,6 +88,9 @@ def run(args: argparse.Namespace) -> int:
         with progress_bar(args.progress, len(pod_keys)) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates)
+            # the loaded cluster stays out of cycle collection until the report is out: the
+            # loop's and the report's full collections would each walk all of it again
+            until_reported.enter_context(frozen())
             log = None
             if args.explain or args.report:
                 log = DecisionLog(sim.scheduler, args.explain,

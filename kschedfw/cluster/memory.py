@@ -126,7 +126,7 @@ class MemoryCluster:
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
-        obj = self._with_version(self._stamped(obj))
+        obj = self._evolved(obj, self._stamp(obj))
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
         return obj
@@ -136,14 +136,14 @@ class MemoryCluster:
         watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
         return self.clock.now_datetime().replace(microsecond=0)
 
-    def _stamped(self, obj: Any) -> Any:
-        """With a creationTimestamp, as the API server gives every object it creates, unless it
-        came with one (a snapshot of a cluster keeps its history). Set on the typed field and in
-        the manifest, where plugins read other kinds (coscheduling: its PodGroup's) and from
-        which ``--write-out`` writes."""
-        if not attrs.has(type(obj)):
-            return obj
+    def _stamp(self, obj: Any) -> dict[str, Any]:
+        """The changes giving ``obj`` a creationTimestamp, as the API server gives every object
+        it creates, unless it came with one (a snapshot of a cluster keeps its history). Set on
+        the typed field and in the manifest, where plugins read other kinds (coscheduling: its
+        PodGroup's) and from which ``--write-out`` writes."""
         changes: dict[str, Any] = {}
+        if not attrs.has(type(obj)):
+            return changes
         if getattr(obj, "creation_timestamp", "") is None:
             changes["creation_timestamp"] = self.stored_now()
         raw = getattr(obj, "raw", None)
@@ -151,7 +151,7 @@ class MemoryCluster:
         if isinstance(raw, dict) and isinstance(meta, dict) and not meta.get("creationTimestamp"):
             stamp = changes.get("creation_timestamp") or getattr(obj, "creation_timestamp", None) or self.stored_now()
             changes["raw"] = {**raw, "metadata": {**meta, "creationTimestamp": rfc3339(stamp)}}
-        return attrs.evolve(obj, **changes) if changes else obj
+        return changes
 
     def try_create(self, obj: Any) -> Any | None:
         """Create, recording an admission refusal instead of raising (bulk loading)."""
@@ -183,10 +183,16 @@ class MemoryCluster:
         return old
 
     def _with_version(self, obj: Any) -> Any:
-        if not hasattr(obj, "resource_version"):
+        return self._evolved(obj, {})
+
+    def _evolved(self, obj: Any, changes: dict[str, Any]) -> Any:
+        """``obj`` with ``changes`` and the next resourceVersion, in one copy (a Pod keeps its
+        computed requests)."""
+        if hasattr(obj, "resource_version"):
+            changes["resource_version"] = str(next(self._resource_version))
+        if not changes:
             return obj
-        return attrs.evolve(obj, resource_version=str(next(self._resource_version))) if kind_of(obj) != "Pod" \
-            else obj._evolve_keep_caches(resource_version=str(next(self._resource_version)))
+        return obj._evolve_keep_caches(**changes) if kind_of(obj) == "Pod" else attrs.evolve(obj, **changes)
 
     # ------------------------------------------------------------------ the scheduler's client
     def bind(self, pod: Pod, node_name: str) -> None:
@@ -198,11 +204,16 @@ class MemoryCluster:
             raise Conflict(f'pod {pod.name} is already assigned to node "{current.node_name}"')
         if self.get("Node", node_name) is None:
             raise NotFound(f'nodes "{node_name}" not found')
-        bound = current.with_node(node_name)
-        if bound.start_time is None:
-            bound = bound._evolve_keep_caches(start_time=self.clock.now_datetime())
-        bound = _set_condition(bound, "PodScheduled", "True", "", "")
-        self.update(bound)
+        # spec.nodeName, startTime and PodScheduled=True in one copy of the pod
+        raw = dict(current.raw)
+        raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
+        changes: dict[str, Any] = {"node_name": node_name, "raw": raw}
+        if current.start_time is None:
+            changes["start_time"] = self.clock.now_datetime()
+        changes.update(_condition_changes(current, raw, "PodScheduled", "True", "", ""))
+        bound = self._evolved(current, changes)
+        self._objects["Pod"][key_of(bound)] = bound
+        self._emit(WatchEvent(MODIFIED, "Pod", current, bound))
 
     def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """Bindings complete at once here: a simulation is reproducible from its seed."""
@@ -293,13 +304,21 @@ def _display(obj: Any) -> str:
 
 
 def _set_condition(pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod:
+    changes = _condition_changes(pod, pod.raw, type_, status, reason, message)
+    return pod._evolve_keep_caches(**changes) if changes else pod
+
+
+def _condition_changes(pod: Pod, raw: dict[str, Any], type_: str, status: str, reason: str,
+                       message: str) -> dict[str, Any]:
+    """The changes setting the pod's condition ``type_`` (none if it is already so), on the
+    typed field and in ``raw``, the manifest to change (copied, never changed in place)."""
     from kschedfw.api import PodCondition
-    conditions = [c for c in pod.conditions if c.type != type_]
     existing = pod.condition(type_)
     if existing is not None and (existing.status, existing.reason, existing.message) == (status, reason, message):
-        return pod
+        return {}
+    conditions = [c for c in pod.conditions if c.type != type_]
     conditions.append(PodCondition(type_, status, reason, message))
-    raw = dict(pod.raw)
+    raw = dict(raw)
     st = dict(raw.get("status") or {})
     raw_conditions = [c for c in (st.get("conditions") or []) if isinstance(c, dict) and c.get("type") != type_]
     entry = {"type": type_, "status": status}
@@ -310,7 +329,7 @@ def _set_condition(pod: Pod, type_: str, status: str, reason: str, message: str)
     raw_conditions.append(entry)
     st["conditions"] = raw_conditions
     raw["status"] = st
-    return pod._evolve_keep_caches(conditions=tuple(conditions), raw=raw)
+    return {"conditions": tuple(conditions), "raw": raw}
 
 
 def _check_pod_update(old: Pod, new: Pod) -> None:
