@@ -186,27 +186,36 @@ class Evaluator:
             return [], NodeToStatus(), ""
         pdbs = self._pdbs()
         offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates, m)
 
     def dry_run_preemption(self, state: "CycleState", pod: "Pod", potential_nodes: list["NodeInfo"],
-                           pdbs: list[Any], offset: int, num_candidates: int
+                           pdbs: list[Any], offset: int, num_candidates: int,
+                           filter_statuses: NodeToStatus | None = None
                            ) -> tuple[list[Candidate], NodeToStatus, str]:
         """Simulate preemption node by node from ``offset`` (wrapping around), each on a copy of
         the state and the node. Stops once there is at least one candidate that violates no PDB
         and ``num_candidates`` in all; each list keeps at most ``num_candidates``. Candidates that
         violate no PDB come first. Returns the candidates, the statuses of the nodes that are not
-        candidates, and the errors met (joined)."""
+        candidates, and the errors met (joined).
+
+        An interface with ``victim_selector(state, pod, pdbs, filter_statuses)`` may return a
+        function giving ``select_victims_on_node``'s result for a node without the copies."""
         non_violating = CandidateList(num_candidates)
         violating = CandidateList(num_candidates)
         node_statuses = NodeToStatus()
         errors: list[str] = []
         n = len(potential_nodes)
+        selector = getattr(self.interface, "victim_selector", None)
+        select = selector(state, pod, pdbs, filter_statuses) if callable(selector) else None
         for i in range(n):
             original = potential_nodes[(offset + i) % n]
-            node_info = original.clone()
-            state_copy = state.clone()
-            victims, num_violations, status = self.interface.select_victims_on_node(
-                state_copy, pod, node_info, pdbs)
+            if select is not None:
+                node_info = original
+                victims, num_violations, status = select(original)
+            else:
+                node_info = original.clone()
+                victims, num_violations, status = self.interface.select_victims_on_node(
+                    state.clone(), pod, node_info, pdbs)
             success = status is None or status.is_success()
             if success and victims:
                 candidate = Candidate(node_info.name, Victims(list(victims), num_violations))
