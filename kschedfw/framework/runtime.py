@@ -94,6 +94,8 @@ class Framework:
         self._score_pool: dict[str, list[NodeScore] | None] = {}
         #: node name -> its snapshot NodeInfo with the nominated pods added (see filter_nodes)
         self._nominated_infos: dict[str, _NodeWithPods] = {}
+        #: (cycle state, pod, nominator version, node name -> pods to add): see nominated_pods_to_add
+        self._nominated_cycle: tuple[Any, Any, Any, dict[str, list["Pod"]]] = (None, None, None, {})
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -475,13 +477,8 @@ class Framework:
         with the nominated pods added depends on nothing but the node and those pods, so with
         ``reuse`` (the snapshot's own NodeInfo, which only the cache changes, bumping its
         generation) that clone is kept per node and reused while both are unchanged."""
-        nominator = self.handle.nominator
-        nominated = nominator.nominated_pods_for_node(node_info.name) if nominator is not None else ()
-        if not nominated:
-            return self.run_filter_plugins(state, pod, node_info)
-        priority = pod.effective_priority
-        uid = pod.uid
-        to_add = [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
+        to_add = self.nominated_pods_to_add(state, pod, node_info.name) if reuse \
+            else self._nominated_pods_to_add(pod, node_info.name)
         if not to_add:
             return self.run_filter_plugins(state, pod, node_info)
         if extensions:
@@ -509,6 +506,33 @@ class Framework:
         if status is not None and not status.is_success():
             return status
         return self.run_filter_plugins(state, pod, node_info)
+
+    def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
+        """The pods nominated to ``node_name`` that ``pod`` must leave room for (upstream
+        addGENominatedPods: priority at least ``pod``'s, ``pod`` itself excluded), in nomination
+        order. Worked out once per node and cycle (``state``) while the nominations stay as they
+        are, for Filter and then preemption's dry run. Do not change the list."""
+        nominator = self.handle.nominator
+        if nominator is None:
+            return []
+        version = getattr(nominator, "version", None)
+        cycle = self._nominated_cycle
+        if cycle[0] is not state or cycle[1] is not pod or cycle[2] != version or version is None:
+            cycle = self._nominated_cycle = (state, pod, version, {})
+        known = cycle[3]
+        to_add = known.get(node_name)
+        if to_add is None:
+            to_add = known[node_name] = self._nominated_pods_to_add(pod, node_name)
+        return to_add
+
+    def _nominated_pods_to_add(self, pod: "Pod", node_name: str) -> list["Pod"]:
+        nominator = self.handle.nominator
+        nominated = nominator.nominated_pods_for_node(node_name) if nominator is not None else ()
+        if not nominated:
+            return []
+        priority = pod.effective_priority
+        uid = pod.uid
+        return [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
 
     def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> NodeInfo | None:
         """The kept clone of ``node_info`` with ``pods`` added, if neither changed since."""

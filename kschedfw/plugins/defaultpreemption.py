@@ -35,7 +35,7 @@ from kschedfw.plugins import nodememo
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
                                          pod_terminating_by_preemption, sort_by_importance)
-from kschedfw.plugins.preemption.resource_victims import ResourceVictimSelector, VictimMemo
+from kschedfw.plugins.preemption.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, VictimMemo
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
@@ -48,7 +48,6 @@ ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"
 
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
-ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 
 IsEligiblePodFunc = Callable[["NodeInfo", Pod, Pod], bool]

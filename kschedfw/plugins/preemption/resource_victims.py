@@ -52,6 +52,7 @@ VictimResult = tuple[list["Pod"], int, Status]
 PlainSelect = Callable[["NodeInfo"], VictimResult]
 
 _MEMO_KEYS = 4
+ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
 def resource_only_plan(framework: Any, state: "CycleState"
@@ -125,9 +126,9 @@ class ResourceVictimSelector:
     """
 
     __slots__ = ("_pod", "_uid", "_priority", "_checks", "_before", "_after", "_fit_name",
-                 "_statuses", "_nominator", "_nominated_nodes", "_pdbs", "_sort", "_plain", "_memo", "_state")
+                 "_statuses", "_nominator", "_nominated_nodes", "_nominated", "_pdbs", "_sort", "_plain", "_memo", "_state")
 
-    def __init__(self, *, pod: "Pod", state: "CycleState", checks: tuple[tuple[str, int], ...],
+    def __init__(self, *, framework: Any, pod: "Pod", state: "CycleState", checks: tuple[tuple[str, int], ...],
                  before: tuple[Callable, ...], fit_name: str, after: tuple[Callable, ...],
                  statuses: "NodeToStatus | None", nominator: Any, pdbs: list["PodDisruptionBudget"],
                  sort: Callable[[list["Pod"]], list["Pod"]], plain: PlainSelect,
@@ -145,6 +146,10 @@ class ResourceVictimSelector:
         names = getattr(nominator, "nominated_node_names", None)
         # the nodes with nominated pods (a live view), or every node when the nominator cannot say
         self._nominated_nodes: Any = names() if callable(names) else _Everything()
+        # the pods to add on a node: the framework's, worked out once per cycle, when it has them
+        to_add = getattr(framework, "nominated_pods_to_add", None)
+        self._nominated: Callable[[str], Sequence["Pod"]] = \
+            (lambda node_name: to_add(state, pod, node_name)) if callable(to_add) else self._nominated_from_nominator
         self._pdbs = pdbs
         self._sort = sort
         self._plain = plain
@@ -175,7 +180,7 @@ class ResourceVictimSelector:
         before, fit_name, after = shape
         key = tuple(checks)
         memo = memos.for_key(pod.effective_priority, key, pdbs, num_nodes) if memos is not None else None
-        return cls(pod=pod, state=state, checks=key, before=before, fit_name=fit_name, after=after,
+        return cls(framework=framework, pod=pod, state=state, checks=key, before=before, fit_name=fit_name, after=after,
                    statuses=statuses, nominator=nominator, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
 
     # ------------------------------------------------------------------ per node
@@ -200,16 +205,7 @@ class ResourceVictimSelector:
                 return self._plain(node_info)
         if self._after and not self._node_only_pass(self._after, node_info):
             return self._plain(node_info)
-        priority = self._priority
-        potential = [p for p in node_info.pods if p.effective_priority < priority]
-        if not potential:
-            return [], 0, Status(Code.UnschedulableAndUnresolvable, ("No preemption victims found for incoming pod",))
-        nominated: tuple = ()
-        nominator = self._nominator
-        if nominator is not None and name in self._nominated_nodes:
-            uid = self._uid
-            nominated = tuple(p for p in nominator.nominated_pods_for_node(name)
-                              if p.uid != uid and p.effective_priority >= priority)
+        nominated: Sequence["Pod"] = self._nominated(name) if name in self._nominated_nodes else ()
         memo = self._memo
         if memo is not None:
             hit = memo.get(node_info)
@@ -217,13 +213,23 @@ class ResourceVictimSelector:
                     and len(hit[2]) == len(nominated) and all(a is b for a, b in zip(hit[2], nominated)):
                 victims, num_violating, status = hit[3]
                 return list(victims), num_violating, status
-        result, keep = self._select(node_info, potential, nominated)
+        priority = self._priority
+        potential = [p for p in node_info.pods if p.effective_priority < priority]
+        if potential:
+            result, keep = self._select(node_info, potential, nominated)
+        else:
+            result, keep = ([], 0, Status(Code.UnschedulableAndUnresolvable, (ERR_NO_VICTIMS,))), True
         if memo is not None and keep:
-            memo[node_info] = (node_info.generation, node_info.node, nominated, result)
+            memo[node_info] = (node_info.generation, node_info.node, tuple(nominated), result)
             return list(result[0]), result[1], result[2]
         return result
 
-    def _select(self, node_info: "NodeInfo", potential: list["Pod"], nominated: tuple
+    def _nominated_from_nominator(self, name: str) -> Sequence["Pod"]:
+        uid, priority = self._uid, self._priority
+        return [p for p in self._nominator.nominated_pods_for_node(name)
+                if p.uid != uid and p.effective_priority >= priority]
+
+    def _select(self, node_info: "NodeInfo", potential: list["Pod"], nominated: Sequence["Pod"]
                 ) -> tuple[VictimResult, bool]:
         """The result and whether it may be remembered."""
         checks = self._checks
