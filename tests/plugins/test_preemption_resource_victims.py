@@ -21,7 +21,8 @@ from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import default_catalog
 from kschedfw.framework.runtime import Framework
 from kschedfw.framework.types import NodeToStatus
-from kschedfw.plugins.preemption import resource_victims
+from kschedfw.plugins import filter_key
+from kschedfw.plugins.nodeports import NodePorts
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import container, make_node, make_pdb, make_pod, pod_affinity_term, taint
 
@@ -30,14 +31,14 @@ GPU = "example.com/gpu"
 
 def random_node(r: random.Random, i: int):
     extra = {GPU: str(r.choice([1, 2]))} if r.random() < 0.3 else None
-    taints = [taint("t", "x", r.choice(["NoSchedule", "PreferNoSchedule"]))] if r.random() < 0.15 else ()
+    taints = [taint("t", "x", r.choice(["NoSchedule", "PreferNoSchedule"]))] if r.random() < 0.3 else ()
     return make_node(f"n{i}", cpu=r.choice(["2", "4"]), memory=r.choice(["2Gi", "4Gi"]),
                      pods=r.choice(["3", "4", "110"]), labels={"disk": r.choice(["ssd", "hdd"])},
                      extra_allocatable=extra, taints=taints, unschedulable=r.random() < 0.05)
 
 
 def random_pod(r: random.Random, name: str, *, node: str = "", priority: int, anti_affinity: bool = False,
-               host_port: bool = False, start: bool = True, nominated: str = ""):
+               host_port: bool = False, start: bool = True, nominated: str = "", tolerate: bool | None = None):
     requests = {"cpu": r.choice(["100m", "300m", "500m", "900m", "1500m"]),
                 "memory": r.choice(["64Mi", "256Mi", "1Gi"])}
     if r.random() < 0.2:
@@ -47,11 +48,14 @@ def random_pod(r: random.Random, name: str, *, node: str = "", priority: int, an
         affinity = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             pod_affinity_term("kubernetes.io/hostname", {"matchLabels": {"app": r.choice("abc")}})]}}
     seconds = r.randrange(0, 50)
+    tolerates = r.random() < 0.3
+    if tolerate is not None:
+        tolerates = tolerate
     return make_pod(name, node_name=node, priority=priority, labels={"app": r.choice("abc")},
                     containers=[container("c", requests=requests, host_ports=(80,) if host_port else ())],
                     affinity=affinity, start_time=f"2026-01-01T00:00:{seconds:02d}Z" if start else None,
                     nominated_node_name=nominated,
-                    tolerations=[{"key": "t", "operator": "Exists"}] if r.random() < 0.3 else (),
+                    tolerations=[{"key": "t", "operator": "Exists"}] if tolerates else (),
                     node_selector={"disk": "ssd"} if r.random() < 0.2 else None)
 
 
@@ -84,10 +88,16 @@ def build(seed: int):
         template = r.randrange(1 << 30)
         for i in range(r.randint(1, 3)):
             tr = random.Random(template)
+            # replicas differing in their tolerations only: the same request, other taints tolerated
             preemptors.append(cluster.create(random_pod(tr, f"high{t}-{i}", priority=tr.choice([50, 100, 1000]),
                                                         host_port=tr.random() < 0.15,
-                                                        anti_affinity=tr.random() < 0.1)))
+                                                        anti_affinity=tr.random() < 0.1,
+                                                        tolerate=r.random() < 0.5)))
     return r, cluster, handle, framework, preemptors, pdbs
+
+
+def brief(status):
+    return None if status is None or status.is_success() else (status.code, status.reasons, status.plugin)
 
 
 def outcome(result):
@@ -110,6 +120,11 @@ def test_arithmetic_selection_equals_the_plain_dry_run_on_random_clusters():
                                                         handle.nominator.nominated_node_names())
             assert error is None
             statuses = NodeToStatus({ni.name: st for ni, st in rejected})
+            # Filter's nominated-pods passes, kept per node for later pods: the same as afresh
+            kept = dict(statuses.items())
+            for ni in nodes:
+                fresh = framework.run_filter_plugins_with_nominated_pods(state, pod, ni)
+                assert brief(kept.get(ni.name)) == brief(fresh), (seed, pod.name, ni.name)
             select = plugin.victim_selector(state, pod, pdbs, statuses)
             if select is None:
                 seen["refused"] += 1
@@ -193,4 +208,4 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     assert selector(make_pod("spread", cpu="2", priority=10, topology_spread_constraints=spread)) is None
     plugin.is_eligible_pod = lambda node_info, victim, preemptor: True  # a customised policy
     assert selector(plain) is None
-    assert resource_victims.NODE_ONLY_FILTERS  # documented set, in-tree plugins only
+    assert NodePorts not in filter_key.NODE_ONLY_FILTERS  # it reads the ports of the pods on the node

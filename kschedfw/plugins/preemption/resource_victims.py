@@ -6,7 +6,7 @@ Filter again each time. That is a NodeInfo and a CycleState clone per node and a
 victim, for a hundred nodes or more per preemptor.
 
 When this cycle's Filter plan holds only NodeResourcesFit and plugins whose verdict depends on the
-node alone (:data:`NODE_ONLY_FILTERS`: none of them looks at the pods on the node), and no
+node alone (:data:`kschedfw.plugins.filter_key.NODE_ONLY_FILTERS`: none looks at the pods on it), and no
 PreFilter AddPod/RemovePod extension runs, the answer follows from sums: the node fits when the
 pod count and each resource NodeResourcesFit checks stay within allocatable once the victims'
 requests are subtracted and those of the nominated pods added. Adding pods only raises the sums,
@@ -26,26 +26,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kschedfw.framework.status import Code, Status
-from kschedfw.plugins.nodeaffinity import NodeAffinity
-from kschedfw.plugins.nodename import NodeName
-from kschedfw.plugins.noderesources.fit import PRE_FILTER_STATE_KEY as FIT_STATE_KEY
+from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS, fit_request_key
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
-from kschedfw.plugins.nodeunschedulable import NodeUnschedulable
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
-from kschedfw.plugins.tainttoleration import TaintToleration
-from kschedfw.plugins.volumezone import VolumeZone
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PodDisruptionBudget
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.types import NodeInfo, NodeToStatus
 
-__all__ = ["NODE_ONLY_FILTERS", "ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
-
-#: In-tree Filter plugins whose verdict reads the node and the pod, never the pods on the node
-#: (nor writes the CycleState), so evicting victims cannot change it.
-NODE_ONLY_FILTERS: frozenset[type] = frozenset({NodeUnschedulable, NodeName, TaintToleration, NodeAffinity,
-                                                VolumeZone})
+__all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
 
 #: ``(victims, num_pdb_violations, status)``, as ``select_victims_on_node`` returns it
 VictimResult = tuple[list["Pod"], int, Status]
@@ -166,14 +156,12 @@ class ResourceVictimSelector:
         shape = resource_only_plan(framework, state)
         if shape is None:
             return None
-        fit_state = state.get(FIT_STATE_KEY)
-        request = getattr(fit_state, "request", None)
-        scalars = getattr(fit_state, "checked_scalars", None)
-        if request is None or scalars is None:
+        request = fit_request_key(state)
+        if request is None:
             return None  # NodeResourcesFit would report an error: the plain path says which
+        milli_cpu, memory, ephemeral_storage, scalars = request
         checks: list[tuple[str, int]] = []
-        for name, amount in (("cpu", request.milli_cpu), ("memory", request.memory),
-                             ("ephemeral-storage", request.ephemeral_storage)):
+        for name, amount in (("cpu", milli_cpu), ("memory", memory), ("ephemeral-storage", ephemeral_storage)):
             if amount > 0:  # NodeResourcesFit skips zero requests of these three
                 checks.append((name, amount))
         checks.extend(scalars)
