@@ -567,9 +567,16 @@ class Framework:
         """The kept clone of ``node_info`` with ``pods`` added, if neither changed since."""
         kept = self._nominated_infos.get(node_info.name)
         if kept is None or kept.source is not node_info or kept.generation != node_info.generation \
-                or kept.node is not node_info.node or kept.image_states is not node_info.image_states \
-                or len(kept.pods) != len(pods) or any(a is not b for a, b in zip(kept.pods, pods)):
+                or kept.node is not node_info.node or kept.image_states is not node_info.image_states:
             return None
+        kept_pods = kept.pods
+        if kept_pods is pods:
+            return kept
+        if len(kept_pods) != len(pods):
+            return None
+        for a, b in zip(kept_pods, pods):
+            if a is not b:
+                return None
         return kept
 
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus

@@ -189,7 +189,8 @@ class DefaultPreemption:
         ``state`` and ``node_info`` without making them, for this preemption attempt; None when
         it cannot (the customisation points are not the defaults, or this cycle's Filter plugins
         other than NodeResourcesFit may depend on the pods on a node: see
-        :mod:`kschedfw.plugins.preemption.resource_victims`). ``statuses``: Filter's verdicts."""
+        :mod:`kschedfw.plugins.preemption.resource_victims`). ``statuses``: Filter's verdicts.
+        The victims list it returns may be shared: copy it before changing it."""
         if not self.resource_victim_selection or not nodememo.enabled() \
                 or self.is_eligible_pod is not _every_pod_is_eligible \
                 or self.more_important_pod != self._more_important_pod \

@@ -53,43 +53,40 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
     """
     if not nodes_to_victims:
         return ""
-    candidates = list(nodes_to_victims)
-    if not score_funcs:
-        def min_pdb_violations(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
+    if score_funcs:
+        return _pick_by_stages(list(nodes_to_victims), score_funcs)
+    when = now if now is not None else now_datetime(None)
+    # The default criteria read the victims only: score candidates by index into these lists.
+    names = list(nodes_to_victims)
+    victims = list(nodes_to_victims.values())
 
-        def min_highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].pods[0].effective_priority
+    def latest_start_time(i: int) -> int:
+        earliest = get_earliest_pod_start_time(victims[i], when)
+        if earliest is None:
+            log.error("unexpected nil earliestStartTime for node %s", names[i])
+            return MIN_INT64
+        return unix_nano(earliest)
 
-        def min_sum_priorities(node: str) -> int:
-            return -sum(p.effective_priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+    stages: list[Callable[[int], int]] = [
+        lambda i: -victims[i].num_pdb_violations,
+        lambda i: -victims[i].pods[0].effective_priority,
+        lambda i: -sum(p.effective_priority + MAX_INT32 + 1 for p in victims[i].pods),
+        lambda i: -len(victims[i].pods),
+        latest_start_time,
+    ]
+    return names[_pick_by_stages(list(range(len(names))), stages)]
 
-        def min_num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].pods)
 
-        def latest_start_time(node: str) -> int:
-            when = now if now is not None else now_datetime(None)
-            earliest = get_earliest_pod_start_time(nodes_to_victims[node], when)
-            if earliest is None:
-                log.error("unexpected nil earliestStartTime for node %s", node)
-                return MIN_INT64
-            return unix_nano(earliest)
-
-        score_funcs = [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods,
-                       latest_start_time]
-    for score in score_funcs:
-        selected: list[str] = []
-        best = MIN_INT64
-        for node in candidates:
-            value = score(node)
-            if value > best:
-                best = value
-                selected = []
-            if value == best:
-                selected.append(node)
-        if len(selected) == 1:
-            return selected[0]
-        candidates = selected
+def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[Any], int]]) -> Any:
+    """Each stage keeps the candidates with the highest score; the first stage that leaves one
+    decides, else the first candidate left."""
+    for score in stages:
+        values = [score(c) for c in candidates]
+        best = max(values)
+        kept = [c for c, v in zip(candidates, values) if v == best]
+        if len(kept) == 1:
+            return kept[0]
+        candidates = kept
     return candidates[0]
 
 
@@ -178,9 +175,10 @@ class Evaluator:
         """Dry-run preemption on the nodes whose status is exactly Unschedulable."""
         if not all_nodes:
             return [], None, "no nodes available"
-        by_name = {ni.name: ni for ni in all_nodes}
-        names = m.nodes_for_status_code(by_name, Code.Unschedulable)
-        potential = [by_name[n] for n in names]
+        # upstream nodesWherePreemptionMightHelp: the nodes Filter found plain Unschedulable
+        statuses, absent = dict(m.items()), m.absent_nodes_status
+        unschedulable = Code.Unschedulable
+        potential = [ni for ni in all_nodes if statuses.get(ni.name, absent).code is unschedulable]
         if not potential:
             log.debug("preemption will not help schedule pod %s on any node", pod.key)
             return [], NodeToStatus(), ""

@@ -73,6 +73,18 @@ def resource_only_plan(framework: Any, state: "CycleState"
     return tuple(before), fit_name, tuple(after)
 
 
+def _same_pods(kept: Sequence["Pod"], pods: Sequence["Pod"]) -> bool:
+    """The same pod objects in the same order."""
+    if kept is pods:
+        return True
+    if len(kept) != len(pods):
+        return False
+    for a, b in zip(kept, pods):
+        if a is not b:
+            return False
+    return True
+
+
 class _Everything:
     def __contains__(self, item: object) -> bool:
         return True
@@ -111,6 +123,7 @@ class VictimMemo:
 class ResourceVictimSelector:
     """``select(node_info)`` for one preemption attempt: what DefaultPreemption's
     ``select_victims_on_node`` gives on copies of the state and the node, without copying them.
+    The victims list may be shared with later calls: copy it before changing it.
 
     Build with :meth:`build`, which returns None when the arithmetic does not apply.
     """
@@ -131,7 +144,7 @@ class ResourceVictimSelector:
         self._before = before
         self._fit_name = fit_name
         self._after = after
-        self._statuses = statuses
+        self._statuses: dict[str, Status] | None = dict(statuses.items()) if statuses is not None else None
         self._nominator = nominator
         names = getattr(nominator, "nominated_node_names", None)
         # the nodes with nominated pods (a live view), or every node when the nominator cannot say
@@ -198,9 +211,8 @@ class ResourceVictimSelector:
         if memo is not None:
             hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node \
-                    and len(hit[2]) == len(nominated) and all(a is b for a, b in zip(hit[2], nominated)):
-                victims, num_violating, status = hit[3]
-                return list(victims), num_violating, status
+                    and _same_pods(hit[2], nominated):
+                return hit[3]
         priority = self._priority
         potential = [p for p in node_info.pods if p.effective_priority < priority]
         if potential:
@@ -209,7 +221,6 @@ class ResourceVictimSelector:
             result, keep = ([], 0, Status(Code.UnschedulableAndUnresolvable, (ERR_NO_VICTIMS,))), True
         if memo is not None and keep:
             memo[node_info] = (node_info.generation, node_info.node, tuple(nominated), result)
-            return list(result[0]), result[1], result[2]
         return result
 
     def _nominated_from_nominator(self, name: str) -> Sequence["Pod"]:
