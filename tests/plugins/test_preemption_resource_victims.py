@@ -209,3 +209,46 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     plugin.is_eligible_pod = lambda node_info, victim, preemptor: True  # a customised policy
     assert selector(plain) is None
     assert NodePorts not in filter_key.NODE_ONLY_FILTERS  # it reads the ports of the pods on the node
+
+
+def reference_pick(nodes_to_victims, now):
+    """Upstream pickOneNodeForPreemption, literally: each criterion a function of the node name,
+    scores compared as Unix nanoseconds, the best-scoring nodes kept, the first one left wins."""
+    from kschedfw.plugins.preemption.types import get_earliest_pod_start_time, unix_nano
+
+    def latest_start(node):
+        earliest = get_earliest_pod_start_time(nodes_to_victims[node], now)
+        return -(1 << 63) if earliest is None else unix_nano(earliest)
+
+    criteria = [lambda n: -nodes_to_victims[n].num_pdb_violations,
+                lambda n: -nodes_to_victims[n].pods[0].effective_priority,
+                lambda n: -sum(p.effective_priority + (1 << 31) for p in nodes_to_victims[n].pods),
+                lambda n: -len(nodes_to_victims[n].pods),
+                latest_start]
+    candidates = list(nodes_to_victims)
+    for score in criteria:
+        best = max(score(n) for n in candidates)
+        candidates = [n for n in candidates if score(n) == best]
+        if len(candidates) == 1:
+            break
+    return candidates[0]
+
+
+def test_the_chosen_node_is_upstreams_on_random_candidates():
+    """pick_one_node_for_preemption scores victims in bulk and compares start times as datetimes;
+    the node is the one upstream's criteria pick, ties (kept on purpose here) included."""
+    import datetime as dt
+
+    from kschedfw.plugins.preemption import Victims, pick_one_node_for_preemption
+
+    now = dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)
+    for seed in range(300):
+        r = random.Random(seed)
+        nodes_to_victims = {}
+        for i in range(r.randint(1, 12)):
+            pods = [make_pod(f"v{i}-{k}", priority=r.choice([-3, 0, 0, 5]),
+                             start_time=r.choice([None, "2026-01-01T00:00:10Z", "2026-01-01T00:00:20Z"]))
+                    for k in range(r.randint(1, 3))]
+            pods.sort(key=lambda p: -p.effective_priority)
+            nodes_to_victims[f"n{i}"] = Victims(pods, r.choice([0, 0, 1]))
+        assert pick_one_node_for_preemption(nodes_to_victims, None, now) == reference_pick(nodes_to_victims, now), seed

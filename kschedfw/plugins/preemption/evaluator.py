@@ -54,7 +54,7 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
     if not nodes_to_victims:
         return ""
     if score_funcs:
-        return _pick_by_stages(list(nodes_to_victims), score_funcs)
+        return _pick_by_stages(list(nodes_to_victims), [_scoring_all(score) for score in score_funcs])
     when = now if now is not None else now_datetime(None)
     # The default criteria read the victims only: score candidates by index into these lists.
     names = list(nodes_to_victims)
@@ -67,21 +67,32 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
             return MIN_INT64
         return unix_nano(earliest)
 
-    stages: list[Callable[[int], int]] = [
-        lambda i: -victims[i].num_pdb_violations,
-        lambda i: -victims[i].pods[0].effective_priority,
-        lambda i: -sum(p.effective_priority + MAX_INT32 + 1 for p in victims[i].pods),
-        lambda i: -len(victims[i].pods),
-        latest_start_time,
+    def latest_start_times(indices: list[int]) -> list[Any]:
+        # the aware datetimes order as their Unix nanoseconds do: compare them as they are
+        earliest = [get_earliest_pod_start_time(victims[i], when) for i in indices]
+        if None in earliest:
+            return [latest_start_time(i) for i in indices]
+        return earliest
+
+    stages: list[Callable[[list[int]], list[Any]]] = [
+        lambda indices: [-victims[i].num_pdb_violations for i in indices],
+        lambda indices: [-victims[i].pods[0].effective_priority for i in indices],
+        lambda indices: [-sum(p.effective_priority + MAX_INT32 + 1 for p in victims[i].pods) for i in indices],
+        lambda indices: [-len(victims[i].pods) for i in indices],
+        latest_start_times,
     ]
     return names[_pick_by_stages(list(range(len(names))), stages)]
 
 
-def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[Any], int]]) -> Any:
-    """Each stage keeps the candidates with the highest score; the first stage that leaves one
-    decides, else the first candidate left."""
-    for score in stages:
-        values = [score(c) for c in candidates]
+def _scoring_all(score: Callable[[str], int]) -> Callable[[list[Any]], list[Any]]:
+    return lambda nodes: [score(n) for n in nodes]
+
+
+def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[list[Any]], list[Any]]]) -> Any:
+    """Each stage scores the candidates left and keeps those with the highest score; the first
+    stage that leaves one decides, else the first candidate left."""
+    for score_all in stages:
+        values = score_all(candidates)
         best = max(values)
         kept = [c for c, v in zip(candidates, values) if v == best]
         if len(kept) == 1:
