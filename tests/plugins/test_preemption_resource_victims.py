@@ -252,3 +252,53 @@ def test_the_chosen_node_is_upstreams_on_random_candidates():
             pods.sort(key=lambda p: -p.effective_priority)
             nodes_to_victims[f"n{i}"] = Victims(pods, r.choice([0, 0, 1]))
         assert pick_one_node_for_preemption(nodes_to_victims, None, now) == reference_pick(nodes_to_victims, now), seed
+
+
+def preemption_run(seed: int):
+    """A small cluster full of low-priority pods, and replicas of higher-priority templates
+    (some tolerating a taint or asking for ssd nodes) that can only land by preempting."""
+    from kschedfw.api import parse_object
+    from kschedfw.simulation import Simulation
+
+    r = random.Random(seed)
+    objects = [parse_object({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                             "metadata": {"name": name}, "value": value})
+               for name, value in (("low", 10), ("mid", 100), ("high", 1000))]
+    objects.append(make_pdb("pdb", match_labels={"app": "db"}, disruptions_allowed=r.choice([0, 1])))
+    nodes = [random_node(r, i) for i in range(r.randint(6, 12))]
+    objects += nodes
+    for i in range(r.randint(20, 40)):
+        objects.append(make_pod(f"low{i}", node_name=r.choice(nodes).name, priority_class_name="low",
+                                cpu=r.choice(["300m", "500m", "900m"]), memory="128Mi",
+                                labels={"app": r.choice(["db", "web"])},
+                                start_time=f"2026-01-01T00:00:{r.randrange(50):02d}Z" if r.random() < 0.8 else None))
+    for t in range(r.randint(2, 4)):
+        cls, cpu = r.choice(["mid", "high"]), r.choice(["500m", "1", "1500m"])
+        tolerate, ssd = r.random() < 0.3, r.random() < 0.2
+        for i in range(r.randint(2, 6)):
+            objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
+                                    tolerations=[{"key": "t", "operator": "Exists"}] if tolerate else (),
+                                    node_selector={"disk": "ssd"} if ssd else None))
+    registry = default_catalog()
+    return Simulation(default_config(registry), registry, objects, seed=seed).run()
+
+
+def test_simulations_place_and_preempt_alike_with_the_memos_off():
+    """Whole runs of the default profile: the same pods bound where, and the same victims with
+    the same messages, as with every cross-cycle memo and the arithmetic dry run off
+    (``nodememo.set_enabled(False)``)."""
+    from kschedfw.plugins import nodememo
+
+    preempted = 0
+    for seed in range(25):
+        fast = preemption_run(seed)
+        nodememo.set_enabled(False)
+        try:
+            plain = preemption_run(seed)
+        finally:
+            nodememo.set_enabled(True)
+        assert fast.pods == plain.pods, seed
+        victims = [(e.object_key, e.message) for e in fast.cluster.events if e.reason == "Preempted"]
+        assert victims == [(e.object_key, e.message) for e in plain.cluster.events if e.reason == "Preempted"]
+        preempted += len(victims)
+    assert preempted >= 50
