@@ -529,7 +529,8 @@ class Framework:
         status = self.run_filter_plugins(state_with, pod, info_with)
         if status is None or status.is_success():
             status = self.run_filter_plugins(state, pod, node_info)
-        if key is not None and kept is not None:
+        if key is not None and kept is not None and (status is None or status.is_rejected()):
+            # (an Error is not kept: the next pod meets the fault itself)
             if len(kept.outcomes) >= _KEPT_OUTCOMES:
                 kept.outcomes.clear()
             kept.outcomes[key] = None if status is None else Status(status.code, status.reasons, status.plugin,

@@ -6,8 +6,8 @@ Filter again each time. That is a NodeInfo and a CycleState clone per node and a
 victim, for a hundred nodes or more per preemptor.
 
 When this cycle's Filter plan holds only NodeResourcesFit and plugins whose verdict depends on the
-node alone (:data:`kschedfw.plugins.filter_key.NODE_ONLY_FILTERS`: none looks at the pods on it), and no
-PreFilter AddPod/RemovePod extension runs, the answer follows from sums: the node fits when the
+node alone (``kschedfw.plugins.filter_key.NODE_ONLY_FILTERS``: none looks at the pods on it), and
+no PreFilter AddPod/RemovePod extension runs, the answer follows from sums: the node fits when the
 pod count and each resource NodeResourcesFit checks stay within allocatable once the victims'
 requests are subtracted and those of the nominated pods added. Adding pods only raises the sums,
 so the second nominated-pods pass (without them) cannot fail where the first passed. The node-only
@@ -254,7 +254,8 @@ class ResourceVictimSelector:
         if count > pods_limit or any(u > lim for u, lim in zip(used, limits)):
             # No fit even with every victim gone: the plain path gives the exact status.
             result = self._plain(node_info)
-            return result, not result[0]
+            status = result[2]  # kept when it is a rejection (an Error is met again next time)
+            return result, not result[0] and status is not None and status.is_rejected()
         ordered = self._sort(potential)
         violating, non_violating = filter_pods_with_pdb_violation(ordered, self._pdbs)
         victims: list["Pod"] = []
