@@ -562,6 +562,9 @@ class Framework:
             return []
         priority = pod.effective_priority
         uid = pod.uid
+        if len(nominated) == 1:  # the usual case, without a comprehension's frame
+            other = nominated[0]
+            return [other] if other.uid != uid and other.effective_priority >= priority else []
         return [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
 
     def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> _NodeWithPods | None:

@@ -89,9 +89,13 @@ class Nominator:
         pods = self._by_node.get(node_name)
         if not pods:
             return []
-        if self._resolve is None:
+        resolve = self._resolve
+        if resolve is None:
             return list(pods.values())
-        return [self._resolve(p) for p in pods.values()]
+        if len(pods) == 1:  # the usual case, without a comprehension's frame
+            for pod in pods.values():
+                return [resolve(pod)]
+        return [resolve(p) for p in pods.values()]
 
     def nominated_node_names(self) -> Collection[str]:
         """The nodes that have nominated pods (a live view)."""
