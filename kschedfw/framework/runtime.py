@@ -68,7 +68,8 @@ def _describe_tuple_want(point: str) -> str:
 
 @attrs.define(slots=True, eq=False)
 class _NodeWithPods:
-    """A clone of a snapshot NodeInfo with nominated pods added, and what it was built from."""
+    """A clone of a snapshot NodeInfo with nominated pods added, and what it was built from;
+    ``outcomes``: the two passes' status per :func:`_nominated_pass_key` (None: both passed)."""
 
     source: NodeInfo
     generation: int
@@ -76,6 +77,23 @@ class _NodeWithPods:
     image_states: Any
     pods: list[Any]
     info: NodeInfo
+    outcomes: dict[Any, Status | None] = attrs.Factory(dict)
+
+
+#: outcomes kept per node (distinct pod keys seen while the node and its nominations stayed put)
+_KEPT_OUTCOMES = 8
+
+
+def _nominated_pass_key(plan: tuple[tuple[str, Callable], ...], state: CycleState, pod: "Pod") -> Any:
+    """A key under which the nominated-pods passes' outcome on an unchanged node can be kept for
+    later pods: when every Filter plugin of this cycle is an in-tree one whose status follows
+    from the NodeInfo and a few fields of the pod (``kschedfw.plugins.filter_key``), else None.
+    Off with the plugins' other cross-cycle memos (``nodememo.set_enabled(False)``)."""
+    from kschedfw.plugins import nodememo
+    from kschedfw.plugins.filter_key import filter_key
+    if not nodememo.enabled():
+        return None
+    return filter_key(plan, state, pod)
 
 
 class Framework:
@@ -94,6 +112,8 @@ class Framework:
         self._score_pool: dict[str, list[NodeScore] | None] = {}
         #: node name -> its snapshot NodeInfo with the nominated pods added (see filter_nodes)
         self._nominated_infos: dict[str, _NodeWithPods] = {}
+        #: (cycle state, pod, nominator version, node name -> pods to add): see nominated_pods_to_add
+        self._nominated_cycle: tuple[Any, Any, Any, dict[str, list["Pod"]]] = (None, None, None, {})
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
@@ -423,6 +443,7 @@ class Framework:
         names = [name for name, _ in plan]
         fns = [fn for _, fn in plan]
         extensions = self._add_pod_extensions(state) if nominated_nodes else ()
+        key = _nominated_pass_key(plan, state, pod) if nominated_nodes and not extensions else None
         filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
@@ -431,7 +452,7 @@ class Framework:
         for ni in chain(nodes[start:], nodes[:start]):
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
-                status = self._filter_with_nominated_pods(state, pod, ni, extensions, True)
+                status = self._filter_with_nominated_pods(state, pod, ni, extensions, True, key)
                 if status is not None and status.code is Code.Success:
                     status = None
             else:
@@ -469,19 +490,17 @@ class Framework:
         return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
 
     def _filter_with_nominated_pods(self, state: CycleState, pod: "Pod", node_info: NodeInfo,
-                                    extensions: tuple[tuple[str, Callable], ...], reuse: bool) -> Status | None:
+                                    extensions: tuple[tuple[str, Callable], ...], reuse: bool,
+                                    key: Any = None) -> Status | None:
         """The two passes. Upstream clones the state and the node for the first one; the state
         only needs cloning when an AddPod extension will change it, and without one the node
         with the nominated pods added depends on nothing but the node and those pods, so with
         ``reuse`` (the snapshot's own NodeInfo, which only the cache changes, bumping its
-        generation) that clone is kept per node and reused while both are unchanged."""
-        nominator = self.handle.nominator
-        nominated = nominator.nominated_pods_for_node(node_info.name) if nominator is not None else ()
-        if not nominated:
-            return self.run_filter_plugins(state, pod, node_info)
-        priority = pod.effective_priority
-        uid = pod.uid
-        to_add = [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
+        generation) that clone is kept per node and reused while both are unchanged. With a
+        ``key`` (see :func:`_nominated_pass_key`) the outcome is kept with it too, for the next
+        pod with the same key."""
+        to_add = self.nominated_pods_to_add(state, pod, node_info.name) if reuse \
+            else self._nominated_pods_to_add(pod, node_info.name)
         if not to_add:
             return self.run_filter_plugins(state, pod, node_info)
         if extensions:
@@ -496,28 +515,73 @@ class Framework:
             state_with = state
             kept = self._node_with_pods(node_info, to_add) if reuse else None
             if kept is not None:
-                info_with = kept
+                info_with = kept.info
+                if key is not None and key in kept.outcomes:
+                    known = kept.outcomes[key]
+                    return None if known is None else Status(known.code, known.reasons, known.plugin, known.error)
             else:
                 info_with = node_info.clone()
                 for other in to_add:
                     info_with.add_pod(other)
                 if reuse:
-                    self._nominated_infos[node_info.name] = _NodeWithPods(node_info, node_info.generation,
-                                                                         node_info.node, node_info.image_states,
-                                                                         to_add, info_with)
+                    kept = self._nominated_infos[node_info.name] = _NodeWithPods(
+                        node_info, node_info.generation, node_info.node, node_info.image_states, to_add, info_with)
         status = self.run_filter_plugins(state_with, pod, info_with)
-        if status is not None and not status.is_success():
-            return status
-        return self.run_filter_plugins(state, pod, node_info)
+        if status is None or status.is_success():
+            status = self.run_filter_plugins(state, pod, node_info)
+        if key is not None and kept is not None and (status is None or status.is_rejected()):
+            # (an Error is not kept: the next pod meets the fault itself)
+            if len(kept.outcomes) >= _KEPT_OUTCOMES:
+                kept.outcomes.clear()
+            kept.outcomes[key] = None if status is None else Status(status.code, status.reasons, status.plugin,
+                                                                      status.error)
+        return status
 
-    def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> NodeInfo | None:
+    def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
+        """The pods nominated to ``node_name`` that ``pod`` must leave room for (upstream
+        addGENominatedPods: priority at least ``pod``'s, ``pod`` itself excluded), in nomination
+        order. Worked out once per node and cycle (``state``) while the nominations stay as they
+        are, for Filter and then preemption's dry run. Do not change the list."""
+        nominator = self.handle.nominator
+        if nominator is None:
+            return []
+        version = getattr(nominator, "version", None)
+        cycle = self._nominated_cycle
+        if cycle[0] is not state or cycle[1] is not pod or cycle[2] != version or version is None:
+            cycle = self._nominated_cycle = (state, pod, version, {})
+        known = cycle[3]
+        to_add = known.get(node_name)
+        if to_add is None:
+            to_add = known[node_name] = self._nominated_pods_to_add(pod, node_name)
+        return to_add
+
+    def _nominated_pods_to_add(self, pod: "Pod", node_name: str) -> list["Pod"]:
+        nominator = self.handle.nominator
+        nominated = nominator.nominated_pods_for_node(node_name) if nominator is not None else ()
+        if not nominated:
+            return []
+        priority = pod.effective_priority
+        uid = pod.uid
+        if len(nominated) == 1:  # the usual case, without a comprehension's frame
+            other = nominated[0]
+            return [other] if other.uid != uid and other.effective_priority >= priority else []
+        return [p for p in nominated if p.uid != uid and p.effective_priority >= priority]
+
+    def _node_with_pods(self, node_info: NodeInfo, pods: list["Pod"]) -> _NodeWithPods | None:
         """The kept clone of ``node_info`` with ``pods`` added, if neither changed since."""
         kept = self._nominated_infos.get(node_info.name)
         if kept is None or kept.source is not node_info or kept.generation != node_info.generation \
-                or kept.node is not node_info.node or kept.image_states is not node_info.image_states \
-                or len(kept.pods) != len(pods) or any(a is not b for a, b in zip(kept.pods, pods)):
+                or kept.node is not node_info.node or kept.image_states is not node_info.image_states:
             return None
-        return kept.info
+        kept_pods = kept.pods
+        if kept_pods is pods:
+            return kept
+        if len(kept_pods) != len(pods):
+            return None
+        for a, b in zip(kept_pods, pods):
+            if a is not b:
+                return None
+        return kept
 
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:

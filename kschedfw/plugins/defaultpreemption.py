@@ -31,9 +31,11 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        QueueingHint)
 from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.status import Code, Status
+from kschedfw.plugins import nodememo
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
                                          pod_terminating_by_preemption, sort_by_importance)
+from kschedfw.plugins.preemption.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, VictimMemo
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
@@ -46,11 +48,14 @@ ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"
 
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
-ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
 
 IsEligiblePodFunc = Callable[["NodeInfo", Pod, Pod], bool]
 MoreImportantPodFunc = Callable[[Pod, Pod], bool]
+
+
+def _every_pod_is_eligible(node_info: "NodeInfo", victim: Pod, preemptor: Pod) -> bool:
+    return True
 
 
 def _go_aggregate(messages: list[str]) -> str:
@@ -84,9 +89,13 @@ class DefaultPreemption:
         #: ``offset_rand(n)`` -> a start offset in [0, n)
         self.offset_rand: Callable[[int], int] = self._rng.randrange
         #: extra victim filter on top of "lower priority than the preemptor"
-        self.is_eligible_pod: IsEligiblePodFunc = lambda node_info, victim, preemptor: True
+        self.is_eligible_pod: IsEligiblePodFunc = _every_pod_is_eligible
         #: victim order, most important first (kept longest)
         self.more_important_pod: MoreImportantPodFunc = self._more_important_pod
+        #: pick victims by arithmetic when only NodeResourcesFit can change its verdict (same
+        #: results; False: always the plain dry run on copies)
+        self.resource_victim_selection = True
+        self._victim_memo = VictimMemo()
 
     def _more_important_pod(self, pod1: Pod, pod2: Pod) -> bool:
         return more_important_pod(pod1, pod2, now_datetime(self.handle))
@@ -172,6 +181,31 @@ class DefaultPreemption:
                     if self.is_preemption_allowed(node_info, p, pod) and pod_terminating_by_preemption(p):
                         return False, ERR_NOT_ELIGIBLE_TERMINATING
         return True, ""
+
+    def victim_selector(self, state: "CycleState", pod: Pod, pdbs: list["PodDisruptionBudget"],
+                        statuses: "NodeToStatus | None" = None
+                        ) -> "Callable[[NodeInfo], tuple[list[Pod], int, Status]] | None":
+        """``select(node_info)``, giving what :meth:`select_victims_on_node` gives on copies of
+        ``state`` and ``node_info`` without making them, for this preemption attempt; None when
+        it cannot (the customisation points are not the defaults, or this cycle's Filter plugins
+        other than NodeResourcesFit may depend on the pods on a node: see
+        :mod:`kschedfw.plugins.preemption.resource_victims`). ``statuses``: Filter's verdicts.
+        The victims list it returns may be shared: copy it before changing it."""
+        if not self.resource_victim_selection or not nodememo.enabled() \
+                or self.is_eligible_pod is not _every_pod_is_eligible \
+                or self.more_important_pod != self._more_important_pod \
+                or type(self).select_victims_on_node is not DefaultPreemption.select_victims_on_node:
+            return None
+        handle = self.handle
+
+        def plain(node_info: "NodeInfo") -> tuple[list[Pod], int, Status]:
+            return self.select_victims_on_node(state.clone(), pod, node_info.clone(), pdbs)
+
+        snapshot = handle.snapshot
+        return ResourceVictimSelector.build(
+            getattr(handle, "framework", None), state, pod, statuses=statuses,
+            nominator=getattr(handle, "nominator", None), pdbs=pdbs, sort=self._sort_by_importance,
+            plain=plain, memos=self._victim_memo, num_nodes=len(snapshot) if snapshot is not None else 0)
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: "NodeInfo",
                                pdbs: list["PodDisruptionBudget"]) -> tuple[list[Pod], int, Status]:

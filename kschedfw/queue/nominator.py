@@ -22,7 +22,7 @@ def _uid(pod: Any) -> str:
 
 
 class Nominator:
-    __slots__ = ("_pod_lister", "_resolve", "_by_node", "_node_of")
+    __slots__ = ("_pod_lister", "_resolve", "_by_node", "_node_of", "version")
 
     def __init__(self, pod_lister: PodLister | None = None,
                  resolve: Callable[[Any], Any] | None = None) -> None:
@@ -33,6 +33,9 @@ class Nominator:
         self._resolve = resolve
         self._by_node: dict[str, dict[str, Any]] = {}   # node -> {uid: pod}, insertion-ordered
         self._node_of: dict[str, str] = {}              # uid -> node
+        #: bumped by every nomination added or removed, so a caller can keep what it derived
+        #: from the nominations while this is unchanged
+        self.version = 0
 
     def add_nominated_pod(self, pod: Any, nominating_info: NominatingInfo | None = None) -> None:
         # Always drop the old entry, so a pod is never stored twice.
@@ -52,6 +55,7 @@ class Nominator:
         uid = _uid(pod)
         self._node_of[uid] = node
         self._by_node.setdefault(node, {}).setdefault(uid, pod)
+        self.version += 1
 
     def update_nominated_pod(self, old_pod: Any, new_pod: Any) -> None:
         """Replace ``old_pod`` by ``new_pod``. If neither carries a nominated node but the old one
@@ -72,6 +76,7 @@ class Nominator:
         node = self._node_of.pop(uid, None)
         if node is None:
             return
+        self.version += 1
         pods = self._by_node.get(node)
         if pods is not None:
             pods.pop(uid, None)
@@ -84,9 +89,13 @@ class Nominator:
         pods = self._by_node.get(node_name)
         if not pods:
             return []
-        if self._resolve is None:
+        resolve = self._resolve
+        if resolve is None:
             return list(pods.values())
-        return [self._resolve(p) for p in pods.values()]
+        if len(pods) == 1:  # the usual case, without a comprehension's frame
+            for pod in pods.values():
+                return [resolve(pod)]
+        return [resolve(p) for p in pods.values()]
 
     def nominated_node_names(self) -> Collection[str]:
         """The nodes that have nominated pods (a live view)."""

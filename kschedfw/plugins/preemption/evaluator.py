@@ -53,43 +53,51 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
     """
     if not nodes_to_victims:
         return ""
-    candidates = list(nodes_to_victims)
-    if not score_funcs:
-        def min_pdb_violations(node: str) -> int:
-            return -nodes_to_victims[node].num_pdb_violations
+    if score_funcs:
+        return _pick_by_stages(list(nodes_to_victims), [_scoring_all(score) for score in score_funcs])
+    when = now if now is not None else now_datetime(None)
+    # The default criteria read the victims only: score candidates by index into these lists.
+    names = list(nodes_to_victims)
+    victims = list(nodes_to_victims.values())
 
-        def min_highest_priority(node: str) -> int:
-            return -nodes_to_victims[node].pods[0].effective_priority
+    def latest_start_time(i: int) -> int:
+        earliest = get_earliest_pod_start_time(victims[i], when)
+        if earliest is None:
+            log.error("unexpected nil earliestStartTime for node %s", names[i])
+            return MIN_INT64
+        return unix_nano(earliest)
 
-        def min_sum_priorities(node: str) -> int:
-            return -sum(p.effective_priority + MAX_INT32 + 1 for p in nodes_to_victims[node].pods)
+    def latest_start_times(indices: list[int]) -> list[Any]:
+        # the aware datetimes order as their Unix nanoseconds do: compare them as they are
+        earliest = [get_earliest_pod_start_time(victims[i], when) for i in indices]
+        if None in earliest:
+            return [latest_start_time(i) for i in indices]
+        return earliest
 
-        def min_num_pods(node: str) -> int:
-            return -len(nodes_to_victims[node].pods)
+    stages: list[Callable[[list[int]], list[Any]]] = [
+        lambda indices: [-victims[i].num_pdb_violations for i in indices],
+        lambda indices: [-victims[i].pods[0].effective_priority for i in indices],
+        lambda indices: [-sum(p.effective_priority + MAX_INT32 + 1 for p in victims[i].pods) for i in indices],
+        lambda indices: [-len(victims[i].pods) for i in indices],
+        latest_start_times,
+    ]
+    return names[_pick_by_stages(list(range(len(names))), stages)]
 
-        def latest_start_time(node: str) -> int:
-            when = now if now is not None else now_datetime(None)
-            earliest = get_earliest_pod_start_time(nodes_to_victims[node], when)
-            if earliest is None:
-                log.error("unexpected nil earliestStartTime for node %s", node)
-                return MIN_INT64
-            return unix_nano(earliest)
 
-        score_funcs = [min_pdb_violations, min_highest_priority, min_sum_priorities, min_num_pods,
-                       latest_start_time]
-    for score in score_funcs:
-        selected: list[str] = []
-        best = MIN_INT64
-        for node in candidates:
-            value = score(node)
-            if value > best:
-                best = value
-                selected = []
-            if value == best:
-                selected.append(node)
-        if len(selected) == 1:
-            return selected[0]
-        candidates = selected
+def _scoring_all(score: Callable[[str], int]) -> Callable[[list[Any]], list[Any]]:
+    return lambda nodes: [score(n) for n in nodes]
+
+
+def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[list[Any]], list[Any]]]) -> Any:
+    """Each stage scores the candidates left and keeps those with the highest score; the first
+    stage that leaves one decides, else the first candidate left."""
+    for score_all in stages:
+        values = score_all(candidates)
+        best = max(values)
+        kept = [c for c, v in zip(candidates, values) if v == best]
+        if len(kept) == 1:
+            return kept[0]
+        candidates = kept
     return candidates[0]
 
 
@@ -178,35 +186,45 @@ class Evaluator:
         """Dry-run preemption on the nodes whose status is exactly Unschedulable."""
         if not all_nodes:
             return [], None, "no nodes available"
-        by_name = {ni.name: ni for ni in all_nodes}
-        names = m.nodes_for_status_code(by_name, Code.Unschedulable)
-        potential = [by_name[n] for n in names]
+        # upstream nodesWherePreemptionMightHelp: the nodes Filter found plain Unschedulable
+        statuses, absent = dict(m.items()), m.absent_nodes_status
+        unschedulable = Code.Unschedulable
+        potential = [ni for ni in all_nodes if statuses.get(ni.name, absent).code is unschedulable]
         if not potential:
             log.debug("preemption will not help schedule pod %s on any node", pod.key)
             return [], NodeToStatus(), ""
         pdbs = self._pdbs()
         offset, num_candidates = self.interface.get_offset_and_num_candidates(len(potential))
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates, m)
 
     def dry_run_preemption(self, state: "CycleState", pod: "Pod", potential_nodes: list["NodeInfo"],
-                           pdbs: list[Any], offset: int, num_candidates: int
+                           pdbs: list[Any], offset: int, num_candidates: int,
+                           filter_statuses: NodeToStatus | None = None
                            ) -> tuple[list[Candidate], NodeToStatus, str]:
         """Simulate preemption node by node from ``offset`` (wrapping around), each on a copy of
         the state and the node. Stops once there is at least one candidate that violates no PDB
         and ``num_candidates`` in all; each list keeps at most ``num_candidates``. Candidates that
         violate no PDB come first. Returns the candidates, the statuses of the nodes that are not
-        candidates, and the errors met (joined)."""
+        candidates, and the errors met (joined).
+
+        An interface with ``victim_selector(state, pod, pdbs, filter_statuses)`` may return a
+        function giving ``select_victims_on_node``'s result for a node without the copies."""
         non_violating = CandidateList(num_candidates)
         violating = CandidateList(num_candidates)
         node_statuses = NodeToStatus()
         errors: list[str] = []
         n = len(potential_nodes)
+        selector = getattr(self.interface, "victim_selector", None)
+        select = selector(state, pod, pdbs, filter_statuses) if callable(selector) else None
         for i in range(n):
             original = potential_nodes[(offset + i) % n]
-            node_info = original.clone()
-            state_copy = state.clone()
-            victims, num_violations, status = self.interface.select_victims_on_node(
-                state_copy, pod, node_info, pdbs)
+            if select is not None:
+                node_info = original
+                victims, num_violations, status = select(original)
+            else:
+                node_info = original.clone()
+                victims, num_violations, status = self.interface.select_victims_on_node(
+                    state.clone(), pod, node_info, pdbs)
             success = status is None or status.is_success()
             if success and victims:
                 candidate = Candidate(node_info.name, Victims(list(victims), num_violations))
