@@ -106,6 +106,13 @@ class InterPodAffinity:
             return None
         return getattr(snapshot, "label_index", None)
 
+    def _term_index(self) -> Any:
+        """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
+        snapshot = self._handle.snapshot
+        if snapshot is None or not nodememo.enabled():
+            return None
+        return getattr(snapshot, "term_index", None)
+
     def _all_nodes(self, nodes: list) -> list:
         snapshot = self._handle.snapshot
         if snapshot is not None and len(snapshot):
@@ -130,7 +137,13 @@ class InterPodAffinity:
             return None, Status.as_status(exc)
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreFilterState(pod, required, required_anti, ns_labels)
-        s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(pod, ns_labels, anti_nodes)
+        term_index = self._term_index()
+        if term_index is not None:
+            s.existing_anti_affinity_counts = filtering.indexed_existing_anti_affinity_counts(
+                pod, ns_labels, term_index)
+        else:
+            s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(
+                pod, ns_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = filtering.incoming_affinity_anti_affinity_counts(
             required, required_anti, nodes, self._label_index(nodes))
         if not s.existing_anti_affinity_counts and not required and not required_anti:
@@ -197,13 +210,20 @@ class InterPodAffinity:
         memo: dict = {}
         indexed = has_constraints and scoring.add_indexed_preferred(
             topology_score, preferred, preferred_anti, self._label_index(candidates))
+        term_index = self._term_index()
         if indexed:
             # The incoming pod's own terms came from the label index: what is left are the
             # terms of existing pods with affinity.
-            candidates = self._nodes_with("pods_with_affinity", nodes)
+            candidates = self._nodes_with("pods_with_affinity", nodes) if term_index is None else ()
+        elif not has_constraints and term_index is not None:
+            candidates = ()
         for node_info in candidates:
             scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
-                                 ns_labels, hard_weight, has_constraints and not indexed, memo)
+                                 ns_labels, hard_weight, has_constraints and not indexed, memo,
+                                 existing=term_index is None)
+        if term_index is not None:
+            scoring.add_indexed_existing(topology_score, pod, ns_labels, hard_weight, term_index,
+                                         memo)
         if not topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))
