@@ -30,7 +30,7 @@ __all__ = [
     # PreFilter / Filter
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts", "satisfy_pod_affinity", "satisfy_pod_anti_affinity",
-    "satisfy_existing_pods_anti_affinity", "update_count",
+    "satisfy_existing_pods_anti_affinity", "failed_check", "update_count",
     "indexed_existing_anti_affinity_counts", "add_term_nodes", "clone_counts", "count_pairs",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH", "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
@@ -711,6 +711,44 @@ def _add(counts: Counts, labels: Mapping[str, str], key: str, n: int) -> None:
     if inner is None:
         inner = counts[key] = {}
     inner[value] = inner.get(value, 0) + n
+
+
+def failed_check(state: PreFilterState, labels: Mapping[str, str]) -> int:
+    """Filter's verdict for a node with ``labels``: 0 when it passes, else which check fails
+    first, in upstream's order: 1 the pod's affinity (:func:`satisfy_pod_affinity`), 2 its
+    anti-affinity (:func:`satisfy_pod_anti_affinity`), 3 existing pods' anti-affinity
+    (:func:`satisfy_existing_pods_anti_affinity`). HOT PATH: the three inlined."""
+    terms = state.affinity_terms
+    if terms:
+        counts = state.affinity_counts
+        pods_exist = True
+        for term in terms:
+            key = term.topology_key
+            value = labels.get(key)
+            if value is None:
+                return 1
+            if pods_exist:
+                values = counts.get(key)
+                if values is None or values.get(value, 0) <= 0:
+                    pods_exist = False
+        if not pods_exist and (counts or not state.self_match):
+            return 1
+    counts = state.anti_affinity_counts
+    if counts:
+        for term in state.anti_affinity_terms:
+            key = term.topology_key
+            value = labels.get(key)
+            if value is not None:
+                values = counts.get(key)
+                if values is not None and values.get(value, 0) > 0:
+                    return 2
+    counts = state.existing_anti_affinity_counts
+    if counts:
+        for key, values in counts.items():
+            value = labels.get(key)
+            if value is not None and values.get(value, 0) > 0:
+                return 3
+    return 0
 
 
 def satisfy_existing_pods_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:

@@ -61,6 +61,10 @@ class InterPodAffinity:
         self.ignore_preferred_terms_of_existing_pods = bool(
             args.get("ignorePreferredTermsOfExistingPods", False))
         self._handle = handle if handle is not None else Handle()
+        # Filter's rejections by filtering.failed_check's code (index 0 is "passes").
+        self._rejections = (None, Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+                            Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+                            Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
 
     # ------------------------------------------------------------------ cluster helpers
 
@@ -124,11 +128,16 @@ class InterPodAffinity:
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         terms = pod_terms(pod)
-        anti_nodes = self._nodes_with("pods_with_required_anti_affinity", nodes)
+        term_index = self._term_index()
+        # Which nodes host pods with required anti-affinity (only the walk needs the list; the
+        # index says as well whether there are any).
+        anti_nodes = (self._nodes_with("pods_with_required_anti_affinity", nodes)
+                      if term_index is None else ())
         if terms.error is not None:
             return None, Status.unresolvable(f"parsing pod: {terms.error}")
         required, required_anti = terms.required_affinity, terms.required_anti_affinity
-        if not required and not required_anti and not anti_nodes:
+        if not required and not required_anti and (
+                not anti_nodes if term_index is None else not term_index.required_anti_affinity):
             return None, Status.skip()
         try:
             required = self._unroll_namespaces(required)
@@ -137,7 +146,6 @@ class InterPodAffinity:
             return None, Status.as_status(exc)
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreFilterState(pod, required, required_anti, ns_labels)
-        term_index = self._term_index()
         if term_index is not None:
             s.existing_anti_affinity_counts = filtering.indexed_existing_anti_affinity_counts(
                 pod, ns_labels, term_index)
@@ -172,13 +180,11 @@ class InterPodAffinity:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
-        labels = node_info.node.labels
-        if s.affinity_terms and not filtering.satisfy_pod_affinity(s, labels):
-            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-        if s.anti_affinity_counts and not filtering.satisfy_pod_anti_affinity(s, labels):
-            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-        if s.existing_anti_affinity_counts and not filtering.satisfy_existing_pods_anti_affinity(s, labels):
-            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        # HOT PATH (every candidate node): the three checks in one call, and one Status object
+        # per reason (the framework only sets its ``plugin``, always to this plugin's name).
+        failed = filtering.failed_check(s, node_info.node.labels)
+        if failed:
+            return self._rejections[failed]
         return None
 
     # ------------------------------------------------------------------ PreScore / Score

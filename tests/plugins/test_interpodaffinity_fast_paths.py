@@ -1,9 +1,10 @@
-"""The cache's index of assigned pods' affinity terms (kschedfw/cache/term_index.py) and
-InterPodAffinity's use of it: the PreFilter counts of existing pods' required anti-affinity and
+"""InterPodAffinity's fast paths equal its plain ones. The cache's index of assigned pods'
+affinity terms (kschedfw/cache/term_index.py) and the plugin's use of it: the PreFilter counts of existing pods' required anti-affinity and
 the PreScore map of existing pods' affinity terms read from it must equal upstream's walk over
 every pod with affinity on every node (``getExistingAntiAffinityCounts``,
 ``processExistingPod``), and so must every Filter verdict, as pods with affinity come, go and
-change, nodes go and come back, on seeded random clusters."""
+change, nodes go and come back, on seeded random clusters. Filter's inlined check equals
+upstream's three checks in their order."""
 
 from __future__ import annotations
 
@@ -17,7 +18,9 @@ from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
-from kschedfw.plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY
+from kschedfw.plugins.interpodaffinity.filtering import (
+    PRE_FILTER_STATE_KEY, PreFilterState, failed_check, pod_terms, satisfy_existing_pods_anti_affinity,
+    satisfy_pod_affinity, satisfy_pod_anti_affinity)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY
 from kschedfw.testing import make_node, make_pod
 
@@ -186,3 +189,26 @@ def test_node_that_arrives_after_its_pods_joins_the_snapshot():
     cache.add_pod(make_pod("early", node_name="n2"))
     cache.add_node(make_node("n2"))
     assert sorted(ni.name for ni in cache.update_snapshot().node_infos()) == ["n1", "n2"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_filter_check_equals_the_three_satisfy_functions(seed):
+    """Filter's inlined check gives, on every node, the first of upstream's three checks
+    (affinity, anti-affinity, existing pods' anti-affinity) that fails."""
+    rng = random.Random(seed)
+    nodes = [_node(i, rng) for i in range(12)]
+    for step in range(300):
+        pod = make_pod(f"in-{step}", labels=_labels(rng), affinity=_affinity(rng))
+        terms = pod_terms(pod)
+        state = PreFilterState(pod, terms.required_affinity, terms.required_anti_affinity, None)
+        for counts in (state.affinity_counts, state.anti_affinity_counts,
+                       state.existing_anti_affinity_counts):
+            for _ in range(rng.randrange(3)):
+                key = rng.choice([ZONE, HOST, "rack"])
+                counts.setdefault(key, {})[rng.choice(["z0", "z1", "n1", "n2", "r0", "r1"])] = rng.randrange(1, 3)
+        for node in nodes:
+            labels = node.labels
+            expected = (1 if terms.required_affinity and not satisfy_pod_affinity(state, labels) else
+                        2 if state.anti_affinity_counts and not satisfy_pod_anti_affinity(state, labels) else
+                        3 if not satisfy_existing_pods_anti_affinity(state, labels) else 0)
+            assert failed_check(state, labels) == expected, f"step {step}, node {node.name}"
