@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["PodAffinityTermIndex", "TermNodes"]
 
 #: ``{NodeInfo: number of pods on it carrying the term}``
-TermNodes = dict
+TermNodes = dict[Any, int]
 
 
 def _pod_terms(pod: "Pod") -> Any:
@@ -91,7 +91,7 @@ class PodAffinityTermIndex:
                 if not nodes:
                     del table[key]
 
-    def _tables(self) -> tuple[dict, dict, dict, dict]:
+    def _tables(self) -> tuple[dict[Any, TermNodes], ...]:
         return (self.required_affinity, self.required_anti_affinity, self.preferred_affinity,
                 self.preferred_anti_affinity)
 

@@ -194,11 +194,6 @@ class InterPodAffinity:
         has_constraints = _has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
-        # Unless the incoming pod has preferred terms, only nodes hosting pods with affinity matter.
-        if has_constraints:
-            candidates = self._all_nodes(nodes)
-        else:
-            candidates = self._nodes_with("pods_with_affinity", nodes)
         terms = pod_terms(pod)
         if terms.error is not None:
             return Status.as_status(f"failed to parse pod: {terms.error}")
@@ -214,18 +209,22 @@ class InterPodAffinity:
         topology_score: scoring.ScoreMap = {}
         hard_weight = self.hard_pod_affinity_weight
         memo: dict = {}
-        indexed = has_constraints and scoring.add_indexed_preferred(
-            topology_score, preferred, preferred_anti, self._label_index(candidates))
+        # Two parts: the incoming pod's preferred terms over every node's pods (from the label
+        # index when it can answer), and the existing pods' terms (from the term index, else a
+        # walk over the nodes hosting pods with affinity).
         term_index = self._term_index()
-        if indexed:
-            # The incoming pod's own terms came from the label index: what is left are the
-            # terms of existing pods with affinity.
-            candidates = self._nodes_with("pods_with_affinity", nodes) if term_index is None else ()
-        elif not has_constraints and term_index is not None:
-            candidates = ()
+        all_nodes = self._all_nodes(nodes)
+        own_terms_walked = has_constraints and not scoring.add_indexed_preferred(
+            topology_score, preferred, preferred_anti, self._label_index(all_nodes))
+        if own_terms_walked:
+            candidates = all_nodes
+        elif term_index is None:
+            candidates = self._nodes_with("pods_with_affinity", nodes)
+        else:
+            candidates = []
         for node_info in candidates:
             scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
-                                 ns_labels, hard_weight, has_constraints and not indexed, memo,
+                                 ns_labels, hard_weight, own_terms_walked, memo,
                                  existing=term_index is None)
         if term_index is not None:
             scoring.add_indexed_existing(topology_score, pod, ns_labels, hard_weight, term_index,
