@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
-from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, count_pods_match_selector,
+from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, candidate_nodes,
+                                                       count_pods_match_selector,
                                                        node_labels_match_constraints,
                                                        required_node_affinity)
 
@@ -133,6 +134,9 @@ class Filtering:
     def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
         raise NotImplementedError
 
+    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ PreFilter
 
     def cal_pre_filter_state(self, pod: Any, nodes: Sequence[Any]) -> PreFilterState:
@@ -152,7 +156,12 @@ class Filtering:
             not inclusion or ((c.node_affinity_policy != HONOR or required is None)
                               and c.node_taints_policy != HONOR)
             for c in constraints)
-        indexed = tuple(enumerate(zip(constraints, keys, plain)))
+        # With the cache's label index, the walk below only records every domain (count 0) and
+        # the pods are counted on the few nodes that can host a selected pod.
+        index = self._label_index(nodes)
+        candidates = [candidate_nodes(c.selector, index) for c in constraints]
+        walked = tuple(cands is None for cands in candidates)
+        indexed = tuple(enumerate(zip(constraints, keys, plain, walked)))
         for node_info in nodes:
             node = node_info.node
             if node is None:
@@ -165,12 +174,31 @@ class Filtering:
                     break
             else:
                 pods = node_info.pods
-                for i, (c, key, is_plain) in indexed:
+                for i, (c, key, is_plain, walk) in indexed:
                     if not is_plain and not c.match_node_inclusion_policies(pod, node, required, gate):
                         continue
                     value = labels[key]
-                    count = count_pods_match_selector(pods, c.selector, namespace) if pods else 0
+                    count = count_pods_match_selector(pods, c.selector, namespace) if pods and walk else 0
                     m = match_nums[i]
+                    m[value] = m.get(value, 0) + count
+        for i, (c, key, is_plain, walk) in indexed:
+            if walk:
+                continue
+            m = match_nums[i]
+            for node_info in candidates[i] or ():  # the same checks as the walk's, on fewer nodes
+                node = node_info.node
+                if node is None or not node_info.pods:
+                    continue
+                if not inclusion and required is not None and not required(node):
+                    continue
+                labels = node.labels
+                if not node_labels_match_constraints(labels, constraints):
+                    continue
+                if not is_plain and not c.match_node_inclusion_policies(pod, node, required, gate):
+                    continue
+                count = count_pods_match_selector(node_info.pods, c.selector, namespace)
+                if count:
+                    value = labels[key]
                     m[value] = m.get(value, 0) + count
         paths = []
         for m in match_nums:

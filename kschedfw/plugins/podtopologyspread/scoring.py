@@ -21,8 +21,11 @@ from kschedfw import hookimpl
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE
 from kschedfw.plugins.podtopologyspread.common import (LABEL_HOSTNAME, NAME, SCHEDULE_ANYWAY,
-                                                       Constraint, count_pods_match_selector,
-                                                       filter_constraints, required_node_affinity)
+                                                       Constraint, candidate_nodes,
+                                                       count_pods_match_selector,
+                                                       filter_constraints,
+                                                       node_labels_match_constraints,
+                                                       required_node_affinity)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "INVALID_SCORE", "PreScoreState", "Scoring",
            "topology_normalizing_weight", "go_round"]
@@ -92,6 +95,9 @@ class Scoring:
     enable_taint_toleration_comparison_operators: bool
 
     def _build_default_constraints(self, pod: Any, action: str) -> list[Constraint]:  # plugin
+        raise NotImplementedError
+
+    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
         raise NotImplementedError
 
     def _soft_constraints(self, pod: Any) -> list[Constraint]:
@@ -169,7 +175,30 @@ class Scoring:
             required = required_node_affinity(pod)
             inclusion = self.enable_node_inclusion_policy
             gate = self.enable_taint_toleration_comparison_operators
-            for node_info in all_nodes:
+            # With the cache's label index, each constraint visits only the nodes that can
+            # host a pod it selects (on the others the count is 0), else every node.
+            index = self._label_index(all_nodes)
+            candidates = [candidate_nodes(c.selector, index) for _, c, _, _ in work]
+            if all(cands is not None for cands in candidates):
+                for (_, c, key, tp_counts), nodes_of in zip(work, candidates):
+                    for node_info in nodes_of or ():  # the same checks as the walk's below
+                        node = node_info.node
+                        if node is None or not node_info.pods:
+                            continue
+                        if not inclusion and required is not None and not required(node):
+                            continue
+                        labels = node.labels
+                        if require_all and not node_labels_match_constraints(labels, constraints):
+                            continue
+                        value = labels.get(key, "")
+                        if value not in tp_counts:
+                            continue
+                        if inclusion and not c.match_node_inclusion_policies(pod, node, required, gate):
+                            continue
+                        tp_counts[value] += count_pods_match_selector(node_info.pods, c.selector,
+                                                                      namespace)
+                work = ()
+            for node_info in all_nodes if work else ():
                 node = node_info.node
                 if node is None:
                     continue
