@@ -16,7 +16,7 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Status
+from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import SignFragment
 
 from kschedfw.plugins import nodememo
@@ -33,6 +33,14 @@ __all__ = ["InterPodAffinity", "NAME", "DEFAULT_HARD_POD_AFFINITY_WEIGHT", "LABE
 NAME = "InterPodAffinity"
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 LABELS_SIGNER_NAME = "v1.Pod.Labels"
+
+
+# Filter's rejections by filtering.failed_check's result (0 is "passes").
+_REJECTIONS: tuple[tuple[Code, tuple[str, ...]], ...] = (
+    (Code.Success, ()),
+    (Code.UnschedulableAndUnresolvable, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,)),
+    (Code.Unschedulable, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,)),
+    (Code.Unschedulable, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)))
 
 
 def _not_found(key: str) -> Status:
@@ -61,10 +69,6 @@ class InterPodAffinity:
         self.ignore_preferred_terms_of_existing_pods = bool(
             args.get("ignorePreferredTermsOfExistingPods", False))
         self._handle = handle if handle is not None else Handle()
-        # Filter's rejections by filtering.failed_check's code (index 0 is "passes").
-        self._rejections = (None, Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH),
-                            Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
-                            Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH))
 
     # ------------------------------------------------------------------ cluster helpers
 
@@ -180,11 +184,11 @@ class InterPodAffinity:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
-        # HOT PATH (every candidate node): the three checks in one call, and one Status object
-        # per reason (the framework only sets its ``plugin``, always to this plugin's name).
+        # HOT PATH (every candidate node): the three checks in one call.
         failed = filtering.failed_check(s, node_info.node.labels)
         if failed:
-            return self._rejections[failed]
+            code, reasons = _REJECTIONS[failed]
+            return Status(code, reasons)
         return None
 
     # ------------------------------------------------------------------ PreScore / Score

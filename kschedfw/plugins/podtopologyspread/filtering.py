@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kschedfw import hookimpl
-from kschedfw.framework.status import Status
+from kschedfw.framework.status import Code, Status
 from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, candidate_nodes,
                                                        count_pods_match_selector,
                                                        node_labels_match_constraints,
@@ -26,6 +26,8 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 MAX_INT32 = (1 << 31) - 1
+_MISSING_LABEL = (ERR_REASON_NODE_LABEL_NOT_MATCH,)  # Filter's reasons, built once
+_SKEW_EXCEEDED = (ERR_REASON_CONSTRAINTS_NOT_MATCH,)
 
 
 class CriticalPaths:
@@ -272,9 +274,9 @@ class Filtering:
         for key, max_skew, min_domains, self_match, match_num, paths in s.items:
             value = labels.get(key)
             if value is None:
-                return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+                return Status(Code.UnschedulableAndUnresolvable, _MISSING_LABEL)
             # existing matches + self match - global minimum must not exceed maxSkew
             min_match = 0 if len(match_num) < min_domains else paths.num0
             if match_num.get(value, 0) + self_match - min_match > max_skew:
-                return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                return Status(Code.Unschedulable, _SKEW_EXCEEDED)
         return None
