@@ -45,8 +45,9 @@ class Cache:
             self._nodes[node.name] = info
             self._order_dirty = True
         else:
-            if info.node is None:  # its pods came first (or it was removed): it joins the order
-                self._order_dirty = True
+            # A new node object (its pods came first, it was removed, or it changed): the next
+            # snapshot gets a new node list, which is how plugins know nodes changed.
+            self._order_dirty = True
             info.node = node
             info.generation += 1
         self._tree.add(node)

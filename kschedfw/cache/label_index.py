@@ -20,14 +20,34 @@ _EMPTY: Mapping[Any, Mapping[str, int]] = {}
 
 
 class PodLabelIndex:
-    """``(label key, value) -> {NodeInfo: {namespace: number of pods}}`` over assigned pods."""
+    """``(label key, value) -> {NodeInfo: {namespace: number of pods}}`` over assigned pods, and
+    the same over the terminating ones alone (PodTopologySpread does not count those)."""
 
-    __slots__ = ("_by_label",)
+    __slots__ = ("_by_label", "_terminating")
 
     def __init__(self) -> None:
         self._by_label: dict[tuple[str, str], dict[Any, dict[str, int]]] = {}
+        self._terminating: PodLabelIndex | None = None
 
     def add(self, node_info: "NodeInfo", pod: "Pod") -> None:
+        if pod.deletion_timestamp is not None:
+            if self._terminating is None:
+                self._terminating = PodLabelIndex()
+            self._terminating.add_labels(node_info, pod)
+        self.add_labels(node_info, pod)
+
+    def remove(self, node_info: "NodeInfo", pod: "Pod") -> None:
+        if pod.deletion_timestamp is not None and self._terminating is not None:
+            self._terminating.remove_labels(node_info, pod)
+        self.remove_labels(node_info, pod)
+
+    def terminating_with(self, key: str, value: str) -> Mapping[Any, Mapping[str, int]]:
+        """:meth:`nodes_with` over the terminating pods (those with a deletion timestamp)."""
+        if self._terminating is None:
+            return _EMPTY
+        return self._terminating.nodes_with(key, value)
+
+    def add_labels(self, node_info: "NodeInfo", pod: "Pod") -> None:
         namespace = pod.namespace
         by_label = self._by_label
         for label in pod.labels.items():
@@ -39,7 +59,7 @@ class PodLabelIndex:
                 per_namespace = nodes[node_info] = {}
             per_namespace[namespace] = per_namespace.get(namespace, 0) + 1
 
-    def remove(self, node_info: "NodeInfo", pod: "Pod") -> None:
+    def remove_labels(self, node_info: "NodeInfo", pod: "Pod") -> None:
         namespace = pod.namespace
         by_label = self._by_label
         for label in pod.labels.items():

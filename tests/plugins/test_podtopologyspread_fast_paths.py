@@ -2,7 +2,8 @@
 counts pods only on the nodes that can host a selected pod (every domain still recorded, in node
 order) and PreScore likewise; the states, critical paths, Filter verdicts and scores must equal
 those of upstream's walk over every node's pods, on seeded random clusters with namespaces,
-terminating pods, taints, node selectors, inclusion policies and every selector operator."""
+terminating pods, taints, node selectors, inclusion policies, every selector operator and nodes
+changing their topology labels."""
 
 from __future__ import annotations
 
@@ -111,7 +112,15 @@ def test_indexed_counts_equal_the_walk_over_pods(seed):
         finally:
             nodememo.set_enabled(True)
         assert with_index == walked, f"step {step}"
-        if rng.random() < 0.7 or not placed:
+        action = rng.random()
+        if action < 0.1:  # a node changes its topology labels (the domains change)
+            node = rng.choice(handle.snapshot.node_infos()).node
+            labels = dict(node.labels)
+            labels[rng.choice([ZONE, "rack"])] = f"new-{step}"
+            if rng.random() < 0.3:
+                labels.pop(ZONE, None)
+            cache.update_node(node, make_node(node.name, labels, taints=node.taints))
+        elif action < 0.7 or not placed:
             bound = make_pod(f"p{step}", ns=rng.choice(["default", "other"]), labels=_labels(rng),
                              node=f"n{rng.randrange(10)}", terminating=rng.random() < 0.15)
             cache.add_pod(bound)

@@ -126,12 +126,62 @@ def _get_pre_filter_state(state: Any) -> PreFilterState:
     return s
 
 
+def _exact_label(selector: Any) -> tuple[str, str] | None:
+    """``(key, value)`` when the selector is that one label, else None."""
+    reqs = selector.requirements
+    if selector.nothing or len(reqs) != 1:
+        return None
+    key, op, values = reqs[0]
+    if op == "=" or (op == "In" and len(values) == 1):
+        return key, values[0]
+    return None
+
+
+def _count_indexed(m: dict[str, int], c: Constraint, key: str, constraints: Sequence[Constraint],
+                   namespace: str, index: Any, nodes: Sequence[Any]) -> None:
+    """Add the pods ``c`` counts on each node carrying every constraint's key to ``m`` (its
+    domains already recorded), read from the cache's label index: a one-label selector's count
+    per namespace directly (minus the terminating pods), others on the candidate nodes."""
+    exact = _exact_label(c.selector)
+    if exact is not None:
+        terminating = index.terminating_with(*exact)
+        for node_info, per_namespace in index.nodes_with(*exact).items():
+            n = per_namespace.get(namespace, 0)
+            if n and terminating:
+                ended = terminating.get(node_info)
+                if ended:
+                    n -= ended.get(namespace, 0)
+            if not n:
+                continue
+            node = node_info.node
+            if node is None:
+                continue
+            labels = node.labels
+            if node_labels_match_constraints(labels, constraints):
+                value = labels[key]
+                m[value] = m.get(value, 0) + n
+        return
+    candidates = candidate_nodes(c.selector, index)
+    for node_info in nodes if candidates is None else candidates:
+        node = node_info.node
+        if node is None or not node_info.pods:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            count = count_pods_match_selector(node_info.pods, c.selector, namespace)
+            if count:
+                value = labels[key]
+                m[value] = m.get(value, 0) + count
+
+
 class Filtering:
     """PreFilter, PreFilterExtensions and Filter of :class:`PodTopologySpread` (a mixin)."""
 
     name = NAME
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
+    # (the snapshot's node list, {topology keys: domains}) for _domains
+    _domain_cache: tuple[Any, dict[tuple[str, ...], list[dict[str, int]]]] | None = None
 
     def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
         raise NotImplementedError
@@ -150,7 +200,6 @@ class Filtering:
         namespace = pod.namespace
         required = required_node_affinity(pod)
         inclusion = self.enable_node_inclusion_policy
-        gate = self.enable_taint_toleration_comparison_operators
         keys = tuple(c.topology_key for c in constraints)
         # Constraints whose node inclusion policies are the defaults with no affinity to honour
         # need no per-node policy check.
@@ -158,12 +207,39 @@ class Filtering:
             not inclusion or ((c.node_affinity_policy != HONOR or required is None)
                               and c.node_taints_policy != HONOR)
             for c in constraints)
-        # With the cache's label index, the walk below only records every domain (count 0) and
-        # the pods are counted on the few nodes that can host a selected pod.
+        # With the cache's label index, the pods are counted only on the nodes that can host a
+        # selected pod; every domain is still recorded (count 0), in node order.
         index = self._label_index(nodes)
-        candidates = [candidate_nodes(c.selector, index) for c in constraints]
-        walked = tuple(cands is None for cands in candidates)
-        indexed = tuple(enumerate(zip(constraints, keys, plain, walked)))
+        if index is not None and all(plain) and (inclusion or required is None):
+            # No per-pod node condition: the domains depend on the nodes alone and are kept
+            # while the snapshot's node list is the same object (the cache replaces it when
+            # any node changes).
+            match_nums = [dict(domains) for domains in self._domains(nodes, keys)]
+            for i, c in enumerate(constraints):
+                _count_indexed(match_nums[i], c, keys[i], constraints, namespace, index, nodes)
+        else:
+            candidates = [candidate_nodes(c.selector, index) for c in constraints]
+            self._walk(pod, nodes, constraints, keys, plain, candidates, required, match_nums)
+        paths = []
+        for m in match_nums:
+            p = CriticalPaths()
+            for value, num in m.items():
+                p.update(value, num)
+            paths.append(p)
+        pod_labels = pod.labels
+        self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
+        return PreFilterState(constraints, paths, match_nums, self_match)
+
+    def _walk(self, pod: Any, nodes: Sequence[Any], constraints: Sequence[Constraint],
+              keys: tuple[str, ...], plain: tuple[bool, ...], candidates: list[Any],
+              required: Any, match_nums: list[dict[str, int]]) -> None:
+        """Upstream's count over every node; constraints with ``candidates`` (not None) only
+        record their domains in the walk and count pods on those nodes afterwards."""
+        namespace = pod.namespace
+        inclusion = self.enable_node_inclusion_policy
+        gate = self.enable_taint_toleration_comparison_operators
+        indexed = tuple(enumerate(zip(constraints, keys, plain,
+                                      tuple(cands is None for cands in candidates))))
         for node_info in nodes:
             node = node_info.node
             if node is None:
@@ -202,15 +278,30 @@ class Filtering:
                 if count:
                     value = labels[key]
                     m[value] = m.get(value, 0) + count
-        paths = []
-        for m in match_nums:
-            p = CriticalPaths()
-            for value, num in m.items():
-                p.update(value, num)
-            paths.append(p)
-        pod_labels = pod.labels
-        self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
-        return PreFilterState(constraints, paths, match_nums, self_match)
+
+    def _domains(self, nodes: Sequence[Any], keys: tuple[str, ...]) -> list[dict[str, int]]:
+        """Per key, ``{value: 0}`` for the nodes carrying all ``keys``, in node order; kept per
+        node list object."""
+        cache = self._domain_cache
+        if cache is None or cache[0] is not nodes:
+            cache = self._domain_cache = (nodes, {})
+        domains = cache[1].get(keys)
+        if domains is None:
+            domains = [{} for _ in keys]
+            indexed = tuple(enumerate(keys))
+            for node_info in nodes:
+                node = node_info.node
+                if node is None:
+                    continue
+                labels = node.labels
+                for key in keys:
+                    if key not in labels:
+                        break
+                else:
+                    for i, key in indexed:
+                        domains[i].setdefault(labels[key], 0)
+            cache[1][keys] = domains
+        return domains
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):
