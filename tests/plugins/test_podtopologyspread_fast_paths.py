@@ -127,3 +127,62 @@ def test_indexed_counts_equal_the_walk_over_pods(seed):
             placed.append(bound)
         else:
             cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_counts_kept_across_cycles_follow_every_change(seed):
+    """One-label counts are kept from cycle to cycle and updated from the label index's log of
+    changed pods (bound, deleted, relabelled, turned terminating); they must stay equal to a
+    fresh walk, also when the log no longer reaches back and when nodes change."""
+    from kschedfw.cache.label_index import PodLabelIndex
+
+    rng = random.Random(100 + seed)
+    cache = Cache()
+    for i in range(8):
+        labels = {HOSTNAME: f"n{i}", "rack": f"r{i // 3}"}
+        if i % 4:
+            labels[ZONE] = f"z{i % 3}"
+        cache.add_node(make_node(f"n{i}", labels))
+    handle = Handle(snapshot=cache.update_snapshot(), lister=FakeLister())
+    plugin = PodTopologySpread({"defaultingType": "List"}, handle)
+    placed = []
+    limit = PodLabelIndex.LOG_LIMIT
+    PodLabelIndex.LOG_LIMIT = 16  # the log is cut often: some cycles read the index afresh
+    try:
+        for step in range(150):
+            app = f"app-{rng.randrange(2)}"
+            key = rng.choice([ZONE, "rack", HOSTNAME])
+            pod = make_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels={"app": app},
+                           constraints=[spread(1, key, DNS, LabelSelector({"app": app}))])
+            handle.snapshot = cache.update_snapshot()
+            with_index = _results(plugin, handle, pod)
+            nodememo.set_enabled(False)
+            try:
+                walked = _results(plugin, handle, pod)
+            finally:
+                nodememo.set_enabled(True)
+            assert with_index == walked, f"step {step}"
+            for _ in range(rng.randrange(1, 4)):
+                action = rng.random()
+                if action < 0.03:
+                    node = rng.choice(handle.snapshot.node_infos()).node
+                    labels = dict(node.labels)
+                    labels["rack"] = f"r-{step}"
+                    cache.update_node(node, make_node(node.name, labels))
+                elif action < 0.6 or not placed:
+                    bound = make_pod(f"p{step}-{action}", ns=rng.choice(["default", "other"]),
+                                     labels={"app": f"app-{rng.randrange(2)}"},
+                                     node=f"n{rng.randrange(8)}", terminating=rng.random() < 0.1)
+                    cache.add_pod(bound)
+                    placed.append(bound)
+                elif action < 0.8:
+                    cache.remove_pod(placed.pop(rng.randrange(len(placed))))
+                else:
+                    old = placed.pop(rng.randrange(len(placed)))
+                    new = make_pod(old.name, ns=old.namespace, uid=old.uid, node=old.node_name,
+                                   labels={"app": f"app-{rng.randrange(2)}"},
+                                   terminating=rng.random() < 0.3)
+                    cache.update_pod(old, new)
+                    placed.append(new)
+    finally:
+        PodLabelIndex.LOG_LIMIT = limit

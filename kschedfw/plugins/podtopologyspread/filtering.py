@@ -137,30 +137,11 @@ def _exact_label(selector: Any) -> tuple[str, str] | None:
     return None
 
 
-def _count_indexed(m: dict[str, int], c: Constraint, key: str, constraints: Sequence[Constraint],
-                   namespace: str, index: Any, nodes: Sequence[Any]) -> None:
+def _count_from_candidates(m: dict[str, int], c: Constraint, key: str,
+                           constraints: Sequence[Constraint], namespace: str, index: Any,
+                           nodes: Sequence[Any]) -> None:
     """Add the pods ``c`` counts on each node carrying every constraint's key to ``m`` (its
-    domains already recorded), read from the cache's label index: a one-label selector's count
-    per namespace directly (minus the terminating pods), others on the candidate nodes."""
-    exact = _exact_label(c.selector)
-    if exact is not None:
-        terminating = index.terminating_with(*exact)
-        for node_info, per_namespace in index.nodes_with(*exact).items():
-            n = per_namespace.get(namespace, 0)
-            if n and terminating:
-                ended = terminating.get(node_info)
-                if ended:
-                    n -= ended.get(namespace, 0)
-            if not n:
-                continue
-            node = node_info.node
-            if node is None:
-                continue
-            labels = node.labels
-            if node_labels_match_constraints(labels, constraints):
-                value = labels[key]
-                m[value] = m.get(value, 0) + n
-        return
+    domains already recorded), visiting only the nodes that can host such a pod."""
     candidates = candidate_nodes(c.selector, index)
     for node_info in nodes if candidates is None else candidates:
         node = node_info.node
@@ -174,14 +155,56 @@ def _count_indexed(m: dict[str, int], c: Constraint, key: str, constraints: Sequ
                 m[value] = m.get(value, 0) + count
 
 
+def _label_counts(exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                  namespace: str, index: Any) -> dict[str, int]:
+    """``{value of key: pods}`` of the non-terminating pods labelled ``exact`` in
+    ``namespace`` on the nodes carrying every constraint's key, read from the label index."""
+    counts: dict[str, int] = {}
+    terminating = index.terminating_with(*exact)
+    for node_info, per_namespace in index.nodes_with(*exact).items():
+        n = per_namespace.get(namespace, 0)
+        if n and terminating:
+            ended = terminating.get(node_info)
+            if ended:
+                n -= ended.get(namespace, 0)
+        if not n:
+            continue
+        node = node_info.node
+        if node is None:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            value = labels[key]
+            counts[value] = counts.get(value, 0) + n
+    return counts
+
+
+def _apply_changes(counts: dict[str, int], changes: Any, exact: tuple[str, str], key: str,
+                   constraints: Sequence[Constraint], namespace: str) -> None:
+    """Bring :func:`_label_counts` up to date with the pods added (+1) and removed (-1) since."""
+    label, want = exact
+    for node_info, pod, delta in changes:
+        if pod.deletion_timestamp is not None or pod.namespace != namespace \
+                or pod.labels.get(label) != want:
+            continue
+        node = node_info.node
+        if node is None:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            value = labels[key]
+            counts[value] = counts.get(value, 0) + delta
+
+
 class Filtering:
     """PreFilter, PreFilterExtensions and Filter of :class:`PodTopologySpread` (a mixin)."""
 
     name = NAME
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
-    # (the snapshot's node list, {topology keys: domains}) for _domains
-    _domain_cache: tuple[Any, dict[tuple[str, ...], list[dict[str, int]]]] | None = None
+    # (the snapshot's node list, {topology keys: domains}, {one-label count key: [log position,
+    # counts]}): see _node_list_cache
+    _domain_cache: tuple[Any, dict, dict] | None = None
 
     def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
         raise NotImplementedError
@@ -216,7 +239,15 @@ class Filtering:
             # any node changes).
             match_nums = [dict(domains) for domains in self._domains(nodes, keys)]
             for i, c in enumerate(constraints):
-                _count_indexed(match_nums[i], c, keys[i], constraints, namespace, index, nodes)
+                m = match_nums[i]
+                exact = _exact_label(c.selector)
+                if exact is None:
+                    _count_from_candidates(m, c, keys[i], constraints, namespace, index, nodes)
+                    continue
+                for value, n in self._label_counts(exact, keys[i], constraints, namespace,
+                                                   index, nodes).items():
+                    if n:
+                        m[value] += n
         else:
             candidates = [candidate_nodes(c.selector, index) for c in constraints]
             self._walk(pod, nodes, constraints, keys, plain, candidates, required, match_nums)
@@ -279,12 +310,39 @@ class Filtering:
                     value = labels[key]
                     m[value] = m.get(value, 0) + count
 
+    def _node_list_cache(self, nodes: Sequence[Any]) -> tuple[Any, dict, dict]:
+        """What is kept while the snapshot's node list is the same object: the domains per
+        topology keys, and the one-label counts with the label index's log position."""
+        cache = self._domain_cache
+        if cache is None or cache[0] is not nodes:
+            cache = self._domain_cache = (nodes, {}, {})
+        return cache
+
+    def _label_counts(self, exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                      namespace: str, index: Any, nodes: Sequence[Any]) -> dict[str, int]:
+        """:func:`_label_counts`, kept from cycle to cycle and brought up to date from the
+        label index's log of changed pods (read afresh when the log does not reach back)."""
+        kept = self._node_list_cache(nodes)[2]
+        cache_key = (exact, key, tuple(c.topology_key for c in constraints), namespace)
+        entry = kept.get(cache_key)
+        sequence = index.sequence
+        if entry is not None:
+            changes = index.changes_since(entry[0])
+            if changes is not None:
+                if changes:
+                    _apply_changes(entry[1], changes, exact, key, constraints, namespace)
+                    entry[0] = sequence
+                return entry[1]
+        if len(kept) > 1024:
+            kept.clear()
+        counts = _label_counts(exact, key, constraints, namespace, index)
+        kept[cache_key] = [sequence, counts]
+        return counts
+
     def _domains(self, nodes: Sequence[Any], keys: tuple[str, ...]) -> list[dict[str, int]]:
         """Per key, ``{value: 0}`` for the nodes carrying all ``keys``, in node order; kept per
         node list object."""
-        cache = self._domain_cache
-        if cache is None or cache[0] is not nodes:
-            cache = self._domain_cache = (nodes, {})
+        cache = self._node_list_cache(nodes)
         domains = cache[1].get(keys)
         if domains is None:
             domains = [{} for _ in keys]
