@@ -31,7 +31,7 @@ __all__ = [
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts", "satisfy_pod_affinity", "satisfy_pod_anti_affinity",
     "satisfy_existing_pods_anti_affinity", "failed_check", "update_count",
-    "indexed_existing_anti_affinity_counts", "add_term_nodes", "clone_counts", "count_pairs",
+    "indexed_existing_anti_affinity_counts", "add_term_nodes", "indexed_counts", "domain_counts", "clone_counts", "count_pairs",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH", "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
 ]
@@ -619,16 +619,64 @@ def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | No
     return out
 
 
+# term -> [label index, node list, log position, {topology value: pods}]: see domain_counts
+_DOMAIN_COUNTS: dict[AffinityTerm, list[Any]] = {}
+
+
+def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] | None:
+    """``{value of term.topology_key: pods the term selects on nodes with that value}`` over
+    every node, from the cache's label index (None when :func:`indexed_counts` cannot answer);
+    values may map to 0. Kept from cycle to cycle per term while the snapshot's node list
+    (``nodes``) is the same object, and brought up to date from the index's log of changed
+    pods, so a cycle does not revisit every node hosting such pods."""
+    if index is None or term.single_label is None:
+        return None
+    if term.namespace_selector is not None and not term.all_namespaces:
+        return None
+    key = term.topology_key
+    entry = _DOMAIN_COUNTS.get(term)
+    if entry is not None and entry[0] is index and entry[1] is nodes:
+        changes = index.changes_since(entry[2])
+        if changes is not None:
+            counts = entry[3]
+            if changes:
+                label, want = term.single_label
+                all_ns, namespaces = term.all_namespaces, term.namespaces
+                for ni, pod, delta in changes:
+                    if (all_ns or pod.namespace in namespaces) and pod.labels.get(label) == want:
+                        node = ni.node
+                        if node is not None:
+                            value = node.labels.get(key)
+                            if value is not None:
+                                counts[value] = counts.get(value, 0) + delta
+                entry[2] = index.sequence
+            return counts
+    per_node = indexed_counts(term, index)
+    assert per_node is not None
+    counts = {}
+    for ni, n in per_node:
+        node = ni.node
+        if node is None:
+            continue
+        value = node.labels.get(key)
+        if value is not None:
+            counts[value] = counts.get(value, 0) + n
+    if len(_DOMAIN_COUNTS) >= 1024:
+        _DOMAIN_COUNTS.clear()
+    _DOMAIN_COUNTS[term] = [index, nodes, index.sequence, counts]
+    return counts
+
+
 def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
                              anti_affinity_terms: tuple[AffinityTerm, ...],
-                             index: Any) -> tuple[Counts, Counts] | None:
+                             index: Any, nodes: Any) -> tuple[Counts, Counts] | None:
     """:func:`incoming_affinity_anti_affinity_counts` from the label index: at most one affinity
-    term (several must all match one pod) and every term answerable by :func:`indexed_counts`."""
+    term (several must all match one pod) and every term answerable by :func:`domain_counts`."""
     if len(affinity_terms) > 1:
         return None
     per_term = []
     for term in affinity_terms + anti_affinity_terms:
-        counts = indexed_counts(term, index)
+        counts = domain_counts(term, index, nodes)
         if counts is None:
             return None
         per_term.append((term, counts))
@@ -637,17 +685,12 @@ def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
     for i, (term, counts) in enumerate(per_term):
         target = affinity if i < len(affinity_terms) else anti
         key = term.topology_key
-        for ni, n in counts:
-            node = ni.node
-            if node is None:
-                continue
-            value = node.labels.get(key)
-            if value is None:
-                continue
-            inner = target.get(key)
-            if inner is None:
-                inner = target[key] = {}
-            inner[value] = inner.get(value, 0) + n
+        inner = target.get(key)
+        for value, n in counts.items():
+            if n:
+                if inner is None:
+                    inner = target[key] = {}
+                inner[value] = inner.get(value, 0) + n
     return affinity, anti
 
 
@@ -667,7 +710,7 @@ def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, .
     if not affinity_terms and not anti_affinity_terms:
         return affinity, anti
     if index is not None:
-        indexed = _indexed_incoming_counts(affinity_terms, anti_affinity_terms, index)
+        indexed = _indexed_incoming_counts(affinity_terms, anti_affinity_terms, index, nodes)
         if indexed is not None:
             return indexed
     keys = frozenset(t.topology_key for t in affinity_terms + anti_affinity_terms)

@@ -219,7 +219,7 @@ class InterPodAffinity:
         term_index = self._term_index()
         all_nodes = self._all_nodes(nodes)
         own_terms_walked = has_constraints and not scoring.add_indexed_preferred(
-            topology_score, preferred, preferred_anti, self._label_index(all_nodes))
+            topology_score, preferred, preferred_anti, self._label_index(all_nodes), all_nodes)
         if own_terms_walked:
             candidates = all_nodes
         elif term_index is None:

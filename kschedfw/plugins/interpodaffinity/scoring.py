@@ -20,7 +20,7 @@ from kschedfw.framework.types import MAX_NODE_SCORE
 
 from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
                                                          WeightedAffinityTerm, add_term_nodes,
-                                                         indexed_counts, pod_terms)
+                                                         domain_counts, pod_terms)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
            "add_indexed_existing", "score_node", "normalize"]
@@ -109,27 +109,25 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
 
 
 def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAffinityTerm, ...],
-                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any) -> bool:
-    """The incoming pod's own preferred terms' part of :func:`process_node` over every node,
-    read from the cache's label index (``indexed_counts``). False, with ``scores`` untouched,
-    when a term cannot be answered from it: then :func:`process_node` walks the pods."""
+                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any,
+                          nodes: Any = None) -> bool:
+    """The incoming pod's own preferred terms' part of :func:`process_node` over every node
+    (``nodes``, the snapshot's list), read from the cache's label index (``domain_counts``).
+    False, with ``scores`` untouched, when a term cannot be answered from it: then
+    :func:`process_node` walks the pods."""
     if index is None:
         return False
     per_term = []
     for weighted, sign in _signed(preferred_affinity, preferred_anti_affinity):
-        counts = indexed_counts(weighted.term, index)
+        counts = domain_counts(weighted.term, index, nodes)
         if counts is None:
             return False
         per_term.append((weighted, sign, counts))
     for weighted, sign, counts in per_term:
         key = weighted.term.topology_key
         amount = sign * weighted.weight
-        for ni, n in counts:
-            node = ni.node
-            if node is None:
-                continue
-            value = node.labels.get(key)
-            if value is not None:
+        for value, n in counts.items():
+            if n:
                 _add(scores, key, value, amount * n)
     return True
 
