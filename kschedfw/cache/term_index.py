@@ -10,6 +10,8 @@ terms that do, instead of every pod with affinity on every node.
 
 The terms are InterPodAffinity's compiled ones (``pod_terms``); the index remembers what it
 added for each pod, so removal takes out exactly that even if the compile caches were reset.
+Per term, the pods per topology value are kept from cycle to cycle and updated from a short log
+of changes (:meth:`PodAffinityTermIndex.domain_counts`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,10 @@ class PodAffinityTermIndex:
     """
 
     __slots__ = ("required_affinity", "required_anti_affinity", "preferred_affinity",
-                 "preferred_anti_affinity", "_added")
+                 "preferred_anti_affinity", "_added", "_log", "_log_start", "_kept")
+
+    #: How many changes the log keeps; a user further behind reads the nodes afresh.
+    LOG_LIMIT = 4096
 
     def __init__(self) -> None:
         self.required_affinity: dict[Any, TermNodes] = {}
@@ -52,6 +57,11 @@ class PodAffinityTermIndex:
         self.preferred_anti_affinity: dict[tuple[Any, int], TermNodes] = {}
         # pod uid -> (NodeInfo, the four key tuples added for it)
         self._added: dict[str, tuple[Any, tuple[tuple[Any, ...], ...]]] = {}
+        # (NodeInfo, the four key tuples, +1 added / -1 removed), and the sequence of _log[0]
+        self._log: list[tuple[Any, tuple[tuple[Any, ...], ...], int]] = []
+        self._log_start = 0
+        # (table number, key, topology key) -> [node list, log position, {value: pods}]
+        self._kept: dict[tuple[int, Any, str], list[Any]] = {}
 
     def add(self, node_info: "NodeInfo", pod: "Pod") -> None:
         terms = _pod_terms(pod)
@@ -65,6 +75,7 @@ class PodAffinityTermIndex:
         if pod.uid in self._added:  # re-added without a removal: take the old one out first
             self._remove_uid(pod.uid)
         self._added[pod.uid] = (node_info, keys)
+        self._record(node_info, keys, 1)
         for table, table_keys in zip(self._tables(), keys):
             for key in table_keys:
                 nodes = table.get(key)
@@ -78,6 +89,7 @@ class PodAffinityTermIndex:
 
     def _remove_uid(self, uid: str) -> None:
         node_info, keys = self._added.pop(uid)
+        self._record(node_info, keys, -1)
         for table, table_keys in zip(self._tables(), keys):
             for key in table_keys:
                 nodes = table.get(key)
@@ -90,6 +102,51 @@ class PodAffinityTermIndex:
                 nodes.pop(node_info, None)
                 if not nodes:
                     del table[key]
+
+    def _record(self, node_info: Any, keys: tuple[tuple[Any, ...], ...], delta: int) -> None:
+        log = self._log
+        log.append((node_info, keys, delta))
+        if len(log) > self.LOG_LIMIT:
+            drop = len(log) // 2
+            del log[:drop]
+            self._log_start += drop
+
+    def domain_counts(self, table: int, key: Any, topology_key: str, nodes: Any) -> dict[str, int]:
+        """``{node label topology_key's value: pods}`` over the entry ``key`` of table ``table``
+        (0 required affinity, 1 required anti-affinity, 2 preferred affinity, 3 preferred
+        anti-affinity), skipping nodes that are gone or lack the label; values may map to 0.
+        Kept while ``nodes`` (the snapshot's node list, replaced whenever a node changes) is the
+        same object, and brought up to date from the log of pods added and removed since."""
+        sequence = self._log_start + len(self._log)
+        kept_key = (table, key, topology_key)
+        entry = self._kept.get(kept_key)
+        if entry is not None and entry[0] is nodes and entry[1] >= self._log_start:
+            counts: dict[str, int] = entry[2]
+            if entry[1] < sequence:
+                for node_info, keys, delta in self._log[entry[1] - self._log_start:]:
+                    n = keys[table].count(key)
+                    if not n:
+                        continue
+                    node = node_info.node
+                    if node is None:
+                        continue
+                    value = node.labels.get(topology_key)
+                    if value is not None:
+                        counts[value] = counts.get(value, 0) + delta * n
+                entry[1] = sequence
+            return counts
+        counts = {}
+        for node_info, n in self._tables()[table].get(key, {}).items():
+            node = node_info.node
+            if node is None:
+                continue
+            value = node.labels.get(topology_key)
+            if value is not None:
+                counts[value] = counts.get(value, 0) + n
+        if len(self._kept) >= 1024:
+            self._kept.clear()
+        self._kept[kept_key] = [nodes, sequence, counts]
+        return counts
 
     def _tables(self) -> tuple[dict[Any, TermNodes], ...]:
         return (self.required_affinity, self.required_anti_affinity, self.preferred_affinity,

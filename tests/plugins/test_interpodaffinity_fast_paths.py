@@ -16,6 +16,7 @@ import pytest
 from kschedfw.api import Namespace
 from kschedfw.cache.cache import Cache
 from kschedfw.cache.label_index import PodLabelIndex
+from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins import nodememo
@@ -129,8 +130,9 @@ def test_term_index_equals_the_walk_over_pods(seed, hard_weight, monkeypatch):
     plugin = InterPodAffinity({"hardPodAffinityWeight": hard_weight}, handle)
     placed = []
     removed_node = None
-    # Odd seeds cut the label index's log often: kept counts are then read afresh.
+    # Odd seeds cut the indexes' logs often: kept counts are then read afresh.
     monkeypatch.setattr(PodLabelIndex, "LOG_LIMIT", 6 if seed % 2 else PodLabelIndex.LOG_LIMIT)
+    monkeypatch.setattr(PodAffinityTermIndex, "LOG_LIMIT", 4 if seed % 2 else PodAffinityTermIndex.LOG_LIMIT)
     for step in range(80):
         pod = make_pod(f"in-{step}", namespace=rng.choice(NAMESPACES), labels=_labels(rng),
                        affinity=_affinity(rng))

@@ -31,7 +31,7 @@ __all__ = [
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts", "satisfy_pod_affinity", "satisfy_pod_anti_affinity",
     "satisfy_existing_pods_anti_affinity", "failed_check", "update_count",
-    "indexed_existing_anti_affinity_counts", "add_term_nodes", "indexed_counts", "domain_counts", "clone_counts", "count_pairs",
+    "indexed_existing_anti_affinity_counts", "add_domain_counts", "indexed_counts", "domain_counts", "clone_counts", "count_pairs",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH", "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
 ]
@@ -566,32 +566,29 @@ def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
 
 
 def indexed_existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
-                                          term_index: Any) -> Counts:
+                                          term_index: Any, nodes: Any) -> Counts:
     """:func:`existing_anti_affinity_counts` read from the cache's
     :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct required
-    anti-affinity term of the assigned pods is matched once, and only the nodes of those that
-    select ``pod`` are visited. Same counts."""
+    anti-affinity term of the assigned pods is matched once, and the pods per topology value of
+    those that select ``pod`` are read from the index (``nodes``: the snapshot's node list).
+    Same counts."""
     counts: Counts = {}
-    for term, nodes in term_index.required_anti_affinity.items():
+    for term in term_index.required_anti_affinity:
         if term.matches(pod, ns_labels):
-            add_term_nodes(counts, term.topology_key, nodes, 1)
+            key = term.topology_key
+            add_domain_counts(counts, key, term_index.domain_counts(1, term, key, nodes), 1)
     return counts
 
 
-def add_term_nodes(counts: Counts, key: str, nodes: Mapping[Any, int], amount: int) -> None:
-    """Add ``amount`` per pod to the pair (key, node's value) of each ``{NodeInfo: pods}`` entry
-    whose node has the key (nodes already gone are skipped)."""
+def add_domain_counts(counts: Counts, key: str, per_value: Mapping[str, int], amount: int) -> None:
+    """Add ``amount`` per pod to the pair (key, value) for each ``{value: pods}`` entry with
+    pods (a pair appears only where some pod contributes, as in the walk)."""
     inner = counts.get(key)
-    for ni, n in nodes.items():
-        node = ni.node
-        if node is None:
-            continue
-        value = node.labels.get(key)
-        if value is None:
-            continue
-        if inner is None:
-            inner = counts[key] = {}
-        inner[value] = inner.get(value, 0) + amount * n
+    for value, n in per_value.items():
+        if n:
+            if inner is None:
+                inner = counts[key] = {}
+            inner[value] = inner.get(value, 0) + amount * n
 
 
 def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | None:

@@ -152,7 +152,7 @@ class InterPodAffinity:
         s = PreFilterState(pod, required, required_anti, ns_labels)
         if term_index is not None:
             s.existing_anti_affinity_counts = filtering.indexed_existing_anti_affinity_counts(
-                pod, ns_labels, term_index)
+                pod, ns_labels, term_index, self._handle.snapshot.node_infos())
         else:
             s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(
                 pod, ns_labels, anti_nodes)
@@ -232,7 +232,7 @@ class InterPodAffinity:
                                  existing=term_index is None)
         if term_index is not None:
             scoring.add_indexed_existing(topology_score, pod, ns_labels, hard_weight, term_index,
-                                         memo)
+                                         memo, all_nodes)
         if not topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))

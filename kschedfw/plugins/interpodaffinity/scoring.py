@@ -19,7 +19,7 @@ from typing import Any, Iterable, Mapping
 from kschedfw.framework.types import MAX_NODE_SCORE
 
 from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
-                                                         WeightedAffinityTerm, add_term_nodes,
+                                                         WeightedAffinityTerm, add_domain_counts,
                                                          domain_counts, pod_terms)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
@@ -133,20 +133,29 @@ def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAf
 
 
 def add_indexed_existing(scores: ScoreMap, pod: Any, ns_labels: Mapping[str, str] | None,
-                         hard_weight: int, term_index: Any, memo: dict) -> None:
+                         hard_weight: int, term_index: Any, memo: dict, nodes: Any) -> None:
     """The existing pods' part of :func:`process_node` over every node, read from the cache's
     :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct term is matched
-    against ``pod`` once and only the nodes of the terms that select it are visited."""
+    against ``pod`` once, and the pods per topology value of those that select it are read
+    from the index (``nodes``: the snapshot's node list)."""
     if hard_weight > 0:
-        for term, nodes in term_index.required_affinity.items():
+        for term in term_index.required_affinity:
             if _selects(memo, term, pod, ns_labels):
-                add_term_nodes(scores, term.topology_key, nodes, hard_weight)
-    for (term, weight), nodes in term_index.preferred_affinity.items():
+                key = term.topology_key
+                add_domain_counts(scores, key, term_index.domain_counts(0, term, key, nodes),
+                                  hard_weight)
+    for weighted in term_index.preferred_affinity:
+        term = weighted[0]
         if _selects(memo, term, pod, ns_labels):
-            add_term_nodes(scores, term.topology_key, nodes, weight)
-    for (term, weight), nodes in term_index.preferred_anti_affinity.items():
+            key = term.topology_key
+            add_domain_counts(scores, key, term_index.domain_counts(2, weighted, key, nodes),
+                              weighted[1])
+    for weighted in term_index.preferred_anti_affinity:
+        term = weighted[0]
         if _selects(memo, term, pod, ns_labels):
-            add_term_nodes(scores, term.topology_key, nodes, -weight)
+            key = term.topology_key
+            add_domain_counts(scores, key, term_index.domain_counts(3, weighted, key, nodes),
+                              -weighted[1])
 
 
 def _selects(memo: dict, term: AffinityTerm, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:
