@@ -131,9 +131,10 @@ def test_indexed_counts_equal_the_walk_over_pods(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_counts_kept_across_cycles_follow_every_change(seed):
-    """One-label counts are kept from cycle to cycle and updated from the label index's log of
-    changed pods (bound, deleted, relabelled, turned terminating); they must stay equal to a
-    fresh walk, also when the log no longer reaches back and when nodes change."""
+    """One-label counts (PreFilter and PreScore) are kept from cycle to cycle and updated from
+    the label index's log of changed pods (bound, deleted, relabelled, turned terminating); they
+    must stay equal to a fresh walk, also when the log no longer reaches back and when nodes
+    change."""
     from kschedfw.cache.label_index import PodLabelIndex
 
     rng = random.Random(100 + seed)
@@ -153,7 +154,8 @@ def test_counts_kept_across_cycles_follow_every_change(seed):
             app = f"app-{rng.randrange(2)}"
             key = rng.choice([ZONE, "rack", HOSTNAME])
             pod = make_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels={"app": app},
-                           constraints=[spread(1, key, DNS, LabelSelector({"app": app}))])
+                           constraints=[spread(1, key, rng.choice([DNS, SA]),
+                                               LabelSelector({"app": app}))])
             handle.snapshot = cache.update_snapshot()
             with_index = _results(plugin, handle, pod)
             nodememo.set_enabled(False)

@@ -126,7 +126,7 @@ def _get_pre_filter_state(state: Any) -> PreFilterState:
     return s
 
 
-def _exact_label(selector: Any) -> tuple[str, str] | None:
+def exact_label(selector: Any) -> tuple[str, str] | None:
     """``(key, value)`` when the selector is that one label, else None."""
     reqs = selector.requirements
     if selector.nothing or len(reqs) != 1:
@@ -240,7 +240,7 @@ class Filtering:
             match_nums = [dict(domains) for domains in self._domains(nodes, keys)]
             for i, c in enumerate(constraints):
                 m = match_nums[i]
-                exact = _exact_label(c.selector)
+                exact = exact_label(c.selector)
                 if exact is None:
                     _count_from_candidates(m, c, keys[i], constraints, namespace, index, nodes)
                     continue
