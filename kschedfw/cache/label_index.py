@@ -1,9 +1,11 @@
 """Which nodes host pods with a given label, kept up to date by the cache.
 
 InterPodAffinity counts, for each of the incoming pod's terms, the pods on every node that the
-term's label selector selects: a walk over every assigned pod, per pod scheduled. For the common
-one-label selector (``app: web``) this index answers with the nodes that host such pods and
-how many per namespace, so the walk visits only those nodes.
+term's label selector selects, and PodTopologySpread the pods its constraints' selectors select:
+a walk over every assigned pod, per pod scheduled. For the common one-label selector
+(``app: web``) this index answers with the nodes that host such pods and how many per namespace,
+so the walk visits only those nodes (any selector with a ``key = value`` or ``key In (...)``
+requirement is narrowed to the nodes hosting such pods).
 
 It also keeps a short log of the pods added and removed (:meth:`PodLabelIndex.changes_since`),
 so a user that aggregated counts at one point can bring them up to date with the few pods that
