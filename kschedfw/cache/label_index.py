@@ -29,7 +29,7 @@ class PodLabelIndex:
     """``(label key, value) -> {NodeInfo: {namespace: number of pods}}`` over assigned pods, and
     the same over the terminating ones alone (PodTopologySpread does not count those)."""
 
-    __slots__ = ("_by_label", "_terminating", "_log", "_log_start")
+    __slots__ = ("_by_label", "_terminating", "_log", "_log_start", "_kept", "_kept_nodes")
 
     #: How many changes the log keeps; a user further behind reads the index afresh.
     LOG_LIMIT = 4096
@@ -39,6 +39,8 @@ class PodLabelIndex:
         self._terminating: PodLabelIndex | None = None
         self._log: list[tuple[Any, Any, int]] = []  # (NodeInfo, pod, +1 added / -1 removed)
         self._log_start = 0  # the sequence number of _log[0]
+        self._kept: dict[Any, Any] = {}
+        self._kept_nodes: Any = None
 
     def add(self, node_info: "NodeInfo", pod: "Pod") -> None:
         if pod.deletion_timestamp is not None:
@@ -66,6 +68,17 @@ class PodLabelIndex:
     def sequence(self) -> int:
         """The sequence number the next change will get (a position for :meth:`changes_since`)."""
         return self._log_start + len(self._log)
+
+    def kept_for(self, nodes: Any) -> dict[Any, Any]:
+        """A dict where users keep what they aggregated from this index for the snapshot node
+        list ``nodes``; emptied when another list is given (a node changed), so it holds on to
+        one list only."""
+        if nodes is not self._kept_nodes:
+            self._kept.clear()
+            self._kept_nodes = nodes
+        elif len(self._kept) > 4096:
+            self._kept.clear()
+        return self._kept
 
     def changes_since(self, sequence: int) -> list[tuple[Any, Any, int]] | None:
         """``(NodeInfo, pod, +1 | -1)`` for each pod added or removed since ``sequence``, in

@@ -45,7 +45,7 @@ class PodAffinityTermIndex:
     """
 
     __slots__ = ("required_affinity", "required_anti_affinity", "preferred_affinity",
-                 "preferred_anti_affinity", "_added", "_log", "_log_start", "_kept")
+                 "preferred_anti_affinity", "_added", "_log", "_log_start", "_kept", "_kept_nodes")
 
     #: How many changes the log keeps; a user further behind reads the nodes afresh.
     LOG_LIMIT = 4096
@@ -60,8 +60,9 @@ class PodAffinityTermIndex:
         # (NodeInfo, the four key tuples, +1 added / -1 removed), and the sequence of _log[0]
         self._log: list[tuple[Any, tuple[tuple[Any, ...], ...], int]] = []
         self._log_start = 0
-        # (table number, key, topology key) -> [node list, log position, {value: pods}]
+        # (table number, key, topology key) -> [log position, {value: pods}], for _kept_nodes
         self._kept: dict[tuple[int, Any, str], list[Any]] = {}
+        self._kept_nodes: Any = None
 
     def add(self, node_info: "NodeInfo", pod: "Pod") -> None:
         terms = _pod_terms(pod)
@@ -118,12 +119,15 @@ class PodAffinityTermIndex:
         Kept while ``nodes`` (the snapshot's node list, replaced whenever a node changes) is the
         same object, and brought up to date from the log of pods added and removed since."""
         sequence = self._log_start + len(self._log)
+        if nodes is not self._kept_nodes or len(self._kept) > 4096:
+            self._kept.clear()  # hold on to one node list only
+            self._kept_nodes = nodes
         kept_key = (table, key, topology_key)
         entry = self._kept.get(kept_key)
-        if entry is not None and entry[0] is nodes and entry[1] >= self._log_start:
-            counts: dict[str, int] = entry[2]
-            if entry[1] < sequence:
-                for node_info, keys, delta in self._log[entry[1] - self._log_start:]:
+        if entry is not None and entry[0] >= self._log_start:
+            counts: dict[str, int] = entry[1]
+            if entry[0] < sequence:
+                for node_info, keys, delta in self._log[entry[0] - self._log_start:]:
                     n = keys[table].count(key)
                     if not n:
                         continue
@@ -133,7 +137,7 @@ class PodAffinityTermIndex:
                     value = node.labels.get(topology_key)
                     if value is not None:
                         counts[value] = counts.get(value, 0) + delta * n
-                entry[1] = sequence
+                entry[0] = sequence
             return counts
         counts = {}
         for node_info, n in self._tables()[table].get(key, {}).items():
@@ -143,9 +147,7 @@ class PodAffinityTermIndex:
             value = node.labels.get(topology_key)
             if value is not None:
                 counts[value] = counts.get(value, 0) + n
-        if len(self._kept) >= 1024:
-            self._kept.clear()
-        self._kept[kept_key] = [nodes, sequence, counts]
+        self._kept[kept_key] = [sequence, counts]
         return counts
 
     def _tables(self) -> tuple[dict[Any, TermNodes], ...]:

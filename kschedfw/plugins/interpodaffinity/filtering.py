@@ -616,10 +616,6 @@ def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | No
     return out
 
 
-# term -> [label index, node list, log position, {topology value: pods}]: see domain_counts
-_DOMAIN_COUNTS: dict[AffinityTerm, list[Any]] = {}
-
-
 def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] | None:
     """``{value of term.topology_key: pods the term selects on nodes with that value}`` over
     every node, from the cache's label index (None when :func:`indexed_counts` cannot answer);
@@ -631,11 +627,12 @@ def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] 
     if term.namespace_selector is not None and not term.all_namespaces:
         return None
     key = term.topology_key
-    entry = _DOMAIN_COUNTS.get(term)
-    if entry is not None and entry[0] is index and entry[1] is nodes:
-        changes = index.changes_since(entry[2])
+    kept = index.kept_for(nodes)  # term -> [log position, {topology value: pods}]
+    entry = kept.get(term)
+    if entry is not None:
+        changes = index.changes_since(entry[0])
         if changes is not None:
-            counts = entry[3]
+            counts = entry[1]
             if changes:
                 label, want = term.single_label
                 all_ns, namespaces = term.all_namespaces, term.namespaces
@@ -646,7 +643,7 @@ def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] 
                             value = node.labels.get(key)
                             if value is not None:
                                 counts[value] = counts.get(value, 0) + delta
-                entry[2] = index.sequence
+                entry[0] = index.sequence
             return counts
     per_node = indexed_counts(term, index)
     assert per_node is not None
@@ -658,9 +655,7 @@ def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] 
         value = node.labels.get(key)
         if value is not None:
             counts[value] = counts.get(value, 0) + n
-    if len(_DOMAIN_COUNTS) >= 1024:
-        _DOMAIN_COUNTS.clear()
-    _DOMAIN_COUNTS[term] = [index, nodes, index.sequence, counts]
+    kept[term] = [index.sequence, counts]
     return counts
 
 
