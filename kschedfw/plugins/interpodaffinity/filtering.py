@@ -142,7 +142,9 @@ class AffinityTerm:
         for ns in namespaces:
             if nss.matches(ns.labels):
                 names.add(ns.name)
-        return AffinityTerm(frozenset(names), self.selector, self.topology_key, None)
+        # Interned like compiled terms, so counts kept per term object (domain_counts) are
+        # found again next cycle while the matching namespaces stay the same.
+        return _interned(frozenset(names), self.selector, self.topology_key, None)
 
     def __repr__(self) -> str:
         return (f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
@@ -286,14 +288,19 @@ def _compile_term(pod: Any, term: Any) -> AffinityTerm:
         namespaces = frozenset((pod.namespace,))
     else:
         namespaces = frozenset(term.namespaces)
-    key = (namespaces, _selector_key(selector), term.topology_key,
-           _selector_key(term.namespace_selector))
+    return _interned(namespaces, selector, term.topology_key, term.namespace_selector)
+
+
+def _interned(namespaces: frozenset[str], selector: LabelSelector | None, topology_key: str,
+              namespace_selector: LabelSelector | None) -> AffinityTerm:
+    """The one AffinityTerm object for these fields."""
+    key = (namespaces, _selector_key(selector), topology_key, _selector_key(namespace_selector))
     compiled = _INTERNED.get(key)
     if compiled is None:
         if len(_INTERNED) >= _CACHE_LIMIT:
             _INTERNED.clear()
-        compiled = _INTERNED[key] = AffinityTerm(namespaces, selector, term.topology_key,
-                                                 term.namespace_selector)
+        compiled = _INTERNED[key] = AffinityTerm(namespaces, selector, topology_key,
+                                                 namespace_selector)
     return compiled
 
 
