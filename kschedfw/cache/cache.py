@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kschedfw.cache.node_tree import NodeTree
 from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.snapshot import Snapshot, fill_image_states
+from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.framework.types import NodeInfo
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ class Cache:
         self._snapshot = Snapshot()
         self._affinity_version = 0  # bumped when a node gains its first or loses its last pod with (anti-)affinity
         self._labels = PodLabelIndex()  # (label, value) -> nodes hosting such pods
+        self._terms = PodAffinityTermIndex()  # affinity term -> nodes hosting pods with it
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
@@ -43,6 +45,9 @@ class Cache:
             self._nodes[node.name] = info
             self._order_dirty = True
         else:
+            # A new node object (its pods came first, it was removed, or it changed): the next
+            # snapshot gets a new node list, which is how plugins know nodes changed.
+            self._order_dirty = True
             info.node = node
             info.generation += 1
         self._tree.add(node)
@@ -88,6 +93,7 @@ class Cache:
         info.add_pod(pod)
         self._note_affinity(info, before)
         self._labels.add(info, pod)
+        self._terms.add(info, pod)
         self._pod_states[pod.uid] = pod
 
     def _remove_from_node(self, pod: "Pod") -> None:
@@ -96,6 +102,7 @@ class Cache:
             before = self._affinity_shape(info)
             if info.remove_pod(pod):
                 self._labels.remove(info, pod)
+                self._terms.remove(info, pod)
             self._note_affinity(info, before)
             if info.node is None and not info.pods:
                 del self._nodes[pod.node_name]
@@ -158,8 +165,10 @@ class Cache:
             before = self._affinity_shape(info)
             if info.remove_pod(current):
                 self._labels.remove(info, current)
+                self._terms.remove(info, current)
             info.add_pod(new)
             self._labels.add(info, new)
+            self._terms.add(info, new)
             self._note_affinity(info, before)
         self._pod_states[new.uid] = new
 
@@ -185,6 +194,7 @@ class Cache:
         self._snapshot.generation += 1
         self._snapshot.affinity_version = self._affinity_version
         self._snapshot.label_index = self._labels
+        self._snapshot.term_index = self._terms
         return self._snapshot
 
     def node_info(self, name: str) -> NodeInfo | None:

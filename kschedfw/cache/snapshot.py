@@ -9,12 +9,14 @@ from kschedfw.framework.types import ImageStateSummary, NodeInfo
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
     from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.cache.term_index import PodAffinityTermIndex
 
 
 class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
-    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index")
+    __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index",
+                 "term_index")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -27,6 +29,8 @@ class Snapshot:
         #: Set by the cache: which nodes host pods with a given label (None: a snapshot built
         #: by hand, whose users walk the pods).
         self.label_index: "PodLabelIndex | None" = None
+        #: Set by the cache: which nodes host pods with a given affinity term (None: walk them).
+        self.term_index: "PodAffinityTermIndex | None" = None
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":

@@ -22,9 +22,10 @@ _enabled = True
 
 
 def set_enabled(on: bool) -> None:
-    """Turn the memos and the other incremental fast paths (InterPodAffinity's use of the
-    cache's label index) off (True: on, the default) to run the plain path, e.g. to check that
-    both give the same placements (benchmarks/mixed_workload.py --check)."""
+    """Turn the memos and the other incremental fast paths (InterPodAffinity's and
+    PodTopologySpread's use of the cache's label and affinity term indexes) off (True: on, the
+    default) to run the plain path, e.g. to check that both give the same placements
+    (benchmarks/mixed_workload.py --check)."""
     global _enabled
     _enabled = bool(on)
 

@@ -30,7 +30,8 @@ __all__ = [
     # PreFilter / Filter
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
     "incoming_affinity_anti_affinity_counts", "satisfy_pod_affinity", "satisfy_pod_anti_affinity",
-    "satisfy_existing_pods_anti_affinity", "update_count", "clone_counts", "count_pairs",
+    "satisfy_existing_pods_anti_affinity", "failed_check", "update_count",
+    "indexed_existing_anti_affinity_counts", "add_domain_counts", "indexed_counts", "domain_counts", "clone_counts", "count_pairs",
     "ERR_REASON_AFFINITY_RULES_NOT_MATCH", "ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH",
     "ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH",
 ]
@@ -141,7 +142,9 @@ class AffinityTerm:
         for ns in namespaces:
             if nss.matches(ns.labels):
                 names.add(ns.name)
-        return AffinityTerm(frozenset(names), self.selector, self.topology_key, None)
+        # Interned like compiled terms, so counts kept per term object (domain_counts) are
+        # found again next cycle while the matching namespaces stay the same.
+        return _interned(frozenset(names), self.selector, self.topology_key, None)
 
     def __repr__(self) -> str:
         return (f"AffinityTerm(namespaces={sorted(self.namespaces)!r}, selector={self.selector!r}, "
@@ -285,14 +288,19 @@ def _compile_term(pod: Any, term: Any) -> AffinityTerm:
         namespaces = frozenset((pod.namespace,))
     else:
         namespaces = frozenset(term.namespaces)
-    key = (namespaces, _selector_key(selector), term.topology_key,
-           _selector_key(term.namespace_selector))
+    return _interned(namespaces, selector, term.topology_key, term.namespace_selector)
+
+
+def _interned(namespaces: frozenset[str], selector: LabelSelector | None, topology_key: str,
+              namespace_selector: LabelSelector | None) -> AffinityTerm:
+    """The one AffinityTerm object for these fields."""
+    key = (namespaces, _selector_key(selector), topology_key, _selector_key(namespace_selector))
     compiled = _INTERNED.get(key)
     if compiled is None:
         if len(_INTERNED) >= _CACHE_LIMIT:
             _INTERNED.clear()
-        compiled = _INTERNED[key] = AffinityTerm(namespaces, selector, term.topology_key,
-                                                 term.namespace_selector)
+        compiled = _INTERNED[key] = AffinityTerm(namespaces, selector, topology_key,
+                                                 namespace_selector)
     return compiled
 
 
@@ -564,6 +572,32 @@ def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
     return counts
 
 
+def indexed_existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
+                                          term_index: Any, nodes: Any) -> Counts:
+    """:func:`existing_anti_affinity_counts` read from the cache's
+    :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct required
+    anti-affinity term of the assigned pods is matched once, and the pods per topology value of
+    those that select ``pod`` are read from the index (``nodes``: the snapshot's node list).
+    Same counts."""
+    counts: Counts = {}
+    for term in term_index.required_anti_affinity:
+        if term.matches(pod, ns_labels):
+            key = term.topology_key
+            add_domain_counts(counts, key, term_index.domain_counts(1, term, key, nodes), 1)
+    return counts
+
+
+def add_domain_counts(counts: Counts, key: str, per_value: Mapping[str, int], amount: int) -> None:
+    """Add ``amount`` per pod to the pair (key, value) for each ``{value: pods}`` entry with
+    pods (a pair appears only where some pod contributes, as in the walk)."""
+    inner = counts.get(key)
+    for value, n in per_value.items():
+        if n:
+            if inner is None:
+                inner = counts[key] = {}
+            inner[value] = inner.get(value, 0) + amount * n
+
+
 def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | None:
     """``(node_info, term.count_matching(node_info.pods))`` for every node where that is not 0,
     read from the cache's :class:`~kschedfw.cache.label_index.PodLabelIndex`; None when the
@@ -589,16 +623,59 @@ def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | No
     return out
 
 
+def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] | None:
+    """``{value of term.topology_key: pods the term selects on nodes with that value}`` over
+    every node, from the cache's label index (None when :func:`indexed_counts` cannot answer);
+    values may map to 0. Kept from cycle to cycle per term while the snapshot's node list
+    (``nodes``) is the same object, and brought up to date from the index's log of changed
+    pods, so a cycle does not revisit every node hosting such pods."""
+    if index is None or term.single_label is None:
+        return None
+    if term.namespace_selector is not None and not term.all_namespaces:
+        return None
+    key = term.topology_key
+    kept = index.kept_for(nodes)  # term -> [log position, {topology value: pods}]
+    entry = kept.get(term)
+    if entry is not None:
+        changes = index.changes_since(entry[0])
+        if changes is not None:
+            counts = entry[1]
+            if changes:
+                label, want = term.single_label
+                all_ns, namespaces = term.all_namespaces, term.namespaces
+                for ni, pod, delta in changes:
+                    if (all_ns or pod.namespace in namespaces) and pod.labels.get(label) == want:
+                        node = ni.node
+                        if node is not None:
+                            value = node.labels.get(key)
+                            if value is not None:
+                                counts[value] = counts.get(value, 0) + delta
+                entry[0] = index.sequence
+            return counts
+    per_node = indexed_counts(term, index)
+    assert per_node is not None
+    counts = {}
+    for ni, n in per_node:
+        node = ni.node
+        if node is None:
+            continue
+        value = node.labels.get(key)
+        if value is not None:
+            counts[value] = counts.get(value, 0) + n
+    kept[term] = [index.sequence, counts]
+    return counts
+
+
 def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
                              anti_affinity_terms: tuple[AffinityTerm, ...],
-                             index: Any) -> tuple[Counts, Counts] | None:
+                             index: Any, nodes: Any) -> tuple[Counts, Counts] | None:
     """:func:`incoming_affinity_anti_affinity_counts` from the label index: at most one affinity
-    term (several must all match one pod) and every term answerable by :func:`indexed_counts`."""
+    term (several must all match one pod) and every term answerable by :func:`domain_counts`."""
     if len(affinity_terms) > 1:
         return None
     per_term = []
     for term in affinity_terms + anti_affinity_terms:
-        counts = indexed_counts(term, index)
+        counts = domain_counts(term, index, nodes)
         if counts is None:
             return None
         per_term.append((term, counts))
@@ -607,17 +684,12 @@ def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
     for i, (term, counts) in enumerate(per_term):
         target = affinity if i < len(affinity_terms) else anti
         key = term.topology_key
-        for ni, n in counts:
-            node = ni.node
-            if node is None:
-                continue
-            value = node.labels.get(key)
-            if value is None:
-                continue
-            inner = target.get(key)
-            if inner is None:
-                inner = target[key] = {}
-            inner[value] = inner.get(value, 0) + n
+        inner = target.get(key)
+        for value, n in counts.items():
+            if n:
+                if inner is None:
+                    inner = target[key] = {}
+                inner[value] = inner.get(value, 0) + n
     return affinity, anti
 
 
@@ -637,7 +709,7 @@ def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, .
     if not affinity_terms and not anti_affinity_terms:
         return affinity, anti
     if index is not None:
-        indexed = _indexed_incoming_counts(affinity_terms, anti_affinity_terms, index)
+        indexed = _indexed_incoming_counts(affinity_terms, anti_affinity_terms, index, nodes)
         if indexed is not None:
             return indexed
     keys = frozenset(t.topology_key for t in affinity_terms + anti_affinity_terms)
@@ -681,6 +753,44 @@ def _add(counts: Counts, labels: Mapping[str, str], key: str, n: int) -> None:
     if inner is None:
         inner = counts[key] = {}
     inner[value] = inner.get(value, 0) + n
+
+
+def failed_check(state: PreFilterState, labels: Mapping[str, str]) -> int:
+    """Filter's verdict for a node with ``labels``: 0 when it passes, else which check fails
+    first, in upstream's order: 1 the pod's affinity (:func:`satisfy_pod_affinity`), 2 its
+    anti-affinity (:func:`satisfy_pod_anti_affinity`), 3 existing pods' anti-affinity
+    (:func:`satisfy_existing_pods_anti_affinity`). HOT PATH: the three inlined."""
+    terms = state.affinity_terms
+    if terms:
+        counts = state.affinity_counts
+        pods_exist = True
+        for term in terms:
+            key = term.topology_key
+            value = labels.get(key)
+            if value is None:
+                return 1
+            if pods_exist:
+                values = counts.get(key)
+                if values is None or values.get(value, 0) <= 0:
+                    pods_exist = False
+        if not pods_exist and (counts or not state.self_match):
+            return 1
+    counts = state.anti_affinity_counts
+    if counts:
+        for term in state.anti_affinity_terms:
+            key = term.topology_key
+            value = labels.get(key)
+            if value is not None:
+                values = counts.get(key)
+                if values is not None and values.get(value, 0) > 0:
+                    return 2
+    counts = state.existing_anti_affinity_counts
+    if counts:
+        for key, values in counts.items():
+            value = labels.get(key)
+            if value is not None and values.get(value, 0) > 0:
+                return 3
+    return 0
 
 
 def satisfy_existing_pods_anti_affinity(state: PreFilterState, labels: Mapping[str, str]) -> bool:

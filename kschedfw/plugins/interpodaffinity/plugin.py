@@ -16,7 +16,7 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Status
+from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import SignFragment
 
 from kschedfw.plugins import nodememo
@@ -33,6 +33,14 @@ __all__ = ["InterPodAffinity", "NAME", "DEFAULT_HARD_POD_AFFINITY_WEIGHT", "LABE
 NAME = "InterPodAffinity"
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 LABELS_SIGNER_NAME = "v1.Pod.Labels"
+
+
+# Filter's rejections by filtering.failed_check's result (0 is "passes").
+_REJECTIONS: tuple[tuple[Code, tuple[str, ...]], ...] = (
+    (Code.Success, ()),
+    (Code.UnschedulableAndUnresolvable, (ERR_REASON_AFFINITY_RULES_NOT_MATCH,)),
+    (Code.Unschedulable, (ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,)),
+    (Code.Unschedulable, (ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,)))
 
 
 def _not_found(key: str) -> Status:
@@ -106,6 +114,13 @@ class InterPodAffinity:
             return None
         return getattr(snapshot, "label_index", None)
 
+    def _term_index(self) -> Any:
+        """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
+        snapshot = self._handle.snapshot
+        if snapshot is None or not nodememo.enabled():
+            return None
+        return getattr(snapshot, "term_index", None)
+
     def _all_nodes(self, nodes: list) -> list:
         snapshot = self._handle.snapshot
         if snapshot is not None and len(snapshot):
@@ -117,11 +132,16 @@ class InterPodAffinity:
     @hookimpl
     def pre_filter(self, state, pod, nodes):
         terms = pod_terms(pod)
-        anti_nodes = self._nodes_with("pods_with_required_anti_affinity", nodes)
+        term_index = self._term_index()
+        # Which nodes host pods with required anti-affinity (only the walk needs the list; the
+        # index says as well whether there are any).
+        anti_nodes = (self._nodes_with("pods_with_required_anti_affinity", nodes)
+                      if term_index is None else ())
         if terms.error is not None:
             return None, Status.unresolvable(f"parsing pod: {terms.error}")
         required, required_anti = terms.required_affinity, terms.required_anti_affinity
-        if not required and not required_anti and not anti_nodes:
+        if not required and not required_anti and (
+                not anti_nodes if term_index is None else not term_index.required_anti_affinity):
             return None, Status.skip()
         try:
             required = self._unroll_namespaces(required)
@@ -130,7 +150,12 @@ class InterPodAffinity:
             return None, Status.as_status(exc)
         ns_labels = self._namespace_labels(pod.namespace)
         s = PreFilterState(pod, required, required_anti, ns_labels)
-        s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(pod, ns_labels, anti_nodes)
+        if term_index is not None:
+            s.existing_anti_affinity_counts = filtering.indexed_existing_anti_affinity_counts(
+                pod, ns_labels, term_index, self._handle.snapshot.node_infos())
+        else:
+            s.existing_anti_affinity_counts = filtering.existing_anti_affinity_counts(
+                pod, ns_labels, anti_nodes)
         s.affinity_counts, s.anti_affinity_counts = filtering.incoming_affinity_anti_affinity_counts(
             required, required_anti, nodes, self._label_index(nodes))
         if not s.existing_anti_affinity_counts and not required and not required_anti:
@@ -159,13 +184,11 @@ class InterPodAffinity:
         s = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
-        labels = node_info.node.labels
-        if s.affinity_terms and not filtering.satisfy_pod_affinity(s, labels):
-            return Status.unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH)
-        if s.anti_affinity_counts and not filtering.satisfy_pod_anti_affinity(s, labels):
-            return Status.unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH)
-        if s.existing_anti_affinity_counts and not filtering.satisfy_existing_pods_anti_affinity(s, labels):
-            return Status.unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH)
+        # HOT PATH (every candidate node): the three checks in one call.
+        failed = filtering.failed_check(s, node_info.node.labels)
+        if failed:
+            code, reasons = _REJECTIONS[failed]
+            return Status(code, reasons)
         return None
 
     # ------------------------------------------------------------------ PreScore / Score
@@ -175,11 +198,6 @@ class InterPodAffinity:
         has_constraints = _has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
-        # Unless the incoming pod has preferred terms, only nodes hosting pods with affinity matter.
-        if has_constraints:
-            candidates = self._all_nodes(nodes)
-        else:
-            candidates = self._nodes_with("pods_with_affinity", nodes)
         terms = pod_terms(pod)
         if terms.error is not None:
             return Status.as_status(f"failed to parse pod: {terms.error}")
@@ -195,15 +213,26 @@ class InterPodAffinity:
         topology_score: scoring.ScoreMap = {}
         hard_weight = self.hard_pod_affinity_weight
         memo: dict = {}
-        indexed = has_constraints and scoring.add_indexed_preferred(
-            topology_score, preferred, preferred_anti, self._label_index(candidates))
-        if indexed:
-            # The incoming pod's own terms came from the label index: what is left are the
-            # terms of existing pods with affinity.
+        # Two parts: the incoming pod's preferred terms over every node's pods (from the label
+        # index when it can answer), and the existing pods' terms (from the term index, else a
+        # walk over the nodes hosting pods with affinity).
+        term_index = self._term_index()
+        all_nodes = self._all_nodes(nodes)
+        own_terms_walked = has_constraints and not scoring.add_indexed_preferred(
+            topology_score, preferred, preferred_anti, self._label_index(all_nodes), all_nodes)
+        if own_terms_walked:
+            candidates = all_nodes
+        elif term_index is None:
             candidates = self._nodes_with("pods_with_affinity", nodes)
+        else:
+            candidates = []
         for node_info in candidates:
             scoring.process_node(topology_score, node_info, pod, preferred, preferred_anti,
-                                 ns_labels, hard_weight, has_constraints and not indexed, memo)
+                                 ns_labels, hard_weight, own_terms_walked, memo,
+                                 existing=term_index is None)
+        if term_index is not None:
+            scoring.add_indexed_existing(topology_score, pod, ns_labels, hard_weight, term_index,
+                                         memo, all_nodes)
         if not topology_score:
             return Status.skip()
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(topology_score))

@@ -19,10 +19,11 @@ from typing import Any, Iterable, Mapping
 from kschedfw.framework.types import MAX_NODE_SCORE
 
 from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
-                                                         WeightedAffinityTerm, indexed_counts,
-                                                         pod_terms)
+                                                         WeightedAffinityTerm, add_domain_counts,
+                                                         domain_counts, pod_terms)
 
-__all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "score_node", "normalize"]
+__all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
+           "add_indexed_existing", "score_node", "normalize"]
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
 
@@ -56,13 +57,14 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
                  preferred_affinity: tuple[WeightedAffinityTerm, ...],
                  preferred_anti_affinity: tuple[WeightedAffinityTerm, ...],
                  ns_labels: Mapping[str, str] | None, hard_weight: int, all_pods: bool,
-                 memo: dict) -> None:
+                 memo: dict, existing: bool = True) -> None:
     """Add the contributions of the pods on one node (upstream ``processExistingPod``).
 
     ``preferred_*`` are the incoming pod's terms with namespace selectors unrolled; with
     ``all_pods`` every pod of the node is matched against them, otherwise (the incoming pod has
     no preferred terms) only pods with affinity are visited. ``memo`` (one per cycle) remembers
-    which existing pods' terms select the incoming pod.
+    which existing pods' terms select the incoming pod. ``existing`` False leaves the existing
+    pods' terms out (they come from :func:`add_indexed_existing`).
     """
     node = node_info.node
     if node is None:
@@ -83,10 +85,12 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
             n = term.count_matching(pods)
             if n:
                 _add(scores, term.topology_key, value, sign * weighted.weight * n)
+    if not existing:
+        return
     # The existing pods' own terms, matched against the incoming pod (memoised per term object).
-    for existing in node_info.pods_with_affinity:
-        entry = POD_TERMS_CACHE.get(id(existing))
-        terms = entry[1] if entry is not None and entry[0] is existing else pod_terms(existing)
+    for existing_pod in node_info.pods_with_affinity:
+        entry = POD_TERMS_CACHE.get(id(existing_pod))
+        terms = entry[1] if entry is not None and entry[0] is existing_pod else pod_terms(existing_pod)
         if hard_weight > 0:
             for term in terms.required_affinity:
                 value = labels.get(term.topology_key)
@@ -105,29 +109,53 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
 
 
 def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAffinityTerm, ...],
-                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any) -> bool:
-    """The incoming pod's own preferred terms' part of :func:`process_node` over every node,
-    read from the cache's label index (``indexed_counts``). False, with ``scores`` untouched,
-    when a term cannot be answered from it: then :func:`process_node` walks the pods."""
+                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any,
+                          nodes: Any = None) -> bool:
+    """The incoming pod's own preferred terms' part of :func:`process_node` over every node
+    (``nodes``, the snapshot's list), read from the cache's label index (``domain_counts``).
+    False, with ``scores`` untouched, when a term cannot be answered from it: then
+    :func:`process_node` walks the pods."""
     if index is None:
         return False
     per_term = []
     for weighted, sign in _signed(preferred_affinity, preferred_anti_affinity):
-        counts = indexed_counts(weighted.term, index)
+        counts = domain_counts(weighted.term, index, nodes)
         if counts is None:
             return False
         per_term.append((weighted, sign, counts))
     for weighted, sign, counts in per_term:
         key = weighted.term.topology_key
         amount = sign * weighted.weight
-        for ni, n in counts:
-            node = ni.node
-            if node is None:
-                continue
-            value = node.labels.get(key)
-            if value is not None:
+        for value, n in counts.items():
+            if n:
                 _add(scores, key, value, amount * n)
     return True
+
+
+def add_indexed_existing(scores: ScoreMap, pod: Any, ns_labels: Mapping[str, str] | None,
+                         hard_weight: int, term_index: Any, memo: dict, nodes: Any) -> None:
+    """The existing pods' part of :func:`process_node` over every node, read from the cache's
+    :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct term is matched
+    against ``pod`` once, and the pods per topology value of those that select it are read
+    from the index (``nodes``: the snapshot's node list)."""
+    if hard_weight > 0:
+        for term in term_index.required_affinity:
+            if _selects(memo, term, pod, ns_labels):
+                key = term.topology_key
+                add_domain_counts(scores, key, term_index.domain_counts(0, term, key, nodes),
+                                  hard_weight)
+    for weighted in term_index.preferred_affinity:
+        term = weighted[0]
+        if _selects(memo, term, pod, ns_labels):
+            key = term.topology_key
+            add_domain_counts(scores, key, term_index.domain_counts(2, weighted, key, nodes),
+                              weighted[1])
+    for weighted in term_index.preferred_anti_affinity:
+        term = weighted[0]
+        if _selects(memo, term, pod, ns_labels):
+            key = term.topology_key
+            add_domain_counts(scores, key, term_index.domain_counts(3, weighted, key, nodes),
+                              -weighted[1])
 
 
 def _selects(memo: dict, term: AffinityTerm, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:

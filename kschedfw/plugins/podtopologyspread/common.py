@@ -21,7 +21,7 @@ __all__ = [
     "NAME", "LABEL_HOSTNAME", "LABEL_TOPOLOGY_ZONE", "DO_NOT_SCHEDULE", "SCHEDULE_ANYWAY",
     "HONOR", "IGNORE", "Selector", "NOTHING", "Constraint",
     "filter_constraints", "merge_label_set_with_selector", "node_labels_match_constraints",
-    "count_pods_match_selector", "pod_labels_match_constraints", "required_node_affinity",
+    "count_pods_match_selector", "candidate_nodes", "pod_labels_match_constraints", "required_node_affinity",
     "untolerated_do_not_schedule_taint", "default_selector",
 ]
 
@@ -277,6 +277,34 @@ def count_pods_match_selector(pods: Iterable[Any], selector: Selector, namespace
         if matches(p.labels):
             count += 1
     return count
+
+
+def candidate_nodes(selector: Selector, index: Any) -> Iterable[Any] | None:
+    """The NodeInfos that can host a pod ``selector`` counts, from the cache's pod label index
+    (:class:`~kschedfw.cache.label_index.PodLabelIndex`): those hosting a pod with the label of
+    its narrowest ``key = value`` or ``key In (values)`` requirement. On every other node
+    :func:`count_pods_match_selector` is 0. None when the index cannot say (no index, or only
+    other operators)."""
+    if selector.nothing or not selector.requirements:
+        return ()  # matches nothing, or empty: counts nothing
+    if index is None:
+        return None
+    best: Any = None
+    for key, op, values in selector.requirements:
+        if op == EQUALS:
+            nodes: Any = index.nodes_with(key, values[0])
+        elif op == IN:
+            if len(values) == 1:
+                nodes = index.nodes_with(key, values[0])
+            else:  # a pod has one value per key: the node sets are what it can be on
+                nodes = {ni: None for value in values for ni in index.nodes_with(key, value)}
+        else:
+            continue
+        if best is None or len(nodes) < len(best):
+            best = nodes
+            if not best:
+                break
+    return best
 
 
 def pod_labels_match_constraints(constraints: Iterable[Constraint], labels: Mapping[str, str]) -> bool:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from kschedfw import hookimpl
-from kschedfw.framework.status import Status
-from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, count_pods_match_selector,
+from kschedfw.framework.status import Code, Status
+from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, candidate_nodes,
+                                                       count_pods_match_selector,
                                                        node_labels_match_constraints,
                                                        required_node_affinity)
 
@@ -25,6 +26,8 @@ PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
 MAX_INT32 = (1 << 31) - 1
+_MISSING_LABEL = (ERR_REASON_NODE_LABEL_NOT_MATCH,)  # Filter's reasons, built once
+_SKEW_EXCEEDED = (ERR_REASON_CONSTRAINTS_NOT_MATCH,)
 
 
 class CriticalPaths:
@@ -123,14 +126,90 @@ def _get_pre_filter_state(state: Any) -> PreFilterState:
     return s
 
 
+def exact_label(selector: Any) -> tuple[str, str] | None:
+    """``(key, value)`` when the selector is that one label, else None."""
+    reqs = selector.requirements
+    if selector.nothing or len(reqs) != 1:
+        return None
+    key, op, values = reqs[0]
+    if op == "=" or (op == "In" and len(values) == 1):
+        return key, values[0]
+    return None
+
+
+def _count_from_candidates(m: dict[str, int], c: Constraint, key: str,
+                           constraints: Sequence[Constraint], namespace: str, index: Any,
+                           nodes: Sequence[Any]) -> None:
+    """Add the pods ``c`` counts on each node carrying every constraint's key to ``m`` (its
+    domains already recorded), visiting only the nodes that can host such a pod."""
+    candidates = candidate_nodes(c.selector, index)
+    for node_info in nodes if candidates is None else candidates:
+        node = node_info.node
+        if node is None or not node_info.pods:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            count = count_pods_match_selector(node_info.pods, c.selector, namespace)
+            if count:
+                value = labels[key]
+                m[value] = m.get(value, 0) + count
+
+
+def _label_counts(exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                  namespace: str, index: Any) -> dict[str, int]:
+    """``{value of key: pods}`` of the non-terminating pods labelled ``exact`` in
+    ``namespace`` on the nodes carrying every constraint's key, read from the label index."""
+    counts: dict[str, int] = {}
+    terminating = index.terminating_with(*exact)
+    for node_info, per_namespace in index.nodes_with(*exact).items():
+        n = per_namespace.get(namespace, 0)
+        if n and terminating:
+            ended = terminating.get(node_info)
+            if ended:
+                n -= ended.get(namespace, 0)
+        if not n:
+            continue
+        node = node_info.node
+        if node is None:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            value = labels[key]
+            counts[value] = counts.get(value, 0) + n
+    return counts
+
+
+def _apply_changes(counts: dict[str, int], changes: Any, exact: tuple[str, str], key: str,
+                   constraints: Sequence[Constraint], namespace: str) -> None:
+    """Bring :func:`_label_counts` up to date with the pods added (+1) and removed (-1) since."""
+    label, want = exact
+    for node_info, pod, delta in changes:
+        if pod.deletion_timestamp is not None or pod.namespace != namespace \
+                or pod.labels.get(label) != want:
+            continue
+        node = node_info.node
+        if node is None:
+            continue
+        labels = node.labels
+        if node_labels_match_constraints(labels, constraints):
+            value = labels[key]
+            counts[value] = counts.get(value, 0) + delta
+
+
 class Filtering:
     """PreFilter, PreFilterExtensions and Filter of :class:`PodTopologySpread` (a mixin)."""
 
     name = NAME
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
+    # (the snapshot's node list, {topology keys: domains}, {one-label count key: [log position,
+    # counts]}): see _node_list_cache
+    _domain_cache: tuple[Any, dict, dict] | None = None
 
     def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
+        raise NotImplementedError
+
+    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
         raise NotImplementedError
 
     # ------------------------------------------------------------------ PreFilter
@@ -144,7 +223,6 @@ class Filtering:
         namespace = pod.namespace
         required = required_node_affinity(pod)
         inclusion = self.enable_node_inclusion_policy
-        gate = self.enable_taint_toleration_comparison_operators
         keys = tuple(c.topology_key for c in constraints)
         # Constraints whose node inclusion policies are the defaults with no affinity to honour
         # need no per-node policy check.
@@ -152,7 +230,47 @@ class Filtering:
             not inclusion or ((c.node_affinity_policy != HONOR or required is None)
                               and c.node_taints_policy != HONOR)
             for c in constraints)
-        indexed = tuple(enumerate(zip(constraints, keys, plain)))
+        # With the cache's label index, the pods are counted only on the nodes that can host a
+        # selected pod; every domain is still recorded (count 0), in node order.
+        index = self._label_index(nodes)
+        if index is not None and all(plain) and (inclusion or required is None):
+            # No per-pod node condition: the domains depend on the nodes alone and are kept
+            # while the snapshot's node list is the same object (the cache replaces it when
+            # any node changes).
+            match_nums = [dict(domains) for domains in self._domains(nodes, keys)]
+            for i, c in enumerate(constraints):
+                m = match_nums[i]
+                exact = exact_label(c.selector)
+                if exact is None:
+                    _count_from_candidates(m, c, keys[i], constraints, namespace, index, nodes)
+                    continue
+                for value, n in self._label_counts(exact, keys[i], constraints, namespace,
+                                                   index, nodes).items():
+                    if n:
+                        m[value] += n
+        else:
+            candidates = [candidate_nodes(c.selector, index) for c in constraints]
+            self._walk(pod, nodes, constraints, keys, plain, candidates, required, match_nums)
+        paths = []
+        for m in match_nums:
+            p = CriticalPaths()
+            for value, num in m.items():
+                p.update(value, num)
+            paths.append(p)
+        pod_labels = pod.labels
+        self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
+        return PreFilterState(constraints, paths, match_nums, self_match)
+
+    def _walk(self, pod: Any, nodes: Sequence[Any], constraints: Sequence[Constraint],
+              keys: tuple[str, ...], plain: tuple[bool, ...], candidates: list[Any],
+              required: Any, match_nums: list[dict[str, int]]) -> None:
+        """Upstream's count over every node; constraints with ``candidates`` (not None) only
+        record their domains in the walk and count pods on those nodes afterwards."""
+        namespace = pod.namespace
+        inclusion = self.enable_node_inclusion_policy
+        gate = self.enable_taint_toleration_comparison_operators
+        indexed = tuple(enumerate(zip(constraints, keys, plain,
+                                      tuple(cands is None for cands in candidates))))
         for node_info in nodes:
             node = node_info.node
             if node is None:
@@ -165,22 +283,83 @@ class Filtering:
                     break
             else:
                 pods = node_info.pods
-                for i, (c, key, is_plain) in indexed:
+                for i, (c, key, is_plain, walk) in indexed:
                     if not is_plain and not c.match_node_inclusion_policies(pod, node, required, gate):
                         continue
                     value = labels[key]
-                    count = count_pods_match_selector(pods, c.selector, namespace) if pods else 0
+                    count = count_pods_match_selector(pods, c.selector, namespace) if pods and walk else 0
                     m = match_nums[i]
                     m[value] = m.get(value, 0) + count
-        paths = []
-        for m in match_nums:
-            p = CriticalPaths()
-            for value, num in m.items():
-                p.update(value, num)
-            paths.append(p)
-        pod_labels = pod.labels
-        self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
-        return PreFilterState(constraints, paths, match_nums, self_match)
+        for i, (c, key, is_plain, walk) in indexed:
+            if walk:
+                continue
+            m = match_nums[i]
+            for node_info in candidates[i] or ():  # the same checks as the walk's, on fewer nodes
+                node = node_info.node
+                if node is None or not node_info.pods:
+                    continue
+                if not inclusion and required is not None and not required(node):
+                    continue
+                labels = node.labels
+                if not node_labels_match_constraints(labels, constraints):
+                    continue
+                if not is_plain and not c.match_node_inclusion_policies(pod, node, required, gate):
+                    continue
+                count = count_pods_match_selector(node_info.pods, c.selector, namespace)
+                if count:
+                    value = labels[key]
+                    m[value] = m.get(value, 0) + count
+
+    def _node_list_cache(self, nodes: Sequence[Any]) -> tuple[Any, dict, dict]:
+        """What is kept while the snapshot's node list is the same object: the domains per
+        topology keys, and the one-label counts with the label index's log position."""
+        cache = self._domain_cache
+        if cache is None or cache[0] is not nodes:
+            cache = self._domain_cache = (nodes, {}, {})
+        return cache
+
+    def _label_counts(self, exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                      namespace: str, index: Any, nodes: Sequence[Any]) -> dict[str, int]:
+        """:func:`_label_counts`, kept from cycle to cycle and brought up to date from the
+        label index's log of changed pods (read afresh when the log does not reach back)."""
+        kept = self._node_list_cache(nodes)[2]
+        cache_key = (exact, key, tuple(c.topology_key for c in constraints), namespace)
+        entry = kept.get(cache_key)
+        sequence = index.sequence
+        if entry is not None:
+            changes = index.changes_since(entry[0])
+            if changes is not None:
+                if changes:
+                    _apply_changes(entry[1], changes, exact, key, constraints, namespace)
+                    entry[0] = sequence
+                return entry[1]
+        if len(kept) > 1024:
+            kept.clear()
+        counts = _label_counts(exact, key, constraints, namespace, index)
+        kept[cache_key] = [sequence, counts]
+        return counts
+
+    def _domains(self, nodes: Sequence[Any], keys: tuple[str, ...]) -> list[dict[str, int]]:
+        """Per key, ``{value: 0}`` for the nodes carrying all ``keys``, in node order; kept per
+        node list object."""
+        cache = self._node_list_cache(nodes)
+        domains = cache[1].get(keys)
+        if domains is None:
+            domains = [{} for _ in keys]
+            indexed = tuple(enumerate(keys))
+            for node_info in nodes:
+                node = node_info.node
+                if node is None:
+                    continue
+                labels = node.labels
+                for key in keys:
+                    if key not in labels:
+                        break
+                else:
+                    for i, key in indexed:
+                        domains[i].setdefault(labels[key], 0)
+            cache[1][keys] = domains
+        return domains
 
     @hookimpl
     def pre_filter(self, state, pod, nodes):
@@ -244,9 +423,9 @@ class Filtering:
         for key, max_skew, min_domains, self_match, match_num, paths in s.items:
             value = labels.get(key)
             if value is None:
-                return Status.unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH)
+                return Status(Code.UnschedulableAndUnresolvable, _MISSING_LABEL)
             # existing matches + self match - global minimum must not exceed maxSkew
             min_match = 0 if len(match_num) < min_domains else paths.num0
             if match_num.get(value, 0) + self_match - min_match > max_skew:
-                return Status.unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH)
+                return Status(Code.Unschedulable, _SKEW_EXCEEDED)
         return None

@@ -22,6 +22,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        QueueingHint)
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.status import Status
+from kschedfw.plugins import nodememo
 from kschedfw.plugins.helper import as_objects
 from kschedfw.plugins.podtopologyspread.common import (DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME,
                                                        LABEL_TOPOLOGY_ZONE, NAME, SCHEDULE_ANYWAY,
@@ -130,6 +131,14 @@ class PodTopologySpread(Filtering, Scoring):
         if pod.topology_spread_constraints:
             return self._filter(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE)
         return self._build_default_constraints(pod, DO_NOT_SCHEDULE)
+
+    def _label_index(self, nodes: Any) -> Any:
+        """The cache's pod label index when ``nodes`` are all of the snapshot's nodes (and the
+        fast paths are on), else None: then every node's pods are walked."""
+        snapshot = self.handle.snapshot
+        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.enabled():
+            return None
+        return getattr(snapshot, "label_index", None)
 
     # ------------------------------------------------------------------ signing
 

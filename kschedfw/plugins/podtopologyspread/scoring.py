@@ -20,9 +20,13 @@ from typing import Any, Sequence
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE
-from kschedfw.plugins.podtopologyspread.common import (LABEL_HOSTNAME, NAME, SCHEDULE_ANYWAY,
-                                                       Constraint, count_pods_match_selector,
-                                                       filter_constraints, required_node_affinity)
+from kschedfw.plugins.podtopologyspread.filtering import exact_label
+from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NAME, SCHEDULE_ANYWAY,
+                                                       Constraint, candidate_nodes,
+                                                       count_pods_match_selector,
+                                                       filter_constraints,
+                                                       node_labels_match_constraints,
+                                                       required_node_affinity)
 
 __all__ = ["PRE_SCORE_STATE_KEY", "INVALID_SCORE", "PreScoreState", "Scoring",
            "topology_normalizing_weight", "go_round"]
@@ -93,6 +97,13 @@ class Scoring:
 
     def _build_default_constraints(self, pod: Any, action: str) -> list[Constraint]:  # plugin
         raise NotImplementedError
+
+    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
+        raise NotImplementedError
+
+    def _label_counts(self, exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                      namespace: str, index: Any, nodes: Sequence[Any]) -> dict[str, int]:
+        raise NotImplementedError  # provided by Filtering
 
     def _soft_constraints(self, pod: Any) -> list[Constraint]:
         if pod.topology_spread_constraints:
@@ -169,7 +180,48 @@ class Scoring:
             required = required_node_affinity(pod)
             inclusion = self.enable_node_inclusion_policy
             gate = self.enable_taint_toleration_comparison_operators
-            for node_info in all_nodes:
+            index = self._label_index(all_nodes)
+            if index is not None and require_all and (inclusion or required is None):
+                # One-label selectors with no per-pod node condition: the counts PreFilter keeps
+                # across cycles (nodes with every key, per value), read for the feasible values.
+                rest = []
+                for item in work:
+                    _, c, key, tp_counts = item
+                    exact = exact_label(c.selector)
+                    if exact is None or (inclusion and (
+                            (c.node_affinity_policy == HONOR and required is not None)
+                            or c.node_taints_policy == HONOR)):
+                        rest.append(item)
+                        continue
+                    kept = self._label_counts(exact, key, constraints, namespace, index, all_nodes)
+                    for value in tp_counts:
+                        n = kept.get(value)
+                        if n:
+                            tp_counts[value] += n
+                work = tuple(rest)
+            # With the cache's label index, each constraint visits only the nodes that can
+            # host a pod it selects (on the others the count is 0), else every node.
+            candidates = [candidate_nodes(c.selector, index) for _, c, _, _ in work]
+            if all(cands is not None for cands in candidates):
+                for (_, c, key, tp_counts), nodes_of in zip(work, candidates):
+                    for node_info in nodes_of or ():  # the same checks as the walk's below
+                        node = node_info.node
+                        if node is None or not node_info.pods:
+                            continue
+                        if not inclusion and required is not None and not required(node):
+                            continue
+                        labels = node.labels
+                        if require_all and not node_labels_match_constraints(labels, constraints):
+                            continue
+                        value = labels.get(key, "")
+                        if value not in tp_counts:
+                            continue
+                        if inclusion and not c.match_node_inclusion_policies(pod, node, required, gate):
+                            continue
+                        tp_counts[value] += count_pods_match_selector(node_info.pods, c.selector,
+                                                                      namespace)
+                work = ()
+            for node_info in all_nodes if work else ():
                 node = node_info.node
                 if node is None:
                     continue
