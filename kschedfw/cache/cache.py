@@ -43,7 +43,7 @@ class Cache:
             self._nodes[node.name] = info
             self._order_dirty = True
         else:
-            info.node = node
+            info.set_node(node)
             info.generation += 1
         self._tree.add(node)
         self._images_dirty = True
@@ -61,7 +61,7 @@ class Cache:
             return
         self._tree.remove(node.name)
         if info.pods:
-            info.node = None  # keep pods until they are deleted, as upstream does
+            info.set_node(None)  # keep pods until they are deleted, as upstream does
         else:
             del self._nodes[node.name]
         self._order_dirty = True

@@ -20,6 +20,7 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
+from kschedfw.framework.columnar import columnar_forms
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
@@ -156,6 +157,9 @@ class Framework:
                 if normalize is not None:
                     self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
+        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar)
+        self._score_plan = tuple((name, fn, weight, normalize, *columnar_forms(self.plugins[name], normalize))
+                                 for name, fn, weight, normalize in score)
         self.reserve_plugins = self._bound("reserve")
         self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
         self.permit_plugins = self._bound("permit")
@@ -576,18 +580,23 @@ class Framework:
                                  ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
-        over the bound method: the hot path. Scores are checked once per plugin per cycle
-        (all ints? then only the range); only a failing check looks at each value. ``names``:
-        the nodes' names, if the caller has them already."""
-        per_plugin: list[list[int]] = []
+        over the bound method, or the plugin's whole-list form (``score_nodes``,
+        ``normalize_score_values``, see :mod:`~kschedfw.framework.columnar`): the hot path.
+        Scores are checked once per plugin per cycle (all ints? then only the range); only a
+        failing check looks at each value. A plugin giving every node the same score adds a
+        constant to the totals. ``names``: the nodes' names, if the caller has them already."""
+        varying: list[list[int]] = []
+        constant = 0
         skip = state.skip_score_plugins
         if names is None:
             names = [ni.name for ni in nodes]
-        for name, fn, weight, normalize in self.score_plugins:
+        for name, fn, weight, normalize, score_nodes, normalize_values in self._score_plan:
             if skip and name in skip:
                 continue
             try:
-                raw = [fn(state, pod, ni) for ni in nodes]
+                raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if raw is None:
+                    raw = [fn(state, pod, ni) for ni in nodes]
             except Exception as exc:
                 err = self._raised(name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
@@ -596,39 +605,58 @@ class Framework:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
-                scores = self._node_scores(name, names, values)
-                pooled = bool(scores) and self._score_pool.get(name) is not None
-                if pooled:
-                    list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
-                try:
-                    status = self._status(name, "NormalizeScore", normalize(state, pod, scores))
-                except Exception as exc:
-                    status = self._raised(name, "NormalizeScore", exc)
-                if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
-                    self._keeps_node_scores(name)
-                if status is not None and not status.is_success():
-                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                values, status = self._score_values(name, "NormalizeScore", [s.score for s in scores])
+                normalized = None
+                if normalize_values is not None:
+                    try:
+                        normalized = normalize_values(state, pod, values)
+                    except Exception as exc:
+                        status = self._raised(name, "NormalizeScore", exc)
+                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                if normalized is None:
+                    normalized, status = self._normalize(name, normalize, state, pod, names, values)
+                    if status is not None:
+                        return [], status
+                values, status = self._score_values(name, "NormalizeScore", normalized)
                 if status is not None:
                     return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
-                if recorder is not None:
-                    recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
+            low, high = (min(values), max(values)) if values else (0, 0)
+            if recorder is not None:
+                recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
+            if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:
                 bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
                 return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
-            weighted = [v * weight for v in values] if weight != 1 else values
-            if recorder is not None:
-                recorder.scores(name, names, list(raw_values), list(values), list(weighted))
-            per_plugin.append(weighted)
-        if not per_plugin:
-            totals = [0] * len(nodes)
-        elif len(per_plugin) == 1:
-            totals = list(per_plugin[0])
+            if low == high:
+                constant += low * weight
+            else:
+                varying.append([v * weight for v in values] if weight != 1 else values)
+        if not varying:
+            totals = [constant] * len(nodes)
+        elif len(varying) == 1:
+            totals = [v + constant for v in varying[0]] if constant else list(varying[0])
+        elif constant:
+            totals = [sum(column) + constant for column in zip(*varying)]
         else:
-            totals = [sum(column) for column in zip(*per_plugin)]
+            totals = [sum(column) for column in zip(*varying)]
         if recorder is not None:
             recorder.totals(names, list(totals))
         return totals, None
+
+    def _normalize(self, name: str, normalize: Callable, state: CycleState, pod: "Pod", names: list[str],
+                   values: list[int]) -> tuple[list, Status | None]:
+        """NormalizeScore over a fresh NodeScore list: (the scores it left, error status)."""
+        scores = self._node_scores(name, names, values)
+        pooled = bool(scores) and self._score_pool.get(name) is not None
+        if pooled:
+            list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
+        try:
+            status = self._status(name, "NormalizeScore", normalize(state, pod, scores))
+        except Exception as exc:
+            status = self._raised(name, "NormalizeScore", exc)
+        if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
+            self._keeps_node_scores(name)
+        if status is not None and not status.is_success():
+            return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+        return [s.score for s in scores], None
 
     def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
         """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long

@@ -26,6 +26,10 @@ class ImageStateSummary:
     num_nodes: int
 
 
+def _name_of_node(info: "NodeInfo") -> str:
+    return info.node.name if info.node is not None else ""
+
+
 @attrs.define(slots=True, eq=False)
 class NodeInfo:
     """A node with the aggregates plugins need, kept up to date by the cache.
@@ -33,6 +37,10 @@ class NodeInfo:
     ``requested`` holds the real requests of the pods on the node; ``non_zero_requested`` the cpu
     and memory used for scoring (missing requests count as 100m / 200Mi). Plugins treat it as
     read-only: the framework clones it for preemption dry runs.
+
+    ``name`` is the node's name ("" without a node), a plain attribute because the hot path reads
+    it for every node of every cycle: it is set from ``node`` on construction and by
+    :meth:`set_node`, the one way to replace the node.
     """
 
     node: "Node | None" = None
@@ -45,10 +53,12 @@ class NodeInfo:
     image_states: dict[str, ImageStateSummary] = attrs.Factory(dict)
     pvc_ref_counts: dict[str, int] = attrs.Factory(dict)
     generation: int = 0
+    name: str = attrs.field(init=False, default=attrs.Factory(_name_of_node, takes_self=True))
 
-    @property
-    def name(self) -> str:
-        return self.node.name if self.node is not None else ""
+    def set_node(self, node: "Node | None") -> None:
+        """Replace the node (the cache's job), keeping ``name`` in step."""
+        self.node = node
+        self.name = node.name if node is not None else ""
 
     @property
     def allocatable(self) -> dict[str, int]:

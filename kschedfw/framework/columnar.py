@@ -1,0 +1,43 @@
+"""Whole-list forms of Score and NormalizeScore, for the plugins whose per-node work is cheaper
+than a Python call per node (the in-tree ones on the hot path).
+
+Score runs for hundreds of nodes per pod and plugin. Besides its per-node hooks, which stay the
+contract, a plugin may offer:
+
+- ``score_nodes(state, pod, nodes)``: what ``score`` returns for each node, in ``nodes`` order,
+  or None to let this cycle take the per-node path;
+- ``normalize_score_values(state, pod, values)``: a new list of the scores ``normalize_score``
+  would leave in a NodeScore list holding ``values`` (ints, in node order), or None to take the
+  NodeScore path.
+
+The runtime checks what they return exactly as what the per-node hooks return. Each form is used
+only when the class that defines it also defines the per-node hook it stands for, and that hook
+is the one the plugin resolves (a subclass overriding ``score`` does not inherit a stale
+``score_nodes``). Tests prove both paths give identical scores.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+__all__ = ["columnar_forms"]
+
+
+def _own_form(plugin: Any, form: str, hook: str) -> Callable | None:
+    """The plugin's bound ``form`` if the class defining it also defines the resolved ``hook``."""
+    cls = type(plugin)
+    for klass in cls.__mro__:
+        if form in vars(klass):
+            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
+                bound = getattr(plugin, form)
+                return bound if callable(bound) else None
+            return None
+    return None
+
+
+def columnar_forms(plugin: Any, normalize: Callable | None) -> tuple[Callable | None, Callable | None]:
+    """(score_nodes, normalize_score_values) of ``plugin``, each None when it has none to use."""
+    score_nodes = _own_form(plugin, "score_nodes", "score")
+    normalize_values = _own_form(plugin, "normalize_score_values", "normalize_score") \
+        if normalize is not None else None
+    return score_nodes, normalize_values
