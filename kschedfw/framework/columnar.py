@@ -20,7 +20,16 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["columnar_forms"]
+__all__ = ["columnar_forms", "set_enabled"]
+
+_enabled = True
+
+
+def set_enabled(on: bool) -> None:
+    """Whether frameworks built from now on use the whole-list forms (True, the default); off
+    runs the per-node hooks alone, e.g. to check that both give the same scores."""
+    global _enabled
+    _enabled = bool(on)
 
 
 def _own_form(plugin: Any, form: str, hook: str) -> Callable | None:
@@ -37,6 +46,8 @@ def _own_form(plugin: Any, form: str, hook: str) -> Callable | None:
 
 def columnar_forms(plugin: Any, normalize: Callable | None) -> tuple[Callable | None, Callable | None]:
     """(score_nodes, normalize_score_values) of ``plugin``, each None when it has none to use."""
+    if not _enabled:
+        return None, None
     score_nodes = _own_form(plugin, "score_nodes", "score")
     normalize_values = _own_form(plugin, "normalize_score_values", "normalize_score") \
         if normalize is not None else None

@@ -1,0 +1,113 @@
+"""The in-tree plugins' whole-list forms of Score and NormalizeScore (framework/columnar.py) give
+exactly what the per-node hooks give (upstream calls Score once per node): the same raw,
+normalised and weighted scores per plugin and the same totals, cycle after cycle on a changing
+seeded random cluster; and a subclass that overrides a per-node hook does not inherit a form."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kschedfw.framework import columnar
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.plugins.dynamicresources import DynamicResources
+from kschedfw.plugins.imagelocality import ImageLocality
+from kschedfw.plugins.nodeaffinity import NodeAffinity
+from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.plugins.tainttoleration import TaintToleration
+from kschedfw.testing import PluginHarness, make_node, make_pod
+
+PLUGINS = (NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, ImageLocality, NodeAffinity,
+           DynamicResources)
+IMAGES = ["img-a:1", "img-b:2", "img-c:3"]
+
+
+def _cluster(rng):
+    nodes = []
+    for i in range(40):
+        taints = [{"key": f"k{rng.randrange(3)}", "value": "v", "effect": rng.choice(
+            ["PreferNoSchedule", "PreferNoSchedule", "NoSchedule"])} for _ in range(rng.randrange(3))]
+        images = [([name], rng.choice([10, 300, 900]) * 1024 * 1024) for name in IMAGES if rng.random() < 0.3]
+        nodes.append(make_node(f"n{i}", cpu=f"{rng.choice([2000, 4000, 8000])}m",
+                               memory=f"{rng.choice([4096, 16384])}Mi", labels={"tier": rng.choice("abc")},
+                               taints=taints, images=images))
+    pods = [make_pod(f"bound{i}", cpu=f"{rng.choice([100, 500, 1000])}m", memory=f"{rng.choice([128, 1024])}Mi",
+                     node_name=f"n{rng.randrange(40)}") for i in range(30)]
+    return nodes, pods
+
+
+def _pod(rng, i):
+    preferred = [{"weight": rng.randrange(1, 100), "preference": {"matchExpressions": [
+        {"key": "tier", "operator": "In", "values": [rng.choice("abc")]}]}} for _ in range(rng.randrange(3))]
+    tolerations = [{"key": f"k{rng.randrange(3)}", "operator": "Exists", "effect": "PreferNoSchedule"}
+                   for _ in range(rng.randrange(2))]
+    kwargs = {}
+    if rng.random() < 0.8:  # else best effort: BalancedAllocation skips
+        kwargs = {"cpu": f"{rng.choice([100, 300, 1500])}m", "memory": f"{rng.choice([64, 512])}Mi"}
+    return make_pod(f"p{i}", image=rng.choice(IMAGES + ["other:1"]), tolerations=tolerations,
+                    affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
+                    if preferred else None, **kwargs)
+
+
+def _harness(nodes, pods, columnar_on):
+    columnar.set_enabled(columnar_on)
+    try:
+        return PluginHarness(*PLUGINS, nodes=nodes, pods=pods,
+                             weights={"NodeResourcesFit": 2, "TaintToleration": 3, "NodeAffinity": 1})
+    finally:
+        columnar.set_enabled(True)
+
+
+def _facts(record):
+    return ({name: (s.raw, s.normalized, s.weighted) for name, s in record.plugin_scores.items()},
+            record.node_totals, record.node)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_list_forms_give_the_per_node_scores(seed):
+    rng = random.Random(seed)
+    nodes, pods = _cluster(rng)
+    fast, plain = _harness(nodes, pods, True), _harness(nodes, pods, False)
+    assert any(f[4] for f in fast.framework._score_plan) and not any(f[4] or f[5] for f in plain.framework._score_plan)
+    for step in range(25):
+        pod = _pod(rng, step)
+        expected = _facts(plain.cycle(pod))
+        assert _facts(fast.cycle(pod)) == expected, f"step {step}"
+        assert expected[0], "every plugin was skipped: the test compares nothing"
+        # a plugin scoring every node alike is added as a constant: totals are still the sums
+        scores, totals, _ = expected
+        assert totals == {node: sum(s[2][node] for s in scores.values()) for node in totals}
+        # bind it on both clusters, so the memos see a changed node next cycle
+        chosen = expected[2]
+        for harness in (fast, plain):
+            harness.snapshot.get(chosen).add_pod(make_pod(f"p{step}", cpu="200m", memory="64Mi", node_name=chosen))
+
+
+def test_normalize_values_equal_the_node_score_path():
+    from kschedfw.framework.types import NodeScore
+    from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
+    rng = random.Random(7)
+    for _ in range(200):
+        values = [rng.randrange(-5, 40) if rng.random() < 0.2 else rng.randrange(0, 40)
+                  for _ in range(rng.randrange(0, 12))]
+        for reverse in (False, True):
+            scores = [NodeScore(f"n{i}", v) for i, v in enumerate(values)]
+            default_normalize_score(100, reverse, scores)
+            assert default_normalize_values(100, reverse, values) == [s.score for s in scores]
+
+
+def test_a_subclass_overriding_score_keeps_its_own_score():
+    class Halved(TaintToleration):
+        def score(self, state, pod, node_info):
+            return super().score(state, pod, node_info) // 2
+
+    class Plain(TaintToleration):
+        pass
+
+    assert columnar.columnar_forms(Halved({}, None), Halved.normalize_score)[0] is None
+    plain_forms = columnar.columnar_forms(Plain({}, None), Plain.normalize_score)
+    assert plain_forms[0] is not None and plain_forms[1] is not None
+    state = CycleState()
+    assert columnar.columnar_forms(Halved({}, None), None)[1] is None and state is not None
