@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
+from itertools import compress
 from typing import TYPE_CHECKING, Sequence
 
 import attrs
@@ -300,4 +301,4 @@ class ScheduleAlgorithm:
         best = max(totals)
         if not random_ties or totals.count(best) == 1:
             return names[totals.index(best)]
-        return self.rng.choice([name for name, total in zip(names, totals) if total == best])
+        return self.rng.choice(list(compress(names, map(best.__eq__, totals))))

@@ -10,10 +10,12 @@ contract, a plugin may offer:
   would leave in a NodeScore list holding ``values`` (ints, in node order), or None to take the
   NodeScore path.
 
-The runtime checks what they return exactly as what the per-node hooks return. Each form is used
+They exist for the in-tree plugins, so the runtime takes their lists as ints (it checks only the
+0-100 range after normalising, as for every plugin): the per-node hooks' values are checked as
+always, and tests prove both give the same scores. Each form is used
 only when the class that defines it also defines the per-node hook it stands for, and that hook
 is the one the plugin resolves (a subclass overriding ``score`` does not inherit a stale
-``score_nodes``). Tests prove both paths give identical scores.
+``score_nodes``).
 """
 
 from __future__ import annotations

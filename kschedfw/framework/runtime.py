@@ -594,15 +594,17 @@ class Framework:
             if skip and name in skip:
                 continue
             try:
-                raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
-                if raw is None:
+                # a whole-list form's ints are taken as they come (see columnar); the range is checked
+                values = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if values is None:
                     raw = [fn(state, pod, ni) for ni in nodes]
             except Exception as exc:
                 err = self._raised(name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            values, status = self._score_values(name, "Score", raw)
-            if status is not None:
-                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            if values is None:
+                values, status = self._score_values(name, "Score", raw)
+                if status is not None:
+                    return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
                 normalized = None
@@ -612,13 +614,15 @@ class Framework:
                     except Exception as exc:
                         status = self._raised(name, "NormalizeScore", exc)
                         return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                if normalized is None:
+                if normalized is not None:
+                    values = normalized
+                else:
                     normalized, status = self._normalize(name, normalize, state, pod, names, values)
                     if status is not None:
                         return [], status
-                values, status = self._score_values(name, "NormalizeScore", normalized)
-                if status is not None:
-                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                    values, status = self._score_values(name, "NormalizeScore", normalized)
+                    if status is not None:
+                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             low, high = (min(values), max(values)) if values else (0, 0)
             if recorder is not None:
                 recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
