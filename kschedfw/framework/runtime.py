@@ -57,6 +57,7 @@ class FrameworkError(Exception):
 
 
 _STATUS = "Status or None"
+_REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 _INT_ONLY = {int}
 
 
@@ -443,7 +444,10 @@ class Framework:
                     for fn in fns:
                         status = fn(state, pod, ni)
                         if status is not None:
-                            # the plugin is found from its bound method only on this slow path
+                            # the plugin is found from its bound method only when it returned something
+                            if type(status) is Status and status.code in _REJECTED_CODES:
+                                status.plugin = names[fns.index(fn)]
+                                break
                             status = filter_returned(names[fns.index(fn)], status)
                             if status is not None:
                                 break
@@ -454,7 +458,7 @@ class Framework:
                 wanted -= 1
                 if wanted <= 0:
                     break
-            elif status.is_rejected():
+            elif status.code in _REJECTED_CODES:
                 rejected.append((ni, status))
             else:
                 return feasible, rejected, status
