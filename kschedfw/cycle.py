@@ -250,12 +250,12 @@ class ScheduleAlgorithm:
         nominated_nodes = nominator.nominated_node_names() if nominator is not None and len(nominator) else ()
         feasible, rejected, failure = fwk.filter_nodes(state, pod, nodes, start, to_find, nominated_nodes)
         node_to_status = diagnosis.node_to_status
-        for ni, status in rejected:
-            node_to_status.set(ni.name, status)
-            if status.code is Code.Pending:
-                diagnosis.pending_plugins.add(status.plugin)
-            else:
-                diagnosis.unschedulable_plugins.add(status.plugin)
+        if rejected:
+            node_to_status.update([(ni.name, status) for ni, status in rejected])
+            pending = Code.Pending
+            diagnosis.unschedulable_plugins.update({st.plugin for _, st in rejected if st.code is not pending})
+            if any(st.code is pending for _, st in rejected):
+                diagnosis.pending_plugins.update({st.plugin for _, st in rejected if st.code is pending})
         if not dry_run:
             # upstream counts the feasible nodes and every node with a status (a nominated or
             # hinted node that failed just before included)

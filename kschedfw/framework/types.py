@@ -219,6 +219,10 @@ class NodeToStatus:
     def set(self, node_name: str, status: Status) -> None:
         self._statuses[node_name] = status
 
+    def update(self, statuses: Iterable[tuple[str, Status]]) -> None:
+        """:meth:`set` for each (node name, status), in order."""
+        self._statuses.update(statuses)
+
     def __len__(self) -> int:
         return len(self._statuses)
 

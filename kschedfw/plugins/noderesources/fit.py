@@ -30,7 +30,7 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Code, Status
+from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
@@ -342,7 +342,7 @@ class NodeResourcesFit:
             if fits_memo is not None and node_info.node is not None:
                 fits_memo[node_info] = (node_info.generation, node_info.node)
             return None
-        return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, reasons)
+        return Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
 
     # -- PreScore / Score
     @hookimpl
