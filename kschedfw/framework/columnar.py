@@ -1,8 +1,12 @@
-"""Whole-list forms of Score and NormalizeScore, for the plugins whose per-node work is cheaper
-than a Python call per node (the in-tree ones on the hot path).
+"""Whole-list forms of Filter, Score and NormalizeScore, for the plugins whose per-node work is
+cheaper than a Python call per node (the in-tree ones on the hot path).
 
-Score runs for hundreds of nodes per pod and plugin. Besides its per-node hooks, which stay the
-contract, a plugin may offer:
+Filter and Score run for hundreds of nodes per pod and plugin. Besides its per-node hooks, which
+stay the contract, a plugin may offer:
+
+- ``filter_nodes(state, pod, nodes)``: what ``filter`` returns for each node (None or a Status),
+  in ``nodes`` order, or None to let this cycle call ``filter`` per node. The framework gives it
+  only nodes the per-node loop would visit (see ``Framework._filter_in_chunks``);
 
 - ``score_nodes(state, pod, nodes)``: what ``score`` returns for each node, in ``nodes`` order,
   or None to let this cycle take the per-node path;
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["columnar_forms", "set_enabled"]
+__all__ = ["columnar_filter_form", "columnar_forms", "set_enabled"]
 
 _enabled = True
 
@@ -44,6 +48,11 @@ def _own_form(plugin: Any, form: str, hook: str) -> Callable | None:
                 return bound if callable(bound) else None
             return None
     return None
+
+
+def columnar_filter_form(plugin: Any) -> Callable | None:
+    """``plugin``'s ``filter_nodes``, if it has one to use."""
+    return _own_form(plugin, "filter_nodes", "filter") if _enabled else None
 
 
 def columnar_forms(plugin: Any, normalize: Callable | None) -> tuple[Callable | None, Callable | None]:

@@ -20,7 +20,7 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
-from kschedfw.framework.columnar import columnar_forms
+from kschedfw.framework.columnar import columnar_filter_form, columnar_forms
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
@@ -146,6 +146,10 @@ class Framework:
         self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
         self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
         self.filter_plugins = self._bound("filter")
+        # the in-tree plugins' optional whole-list form of Filter (see columnar)
+        self._filter_forms: dict[str, Callable] = {
+            name: form for name, _ in self.filter_plugins
+            if (form := columnar_filter_form(self.plugins[name])) is not None}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
         score = []
@@ -419,6 +423,8 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
+        When some plugins have a whole-list form (see columnar) and no node has nominated pods,
+        the nodes are filtered in chunks, plugin by plugin (:meth:`_filter_in_chunks`).
         ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
         kept = self._nominated_infos
         if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
@@ -427,13 +433,28 @@ class Framework:
         plan = self._filter_plan(state)
         names = [name for name, _ in plan]
         fns = [fn for _, fn in plan]
-        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
-        filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        wanted = to_find
+        if not nominated_nodes and self._filter_forms:
+            forms = [self._filter_forms.get(name) for name in names]
+            if any(forms):
+                order = nodes[start:] + nodes[:start] if start else nodes
+                failure = self._filter_in_chunks(state, pod, order, to_find, names, fns, forms, feasible, rejected)
+                return feasible, rejected, failure
+        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
+        failure = self._filter_each(state, pod, chain(nodes[start:], nodes[:start]), to_find, names, fns,
+                                    nominated_nodes, extensions, feasible, rejected)
+        return feasible, rejected, failure
+
+    def _filter_each(self, state: CycleState, pod: "Pod", nodes: Iterable[NodeInfo], wanted: int,
+                     names: list[str], fns: list[Callable], nominated_nodes: Collection[str],
+                     extensions: tuple[tuple[str, Callable], ...], feasible: list[NodeInfo],
+                     rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """The per-node loop: each node through the plugins in order, until ``wanted`` more fit
+        (appended to ``feasible`` and ``rejected``); returns the first error status or None."""
+        filter_returned = self._filter_returned
         fn: Any = None
-        for ni in chain(nodes[start:], nodes[:start]):
+        for ni in nodes:
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
                 status = self._filter_with_nominated_pods(state, pod, ni, extensions, True)
@@ -461,8 +482,71 @@ class Framework:
             elif status.code in _REJECTED_CODES:
                 rejected.append((ni, status))
             else:
-                return feasible, rejected, status
-        return feasible, rejected, None
+                return status
+        return None
+
+    def _filter_in_chunks(self, state: CycleState, pod: "Pod", order: list[NodeInfo], to_find: int,
+                          names: list[str], fns: list[Callable], forms: list[Callable | None],
+                          feasible: list[NodeInfo], rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """:meth:`_filter_each` over ``order``, a chunk at a time: each plugin (its whole-list
+        form, else a call per node) takes the chunk's nodes that passed the plugins before it.
+        A chunk is as long as the number of feasible nodes still wanted, so every node of it is
+        one the per-node loop visits too, and no other; a node's status is its first plugin's
+        rejection, as there. A chunk where a plugin raised or returned anything but None, a
+        Success or a plain rejection is filtered again node by node, for upstream's error and
+        the guard's report."""
+        pos, total = 0, len(order)
+        rejected_codes, success = _REJECTED_CODES, Code.Success
+        wanted = to_find
+        while wanted > 0 and pos < total:
+            chunk = order[pos:pos + wanted]
+            pos += len(chunk)
+            survivors = chunk
+            failed: dict[NodeInfo, Status] = {}
+            plain = True
+            for name, fn, form in zip(names, fns, forms):
+                try:
+                    results = form(state, pod, survivors) if form is not None else None
+                    if results is None:
+                        results = [fn(state, pod, ni) for ni in survivors]
+                except Exception:
+                    plain = False
+                    break
+                if len(results) != len(survivors):
+                    plain = False
+                    break
+                passed = []
+                for ni, status in zip(survivors, results):
+                    if status is None:
+                        passed.append(ni)
+                    elif type(status) is Status and status.code in rejected_codes:
+                        status.plugin = name
+                        failed[ni] = status
+                    elif type(status) is Status and status.code is success:
+                        passed.append(ni)
+                    else:
+                        plain = False
+                        break
+                if not plain:
+                    break
+                survivors = passed
+                if not survivors:
+                    break
+            if not plain:
+                failure = self._filter_each(state, pod, chunk, wanted, names, fns, (), (), feasible, rejected)
+                if failure is not None:
+                    return failure
+            elif failed:
+                for ni in chunk:
+                    status = failed.get(ni)
+                    if status is None:
+                        feasible.append(ni)
+                    else:
+                        rejected.append((ni, status))
+            else:
+                feasible.extend(chunk)
+            wanted = to_find - len(feasible)
+        return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:

@@ -128,6 +128,17 @@ class TaintToleration:
             return None
         return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
+    def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
+        """:meth:`filter` for each node at once (see framework.columnar)."""
+        out: list[Status | None] = [None] * len(nodes)
+        tolerations = pod.tolerations
+        untolerated = self._untolerated_no_schedule_taint
+        for i, ni in enumerate(nodes):
+            taints = ni.node.taints
+            if taints and untolerated(taints, tolerations) is not None:
+                out[i] = Status.unresolvable(ERR_REASON_UNTOLERATED)
+        return out
+
     @hookimpl
     def pre_score(self, state, pod, nodes) -> Status | None:
         pre_score_state = _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations))

@@ -1,7 +1,9 @@
-"""The in-tree plugins' whole-list forms of Score and NormalizeScore (framework/columnar.py) give
-exactly what the per-node hooks give (upstream calls Score once per node): the same raw,
-normalised and weighted scores per plugin and the same totals, cycle after cycle on a changing
-seeded random cluster; and a subclass that overrides a per-node hook does not inherit a form."""
+"""The in-tree plugins' whole-list forms of Filter, Score and NormalizeScore (framework/columnar.py)
+give exactly what the per-node hooks give (upstream calls Filter and Score once per node): the
+same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
+raw, normalised and weighted scores per plugin and the same totals, cycle after cycle on a
+changing seeded random cluster; a fault in a chunk gives the per-node path's error and fault
+count; and a subclass that overrides a per-node hook does not inherit a form."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import random
 
 import pytest
 
+from kschedfw import Code, Status, hookimpl
 from kschedfw.framework import columnar
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.plugins.dynamicresources import DynamicResources
@@ -16,6 +19,8 @@ from kschedfw.plugins.imagelocality import ImageLocality
 from kschedfw.plugins.nodeaffinity import NodeAffinity
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.plugins.nodename import NodeName
+from kschedfw.plugins.nodeunschedulable import NodeUnschedulable
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.testing import PluginHarness, make_node, make_pod
 
@@ -111,3 +116,95 @@ def test_a_subclass_overriding_score_keeps_its_own_score():
     assert plain_forms[0] is not None and plain_forms[1] is not None
     state = CycleState()
     assert columnar.columnar_forms(Halved({}, None), None)[1] is None and state is not None
+
+
+# ---------------------------------------------------------------------------------------- Filter
+
+FILTER_PLUGINS = (NodeUnschedulable, NodeName, TaintToleration, NodeResourcesFit)
+
+
+def _filter_cluster(rng, n=60):
+    nodes = []
+    for i in range(n):
+        taints = [{"key": f"k{rng.randrange(3)}", "value": "v", "effect": rng.choice(["NoSchedule", "PreferNoSchedule"])}
+                  for _ in range(rng.randrange(2) if rng.random() < 0.4 else 0)]
+        nodes.append(make_node(f"n{i}", cpu=f"{rng.choice([500, 1000, 4000])}m", memory="4Gi",
+                               pods=str(rng.choice([2, 110])), taints=taints, unschedulable=rng.random() < 0.1))
+    return nodes
+
+
+def _filter_facts(fwk, pod, infos, start, to_find):
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, infos)
+    feasible, rejected, failure = fwk.filter_nodes(state, pod, infos, start, to_find)
+    return ([ni.name for ni in feasible], [(ni.name, st.code, st.reasons, st.plugin) for ni, st in rejected],
+            None if failure is None else (failure.code, failure.message(), failure.plugin))
+
+
+def _frameworks(classes, nodes, pods=()):
+    from kschedfw.framework.handle import Handle
+    from kschedfw.cache.snapshot import Snapshot
+    from kschedfw.testing import framework_for
+    out = []
+    for on in (True, False):
+        snapshot = Snapshot.from_objects(nodes, pods)
+        columnar.set_enabled(on)
+        try:
+            out.append((framework_for(list(classes), handle=Handle(snapshot=snapshot)), snapshot))
+        finally:
+            columnar.set_enabled(True)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_filter_in_chunks_gives_the_per_node_verdicts(seed):
+    rng = random.Random(seed)
+    nodes = _filter_cluster(rng)
+    pods = [make_pod(f"b{i}", cpu="300m", node_name=f"n{rng.randrange(60)}") for i in range(40)]
+    (fast, fast_snap), (plain, plain_snap) = _frameworks(FILTER_PLUGINS, nodes, pods)
+    assert fast._filter_forms and not plain._filter_forms
+    for step in range(40):
+        pod = make_pod(f"p{step}", cpu=f"{rng.choice([100, 400, 900, 3000])}m",
+                       node_name=rng.choice(["", "", "", "", f"n{rng.randrange(60)}"]),
+                       tolerations=[{"key": "k1", "operator": "Exists"}] if rng.random() < 0.3 else ())
+        start, to_find = rng.randrange(60), rng.choice([1, 5, 20, 60, 100])
+        expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
+        assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, f"step {step}"
+        if expected[0]:  # the memo of nodes that fit must notice the change
+            for snap in (fast_snap, plain_snap):
+                snap.get(expected[0][0]).add_pod(make_pod(f"p{step}", cpu="400m", node_name=expected[0][0]))
+
+
+def _by_name(kind_at):
+    """A Filter without a whole-list form whose verdict is in the node's name suffix."""
+    def filter(self, state, pod, node_info):
+        kind = kind_at.get(node_info.name)
+        if kind == "rejected":
+            return Status.unschedulable("no")
+        if kind == "success":
+            return Status(Code.Success)
+        if kind == "error":
+            return Status.as_status("boom")
+        if kind == "raises":
+            raise RuntimeError("kaboom")
+        if kind == "wrong":
+            return "no"
+        return None
+    return type("ByName", (), {"name": "ByName", "__init__": lambda self, args, handle: None,
+                               "filter": hookimpl(filter)})
+
+
+@pytest.mark.parametrize("broken", ["error", "raises", "wrong", "success"])
+def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
+    nodes = [make_node(f"n{i}", cpu="1", taints=[{"key": "t", "value": "v", "effect": "NoSchedule"}] if i == 3 else ())
+             for i in range(12)]
+    kind_at = {"n2": "rejected", "n5": broken, "n7": "rejected", "n9": "raises"}
+    cls = _by_name(kind_at)
+    (fast, fast_snap), (plain, plain_snap) = _frameworks((TaintToleration, cls, NodeResourcesFit), nodes)
+    pod = make_pod("p", cpu="100m")
+    for start in (0, 4, 6):
+        for to_find in (2, 5, 12):
+            expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
+            assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, (start, to_find)
+    # the guard counted each fault as often on both paths
+    assert fast.faults.counts == plain.faults.counts
