@@ -9,6 +9,7 @@ normalization.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Mapping
 
 from kschedfw import hookimpl
@@ -73,6 +74,9 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return q if (num >= 0) == (den > 0) else -q
 
 
+_image_states = attrgetter("image_states")
+
+
 class ImageLocality:
     """Scores nodes by the (spread-scaled) size of the pod's images already present there."""
 
@@ -104,7 +108,7 @@ class ImageLocality:
         """:meth:`score` for each node at once (see framework.columnar)."""
         self._use_pod(pod)
         empty = self._last_empty_score
-        if not any(ni.image_states for ni in nodes):
+        if not any(map(_image_states, nodes)):
             return [empty] * len(nodes)
         images = self._last_images
         total_num_nodes = len(self.handle.snapshot.node_infos())

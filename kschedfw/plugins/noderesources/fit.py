@@ -407,20 +407,17 @@ class NodeResourcesFit:
         if state is not cycle_state:
             return None
         get = memo.get
-        out: list[int] = []
-        append = out.append
-        for ni in nodes:
-            hit = get(ni)
+
+        def miss(ni) -> int:
             node = ni.node
-            if hit is not None and hit[1] is node and hit[0] == ni.generation:
-                append(hit[2])
-            elif node is not None:
-                value = fast(ni)
-                memo[ni] = (ni.generation, node, value)
-                append(value)
-            else:
-                append(self.score(state, pod, ni))
-        return out
+            if node is None:
+                return self.score(state, pod, ni)
+            value = fast(ni)
+            memo[ni] = (ni.generation, node, value)
+            return value
+
+        return [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
+                else miss(ni) for ni in nodes]
 
     # -- batching signature
     @hookimpl
