@@ -146,9 +146,10 @@ class Framework:
         self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
         self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
         self.filter_plugins = self._bound("filter")
-        # the in-tree plugins' optional whole-list form of Filter (see columnar)
-        self._filter_forms: dict[str, Callable] = {
-            name: form for name, _ in self.filter_plugins
+        # the in-tree plugins' optional whole-list form of Filter (see columnar), by the bound
+        # method it stands for (a timed copy of the plan for a sampled cycle finds none)
+        self._filter_forms: dict[Callable, Callable] = {
+            fn: form for name, fn in self.filter_plugins
             if (form := columnar_filter_form(self.plugins[name])) is not None}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
@@ -162,7 +163,10 @@ class Framework:
                 if normalize is not None:
                     self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
-        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar)
+        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar),
+        # used while score_plugins is this list (metrics swap in timed copies for sampled cycles:
+        # those call the timed per-node Score)
+        self._score_plan_source = self.score_plugins
         self._score_plan = tuple((name, fn, weight, normalize, *columnar_forms(self.plugins[name], normalize))
                                  for name, fn, weight, normalize in score)
         self.reserve_plugins = self._bound("reserve")
@@ -436,7 +440,7 @@ class Framework:
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
         if not nominated_nodes and self._filter_forms:
-            forms = [self._filter_forms.get(name) for name in names]
+            forms = [self._filter_forms.get(fn) for fn in fns]
             if any(forms):
                 order = nodes[start:] + nodes[:start] if start else nodes
                 failure = self._filter_in_chunks(state, pod, order, to_find, names, fns, forms, feasible, rejected)
@@ -680,7 +684,10 @@ class Framework:
         skip = state.skip_score_plugins
         if names is None:
             names = [ni.name for ni in nodes]
-        for name, fn, weight, normalize, score_nodes, normalize_values in self._score_plan:
+        plan = self._score_plan
+        if self.score_plugins is not self._score_plan_source:
+            plan = tuple((name, fn, weight, normalize, None, None) for name, fn, weight, normalize in self.score_plugins)
+        for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
             try:

@@ -208,3 +208,20 @@ def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
             assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, (start, to_find)
     # the guard counted each fault as often on both paths
     assert fast.faults.counts == plain.faults.counts
+
+
+def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
+    """Metrics swap in timed copies of the plugin lists for a sampled cycle (upstream samples
+    10% of cycles): those cycles call the timed per-node hooks, so Filter and Score durations are
+    observed for the plugins that have whole-list forms too."""
+    pytest.importorskip("prometheus_client")
+    from tests.test_metrics import FixedRng, samples, simulate
+    from kschedfw.metrics import SchedulerMetrics
+    always = SchedulerMetrics(rng=FixedRng(0))
+    simulate(always, [make_pod("p", cpu="100m"), make_pod("q", cpu="100m")], nodes=3)
+    observed = {(s.labels["plugin"], s.labels["extension_point"]) for s in samples(always)
+                if s.name == "scheduler_plugin_execution_duration_seconds_count"}
+    for plugin in ("NodeResourcesFit", "TaintToleration", "NodeUnschedulable", "NodeName"):
+        assert (plugin, "Filter") in observed
+    for plugin in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality"):
+        assert (plugin, "Score") in observed
