@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import random
 from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING, Sequence
 
 import attrs
@@ -39,6 +40,8 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", "CLEAR_NOMINATION",
            "fit_status"]
+
+_name = attrgetter("name")
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -277,7 +280,7 @@ class ScheduleAlgorithm:
     def _prioritize(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                     recorder: "CycleRecorder | None") -> tuple[list[str], list[int], Status | None]:
         """:meth:`prioritize_nodes` as (names, totals): the names are looked up once per cycle."""
-        names = [ni.name for ni in nodes]
+        names = list(map(_name, nodes))
         if not fwk.has_score_plugins() and not self.extenders:
             return names, [1] * len(nodes), None
         totals = [0] * len(nodes)

@@ -12,6 +12,7 @@ import logging
 import numbers
 import sys
 from itertools import chain
+from operator import add
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping
 
 import attrs
@@ -734,6 +735,10 @@ class Framework:
             totals = [constant] * len(nodes)
         elif len(varying) == 1:
             totals = [v + constant for v in varying[0]] if constant else list(varying[0])
+        elif len(varying) == 2:  # the default profile's usual case: the two resource scores
+            totals = list(map(add, varying[0], varying[1]))
+            if constant:
+                totals = [v + constant for v in totals]
         elif constant:
             totals = [sum(column) + constant for column in zip(*varying)]
         else:
