@@ -201,8 +201,7 @@ class ScheduleAlgorithm:
                     log.warning("evaluating %s on its nominated node %s failed: %s", pod.key, target, st.message())
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
-            wanted = pre_result.node_names or frozenset()
-            nodes = [ni for ni in all_nodes if ni.name in wanted]
+            nodes = snapshot.named(pre_result.node_names or frozenset())
             # the plugins that narrowed the nodes are what a cluster event must change
             diagnosis.unschedulable_plugins |= plugins
             narrowing = sorted(plugins)
