@@ -502,6 +502,7 @@ class Framework:
         the guard's report."""
         pos, total = 0, len(order)
         rejected_codes, success = _REJECTED_CODES, Code.Success
+        to_find = max(to_find, 1)  # the per-node loop stops after its first feasible node at the least
         wanted = to_find
         while wanted > 0 and pos < total:
             chunk = order[pos:pos + wanted]
