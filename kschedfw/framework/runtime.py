@@ -59,6 +59,8 @@ class FrameworkError(Exception):
 
 _STATUS = "Status or None"
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+#: below this many candidate nodes a chunk's bookkeeping costs more than the calls it saves
+_MIN_CHUNKED_NODES = 16
 _INT_ONLY = {int}
 
 
@@ -428,8 +430,9 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
-        When some plugins have a whole-list form (see columnar) and no node has nominated pods,
-        the nodes are filtered in chunks, plugin by plugin (:meth:`_filter_in_chunks`).
+        When some plugins have a whole-list form (see columnar), no node has nominated pods and
+        the nodes are not a handful, they are filtered in chunks, plugin by plugin
+        (:meth:`_filter_in_chunks`).
         ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
         kept = self._nominated_infos
         if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
@@ -440,7 +443,7 @@ class Framework:
         fns = [fn for _, fn in plan]
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        if not nominated_nodes and self._filter_forms:
+        if not nominated_nodes and self._filter_forms and len(nodes) >= _MIN_CHUNKED_NODES:
             forms = [self._filter_forms.get(fn) for fn in fns]
             if any(forms):
                 order = nodes[start:] + nodes[:start] if start else nodes

@@ -197,15 +197,19 @@ def _by_name(kind_at):
 @pytest.mark.parametrize("broken", ["error", "raises", "wrong", "success"])
 def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
     nodes = [make_node(f"n{i}", cpu="1", taints=[{"key": "t", "value": "v", "effect": "NoSchedule"}] if i == 3 else ())
-             for i in range(12)]
-    kind_at = {"n2": "rejected", "n5": broken, "n7": "rejected", "n9": "raises"}
+             for i in range(24)]
+    kind_at = {"n2": "rejected", "n5": broken, "n7": "rejected", "n9": "raises", "n20": "rejected"}
     cls = _by_name(kind_at)
     (fast, fast_snap), (plain, plain_snap) = _frameworks((TaintToleration, cls, NodeResourcesFit), nodes)
+    chunks = []
+    in_chunks = fast._filter_in_chunks
+    fast._filter_in_chunks = lambda *args: chunks.append(1) or in_chunks(*args)
     pod = make_pod("p", cpu="100m")
-    for start in (0, 4, 6):
-        for to_find in (2, 5, 12):
+    for start in (0, 4, 6, 19):
+        for to_find in (2, 5, 12, 24):
             expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
             assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, (start, to_find)
+    assert len(chunks) == 16  # every call took the chunked path
     # the guard counted each fault as often on both paths
     assert fast.faults.counts == plain.faults.counts
 
