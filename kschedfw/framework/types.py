@@ -26,6 +26,14 @@ class ImageStateSummary:
     num_nodes: int
 
 
+def _index_of_uid(pods: list["Pod"], uid: str) -> int:
+    """The index of the pod with ``uid`` in ``pods`` (searched from the end), or -1."""
+    for i in range(len(pods) - 1, -1, -1):
+        if pods[i].uid == uid:
+            return i
+    return -1
+
+
 def _name_of_node(info: "NodeInfo") -> str:
     return info.node.name if info.node is not None else ""
 
@@ -73,18 +81,21 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pod)
 
     def remove_pod(self, pod: "Pod") -> bool:
-        """Remove by uid; returns False when the pod was not on this node."""
+        """Remove by uid; returns False when the pod was not on this node. A pod is on a node's
+        lists once; they are searched from the end, where the pod a binding confirms (just
+        assumed, so appended last) is, on a node holding thousands (SchedulingDaemonset)."""
+        uid = pod.uid
         for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, existing in enumerate(lst):
-                if existing.uid == pod.uid:
-                    del lst[i]
-                    break
-        for i, existing in enumerate(self.pods):
-            if existing.uid == pod.uid:
-                del self.pods[i]
-                self._update(existing, -1)
-                return True
-        return False
+            i = _index_of_uid(lst, uid)
+            if i >= 0:
+                del lst[i]
+        pods = self.pods
+        i = _index_of_uid(pods, uid)
+        if i < 0:
+            return False
+        existing = pods.pop(i)
+        self._update(existing, -1)
+        return True
 
     def _update(self, pod: "Pod", sign: int) -> None:
         # HOT PATH (binds, preemption dry runs): the pod's contribution is computed once per pod.
