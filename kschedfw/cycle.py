@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import random
 from itertools import compress
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 import attrs
@@ -42,6 +42,8 @@ __all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", 
            "fit_status"]
 
 _name = attrgetter("name")
+_first, _second = itemgetter(0), itemgetter(1)
+_plugin_and_code = attrgetter("plugin", "code")
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -253,11 +255,14 @@ class ScheduleAlgorithm:
         feasible, rejected, failure = fwk.filter_nodes(state, pod, nodes, start, to_find, nominated_nodes)
         node_to_status = diagnosis.node_to_status
         if rejected:
-            node_to_status.update([(ni.name, status) for ni, status in rejected])
-            pending = Code.Pending
-            diagnosis.unschedulable_plugins.update({st.plugin for _, st in rejected if st.code is not pending})
-            if any(st.code is pending for _, st in rejected):
-                diagnosis.pending_plugins.update({st.plugin for _, st in rejected if st.code is pending})
+            # C-level passes: with hard spread constraints most visited nodes are rejected
+            statuses = list(map(_second, rejected))
+            node_to_status.update(zip(map(_name, map(_first, rejected)), statuses))
+            for plugin, code in set(map(_plugin_and_code, statuses)):
+                if code is Code.Pending:
+                    diagnosis.pending_plugins.add(plugin)
+                else:
+                    diagnosis.unschedulable_plugins.add(plugin)
         if not dry_run:
             # upstream counts the feasible nodes and every node with a status (a nominated or
             # hinted node that failed just before included)
