@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import logging
 import random
+from itertools import compress
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Sequence
 
 import attrs
@@ -38,6 +40,10 @@ log = logging.getLogger(__name__)
 
 __all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", "CLEAR_NOMINATION",
            "fit_status"]
+
+_name = attrgetter("name")
+_first, _second = itemgetter(0), itemgetter(1)
+_plugin_and_code = attrgetter("plugin", "code")
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
@@ -197,8 +203,7 @@ class ScheduleAlgorithm:
                     log.warning("evaluating %s on its nominated node %s failed: %s", pod.key, target, st.message())
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
-            wanted = pre_result.node_names or frozenset()
-            nodes = [ni for ni in all_nodes if ni.name in wanted]
+            nodes = snapshot.named(pre_result.node_names or frozenset())
             # the plugins that narrowed the nodes are what a cluster event must change
             diagnosis.unschedulable_plugins |= plugins
             narrowing = sorted(plugins)
@@ -249,12 +254,15 @@ class ScheduleAlgorithm:
         nominated_nodes = nominator.nominated_node_names() if nominator is not None and len(nominator) else ()
         feasible, rejected, failure = fwk.filter_nodes(state, pod, nodes, start, to_find, nominated_nodes)
         node_to_status = diagnosis.node_to_status
-        for ni, status in rejected:
-            node_to_status.set(ni.name, status)
-            if status.code is Code.Pending:
-                diagnosis.pending_plugins.add(status.plugin)
-            else:
-                diagnosis.unschedulable_plugins.add(status.plugin)
+        if rejected:
+            # C-level passes: with hard spread constraints most visited nodes are rejected
+            statuses = list(map(_second, rejected))
+            node_to_status.update(zip(map(_name, map(_first, rejected)), statuses))
+            for plugin, code in set(map(_plugin_and_code, statuses)):
+                if code is Code.Pending:
+                    diagnosis.pending_plugins.add(plugin)
+                else:
+                    diagnosis.unschedulable_plugins.add(plugin)
         if not dry_run:
             # upstream counts the feasible nodes and every node with a status (a nominated or
             # hinted node that failed just before included)
@@ -276,7 +284,7 @@ class ScheduleAlgorithm:
     def _prioritize(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                     recorder: "CycleRecorder | None") -> tuple[list[str], list[int], Status | None]:
         """:meth:`prioritize_nodes` as (names, totals): the names are looked up once per cycle."""
-        names = [ni.name for ni in nodes]
+        names = list(map(_name, nodes))
         if not fwk.has_score_plugins() and not self.extenders:
             return names, [1] * len(nodes), None
         totals = [0] * len(nodes)
@@ -300,4 +308,4 @@ class ScheduleAlgorithm:
         best = max(totals)
         if not random_ties or totals.count(best) == 1:
             return names[totals.index(best)]
-        return self.rng.choice([name for name, total in zip(names, totals) if total == best])
+        return self.rng.choice(list(compress(names, map(best.__eq__, totals))))

@@ -48,7 +48,7 @@ class Cache:
             # A new node object (its pods came first, it was removed, or it changed): the next
             # snapshot gets a new node list, which is how plugins know nodes changed.
             self._order_dirty = True
-            info.node = node
+            info.set_node(node)
             info.generation += 1
         self._tree.add(node)
         self._images_dirty = True
@@ -66,7 +66,7 @@ class Cache:
             return
         self._tree.remove(node.name)
         if info.pods:
-            info.node = None  # keep pods until they are deleted, as upstream does
+            info.set_node(None)  # keep pods until they are deleted, as upstream does
         else:
             del self._nodes[node.name]
         self._order_dirty = True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from kschedfw.framework.types import ImageStateSummary, NodeInfo
 
@@ -16,7 +16,7 @@ class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
     __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index",
-                 "term_index")
+                 "term_index", "_positions")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -31,6 +31,7 @@ class Snapshot:
         self.label_index: "PodLabelIndex | None" = None
         #: Set by the cache: which nodes host pods with a given affinity term (None: walk them).
         self.term_index: "PodAffinityTermIndex | None" = None
+        self._positions: dict[str, int] | None = None  # name -> index in _node_infos, built when asked
 
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
@@ -50,6 +51,18 @@ class Snapshot:
 
     def __len__(self) -> int:
         return len(self._node_infos)
+
+    def named(self, names: "Collection[str]") -> list[NodeInfo]:
+        """The NodeInfos whose names are in ``names``, in snapshot order (names it does not
+        hold are ignored). A few names (a PreFilter result pinning a DaemonSet pod to its node)
+        cost their own lookups, not a pass over every node."""
+        infos = self._node_infos
+        if 8 * len(names) >= len(infos):
+            return [ni for ni in infos if ni.name in names]
+        positions = self._positions
+        if positions is None:
+            positions = self._positions = {ni.name: i for i, ni in enumerate(infos)}
+        return [infos[i] for i in sorted(positions[name] for name in names if name in positions)]
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         """Nodes with pods that have (anti-)affinity; recomputed only when such pods changed."""

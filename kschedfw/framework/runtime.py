@@ -12,6 +12,7 @@ import logging
 import numbers
 import sys
 from itertools import chain
+from operator import add
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping
 
 import attrs
@@ -20,6 +21,7 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
+from kschedfw.framework.columnar import columnar_filter_form, columnar_forms
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
@@ -56,6 +58,9 @@ class FrameworkError(Exception):
 
 
 _STATUS = "Status or None"
+_REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+#: below this many candidate nodes a chunk's bookkeeping costs more than the calls it saves
+_MIN_CHUNKED_NODES = 16
 _INT_ONLY = {int}
 
 
@@ -164,6 +169,11 @@ class Framework:
         self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
         self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
         self.filter_plugins = self._bound("filter")
+        # the in-tree plugins' optional whole-list form of Filter (see columnar), by the bound
+        # method it stands for (a timed copy of the plan for a sampled cycle finds none)
+        self._filter_forms: dict[Callable, Callable] = {
+            fn: form for name, fn in self.filter_plugins
+            if (form := columnar_filter_form(self.plugins[name])) is not None}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
         score = []
@@ -176,6 +186,12 @@ class Framework:
                 if normalize is not None:
                     self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
+        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar),
+        # used while score_plugins is this list (metrics swap in timed copies for sampled cycles:
+        # those call the timed per-node Score)
+        self._score_plan_source = self.score_plugins
+        self._score_plan = tuple((name, fn, weight, normalize, *columnar_forms(self.plugins[name], normalize))
+                                 for name, fn, weight, normalize in score)
         self.reserve_plugins = self._bound("reserve")
         self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
         self.permit_plugins = self._bound("permit")
@@ -434,6 +450,9 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
+        When some plugins have a whole-list form (see columnar), no node has nominated pods and
+        the nodes are not a handful, they are filtered in chunks, plugin by plugin
+        (:meth:`_filter_in_chunks`).
         ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
         kept = self._nominated_infos
         if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
@@ -442,14 +461,29 @@ class Framework:
         plan = self._filter_plan(state)
         names = [name for name, _ in plan]
         fns = [fn for _, fn in plan]
-        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
-        key = _nominated_pass_key(plan, state, pod) if nominated_nodes and not extensions else None
-        filter_returned = self._filter_returned
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        wanted = to_find
+        if not nominated_nodes and self._filter_forms and len(nodes) >= _MIN_CHUNKED_NODES:
+            forms = [self._filter_forms.get(fn) for fn in fns]
+            if any(forms):
+                order = nodes[start:] + nodes[:start] if start else nodes
+                failure = self._filter_in_chunks(state, pod, order, to_find, names, fns, forms, feasible, rejected)
+                return feasible, rejected, failure
+        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
+        key = _nominated_pass_key(plan, state, pod) if nominated_nodes and not extensions else None
+        failure = self._filter_each(state, pod, chain(nodes[start:], nodes[:start]), to_find, names, fns,
+                                    nominated_nodes, extensions, key, feasible, rejected)
+        return feasible, rejected, failure
+
+    def _filter_each(self, state: CycleState, pod: "Pod", nodes: Iterable[NodeInfo], wanted: int,
+                     names: list[str], fns: list[Callable], nominated_nodes: Collection[str],
+                     extensions: tuple[tuple[str, Callable], ...], key: Any, feasible: list[NodeInfo],
+                     rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """The per-node loop: each node through the plugins in order, until ``wanted`` more fit
+        (appended to ``feasible`` and ``rejected``); returns the first error status or None."""
+        filter_returned = self._filter_returned
         fn: Any = None
-        for ni in chain(nodes[start:], nodes[:start]):
+        for ni in nodes:
             status = None
             if nominated_nodes and ni.name in nominated_nodes:
                 status = self._filter_with_nominated_pods(state, pod, ni, extensions, True, key)
@@ -460,7 +494,10 @@ class Framework:
                     for fn in fns:
                         status = fn(state, pod, ni)
                         if status is not None:
-                            # the plugin is found from its bound method only on this slow path
+                            # the plugin is found from its bound method only when it returned something
+                            if type(status) is Status and status.code in _REJECTED_CODES:
+                                status.plugin = names[fns.index(fn)]
+                                break
                             status = filter_returned(names[fns.index(fn)], status)
                             if status is not None:
                                 break
@@ -471,11 +508,78 @@ class Framework:
                 wanted -= 1
                 if wanted <= 0:
                     break
-            elif status.is_rejected():
+            elif status.code in _REJECTED_CODES:
                 rejected.append((ni, status))
             else:
-                return feasible, rejected, status
-        return feasible, rejected, None
+                return status
+        return None
+
+    def _filter_in_chunks(self, state: CycleState, pod: "Pod", order: list[NodeInfo], to_find: int,
+                          names: list[str], fns: list[Callable], forms: list[Callable | None],
+                          feasible: list[NodeInfo], rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+        """:meth:`_filter_each` over ``order``, a chunk at a time: each plugin (its whole-list
+        form, else a call per node) takes the chunk's nodes that passed the plugins before it.
+        A chunk is as long as the number of feasible nodes still wanted, so every node of it is
+        one the per-node loop visits too, and no other; a node's status is its first plugin's
+        rejection, as there. A chunk where a plugin raised or returned anything but None, a
+        Success or a plain rejection is filtered again node by node, for upstream's error and
+        the guard's report."""
+        pos, total = 0, len(order)
+        rejected_codes, success = _REJECTED_CODES, Code.Success
+        to_find = max(to_find, 1)  # the per-node loop stops after its first feasible node at the least
+        wanted = to_find
+        while wanted > 0 and pos < total:
+            chunk = order[pos:pos + wanted]
+            pos += len(chunk)
+            survivors = chunk
+            failed: dict[NodeInfo, Status] = {}
+            plain = True
+            for name, fn, form in zip(names, fns, forms):
+                try:
+                    results = form(state, pod, survivors) if form is not None else None
+                    if results is None:
+                        results = [fn(state, pod, ni) for ni in survivors]
+                except Exception:
+                    plain = False
+                    break
+                if len(results) != len(survivors):
+                    plain = False
+                    break
+                if results.count(None) == len(results):  # every node passed: the usual case
+                    continue
+                passed = []
+                for ni, status in zip(survivors, results):
+                    if status is None:
+                        passed.append(ni)
+                    elif type(status) is Status and status.code in rejected_codes:
+                        status.plugin = name
+                        failed[ni] = status
+                    elif type(status) is Status and status.code is success:
+                        passed.append(ni)
+                    else:
+                        plain = False
+                        break
+                if not plain:
+                    break
+                survivors = passed
+                if not survivors:
+                    break
+            if not plain:
+                failure = self._filter_each(state, pod, chunk, wanted, names, fns, (), (), None, feasible,
+                                            rejected)
+                if failure is not None:
+                    return failure
+            elif failed:
+                for ni in chunk:
+                    status = failed.get(ni)
+                    if status is None:
+                        feasible.append(ni)
+                    else:
+                        rejected.append((ni, status))
+            else:
+                feasible.extend(chunk)
+            wanted = to_find - len(feasible)
+        return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
@@ -640,59 +744,94 @@ class Framework:
                                  ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
-        over the bound method: the hot path. Scores are checked once per plugin per cycle
-        (all ints? then only the range); only a failing check looks at each value. ``names``:
-        the nodes' names, if the caller has them already."""
-        per_plugin: list[list[int]] = []
+        over the bound method, or the plugin's whole-list form (``score_nodes``,
+        ``normalize_score_values``, see :mod:`~kschedfw.framework.columnar`): the hot path.
+        Scores are checked once per plugin per cycle (all ints? then only the range); only a
+        failing check looks at each value. A plugin giving every node the same score adds a
+        constant to the totals. ``names``: the nodes' names, if the caller has them already."""
+        varying: list[list[int]] = []
+        constant = 0
         skip = state.skip_score_plugins
         if names is None:
             names = [ni.name for ni in nodes]
-        for name, fn, weight, normalize in self.score_plugins:
+        plan = self._score_plan
+        if self.score_plugins is not self._score_plan_source:
+            plan = tuple((name, fn, weight, normalize, None, None) for name, fn, weight, normalize in self.score_plugins)
+        for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
             try:
-                raw = [fn(state, pod, ni) for ni in nodes]
+                # a whole-list form's ints are taken as they come (see columnar); the range is checked
+                values = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if values is None:
+                    raw = [fn(state, pod, ni) for ni in nodes]
             except Exception as exc:
                 err = self._raised(name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            values, status = self._score_values(name, "Score", raw)
-            if status is not None:
-                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            if values is None:
+                values, status = self._score_values(name, "Score", raw)
+                if status is not None:
+                    return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
-                scores = self._node_scores(name, names, values)
-                pooled = bool(scores) and self._score_pool.get(name) is not None
-                if pooled:
-                    list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
-                try:
-                    status = self._status(name, "NormalizeScore", normalize(state, pod, scores))
-                except Exception as exc:
-                    status = self._raised(name, "NormalizeScore", exc)
-                if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
-                    self._keeps_node_scores(name)
-                if status is not None and not status.is_success():
-                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                values, status = self._score_values(name, "NormalizeScore", [s.score for s in scores])
-                if status is not None:
-                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-            if values and (min(values) < MIN_NODE_SCORE or max(values) > MAX_NODE_SCORE):
-                if recorder is not None:
-                    recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
+                normalized = None
+                if normalize_values is not None:
+                    try:
+                        normalized = normalize_values(state, pod, values)
+                    except Exception as exc:
+                        status = self._raised(name, "NormalizeScore", exc)
+                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                if normalized is not None:
+                    values = normalized
+                else:
+                    normalized, status = self._normalize(name, normalize, state, pod, names, values)
+                    if status is not None:
+                        return [], status
+                    values, status = self._score_values(name, "NormalizeScore", normalized)
+                    if status is not None:
+                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            low, high = (min(values), max(values)) if values else (0, 0)
+            if recorder is not None:
+                recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
+            if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:
                 bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
                 return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
-            weighted = [v * weight for v in values] if weight != 1 else values
-            if recorder is not None:
-                recorder.scores(name, names, list(raw_values), list(values), list(weighted))
-            per_plugin.append(weighted)
-        if not per_plugin:
-            totals = [0] * len(nodes)
-        elif len(per_plugin) == 1:
-            totals = list(per_plugin[0])
+            if low == high:
+                constant += low * weight
+            else:
+                varying.append([v * weight for v in values] if weight != 1 else values)
+        if not varying:
+            totals = [constant] * len(nodes)
+        elif len(varying) == 1:
+            totals = [v + constant for v in varying[0]] if constant else list(varying[0])
+        elif len(varying) == 2:  # the default profile's usual case: the two resource scores
+            totals = list(map(add, varying[0], varying[1]))
+            if constant:
+                totals = [v + constant for v in totals]
+        elif constant:
+            totals = [sum(column) + constant for column in zip(*varying)]
         else:
-            totals = [sum(column) for column in zip(*per_plugin)]
+            totals = [sum(column) for column in zip(*varying)]
         if recorder is not None:
             recorder.totals(names, list(totals))
         return totals, None
+
+    def _normalize(self, name: str, normalize: Callable, state: CycleState, pod: "Pod", names: list[str],
+                   values: list[int]) -> tuple[list, Status | None]:
+        """NormalizeScore over a fresh NodeScore list: (the scores it left, error status)."""
+        scores = self._node_scores(name, names, values)
+        pooled = bool(scores) and self._score_pool.get(name) is not None
+        if pooled:
+            list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
+        try:
+            status = self._status(name, "NormalizeScore", normalize(state, pod, scores))
+        except Exception as exc:
+            status = self._raised(name, "NormalizeScore", exc)
+        if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
+            self._keeps_node_scores(name)
+        if status is not None and not status.is_success():
+            return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+        return [s.score for s in scores], None
 
     def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
         """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long

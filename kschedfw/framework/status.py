@@ -53,12 +53,12 @@ class Status:
 
     @classmethod
     def unschedulable(cls, *reasons: str) -> "Status":
-        return cls(Code.Unschedulable, reasons)
+        return _rejection(cls, Code.Unschedulable, reasons)
 
     @classmethod
     def unresolvable(cls, *reasons: str) -> "Status":
         """UnschedulableAndUnresolvable: preemption cannot help on this node."""
-        return cls(Code.UnschedulableAndUnresolvable, reasons)
+        return _rejection(cls, Code.UnschedulableAndUnresolvable, reasons)
 
     @classmethod
     def skip(cls) -> "Status":
@@ -70,7 +70,7 @@ class Status:
 
     @classmethod
     def pending(cls, *reasons: str) -> "Status":
-        return cls(Code.Pending, reasons)
+        return _rejection(cls, Code.Pending, reasons)
 
     @classmethod
     def as_status(cls, error: BaseException | str) -> "Status":
@@ -102,3 +102,19 @@ class Status:
     def __str__(self) -> str:
         return f"{self.code.name}: {self.message()}" if self.reasons or self.error else self.code.name
 
+
+
+def _rejection(cls: type[Status], code: Code, reasons: tuple[str, ...]) -> Status:
+    """``cls(code, reasons)`` without the generated __init__ and its converter: Filter plugins
+    build one per rejected node, on the hot path (``reasons`` is already a tuple)."""
+    if cls is not Status:  # a subclass may have its own __init__
+        return cls(code, reasons)
+    status = _new(Status)
+    status.code = code
+    status.reasons = reasons
+    status.plugin = ""
+    status.error = None
+    return status
+
+
+_new = object.__new__

@@ -26,6 +26,18 @@ class ImageStateSummary:
     num_nodes: int
 
 
+def _index_of_uid(pods: list["Pod"], uid: str) -> int:
+    """The index of the pod with ``uid`` in ``pods`` (searched from the end), or -1."""
+    for i in range(len(pods) - 1, -1, -1):
+        if pods[i].uid == uid:
+            return i
+    return -1
+
+
+def _name_of_node(info: "NodeInfo") -> str:
+    return info.node.name if info.node is not None else ""
+
+
 @attrs.define(slots=True, eq=False)
 class NodeInfo:
     """A node with the aggregates plugins need, kept up to date by the cache.
@@ -33,6 +45,10 @@ class NodeInfo:
     ``requested`` holds the real requests of the pods on the node; ``non_zero_requested`` the cpu
     and memory used for scoring (missing requests count as 100m / 200Mi). Plugins treat it as
     read-only: the framework clones it for preemption dry runs.
+
+    ``name`` is the node's name ("" without a node), a plain attribute because the hot path reads
+    it for every node of every cycle: it is set from ``node`` on construction and by
+    :meth:`set_node`, the one way to replace the node.
     """
 
     node: "Node | None" = None
@@ -45,10 +61,12 @@ class NodeInfo:
     image_states: dict[str, ImageStateSummary] = attrs.Factory(dict)
     pvc_ref_counts: dict[str, int] = attrs.Factory(dict)
     generation: int = 0
+    name: str = attrs.field(init=False, default=attrs.Factory(_name_of_node, takes_self=True))
 
-    @property
-    def name(self) -> str:
-        return self.node.name if self.node is not None else ""
+    def set_node(self, node: "Node | None") -> None:
+        """Replace the node (the cache's job), keeping ``name`` in step."""
+        self.node = node
+        self.name = node.name if node is not None else ""
 
     @property
     def allocatable(self) -> dict[str, int]:
@@ -63,18 +81,21 @@ class NodeInfo:
             self.pods_with_required_anti_affinity.append(pod)
 
     def remove_pod(self, pod: "Pod") -> bool:
-        """Remove by uid; returns False when the pod was not on this node."""
+        """Remove by uid; returns False when the pod was not on this node. A pod is on a node's
+        lists once; they are searched from the end, where the pod a binding confirms (just
+        assumed, so appended last) is, on a node holding thousands (SchedulingDaemonset)."""
+        uid = pod.uid
         for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            for i, existing in enumerate(lst):
-                if existing.uid == pod.uid:
-                    del lst[i]
-                    break
-        for i, existing in enumerate(self.pods):
-            if existing.uid == pod.uid:
-                del self.pods[i]
-                self._update(existing, -1)
-                return True
-        return False
+            i = _index_of_uid(lst, uid)
+            if i >= 0:
+                del lst[i]
+        pods = self.pods
+        i = _index_of_uid(pods, uid)
+        if i < 0:
+            return False
+        existing = pods.pop(i)
+        self._update(existing, -1)
+        return True
 
     def _update(self, pod: "Pod", sign: int) -> None:
         # HOT PATH (binds, preemption dry runs): the pod's contribution is computed once per pod.
@@ -211,6 +232,10 @@ class NodeToStatus:
 
     def set(self, node_name: str, status: Status) -> None:
         self._statuses[node_name] = status
+
+    def update(self, statuses: Iterable[tuple[str, Status]]) -> None:
+        """:meth:`set` for each (node name, status), in order."""
+        self._statuses.update(statuses)
 
     def __len__(self) -> int:
         return len(self._statuses)

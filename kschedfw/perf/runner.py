@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import cProfile
+import hashlib
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -148,6 +149,12 @@ class OpRecord:
     note: str = ""
 
 
+def placements_digest(pods: Any) -> str:
+    """A short digest of the bound pods' placements (namespace/name -> node)."""
+    bound = sorted(f"{p.namespace}/{p.name}={p.node_name}" for p in pods if p.node_name)
+    return hashlib.sha256("\n".join(bound).encode()).hexdigest()[:16]
+
+
 @attrs.define
 class WorkloadResult:
     test_case: str
@@ -176,6 +183,9 @@ class WorkloadResult:
     unschedulable_reasons: dict[str, int] = attrs.field(factory=dict)
     #: upstream's batching counters at the end: "metric{label}" -> count, every profile summed
     batch_counters: dict[str, int] = attrs.field(factory=dict)
+    #: a digest of where the pods still in the cluster at the end are bound (namespace/name ->
+    #: node): two runs with the same seed and ``--pace instant`` (or without churn) must agree
+    placements_digest: str = ""
     profile: Any = attrs.field(default=None, repr=False)  # cProfile.Profile when profiling
 
     @property
@@ -200,7 +210,7 @@ class WorkloadResult:
             "pending_end": self.pending_end, "attempts": self.attempts,
             "simulated_seconds": round(self.simulated_seconds, 3), "warnings": self.warnings,
             "unschedulable_reasons": self.unschedulable_reasons,
-            "batch_counters": self.batch_counters,
+            "batch_counters": self.batch_counters, "placements_digest": self.placements_digest,
         }
 
 
@@ -519,7 +529,9 @@ class WorkloadRunner:
     def _summarise(self) -> None:
         r, sched, cluster = self.result, self.scheduler, self.cluster
         r.nodes = len(cluster.list("Node"))
-        r.pods = len(cluster.list("Pod"))
+        pods = cluster.list("Pod")
+        r.pods = len(pods)
+        r.placements_digest = placements_digest(pods)
         r.total_bound = sched.bound_count
         r.pending_end = dict(sched.queue.pending_pods())
         r.attempts = sched.queue.scheduling_cycle

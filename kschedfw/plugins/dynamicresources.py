@@ -36,7 +36,7 @@ from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.interface import ResourceClaimStatusWriter
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
-from kschedfw.plugins.helper import default_normalize_score
+from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.plugins.volumebinding.storagehelpers import (controller_ref, is_being_deleted,
                                                            name_of, namespace_of,
                                                            raw_of, spec_of, status_of, uid_of)
@@ -312,10 +312,17 @@ class DynamicResources:
         # Only prioritized-list subrequests score; the allocator that produces them is not ported.
         return 0
 
+    def score_nodes(self, state, pod, nodes) -> list[int]:
+        """:meth:`score` for each node at once (see framework.columnar)."""
+        return [0] * len(nodes)
+
     @kschedfw.hookimpl
     def normalize_score(self, state, pod, scores):
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, False, values)
 
     # ------------------------------------------------------------------ reserve / bind
     @kschedfw.hookimpl

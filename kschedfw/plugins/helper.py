@@ -167,3 +167,17 @@ def as_objects(old_obj: Any, new_obj: Any, cls: type) -> tuple[Any, Any]:
         if not isinstance(old_obj, cls):
             raise TypeError(f"expected {cls.__name__}, but got {type(old_obj).__name__}")
     return old_obj, new_obj
+
+
+def default_normalize_values(max_priority: int, reverse: bool, values: list[int]) -> list[int]:
+    """:func:`default_normalize_score` over plain ints: a new list of the scores it would leave."""
+    max_count = max(values, default=0)
+    if max_count <= 0:
+        return [max_priority] * len(values) if reverse else list(values)
+    if min(values) >= 0:  # floor division is Go's truncation here
+        if reverse:
+            return [max_priority - max_priority * v // max_count for v in values]
+        return [max_priority * v // max_count for v in values]
+    if reverse:
+        return [max_priority - _trunc_div(max_priority * v, max_count) for v in values]
+    return [_trunc_div(max_priority * v, max_count) for v in values]

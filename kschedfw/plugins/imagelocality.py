@@ -9,6 +9,7 @@ normalization.
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any, Mapping
 
 from kschedfw import hookimpl
@@ -73,6 +74,9 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
     return q if (num >= 0) == (den > 0) else -q
 
 
+_image_states = attrgetter("image_states")
+
+
 class ImageLocality:
     """Scores nodes by the (spread-scaled) size of the pod's images already present there."""
 
@@ -85,17 +89,32 @@ class ImageLocality:
         self._last_images: tuple[str, ...] = ()
         self._last_empty_score = 0
 
-    @hookimpl
-    def score(self, state, pod, node_info):
+    def _use_pod(self, pod) -> None:
         if pod is not self._last_pod:
             self._last_images = _pod_images(pod)
             self._last_pod = pod
             self._last_empty_score = calculate_priority(0, len(pod.init_containers) + len(pod.containers))
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        self._use_pod(pod)
         if not node_info.image_states:  # a node without images: nothing to sum
             return self._last_empty_score
         total_num_nodes = len(self.handle.snapshot.node_infos())
         image_scores = sum_image_scores(node_info.image_states, self._last_images, total_num_nodes)
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers))
+
+    def score_nodes(self, state, pod, nodes) -> list[int]:
+        """:meth:`score` for each node at once (see framework.columnar)."""
+        self._use_pod(pod)
+        empty = self._last_empty_score
+        if not any(map(_image_states, nodes)):
+            return [empty] * len(nodes)
+        images = self._last_images
+        total_num_nodes = len(self.handle.snapshot.node_infos())
+        num_containers = len(pod.init_containers) + len(pod.containers)
+        return [calculate_priority(sum_image_scores(states, images, total_num_nodes), num_containers)
+                if (states := ni.image_states) else empty for ni in nodes]
 
     @hookimpl
     def sign_pod(self, pod):

@@ -24,7 +24,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
 from kschedfw.framework.signers import node_affinity_signature
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
-from kschedfw.plugins.helper import as_objects, default_normalize_score
+from kschedfw.plugins.helper import as_objects, default_normalize_score, default_normalize_values
 
 NAME = "NodeAffinity"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -577,3 +577,7 @@ class NodeAffinity:
     def normalize_score(self, state, pod, scores) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
+
+    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+        """:meth:`normalize_score` over plain ints (see framework.columnar)."""
+        return default_normalize_values(MAX_NODE_SCORE, False, values)

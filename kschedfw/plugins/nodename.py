@@ -38,3 +38,10 @@ class NodeName:
         if wanted and wanted != node_info.node.name:
             return Status.unresolvable(ERR_REASON)
         return None
+
+    def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
+        """:meth:`filter` for each node at once (see framework.columnar)."""
+        wanted = pod.node_name
+        if not wanted:
+            return [None] * len(nodes)
+        return [Status.unresolvable(ERR_REASON) if wanted != ni.node.name else None for ni in nodes]

@@ -77,3 +77,12 @@ class NodeUnschedulable:
         if self._tolerates_unschedulable(pod):
             return None
         return Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
+
+    def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
+        """:meth:`filter` for each node at once (see framework.columnar)."""
+        out: list[Status | None] = [None] * len(nodes)
+        cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]
+        if cordoned and not self._tolerates_unschedulable(pod):
+            for i in cordoned:
+                out[i] = Status.unresolvable(ERR_REASON_UNSCHEDULABLE)
+        return out

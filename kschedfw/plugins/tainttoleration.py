@@ -15,7 +15,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
 from kschedfw.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
-from kschedfw.plugins.helper import (NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
+from kschedfw.plugins.helper import (default_normalize_values, NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
                                      default_normalize_score,
                                      tolerates)
 
@@ -128,6 +128,17 @@ class TaintToleration:
             return None
         return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
+    def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
+        """:meth:`filter` for each node at once (see framework.columnar)."""
+        out: list[Status | None] = [None] * len(nodes)
+        tolerations = pod.tolerations
+        untolerated = self._untolerated_no_schedule_taint
+        for i, ni in enumerate(nodes):
+            taints = ni.node.taints
+            if taints and untolerated(taints, tolerations) is not None:
+                out[i] = Status.unresolvable(ERR_REASON_UNTOLERATED)
+        return out
+
     @hookimpl
     def pre_score(self, state, pod, nodes) -> Status | None:
         pre_score_state = _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations))
@@ -154,7 +165,19 @@ class TaintToleration:
             return 0
         return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
 
+    def score_nodes(self, state, pod, nodes) -> list[int] | None:
+        """:meth:`score` for each node at once (see framework.columnar); this cycle's only."""
+        cycle_state, s = self._cycle
+        if state is not cycle_state:
+            return None
+        prefer = s.tolerations_prefer_no_schedule
+        count = self._count_intolerable_prefer_no_schedule
+        return [count(taints, prefer) if (taints := ni.node.taints) else 0 for ni in nodes]
+
     @hookimpl
     def normalize_score(self, state, pod, scores) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
+
+    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+        return default_normalize_values(MAX_NODE_SCORE, True, values)

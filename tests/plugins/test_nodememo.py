@@ -67,7 +67,7 @@ def test_memoised_cycles_equal_fresh_plugins(seed):
             target.remove_pod(target.pods[-1])
         else:  # the node object replaced, as the cache does on a node update
             node = target.node
-            target.node = attrs.evolve(node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] + 500})
+            target.set_node(attrs.evolve(node, allocatable={**node.allocatable, "cpu": node.allocatable["cpu"] + 500}))
             target.generation += 1
 
 

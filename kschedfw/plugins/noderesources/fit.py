@@ -30,7 +30,7 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Code, Status
+from kschedfw.framework.status import Status
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
@@ -342,7 +342,29 @@ class NodeResourcesFit:
             if fits_memo is not None and node_info.node is not None:
                 fits_memo[node_info] = (node_info.generation, node_info.node)
             return None
-        return Status(Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable, reasons)
+        return Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+
+    def filter_nodes(self, state, pod, nodes) -> list[Status | None] | None:
+        """:meth:`filter` for each node at once (see framework.columnar): this cycle's memo of
+        nodes that fit, without a call per node."""
+        cycle_state, s, memo = self._filter_cycle
+        if state is not cycle_state:
+            return None
+        get = memo.get
+        request, checked = s.request, s.checked_scalars
+        out: list[Status | None] = [None] * len(nodes)
+        for i, ni in enumerate(nodes):
+            hit = get(ni)
+            node = ni.node
+            if hit is not None and hit[1] is node and hit[0] == ni.generation:
+                continue
+            reasons, unresolvable = _insufficient_reasons(request, checked, ni)
+            if not reasons:
+                if node is not None:
+                    memo[ni] = (ni.generation, node)
+            else:
+                out[i] = Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+        return out
 
     # -- PreScore / Score
     @hookimpl
@@ -377,6 +399,25 @@ class NodeResourcesFit:
             return s.fast(node_info)
         pod_requests = s.pod_requests if s is not None else self.scorer.pod_requests(pod)
         return self.scorer.score(node_info, pod_requests)
+
+    def score_nodes(self, state, pod, nodes) -> list[int] | None:
+        """:meth:`score` for each node at once (see framework.columnar): this cycle's memo
+        without a call per node."""
+        cycle_state, fast, memo = self._score_cycle
+        if state is not cycle_state:
+            return None
+        get = memo.get
+
+        def miss(ni) -> int:
+            node = ni.node
+            if node is None:
+                return self.score(state, pod, ni)
+            value = fast(ni)
+            memo[ni] = (ni.generation, node, value)
+            return value
+
+        return [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
+                else miss(ni) for ni in nodes]
 
     # -- batching signature
     @hookimpl

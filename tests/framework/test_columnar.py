@@ -1,0 +1,231 @@
+"""The in-tree plugins' whole-list forms of Filter, Score and NormalizeScore (framework/columnar.py)
+give exactly what the per-node hooks give (upstream calls Filter and Score once per node): the
+same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
+raw, normalised and weighted scores per plugin and the same totals, cycle after cycle on a
+changing seeded random cluster; a fault in a chunk gives the per-node path's error and fault
+count; and a subclass that overrides a per-node hook does not inherit a form."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kschedfw import Code, Status, hookimpl
+from kschedfw.framework import columnar
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.plugins.dynamicresources import DynamicResources
+from kschedfw.plugins.imagelocality import ImageLocality
+from kschedfw.plugins.nodeaffinity import NodeAffinity
+from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.plugins.nodename import NodeName
+from kschedfw.plugins.nodeunschedulable import NodeUnschedulable
+from kschedfw.plugins.tainttoleration import TaintToleration
+from kschedfw.testing import PluginHarness, make_node, make_pod
+
+PLUGINS = (NodeResourcesFit, NodeResourcesBalancedAllocation, TaintToleration, ImageLocality, NodeAffinity,
+           DynamicResources)
+IMAGES = ["img-a:1", "img-b:2", "img-c:3"]
+
+
+def _cluster(rng):
+    nodes = []
+    for i in range(40):
+        taints = [{"key": f"k{rng.randrange(3)}", "value": "v", "effect": rng.choice(
+            ["PreferNoSchedule", "PreferNoSchedule", "NoSchedule"])} for _ in range(rng.randrange(3))]
+        images = [([name], rng.choice([10, 300, 900]) * 1024 * 1024) for name in IMAGES if rng.random() < 0.3]
+        nodes.append(make_node(f"n{i}", cpu=f"{rng.choice([2000, 4000, 8000])}m",
+                               memory=f"{rng.choice([4096, 16384])}Mi", labels={"tier": rng.choice("abc")},
+                               taints=taints, images=images))
+    pods = [make_pod(f"bound{i}", cpu=f"{rng.choice([100, 500, 1000])}m", memory=f"{rng.choice([128, 1024])}Mi",
+                     node_name=f"n{rng.randrange(40)}") for i in range(30)]
+    return nodes, pods
+
+
+def _pod(rng, i):
+    preferred = [{"weight": rng.randrange(1, 100), "preference": {"matchExpressions": [
+        {"key": "tier", "operator": "In", "values": [rng.choice("abc")]}]}} for _ in range(rng.randrange(3))]
+    tolerations = [{"key": f"k{rng.randrange(3)}", "operator": "Exists", "effect": "PreferNoSchedule"}
+                   for _ in range(rng.randrange(2))]
+    kwargs = {}
+    if rng.random() < 0.8:  # else best effort: BalancedAllocation skips
+        kwargs = {"cpu": f"{rng.choice([100, 300, 1500])}m", "memory": f"{rng.choice([64, 512])}Mi"}
+    return make_pod(f"p{i}", image=rng.choice(IMAGES + ["other:1"]), tolerations=tolerations,
+                    affinity={"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
+                    if preferred else None, **kwargs)
+
+
+def _harness(nodes, pods, columnar_on):
+    columnar.set_enabled(columnar_on)
+    try:
+        return PluginHarness(*PLUGINS, nodes=nodes, pods=pods,
+                             weights={"NodeResourcesFit": 2, "TaintToleration": 3, "NodeAffinity": 1})
+    finally:
+        columnar.set_enabled(True)
+
+
+def _facts(record):
+    return ({name: (s.raw, s.normalized, s.weighted) for name, s in record.plugin_scores.items()},
+            record.node_totals, record.node)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whole_list_forms_give_the_per_node_scores(seed):
+    rng = random.Random(seed)
+    nodes, pods = _cluster(rng)
+    fast, plain = _harness(nodes, pods, True), _harness(nodes, pods, False)
+    assert any(f[4] for f in fast.framework._score_plan) and not any(f[4] or f[5] for f in plain.framework._score_plan)
+    for step in range(25):
+        pod = _pod(rng, step)
+        expected = _facts(plain.cycle(pod))
+        assert _facts(fast.cycle(pod)) == expected, f"step {step}"
+        assert expected[0], "every plugin was skipped: the test compares nothing"
+        # a plugin scoring every node alike is added as a constant: totals are still the sums
+        scores, totals, _ = expected
+        assert totals == {node: sum(s[2][node] for s in scores.values()) for node in totals}
+        # bind it on both clusters, so the memos see a changed node next cycle
+        chosen = expected[2]
+        for harness in (fast, plain):
+            harness.snapshot.get(chosen).add_pod(make_pod(f"p{step}", cpu="200m", memory="64Mi", node_name=chosen))
+
+
+def test_normalize_values_equal_the_node_score_path():
+    from kschedfw.framework.types import NodeScore
+    from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
+    rng = random.Random(7)
+    for _ in range(200):
+        values = [rng.randrange(-5, 40) if rng.random() < 0.2 else rng.randrange(0, 40)
+                  for _ in range(rng.randrange(0, 12))]
+        for reverse in (False, True):
+            scores = [NodeScore(f"n{i}", v) for i, v in enumerate(values)]
+            default_normalize_score(100, reverse, scores)
+            assert default_normalize_values(100, reverse, values) == [s.score for s in scores]
+
+
+def test_a_subclass_overriding_score_keeps_its_own_score():
+    class Halved(TaintToleration):
+        def score(self, state, pod, node_info):
+            return super().score(state, pod, node_info) // 2
+
+    class Plain(TaintToleration):
+        pass
+
+    assert columnar.columnar_forms(Halved({}, None), Halved.normalize_score)[0] is None
+    plain_forms = columnar.columnar_forms(Plain({}, None), Plain.normalize_score)
+    assert plain_forms[0] is not None and plain_forms[1] is not None
+    state = CycleState()
+    assert columnar.columnar_forms(Halved({}, None), None)[1] is None and state is not None
+
+
+# ---------------------------------------------------------------------------------------- Filter
+
+FILTER_PLUGINS = (NodeUnschedulable, NodeName, TaintToleration, NodeResourcesFit)
+
+
+def _filter_cluster(rng, n=60):
+    nodes = []
+    for i in range(n):
+        taints = [{"key": f"k{rng.randrange(3)}", "value": "v", "effect": rng.choice(["NoSchedule", "PreferNoSchedule"])}
+                  for _ in range(rng.randrange(2) if rng.random() < 0.4 else 0)]
+        nodes.append(make_node(f"n{i}", cpu=f"{rng.choice([500, 1000, 4000])}m", memory="4Gi",
+                               pods=str(rng.choice([2, 110])), taints=taints, unschedulable=rng.random() < 0.1))
+    return nodes
+
+
+def _filter_facts(fwk, pod, infos, start, to_find):
+    state = CycleState()
+    fwk.run_pre_filter_plugins(state, pod, infos)
+    feasible, rejected, failure = fwk.filter_nodes(state, pod, infos, start, to_find)
+    return ([ni.name for ni in feasible], [(ni.name, st.code, st.reasons, st.plugin) for ni, st in rejected],
+            None if failure is None else (failure.code, failure.message(), failure.plugin))
+
+
+def _frameworks(classes, nodes, pods=()):
+    from kschedfw.framework.handle import Handle
+    from kschedfw.cache.snapshot import Snapshot
+    from kschedfw.testing import framework_for
+    out = []
+    for on in (True, False):
+        snapshot = Snapshot.from_objects(nodes, pods)
+        columnar.set_enabled(on)
+        try:
+            out.append((framework_for(list(classes), handle=Handle(snapshot=snapshot)), snapshot))
+        finally:
+            columnar.set_enabled(True)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_filter_in_chunks_gives_the_per_node_verdicts(seed):
+    rng = random.Random(seed)
+    nodes = _filter_cluster(rng)
+    pods = [make_pod(f"b{i}", cpu="300m", node_name=f"n{rng.randrange(60)}") for i in range(40)]
+    (fast, fast_snap), (plain, plain_snap) = _frameworks(FILTER_PLUGINS, nodes, pods)
+    assert fast._filter_forms and not plain._filter_forms
+    for step in range(40):
+        pod = make_pod(f"p{step}", cpu=f"{rng.choice([100, 400, 900, 3000])}m",
+                       node_name=rng.choice(["", "", "", "", f"n{rng.randrange(60)}"]),
+                       tolerations=[{"key": "k1", "operator": "Exists"}] if rng.random() < 0.3 else ())
+        start, to_find = rng.randrange(60), rng.choice([0, 1, 5, 20, 60, 100])
+        expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
+        assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, f"step {step}"
+        if expected[0]:  # the memo of nodes that fit must notice the change
+            for snap in (fast_snap, plain_snap):
+                snap.get(expected[0][0]).add_pod(make_pod(f"p{step}", cpu="400m", node_name=expected[0][0]))
+
+
+def _by_name(kind_at):
+    """A Filter without a whole-list form whose verdict is in the node's name suffix."""
+    def filter(self, state, pod, node_info):
+        kind = kind_at.get(node_info.name)
+        if kind == "rejected":
+            return Status.unschedulable("no")
+        if kind == "success":
+            return Status(Code.Success)
+        if kind == "error":
+            return Status.as_status("boom")
+        if kind == "raises":
+            raise RuntimeError("kaboom")
+        if kind == "wrong":
+            return "no"
+        return None
+    return type("ByName", (), {"name": "ByName", "__init__": lambda self, args, handle: None,
+                               "filter": hookimpl(filter)})
+
+
+@pytest.mark.parametrize("broken", ["error", "raises", "wrong", "success"])
+def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
+    nodes = [make_node(f"n{i}", cpu="1", taints=[{"key": "t", "value": "v", "effect": "NoSchedule"}] if i == 3 else ())
+             for i in range(24)]
+    kind_at = {"n2": "rejected", "n5": broken, "n7": "rejected", "n9": "raises", "n20": "rejected"}
+    cls = _by_name(kind_at)
+    (fast, fast_snap), (plain, plain_snap) = _frameworks((TaintToleration, cls, NodeResourcesFit), nodes)
+    chunks = []
+    in_chunks = fast._filter_in_chunks
+    fast._filter_in_chunks = lambda *args: chunks.append(1) or in_chunks(*args)
+    pod = make_pod("p", cpu="100m")
+    for start in (0, 4, 6, 19):
+        for to_find in (2, 5, 12, 24):
+            expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
+            assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, (start, to_find)
+    assert len(chunks) == 16  # every call took the chunked path
+    # the guard counted each fault as often on both paths
+    assert fast.faults.counts == plain.faults.counts
+
+
+def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
+    """Metrics swap in timed copies of the plugin lists for a sampled cycle (upstream samples
+    10% of cycles): those cycles call the timed per-node hooks, so Filter and Score durations are
+    observed for the plugins that have whole-list forms too."""
+    pytest.importorskip("prometheus_client")
+    from tests.test_metrics import FixedRng, samples, simulate
+    from kschedfw.metrics import SchedulerMetrics
+    always = SchedulerMetrics(rng=FixedRng(0))
+    simulate(always, [make_pod("p", cpu="100m"), make_pod("q", cpu="100m")], nodes=3)
+    observed = {(s.labels["plugin"], s.labels["extension_point"]) for s in samples(always)
+                if s.name == "scheduler_plugin_execution_duration_seconds_count"}
+    for plugin in ("NodeResourcesFit", "TaintToleration", "NodeUnschedulable", "NodeName"):
+        assert (plugin, "Filter") in observed
+    for plugin in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality"):
+        assert (plugin, "Score") in observed
