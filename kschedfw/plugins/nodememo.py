@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled"]
+__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled", "memo_scores"]
 
 _enabled = True
 
@@ -69,3 +69,22 @@ class NodeMemo:
 
     def clear(self) -> None:
         self._memos.clear()
+
+
+def memo_scores(memo: dict[Any, tuple], fast: Any, nodes: Any, plain: Any) -> list[Any]:
+    """Scores of ``nodes`` from a cycle's ``memo`` (NodeInfo -> (generation, node, value)),
+    computing and remembering the misses with ``fast(node_info)``; a NodeInfo without a node
+    goes to ``plain(node_info)``. The whole-list form of a memoized Score (see
+    framework.columnar)."""
+    get = memo.get
+
+    def miss(ni: Any) -> Any:
+        node = ni.node
+        if node is None:
+            return plain(ni)
+        value = fast(ni)
+        memo[ni] = (ni.generation, node, value)
+        return value
+
+    return [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
+            else miss(ni) for ni in nodes]

@@ -151,18 +151,7 @@ class NodeResourcesBalancedAllocation:
         cycle_state, fast, memo = self._cycle
         if state is not cycle_state:
             return None
-        get = memo.get
-
-        def miss(ni) -> int:
-            node = ni.node
-            if node is None:
-                return self.score(state, pod, ni)
-            value = fast(ni)
-            memo[ni] = (ni.generation, node, value)
-            return value
-
-        return [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
-                else miss(ni) for ni in nodes]
+        return nodememo.memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
 
     @hookimpl
     def sign_pod(self, pod):
