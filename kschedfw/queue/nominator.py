@@ -9,7 +9,7 @@ nomination (upstream files it under node ``""``, which no node can ask for).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Mapping
 
 from kschedfw.framework.types import NominatingInfo, NominatingMode
 
@@ -22,15 +22,19 @@ def _uid(pod: Any) -> str:
 
 
 class Nominator:
-    __slots__ = ("_pod_lister", "_resolve", "_by_node", "_node_of", "version")
+    __slots__ = ("_pod_lister", "_resolve", "_held", "_by_node", "_node_of", "version")
 
     def __init__(self, pod_lister: PodLister | None = None,
-                 resolve: Callable[[Any], Any] | None = None) -> None:
+                 resolve: Callable[[Any], Any] | None = None,
+                 held: Mapping[str, Any] | None = None) -> None:
         """``pod_lister`` checks that a pod still exists and is unbound before nominating it
         (without one, only the given pod's own ``node_name`` is checked). ``resolve`` maps a
-        stored pod to the version the scheduling queue holds (the queue passes its own)."""
+        stored pod to the version the scheduling queue holds (the queue passes its own).
+        ``held`` (uid -> pod object), if given, names pods ``resolve`` would return unchanged:
+        a stored pod that is the object held under its uid is not resolved."""
         self._pod_lister = pod_lister
         self._resolve = resolve
+        self._held: Mapping[str, Any] = held if held is not None else {}
         self._by_node: dict[str, dict[str, Any]] = {}   # node -> {uid: pod}, insertion-ordered
         self._node_of: dict[str, str] = {}              # uid -> node
         #: bumped by every nomination added or removed, so a caller can keep what it derived
@@ -92,10 +96,11 @@ class Nominator:
         resolve = self._resolve
         if resolve is None:
             return list(pods.values())
+        held = self._held
         if len(pods) == 1:  # the usual case, without a comprehension's frame
-            for pod in pods.values():
-                return [resolve(pod)]
-        return [resolve(p) for p in pods.values()]
+            for uid, pod in pods.items():
+                return [pod if held.get(uid) is pod else resolve(pod)]
+        return [p if held.get(uid) is p else resolve(p) for uid, p in pods.items()]
 
     def nominated_node_names(self) -> Collection[str]:
         """The nodes that have nominated pods (a live view)."""
