@@ -352,7 +352,15 @@ class PriorityQueue:
     def _note_held(self, qpi: QueuedPodInfo) -> None:
         """``qpi`` entered a sub-queue, or its pod was replaced there (see ``_held_pods``)."""
         pod = qpi.pod
-        self._held_pods[pod.uid or pod.key] = pod
+        uid = pod.uid or pod.key
+        if self._held_pods.get(uid) is not pod:
+            self._held_pods[uid] = pod
+            self.nominator.held_changed(uid)
+
+    def _forget_held(self, pod: Any) -> None:
+        uid = pod.uid or pod.key
+        if self._held_pods.pop(uid, None) is not None:
+            self.nominator.held_changed(uid)
 
     def _resolve_nominated(self, pod: Any) -> Any:
         key = pod.key
@@ -592,7 +600,7 @@ class PriorityQueue:
     def delete(self, pod: Any) -> None:
         """Remove the pod from whichever sub-queue holds it, and from the nominator."""
         self.nominator.delete_nominated_pod_if_exists(pod)
-        self._held_pods.pop(pod.uid or pod.key, None)
+        self._forget_held(pod)
         key = pod.key
         if self._active_q.delete(key) or self._backoff_q.delete(key):
             return
@@ -603,8 +611,7 @@ class PriorityQueue:
         in flight until :meth:`done`; ``attempts`` and :attr:`scheduling_cycle` go up by one."""
         qpi = self._active_q.pop(self._pop_backoff if self.pop_from_backoff_q else None)
         if qpi is not None:  # in flight now: drop its note, so it is not kept for good
-            pod = qpi.pod
-            self._held_pods.pop(pod.uid or pod.key, None)
+            self._forget_held(qpi.pod)
         return qpi
 
     def _pop_backoff(self) -> QueuedPodInfo | None:
