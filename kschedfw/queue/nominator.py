@@ -9,7 +9,7 @@ nomination (upstream files it under node ``""``, which no node can ask for).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection
+from typing import Any, Callable, Collection, Mapping
 
 from kschedfw.framework.types import NominatingInfo, NominatingMode
 
@@ -22,17 +22,26 @@ def _uid(pod: Any) -> str:
 
 
 class Nominator:
-    __slots__ = ("_pod_lister", "_resolve", "_by_node", "_node_of", "version")
+    __slots__ = ("_pod_lister", "_resolve", "_held", "_by_node", "_node_of", "_all_held", "version")
 
     def __init__(self, pod_lister: PodLister | None = None,
-                 resolve: Callable[[Any], Any] | None = None) -> None:
+                 resolve: Callable[[Any], Any] | None = None,
+                 held: Mapping[str, Any] | None = None) -> None:
         """``pod_lister`` checks that a pod still exists and is unbound before nominating it
         (without one, only the given pod's own ``node_name`` is checked). ``resolve`` maps a
-        stored pod to the version the scheduling queue holds (the queue passes its own)."""
+        stored pod to the version the scheduling queue holds (the queue passes its own).
+        ``held`` (uid -> pod object), if given, names pods ``resolve`` would return unchanged:
+        a stored pod that is the object held under its uid is not resolved; whoever changes
+        ``held`` calls :meth:`held_changed`."""
         self._pod_lister = pod_lister
         self._resolve = resolve
+        self._held: Mapping[str, Any] = held if held is not None else {}
         self._by_node: dict[str, dict[str, Any]] = {}   # node -> {uid: pod}, insertion-ordered
         self._node_of: dict[str, str] = {}              # uid -> node
+        #: node -> its nominated pods, when every one is the object held under its uid (so
+        #: none needs resolving); dropped when the node's nominations or those pods' held
+        #: objects change
+        self._all_held: dict[str, list[Any]] = {}
         #: bumped by every nomination added or removed, so a caller can keep what it derived
         #: from the nominations while this is unchanged
         self.version = 0
@@ -55,6 +64,7 @@ class Nominator:
         uid = _uid(pod)
         self._node_of[uid] = node
         self._by_node.setdefault(node, {}).setdefault(uid, pod)
+        self._all_held.pop(node, None)
         self.version += 1
 
     def update_nominated_pod(self, old_pod: Any, new_pod: Any) -> None:
@@ -77,6 +87,7 @@ class Nominator:
         if node is None:
             return
         self.version += 1
+        self._all_held.pop(node, None)
         pods = self._by_node.get(node)
         if pods is not None:
             pods.pop(uid, None)
@@ -86,16 +97,33 @@ class Nominator:
     def nominated_pods_for_node(self, node_name: str) -> list[Any]:
         """Pods nominated to ``node_name``, in nomination order, each in the version the queue
         holds (the version last given to the nominator if the queue does not hold it)."""
+        known = self._all_held.get(node_name)
+        if known is not None:
+            return known.copy()
         pods = self._by_node.get(node_name)
         if not pods:
             return []
         resolve = self._resolve
         if resolve is None:
             return list(pods.values())
-        if len(pods) == 1:  # the usual case, without a comprehension's frame
-            for pod in pods.values():
-                return [resolve(pod)]
-        return [resolve(p) for p in pods.values()]
+        held = self._held
+        out = []
+        all_held = True
+        for uid, pod in pods.items():
+            if held.get(uid) is pod:
+                out.append(pod)
+            else:
+                all_held = False
+                out.append(resolve(pod))
+        if all_held:
+            self._all_held[node_name] = out.copy()
+        return out
+
+    def held_changed(self, uid: str) -> None:
+        """The object ``held`` maps ``uid`` to changed (or is gone)."""
+        node = self._node_of.get(uid)
+        if node is not None:
+            self._all_held.pop(node, None)
 
     def nominated_node_names(self) -> Collection[str]:
         """The nodes that have nominated pods (a live view)."""

@@ -265,7 +265,12 @@ class PriorityQueue:
         self._backoff_q = BackoffQueue(clock.now, pod_initial_backoff, pod_max_backoff, less,
                                        sort_key=sort_key, pop_from_backoff_q=pop_from_backoff_q)
         self._unschedulable = UnschedulablePods()
-        self.nominator = Nominator(pod_lister, self._resolve_nominated)
+        #: uid -> the pod object of the queued (not in-flight) QueuedPodInfo with that uid,
+        #: noted whenever a QueuedPodInfo enters a sub-queue or its pod is replaced there; an
+        #: entry may outlive its pod's stay. The nominator skips resolving a stored pod that
+        #: is the object noted here: the queue can hold no other version of it.
+        self._held_pods: dict[str, Any] = {}
+        self.nominator = Nominator(pod_lister, self._resolve_nominated, self._held_pods)
         self.incoming_pods: collections.Counter[tuple[str, str]] = collections.Counter()
         """``(queue, event label) -> count`` (upstream scheduler_queue_incoming_pods_total)."""
         self._interest: dict[ClusterEvent, bool] = {}
@@ -344,6 +349,19 @@ class PriorityQueue:
     def _profile(self, pod: Any) -> _Profile | None:
         return self._profiles.get(pod.scheduler_name)
 
+    def _note_held(self, qpi: QueuedPodInfo) -> None:
+        """``qpi`` entered a sub-queue, or its pod was replaced there (see ``_held_pods``)."""
+        pod = qpi.pod
+        uid = pod.uid or pod.key
+        if self._held_pods.get(uid) is not pod:
+            self._held_pods[uid] = pod
+            self.nominator.held_changed(uid)
+
+    def _forget_held(self, pod: Any) -> None:
+        uid = pod.uid or pod.key
+        if self._held_pods.pop(uid, None) is not None:
+            self.nominator.held_changed(uid)
+
     def _resolve_nominated(self, pod: Any) -> Any:
         key = pod.key
         qpi = (self._active_q.get(key) or self._unschedulable.get(key)
@@ -379,6 +397,7 @@ class PriorityQueue:
 
     def _add_to_pool(self, qpi: QueuedPodInfo, event: str) -> None:
         qpi.gated = bool(qpi.gating_plugin)
+        self._note_held(qpi)
         if self._unschedulable.add_or_update(qpi):
             self.incoming_pods[(UNSCHEDULABLE_Q, event)] += 1
 
@@ -397,6 +416,7 @@ class PriorityQueue:
             qpi.initial_attempt_timestamp = self._clock.now()
         self._unschedulable.delete(key)
         self._backoff_q.delete(key)
+        self._note_held(qpi)
         self._active_q.add(qpi)
         self.incoming_pods[(ACTIVE_Q, event)] += 1
         if event == _UNSCHEDULED_ADD_LABEL or event == _UNSCHEDULED_UPDATE_LABEL:
@@ -412,6 +432,7 @@ class PriorityQueue:
                 self._add_to_pool(qpi, event)
                 return False
         self._unschedulable.delete(qpi.pod.key)
+        self._note_held(qpi)
         self._backoff_q.add(qpi)
         self.incoming_pods[(BACKOFF_Q, event)] += 1
         return True
@@ -557,6 +578,7 @@ class PriorityQueue:
             for sub_queue in (self._active_q, self._backoff_q):
                 qpi = sub_queue.update(new_pod, old_pod.key)
                 if qpi is not None:
+                    self._note_held(qpi)
                     self.nominator.update_nominated_pod(old_pod, qpi.pod)
                     qpi.pod_signature = self.sign_pod(new_pod)
                     return
@@ -564,6 +586,7 @@ class PriorityQueue:
         if qpi is not None:
             previous = qpi.pod
             qpi.pod = new_pod
+            self._note_held(qpi)
             self.nominator.update_nominated_pod(old_pod if old_pod is not None else previous, new_pod)
             qpi.pod_signature = self.sign_pod(new_pod)
             for event in events:
@@ -577,6 +600,7 @@ class PriorityQueue:
     def delete(self, pod: Any) -> None:
         """Remove the pod from whichever sub-queue holds it, and from the nominator."""
         self.nominator.delete_nominated_pod_if_exists(pod)
+        self._forget_held(pod)
         key = pod.key
         if self._active_q.delete(key) or self._backoff_q.delete(key):
             return
@@ -585,7 +609,10 @@ class PriorityQueue:
     def pop(self) -> QueuedPodInfo | None:
         """The next pod to try (None when activeQ, and the backoff heap, are empty). The pod is
         in flight until :meth:`done`; ``attempts`` and :attr:`scheduling_cycle` go up by one."""
-        return self._active_q.pop(self._pop_backoff if self.pop_from_backoff_q else None)
+        qpi = self._active_q.pop(self._pop_backoff if self.pop_from_backoff_q else None)
+        if qpi is not None:  # in flight now: drop its note, so it is not kept for good
+            self._forget_held(qpi.pod)
+        return qpi
 
     def _pop_backoff(self) -> QueuedPodInfo | None:
         qpi = self._backoff_q.pop_backoff()
