@@ -1,0 +1,147 @@
+"""More differential scenarios: areas test_differential.py leaves out (ImageLocality, PreferNoSchedule
+scoring, matchFields with preferred weights, extended resources, ephemeral storage, host ports, pod
+overhead, sidecar resource math, topology spread's minDomains / policies / matchLabelKeys, and
+NodeResourcesFit's MostAllocated and RequestedToCapacityRatio strategies). Each placement is forced
+by filters or by a clear score margin (nodes of distinct sizes), so kube-scheduler decides it alone;
+kschedfw must decide the same, and write the same message on a pod neither can place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kschedfw.testing.controlplane import ControlPlane
+from tests.kube.helpers import pod_manifest
+from tests.kube.test_differential import both
+
+ZONE = "topology.kubernetes.io/zone"
+BIG_IMAGE = "example.com/big:1"
+MB = 1024 * 1024
+
+
+def make_nodes(cp: ControlPlane, nodes: dict[str, dict[str, Any]]) -> None:
+    """Nodes as a kubelet would report them; ``images`` lands in status.images."""
+    for name, spec in nodes.items():
+        cp.create_ready_node(name, cpu=spec["cpu"], memory=spec.get("memory", "8Gi"),
+                             labels=spec.get("labels"), taints=spec.get("taints"),
+                             extra_allocatable=spec.get("extra"))
+        if spec.get("images"):
+            cp.api("PATCH", f"/api/v1/nodes/{name}/status", {"status": {"images": spec["images"]}},
+                   content_type="application/merge-patch+json")
+
+
+def drop_nodes(cp: ControlPlane, names) -> None:
+    for name in names:
+        cp.api("DELETE", f"/api/v1/nodes/{name}")
+
+
+def pod(ns: str, scheduler: str, name: str, *, labels: dict | None = None, image: str | None = None,
+        requests: dict | None = None, ports: list | None = None, **spec: Any) -> dict:
+    manifest = pod_manifest(name, ns, scheduler=scheduler, **spec)
+    manifest["metadata"]["labels"] = labels or {}
+    container = manifest["spec"]["containers"][0]
+    if image:
+        container["image"] = image
+    if requests:
+        container["resources"]["requests"].update(requests)
+        extended = {k: v for k, v in requests.items() if "/" in k}  # must be limited as much
+        if extended:
+            container["resources"]["limits"] = extended
+    if ports:
+        container["ports"] = ports
+    return manifest
+
+
+def names_in(ns: str, *names: str) -> dict:
+    """Required node affinity to these nodes: one matchFields term each (the API allows one value)."""
+    return {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [f"{ns}-{n}"]}]} for n in names]}}
+
+
+# ---------------------------------------------------------------------- filters and scores
+def plugin_nodes(ns: str) -> dict[str, dict[str, Any]]:
+    """a: small, holds a 900 MB image; b: PreferNoSchedule-tainted, ssd; c: gpus, NoSchedule
+    taint, little ephemeral storage; d: the biggest."""
+    storage = {"ephemeral-storage": "10Gi"}
+    return {
+        f"{ns}-a": {"cpu": "3", "labels": {ZONE: "a"}, "extra": storage,
+                    "images": [{"names": [BIG_IMAGE], "sizeBytes": 900 * MB}]},
+        f"{ns}-b": {"cpu": "4", "labels": {ZONE: "b", "disk": "ssd"}, "extra": storage,
+                    "taints": [{"key": "soft", "value": "yes", "effect": "PreferNoSchedule"}]},
+        f"{ns}-c": {"cpu": "2", "memory": "4Gi", "labels": {ZONE: "b", "disk": "ssd"},
+                    "extra": {"ephemeral-storage": "2Gi", "example.com/gpu": "2"},
+                    "taints": [{"key": "gpu", "value": "true", "effect": "NoSchedule"}]},
+        f"{ns}-d": {"cpu": "6", "memory": "16Gi", "labels": {ZONE: "c"}, "extra": storage},
+    }
+
+
+def plugin_waves(ns: str, scheduler: str) -> list[list[dict]]:
+    gpu_toleration = [{"key": "gpu", "operator": "Exists"}]
+    sidecar_first = [  # init phase needs 1 + 3 cpu (the sidecar keeps running), the run 1 + 1
+        {"name": "sidecar", "image": "registry.k8s.io/pause:3.10", "restartPolicy": "Always",
+         "resources": {"requests": {"cpu": "1"}}},
+        {"name": "setup", "image": "registry.k8s.io/pause:3.10", "resources": {"requests": {"cpu": "3"}}}]
+    return [
+        # ImageLocality outweighs the bigger nodes' resource scores
+        [pod(ns, scheduler, "image", image=BIG_IMAGE)],
+        # only c has gpus, and only a toleration with operator Exists lets the pod there
+        [pod(ns, scheduler, "gpu", requests={"example.com/gpu": "1"}, tolerations=gpu_toleration),
+         pod(ns, scheduler, "gpu-too-many", requests={"example.com/gpu": "3"}, tolerations=gpu_toleration),
+         pod(ns, scheduler, "no-storage", requests={"ephemeral-storage": "12Gi"})],
+        # b or d by name; preferred weights choose b (ssd), whose soft taint is tolerated
+        [pod(ns, scheduler, "fields", affinity={"nodeAffinity": {
+            **names_in(ns, "b", "d"),
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {"weight": 90, "preference": {"matchExpressions": [{"key": "disk", "operator": "In",
+                                                                    "values": ["ssd"]}]}},
+                {"weight": 10, "preference": {"matchExpressions": [{"key": ZONE, "operator": "In",
+                                                                    "values": ["c"]}]}}]}},
+            tolerations=[{"key": "soft", "operator": "Exists", "effect": "PreferNoSchedule"}])],
+        # a or b: b is bigger, but its untolerated PreferNoSchedule taint costs more
+        [pod(ns, scheduler, "soft", cpu="1", affinity={"nodeAffinity": names_in(ns, "a", "b")})],
+        [pod(ns, scheduler, "port-1", nodeSelector={ZONE: "c"}, ports=[{"containerPort": 80, "hostPort": 8080}])],
+        # d's host port is taken: a; and nowhere at all in zone c
+        [pod(ns, scheduler, "port-2", affinity={"nodeAffinity": names_in(ns, "a", "d")},
+             ports=[{"containerPort": 80, "hostPort": 8080}]),
+         pod(ns, scheduler, "port-3", nodeSelector={ZONE: "c"}, ports=[{"containerPort": 81, "hostPort": 8080,
+                                                                        "protocol": "TCP"}])],
+        # 4 cpu while initialising: only d has them
+        [pod(ns, scheduler, "sidecar", cpu="1", initContainers=sidecar_first)],
+        # 1 cpu + 2500m overhead: only b has 3.5 cpu left
+        [pod(ns, scheduler, "overhead", cpu="1", runtimeClassName=f"{ns}-heavy")],
+    ]
+
+
+@pytest.fixture
+def plugin_cluster(control_plane: ControlPlane, namespace):
+    nodes = plugin_nodes(namespace)
+    make_nodes(control_plane, nodes)
+    for rc in (f"{namespace}-heavy", f"{namespace}-k-heavy"):
+        control_plane.api("POST", "/apis/node.k8s.io/v1/runtimeclasses", {
+            "metadata": {"name": rc}, "handler": "runc", "overhead": {"podFixed": {"cpu": "2500m"}}})
+    yield nodes
+    drop_nodes(control_plane, nodes)
+    for rc in (f"{namespace}-heavy", f"{namespace}-k-heavy"):
+        control_plane.api("DELETE", f"/apis/node.k8s.io/v1/runtimeclasses/{rc}")
+
+
+def test_filters_and_scores_of_many_plugins_as_kube_scheduler(control_plane, namespace, plugin_cluster, tmp_path):
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 4
+
+    def waves(ns: str, scheduler: str) -> list[list[dict]]:
+        made = plugin_waves(namespace, scheduler)  # node names are the upstream namespace's
+        for wave in made:
+            for manifest in wave:
+                manifest["metadata"]["namespace"] = ns
+                if manifest["spec"].get("runtimeClassName"):
+                    manifest["spec"]["runtimeClassName"] = f"{ns}-heavy"
+        return made
+
+    upstream, ours = both(control_plane, namespace, tmp_path, waves)
+    n = namespace
+    assert {k: v[0] for k, v in upstream.items()} == {
+        "image": f"{n}-a", "gpu": f"{n}-c", "gpu-too-many": "", "no-storage": "", "fields": f"{n}-b",
+        "soft": f"{n}-a", "port-1": f"{n}-d", "port-2": f"{n}-a", "port-3": "", "sidecar": f"{n}-d",
+        "overhead": f"{n}-b"}
+    assert ours == upstream
