@@ -145,3 +145,120 @@ def test_filters_and_scores_of_many_plugins_as_kube_scheduler(control_plane, nam
         "soft": f"{n}-a", "port-1": f"{n}-d", "port-2": f"{n}-a", "port-3": "", "sidecar": f"{n}-d",
         "overhead": f"{n}-b"}
     assert ours == upstream
+
+
+# ---------------------------------------------------------------------- topology spread
+def spread_nodes(ns: str) -> dict[str, dict[str, Any]]:
+    """Zones a (s1, and s2 tainted), b (s3, s4), c (s5); s3 and s5 in pool big; every size apart."""
+    return {
+        f"{ns}-s1": {"cpu": "2", "labels": {ZONE: "a"}},
+        f"{ns}-s2": {"cpu": "3", "labels": {ZONE: "a"}, "taints": [{"key": "t", "value": "x", "effect": "NoSchedule"}]},
+        f"{ns}-s3": {"cpu": "4", "labels": {ZONE: "b", "pool": "big"}},
+        f"{ns}-s4": {"cpu": "5", "labels": {ZONE: "b"}},
+        f"{ns}-s5": {"cpu": "8", "labels": {ZONE: "c", "pool": "big"}},
+    }
+
+
+def spread_waves(nodes_ns: str):
+    def make(ns: str, scheduler: str) -> list[list[dict]]:
+        def spread(app: str, **more: Any) -> list[dict]:
+            return [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+                     "labelSelector": {"matchLabels": {"app": app}}, **more}]
+
+        def on(name: str, node: str, labels: dict, **spec: Any) -> dict:
+            return pod(ns, scheduler, name, labels=labels,
+                       nodeSelector={"kubernetes.io/hostname": f"{nodes_ns}-{node}"}, **spec)
+
+        # a whole cpu each, so that the bigger node scores strictly higher (100m would tie after
+        # the scores' integer divisions)
+        md = {"cpu": "1", "labels": {"app": "md"}, "topologySpreadConstraints": spread("md", minDomains=4)}
+        tolerate_t = [{"key": "t", "operator": "Equal", "value": "x", "effect": "NoSchedule"}]
+        zones_ab = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": ZONE, "operator": "In", "values": ["a", "b"]}]}]}}}
+        return [
+            # minDomains 4 with 3 zones: the global minimum counts as 0, one pod a zone, then none
+            [pod(ns, scheduler, "md-1", **md)], [pod(ns, scheduler, "md-2", **md)],
+            [pod(ns, scheduler, "md-3", **md)], [pod(ns, scheduler, "md-4", **md)],
+            # pods pinned by hostname, for the constraints below to count
+            [on("th-0a", "s2", {"app": "th"}, tolerations=tolerate_t), on("th-0b", "s3", {"app": "th"}),
+             on("nap-0b", "s3", {"app": "nap"}), on("nap-0c", "s5", {"app": "nap"}),
+             on("mlk-old-a", "s1", {"app": "mlk", "version": "v2"}),
+             on("mlk-b", "s4", {"app": "mlk", "version": "v1"}), on("mlk-c", "s5", {"app": "mlk", "version": "v1"})],
+            [   # nodeTaintsPolicy Honor: s2's pod does not count (zone a 0, b 1), so zone a: s1
+                pod(ns, scheduler, "th-1", labels={"app": "th"}, affinity=zones_ab,
+                    topologySpreadConstraints=spread("th", nodeTaintsPolicy="Honor")),
+                # nodeAffinityPolicy Ignore: zone a (0 pods) counts though the selector excludes it
+                pod(ns, scheduler, "nap-ignore", labels={"app": "nap"}, nodeSelector={"pool": "big"},
+                    topologySpreadConstraints=spread("nap", nodeAffinityPolicy="Ignore")),
+                # matchLabelKeys: only v1 pods count (a 0, b 1, c 1), so zone a: s1
+                pod(ns, scheduler, "mlk-new", labels={"app": "mlk", "version": "v1"},
+                    topologySpreadConstraints=spread("mlk", matchLabelKeys=["version"]))],
+            # nodeAffinityPolicy Honor (the default): zones b and c only, 1 each: the emptier s3
+            [pod(ns, scheduler, "nap-honor", labels={"app": "nap"}, nodeSelector={"pool": "big"},
+                 topologySpreadConstraints=spread("nap"))],
+        ]
+    return make
+
+
+@pytest.fixture
+def spread_cluster(control_plane: ControlPlane, namespace):
+    nodes = spread_nodes(namespace)
+    make_nodes(control_plane, nodes)
+    yield nodes
+    drop_nodes(control_plane, nodes)
+
+
+def test_topology_spread_min_domains_policies_and_match_label_keys(control_plane, namespace, spread_cluster,
+                                                                    tmp_path):
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 5
+    upstream, ours = both(control_plane, namespace, tmp_path, spread_waves(namespace))
+    n = namespace
+    assert {k: v[0] for k, v in upstream.items()} == {
+        "md-1": f"{n}-s5", "md-2": f"{n}-s4", "md-3": f"{n}-s1", "md-4": "",
+        "th-0a": f"{n}-s2", "th-0b": f"{n}-s3", "nap-0b": f"{n}-s3", "nap-0c": f"{n}-s5",
+        "mlk-old-a": f"{n}-s1", "mlk-b": f"{n}-s4", "mlk-c": f"{n}-s5",
+        "th-1": f"{n}-s1", "nap-ignore": "", "mlk-new": f"{n}-s1", "nap-honor": f"{n}-s3"}
+    assert ours == upstream
+
+
+# ---------------------------------------------------------------------- scoring strategies
+def proportional_nodes(ns: str) -> dict[str, dict[str, Any]]:
+    """Memory in proportion to cpu, as every pod's request: BalancedAllocation scores all alike."""
+    return {f"{ns}-r{cpu}": {"cpu": str(cpu), "memory": f"{2 * cpu}Gi"} for cpu in (2, 4, 6)}
+
+
+@pytest.fixture
+def proportional_cluster(control_plane: ControlPlane, namespace):
+    nodes = proportional_nodes(namespace)
+    make_nodes(control_plane, nodes)
+    yield nodes
+    drop_nodes(control_plane, nodes)
+
+
+def _fit_profile(strategy: dict) -> dict:
+    return {"pluginConfig": [{"name": "NodeResourcesFit", "args": {"scoringStrategy": {
+        "resources": [{"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}], **strategy}}}]}
+
+
+STRATEGIES = {
+    # the fullest node first: r2 takes two pods, then r4
+    "MostAllocated": (_fit_profile({"type": "MostAllocated"}), ["r2", "r2", "r4", "r4", "r4"]),
+    # a peak at half use: r2 to 50%, r4 to 25% then 50%, r4 to 75% (r2 full scores 0), then r6
+    "RequestedToCapacityRatio": (_fit_profile({"type": "RequestedToCapacityRatio", "requestedToCapacityRatio": {
+        "shape": [{"utilization": 0, "score": 0}, {"utilization": 50, "score": 10},
+                  {"utilization": 100, "score": 0}]}}), ["r2", "r4", "r4", "r4", "r6"]),
+}
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_fit_scoring_strategies_of_a_custom_profile(control_plane, namespace, proportional_cluster, tmp_path,
+                                                    strategy):
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 3
+    profile, want = STRATEGIES[strategy]
+
+    def waves(ns: str, scheduler: str) -> list[list[dict]]:
+        return [[pod(ns, scheduler, f"p{i}", cpu="1", memory="2Gi")] for i in range(len(want))]
+
+    upstream, ours = both(control_plane, namespace, tmp_path, waves, must_bind=True, profile=profile)
+    assert {k: v[0] for k, v in upstream.items()} == {f"p{i}": f"{namespace}-{node}" for i, node in enumerate(want)}
+    assert ours == upstream
