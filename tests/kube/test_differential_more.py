@@ -13,7 +13,8 @@ import pytest
 
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest
-from tests.kube.test_differential import both
+from tests.kube.test_differential import (BATCH_NODES, NO_DEFAULT_SPREAD, batch_cluster,  # noqa: F401
+                                          both, one_pod_per_node_waves)
 
 ZONE = "topology.kubernetes.io/zone"
 BIG_IMAGE = "example.com/big:1"
@@ -262,3 +263,85 @@ def test_fit_scoring_strategies_of_a_custom_profile(control_plane, namespace, pr
     upstream, ours = both(control_plane, namespace, tmp_path, waves, must_bind=True, profile=profile)
     assert {k: v[0] for k, v in upstream.items()} == {f"p{i}": f"{namespace}-{node}" for i, node in enumerate(want)}
     assert ours == upstream
+
+
+# ---------------------------------------------------------------------- cordons, hugepages, pod-level resources
+def misc_nodes(ns: str) -> dict[str, dict[str, Any]]:
+    """m2 cordoned; only m3 has hugepages; m4 the biggest."""
+    return {
+        f"{ns}-m1": {"cpu": "2", "labels": {ZONE: "a"}},
+        f"{ns}-m2": {"cpu": "4", "labels": {ZONE: "b"}},
+        f"{ns}-m3": {"cpu": "6", "labels": {ZONE: "c"}, "extra": {"hugepages-2Mi": "1Gi"}},
+        f"{ns}-m4": {"cpu": "8", "labels": {ZONE: "c"}},
+    }
+
+
+def misc_waves(ns: str, scheduler: str) -> list[list[dict]]:
+    cordon_toleration = [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"}]
+    hugepages = {"hugepages-2Mi": "512Mi"}
+    self_affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "self"}}, "topologyKey": ZONE}]}}
+    near_self = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": {
+        "labelSelector": {"matchLabels": {"app": "self"}}, "topologyKey": "kubernetes.io/hostname",
+        "namespaceSelector": {}}}]}}
+    hugepages_pod = pod(ns, scheduler, "hugepages", requests=hugepages)
+    hugepages_pod["spec"]["containers"][0]["resources"]["limits"] = {**hugepages, "memory": "64Mi"}
+    return [
+        [pod(ns, scheduler, "cordoned-ok", nodeSelector={ZONE: "b"}, tolerations=cordon_toleration),
+         pod(ns, scheduler, "cordoned-no", nodeSelector={ZONE: "b"}),
+         pod(ns, scheduler, "no-such-label", nodeSelector={"missing": "x"})],
+        [hugepages_pod],
+        # pod-level requests: 7 cpu fit only m4, 9 cpu nowhere (the containers ask 100m)
+        [pod(ns, scheduler, "pod-level", resources={"requests": {"cpu": "7", "memory": "64Mi"}}),
+         pod(ns, scheduler, "pod-level-big", resources={"requests": {"cpu": "9", "memory": "64Mi"}})],
+        # the first pod of a group whose required affinity matches itself may go anywhere
+        [pod(ns, scheduler, "self", cpu="1", labels={"app": "self"}, affinity=self_affinity)],
+        [pod(ns, scheduler, "near-self", cpu="1", affinity=near_self)],
+        # empty but present pod (anti-)affinity: nothing to satisfy
+        [pod(ns, scheduler, "empty-affinity", cpu="1", affinity={"podAffinity": {}, "podAntiAffinity": {}})],
+    ]
+
+
+@pytest.fixture
+def misc_cluster(control_plane: ControlPlane, namespace):
+    nodes = misc_nodes(namespace)
+    make_nodes(control_plane, nodes)
+    control_plane.api("PATCH", f"/api/v1/nodes/{namespace}-m2", {"spec": {"unschedulable": True}},
+                      content_type="application/merge-patch+json")
+    yield nodes
+    drop_nodes(control_plane, nodes)
+
+
+def test_cordons_hugepages_pod_level_resources_and_self_affinity(control_plane, namespace, misc_cluster, tmp_path):
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 4
+    upstream, ours = both(control_plane, namespace, tmp_path, misc_waves)
+    n = namespace
+    assert {k: v[0] for k, v in upstream.items()} == {
+        "cordoned-ok": f"{n}-m2", "cordoned-no": "", "no-such-label": "", "hugepages": f"{n}-m3",
+        "pod-level": f"{n}-m4", "pod-level-big": "", "self": f"{n}-m3", "near-self": f"{n}-m3",
+        "empty-affinity": f"{n}-m3"}
+    assert ours == upstream
+
+
+# ---------------------------------------------------------------------- batching and empty pod affinity
+@pytest.mark.usefixtures("batch_cluster")
+def test_empty_pod_affinity_is_never_batched_as_kube_scheduler(control_plane, namespace, tmp_path):
+    """Pods that would each take the previous pod's next-best node (see test_differential's
+    batching test, where kube-scheduler gives hints) but carry ``podAffinity: {}``: upstream's
+    InterPodAffinity refuses to sign them, so neither scheduler uses a hint."""
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == BATCH_NODES
+
+    def waves(ns: str, scheduler: str) -> list[list[dict]]:
+        (wave,) = one_pod_per_node_waves(ns, scheduler)
+        for manifest in wave:
+            manifest["spec"]["affinity"] = {"podAffinity": {}}
+        return [wave]
+
+    runners: list = []
+    upstream, ours = both(control_plane, namespace, tmp_path, waves, must_bind=True, profile=NO_DEFAULT_SPREAD,
+                          runners=runners)
+    expected = {f"p{i}": f"{namespace}-n{BATCH_NODES - 1 - i}" for i in range(BATCH_NODES)}
+    assert {k: v[0] for k, v in upstream.items()} == expected
+    assert {k: v[0] for k, v in ours.items()} == expected
+    assert (tmp_path / "kube-scheduler.log").read_text().count("OpportunisticBatch provided node hint") == 0
+    assert runners[0].scheduler.batch_metrics.attempts.get((f"ours-{namespace}", "hint_used"), 0) == 0
