@@ -31,7 +31,7 @@ from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodIn
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
-from kschedfw.scheduler_events import event_label, node_update_actions, resource_for_kind
+from kschedfw.scheduler_events import LISTED_ONLY_KINDS, event_label, node_update_actions, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -138,6 +138,8 @@ class Scheduler:
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
+        if event.kind in LISTED_ONLY_KINDS:  # read through the lister; upstream has no handler
+            return
         metrics = self.metrics
         if metrics is None:
             self._handle_watch_event(event)

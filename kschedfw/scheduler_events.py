@@ -24,6 +24,10 @@ _KIND_RESOURCES = {
 }
 
 
+#: kinds upstream only lists (for PodTopologySpread's default selector): no handler, no event
+LISTED_ONLY_KINDS = frozenset(("Service", "ReplicationController", "ReplicaSet", "StatefulSet"))
+
+
 def resource_for_kind(kind: str) -> str:
     """The event resource for an object kind; custom resources are named by their kind."""
     resource = _KIND_RESOURCES.get(kind)

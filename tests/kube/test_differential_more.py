@@ -345,3 +345,56 @@ def test_empty_pod_affinity_is_never_batched_as_kube_scheduler(control_plane, na
     assert {k: v[0] for k, v in ours.items()} == expected
     assert (tmp_path / "kube-scheduler.log").read_text().count("OpportunisticBatch provided node hint") == 0
     assert runners[0].scheduler.batch_metrics.attempts.get((f"ours-{namespace}", "hint_used"), 0) == 0
+
+
+# ---------------------------------------------------------------------- soft constraints
+def soft_nodes(ns: str) -> dict[str, dict[str, Any]]:
+    return {
+        f"{ns}-w1": {"cpu": "4", "labels": {ZONE: "a"}},
+        f"{ns}-w2": {"cpu": "6", "labels": {ZONE: "a"}},
+        f"{ns}-w3": {"cpu": "5", "labels": {ZONE: "b"}},
+        f"{ns}-w4": {"cpu": "3", "labels": {ZONE: "c"}},
+    }
+
+
+def soft_waves(cp: ControlPlane, nodes_ns: str):
+    def make(ns: str, scheduler: str) -> list[list[dict]]:
+        cp.api("POST", f"/api/v1/namespaces/{ns}/services", {  # before the pods, as a Deployment's
+            "metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})
+        web = {"cpu": "500m", "labels": {"app": "web"}}  # a Service selects them: system default spreading
+        soft = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
+                 "labelSelector": {"matchLabels": {"app": "soft"}}}]
+        magnet = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 100, "podAffinityTerm": {
+            "labelSelector": {"matchLabels": {"app": "lonely"}}, "topologyKey": "kubernetes.io/hostname"}}]}}
+        shy = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 50, "podAffinityTerm": {
+            "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}}]}}
+        return [
+            *([pod(ns, scheduler, f"web-{i}", **web)] for i in range(1, 5)),
+            [pod(ns, scheduler, "magnet", nodeSelector={"kubernetes.io/hostname": f"{nodes_ns}-w4"}, affinity=magnet)],
+            # the existing magnet's preferred term draws it to the smallest node
+            [pod(ns, scheduler, "lonely", cpu="500m", labels={"app": "lonely"})],
+            *([pod(ns, scheduler, f"soft-{i}", cpu="300m", labels={"app": "soft"},
+                   topologySpreadConstraints=soft)] for i in range(1, 4)),
+            [pod(ns, scheduler, "shy", cpu="200m", affinity=shy)],
+        ]
+    return make
+
+
+@pytest.fixture
+def soft_cluster(control_plane: ControlPlane, namespace):
+    nodes = soft_nodes(namespace)
+    make_nodes(control_plane, nodes)
+    yield nodes
+    drop_nodes(control_plane, nodes)
+
+
+def test_soft_spread_default_constraints_and_preferred_pod_affinity(control_plane, namespace, soft_cluster, tmp_path):
+    assert len(control_plane.api("GET", "/api/v1/nodes")["items"]) == 4
+    upstream, ours = both(control_plane, namespace, tmp_path, soft_waves(control_plane, namespace))
+    n = namespace
+    # web-3 goes to the small w4 only by the default constraints of the Service's pods (before
+    # kschedfw's kube backend watched Services it went to w1); lonely to w4 by magnet's term
+    assert {k: v[0] for k, v in upstream.items()} == {
+        "web-1": f"{n}-w2", "web-2": f"{n}-w3", "web-3": f"{n}-w4", "web-4": f"{n}-w1", "magnet": f"{n}-w4",
+        "lonely": f"{n}-w4", "soft-1": f"{n}-w2", "soft-2": f"{n}-w3", "soft-3": f"{n}-w4", "shy": f"{n}-w3"}
+    assert ours == upstream

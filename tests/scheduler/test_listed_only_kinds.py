@@ -1,0 +1,45 @@
+"""Kinds upstream only lists (the Services, ReplicationControllers, ReplicaSets and StatefulSets
+behind PodTopologySpread's default selector): the kube backend watches them, with the RBAC rights
+for it, and the scheduler raises no cluster event for them, as upstream has no handler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from kschedfw.api import parse_object
+from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES
+from kschedfw.config.validate import default_config
+from kschedfw.framework.interface import WatchEvent
+from kschedfw.framework.registry import default_catalog
+from kschedfw.scheduler_events import LISTED_ONLY_KINDS
+from kschedfw.simulation import Simulation
+
+RBAC = Path(__file__).resolve().parents[2] / "deploy" / "rbac.yaml"
+
+
+def test_every_kind_a_plugin_lists_is_watched_with_rights_to():
+    # PodTopologySpread's default selector, NodeVolumeLimits' attachments, VolumeBinding's capacities
+    for kind in (*LISTED_ONLY_KINDS, "VolumeAttachment", "CSIStorageCapacity"):
+        assert kind in BY_KIND, kind
+    role = next(d for d in yaml.safe_load_all(RBAC.read_text()) if d and d["kind"] == "ClusterRole")
+    for resource in RESOURCES:
+        group = resource.group_version.rpartition("/")[0] if "/" in resource.group_version else ""
+        assert any(group in rule["apiGroups"] and resource.plural in rule["resources"]
+                   and {"list", "watch"} <= set(rule["verbs"]) for rule in role["rules"]), resource.plural
+
+
+def test_listed_only_kinds_raise_no_cluster_event():
+    registry = default_catalog()
+    sim = Simulation(default_config(registry), registry, [])
+    moved: list = []
+    sim.scheduler.queue.move_all_to_active_or_backoff_queue = lambda event, *a, **k: moved.append(event.label)
+    service = parse_object({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "d"},
+                            "spec": {"selector": {"app": "web"}}})
+    sim.scheduler.on_watch_event(WatchEvent("ADDED", "Service", None, service))
+    assert moved == []
+    pv = parse_object({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
+                       "spec": {"capacity": {"storage": "1Gi"}}})
+    sim.scheduler.on_watch_event(WatchEvent("ADDED", "PersistentVolume", None, pv))
+    assert moved == ["PersistentVolumeAdd"]
