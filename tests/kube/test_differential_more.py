@@ -285,6 +285,12 @@ def misc_waves(ns: str, scheduler: str) -> list[list[dict]]:
         "labelSelector": {"matchLabels": {"app": "self"}}, "topologyKey": "kubernetes.io/hostname",
         "namespaceSelector": {}}}]}}
     hugepages_pod = pod(ns, scheduler, "hugepages", requests=hugepages)
+
+    def on_m1(name: str, port: dict) -> dict:
+        m1 = next(iter(misc_nodes(ns.removesuffix("-k"))))
+        return pod(ns, scheduler, name, nodeSelector={"kubernetes.io/hostname": m1},
+                   ports=[{"containerPort": 80, "hostPort": 9000, **port}])
+
     hugepages_pod["spec"]["containers"][0]["resources"]["limits"] = {**hugepages, "memory": "64Mi"}
     return [
         [pod(ns, scheduler, "cordoned-ok", nodeSelector={ZONE: "b"}, tolerations=cordon_toleration),
@@ -299,6 +305,10 @@ def misc_waves(ns: str, scheduler: str) -> list[list[dict]]:
         [pod(ns, scheduler, "near-self", cpu="1", affinity=near_self)],
         # empty but present pod (anti-)affinity: nothing to satisfy
         [pod(ns, scheduler, "empty-affinity", cpu="1", affinity={"podAffinity": {}, "podAntiAffinity": {}})],
+        # one host port on m1: other host IPs and another protocol share it, 0.0.0.0 does not
+        [on_m1("hp-a", {"hostIP": "127.0.0.1"})],
+        [on_m1("hp-b", {"hostIP": "127.0.0.2"}), on_m1("hp-c", {"protocol": "UDP"})],
+        [on_m1("hp-d", {"hostIP": "0.0.0.0"})],
     ]
 
 
@@ -319,7 +329,7 @@ def test_cordons_hugepages_pod_level_resources_and_self_affinity(control_plane, 
     assert {k: v[0] for k, v in upstream.items()} == {
         "cordoned-ok": f"{n}-m2", "cordoned-no": "", "no-such-label": "", "hugepages": f"{n}-m3",
         "pod-level": f"{n}-m4", "pod-level-big": "", "self": f"{n}-m3", "near-self": f"{n}-m3",
-        "empty-affinity": f"{n}-m3"}
+        "empty-affinity": f"{n}-m3", "hp-a": f"{n}-m1", "hp-b": f"{n}-m1", "hp-c": f"{n}-m1", "hp-d": ""}
     assert ours == upstream
 
 
