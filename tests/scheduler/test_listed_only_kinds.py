@@ -1,6 +1,8 @@
 """Kinds upstream only lists (the Services, ReplicationControllers, ReplicaSets and StatefulSets
-behind PodTopologySpread's default selector): the kube backend watches them, with the RBAC rights
-for it, and the scheduler raises no cluster event for them, as upstream has no handler."""
+behind PodTopologySpread's default selector; Namespaces, PriorityClasses, PDBs): the kube backend
+watches them, with the RBAC rights for it, and the scheduler raises no cluster event for them and
+observes no event-handling time, as upstream has no handler (kube-scheduler's /metrics has no
+NamespaceAdd or PriorityClassAdd sample)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES
 from kschedfw.config.validate import default_config
 from kschedfw.framework.interface import WatchEvent
 from kschedfw.framework.registry import default_catalog
+from kschedfw.metrics import SchedulerMetrics
 from kschedfw.scheduler_events import LISTED_ONLY_KINDS
 from kschedfw.simulation import Simulation
 
@@ -35,10 +38,15 @@ def test_listed_only_kinds_raise_no_cluster_event():
     sim = Simulation(default_config(registry), registry, [])
     moved: list = []
     sim.scheduler.queue.move_all_to_active_or_backoff_queue = lambda event, *a, **k: moved.append(event.label)
-    service = parse_object({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "d"},
-                            "spec": {"selector": {"app": "web"}}})
-    sim.scheduler.on_watch_event(WatchEvent("ADDED", "Service", None, service))
+    metrics = SchedulerMetrics()
+    sim.scheduler.enable_metrics(metrics)
+    for d in ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "d"},
+               "spec": {"selector": {"app": "web"}}},
+              {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d"}},
+              {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 9}):
+        sim.scheduler.on_watch_event(WatchEvent("ADDED", d["kind"], None, parse_object(d)))
     assert moved == []
+    assert b'scheduler_event_handling_duration_seconds_count{event="' not in metrics.render()
     pv = parse_object({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"},
                        "spec": {"capacity": {"storage": "1Gi"}}})
     sim.scheduler.on_watch_event(WatchEvent("ADDED", "PersistentVolume", None, pv))
