@@ -202,8 +202,8 @@ class _Context:
         for event, plugin, _ in fwk.queueing_hints():
             if plugin in rejectors:
                 labels = by_plugin.setdefault(plugin, [])
-                if event.label not in labels:
-                    labels.append(event.label)
+                if event.describe() not in labels:
+                    labels.append(event.describe())
         return [{"plugin": p, "events": by_plugin.get(p, [])} for p in sorted(rejectors)]
 
 

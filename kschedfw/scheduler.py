@@ -31,7 +31,8 @@ from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodIn
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
-from kschedfw.scheduler_events import event_label, node_update_actions, resource_for_kind
+from kschedfw.scheduler_events import (LISTED_ONLY_KINDS, event_label, node_update_actions, pod_event_labels,
+                                      resource_for_kind)
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -138,6 +139,8 @@ class Scheduler:
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
+        if event.kind in LISTED_ONLY_KINDS:  # read through the lister; upstream has no handler
+            return
         metrics = self.metrics
         if metrics is None:
             self._handle_watch_event(event)
@@ -147,7 +150,16 @@ class Scheduler:
             return
         start = metrics.now()
         self._handle_watch_event(event)
-        metrics.event_handling_duration.labels(event_label(event)).observe(metrics.now() - start)
+        took = metrics.now() - start
+        if event.kind == "Pod":
+            old = event.old if event.old is not None and not event.old.is_terminated else None
+            new = event.new if event.new is not None and not event.new.is_terminated else None
+            if old is None and new is None:
+                return
+            for label in pod_event_labels(old, new, lambda pod: pod.scheduler_name in self.frameworks):
+                metrics.event_handling_duration.labels(label).observe(took)
+            return
+        metrics.event_handling_duration.labels(event_label(event)).observe(took)
 
     def _handle_watch_event(self, event: "WatchEvent") -> None:
         kind = event.kind

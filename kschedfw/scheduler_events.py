@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.framework.events import ActionType, EventResource
 
@@ -22,6 +22,13 @@ _KIND_RESOURCES = {
     "ResourceSlice": EventResource.ResourceSlice,
     "DeviceClass": EventResource.DeviceClass,
 }
+
+
+#: kinds upstream only lists (the default selector's Services and controllers, InterPodAffinity's
+#: Namespaces, preemption's PriorityClasses and PDBs): it has no handler for them, so no cluster
+#: event and no scheduler_event_handling_duration_seconds sample
+LISTED_ONLY_KINDS = frozenset(("Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace",
+                               "PriorityClass", "PodDisruptionBudget"))
 
 
 def resource_for_kind(kind: str) -> str:
@@ -58,20 +65,41 @@ _ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": A
 _EVENT_LABELS: dict[tuple[str, str], str] = {}
 
 
+def pod_event_labels(old: Any, new: Any, responsible: Callable[[Any], bool]) -> list[str]:
+    """The scheduler_event_handling_duration_seconds labels one pod change is observed under, as
+    upstream v1.36's pod handlers (addPod, updatePod, deletePod) observe them: none for an
+    unassigned pod of another scheduler; a bind is an AssignedPodAdd plus, for our own pod, an
+    UnschedulablePodDelete; an update also once per specific sub-event, and an unassigned pod's
+    update not at all when its resourceVersion did not change. ``old``/``new``: None on add/delete."""
+    if new is not None and old is None:
+        if new.node_name:
+            return ["AssignedPodAdd"]
+        return ["UnschedulablePodAdd"] if responsible(new) else []
+    if new is None:
+        if old.node_name:
+            return ["AssignedPodDelete"]
+        return ["UnschedulablePodDelete"] if responsible(old) else []
+    if old.node_name:
+        from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
+        return ["AssignedPodUpdate", *(e.label for e in pod_scheduling_properties_change(new, old))]
+    if new.node_name:
+        return ["AssignedPodAdd", "UnschedulablePodDelete"] if responsible(old) else ["AssignedPodAdd"]
+    if not responsible(old) or (old.resource_version and old.resource_version == new.resource_version):
+        return []
+    from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
+    subs = [e.label for e in pod_scheduling_properties_change(new, old)]
+    return ["UnschedulablePodUpdate", *(label for label in subs if label != "UnschedulablePodUpdate")]
+
+
 def event_label(event: "WatchEvent") -> str:
-    """The scheduler_event_handling_duration_seconds label of a watch event, as upstream's
-    handlers name theirs: AssignedPodAdd, UnschedulablePodUpdate, NodeDelete, PersistentVolumeAdd...
-    (a node update is observed per changed property by the scheduler itself)."""
+    """The scheduler_event_handling_duration_seconds label of a watch event of any kind but Pod
+    (see :func:`pod_event_labels`), as upstream's handlers name theirs: NodeAdd, NodeDelete,
+    PersistentVolumeAdd... (a node update is observed per changed property by the scheduler)."""
     kind, type_ = event.kind, event.type
-    if kind == "Pod":
-        pod = event.new if event.new is not None else event.old
-        kind = EventResource.AssignedPod.value if pod.node_name else EventResource.UnschedulablePod.value
-        if type_ == "MODIFIED" and pod.node_name and event.old is not None and not event.old.node_name:
-            type_ = "ADDED"  # a bind: upstream's informer filter hands it to the assigned-pod Add handler
     key = (kind, type_)
     label = _EVENT_LABELS.get(key)
     if label is None:
         from kschedfw.framework.events import ClusterEvent
-        resource = kind if kind in ("AssignedPod", "UnschedulablePod", "Node") else resource_for_kind(kind)
+        resource = kind if kind == "Node" else resource_for_kind(kind)
         label = _EVENT_LABELS[key] = ClusterEvent(resource, _ACTIONS[type_]).label
     return label

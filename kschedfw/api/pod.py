@@ -188,9 +188,10 @@ class PodAffinity:
 
 @attrs.frozen(slots=True)
 class Affinity:
-    """Parsed ``spec.affinity``. Empty parts are normalised to None (an ``Affinity`` with all three
-    None is stored as ``Pod.affinity = None``), so ``pod.affinity.pod_affinity`` being set means
-    it has at least one term."""
+    """Parsed ``spec.affinity``. A part written as an empty mapping (``podAffinity: {}``) is kept,
+    empty, as upstream keeps the non-nil struct: pods with any pod (anti-)affinity, even empty, are
+    never signed for batching and count among a node's pods with affinity. Only an ``Affinity``
+    with all three parts absent is stored as ``Pod.affinity = None``."""
 
     node_affinity: NodeAffinity | None = None
     pod_affinity: PodAffinity | None = None
@@ -237,8 +238,6 @@ def _parse_pod_affinity(d: Any, field: str) -> PodAffinity | None:
                      for i, t in enumerate(_parse.seq(d.get(_REQUIRED), f"{field}.{_REQUIRED}")))
     preferred = tuple(_parse_weighted_term(t, f"{field}.{_PREFERRED}[{i}]")
                       for i, t in enumerate(_parse.seq(d.get(_PREFERRED), f"{field}.{_PREFERRED}")))
-    if not required and not preferred:
-        return None
     return PodAffinity(required, preferred)
 
 
@@ -254,8 +253,7 @@ def _parse_affinity(d: Any, field: str) -> Affinity | None:
         required = parse_node_selector(na.get(_REQUIRED), f"{nf}.{_REQUIRED}")
         preferred = tuple(parse_preferred_scheduling_term(t, f"{nf}.{_PREFERRED}[{i}]")
                           for i, t in enumerate(_parse.seq(na.get(_PREFERRED), f"{nf}.{_PREFERRED}")))
-        if required is not None or preferred:
-            node_affinity = NodeAffinity(required, preferred)
+        node_affinity = NodeAffinity(required, preferred)
     pod_affinity = _parse_pod_affinity(d.get("podAffinity"), f"{field}.podAffinity")
     anti = _parse_pod_affinity(d.get("podAntiAffinity"), f"{field}.podAntiAffinity")
     if node_affinity is None and pod_affinity is None and anti is None:

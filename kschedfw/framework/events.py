@@ -71,10 +71,18 @@ class ClusterEvent:
 
     @property
     def label(self) -> str:
+        """Upstream ``ClusterEvent.Label()``, the ``event`` label of metrics: the custom label, or
+        the resource then upstream's name of the action (blank for a combination of flags)."""
         if self.custom_label:
             return self.custom_label
-        resource = self.resource.value if isinstance(self.resource, EventResource) else self.resource
-        return f"{resource}{_action_label(self.action_type)}"
+        return f"{_resource_name(self.resource)}{_action_label(self.action_type)}"
+
+    def describe(self) -> str:
+        """The label with every flag of a combined action named (``NodeAdd|UpdateNodeLabel``),
+        for people reading which events a plugin registered."""
+        if self.custom_label:
+            return self.custom_label
+        return f"{_resource_name(self.resource)}{describe_action(self.action_type)}"
 
     def is_wildcard(self) -> bool:
         return _resource_name(self.resource) == "*" and self.action_type == ActionType.All
@@ -105,8 +113,32 @@ def _pod_family_match(registered: str, incoming: str) -> bool:
     return registered == "Pod" and incoming in ("AssignedPod", "UnschedulablePod")
 
 
+#: upstream's ActionType bits: every flag but kschedfw's own UpdatePodOther
+_UPSTREAM_BITS = int(ActionType.All) & ~int(ActionType.UpdatePodOther)
+_UPSTREAM_UPDATE = int(ActionType.Update) & ~int(ActionType.UpdatePodOther)
+
+
 @functools.lru_cache(maxsize=None)
 def _action_label(action: ActionType) -> str:
+    """Upstream ``ActionType.String()``: the name of one flag, ``All`` or ``Update``, and the
+    empty string for any other combination (so ``Node`` + ``Add|UpdateNodeLabel`` labels as just
+    ``Node``) and for no action. ``UpdatePodOther`` is upstream's general ``Update``."""
+    value = int(action)
+    if value & ActionType.UpdatePodOther:
+        value = (value & _UPSTREAM_BITS) | _UPSTREAM_UPDATE
+    if value == _UPSTREAM_BITS:
+        return "All"
+    if value == _UPSTREAM_UPDATE:
+        return "Update"
+    if value and value & (value - 1) == 0:
+        return ActionType(value).name or ""
+    return ""
+
+
+@functools.lru_cache(maxsize=None)
+def describe_action(action: ActionType) -> str:
+    """Every flag of ``action`` by name, ``|``-joined (``Add|UpdateNodeLabel``), ``All`` or
+    ``Update``: a readable form of a registration, which upstream's labels leave blank."""
     if action == ActionType.All:
         return "All"
     if action == ActionType.Update:

@@ -285,3 +285,26 @@ def test_scheduling_gates_priority_and_misc():
 def test_sidecar_flag():
     p = pod([ctr()], init=[ctr("s", restart_policy="Always"), ctr("i")])
     assert [c.is_sidecar for c in p.init_containers] == [True, False]
+
+
+@pytest.mark.parametrize("affinity, kept", [
+    pytest.param({}, (False, False, False), id="empty affinity is none"),
+    pytest.param({"podAffinity": {}}, (False, True, False), id="empty podAffinity kept"),
+    pytest.param({"podAntiAffinity": {}}, (False, False, True), id="empty podAntiAffinity kept"),
+    pytest.param({"nodeAffinity": {}}, (True, False, False), id="empty nodeAffinity kept"),
+    pytest.param({"podAffinity": None, "nodeAffinity": None}, (False, False, False), id="null parts absent"),
+])
+def test_empty_affinity_parts_are_kept_as_upstream_keeps_non_nil_structs(affinity, kept):
+    """Upstream's API server keeps ``podAffinity: {}`` as a non-nil empty struct, and the
+    scheduler looks at non-nil-ness (signing, NodeInfo's pods with affinity)."""
+    from kschedfw.framework.types import NodeInfo
+    p = pod([ctr()], affinity=affinity)
+    a = p.affinity
+    assert (a is not None and a.node_affinity is not None, a is not None and a.pod_affinity is not None,
+            a is not None and a.pod_anti_affinity is not None) == kept
+    if a is not None and a.pod_affinity is not None:
+        assert a.pod_affinity.required == () and a.pod_affinity.preferred == ()
+    info = NodeInfo()
+    info.add_pod(attrs.evolve(p, node_name="n"))
+    # upstream podWithAffinity: PodAffinity != nil || PodAntiAffinity != nil; required anti-affinity needs terms
+    assert (len(info.pods_with_affinity), len(info.pods_with_required_anti_affinity)) == (int(kept[1] or kept[2]), 0)

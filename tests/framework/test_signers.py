@@ -155,3 +155,24 @@ def test_a_pod_after_a_refused_one_is_signed_in_full() -> None:
     assert lenient.sign_pod(make_pod("q", cpu="1", affinity=anti)) is None  # InterPodAffinity refuses
     full = lenient.sign_pod(make_pod("r", cpu="1"))
     assert full is not None and full == default_framework().sign_pod(make_pod("r", cpu="1"))
+
+
+def test_empty_pod_affinity_structs_make_a_pod_unsignable_as_upstream() -> None:
+    """Upstream InterPodAffinity.SignPod refuses a pod whose spec.affinity.podAffinity or
+    podAntiAffinity is non-nil, even with no terms (the API server keeps ``podAffinity: {}``)."""
+    fwk = default_framework()
+    assert fwk.sign_pod(make_pod("plain", cpu="1")) is not None
+    assert fwk.sign_pod(make_pod("no-parts", cpu="1", affinity={})) is not None
+    assert fwk.sign_pod(make_pod("a", cpu="1", affinity={"podAffinity": {}})) is None
+    assert fwk.sign_pod(make_pod("b", cpu="1", affinity={"podAntiAffinity": {}})) is None
+    assert fwk.sign_pod(make_pod("c", cpu="1", affinity={"podAffinity": None})) is not None
+
+
+def test_an_empty_node_affinity_signs_apart_from_none_as_upstream() -> None:
+    """Upstream NodeAffinitySigner gives a non-nil but empty nodeAffinity an empty
+    Required/Preferred result and a nil one nil: the two pods sign differently."""
+    fwk = default_framework()
+    empty = fwk.sign_pod(make_pod("e", cpu="1", affinity={"nodeAffinity": {}}))
+    plain = fwk.sign_pod(make_pod("p", cpu="1"))
+    assert empty is not None and plain is not None and empty != plain
+    assert fwk.sign_pod(make_pod("e2", cpu="1", affinity={"nodeAffinity": {}})) == empty

@@ -54,6 +54,14 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("StorageClass", "storage.k8s.io/v1", "storageclasses", namespaced=False),
     Resource("CSINode", "storage.k8s.io/v1", "csinodes", namespaced=False),
     Resource("CSIDriver", "storage.k8s.io/v1", "csidrivers", namespaced=False),
+    Resource("VolumeAttachment", "storage.k8s.io/v1", "volumeattachments", namespaced=False),
+    Resource("CSIStorageCapacity", "storage.k8s.io/v1", "csistoragecapacities"),
+    # read only by PodTopologySpread's default constraints (upstream helper.DefaultSelector):
+    # the Services, ReplicationControllers, ReplicaSets and StatefulSets selecting a pod
+    Resource("Service", "v1", "services"),
+    Resource("ReplicationController", "v1", "replicationcontrollers"),
+    Resource("ReplicaSet", "apps/v1", "replicasets"),
+    Resource("StatefulSet", "apps/v1", "statefulsets"),
     Resource("ResourceClaim", "resource.k8s.io/v1", "resourceclaims", optional=True),
     Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses", namespaced=False, optional=True),
     Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices", namespaced=False, optional=True),
