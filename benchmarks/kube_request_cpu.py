@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """CPU of the calling process per one-shot request (an events.k8s.io Event POST, as the
 scheduler writes one per bound pod), through urllib3's connection pool (kschedfw's transport
-before) and through kschedfw.cluster.kube.transport (http.client, a kept-alive connection per
-thread), alternating rounds against one throwaway kube-apiserver.
+before), the standard library's http.client, and kschedfw.cluster.kube.transport (HTTP/1.1
+written and read directly on a kept-alive socket per thread), alternating rounds against one
+throwaway kube-apiserver.
 
     KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_request_cpu.py [--requests 400] [--rounds 3]
 """
@@ -10,6 +11,7 @@ thread), alternating rounds against one throwaway kube-apiserver.
 from __future__ import annotations
 
 import argparse
+import http.client
 import itertools
 import json
 import sys
@@ -66,14 +68,26 @@ def main() -> int:
             assert r.status == 201, r.status
             json.loads(r.data)
 
+        stdlib = http.client.HTTPSConnection(url.hostname or "", url.port or 443, context=conn.ssl_context,
+                                             timeout=30)
+
+        def via_http_client() -> None:
+            stdlib.request("POST", PATH, body=event(), headers=dict(headers))
+            r = stdlib.getresponse()
+            data = r.read()
+            assert r.status == 201, r.status
+            json.loads(data)
+
         def via_transport() -> None:
             status, data = transport.request("POST", PATH, event(), dict(headers))
             assert status == 201, status
             json.loads(data)
 
-        results: dict[str, list[int]] = {"urllib3_pool_us": [], "http_client_transport_us": []}
+        ways = (("urllib3_pool_us", via_urllib3), ("http_client_us", via_http_client),
+                ("kschedfw_transport_us", via_transport))
+        results: dict[str, list[int]] = {name: [] for name, _ in ways}
         for _ in range(args.rounds):
-            for name, fn in (("urllib3_pool_us", via_urllib3), ("http_client_transport_us", via_transport)):
+            for name, fn in ways:
                 fn()
                 start = time.process_time()
                 for _ in range(args.requests):
@@ -81,6 +95,7 @@ def main() -> int:
                 results[name].append(round((time.process_time() - start) / args.requests * 1e6))
         print(json.dumps({"cpu_us_per_request": results}))
         pool.close()
+        stdlib.close()
         transport.close()
     return 0
 

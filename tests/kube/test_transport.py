@@ -31,9 +31,20 @@ class Handler(http.server.BaseHTTPRequestHandler):
         data = json.dumps(answer).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        if self.path.startswith("/chunked"):  # as the API server sends large answers
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(0, len(data), 7):
+                piece = data[i:i + 7]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.send_header("Content-Length", str(len(data)))
+            if self.path.startswith("/close"):
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(data)
         if server.close_after_each:
             self.close_connection = True
 
@@ -85,6 +96,18 @@ def test_requests_of_one_thread_reuse_one_connection(server):
     for _ in range(3):
         assert t.request("POST", "/x", b"{}", {"Content-Type": "application/json"})[0] == 201
     assert len({r[3] for r in server.requests}) == 1
+    t.close()
+
+
+def test_chunked_and_closing_answers_are_read_whole(server):
+    items = [{"name": f"pod-{i}"} for i in range(50)]
+    server.answer = lambda h: (200, {"kind": "PodList", "items": items})
+    t = transport(server)
+    for path in ("/chunked", "/chunked", "/close", "/x"):
+        status, data = t.request("GET", path, None, {})
+        assert status == 200 and json.loads(data)["items"] == items, path
+    ports = [r[3] for r in server.requests]
+    assert ports[0] == ports[1] == ports[2] != ports[3]  # kept alive through chunked; closed when told
     t.close()
 
 
