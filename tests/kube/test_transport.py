@@ -11,6 +11,8 @@ import threading
 
 import pytest
 
+import urllib3.exceptions
+
 from kschedfw.cluster.kube.client import ApiError, KubeClient
 from kschedfw.cluster.kube.transport import Transport
 from kschedfw.framework.interface import Conflict
@@ -48,7 +50,36 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if server.close_after_each:
             self.close_connection = True
 
-    do_GET = do_POST
+    def do_GET(self) -> None:
+        if not self.path.startswith("/watch"):
+            return self.do_POST()
+        self.server.requests.append((self.path, self.headers.get("Authorization"), b"", self.client_address[1]))
+        if self.server.need_token and self.headers.get("Authorization") != "Bearer new":
+            data = b'{"kind":"Status","code":401,"reason":"Unauthorized"}'
+            self.send_response(401)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        stream = b"".join(json.dumps(e).encode() + b"\n" for e in WATCH_EVENTS)
+        for i in range(0, len(stream), 5):  # chunks cut lines anywhere, as a server may
+            piece = stream[i:i + 5]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.flush()
+        if "silent" in self.path:
+            self.server.release.wait(5)  # keep the connection open, send nothing
+        if "cut" in self.path or "silent" in self.path:
+            self.close_connection = True
+            return
+        self.wfile.write(b"0\r\n\r\n")  # the server ended the watch (its timeoutSeconds)
+
+
+WATCH_EVENTS = [{"type": "ADDED", "object": {"metadata": {"name": f"p{i}", "resourceVersion": str(i)}}}
+                for i in range(6)]
 
 
 class Server(http.server.ThreadingHTTPServer):
@@ -61,12 +92,15 @@ class Server(http.server.ThreadingHTTPServer):
 def server():
     srv = Server(("127.0.0.1", 0), Handler)
     srv.closed = threading.Event()
+    srv.release = threading.Event()
+    srv.need_token = False
     srv.requests = []
     srv.close_after_each = False
     srv.answer = lambda h: (201, {"kind": "Status", "status": "Success"})
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
     yield srv
+    srv.release.set()
     srv.shutdown()
     srv.server_close()
 
@@ -164,4 +198,32 @@ def test_kube_client_refreshes_the_token_once_on_401_and_judges_by_status(server
     with pytest.raises(ApiError) as err:
         client.request("POST", "/broken", body={})
     assert err.value.status == 500 and err.value.reason == "InternalError"
+    client.close()
+
+
+def watch_client(server) -> KubeClient:
+    return KubeClient(FakeConnection(f"http://127.0.0.1:{server.server_address[1]}"), qps=0, burst=1)  # type: ignore[arg-type]
+
+
+def test_a_watch_yields_each_line_as_an_event_until_the_server_ends_it(server):
+    server.need_token = True  # and a 401 on the first try refreshes the token once
+    client = watch_client(server)
+    events = list(client.watch("/watch", {"resourceVersion": "1"}, inactivity_timeout=5))
+    assert events == WATCH_EVENTS
+    assert [r[1] for r in server.requests] == ["Bearer old", "Bearer new"]
+    assert server.requests[-1][0] == "/watch?resourceVersion=1&watch=true"
+    client.close()
+
+
+def test_a_silent_watch_ends_with_urllib3s_read_timeout_and_a_cut_one_with_protocol_error(server):
+    """What the informer already handles: watch again (after the inactivity timeout) or back off."""
+    client = watch_client(server)
+    seen = []
+    with pytest.raises(urllib3.exceptions.ReadTimeoutError):
+        for event in client.watch("/watch-silent", {}, inactivity_timeout=0.3):
+            seen.append(event)
+    assert seen == WATCH_EVENTS  # everything before the silence was delivered
+    server.release.set()
+    with pytest.raises(urllib3.exceptions.ProtocolError):
+        list(client.watch("/watch-cut", {}, inactivity_timeout=5))
     client.close()

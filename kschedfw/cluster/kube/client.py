@@ -1,12 +1,12 @@
 """A small kube-apiserver client: JSON over HTTP(S), client-go's QPS/burst limit, bearer token
 refresh on 401, and watch streams read line by line with an inactivity timeout.
 
-Chosen by measurement (benchmarks/kube_client.py, kube_request_cpu.py): one-shot requests go
-through ``http.client`` with a kept-alive connection per thread (:mod:`.transport`, about a third
-less CPU than urllib3's pool, itself cheaper than lightkube's httpx); watches are streamed with
-urllib3. Each object is decoded (msgspec, else ``json``) into a dict (pods: only the fields the scheduler
-reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are decided by the HTTP status
-alone (a successful bind answers 201 with a ``Status`` body, which generated clients choke on).
+Chosen by measurement (benchmarks/kube_client.py, kube_request_cpu.py): requests are plain
+HTTP/1.1 on kept-alive sockets (:mod:`.transport`: a third of urllib3's CPU per request, which is
+itself cheaper than lightkube's httpx). Each object is decoded from JSON into a dict (pods: only
+the fields the scheduler reads, :mod:`.leanpod`) and then into kschedfw's types. Outcomes are
+decided by the HTTP status alone (a successful bind answers 201 with a ``Status`` body, which
+generated clients choke on).
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 import urllib.parse
 from typing import Any, Callable, Iterator, Mapping
-
-import urllib3
 
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
@@ -61,28 +59,22 @@ def _error(status: int, body: Any) -> Exception:
 
 
 class KubeClient:
-    """Thread-safe; one connection pool per API server."""
+    """Thread-safe; each thread sends over a kept-alive connection of its own, each watch over
+    one of its own (:class:`~kschedfw.cluster.kube.transport.Transport`)."""
 
     def __init__(self, connection: Connection, *, qps: float = 50.0, burst: int = 100,
-                 user_agent: str = "kschedfw", timeout: float = 30.0, pool_size: int = 8) -> None:
+                 user_agent: str = "kschedfw", timeout: float = 30.0) -> None:
         self.connection = connection
         self.limiter = TokenBucket(qps, burst)
         self.timeout = timeout
         parsed = urllib.parse.urlsplit(connection.server)
         self._base_path = parsed.path.rstrip("/")
-        kwargs: dict[str, Any] = {"maxsize": pool_size, "block": False, "retries": False}
-        if parsed.scheme == "https":
-            self._pool: urllib3.HTTPConnectionPool = urllib3.HTTPSConnectionPool(
-                parsed.hostname or "", parsed.port or 443, ssl_context=connection.ssl_context, **kwargs)
-        else:
-            self._pool = urllib3.HTTPConnectionPool(parsed.hostname or "", parsed.port or 80, **kwargs)
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
-        self._transport = Transport(parsed.hostname or "", parsed.port or (443 if parsed.scheme == "https" else 80),
-                                    ssl_context=connection.ssl_context, https=parsed.scheme == "https",
-                                    timeout=timeout)
+        https = parsed.scheme == "https"
+        self._transport = Transport(parsed.hostname or "", parsed.port or (443 if https else 80),
+                                    ssl_context=connection.ssl_context, https=https, timeout=timeout)
 
     def close(self) -> None:
-        self._pool.close()
         self._transport.close()
 
     def _url(self, path: str, params: Mapping[str, Any] | None) -> str:
@@ -90,22 +82,6 @@ class KubeClient:
         if params:
             url += "?" + urllib.parse.urlencode({k: v for k, v in params.items() if v is not None})
         return url
-
-    def _open_stream(self, url: str, timeout: Any) -> urllib3.BaseHTTPResponse:
-        """A GET whose body is read as it comes (a watch)."""
-        headers = dict(self._headers)
-        for attempt in (1, 2):
-            auth = self.connection.authorization() if attempt == 1 else self.connection.refresh_after_unauthorized()
-            if auth:
-                headers["Authorization"] = auth
-            self.limiter.wait()
-            response = self._pool.urlopen("GET", url, headers=headers, preload_content=False,
-                                          timeout=timeout, redirect=False)
-            if response.status != 401 or attempt == 2:
-                return response
-            response.drain_conn()
-            response.release_conn()
-        raise AssertionError("unreachable")
 
     def request(self, method: str, path: str, *, params: Mapping[str, Any] | None = None, body: Any = None,
                 content_type: str = "application/json", decode: Callable[[bytes], Any] | None = None) -> Any:
@@ -140,25 +116,27 @@ class KubeClient:
         until the server ends it. A silent connection ends it too (``inactivity_timeout``
         seconds without a byte): urllib3's ReadTimeoutError, which the caller treats like a
         closed stream."""
-        timeout = urllib3.Timeout(connect=self.timeout, read=inactivity_timeout)
-        response = self._open_stream(self._url(path, {**params, "watch": "true"}), timeout)
+        url = self._url(path, {**params, "watch": "true"})
+        headers = dict(self._headers)
+        auth = self.connection.authorization()
+        for attempt in (1, 2):
+            if auth:
+                headers["Authorization"] = auth
+            self.limiter.wait()
+            status, lines = self._transport.stream(url, headers, inactivity_timeout)
+            if status == 401 and attempt == 1:
+                lines.close()
+                auth = self.connection.refresh_after_unauthorized()
+                continue
+            break
         try:
-            if response.status != 200:
-                raise _error(response.status, _decode(response.read()))
-            pending = b""
-            for chunk in response.stream(65536, decode_content=True):
-                pending += chunk
-                while True:
-                    line, sep, rest = pending.partition(b"\n")
-                    if not sep:
-                        break
-                    pending = rest
-                    if line.strip():
-                        yield decode(line)
-            if pending.strip():
-                yield decode(pending)
+            if status != 200:
+                raise _error(status, _decode(b"".join(lines)))
+            for line in lines:
+                if line.strip():
+                    yield decode(line)
         finally:
-            response.release_conn() if response.status != 200 else response.close()
+            lines.close()
 
 
 def _decode(data: bytes) -> Any:

@@ -35,7 +35,7 @@ class KubeRunner:
         connection_config = config.document.get("clientConnection") or {}
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
-                                 burst=int(connection_config.get("burst") or 100), pool_size=16)
+                                 burst=int(connection_config.get("burst") or 100))
         # upstream: events go through a client of their own, with its own QPS budget
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)

@@ -5,8 +5,8 @@ Measured against the same v1.36 server (benchmarks/kube_request_cpu.py, CPU per 
 urllib3's pool ~600 us, ``http.client`` ~380 us, this ~180 us; unthrottled, binds and events are
 thousands of requests a minute. The requests are the client's own (a method, a path it built, a
 few headers, a JSON body), so only what the API server answers needs reading: a status line,
-headers, and a body by Content-Length, chunked, or up to the close. Watches stay on urllib3
-(long streams with a read timeout, where the per-request cost does not matter).
+headers, and a body by Content-Length, chunked, or up to the close. A watch is the same GET on
+a connection of its own, its chunked body read line by line as it comes, with a read timeout.
 
 A kept-alive connection the server closed while idle is noticed before the request is sent (its
 socket polls readable) and a fresh one is opened, as urllib3 does; a request is never sent twice.
@@ -19,11 +19,11 @@ import select
 import socket
 import ssl
 import threading
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Iterator
 
 import urllib3.exceptions
 
-__all__ = ["Transport"]
+__all__ = ["Transport", "StreamBody"]
 
 _MAX_LINE = 65536
 _NO_BODY = (204, 304)
@@ -60,7 +60,7 @@ class Transport:
         self._all: list[_Connection] = []  # for close()
 
     # ------------------------------------------------------------------ connections
-    def _connect(self) -> _Connection:
+    def _open(self) -> _Connection:
         sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -69,7 +69,10 @@ class Transport:
         except BaseException:
             sock.close()
             raise
-        conn = _Connection(sock)
+        return _Connection(sock)
+
+    def _connect(self) -> _Connection:
+        conn = self._open()
         with self._lock:
             self._all.append(conn)
         self._local.conn = conn
@@ -98,14 +101,36 @@ class Transport:
         for conn in conns:
             conn.close()
 
+    # ------------------------------------------------------------------ a stream (watch)
+    def stream(self, url: str, headers: dict[str, str], read_timeout: float) -> tuple[int, "StreamBody"]:
+        """A GET on a connection of its own whose body is read as it comes: its status and an
+        iterator over the body's lines (the whole body when the status is not 200). A read that
+        waits ``read_timeout`` seconds raises urllib3's ReadTimeoutError; a body cut short,
+        urllib3's ProtocolError. The connection is closed when the iterator ends or is closed."""
+        conn = self._open()
+        try:
+            conn.sock.sendall(self._message("GET", url, None, headers))
+            status, length, chunked, _ = _read_head(conn.reader)
+            conn.sock.settimeout(read_timeout)
+        except ValueError as exc:
+            conn.close()
+            raise urllib3.exceptions.ProtocolError(f"GET {url}: bad response: {exc}") from None
+        except BaseException:
+            conn.close()
+            raise
+        return status, StreamBody(conn, _lines(conn, url, length, chunked))
+
     # ------------------------------------------------------------------ one request
-    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
-        """Send one request (``url``: the path and query); its status and body."""
+    def _message(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> bytes:
         head = f"{method} {url} HTTP/1.1\r\nHost: {self._host_header}\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         if body is not None or method in ("POST", "PUT", "PATCH"):
             head += f"Content-Length: {len(body or b'')}\r\n"
-        message = head.encode("latin-1") + b"\r\n" + (body or b"")
+        return head.encode("latin-1") + b"\r\n" + (body or b"")
+
+    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
+        """Send one request (``url``: the path and query); its status and body."""
+        message = self._message(method, url, body, headers)
         conn = self._connection()
         try:
             conn.sock.sendall(message)
@@ -123,6 +148,25 @@ class Transport:
 
 def _read_response(reader: BinaryIO, method: str) -> tuple[int, bytes, bool]:
     """(status, body, whether the connection can be reused)."""
+    status, length, chunked, keep = _read_head(reader)
+    if status in _NO_BODY or method == "HEAD":
+        return status, b"", keep
+    if chunked:
+        return status, b"".join(_chunks(reader)), keep
+    if length is not None:
+        return status, _read_exactly(reader, length), keep
+    return status, reader.read(), False  # delimited by the close
+
+
+def _read_exactly(reader: BinaryIO, length: int) -> bytes:
+    data = reader.read(length)
+    if len(data) != length:
+        raise urllib3.exceptions.ProtocolError(f"body ended after {len(data)} of {length} bytes")
+    return data
+
+
+def _read_head(reader: BinaryIO) -> tuple[int, int | None, bool, bool]:
+    """The status line and headers: (status, Content-Length, chunked, keep-alive)."""
     while True:
         line = reader.readline(_MAX_LINE)
         if not line:
@@ -150,35 +194,66 @@ def _read_response(reader: BinaryIO, method: str) -> tuple[int, bytes, bool]:
                 keep = b"close" not in value.lower() and (keep or b"keep-alive" in value.lower())
         if 100 <= status < 200:  # an interim answer (none is asked for): the real one follows
             continue
-        break
-    if status in _NO_BODY or method == "HEAD":
-        return status, b"", keep
-    if chunked:
-        return status, _read_chunked(reader), keep
-    if length is not None:
-        data = reader.read(length)
-        if len(data) != length:
-            raise urllib3.exceptions.ProtocolError(f"body ended after {len(data)} of {length} bytes")
-        return status, data, keep
-    return status, reader.read(), False  # delimited by the close
+        return status, length, chunked, keep
 
 
-def _read_chunked(reader: BinaryIO) -> bytes:
-    parts: list[bytes] = []
+def _chunks(reader: BinaryIO) -> Iterator[bytes]:
+    """The chunks of a chunked body, as they arrive."""
     while True:
         size_line = reader.readline(_MAX_LINE)
         if not size_line:
             raise urllib3.exceptions.ProtocolError("the connection closed in a chunked body")
-        size = int(size_line.split(b";", 1)[0].strip(), 16)
+        try:
+            size = int(size_line.split(b";", 1)[0].strip(), 16)
+        except ValueError:
+            raise urllib3.exceptions.ProtocolError(f"bad chunk size {size_line[:40]!r}") from None
         if size == 0:
             while reader.readline(_MAX_LINE) not in (b"\r\n", b"\n", b""):  # trailers
                 pass
-            return b"".join(parts)
-        chunk = reader.read(size)
-        if len(chunk) != size:
-            raise urllib3.exceptions.ProtocolError("the connection closed in a chunk")
-        parts.append(chunk)
+            return
+        yield _read_exactly(reader, size)
         reader.readline(_MAX_LINE)  # the CRLF after the chunk
+
+
+class StreamBody:
+    """The lines of a streamed body; :meth:`close` ends the stream (and its connection) whether
+    or not it was read."""
+
+    def __init__(self, conn: _Connection, lines: Iterator[bytes]) -> None:
+        self._conn = conn
+        self._lines = lines
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._lines
+
+    def close(self) -> None:
+        self._lines.close()  # type: ignore[attr-defined]
+        self._conn.close()
+
+
+def _lines(conn: _Connection, url: str, length: int | None, chunked: bool) -> Iterator[bytes]:
+    """A streamed body's lines (a watch sends one event a line, a chunk holding any number of
+    them or part of one); the last line even without its newline."""
+    reader = conn.reader
+    try:
+        if chunked:
+            pieces: Iterator[bytes] = _chunks(reader)
+        elif length is not None:
+            pieces = iter((_read_exactly(reader, length),))
+        else:
+            pieces = iter(lambda: reader.read1(65536), b"")  # type: ignore[attr-defined]
+        pending = b""
+        for piece in pieces:
+            if pending:
+                piece = pending + piece
+            *lines, pending = piece.split(b"\n")
+            yield from lines
+        if pending:
+            yield pending
+    except (socket.timeout, TimeoutError):
+        raise urllib3.exceptions.ReadTimeoutError(None, url, "no data within the read timeout") from None  # type: ignore[arg-type]
+    finally:
+        conn.close()
 
 
 def _dropped(sock: Any) -> bool:
