@@ -96,7 +96,8 @@ class _Nominated:
     """One :meth:`Framework.filter_nodes` call's view of the nominations: the nodes that have
     some, the AddPod extensions to run, the outcome key (:func:`_nominated_pass_key`), the
     nominator's kept lists (None: kept entries are not trusted without rebuilding), the node
-    the pod itself is nominated to, and its priority."""
+    the pod itself is nominated to, its priority, and this cycle's node -> pods to add (see
+    :meth:`Framework.nominated_pods_to_add`)."""
 
     nodes: Collection[str]
     extensions: tuple[tuple[str, Callable], ...]
@@ -104,6 +105,7 @@ class _Nominated:
     lists: Mapping[str, list[Any]] | None
     own: str
     priority: int
+    cycle_pods: dict[str, list[Any]]
 
 
 #: :meth:`Framework._nominated_outcome`: no nominated pod to add, the node takes the plain Filter
@@ -113,6 +115,11 @@ _MISSING: Any = object()
 
 #: outcomes kept per node (distinct pod keys seen while the node and its nominations stayed put)
 _KEPT_OUTCOMES = 8
+
+
+def _nominated_memos_enabled() -> bool:
+    from kschedfw.plugins import nodememo
+    return nodememo.enabled()
 
 
 def _nominated_pass_key(plan: tuple[tuple[str, Callable], ...], state: CycleState, pod: "Pod") -> Any:
@@ -509,9 +516,12 @@ class Framework:
         nominator = self.handle.nominator
         kept_lists = getattr(nominator, "kept_lists", None)
         node_of = getattr(nominator, "nominated_node_name", None)
-        lists = kept_lists() if kept_lists is not None and node_of is not None and pod.uid else None
+        lists = None
+        if kept_lists is not None and node_of is not None and pod.uid and _nominated_memos_enabled():
+            lists = kept_lists()
         own = node_of(pod) if node_of is not None and lists is not None else ""
-        return _Nominated(nominated_nodes, extensions, key, lists, own, pod.effective_priority)
+        return _Nominated(nominated_nodes, extensions, key, lists, own, pod.effective_priority,
+                          self._nominated_cycle_pods(state, pod))
 
     def _filter_each(self, state: CycleState, pod: "Pod", nodes: Iterable[NodeInfo], wanted: int,
                      names: list[str], fns: list[Callable], nominated: "_Nominated | None",
@@ -664,7 +674,7 @@ class Framework:
                     and kept.priority == nominated.priority and kept.source is node_info \
                     and kept.generation == node_info.generation and kept.node is node_info.node \
                     and kept.image_states is node_info.image_states:
-                self._nominated_cycle_pods(state, pod)[name] = kept.pods
+                nominated.cycle_pods[name] = kept.pods
                 if not kept.pods:
                     return _PLAIN
                 if nominated.key is not None:
