@@ -108,6 +108,20 @@ class _Nominated:
     cycle_pods: dict[str, list[Any]]
 
 
+def _copy_kept(status: Status) -> Status:
+    """A copy of a kept outcome (a plain Status with a tuple of reasons) to hand out, so that
+    whoever changes the one it gets does not change the kept one; built without the generated
+    __init__ and its converter, as it is on the hot path."""
+    out = _new_object(Status)
+    out.code = status.code
+    out.reasons = status.reasons
+    out.plugin = status.plugin
+    out.error = status.error
+    return out
+
+
+_new_object = object.__new__
+
 #: :meth:`Framework._nominated_outcome`: no nominated pod to add, the node takes the plain Filter
 _PLAIN: Any = object()
 _MISSING: Any = object()
@@ -643,10 +657,29 @@ class Framework:
         plain one). Rejections go to ``failed``."""
         nodes = nominated.nodes
         rest: list[NodeInfo] = []
+        lists, own, priority, key = nominated.lists, nominated.own, nominated.priority, nominated.key
+        kept_infos, cycle_pods = self._nominated_infos, nominated.cycle_pods
         for ni in chunk:
-            if ni.name not in nodes:
+            name = ni.name
+            if name not in nodes:
                 rest.append(ni)
                 continue
+            if lists is not None and name != own:
+                # HOT PATH: _nominated_outcome's kept answer, inlined (hundreds of nodes per pod)
+                kept = kept_infos.get(name)
+                if kept is not None and kept.nominated is not None and kept.nominated is lists.get(name) \
+                        and kept.priority == priority and kept.source is ni and kept.generation == ni.generation \
+                        and kept.node is ni.node and kept.image_states is ni.image_states:
+                    pods = cycle_pods[name] = kept.pods
+                    if not pods:
+                        rest.append(ni)
+                        continue
+                    known = kept.outcomes.get(key, _MISSING) if key is not None else _MISSING
+                    if known is None:
+                        continue
+                    if known is not _MISSING:
+                        failed[ni] = _copy_kept(known)
+                        continue
             status = self._nominated_outcome(state, pod, ni, nominated)
             if status is None:
                 continue  # passed both: not filtered again
@@ -680,8 +713,7 @@ class Framework:
                 if nominated.key is not None:
                     known = kept.outcomes.get(nominated.key, _MISSING)
                     if known is not _MISSING:
-                        return None if known is None else Status(known.code, known.reasons, known.plugin,
-                                                                 known.error)
+                        return None if known is None else _copy_kept(known)
         to_add = self.nominated_pods_to_add(state, pod, name)
         if not to_add:
             if lists is not None and name != nominated.own:
@@ -752,7 +784,7 @@ class Framework:
                 info_with = kept.info
                 if key is not None and key in kept.outcomes:
                     known = kept.outcomes[key]
-                    return None if known is None else Status(known.code, known.reasons, known.plugin, known.error)
+                    return None if known is None else _copy_kept(known)
             else:
                 info_with = node_info.clone()
                 for other in to_add:
