@@ -497,9 +497,10 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
-        When some plugins have a whole-list form (see columnar), no node has nominated pods and
-        the nodes are not a handful, they are filtered in chunks, plugin by plugin
-        (:meth:`_filter_in_chunks`).
+        When some plugins have a whole-list form (see columnar) and the nodes are not a
+        handful, they are filtered in chunks, plugin by plugin (:meth:`_filter_in_chunks`); a
+        node with nominated pods the pod must leave room for gets its two passes on its own,
+        one with none such is filtered with the others (upstream: no pod added, one pass).
         ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
         kept = self._nominated_infos
         if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
