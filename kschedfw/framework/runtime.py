@@ -74,19 +74,66 @@ def _describe_tuple_want(point: str) -> str:
 @attrs.define(slots=True, eq=False)
 class _NodeWithPods:
     """A clone of a snapshot NodeInfo with nominated pods added, and what it was built from;
-    ``outcomes``: the two passes' status per :func:`_nominated_pass_key` (None: both passed)."""
+    ``outcomes``: the two passes' status per :func:`_nominated_pass_key` (None: both passed).
+    ``nominated`` (the nominator's kept list of the node, see ``Nominator.kept_lists``) and
+    ``priority``, when set, say ``pods`` is what a pod of that priority not nominated to the node
+    adds while that list object is still the kept one (see :meth:`Framework._nominated_outcome`);
+    ``info`` is None when ``pods`` is empty (the node takes the plain Filter)."""
 
     source: NodeInfo
     generation: int
     node: Any
     image_states: Any
     pods: list[Any]
-    info: NodeInfo
+    info: NodeInfo | None
     outcomes: dict[Any, Status | None] = attrs.Factory(dict)
+    nominated: list[Any] | None = None
+    priority: int = 0
+
+
+@attrs.define(slots=True, frozen=True)
+class _Nominated:
+    """One :meth:`Framework.filter_nodes` call's view of the nominations: the nodes that have
+    some, the AddPod extensions to run, the outcome key (:func:`_nominated_pass_key`), the
+    nominator's kept lists (None: kept entries are not trusted without rebuilding), the node
+    the pod itself is nominated to, its priority, and this cycle's node -> pods to add (see
+    :meth:`Framework.nominated_pods_to_add`)."""
+
+    nodes: Collection[str]
+    extensions: tuple[tuple[str, Callable], ...]
+    key: Any
+    lists: Mapping[str, list[Any]] | None
+    own: str
+    priority: int
+    cycle_pods: dict[str, list[Any]]
+
+
+def _copy_kept(status: Status) -> Status:
+    """A copy of a kept outcome (a plain Status with a tuple of reasons) to hand out, so that
+    whoever changes the one it gets does not change the kept one; built without the generated
+    __init__ and its converter, as it is on the hot path."""
+    out = _new_object(Status)
+    out.code = status.code
+    out.reasons = status.reasons
+    out.plugin = status.plugin
+    out.error = status.error
+    return out
+
+
+_new_object = object.__new__
+
+#: :meth:`Framework._nominated_outcome`: no nominated pod to add, the node takes the plain Filter
+_PLAIN: Any = object()
+_MISSING: Any = object()
 
 
 #: outcomes kept per node (distinct pod keys seen while the node and its nominations stayed put)
 _KEPT_OUTCOMES = 8
+
+
+def _nominated_memos_enabled() -> bool:
+    from kschedfw.plugins import nodememo
+    return nodememo.enabled()
 
 
 def _nominated_pass_key(plan: tuple[tuple[str, Callable], ...], state: CycleState, pod: "Pod") -> Any:
@@ -450,9 +497,10 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
-        When some plugins have a whole-list form (see columnar), no node has nominated pods and
-        the nodes are not a handful, they are filtered in chunks, plugin by plugin
-        (:meth:`_filter_in_chunks`).
+        When some plugins have a whole-list form (see columnar) and the nodes are not a
+        handful, they are filtered in chunks, plugin by plugin (:meth:`_filter_in_chunks`); a
+        node with nominated pods the pod must leave room for gets its two passes on its own,
+        one with none such is filtered with the others (upstream: no pod added, one pass).
         ``nodes`` are the snapshot's: their clones with nominated pods added are kept and reused."""
         kept = self._nominated_infos
         if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
@@ -463,33 +511,49 @@ class Framework:
         fns = [fn for _, fn in plan]
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        if not nominated_nodes and self._filter_forms and len(nodes) >= _MIN_CHUNKED_NODES:
+        nominated = self._nominated_context(state, pod, plan, nominated_nodes) if nominated_nodes else None
+        if self._filter_forms and len(nodes) >= _MIN_CHUNKED_NODES:
             forms = [self._filter_forms.get(fn) for fn in fns]
             if any(forms):
                 order = nodes[start:] + nodes[:start] if start else nodes
-                failure = self._filter_in_chunks(state, pod, order, to_find, names, fns, forms, feasible, rejected)
+                failure = self._filter_in_chunks(state, pod, order, to_find, names, fns, forms, feasible, rejected,
+                                                 nominated)
                 return feasible, rejected, failure
-        extensions = self._add_pod_extensions(state) if nominated_nodes else ()
-        key = _nominated_pass_key(plan, state, pod) if nominated_nodes and not extensions else None
         failure = self._filter_each(state, pod, chain(nodes[start:], nodes[:start]), to_find, names, fns,
-                                    nominated_nodes, extensions, key, feasible, rejected)
+                                    nominated, feasible, rejected)
         return feasible, rejected, failure
 
+    def _nominated_context(self, state: CycleState, pod: "Pod", plan: tuple[tuple[str, Callable], ...],
+                           nominated_nodes: Collection[str]) -> "_Nominated":
+        """What the nominated-pods path needs, worked out once per :meth:`filter_nodes`."""
+        extensions = self._add_pod_extensions(state)
+        key = _nominated_pass_key(plan, state, pod) if not extensions else None
+        nominator = self.handle.nominator
+        kept_lists = getattr(nominator, "kept_lists", None)
+        node_of = getattr(nominator, "nominated_node_name", None)
+        lists = None
+        if kept_lists is not None and node_of is not None and pod.uid and _nominated_memos_enabled():
+            lists = kept_lists()
+        own = node_of(pod) if node_of is not None and lists is not None else ""
+        return _Nominated(nominated_nodes, extensions, key, lists, own, pod.effective_priority,
+                          self._nominated_cycle_pods(state, pod))
+
     def _filter_each(self, state: CycleState, pod: "Pod", nodes: Iterable[NodeInfo], wanted: int,
-                     names: list[str], fns: list[Callable], nominated_nodes: Collection[str],
-                     extensions: tuple[tuple[str, Callable], ...], key: Any, feasible: list[NodeInfo],
-                     rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+                     names: list[str], fns: list[Callable], nominated: "_Nominated | None",
+                     feasible: list[NodeInfo], rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
         """The per-node loop: each node through the plugins in order, until ``wanted`` more fit
         (appended to ``feasible`` and ``rejected``); returns the first error status or None."""
         filter_returned = self._filter_returned
         fn: Any = None
+        nominated_nodes = nominated.nodes if nominated is not None else ()
         for ni in nodes:
-            status = None
-            if nominated_nodes and ni.name in nominated_nodes:
-                status = self._filter_with_nominated_pods(state, pod, ni, extensions, True, key)
-                if status is not None and status.code is Code.Success:
+            status = _PLAIN
+            if nominated is not None and ni.name in nominated_nodes:
+                status = self._nominated_outcome(state, pod, ni, nominated)
+                if status is not _PLAIN and status is not None and status.code is Code.Success:
                     status = None
-            else:
+            if status is _PLAIN:
+                status = None
                 try:
                     for fn in fns:
                         status = fn(state, pod, ni)
@@ -516,9 +580,12 @@ class Framework:
 
     def _filter_in_chunks(self, state: CycleState, pod: "Pod", order: list[NodeInfo], to_find: int,
                           names: list[str], fns: list[Callable], forms: list[Callable | None],
-                          feasible: list[NodeInfo], rejected: list[tuple[NodeInfo, Status]]) -> Status | None:
+                          feasible: list[NodeInfo], rejected: list[tuple[NodeInfo, Status]],
+                          nominated: "_Nominated | None" = None) -> Status | None:
         """:meth:`_filter_each` over ``order``, a chunk at a time: each plugin (its whole-list
         form, else a call per node) takes the chunk's nodes that passed the plugins before it.
+        A node with nominated pods to add gets its two passes on its own first
+        (:meth:`_nominated_outcome`); one with none to add is filtered with the others.
         A chunk is as long as the number of feasible nodes still wanted, so every node of it is
         one the per-node loop visits too, and no other; a node's status is its first plugin's
         rejection, as there. A chunk where a plugin raised or returned anything but None, a
@@ -534,7 +601,11 @@ class Framework:
             survivors = chunk
             failed: dict[NodeInfo, Status] = {}
             plain = True
+            if nominated is not None:
+                survivors, plain = self._nominated_in_chunk(state, pod, chunk, nominated, failed)
             for name, fn, form in zip(names, fns, forms):
+                if not plain or not survivors:
+                    break
                 try:
                     results = form(state, pod, survivors) if form is not None else None
                     if results is None:
@@ -565,8 +636,7 @@ class Framework:
                 if not survivors:
                     break
             if not plain:
-                failure = self._filter_each(state, pod, chunk, wanted, names, fns, (), (), None, feasible,
-                                            rejected)
+                failure = self._filter_each(state, pod, chunk, wanted, names, fns, nominated, feasible, rejected)
                 if failure is not None:
                     return failure
             elif failed:
@@ -580,6 +650,99 @@ class Framework:
                 feasible.extend(chunk)
             wanted = to_find - len(feasible)
         return None
+
+    def _nominated_in_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], nominated: "_Nominated",
+                            failed: dict[NodeInfo, Status]) -> tuple[list[NodeInfo], bool]:
+        """The chunk's nodes with nominated pods to add, through their two passes: (the nodes
+        left for the plugins: those without and those that passed, whether every status was a
+        plain one). Rejections go to ``failed``."""
+        nodes = nominated.nodes
+        rest: list[NodeInfo] = []
+        lists, own, priority, key = nominated.lists, nominated.own, nominated.priority, nominated.key
+        kept_infos, cycle_pods = self._nominated_infos, nominated.cycle_pods
+        for ni in chunk:
+            name = ni.name
+            if name not in nodes:
+                rest.append(ni)
+                continue
+            if lists is not None and name != own:
+                # HOT PATH: _nominated_outcome's kept answer, inlined (hundreds of nodes per pod)
+                kept = kept_infos.get(name)
+                if kept is not None and kept.nominated is not None and kept.nominated is lists.get(name) \
+                        and kept.priority == priority and kept.source is ni and kept.generation == ni.generation \
+                        and kept.node is ni.node and kept.image_states is ni.image_states:
+                    pods = cycle_pods[name] = kept.pods
+                    if not pods:
+                        rest.append(ni)
+                        continue
+                    known = kept.outcomes.get(key, _MISSING) if key is not None else _MISSING
+                    if known is None:
+                        continue
+                    if known is not _MISSING:
+                        failed[ni] = _copy_kept(known)
+                        continue
+            status = self._nominated_outcome(state, pod, ni, nominated)
+            if status is None:
+                continue  # passed both: not filtered again
+            if status is _PLAIN:
+                rest.append(ni)
+            elif type(status) is Status and status.code in _REJECTED_CODES:
+                failed[ni] = status
+            elif type(status) is Status and status.code is Code.Success:
+                continue
+            else:
+                return rest, False
+        return rest, True
+
+    def _nominated_outcome(self, state: CycleState, pod: "Pod", node_info: NodeInfo,
+                           nominated: "_Nominated") -> Any:
+        """A node with nominated pods: its two passes' status, or :data:`_PLAIN` when ``pod``
+        must leave room for none of them. HOT PATH when hundreds of nodes have nominated pods:
+        a kept entry still valid for this pod (same node, same kept nominator list, same
+        priority, the pod not nominated here) answers without rebuilding the pods to add."""
+        name = node_info.name
+        lists = nominated.lists
+        if lists is not None and name != nominated.own:
+            kept = self._nominated_infos.get(name)
+            if kept is not None and kept.nominated is not None and kept.nominated is lists.get(name) \
+                    and kept.priority == nominated.priority and kept.source is node_info \
+                    and kept.generation == node_info.generation and kept.node is node_info.node \
+                    and kept.image_states is node_info.image_states:
+                nominated.cycle_pods[name] = kept.pods
+                if not kept.pods:
+                    return _PLAIN
+                if nominated.key is not None:
+                    known = kept.outcomes.get(nominated.key, _MISSING)
+                    if known is not _MISSING:
+                        return None if known is None else _copy_kept(known)
+        to_add = self.nominated_pods_to_add(state, pod, name)
+        if not to_add:
+            if lists is not None and name != nominated.own:
+                self._keep_nominated(node_info, to_add, None, lists.get(name), nominated.priority, pod)
+            return _PLAIN
+        status = self._filter_with_nominated_pods(state, pod, node_info, nominated.extensions, True, nominated.key)
+        if lists is not None and name != nominated.own and not nominated.extensions:
+            kept = self._nominated_infos.get(name)
+            if kept is not None and kept.pods is to_add:
+                kept.nominated = None
+                self._keep_nominated(node_info, to_add, kept, lists.get(name), nominated.priority, pod)
+        return status
+
+    def _keep_nominated(self, node_info: NodeInfo, to_add: list["Pod"], kept: _NodeWithPods | None,
+                        source: list["Pod"] | None, priority: int, pod: "Pod") -> None:
+        """Mark ``kept`` (or a new entry, for a node with nothing to add) as derived from the
+        nominator's kept list ``source``, after checking ``to_add`` is what that list gives."""
+        if source is None:
+            return
+        uid = pod.uid
+        derived = [p for p in source if p.uid != uid and p.effective_priority >= priority]
+        if len(derived) != len(to_add) or any(a is not b for a, b in zip(derived, to_add)):
+            return
+        if kept is None:
+            kept = self._nominated_infos[node_info.name] = _NodeWithPods(
+                node_info, node_info.generation, node_info.node, node_info.image_states, to_add, None)
+        kept.nominated = source
+        kept.priority = priority
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
@@ -618,11 +781,11 @@ class Framework:
         else:
             state_with = state
             kept = self._node_with_pods(node_info, to_add) if reuse else None
-            if kept is not None:
+            if kept is not None and kept.info is not None:
                 info_with = kept.info
                 if key is not None and key in kept.outcomes:
                     known = kept.outcomes[key]
-                    return None if known is None else Status(known.code, known.reasons, known.plugin, known.error)
+                    return None if known is None else _copy_kept(known)
             else:
                 info_with = node_info.clone()
                 for other in to_add:
@@ -646,18 +809,21 @@ class Framework:
         addGENominatedPods: priority at least ``pod``'s, ``pod`` itself excluded), in nomination
         order. Worked out once per node and cycle (``state``) while the nominations stay as they
         are, for Filter and then preemption's dry run. Do not change the list."""
-        nominator = self.handle.nominator
-        if nominator is None:
+        if self.handle.nominator is None:
             return []
-        version = getattr(nominator, "version", None)
-        cycle = self._nominated_cycle
-        if cycle[0] is not state or cycle[1] is not pod or cycle[2] != version or version is None:
-            cycle = self._nominated_cycle = (state, pod, version, {})
-        known = cycle[3]
+        known = self._nominated_cycle_pods(state, pod)
         to_add = known.get(node_name)
         if to_add is None:
             to_add = known[node_name] = self._nominated_pods_to_add(pod, node_name)
         return to_add
+
+    def _nominated_cycle_pods(self, state: CycleState, pod: "Pod") -> dict[str, list["Pod"]]:
+        """node name -> pods to add, for this cycle while the nominator's version holds."""
+        version = getattr(self.handle.nominator, "version", None)
+        cycle = self._nominated_cycle
+        if cycle[0] is not state or cycle[1] is not pod or cycle[2] != version or version is None:
+            cycle = self._nominated_cycle = (state, pod, version, {})
+        return cycle[3]
 
     def _nominated_pods_to_add(self, pod: "Pod", node_name: str) -> list["Pod"]:
         nominator = self.handle.nominator

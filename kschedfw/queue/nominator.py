@@ -119,6 +119,13 @@ class Nominator:
             self._all_held[node_name] = out.copy()
         return out
 
+    def kept_lists(self) -> Mapping[str, list[Any]]:
+        """node -> the list :meth:`nominated_pods_for_node` keeps for it while every one of its
+        pods is the object held under its uid (a live view; do not change the lists). A list is
+        replaced, never changed, when the node's nominations or those objects change, so a
+        caller may keep what it derived from one while the same list object is here."""
+        return self._all_held
+
     def held_changed(self, uid: str) -> None:
         """The object ``held`` maps ``uid`` to changed (or is gone)."""
         node = self._node_of.get(uid)

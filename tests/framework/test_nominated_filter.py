@@ -1,0 +1,99 @@
+"""Filter with nominated pods (upstream RunFilterPluginsWithNominatedPods: two passes when
+pods of at least the pod's priority are nominated to the node, one pass when none is) gives
+the same placements and the same Preempted events whether the runtime answers from its kept
+entries and filters such nodes in chunks, or rebuilds the pods to add for every node and
+filters node by node (``nodememo.set_enabled(False)``, ``columnar.set_enabled(False)``).
+
+Seeded clusters big enough for the chunked Filter (at least 16 nodes), full of low-priority
+pods, with preemptors of several priorities and a few pods that stay nominated (too big to fit,
+never preempting): a node's nominated pods are sometimes of a lower priority than the pod being
+filtered (nothing to add, the plain Filter) and sometimes not.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kschedfw.config.validate import default_config
+from kschedfw.framework import columnar
+from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.runtime import _PLAIN, Framework
+from kschedfw.plugins import nodememo
+from kschedfw.testing import make_node, make_pod
+
+
+def _run(seed: int):
+    from kschedfw.api import parse_object
+    from kschedfw.simulation import Simulation
+
+    r = random.Random(seed)
+    objects = [parse_object({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                             "metadata": {"name": name}, "value": value})
+               for name, value in (("low", 10), ("mid", 100), ("high", 1000))]
+    nodes = [make_node(f"n{i}", cpu=r.choice(["2", "4"]), memory="4Gi", pods=r.choice(["4", "110"]),
+                       labels={"disk": r.choice(["ssd", "hdd"])}) for i in range(r.randint(16, 30))]
+    objects += nodes
+    for node in nodes:
+        for i in range(r.randint(2, 4)):
+            objects.append(make_pod(f"low-{node.name}-{i}", node_name=node.name, priority_class_name="low",
+                                    cpu=r.choice(["500m", "900m"]), memory="128Mi",
+                                    start_time=f"2026-01-01T00:00:{r.randrange(50):02d}Z"))
+    for i in range(r.randint(2, 5)):  # nominated, never placed (too big, never preempt): stay nominated
+        objects.append(make_pod(f"stuck{i}", priority_class_name=r.choice(["mid", "high"]), cpu="64",
+                                memory="128Mi", preemption_policy="Never",
+                                nominated_node_name=r.choice(nodes).name))
+    for t in range(r.randint(3, 5)):
+        cls, cpu = r.choice(["mid", "high"]), r.choice(["500m", "1", "1500m"])
+        ssd = r.random() < 0.2
+        for i in range(r.randint(4, 10)):
+            objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
+                                    node_selector={"disk": "ssd"} if ssd else None))
+    registry = default_catalog()
+    return Simulation(default_config(registry), registry, objects, seed=seed).run()
+
+
+def _preempted(result):
+    return [(e.object_key, e.message) for e in result.cluster.events if e.reason == "Preempted"]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, monkeypatch):
+    outcomes: list = []
+    real = Framework._nominated_outcome
+
+    def counting(self, state, pod, node_info, nominated):
+        out = real(self, state, pod, node_info, nominated)
+        outcomes.append(out is _PLAIN)
+        return out
+
+    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    fast = _run(seed)
+    nodememo.set_enabled(False)
+    columnar.set_enabled(False)
+    try:
+        plain = _run(seed)
+    finally:
+        nodememo.set_enabled(True)
+        columnar.set_enabled(True)
+    assert fast.pods == plain.pods
+    assert _preempted(fast) == _preempted(plain)
+    assert _preempted(fast)
+    assert outcomes  # nodes with nominated pods met the pod being filtered
+
+
+def test_some_runs_meet_nodes_with_only_lower_priority_nominations(monkeypatch):
+    """The single-pass case (nothing of the pod's priority or higher nominated) is exercised."""
+    plain_seen = []
+    real = Framework._nominated_outcome
+
+    def counting(self, state, pod, node_info, nominated):
+        out = real(self, state, pod, node_info, nominated)
+        plain_seen.append(out is _PLAIN)
+        return out
+
+    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    for seed in range(12):
+        _run(seed)
+    assert any(plain_seen) and not all(plain_seen)
