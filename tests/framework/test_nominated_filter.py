@@ -17,11 +17,10 @@ import random
 import pytest
 
 from kschedfw.config.validate import default_config
-from kschedfw.framework import columnar
 from kschedfw.framework.registry import default_catalog
 from kschedfw.framework.runtime import _PLAIN, Framework
-from kschedfw.plugins import nodememo
 from kschedfw.testing import make_node, make_pod
+from kschedfw.testing.fastpaths import plain_path
 
 
 def _run(seed: int):
@@ -70,13 +69,8 @@ def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, 
 
     monkeypatch.setattr(Framework, "_nominated_outcome", counting)
     fast = _run(seed)
-    nodememo.set_enabled(False)
-    columnar.set_enabled(False)
-    try:
+    with plain_path(columnar_forms=False):
         plain = _run(seed)
-    finally:
-        nodememo.set_enabled(True)
-        columnar.set_enabled(True)
     assert fast.pods == plain.pods
     assert _preempted(fast) == _preempted(plain)
     assert _preempted(fast)

@@ -19,13 +19,13 @@ from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.interpodaffinity.filtering import (
     PRE_FILTER_STATE_KEY, PreFilterState, failed_check, pod_terms, satisfy_existing_pods_anti_affinity,
     satisfy_pod_affinity, satisfy_pod_anti_affinity)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY
 from kschedfw.testing import make_node, make_pod
+from kschedfw.testing.fastpaths import plain_path
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -138,11 +138,8 @@ def test_term_index_equals_the_walk_over_pods(seed, hard_weight, monkeypatch):
                        affinity=_affinity(rng))
         handle.snapshot = cache.update_snapshot()
         with_index = _results(plugin, handle, pod)
-        nodememo.set_enabled(False)
-        try:
+        with plain_path():
             walked = _results(plugin, handle, pod)
-        finally:
-            nodememo.set_enabled(True)
         assert with_index == walked, f"step {step}"
         action = rng.random()
         if action < 0.55 or not placed:

@@ -17,6 +17,7 @@ from kschedfw.plugins import nodememo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.testing import make_node, make_pod
+from kschedfw.testing.fastpaths import plain_path
 
 
 def _pod(name, cpu, mem, node_name=""):
@@ -74,13 +75,10 @@ def test_memoised_cycles_equal_fresh_plugins(seed):
 def test_plain_path_when_memos_are_off():
     infos = [NodeInfo(node=make_node(f"n{i}", cpu="2", memory="4Gi")) for i in range(3)]
     pod = _pod("p", 100, 128)
-    nodememo.set_enabled(False)
-    try:
+    with plain_path():
         plugins = _plugins()
         assert _cycle(plugins, pod, infos) == _cycle(_plugins(), pod, infos)
         assert plugins[0]._fit_memos._memos == {} and plugins[1]._memos._memos == {}
-    finally:
-        nodememo.set_enabled(True)
 
 
 def test_memo_starts_afresh_when_it_outgrows_the_cluster():

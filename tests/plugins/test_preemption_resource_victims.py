@@ -25,6 +25,7 @@ from kschedfw.plugins import filter_key
 from kschedfw.plugins.nodeports import NodePorts
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import container, make_node, make_pdb, make_pod, pod_affinity_term, taint
+from kschedfw.testing.fastpaths import plain_path
 
 GPU = "example.com/gpu"
 
@@ -287,16 +288,12 @@ def test_simulations_place_and_preempt_alike_with_the_memos_off():
     """Whole runs of the default profile: the same pods bound where, and the same victims with
     the same messages, as with every cross-cycle memo and the arithmetic dry run off
     (``nodememo.set_enabled(False)``)."""
-    from kschedfw.plugins import nodememo
 
     preempted = 0
     for seed in range(25):
         fast = preemption_run(seed)
-        nodememo.set_enabled(False)
-        try:
+        with plain_path():
             plain = preemption_run(seed)
-        finally:
-            nodememo.set_enabled(True)
         assert fast.pods == plain.pods, seed
         victims = [(e.object_key, e.message) for e in fast.cluster.events if e.reason == "Preempted"]
         assert victims == [(e.object_key, e.message) for e in plain.cluster.events if e.reason == "Preempted"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 from kschedfw.framework.types import NominatingInfo, NominatingMode
+from kschedfw.testing.fastpaths import plain_path
 from tests.queue.queue_testlib import NODE_ADD, make_pod, new_queue, with_labels
 
 NODES = ("n1", "n2", "n3")
@@ -93,7 +94,6 @@ def test_preemption_runs_are_the_same_without_the_shortcut(monkeypatch):
     """Whole runs with preemption (nominated pods waiting for their victims): the same pods
     bound where, and the same Preempted events, as with nothing noted as held (every stored
     pod resolved through the queue) and every cross-cycle memo off."""
-    from kschedfw.plugins import nodememo
     from kschedfw.queue.scheduling_queue import PriorityQueue
     from tests.plugins.test_preemption_resource_victims import preemption_run
 
@@ -105,11 +105,8 @@ def test_preemption_runs_are_the_same_without_the_shortcut(monkeypatch):
         fast = preemption_run(seed)
         with monkeypatch.context() as m:
             m.setattr(PriorityQueue, "_note_held", lambda self, qpi: None)
-            nodememo.set_enabled(False)
-            try:
+            with plain_path():
                 plain = preemption_run(seed)
-            finally:
-                nodememo.set_enabled(True)
         assert fast.pods == plain.pods, seed
         assert preempted(fast) == preempted(plain), seed
         seen += len(preempted(fast))
