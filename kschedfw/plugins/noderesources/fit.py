@@ -31,6 +31,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
 from kschedfw.framework.status import Code, Status
+from kschedfw.framework.status import _rejection as _new_rejection  # the hot-path constructor
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
@@ -222,15 +223,10 @@ def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int]
     return (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable), reasons
 
 
-def _rejection(code: Code, reasons: tuple[str, ...]) -> Status:
-    """A new rejection Status (what ``Status.unschedulable(*reasons)`` gives, without unpacking)."""
-    if code is Code.Unschedulable:
-        return Status.unschedulable(*reasons)
-    return Status.unresolvable(*reasons)
-
-
 def _status_of(verdict: tuple[Code, tuple[str, ...]] | None) -> Status | None:
-    return None if verdict is None else _rejection(*verdict)
+    """A new Status for a verdict: ``Status.unschedulable(*reasons)`` (or unresolvable) without
+    the classmethod call and the unpacking (HOT PATH: once per full node per pod)."""
+    return None if verdict is None else _new_rejection(Status, verdict[0], verdict[1])
 
 
 def fits_request(request: PodResourceRequest, node_info: NodeInfo,
@@ -373,6 +369,7 @@ class NodeResourcesFit:
             return None
         get = memo.get
         request, checked = s.request, s.checked_scalars
+        new_rejection, status_cls = _new_rejection, Status
         out: list[Status | None] = [None] * len(nodes)
         for i, ni in enumerate(nodes):
             hit = get(ni)
@@ -384,7 +381,7 @@ class NodeResourcesFit:
                 if node is not None:
                     memo[ni] = (ni.generation, node, verdict)
             if verdict is not None:
-                out[i] = _rejection(*verdict)
+                out[i] = new_rejection(status_cls, verdict[0], verdict[1])
         return out
 
     # -- PreScore / Score
