@@ -118,3 +118,57 @@ def test_filter_reasons_equal_fits(seed):
             assert status.reasons == tuple(r.reason for r in expected)
             unresolvable = any(r.unresolvable for r in expected)
             assert status.code is (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable)
+
+
+def _filter_outcomes(plugin, pod, infos, whole_list):
+    """One cycle's Filter results as comparable values: None or (code, reasons, plugin), through
+    ``filter`` per node or ``filter_nodes``; every returned Status then gets its plugin set, as
+    the framework does: a remembered Status handed out again would show it next cycle."""
+    state = CycleState()
+    plugin.pre_filter(state, pod, infos)
+    statuses = plugin.filter_nodes(state, pod, infos) if whole_list else None
+    if statuses is None:  # per node (the framework does so when filter_nodes declines)
+        statuses = [plugin.filter(state, pod, ni) for ni in infos]
+    out = [None if s is None else (s.code, s.reasons, s.plugin) for s in statuses]
+    for s in statuses:
+        if s is not None:
+            s.plugin = "SetByTheFramework"
+    return out, statuses
+
+
+@pytest.mark.parametrize("whole_list", [False, True])
+@pytest.mark.parametrize("memos_on", [True, False])
+@pytest.mark.parametrize("seed", range(4))
+def test_remembered_rejections_equal_fresh_ones(seed, memos_on, whole_list):
+    """Upstream works out every node's shortages afresh each cycle: the remembered rejections of
+    full nodes (code, reasons, no plugin name) equal a fresh plugin's on a cluster that changes
+    between cycles (binds, deletions, node updates, pod-count limits), with memos on or off,
+    and each call hands out a Status of its own."""
+    rng = random.Random(seed)
+    infos = [NodeInfo(node=make_node(f"n{i}", cpu=f"{rng.choice([300, 1000, 2000])}m",
+                                     memory=f"{rng.choice([256, 1024, 4096])}Mi", pods=str(rng.choice([1, 2, 110]))))
+             for i in range(16)]
+    nodememo.set_enabled(memos_on)
+    try:
+        memoised = NodeResourcesFit({}, None)
+        requests = [(100, 128), (100, 128), (900, 512), (100, 128), (2500, 3000), (400, 2048)]
+        for step in range(80):
+            cpu, mem = rng.choice(requests)
+            pod = _pod(f"p{step}", cpu, mem)
+            got, _ = _filter_outcomes(memoised, pod, infos, whole_list)
+            expected, _ = _filter_outcomes(NodeResourcesFit({}, None), pod, infos, False)
+            assert got == expected, f"step {step}"
+            target = rng.choice(infos)
+            action = rng.random()
+            if action < 0.6:
+                target.add_pod(_pod(f"bound{step}", cpu, mem, target.name))
+            elif action < 0.85 and target.pods:
+                target.remove_pod(target.pods[-1])
+            else:  # the node object replaced, as the cache does on a node update
+                node = target.node
+                target.set_node(attrs.evolve(node, allocatable={**node.allocatable,
+                                                                "cpu": node.allocatable["cpu"] + 300}))
+                target.generation += 1
+        assert any(v is not None for v in got)  # the cluster filled up: rejections were compared
+    finally:
+        nodememo.set_enabled(True)

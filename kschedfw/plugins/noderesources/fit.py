@@ -30,7 +30,8 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Status
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.status import _rejection as _new_rejection  # the hot-path constructor
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
@@ -212,6 +213,22 @@ def _insufficient_reasons(request: PodResourceRequest, checked_scalars: tuple[tu
     return tuple(reasons), unresolvable
 
 
+def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
+             node_info: NodeInfo) -> tuple[Code, tuple[str, ...]] | None:
+    """Filter's verdict to remember per node: None when the pod fits, else the rejection's code
+    and reasons (a Status is built afresh from it for every caller)."""
+    reasons, unresolvable = _insufficient_reasons(request, checked_scalars, node_info)
+    if not reasons:
+        return None
+    return (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable), reasons
+
+
+def _status_of(verdict: tuple[Code, tuple[str, ...]] | None) -> Status | None:
+    """A new Status for a verdict: ``Status.unschedulable(*reasons)`` (or unresolvable) without
+    the classmethod call and the unpacking (HOT PATH: once per full node per pod)."""
+    return None if verdict is None else _new_rejection(Status, verdict[0], verdict[1])
+
+
 def fits_request(request: PodResourceRequest, node_info: NodeInfo,
                  ignored_resources: Iterable[str] = (),
                  ignored_resource_groups: Iterable[str] = ()) -> list[InsufficientResource]:
@@ -325,45 +342,46 @@ class NodeResourcesFit:
     @hookimpl
     def filter(self, state, pod, node_info):
         cycle_state, s, memo = self._filter_cycle
-        fits_memo: dict | None = memo
+        verdict_memo: dict | None = memo
         if state is cycle_state:
-            # HOT PATH: a node that fitted the same request and has not changed since fits.
+            # HOT PATH: an unchanged node gives the same request the same verdict (see nodememo).
             hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node:
-                return None
+                return _status_of(hit[2])
         else:
-            fits_memo = None
+            verdict_memo = None
             s = state.get(PRE_FILTER_STATE_KEY)
             if s is None:
                 return Status.as_status(
                     f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        reasons, unresolvable = _insufficient_reasons(s.request, s.checked_scalars, node_info)
-        if not reasons:
-            if fits_memo is not None and node_info.node is not None:
-                fits_memo[node_info] = (node_info.generation, node_info.node)
-            return None
-        return Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+        verdict = _verdict(s.request, s.checked_scalars, node_info)
+        if verdict_memo is not None and node_info.node is not None:
+            verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
+        return _status_of(verdict)
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None] | None:
         """:meth:`filter` for each node at once (see framework.columnar): this cycle's memo of
-        nodes that fit, without a call per node."""
+        verdicts (fits, or the rejection's code and reasons), without a call per node. An
+        unchanged full node costs a dict hit and a fresh Status (the framework sets
+        ``Status.plugin`` on what it gets, so a remembered Status is never handed out)."""
         cycle_state, s, memo = self._filter_cycle
         if state is not cycle_state:
             return None
         get = memo.get
         request, checked = s.request, s.checked_scalars
+        new_rejection, status_cls = _new_rejection, Status
         out: list[Status | None] = [None] * len(nodes)
         for i, ni in enumerate(nodes):
             hit = get(ni)
             node = ni.node
             if hit is not None and hit[1] is node and hit[0] == ni.generation:
-                continue
-            reasons, unresolvable = _insufficient_reasons(request, checked, ni)
-            if not reasons:
-                if node is not None:
-                    memo[ni] = (ni.generation, node)
+                verdict = hit[2]
             else:
-                out[i] = Status.unresolvable(*reasons) if unresolvable else Status.unschedulable(*reasons)
+                verdict = _verdict(request, checked, ni)
+                if node is not None:
+                    memo[ni] = (ni.generation, node, verdict)
+            if verdict is not None:
+                out[i] = new_rejection(status_cls, verdict[0], verdict[1])
         return out
 
     # -- PreScore / Score

@@ -216,8 +216,9 @@ class Evaluator:
         n = len(potential_nodes)
         selector = getattr(self.interface, "victim_selector", None)
         select = selector(state, pod, pdbs, filter_statuses) if callable(selector) else None
-        for i in range(n):
-            original = potential_nodes[(offset + i) % n]
+        start = offset % n if n else 0
+        order = potential_nodes[start:] + potential_nodes[:start] if start else potential_nodes
+        for original in order:  # HOT PATH: a few hundred nodes per preemptor
             if select is not None:
                 node_info = original
                 victims, num_violations, status = select(original)
@@ -232,8 +233,8 @@ class Evaluator:
                     non_violating.add(candidate)
                 else:
                     violating.add(candidate)
-                nvc, vc = non_violating.size(), violating.size()
-                if nvc > 0 and nvc + vc >= num_candidates:
+                nvc = non_violating.size()
+                if nvc > 0 and nvc + violating.size() >= num_candidates:
                     break
                 continue
             if success:
