@@ -53,12 +53,12 @@ class Status:
 
     @classmethod
     def unschedulable(cls, *reasons: str) -> "Status":
-        return _rejection(cls, Code.Unschedulable, reasons)
+        return new_rejection(cls, Code.Unschedulable, reasons)
 
     @classmethod
     def unresolvable(cls, *reasons: str) -> "Status":
         """UnschedulableAndUnresolvable: preemption cannot help on this node."""
-        return _rejection(cls, Code.UnschedulableAndUnresolvable, reasons)
+        return new_rejection(cls, Code.UnschedulableAndUnresolvable, reasons)
 
     @classmethod
     def skip(cls) -> "Status":
@@ -70,7 +70,7 @@ class Status:
 
     @classmethod
     def pending(cls, *reasons: str) -> "Status":
-        return _rejection(cls, Code.Pending, reasons)
+        return new_rejection(cls, Code.Pending, reasons)
 
     @classmethod
     def as_status(cls, error: BaseException | str) -> "Status":
@@ -104,7 +104,7 @@ class Status:
 
 
 
-def _rejection(cls: type[Status], code: Code, reasons: tuple[str, ...]) -> Status:
+def new_rejection(cls: type[Status], code: Code, reasons: tuple[str, ...]) -> Status:
     """``cls(code, reasons)`` without the generated __init__ and its converter: Filter plugins
     build one per rejected node, on the hot path (``reasons`` is already a tuple)."""
     if cls is not Status:  # a subclass may have its own __init__

@@ -31,7 +31,7 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
                                        EventResource, QueueingHint)
 from kschedfw.framework.signers import requests_dra_backed_resource
 from kschedfw.framework.status import Code, Status
-from kschedfw.framework.status import _rejection as _new_rejection  # the hot-path constructor
+from kschedfw.framework.status import new_rejection as _new_rejection  # the hot-path constructor
 from kschedfw.framework.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
