@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled", "memo_scores"]
+__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled", "memo_score", "memo_scores"]
 
 _enabled = True
 
@@ -71,20 +71,30 @@ class NodeMemo:
         self._memos.clear()
 
 
+def memo_score(memo: dict[Any, tuple], fast: Any, node_info: Any) -> Any:
+    """One node's score from a cycle's ``memo`` (NodeInfo -> (generation, node, value)), computed
+    with ``fast(node_info)`` and remembered on a miss; None for a NodeInfo without a node (the
+    caller takes its plain path)."""
+    node = node_info.node
+    if node is None:
+        return None
+    hit = memo.get(node_info)
+    if hit is not None and hit[0] == node_info.generation and hit[1] is node:
+        return hit[2]
+    value = fast(node_info)
+    memo[node_info] = (node_info.generation, node, value)
+    return value
+
+
 def memo_scores(memo: dict[Any, tuple], fast: Any, nodes: Any, plain: Any) -> list[Any]:
-    """Scores of ``nodes`` from a cycle's ``memo`` (NodeInfo -> (generation, node, value)),
-    computing and remembering the misses with ``fast(node_info)``; a NodeInfo without a node
-    goes to ``plain(node_info)``. The whole-list form of a memoized Score (see
-    framework.columnar)."""
+    """:func:`memo_score` for each of ``nodes`` at once (the whole-list form of a memoized Score,
+    see framework.columnar); a NodeInfo without a node goes to ``plain(node_info)``. Hits are
+    read inline: this runs once per scored node."""
     get = memo.get
 
     def miss(ni: Any) -> Any:
-        node = ni.node
-        if node is None:
-            return plain(ni)
-        value = fast(ni)
-        memo[ni] = (ni.generation, node, value)
-        return value
+        value = memo_score(memo, fast, ni)
+        return plain(ni) if value is None else value
 
     return [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
             else miss(ni) for ni in nodes]

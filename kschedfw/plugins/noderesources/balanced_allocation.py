@@ -125,14 +125,9 @@ class NodeResourcesBalancedAllocation:
     def score(self, state, pod, node_info):
         cycle_state, fast, memo = self._cycle
         if state is cycle_state:
-            # HOT PATH: the score of an unchanged node for the same requests (see nodememo).
-            hit = memo.get(node_info)
-            node = node_info.node
-            if hit is not None and hit[0] == node_info.generation and hit[1] is node:
-                return hit[2]
-            if node is not None:
-                value = fast(node_info)
-                memo[node_info] = (node_info.generation, node, value)
+            # the score of an unchanged node for the same requests (see nodememo)
+            value = nodememo.memo_score(memo, fast, node_info)
+            if value is not None:
                 return value
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is not None:

@@ -137,6 +137,8 @@ class InsufficientResource:
 
 def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
           node_info: NodeInfo) -> list[InsufficientResource]:
+    """What the node lacks for the pod, in upstream's order: pods, cpu, memory,
+    ephemeral-storage, then the checked scalar resources (each requested, i.e. non-zero)."""
     out: list[InsufficientResource] = []
     node = node_info.node
     alloc = node.allocatable if node is not None else {}
@@ -147,80 +149,27 @@ def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], .
     if request.is_zero():
         return out
     used = node_info.requested
-    cpu = request.milli_cpu
-    if cpu > 0:
-        cap = alloc.get("cpu", 0)
-        in_use = used.get("cpu", 0)
-        if cpu > cap - in_use:
-            out.append(InsufficientResource("cpu", "Insufficient cpu", cpu, in_use, cap, cpu > cap))
-    memory = request.memory
-    if memory > 0:
-        cap = alloc.get("memory", 0)
-        in_use = used.get("memory", 0)
-        if memory > cap - in_use:
-            out.append(InsufficientResource("memory", "Insufficient memory", memory, in_use, cap,
-                                            memory > cap))
-    storage = request.ephemeral_storage
-    if storage > 0:
-        cap = alloc.get("ephemeral-storage", 0)
-        in_use = used.get("ephemeral-storage", 0)
-        if storage > cap - in_use:
-            out.append(InsufficientResource("ephemeral-storage", "Insufficient ephemeral-storage",
-                                            storage, in_use, cap, storage > cap))
-    for name, amount in checked_scalars:
-        cap = alloc.get(name, 0)
-        in_use = used.get(name, 0)
-        if amount > cap - in_use:
-            out.append(InsufficientResource(name, f"Insufficient {name}", amount, in_use, cap,
-                                            amount > cap))
+    for name, amount in (("cpu", request.milli_cpu), ("memory", request.memory),
+                         ("ephemeral-storage", request.ephemeral_storage), *checked_scalars):
+        if amount > 0:
+            cap = alloc.get(name, 0)
+            in_use = used.get(name, 0)
+            if amount > cap - in_use:
+                out.append(InsufficientResource(name, f"Insufficient {name}", amount, in_use, cap,
+                                                amount > cap))
     return out
-
-
-def _insufficient_reasons(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
-                          node_info: NodeInfo) -> tuple[tuple[str, ...], bool]:
-    """Filter's verdict as :func:`_fits` gives it, as ``(reasons, unresolvable)`` without building
-    an InsufficientResource per shortage (HOT PATH: most nodes fail in preemption workloads)."""
-    node = node_info.node
-    alloc = node.allocatable if node is not None else {}
-    reasons: list[str] = []
-    unresolvable = False
-    if len(node_info.pods) + 1 > alloc.get("pods", 0):
-        reasons.append("Too many pods")
-    used = node_info.requested
-    cpu = request.milli_cpu
-    if cpu > 0:
-        cap = alloc.get("cpu", 0)
-        if cpu > cap - used.get("cpu", 0):
-            reasons.append("Insufficient cpu")
-            unresolvable = unresolvable or cpu > cap
-    memory = request.memory
-    if memory > 0:
-        cap = alloc.get("memory", 0)
-        if memory > cap - used.get("memory", 0):
-            reasons.append("Insufficient memory")
-            unresolvable = unresolvable or memory > cap
-    storage = request.ephemeral_storage
-    if storage > 0:
-        cap = alloc.get("ephemeral-storage", 0)
-        if storage > cap - used.get("ephemeral-storage", 0):
-            reasons.append("Insufficient ephemeral-storage")
-            unresolvable = unresolvable or storage > cap
-    for name, amount in checked_scalars:
-        cap = alloc.get(name, 0)
-        if amount > cap - used.get(name, 0):
-            reasons.append(f"Insufficient {name}")
-            unresolvable = unresolvable or amount > cap
-    return tuple(reasons), unresolvable
 
 
 def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
              node_info: NodeInfo) -> tuple[Code, tuple[str, ...]] | None:
     """Filter's verdict to remember per node: None when the pod fits, else the rejection's code
     and reasons (a Status is built afresh from it for every caller)."""
-    reasons, unresolvable = _insufficient_reasons(request, checked_scalars, node_info)
-    if not reasons:
+    shortages = _fits(request, checked_scalars, node_info)
+    if not shortages:
         return None
-    return (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable), reasons
+    code = (Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in shortages)
+            else Code.Unschedulable)
+    return code, tuple(r.reason for r in shortages)
 
 
 def _status_of(verdict: tuple[Code, tuple[str, ...]] | None) -> Status | None:
@@ -403,14 +352,9 @@ class NodeResourcesFit:
     def score(self, state, pod, node_info):
         cycle_state, fast, memo = self._score_cycle
         if state is cycle_state:
-            # HOT PATH: the score of an unchanged node for the same requests (see nodememo).
-            hit = memo.get(node_info)
-            node = node_info.node
-            if hit is not None and hit[0] == node_info.generation and hit[1] is node:
-                return hit[2]
-            if node is not None:
-                value = fast(node_info)
-                memo[node_info] = (node_info.generation, node, value)
+            # the score of an unchanged node for the same requests (see nodememo)
+            value = nodememo.memo_score(memo, fast, node_info)
+            if value is not None:
                 return value
         s = state.get(PRE_SCORE_STATE_KEY)
         if s is not None and s.fast is not None and node_info.node is not None:
