@@ -31,7 +31,8 @@ from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import (MAX_NODE_SCORE, MAX_PERMIT_TIMEOUT_SECONDS, MIN_NODE_SCORE,
                                       NodeInfo, NodePluginScores, NodeScore, NodeToStatus,
-                                      PostFilterResult, PreBindPreFlightResult, PreFilterResult)
+                                      PostFilterResult, PreBindPreFlightResult, PreFilterResult,
+                                      same_objects)
 from kschedfw.framework.waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
@@ -843,15 +844,7 @@ class Framework:
         if kept is None or kept.source is not node_info or kept.generation != node_info.generation \
                 or kept.node is not node_info.node or kept.image_states is not node_info.image_states:
             return None
-        kept_pods = kept.pods
-        if kept_pods is pods:
-            return kept
-        if len(kept_pods) != len(pods):
-            return None
-        for a, b in zip(kept_pods, pods):
-            if a is not b:
-                return None
-        return kept
+        return kept if same_objects(kept.pods, pods) else None
 
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -32,6 +32,19 @@ def _index_of_uid(pods: list["Pod"], uid: str) -> int:
         if pods[i].uid == uid:
             return i
     return -1
+
+
+def same_objects(kept: Sequence[Any], current: Sequence[Any]) -> bool:
+    """The same objects in the same order (identity, not equality): whether something kept for
+    a list of pods is still valid for ``current``."""
+    if kept is current:
+        return True
+    if len(kept) != len(current):
+        return False
+    for a, b in zip(kept, current):
+        if a is not b:
+            return False
+    return True
 
 
 def _name_of_node(info: "NodeInfo") -> str:

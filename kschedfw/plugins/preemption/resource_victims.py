@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import same_objects
 from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS, fit_request_key
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
@@ -71,18 +72,6 @@ def resource_only_plan(framework: Any, state: "CycleState"
     if not fit_name:
         return None
     return tuple(before), fit_name, tuple(after)
-
-
-def _same_pods(kept: Sequence["Pod"], pods: Sequence["Pod"]) -> bool:
-    """The same pod objects in the same order."""
-    if kept is pods:
-        return True
-    if len(kept) != len(pods):
-        return False
-    for a, b in zip(kept, pods):
-        if a is not b:
-            return False
-    return True
 
 
 class _Everything:
@@ -211,7 +200,7 @@ class ResourceVictimSelector:
         if memo is not None:
             hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node \
-                    and _same_pods(hit[2], nominated):
+                    and same_objects(hit[2], nominated):
                 return hit[3]
         priority = self._priority
         potential = [p for p in node_info.pods if p.effective_priority < priority]
