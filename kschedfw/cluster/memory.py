@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod
-from kschedfw.cluster.timers import Timers
+from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
@@ -47,7 +47,7 @@ class EventRecord:
     message: str
 
 
-class MemoryCluster:
+class MemoryCluster(TimerFacet):
     """Objects by kind and (namespace, name); watchers get every change synchronously.
 
     One implementation of :class:`kschedfw.framework.interface.Backend`; its time is its
@@ -86,15 +86,6 @@ class MemoryCluster:
     def _emit(self, event: WatchEvent) -> None:
         for callback in list(self._watchers):
             callback(event)
-
-    def call_at(self, when: float, callback: Callable[[], None]) -> None:
-        self._timers.call_at(when, callback)
-
-    def next_timer(self) -> float | None:
-        return self._timers.next_deadline()
-
-    def run_due_timers(self) -> bool:
-        return self._timers.run_due(self.clock.now())
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from typing import Callable
+from typing import Any, Callable
 
 
 class Timers:
@@ -32,3 +32,20 @@ class Timers:
             callback()
             ran = True
         return ran
+
+
+class TimerFacet:
+    """A backend's timer methods (``call_at``, ``next_timer``, ``run_due_timers``) over its
+    ``_timers`` and ``clock``: the same for both backends."""
+
+    _timers: Timers
+    clock: Any
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> None:
+        self._timers.call_at(when, callback)
+
+    def next_timer(self) -> float | None:
+        return self._timers.next_deadline()
+
+    def run_due_timers(self) -> bool:
+        return self._timers.run_due(self.clock.now())

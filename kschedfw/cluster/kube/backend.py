@@ -29,7 +29,7 @@ from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
 from kschedfw.cluster.kube.shadow import ShadowWrites
-from kschedfw.cluster.timers import Timers
+from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
 __all__ = ["KubeBackend"]
@@ -42,7 +42,7 @@ BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applie
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 
 
-class KubeBackend:
+class KubeBackend(TimerFacet):
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
                  on_decision: Callable[[Decision], None] | None = None,
                  informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None,
@@ -183,15 +183,6 @@ class KubeBackend:
             if callback in self._subscribers.get(kind, []):
                 self._subscribers[kind].remove(callback)
         return unsubscribe
-
-    def call_at(self, when: float, callback: Callable[[], None]) -> None:
-        self._timers.call_at(when, callback)
-
-    def next_timer(self) -> float | None:
-        return self._timers.next_deadline()
-
-    def run_due_timers(self) -> bool:
-        return self._timers.run_due(self.clock.now())
 
     def now_datetime(self) -> Any:
         return self.clock.now_datetime()
