@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import random
-import threading
 from typing import Callable, Iterable
 
 import urllib3.exceptions
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient
+from kschedfw.cluster.kube.loop import BackgroundLoop
 from kschedfw.cluster.kube.resources import Resource
 
 __all__ = ["discover", "LateDiscovery"]
@@ -46,9 +46,11 @@ def discover(client: KubeClient, resources: Iterable[Resource]) -> tuple[list[Re
     return served, missing
 
 
-class LateDiscovery:
+class LateDiscovery(BackgroundLoop):
     """A thread asking discovery again for ``missing`` until every one is served (or
     :meth:`stop`), calling ``found(resource)`` for each as it appears."""
+
+    thread_name = "late-discovery"
 
     def __init__(self, client: KubeClient, missing: Iterable[Resource], found: Callable[[Resource], None], *,
                  initial_backoff: float = 0.8, max_backoff: float = 30.0, rng: random.Random | None = None) -> None:
@@ -58,20 +60,11 @@ class LateDiscovery:
         self.initial_backoff = initial_backoff
         self.max_backoff = max_backoff
         self.rng = rng or random.Random()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        super().__init__()
 
     def start(self) -> None:
         log.info("not served yet, watched once they appear: %s", ", ".join(r.path for r in self.missing))
-        self._thread = threading.Thread(target=self._run, name="late-discovery", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().start()
 
     def _run(self) -> None:
         backoff = self.initial_backoff

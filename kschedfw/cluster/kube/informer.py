@@ -16,6 +16,7 @@ from typing import Any, Callable
 import urllib3.exceptions
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient
+from kschedfw.cluster.kube.loop import BackgroundLoop
 from kschedfw.cluster.kube.resources import Resource, parse_api_object
 from kschedfw.errors import ManifestError
 
@@ -31,7 +32,7 @@ class _Expired(Exception):
     """The resourceVersion we watch from is too old: relist."""
 
 
-class Informer:
+class Informer(BackgroundLoop):
     def __init__(self, client: KubeClient, resource: Resource, sink: Sink, *,
                  min_watch_timeout: float = 300.0, inactivity_timeout: float = 90.0,
                  initial_backoff: float = 0.8, max_backoff: float = 30.0, page_size: int = 500,
@@ -54,21 +55,10 @@ class Informer:
         self.lists = 0  # how many times the resource was (re)listed
         self.watches = 0  # how many watch requests were made
         self._known: dict[str, Any] = {}  # key -> object, this thread only
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self.thread_name = f"informer-{resource.plural}"
+        super().__init__()
 
     # ------------------------------------------------------------------ lifecycle
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=f"informer-{self.resource.plural}", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        if self._thread is not None:
-            self._thread.join(timeout)
-
     def _run(self) -> None:
         backoff = self.initial_backoff
         need_list = True
