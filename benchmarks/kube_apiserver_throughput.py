@@ -25,6 +25,7 @@ import concurrent.futures
 import datetime as _dt
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -167,6 +168,9 @@ def main() -> int:
     if assets is None or not (assets / "kube-scheduler").exists():
         print(f"kube_apiserver_throughput: {missing_assets_reason() if assets is None else 'no kube-scheduler'}",
               file=sys.stderr)
+        return 2
+    if args.profile and shutil.which("py-spy") is None:
+        print("kube_apiserver_throughput: --profile needs py-spy (pip install py-spy)", file=sys.stderr)
         return 2
     order = [args.only] if args.only else ["kube-scheduler", "kschedfw"]
     if args.base_root:
