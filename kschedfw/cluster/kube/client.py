@@ -12,15 +12,20 @@ generated clients choke on).
 from __future__ import annotations
 
 import json
+import threading
+import time
 import urllib.parse
 from typing import Any, Callable, Iterator, Mapping
 
+import urllib3.exceptions
+
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
-from kschedfw.cluster.kube.transport import Transport
+from kschedfw.cluster.kube.transport import NotConnected, Transport
 from kschedfw.framework.interface import Conflict, NotFound
 
-__all__ = ["ApiError", "KubeClient", "JSON_PATCH", "MERGE_PATCH", "STRATEGIC_MERGE_PATCH"]
+__all__ = ["ApiError", "KubeClient", "Reachability", "TransportError", "JSON_PATCH", "MERGE_PATCH",
+           "STRATEGIC_MERGE_PATCH"]
 
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -36,6 +41,49 @@ class ApiError(RuntimeError):
         self.status = status
         self.reason = reason
         self.body = body
+
+
+class TransportError(OSError):
+    """No HTTP answer: the connection was refused, reset, timed out or cut mid-answer.
+
+    ``maybe_sent`` is true when the request may have reached the server (the fault came after
+    it was written), so its outcome is unknown: a bind may have gone through."""
+
+    def __init__(self, method: str, path: str, cause: BaseException, *, maybe_sent: bool) -> None:
+        super().__init__(f"{method} {path}: {type(cause).__name__}: {cause}")
+        self.method = method
+        self.path = path
+        self.maybe_sent = maybe_sent
+        self.__cause__ = cause
+
+
+#: what the transport raises when there is no answer (refused, reset, timed out, cut short)
+TRANSPORT_FAULTS = (OSError, urllib3.exceptions.HTTPError)
+
+
+class Reachability:
+    """Whether the API server answers: when the run of failed requests (no HTTP answer at all)
+    started, so /readyz can fail once the server has been unreachable beyond a threshold."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._failing_since: float | None = None
+
+    def answered(self) -> None:
+        if self._failing_since is not None:
+            with self._lock:
+                self._failing_since = None
+
+    def failed(self) -> None:
+        if self._failing_since is None:
+            with self._lock:
+                if self._failing_since is None:
+                    self._failing_since = time.monotonic()
+
+    def unreachable_for(self) -> float:
+        """Seconds since the first of the failures in a row (0.0 while it answers)."""
+        since = self._failing_since
+        return 0.0 if since is None else time.monotonic() - since
 
 
 class _NotFound(NotFound):
@@ -73,6 +121,7 @@ class KubeClient:
         https = parsed.scheme == "https"
         self._transport = Transport(parsed.hostname or "", parsed.port or (443 if https else 80),
                                     ssl_context=connection.ssl_context, https=https, timeout=timeout)
+        self.reachability = Reachability()
 
     def close(self) -> None:
         self._transport.close()
@@ -96,16 +145,27 @@ class KubeClient:
         if auth:
             headers["Authorization"] = auth
         self.limiter.wait()
-        status, answer = self._transport.request(method, url, data, headers)
+        status, answer = self._send(method, path, url, data, headers)
         if status == 401:
             auth = self.connection.refresh_after_unauthorized()
             if auth:
                 headers["Authorization"] = auth
             self.limiter.wait()
-            status, answer = self._transport.request(method, url, data, headers)
+            status, answer = self._send(method, path, url, data, headers)
         if 200 <= status < 300:
             return decode(answer) if decode is not None and answer else _decode(answer)
         raise _error(status, _decode(answer))
+
+    def _send(self, method: str, path: str, url: str, data: bytes | None,
+              headers: dict[str, str]) -> tuple[int, bytes]:
+        """One round trip; a transport fault becomes :class:`TransportError`."""
+        try:
+            answer = self._transport.request(method, url, data, headers)
+        except TRANSPORT_FAULTS as exc:
+            self.reachability.failed()
+            raise TransportError(method, path, exc, maybe_sent=not isinstance(exc, NotConnected)) from exc
+        self.reachability.answered()
+        return answer
 
     def get(self, path: str, *, decode: Callable[[bytes], Any] | None = None, **params: Any) -> Any:
         return self.request("GET", path, params=params or None, decode=decode)

@@ -23,10 +23,15 @@ from typing import Any, BinaryIO, Iterator
 
 import urllib3.exceptions
 
-__all__ = ["Transport", "StreamBody"]
+__all__ = ["NotConnected", "Transport", "StreamBody"]
 
 _MAX_LINE = 65536
 _NO_BODY = (204, 304)
+
+
+class NotConnected(ConnectionError):
+    """No connection could be opened (refused, unreachable, TLS handshake failed): nothing of
+    the request was sent."""
 
 
 class _Connection:
@@ -72,7 +77,10 @@ class Transport:
         return _Connection(sock)
 
     def _connect(self) -> _Connection:
-        conn = self._open()
+        try:
+            conn = self._open()
+        except OSError as exc:
+            raise NotConnected(f"cannot connect to {self._host_header}: {exc}") from exc
         with self._lock:
             self._all.append(conn)
         self._local.conn = conn
