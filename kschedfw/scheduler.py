@@ -508,6 +508,11 @@ class Scheduler:
         if nominating_info is not None and nominating_info.mode is NominatingMode.Override:
             nominated = nominating_info.nominated_node_name
             self.queue.nominator.add_nominated_pod(current or pod, nominating_info)
+        if current is not None and current.uid == pod.uid and current.node_name:
+            # bound after all (a bind whose answer was lost, another scheduler): never report it
+            # as unschedulable
+            self._record(qpi, fwk, cycle, reason, "", message)
+            return
         event_message = message
         if len(event_message) > MAX_EVENT_MESSAGE:  # events are truncated, the condition is not
             event_message = event_message[:MAX_EVENT_MESSAGE - 4] + " ..."

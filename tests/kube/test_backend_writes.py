@@ -60,12 +60,14 @@ def test_bind_of_a_deleted_pod_is_not_found(control_plane, namespace, backend):
 def test_scheduling_failure_patch_sets_condition_and_nomination_then_clears(control_plane, namespace, backend):
     pod = create_pod(control_plane, namespace, "p")
     backend.patch_pod_scheduling_failure(pod, "Unschedulable", "0/3 nodes are available: x.", "n1")
+    assert backend.statuses.flush(10)
     got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
     cond = [c for c in got["status"]["conditions"] if c["type"] == "PodScheduled"][0]
     assert (cond["status"], cond["reason"], cond["message"]) == ("False", "Unschedulable", "0/3 nodes are available: x.")
     assert got["status"]["nominatedNodeName"] == "n1"
     current = parse_api_object(BY_KIND["Pod"], got)
     backend.patch_pod_scheduling_failure(current, "Unschedulable", "0/3 nodes are available: x.", "")
+    assert backend.statuses.flush(10)
     got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
     assert "nominatedNodeName" not in got["status"]
 
@@ -77,3 +79,96 @@ def test_preemption_delete_uses_uid_precondition(control_plane, namespace, backe
     with pytest.raises(NotFound):  # never the same-named successor
         backend.delete_pod(old)
     assert control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/v")["metadata"].get("deletionTimestamp") is None
+
+
+# ---------------------------------------------------------------------- faults on the wire
+
+class _LostAnswer:
+    """Wraps a client: the first POST pods/binding is sent (``sent=True``) or not, and then the
+    connection 'breaks': the caller gets a TransportError that says it may have been sent."""
+
+    def __init__(self, client, *, sent: bool) -> None:
+        self.client = client
+        self.sent = sent
+        self.faults = 0
+
+    def request(self, method, path, **kwargs):
+        from kschedfw.cluster.kube.client import TransportError
+        if path.endswith("/binding") and self.faults == 0:
+            self.faults += 1
+            if self.sent:
+                self.client.request(method, path, **kwargs)
+            raise TransportError(method, path, ConnectionResetError("reset by peer"), maybe_sent=True)
+        return self.client.request(method, path, **kwargs)
+
+
+@pytest.mark.parametrize("sent", [True, False], ids=["bound-but-answer-lost", "never-arrived"])
+def test_bind_with_an_unknown_outcome_is_settled_not_failed(control_plane, namespace, backend, sent):
+    # the bind's answer was lost: the pod must end up bound to the chosen node, and the bind
+    # reported as a success (its slot stays taken), whether or not the first request landed
+    pod = create_pod(control_plane, namespace, "p")
+    backend.client = _LostAnswer(backend.client, sent=sent)
+    backend.bind(pod, "n1")
+    assert backend.client.faults == 1
+    got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
+    assert got["spec"]["nodeName"] == "n1"
+
+
+def test_bind_with_an_unknown_outcome_to_a_pod_bound_elsewhere_fails(control_plane, namespace, backend):
+    pod = create_pod(control_plane, namespace, "p")
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods/p/binding",
+                      {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "p"},
+                       "target": {"kind": "Node", "name": "other"}})
+    backend.client = _LostAnswer(backend.client, sent=False)
+    with pytest.raises(Conflict):
+        backend.bind(pod, "n1")
+
+
+def test_a_bind_that_could_not_connect_fails_at_once(control_plane, namespace):
+    # nothing was sent (connection refused): an ordinary failure, the pod is retried with backoff
+    from kschedfw.cluster.kube.client import TransportError
+    from kschedfw.testing.controlplane import free_port
+    connection = load_connection(control_plane.kubeconfig)
+    connection.server = f"https://127.0.0.1:{free_port()}"
+    client = KubeClient(connection, timeout=2)
+    backend = KubeBackend(client)
+    try:
+        pod = create_pod(control_plane, namespace, "p")
+        with pytest.raises(TransportError) as err:
+            backend.bind(pod, "n1")
+        assert not err.value.maybe_sent
+        # a status write to an unreachable server is queued, tried, dropped: never raised
+        backend.patch_pod_scheduling_failure(pod, "Unschedulable", "0/1 nodes are available.", None)
+        assert backend.statuses.flush(10)
+        assert backend.statuses.dropped == 1 and backend.statuses.sent == 0
+        assert client.reachability.unreachable_for() > 0
+    finally:
+        backend.stop()
+        client.close()
+
+
+def test_a_bound_pod_is_never_reported_unschedulable(control_plane, namespace, backend):
+    pod = create_pod(control_plane, namespace, "p")
+    backend._apply("ADDED", "Pod", pod.with_node("n1"))  # the informer saw it bound
+    backend.patch_pod_scheduling_failure(pod, "SchedulerError", "binding rejected: EOF", None)
+    assert backend.statuses.flush(10)
+    got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
+    assert not (got["status"].get("conditions") or [])
+
+
+def test_nothing_is_written_once_leadership_is_lost(control_plane, namespace, backend):
+    from kschedfw.cluster.kube.backend import LeadershipLost
+    pod = create_pod(control_plane, namespace, "p")
+    backend.write_fence = lambda: False
+    with pytest.raises(LeadershipLost):
+        backend.bind(pod, "n1")
+    with pytest.raises(LeadershipLost):
+        backend.delete_pod(pod)
+    backend.patch_pod_scheduling_failure(pod, "Unschedulable", "0/1 nodes are available.", "n1")
+    backend.record_event(pod, "Warning", "FailedScheduling", "0/1 nodes are available.")
+    assert backend.statuses.flush(10)
+    backend.events.close()
+    got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
+    assert "nodeName" not in got["spec"] and not got["status"].get("conditions")
+    assert control_plane.api("GET", f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")["items"] == []
+    assert backend.events.written == 0

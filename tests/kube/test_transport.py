@@ -29,10 +29,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length)
         server.requests.append((self.path, self.headers.get("Authorization"), body, self.client_address[1]))
-        status, answer = server.answer(self)
+        status, answer, *extra = server.answer(self)
         data = json.dumps(answer).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
+        for name, value in (extra[0] if extra else {}).items():
+            self.send_header(name, value)
         if self.path.startswith("/chunked"):  # as the API server sends large answers
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
@@ -138,7 +140,7 @@ def test_chunked_and_closing_answers_are_read_whole(server):
     server.answer = lambda h: (200, {"kind": "PodList", "items": items})
     t = transport(server)
     for path in ("/chunked", "/chunked", "/close", "/x"):
-        status, data = t.request("GET", path, None, {})
+        status, data, _ = t.request("GET", path, None, {})
         assert status == 200 and json.loads(data)["items"] == items, path
     ports = [r[3] for r in server.requests]
     assert ports[0] == ports[1] == ports[2] != ports[3]  # kept alive through chunked; closed when told
@@ -227,3 +229,34 @@ def test_a_silent_watch_ends_with_urllib3s_read_timeout_and_a_cut_one_with_proto
     with pytest.raises(urllib3.exceptions.ProtocolError):
         list(client.watch("/watch-cut", {}, inactivity_timeout=5))
     client.close()
+
+
+def test_kube_client_sends_again_on_429_and_on_5xx_with_retry_after(server, monkeypatch):
+    # client-go checkWait: 429 is always tried again (Retry-After or 1 s); a 5xx only with
+    # Retry-After (the server did not act on it); a plain 500 is the answer
+    import kschedfw.cluster.kube.client as client_module
+    waits: list[float] = []
+    monkeypatch.setattr(client_module.time, "sleep", waits.append)
+    answers = iter([(429, {"kind": "Status", "code": 429}, {"Retry-After": "2"}),
+                    (429, {"kind": "Status", "code": 429}),
+                    (503, {"kind": "Status", "code": 503}, {"Retry-After": "1"}),
+                    (201, {"kind": "Status", "code": 201}),
+                    (500, {"kind": "Status", "code": 500, "reason": "InternalError"})])
+    server.answer = lambda handler: next(answers)
+    client = KubeClient(FakeConnection(f"http://127.0.0.1:{server.server_address[1]}"), qps=0, burst=1)  # type: ignore[arg-type]
+    assert client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={})["code"] == 201
+    assert waits == [2.0, 1.0, 1.0]
+    with pytest.raises(ApiError) as err:
+        client.request("POST", "/x", body={})
+    assert err.value.status == 500 and waits == [2.0, 1.0, 1.0]
+    assert len(server.requests) == 5
+
+
+def test_kube_client_names_a_transport_fault_and_whether_the_request_was_sent():
+    from kschedfw.cluster.kube.client import TransportError
+    from kschedfw.testing.controlplane import free_port
+    client = KubeClient(FakeConnection(f"http://127.0.0.1:{free_port()}"), qps=0, burst=1, timeout=2)  # type: ignore[arg-type]
+    with pytest.raises(TransportError) as err:
+        client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={})
+    assert not err.value.maybe_sent and "pods/p/binding" in str(err.value)
+    assert client.reachability.unreachable_for() > 0

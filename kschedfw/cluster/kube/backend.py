@@ -3,9 +3,13 @@
 Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
 the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
 and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
-Writes go to the API server at once (events through :class:`EventWriter`, off-thread), except
-binds: :meth:`KubeBackend.submit_binding` runs them on a small worker pool, as upstream binds in a
-goroutine per pod, and hands each outcome back through the inbox. With
+Nothing on the scheduler's thread waits for a write: binds run on a small worker pool
+(:meth:`KubeBackend.submit_binding`, as upstream binds in a goroutine per pod) and hand each
+outcome back through the inbox; status patches (:class:`StatusWriter`) and events
+(:class:`EventWriter`) are queued for their own threads. A bind whose outcome is unknown (the
+connection broke after it was sent, or the server failed mid-write) is settled before its slot is
+given up (:meth:`KubeBackend.bind`). Every write first checks ``write_fence``: once leadership is
+lost, nothing more is sent. With
 ``dry_run`` nothing is written: binds and status changes are applied to the local cache only and
 reported through ``on_decision`` as :class:`~kschedfw.cluster.kube.decisions.Decision`.
 """
@@ -20,7 +24,7 @@ import time
 from typing import Any, Callable
 
 from kschedfw.api import Pod
-from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH
+from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH, TransportError
 from kschedfw.clock import WallClock, rfc3339
 from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.discovery import LateDiscovery, discover
@@ -29,6 +33,7 @@ from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
 from kschedfw.cluster.kube.shadow import ShadowWrites
+from kschedfw.cluster.kube.statuswriter import StatusWriter
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
@@ -40,6 +45,14 @@ _WAKE = ("WAKE", "", None, None)
 _DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-thread bind
 BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applies to each
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
+SETTLE_BACKOFF = (0.2, 5.0)  # seconds: first and longest pause between tries to settle a bind
+
+
+class LeadershipLost(RuntimeError):
+    """A write refused because this process no longer holds its lease."""
+
+    def __init__(self) -> None:
+        super().__init__("not sent: this scheduler lost its leader lease")
 
 
 class KubeBackend(TimerFacet):
@@ -65,10 +78,27 @@ class KubeBackend(TimerFacet):
         self._informers_lock = threading.Lock()
         self._stopped = False
         self._late: LateDiscovery | None = None
-        self.events = EventWriter(None if dry_run else (event_client or client))
+        #: False once this process may no longer write (leader election sets it to the lease check)
+        self.write_fence: Callable[[], bool] | None = None
+        self._closing = threading.Event()
+        self.events = EventWriter(None if dry_run else (event_client or client), fence=self.may_write)
+        self.statuses = None if dry_run else StatusWriter(client, current=self._cached_pod, fence=self.may_write)
         #: a dry run's pretended binds and deletions, kept over what the informers report
         self.shadow = ShadowWrites() if dry_run else None
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
+
+    def may_write(self) -> bool:
+        """Whether a write may be sent now (the leader-election fence)."""
+        fence = self.write_fence
+        return fence is None or fence()
+
+    def _check_fence(self) -> None:
+        if not self.may_write():
+            raise LeadershipLost()
+
+    def _cached_pod(self, pod: Pod) -> Pod | None:
+        current = self._cache.get("Pod", {}).get((pod.namespace, pod.name))
+        return current if current is not None and current.uid == pod.uid else None
 
     # ------------------------------------------------------------------ informers
     def start(self) -> None:
@@ -111,8 +141,12 @@ class KubeBackend(TimerFacet):
 
     def stop(self) -> None:
         """Let binds in flight finish (their outcomes are not delivered: a restart rebuilds
-        from the API), then stop the informers."""
+        from the API; one still being settled gives up), send the queued status patches and
+        events (a few seconds at most), then stop the informers."""
+        self._closing.set()
         self._binders.shutdown(wait=True, cancel_futures=True)
+        if self.statuses is not None:
+            self.statuses.close()
         with self._informers_lock:
             self._stopped = True
         if self._late is not None:
@@ -216,24 +250,83 @@ class KubeBackend(TimerFacet):
         self._binders.submit(run)
 
     def bind(self, pod: Pod, node_name: str) -> None:
-        """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body)."""
+        """POST pods/binding with the pod's uid; success is any 2xx (201 with a Status body).
+
+        When the outcome is unknown (the connection broke after the request was sent, or the
+        server failed mid-write with a 5xx), the bind is settled before the slot is given up:
+        the same binding is sent again until the server answers; a 409 then means the pod is
+        bound already, and a read tells whether to ``node_name`` (our first bind went through).
+        Meanwhile the pod stays assumed on the node, so its slot is not given to another."""
         if self.shadow is not None:
             self._decide(Decision(pod.key, pod.scheduler_name, "Bound", node=node_name))
             self.shadow.bound(pod, node_name)
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
+        self._check_fence()
+        try:
+            self._post_binding(pod, node_name)
+        except TransportError as exc:
+            if not exc.maybe_sent:
+                raise  # nothing was sent: an ordinary failure, retried with backoff
+            log.warning("bind of pod %s to %s: %s; settling whether it was bound", pod.key, node_name, exc)
+            self._settle_bind(pod, node_name)
+        except ApiError as exc:
+            if exc.status < 500:
+                raise
+            log.warning("bind of pod %s to %s: %s; settling whether it was bound", pod.key, node_name, exc)
+            self._settle_bind(pod, node_name)
+
+    def _post_binding(self, pod: Pod, node_name: str) -> None:
         body = {"apiVersion": "v1", "kind": "Binding",
                 "metadata": {"name": pod.name, "namespace": pod.namespace, "uid": pod.uid},
                 "target": {"apiVersion": "v1", "kind": "Node", "name": node_name}}
         self.client.request("POST", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/binding", body=body)
 
+    def _settle_bind(self, pod: Pod, node_name: str) -> None:
+        """Send the binding again until the server answers, and read the pod on a conflict;
+        return when it is bound to ``node_name``, raise when it is not (or when the process
+        stops or loses its lease, leaving the outcome to the next leader's informers)."""
+        pause, longest = SETTLE_BACKOFF
+        while True:
+            if self._closing.wait(pause):
+                raise TransportError("POST", "pods/binding", RuntimeError("stopped before the bind was settled"),
+                                     maybe_sent=True)
+            self._check_fence()
+            try:
+                return self._bind_again(pod, node_name)
+            except TransportError:
+                pass
+            except ApiError as exc:
+                if exc.status < 500 and exc.status != 429:
+                    raise
+            pause = min(pause * 2, longest)
+
+    def _bind_again(self, pod: Pod, node_name: str) -> None:
+        """One try of :meth:`_settle_bind`: a 409 (or a refusal) is success only when a read
+        shows the pod bound to ``node_name``."""
+        try:
+            self._post_binding(pod, node_name)  # it had not gone through; now it has
+        except (Conflict, ApiError) as exc:
+            if isinstance(exc, ApiError) and (exc.status >= 500 or exc.status == 429):
+                raise
+            if not self._bound_to(pod, node_name):
+                raise
+            log.info("pod %s was bound to %s by the earlier request", pod.key, node_name)
+
+    def _bound_to(self, pod: Pod, node_name: str) -> bool:
+        """A direct read: is this very pod (same uid) bound to ``node_name``?"""
+        answer = self.client.request("GET", f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}")
+        meta = answer.get("metadata") or {}
+        return meta.get("uid") == pod.uid and (answer.get("spec") or {}).get("nodeName") == node_name
+
     def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                      nominated_node_name: str | None = None) -> None:
         """Upstream updatePod: the PodScheduled=False condition and nominatedNodeName in one
-        strategic-merge patch of pods/status; nothing is sent when neither changes."""
-        current = self.get("Pod", pod.name, pod.namespace)
-        if current is None or current.uid != pod.uid:
-            current = pod
+        strategic-merge patch of pods/status, queued for the status writer; nothing is sent when
+        neither changes, nor for a pod the cache sees bound (it was bound after all)."""
+        current = self._cached_pod(pod) or pod
+        if current.node_name:
+            return
         existing = current.condition("PodScheduled")
         nominate = nominated_node_name is not None and nominated_node_name != current.nominated_node_name
         same = existing is not None and (existing.status, existing.reason, existing.message) == \
@@ -249,18 +342,20 @@ class KubeBackend(TimerFacet):
             status = _condition_patch(current, "PodScheduled", "False", reason, message)
         if nominate:
             status["nominatedNodeName"] = nominated_node_name or None
-        self._patch_status(pod, status)
+        assert self.statuses is not None
+        self.statuses.submit(pod, status)
 
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         current = self.get("Pod", pod.name, pod.namespace) or pod
-        if current.nominated_node_name == node_name or self.dry_run:
+        if current.nominated_node_name == node_name or self.statuses is None:
             return
-        self._patch_status(pod, {"nominatedNodeName": node_name or None})
+        self.statuses.submit(pod, {"nominatedNodeName": node_name or None})
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
         if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
-        answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message), missing_ok=False)
+        self._check_fence()
+        answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
         if not answer:
             return None
         return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
@@ -272,6 +367,7 @@ class KubeBackend(TimerFacet):
             self.shadow.deleted(pod)
             self._inbox.put(("DELETED", "Pod", pod, None))
             return
+        self._check_fence()
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         if grace_period_seconds is not None:
             body["gracePeriodSeconds"] = grace_period_seconds
@@ -285,6 +381,7 @@ class KubeBackend(TimerFacet):
         gets the selected-node annotation (already on ``claim``)."""
         if self.dry_run:
             return volume if volume is not None else claim
+        self._check_fence()
         if volume is not None:
             ref = {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": claim.namespace,
                    "name": claim.name, "uid": claim.uid}
@@ -299,6 +396,7 @@ class KubeBackend(TimerFacet):
     def update_resource_claim_status(self, claim: Any) -> Any:
         if self.dry_run:
             return claim
+        self._check_fence()
         resource = BY_KIND["ResourceClaim"]
         answer = self.client.request("PUT", resource.object_path(claim.name, claim.namespace) + "/status",
                                      body=claim.raw)
@@ -321,29 +419,24 @@ class KubeBackend(TimerFacet):
         return ProfileEventRecorder(self, profile)
 
     # ------------------------------------------------------------------ helpers
-    def _patch_status(self, pod: Pod, status: dict[str, Any], missing_ok: bool = True) -> Any:
-        """Strategic-merge patch of pods/status, retried on 409/500/503 as upstream."""
+    def _patch_status(self, pod: Pod, status: dict[str, Any]) -> Any:
+        """Strategic-merge patch of pods/status on the caller's thread (preemption needs the
+        answer), retried as upstream ``util.Retriable``: 409, 500, 503, a refused connection."""
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
         body = {"metadata": {"uid": pod.uid}, "status": status}
         for delay in (*_RETRY_DELAYS, None):
             try:
                 return self.client.request("PATCH", path, body=body, content_type=STRATEGIC_MERGE_PATCH)
-            except NotFound:
-                if missing_ok:
-                    return None
-                raise
             except Conflict as exc:
-                if "UID" in str(exc) or "uid" in str(exc):  # a different pod of the same name
-                    if missing_ok:
-                        return None
+                if "uid" in str(exc).lower():  # a different pod of the same name
                     raise _not_found(str(exc)) from None
                 if delay is None:
                     raise
             except ApiError as exc:
                 if exc.status not in (500, 503) or delay is None:
-                    if missing_ok:
-                        log.warning("could not update status of pod %s: %s", pod.key, exc)
-                        return None
+                    raise
+            except TransportError as exc:
+                if exc.maybe_sent or delay is None:
                     raise
             time.sleep(delay)
         return None

@@ -144,13 +144,11 @@ class KubeClient:
         auth = self.connection.authorization()
         if auth:
             headers["Authorization"] = auth
-        self.limiter.wait()
         status, answer = self._send(method, path, url, data, headers)
         if status == 401:
             auth = self.connection.refresh_after_unauthorized()
             if auth:
                 headers["Authorization"] = auth
-            self.limiter.wait()
             status, answer = self._send(method, path, url, data, headers)
         if 200 <= status < 300:
             return decode(answer) if decode is not None and answer else _decode(answer)
@@ -158,14 +156,22 @@ class KubeClient:
 
     def _send(self, method: str, path: str, url: str, data: bytes | None,
               headers: dict[str, str]) -> tuple[int, bytes]:
-        """One round trip; a transport fault becomes :class:`TransportError`."""
-        try:
-            answer = self._transport.request(method, url, data, headers)
-        except TRANSPORT_FAULTS as exc:
-            self.reachability.failed()
-            raise TransportError(method, path, exc, maybe_sent=not isinstance(exc, NotConnected)) from exc
-        self.reachability.answered()
-        return answer
+        """One request, sent again while the server answers 429, or 5xx with Retry-After (it
+        did not act on it), at most :data:`MAX_RETRIES` times, as client-go's ``checkWait``; a
+        transport fault becomes :class:`TransportError`."""
+        for attempt in range(MAX_RETRIES + 1):
+            self.limiter.wait()
+            try:
+                response = self._transport.request(method, url, data, headers)
+            except TRANSPORT_FAULTS as exc:
+                self.reachability.failed()
+                raise TransportError(method, path, exc, maybe_sent=not isinstance(exc, NotConnected)) from exc
+            self.reachability.answered()
+            wait = _retry_wait(response.status, response.retry_after)
+            if wait is None or attempt == MAX_RETRIES:
+                break
+            time.sleep(wait)
+        return response.status, response.body
 
     def get(self, path: str, *, decode: Callable[[bytes], Any] | None = None, **params: Any) -> Any:
         return self.request("GET", path, params=params or None, decode=decode)
@@ -183,7 +189,12 @@ class KubeClient:
             if auth:
                 headers["Authorization"] = auth
             self.limiter.wait()
-            status, lines = self._transport.stream(url, headers, inactivity_timeout)
+            try:
+                status, lines = self._transport.stream(url, headers, inactivity_timeout)
+            except TRANSPORT_FAULTS:
+                self.reachability.failed()
+                raise
+            self.reachability.answered()
             if status == 401 and attempt == 1:
                 lines.close()
                 auth = self.connection.refresh_after_unauthorized()
@@ -197,6 +208,20 @@ class KubeClient:
                     yield decode(line)
         finally:
             lines.close()
+
+
+MAX_RETRIES = 10  # client-go's default maxRetries for Retry-After answers
+MAX_RETRY_WAIT = 10.0  # seconds: a longer Retry-After is shortened so writes stay timely
+
+
+def _retry_wait(status: int, retry_after: float | None) -> float | None:
+    """How long to wait before sending again, or None when the answer is final: 429 always
+    asks for another try (1 s when it names no delay), 5xx only with Retry-After."""
+    if status == 429:
+        return min(retry_after if retry_after is not None else 1.0, MAX_RETRY_WAIT)
+    if 500 <= status < 600 and retry_after is not None:
+        return min(retry_after, MAX_RETRY_WAIT)
+    return None
 
 
 def _decode(data: bytes) -> Any:

@@ -1,6 +1,10 @@
 """events.k8s.io/v1 Events, written off the scheduler's thread (a stuck API server must not slow
 scheduling), with client-go's series aggregation: the same event for the same object within six
-minutes patches the first one's ``series`` instead of creating another."""
+minutes patches the first one's ``series`` instead of creating another.
+
+Events are best effort, as client-go's broadcaster: the queue is bounded (a full queue drops the
+newest), an event that cannot be written is dropped with a rate-limited warning, and none is sent
+once ``fence()`` says this process lost its lease."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ import logging
 import queue
 import socket
 import threading
-from typing import Any
+from typing import Any, Callable
 
-from kschedfw.cluster.kube.client import KubeClient, MERGE_PATCH
+from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.clock import micro_time
 
 __all__ = ["EventWriter", "MAX_NOTE"]
@@ -24,8 +29,11 @@ _ACTIONS = {"Scheduled": "Binding", "FailedScheduling": "Scheduling", "Preempted
 
 
 class EventWriter:
-    def __init__(self, client: KubeClient | None, *, instance: str | None = None) -> None:
+    def __init__(self, client: KubeClient | None, *, instance: str | None = None,
+                 fence: Callable[[], bool] = lambda: True) -> None:
         self.client = client
+        self.fence = fence
+        self._warn = RateLimitedLog(log)
         self.instance = instance or socket.gethostname()
         self._queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=10000)
         self._series: dict[tuple[str, ...], tuple[str, str, int, _dt.datetime]] = {}
@@ -40,11 +48,15 @@ class EventWriter:
         try:
             self._queue.put_nowait((obj, type_, reason, note, _dt.datetime.now(_dt.timezone.utc), controller))
         except queue.Full:  # client-go drops events too rather than block the caller
-            log.warning("event queue full, dropped %s event for %s", reason, getattr(obj, "name", obj))
+            self._warn.warning("event-queue-full", "event queue full, dropped %s event for %s", reason,
+                               getattr(obj, "name", obj))
 
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (for at most ``timeout`` seconds), then stop."""
-        self._queue.put(None)
+        try:
+            self._queue.put(None, timeout=timeout)
+        except queue.Full:  # the writer is stuck on a hung server: leave it (a daemon thread)
+            return
         self._thread.join(timeout)
 
     def _run(self) -> None:
@@ -52,13 +64,14 @@ class EventWriter:
             item = self._queue.get()
             if item is None:
                 return
-            if self.client is None:
+            if self.client is None or not self.fence():
                 continue
             try:
                 self._write(*item)
                 self.written += 1
             except Exception as exc:  # an event is best effort, as upstream
-                log.warning("could not write %s event: %s", item[2], exc)
+                kind = f"event-{exc.status}" if isinstance(exc, ApiError) else f"event-{type(exc).__name__}"
+                self._warn.warning(kind, "could not write %s event (create events.k8s.io/events): %s", item[2], exc)
 
     def _write(self, obj: Any, type_: str, reason: str, note: str, when: _dt.datetime, controller: str) -> None:
         assert self.client is not None

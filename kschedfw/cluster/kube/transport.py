@@ -19,11 +19,11 @@ import select
 import socket
 import ssl
 import threading
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator, NamedTuple
 
 import urllib3.exceptions
 
-__all__ = ["NotConnected", "Transport", "StreamBody"]
+__all__ = ["NotConnected", "Response", "Transport", "StreamBody"]
 
 _MAX_LINE = 65536
 _NO_BODY = (204, 304)
@@ -32,6 +32,13 @@ _NO_BODY = (204, 304)
 class NotConnected(ConnectionError):
     """No connection could be opened (refused, unreachable, TLS handshake failed): nothing of
     the request was sent."""
+
+
+class Response(NamedTuple):
+    status: int
+    body: bytes
+    #: the Retry-After header in seconds (429 and 5xx answers may carry it), else None
+    retry_after: float | None = None
 
 
 class _Connection:
@@ -118,7 +125,7 @@ class Transport:
         conn = self._open()
         try:
             conn.sock.sendall(self._message("GET", url, None, headers))
-            status, length, chunked, _ = _read_head(conn.reader)
+            status, length, chunked, _, _ = _read_head(conn.reader)
             conn.sock.settimeout(read_timeout)
         except ValueError as exc:
             conn.close()
@@ -136,13 +143,13 @@ class Transport:
             head += f"Content-Length: {len(body or b'')}\r\n"
         return head.encode("latin-1") + b"\r\n" + (body or b"")
 
-    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> tuple[int, bytes]:
-        """Send one request (``url``: the path and query); its status and body."""
+    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> Response:
+        """Send one request (``url``: the path and query); its status, body and Retry-After."""
         message = self._message(method, url, body, headers)
         conn = self._connection()
         try:
             conn.sock.sendall(message)
-            status, data, keep = _read_response(conn.reader, method)
+            response, keep = _read_response(conn.reader, method)
         except ValueError as exc:  # a malformed answer
             self._discard(conn)
             raise urllib3.exceptions.ProtocolError(f"{method} {url}: bad response: {exc}") from None
@@ -151,19 +158,21 @@ class Transport:
             raise
         if not keep:
             self._discard(conn)
-        return status, data
+        return response
 
 
-def _read_response(reader: BinaryIO, method: str) -> tuple[int, bytes, bool]:
-    """(status, body, whether the connection can be reused)."""
-    status, length, chunked, keep = _read_head(reader)
+def _read_response(reader: BinaryIO, method: str) -> tuple[Response, bool]:
+    """The answer, and whether the connection can be reused."""
+    status, length, chunked, keep, retry_after = _read_head(reader)
     if status in _NO_BODY or method == "HEAD":
-        return status, b"", keep
-    if chunked:
-        return status, b"".join(_chunks(reader)), keep
-    if length is not None:
-        return status, _read_exactly(reader, length), keep
-    return status, reader.read(), False  # delimited by the close
+        body = b""
+    elif chunked:
+        body = b"".join(_chunks(reader))
+    elif length is not None:
+        body = _read_exactly(reader, length)
+    else:
+        body, keep = reader.read(), False  # delimited by the close
+    return Response(status, body, retry_after), keep
 
 
 def _read_exactly(reader: BinaryIO, length: int) -> bytes:
@@ -173,8 +182,8 @@ def _read_exactly(reader: BinaryIO, length: int) -> bytes:
     return data
 
 
-def _read_head(reader: BinaryIO) -> tuple[int, int | None, bool, bool]:
-    """The status line and headers: (status, Content-Length, chunked, keep-alive)."""
+def _read_head(reader: BinaryIO) -> tuple[int, int | None, bool, bool, float | None]:
+    """The status line and headers: (status, Content-Length, chunked, keep-alive, Retry-After)."""
     while True:
         line = reader.readline(_MAX_LINE)
         if not line:
@@ -185,6 +194,7 @@ def _read_head(reader: BinaryIO) -> tuple[int, int | None, bool, bool]:
         status = int(rest[:3])
         length: int | None = None
         chunked = False
+        retry_after: float | None = None
         keep = version != b"HTTP/1.0"
         while True:
             header = reader.readline(_MAX_LINE)
@@ -200,9 +210,11 @@ def _read_head(reader: BinaryIO) -> tuple[int, int | None, bool, bool]:
                 chunked = b"chunked" in value.lower()
             elif name == b"connection":
                 keep = b"close" not in value.lower() and (keep or b"keep-alive" in value.lower())
+            elif name == b"retry-after" and value.strip().isdigit():  # seconds (the API server's form)
+                retry_after = float(value.strip())
         if 100 <= status < 200:  # an interim answer (none is asked for): the real one follows
             continue
-        return status, length, chunked, keep
+        return status, length, chunked, keep, retry_after
 
 
 def _chunks(reader: BinaryIO) -> Iterator[bytes]:

@@ -1,0 +1,183 @@
+"""pods/status patches off the scheduler's thread, as upstream's API dispatcher sends them.
+
+The scheduler decides a pod's PodScheduled condition and nominatedNodeName; a worker sends the
+strategic-merge patch. A newer patch for a pod whose previous one has not been sent yet is merged
+into it (upstream ``PodStatusPatchCall.Merge``: the newer condition and nomination win, an absent
+part keeps the older one), so a pod has at most one patch waiting and one in flight, and the
+waiting ones are bounded by :data:`MAX_PENDING`. A patch is retried on upstream's retriable errors
+(``util.Retriable``: 500, 503, a 409 that is not a uid mismatch, a refused connection; and any
+other fault that left no answer, since the same patch may be sent twice) with
+``retry.DefaultBackoff``, then dropped with a warning: the pod stays queued and is tried again,
+so nothing waits on the network and nothing is lost.
+
+Before each send it checks that the write is still wanted: never after leadership was lost
+(``fence``), and never a PodScheduled=False onto a pod the cache already sees bound.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Callable
+
+from kschedfw.cluster.kube.client import ApiError, KubeClient, STRATEGIC_MERGE_PATCH, TransportError
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
+from kschedfw.framework.interface import Conflict, NotFound
+
+__all__ = ["StatusWriter", "RETRY_DELAYS", "MAX_PENDING"]
+
+log = logging.getLogger(__name__)
+
+RETRY_DELAYS = (0.01, 0.05, 0.25)  # client-go retry.DefaultBackoff: 4 tries, 10 ms x5
+MAX_PENDING = 10000  # pods with a patch waiting; more are dropped (the pod is retried anyway)
+WORKERS = 2
+_RETRIABLE = (500, 503)
+
+
+class _Patch:
+    __slots__ = ("pod", "status")
+
+    def __init__(self, pod: Any, status: dict[str, Any]) -> None:
+        self.pod = pod
+        self.status = status
+
+    def merge_older(self, older: "_Patch") -> None:
+        """Keep the parts of ``older`` this patch does not set (upstream Merge)."""
+        self.status = {**older.status, **self.status}
+
+
+class StatusWriter:
+    def __init__(self, client: KubeClient, *, current: Callable[[Any], Any],
+                 fence: Callable[[], bool], sleep: Callable[[float], None] = time.sleep) -> None:
+        """``current(pod)``: the cache's pod of that name and uid, or None; ``fence()``: False
+        once this process may no longer write."""
+        self.client = client
+        self.current = current
+        self.fence = fence
+        self.sleep = sleep
+        self.sent = 0
+        self.dropped = 0
+        self._pending: OrderedDict[str, _Patch] = OrderedDict()
+        self._in_flight: set[str] = set()
+        self._ready = threading.Condition()
+        self._closed = False
+        self._warn = RateLimitedLog(log)
+        self._threads = [threading.Thread(target=self._run, name=f"status-{i}", daemon=True) for i in range(WORKERS)]
+        for thread in self._threads:
+            thread.start()
+
+    def submit(self, pod: Any, status: dict[str, Any]) -> None:
+        """Queue a patch of ``pod``'s status (merged into one still waiting for it)."""
+        patch = _Patch(pod, status)
+        with self._ready:
+            older = self._pending.pop(pod.uid, None)
+            if older is not None:
+                patch.merge_older(older)
+            elif len(self._pending) >= MAX_PENDING:
+                self.dropped += 1
+                self._warn.warning("status-queue-full", "pod status queue full (%d pods), dropped the patch of %s",
+                                   MAX_PENDING, pod.key)
+                return
+            self._pending[pod.uid] = patch
+            self._ready.notify()
+
+    def pending(self) -> int:
+        with self._ready:
+            return len(self._pending) + len(self._in_flight)
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every queued patch was sent or dropped; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._ready:
+            while self._pending or self._in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                self._ready.wait(min(left, 0.05))
+        return True
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Send what is queued (for at most ``timeout`` seconds), then stop."""
+        self.flush(timeout)
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+
+    def _next(self) -> tuple[str, _Patch] | None:
+        with self._ready:
+            while True:
+                for uid in self._pending:
+                    if uid not in self._in_flight:
+                        patch = self._pending.pop(uid)
+                        self._in_flight.add(uid)
+                        return uid, patch
+                if self._closed:
+                    return None
+                self._ready.wait()
+
+    def _run(self) -> None:
+        while True:
+            item = self._next()
+            if item is None:
+                return
+            uid, patch = item
+            try:
+                self._send(patch)
+            except Exception:  # a bug here must not stop the writer
+                log.exception("patching the status of pod %s failed", patch.pod.key)
+            finally:
+                with self._ready:
+                    self._in_flight.discard(uid)
+                    self._ready.notify_all()
+
+    def _wanted(self, patch: _Patch) -> bool:
+        if not self.fence():
+            return False
+        current = self.current(patch.pod)
+        if current is not None and current.node_name and _reports_unscheduled(patch.status):
+            return False  # bound meanwhile: a bound pod is never reported unschedulable
+        return True
+
+    def _send(self, patch: _Patch) -> None:
+        pod = patch.pod
+        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
+        body = {"metadata": {"uid": pod.uid}, "status": patch.status}
+        for delay in (*RETRY_DELAYS, None):
+            if not self._wanted(patch):
+                return
+            try:
+                self.client.request("PATCH", path, body=body, content_type=STRATEGIC_MERGE_PATCH)
+                self.sent += 1
+                return
+            except NotFound:
+                return  # the pod is gone
+            except Conflict as exc:
+                if "uid" in str(exc).lower():  # a different pod of the same name
+                    return
+                error: Exception = exc
+            except ApiError as exc:
+                if exc.status not in _RETRIABLE:
+                    delay = None
+                error = exc
+            except TransportError as exc:
+                error = exc
+            if delay is None:
+                self.dropped += 1
+                self._warn.warning(_reason(error), "could not patch the status of pod %s (patch pods/status): %s",
+                                   pod.key, error)
+                return
+            self.sleep(delay)
+
+
+def _reports_unscheduled(status: dict[str, Any]) -> bool:
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+               for c in status.get("conditions") or () if isinstance(c, dict))
+
+
+def _reason(error: Exception) -> str:
+    """What groups repeated warnings: the kind of failure, not the pod."""
+    if isinstance(error, ApiError):
+        return f"status-{error.status}"
+    return f"status-{type(error).__name__}"
