@@ -138,7 +138,7 @@ def test_a_refused_watch_backs_off_and_watches_again_without_relisting(caplog):
     failures = [r for r in caplog.records if r.getMessage().startswith("failed to watch pods")]
     assert [r.levelno for r in failures] == [logging.WARNING, logging.DEBUG, logging.DEBUG]  # once, not per step
     assert "retrying in 0.0" in failures[0].getMessage()
-    assert any("pods: watch works again after 3 failures" in r.getMessage() and r.levelno == logging.INFO
+    assert any("pods: watch recovered after 3 failures" in r.getMessage() and r.levelno == logging.INFO
                for r in caplog.records)
 
 
@@ -277,7 +277,7 @@ def test_a_list_on_a_hung_server_times_out_and_is_retried(hanging_server, caplog
         # its watches stay silent: each is given up after the inactivity timeout and opened again
         wait_for(lambda: hanging_server.requests.count("watch") >= 3, timeout=5, what="silent watches reopened")
         assert informer.lists == 1
-        assert any("pods: list works again" in r.getMessage() for r in caplog.records)
+        assert any("pods: list recovered" in r.getMessage() for r in caplog.records)
     finally:
         informer.stop()
         hanging_server.release.set()

@@ -16,7 +16,7 @@ What ends a watch decides what follows, as upstream:
 The backoff is upstream's (0.8 s doubling to 30 s, each wait up to twice that, back to 0.8 s once
 the backoff has not been reset for ``backoff_reset``, 2 minutes), so a fault after a long
 healthy stream waits 0.8-1.6 s. Failures are logged without repeating the same line at every
-step (:class:`FailureLog`), and once it works again the informer says so. The thread never dies:
+step (:class:`FailureLog`), and the informer says when it recovered. The thread never dies:
 whatever goes wrong is logged and retried.
 """
 
@@ -214,7 +214,7 @@ class Informer(BackgroundLoop):
             return
         failures, since, warned = self._failing
         self._failing = None
-        (log.info if warned else log.debug)("%s: %s works again after %d failure%s in %.0fs", self.name, verb,
+        (log.info if warned else log.debug)("%s: %s recovered after %d failure%s in %.0fs", self.name, verb,
                                             failures, "" if failures == 1 else "s", time.monotonic() - since)
 
     # ------------------------------------------------------------------ list and watch
