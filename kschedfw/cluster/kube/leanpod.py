@@ -6,7 +6,9 @@ status patches or the events. :data:`POD_FIELDS` lists what is kept; everything 
 built. With msgspec installed the JSON is decoded straight into Structs generated from that table
 (unknown fields are skipped by the C decoder); without it, ``json`` decodes the whole object and
 :func:`prune` keeps the same fields. Both give the same dict, which parses to the same
-:class:`~kschedfw.api.Pod` as the full object.
+:class:`~kschedfw.api.Pod` as the full object. Any valid JSON decodes, whatever its shape (a
+bookmark's ``"containers": null``, a Status, a field of an unexpected type: the parser or the
+informer judges it); only bad JSON raises, as ``ValueError``.
 
 Extenders receive the pod's manifest as the cache holds it: a scheduler with extenders keeps full
 pods (``lean=False`` in :class:`~kschedfw.cluster.kube.backend.KubeBackend`).
@@ -61,18 +63,28 @@ def _plain_pod(data: bytes) -> Any:
     return prune(json.loads(data))
 
 
+_PAGE_KEYS = ("kind", "apiVersion", "metadata", "items")
+_EVENT_KEYS = ("type", "object")
+
+
 def _plain_list(data: bytes) -> Any:
     page = json.loads(data)
-    if isinstance(page, dict) and isinstance(page.get("items"), list):
-        page["items"] = [prune(item) for item in page["items"]]
-    return page
+    if not isinstance(page, dict):
+        return page  # not a list at all: the informer reports it
+    lean = {k: page[k] for k in _PAGE_KEYS if k in page}
+    if isinstance(lean.get("items"), list):
+        lean["items"] = [prune(item) for item in lean["items"]]
+    return lean
 
 
 def _plain_event(data: bytes) -> Any:
     event = json.loads(data)
-    if isinstance(event, dict) and event.get("type") != "ERROR":
-        event["object"] = prune(event.get("object"))
-    return event
+    if not isinstance(event, dict):
+        return event  # not an event at all: the informer reports it
+    lean = {k: event[k] for k in _EVENT_KEYS if k in event}
+    if "object" in lean and lean.get("type") != "ERROR":
+        lean["object"] = prune(lean["object"])
+    return lean
 
 
 try:
@@ -84,23 +96,28 @@ HAVE_MSGSPEC = msgspec is not None
 
 
 def _struct_type(name: str, fields: Any) -> Any:
-    """The msgspec type decoding one level of :data:`POD_FIELDS` (absent fields stay UNSET,
-    which ``to_builtins`` leaves out)."""
+    """The msgspec type decoding one level of :data:`POD_FIELDS`. Every field may be null (the
+    server sends ``"containers": null`` in bookmarks) or absent (left UNSET, which
+    ``to_builtins`` leaves out)."""
     if fields is None:
         return Any
     if isinstance(fields, list):
-        return list[_struct_type(name, fields[0])]  # type: ignore[misc]
-    return msgspec.defstruct(name, [(key, _struct_type(name + "_" + key, sub) | msgspec.UnsetType,
+        return list[_struct_type(name, fields[0])] | None  # type: ignore[misc]
+    return msgspec.defstruct(name, [(key, _struct_type(name + "_" + key, sub) | None | msgspec.UnsetType,
                                      msgspec.UNSET) for key, sub in fields.items()])
 
 
 def _msgspec_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any], Callable[[bytes], Any]]:
+    """Decoders that give what the plain ones give: whatever the Structs do not take (a field of
+    another type, numbers out of range, bad JSON) is decoded again by the plain path, which
+    either agrees on valid JSON or raises ValueError on bad JSON."""
     pod_type = _struct_type("LeanPod", POD_FIELDS)
+    unset = msgspec.UNSET
     page_type = msgspec.defstruct("LeanPodList", [
-        ("kind", Any, msgspec.UNSET), ("apiVersion", Any, msgspec.UNSET), ("metadata", Any, msgspec.UNSET),
-        ("items", list[pod_type] | msgspec.UnsetType, msgspec.UNSET)])  # type: ignore[valid-type]
-    event_type = msgspec.defstruct("LeanPodEvent", [("type", Any, msgspec.UNSET),
-                                                    ("object", msgspec.Raw, msgspec.Raw(b"null"))])
+        ("kind", Any, unset), ("apiVersion", Any, unset), ("metadata", Any, unset),
+        ("items", list[pod_type] | None | msgspec.UnsetType, unset)])  # type: ignore[valid-type]
+    event_type = msgspec.defstruct("LeanPodEvent", [("type", Any, unset),
+                                                    ("object", msgspec.Raw | msgspec.UnsetType, unset)])
     pod_decoder = msgspec.json.Decoder(pod_type)
     page_decoder = msgspec.json.Decoder(page_type)
     event_decoder = msgspec.json.Decoder(event_type)
@@ -111,7 +128,7 @@ def _msgspec_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any],
     def pod(data: bytes) -> Any:
         try:
             return to_builtins(pod_decoder.decode(data))
-        except errors:  # a shape the Structs do not take (or bad JSON): let json and the parser say why
+        except errors:
             return _plain_pod(data)
 
     def page(data: bytes) -> Any:
@@ -123,11 +140,13 @@ def _msgspec_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any],
     def event(data: bytes) -> Any:
         try:
             decoded: Any = event_decoder.decode(data)
+            lean = {} if decoded.type is unset else {"type": decoded.type}
+            if decoded.object is not unset:
+                lean["object"] = (decode_whole(decoded.object) if decoded.type == "ERROR"  # a Status, kept whole
+                                  else to_builtins(pod_decoder.decode(decoded.object)))
+            return lean
         except errors:
             return _plain_event(data)
-        if decoded.type == "ERROR":  # a Status, kept whole
-            return {"type": decoded.type, "object": decode_whole(decoded.object)}
-        return {"type": decoded.type, "object": pod(decoded.object)}
 
     return pod, page, event
 
@@ -144,8 +163,8 @@ def pod_list_decoder(fast: bool = True) -> Callable[[bytes], Any]:
 
 
 def pod_event_decoder(fast: bool = True) -> Callable[[bytes], Any]:
-    """Decodes one line of a pod watch: ``{"type", "object"}`` with the object lean (an ERROR
-    event's Status whole)."""
+    """Decodes one line of a pod watch: its ``type`` and ``object`` (those present), the object
+    lean (an ERROR event's Status whole)."""
     return _decode_event if fast else _plain_event
 
 
