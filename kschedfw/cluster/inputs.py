@@ -17,13 +17,13 @@ import attrs
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
                                manifest_files, yaml_documents)
 from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.scenario import Step, parse_scenario
 from kschedfw.errors import ManifestError
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 
-#: API groups served by kube-apiserver itself. A custom resource (any other group) may be read
-#: by a plugin through the lister, so only built-in kinds can be known to be unused.
+#: API groups served by kube-apiserver itself; any other group is a custom resource's.
 BUILT_IN_GROUPS = frozenset({
     "", "apps", "batch", "autoscaling", "policy", "extensions", "networking.k8s.io",
     "rbac.authorization.k8s.io", "storage.k8s.io", "scheduling.k8s.io", "resource.k8s.io",
@@ -42,6 +42,12 @@ SCHEDULER_KINDS = frozenset({
     "CSIStorageCapacity", "VolumeAttachment", "ResourceClaim", "ResourceSlice", "DeviceClass",
     "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
 })
+
+#: Custom resources the scheduler reads, as (group, kind): those `kschedfw run` watches (the
+#: contrib plugins' PodGroups and ElasticQuotas). Any other custom resource is never read.
+SCHEDULER_CUSTOM_RESOURCES = frozenset(
+    (r.group_version.rpartition("/")[0], r.kind) for r in RESOURCES
+    if r.group_version.rpartition("/")[0] not in BUILT_IN_GROUPS)
 
 
 @attrs.frozen
@@ -100,8 +106,9 @@ def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Ste
 
 
 def ignored_kinds(located: Iterable[Located]) -> list[str]:
-    """One warning per built-in kind the scheduler never reads (a Deployment...), with how
-    many objects of it were given and where the first one is."""
+    """One warning per kind the scheduler never reads (a Deployment, a custom resource other
+    than those in :data:`SCHEDULER_CUSTOM_RESOURCES`...), with how many objects of it were
+    given and where the first one is."""
     seen: dict[str, list[Located]] = {}
     for x in located:
         api_version = getattr(x.obj, "api_version", None)
@@ -109,7 +116,8 @@ def ignored_kinds(located: Iterable[Located]) -> list[str]:
         if not isinstance(api_version, str) or not isinstance(kind, str):
             continue  # typed objects: kinds the scheduler reads
         group = api_version.rpartition("/")[0]
-        if group in BUILT_IN_GROUPS and kind not in SCHEDULER_KINDS:
+        if (kind not in SCHEDULER_KINDS if group in BUILT_IN_GROUPS
+                else (group, kind) not in SCHEDULER_CUSTOM_RESOURCES):
             seen.setdefault(f"{kind} ({api_version})", []).append(x)
     out = []
     for kind, xs in seen.items():

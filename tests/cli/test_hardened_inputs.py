@@ -88,7 +88,17 @@ def test_unknown_kinds_are_warned_once_per_kind_with_a_count(tmp_path):
         f"{path}:12: warning: kind Deployment (apps/v1) is not read by the scheduler: "
         "2 objects ignored (the first is here)",
         f"{path}:22: warning: kind ConfigMap (v1) is not read by the scheduler: 1 object ignored",
-    ]  # a custom resource (example.com) may be read by a plugin: no warning
+        f"{path}:26: warning: kind Widget (example.com/v1) is not read by the scheduler: "
+        "1 object ignored",
+    ]
+
+
+def test_custom_resources_the_scheduler_reads_are_not_warned_about(tmp_path):
+    text = "---\n".join([NODE, POD, "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+                                    "metadata: {name: g, namespace: default}\nspec: {minMember: 1}\n"])
+    result = run_cli("simulate", _write(tmp_path, "c.yaml", text))
+    assert result.exit_code == 0
+    assert "warning" not in result.stderr
 
 
 @pytest.mark.parametrize("make, message", [
