@@ -133,18 +133,25 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
 def load_config_or_report(path: str | None, registry: "Registry", gates: "FeatureGates",
                           command: str) -> "SchedulerConfig | int":
     """The configuration at ``path`` (upstream defaults when None), or the exit code after the
-    reasons went to stderr: 2 when it cannot be read, 1 when it is not valid."""
-    from kschedfw.config.validate import default_config, load_config
+    reasons went to stderr: 2 when it cannot be read (as for a cluster file: ``error: --config
+    PATH: no such file or directory``), 1 when it is not valid."""
+    from kschedfw.config.validate import default_config, load_config_text
     if not path:
         return default_config(registry, gates)
     try:
-        config, diagnostics = load_config(path, registry, gates)
-    except OSError as exc:
-        print(f"kschedfw {command}: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        print(f"error: --config {path}: no such file or directory", file=sys.stderr)
         return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"error: --config {path}: cannot read file: {reason}", file=sys.stderr)
+        return 2
+    config, diagnostics = load_config_text(text, path, registry, gates)
     if config is None:
         for d in diagnostics:
-            print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
+            print(d.render(), file=sys.stderr)
         print(f"kschedfw {command}: {path} is not a valid configuration", file=sys.stderr)
         return 1
     for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
