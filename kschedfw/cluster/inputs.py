@@ -58,6 +58,8 @@ class Inputs:
     steps: tuple[Step, ...]
     #: the scenario file of each step (same order as ``steps``)
     step_sources: tuple[str, ...] = ()
+    #: objects that could not be read (a type error in a field...), each with where and why
+    malformed: tuple[ManifestError, ...] = ()
 
     @property
     def objects(self) -> list[Any]:
@@ -68,10 +70,13 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
     """Initial objects and timed steps from files or folders, in order.
 
     A missing path is a :class:`ManifestError`; a 0-byte file, a folder without manifests, or
-    input with no objects at all is :class:`UnusableInput`.
+    input with no objects at all is :class:`UnusableInput`. An object that cannot be read does
+    not stop the reading: every one is in ``malformed``, as an API server refuses each bad
+    object of a ``kubectl create -f`` and still creates the others.
     """
     paths = list(paths)
     located: list[Located] = []
+    malformed: list[ManifestError] = []
     steps: list[tuple[Step, str]] = []
     for p in paths:
         path = Path(p)
@@ -86,22 +91,26 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
         for f in files:
             text = _read(f)
             if _SCENARIO.search(text):
-                more_objects, more_steps = _load_scenario(f, text)
+                more_objects, more_steps = _load_scenario(f, text, malformed)
                 located.extend(more_objects)
                 steps.extend((step, str(f)) for step in more_steps)
             else:
-                located.extend(load_located(f))
-    if not located and not any(step.objects for step, _ in steps):
+                located.extend(load_located(f, malformed=malformed))
+    if not located and not malformed and not any(step.objects for step, _ in steps):
         raise UnusableInput("no Kubernetes objects found (expected Nodes, Pods, ...: manifests, "
                             "`kubectl get -o yaml` Lists or a Scenario)",
                             source=", ".join(str(p) for p in paths))
     steps.sort(key=lambda pair: pair[0].at)
-    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps))
+    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps),
+                  tuple(malformed))
 
 
 def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
-    """Initial objects and timed steps (see :func:`read_inputs`)."""
+    """Initial objects and timed steps (see :func:`read_inputs`); the first object that cannot
+    be read is raised."""
     inputs = read_inputs(paths)
+    if inputs.malformed:
+        raise inputs.malformed[0]
     return inputs.objects, list(inputs.steps)
 
 
@@ -186,6 +195,12 @@ def locate_rejections(rejected: Iterable[tuple[str, str]],
     return out
 
 
+def unreadable(exc: ManifestError) -> Rejection:
+    """A malformed object as a rejection: what it is, where, and the field and why."""
+    return Rejection(exc.obj or "object", exc.source + (f":{exc.line}" if exc.line else ""),
+                     f"{exc.field}: {exc.detail}" if exc.field else exc.detail)
+
+
 def display(obj: Any) -> str:
     """``Pod default/web`` or ``Node n1``: how the embedded cluster names an object."""
     kind = getattr(obj, "kind", None) or type(obj).__name__
@@ -200,7 +215,8 @@ def _read(path: Path) -> str:
         raise ManifestError(f"cannot read file: {exc}", source=str(path)) from None
 
 
-def _load_scenario(path: Path, text: str) -> tuple[list[Located], list[Step]]:
+def _load_scenario(path: Path, text: str, malformed: list[ManifestError]
+                   ) -> tuple[list[Located], list[Step]]:
     source = str(path)
     node, document = next(yaml_documents(text, source), (None, None))
     if not isinstance(document, dict):
@@ -215,5 +231,5 @@ def _load_scenario(path: Path, text: str) -> tuple[list[Located], list[Step]]:
     for ref in document.get("cluster") or []:
         if not isinstance(ref, str):
             raise ManifestError("cluster entries are paths to manifests", source=source, field="cluster")
-        objects.extend(load_located(path.parent / ref))
+        objects.extend(load_located(path.parent / ref, malformed=malformed))
     return objects, parse_scenario(document, source=source, lines=lines)

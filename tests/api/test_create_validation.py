@@ -139,7 +139,7 @@ def test_simulate_refuses_an_empty_spec_naming_file_and_line(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(CLUSTER)
     result = run_cli("simulate", str(path), "-o", "json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # the others are simulated; exit 1 as `kubectl create -f`
     assert result.json["rejected"] == [{"object": "Pod default/empty", "source": f"{path}:6",
                                         "reason": 'Pod "empty" is invalid: spec.containers: Required value'}]
     assert [p["pod"] for p in result.json["pods"]] == ["default/fine"]
@@ -167,7 +167,7 @@ def test_pods_created_by_scenario_steps_are_validated_too(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(SCENARIO)
     result = run_cli("simulate", str(path), "-o", "json")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     assert result.json["rejected"] == [{"object": "Pod default/later", "source": f"{path}:8",
                                         "reason": 'Pod "later" is invalid: spec.containers: Required value'}]
     assert [(p["pod"], p["node"]) for p in result.json["pods"]] == [("default/fine", "n1")]

@@ -88,8 +88,10 @@ def test_malformed_manifest_names_file_line_and_field(capsys, tmp_path):
     path.write_text(CLUSTER.replace("cpu: 500m", "cpu: 5x0m"))
     code, out, err = run(capsys, "simulate", str(path))
     assert code == 1
-    assert f"{path}:" in err and "Pod default/small" in err
-    assert "spec.containers[0].resources.requests.cpu" in err
+    rejected = [line for line in out.splitlines() if line.startswith("rejected ")]
+    assert len(rejected) == 1
+    assert rejected[0].startswith(f"rejected Pod default/small ({path}:")
+    assert "spec.containers[0].resources.requests.cpu" in rejected[0]
     assert "Traceback" not in err
 
 
