@@ -165,14 +165,16 @@ def _line(node: Any) -> int | None:
 
 def _emit(where: _NodeLines | _PlainLines, node: Any, data: Any, source: str,
           default_kind: str | None,
-          template: bool, out: list[Any]) -> None:
+          template: bool, out: list[Any], malformed: list[ManifestError] | None = None) -> None:
     """Append the objects in ``data`` (a document, a list item...) to ``out``, flattening lists;
-    ``where`` finds the line of ``node``, the part of the document ``data`` was read from."""
+    ``where`` finds the line of ``node``, the part of the document ``data`` was read from.
+    With ``malformed``, an object that cannot be read goes there and the others are still read;
+    without, it is raised."""
     if data is None:
         return
     if isinstance(data, list):
         for child_node, child in zip(where.children(node, data), data):
-            _emit(where, child_node, child, source, default_kind, template, out)
+            _emit(where, child_node, child, source, default_kind, template, out, malformed)
         return
     if isinstance(data, dict) and _is_list(data):
         items = data.get("items")
@@ -180,26 +182,38 @@ def _emit(where: _NodeLines | _PlainLines, node: Any, data: Any, source: str,
             return
         items_node = where.member(node, "items")
         if not isinstance(items, list):
-            raise ManifestError(f"expected a list, got {_parse.describe(items)}", source=source,
-                                line=where.line(items_node) or where.line(node),
-                                obj=str(data.get("kind")), field="items")
+            error = ManifestError(f"expected a list, got {_parse.describe(items)}",
+                                  source=source, line=where.line(items_node) or where.line(node),
+                                  obj=str(data.get("kind")), field="items")
+            if malformed is None:
+                raise error
+            malformed.append(error)
+            return
         kind = data["kind"]
         item_kind = kind[:-4] if kind != "List" else None
         for child_node, child in zip(where.children(items_node, items), items):
             if child is None:
                 continue
             if isinstance(child, dict) and _is_list(child):
-                _emit(where, child_node, child, source, None, template, out)
+                _emit(where, child_node, child, source, None, template, out, malformed)
             else:
-                line = where.line(child_node) or where.line(node)
-                out.append(Located(parse_object(child, source=source, line=line,
-                                                default_kind=item_kind, template=template),
-                                   source, line))
+                _parse_into(out, malformed, child, source, where.line(child_node) or where.line(node),
+                            item_kind, template)
         return
-    line = where.line(node)
-    out.append(Located(parse_object(data, source=source, line=line,
-                                    default_kind=default_kind, template=template),
-                       source, line))
+    _parse_into(out, malformed, data, source, where.line(node), default_kind, template)
+
+
+def _parse_into(out: list[Any], malformed: list[ManifestError] | None, data: Any, source: str,
+                line: int | None, default_kind: str | None, template: bool) -> None:
+    try:
+        obj = parse_object(data, source=source, line=line, default_kind=default_kind,
+                           template=template)
+    except ManifestError as exc:
+        if malformed is None:
+            raise
+        malformed.append(exc)
+        return
+    out.append(Located(obj, source, line))
 
 
 def _aliased_values(root: Any) -> int:
@@ -334,7 +348,8 @@ def parse_manifests(text: str, *, source: str = "", template: bool = False) -> l
     return [x.obj for x in _parse_located(text, source, template)]
 
 
-def _parse_located(text: str, source: str, template: bool) -> list[Located]:
+def _parse_located(text: str, source: str, template: bool,
+                   malformed: list[ManifestError] | None = None) -> list[Located]:
     documents = plain_documents(text, _Loader, MAX_DEPTH)
     if documents is not None:
         out: list[Located] = []
@@ -346,22 +361,24 @@ def _parse_located(text: str, source: str, template: bool) -> list[Located]:
             pass  # the complete parse below reports it, with the line of the very value
     out = []
     for node, data in yaml_documents(text, source):
-        _emit(_NodeLines(), node, data, source, None, template, out)
+        _emit(_NodeLines(), node, data, source, None, template, out, malformed)
     return out
 
 
-def _load_json_fallback(text: str, source: str, template: bool) -> list[Located] | None:
+def _load_json_fallback(text: str, source: str, template: bool,
+                        malformed: list[ManifestError] | None) -> list[Located] | None:
     import json
     try:
         data = json.loads(text)
     except ValueError:
         return None
     out: list[Located] = []
-    _emit(_NodeLines(), None, data, source, None, template, out)
+    _emit(_NodeLines(), None, data, source, None, template, out, malformed)
     return out
 
 
-def _load_file(path: Path, source: str, template: bool) -> list[Located]:
+def _load_file(path: Path, source: str, template: bool,
+               malformed: list[ManifestError] | None = None) -> list[Located]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -369,17 +386,23 @@ def _load_file(path: Path, source: str, template: bool) -> list[Located]:
                             source=source) from None
     except OSError as exc:
         raise ManifestError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    found: list[ManifestError] | None = None if malformed is None else []
     try:
-        return _parse_located(text, source, template)
+        objs = _parse_located(text, source, template, found)
     except UnusableInput:
         raise
     except ManifestError as exc:
         # JSON that PyYAML's YAML 1.1 reader rejects (tabs, some escapes): use the JSON parser.
-        if path.suffix.lower() == ".json" and exc.detail.startswith("invalid YAML"):
-            objs = _load_json_fallback(text, source, template)
-            if objs is not None:
-                return objs
-        raise
+        if not (path.suffix.lower() == ".json" and exc.detail.startswith("invalid YAML")):
+            raise
+        found = None if malformed is None else []
+        json_objs = _load_json_fallback(text, source, template, found)
+        if json_objs is None:
+            raise
+        objs = json_objs
+    if malformed is not None and found:
+        malformed.extend(found)
+    return objs
 
 
 def manifest_files(path: Path) -> list[Path]:
@@ -398,8 +421,13 @@ def _paths(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[st
 
 
 def load_located(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], *,
-                 template: bool = False) -> list[Located]:
-    """As :func:`load_manifests`, each object with the file and line it was written at."""
+                 template: bool = False,
+                 malformed: list[ManifestError] | None = None) -> list[Located]:
+    """As :func:`load_manifests`, each object with the file and line it was written at.
+
+    With a ``malformed`` list, each object that cannot be read (a type error in a field, a
+    missing kind...) is appended to it and the others are still read, so one run reports them
+    all; YAML that cannot be parsed at all still raises."""
     out: list[Located] = []
     with paused():  # parsing builds no reference cycles
         for p in _paths(path_or_paths):
@@ -407,7 +435,7 @@ def load_located(path_or_paths: str | os.PathLike[str] | Iterable[str | os.PathL
             if not path.exists():
                 raise ManifestError("no such file or directory", source=str(p))
             for f in manifest_files(path):
-                out.extend(_load_file(f, str(f), template))
+                out.extend(_load_file(f, str(f), template, malformed))
     return out
 
 

@@ -27,7 +27,9 @@ def add_parser(subparsers: Any) -> None:
         "simulate", help="schedule pods on the embedded cluster",
         description="Schedule every pending pod of CLUSTER (manifests: files, folders, `kubectl get -o yaml` "
                     "Lists, or a Scenario of timed steps) until nothing more can happen, then report where "
-                    "each pod went and why the others did not. With no CLUSTER a small demo runs.")
+                    "each pod went and why the others did not. With no CLUSTER a small demo runs. "
+                    "Objects that cannot be read or that the API server would refuse are each "
+                    "reported (`rejected ...`) and the others simulated; the exit status is then 1.")
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
@@ -54,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
-    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections
+    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, unreadable
     from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
     from kschedfw.report import render_html
     from kschedfw.framework.registry import default_catalog
@@ -68,7 +70,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     config = load_config_or_report(args.config, registry, gates, "simulate")
     if isinstance(config, int):
         return config
-    inputs = read_inputs_or_report(args.cluster)
+    inputs = read_inputs_or_report(args.cluster, every_malformed=True)
     if isinstance(inputs, int):
         return inputs
     for warning in ignored_kinds(inputs.located):
@@ -101,7 +103,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         return 1
     if args.write_out:
         _write_out(args.write_out, result)
-    rejected = refused + locate_rejections(result.rejected, inputs.located)
+    rejected = ([unreadable(exc) for exc in inputs.malformed] + refused
+                + locate_rejections(result.rejected, inputs.located))
     payload = _as_json(result, rejected) if args.output == "json" or args.report else None
     asked = [k for k in args.explain if k != ALL]
     explained = []
@@ -127,24 +130,36 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         for explanation in explained:
             print()
             print(render(explanation))
+    if rejected:
+        count = f"{len(rejected)} object{'s' if len(rejected) > 1 else ''}"
+        print(f"kschedfw simulate: {count} rejected; exit status 1, as `kubectl create -f` "
+              "exits when the API server refuses an object", file=sys.stderr)
+        return 1
     return 0
 
 
 def load_config_or_report(path: str | None, registry: "Registry", gates: "FeatureGates",
                           command: str) -> "SchedulerConfig | int":
     """The configuration at ``path`` (upstream defaults when None), or the exit code after the
-    reasons went to stderr: 2 when it cannot be read, 1 when it is not valid."""
-    from kschedfw.config.validate import default_config, load_config
+    reasons went to stderr: 2 when it cannot be read (as for a cluster file: ``error: --config
+    PATH: no such file or directory``), 1 when it is not valid."""
+    from kschedfw.config.validate import default_config, load_config_text
     if not path:
         return default_config(registry, gates)
     try:
-        config, diagnostics = load_config(path, registry, gates)
-    except OSError as exc:
-        print(f"kschedfw {command}: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        print(f"error: --config {path}: no such file or directory", file=sys.stderr)
         return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        print(f"error: --config {path}: cannot read file: {reason}", file=sys.stderr)
+        return 2
+    config, diagnostics = load_config_text(text, path, registry, gates)
     if config is None:
         for d in diagnostics:
-            print(d.render() if hasattr(d, "render") else str(d), file=sys.stderr)
+            print(d.render(), file=sys.stderr)
         print(f"kschedfw {command}: {path} is not a valid configuration", file=sys.stderr)
         return 1
     for d in diagnostics:  # warnings, e.g. documents after the first, which are ignored
@@ -152,17 +167,23 @@ def load_config_or_report(path: str | None, registry: "Registry", gates: "Featur
     return config
 
 
-def read_inputs_or_report(paths: list[str]) -> "Inputs | int":
+def read_inputs_or_report(paths: list[str], *, every_malformed: bool = False) -> "Inputs | int":
     """The cluster files (the demo when there are none), or the exit code after the reason went
-    to stderr: 2 when they cannot be used at all, 1 when an object is invalid."""
+    to stderr: 2 when they cannot be used at all, 1 when an object is invalid. With
+    ``every_malformed`` the objects that cannot be read are left in ``Inputs.malformed`` for
+    the caller to report, and the others are used."""
     from kschedfw.api.load import UnusableInput
     from kschedfw.cluster.inputs import read_inputs
     from kschedfw.errors import ManifestError
     try:
         if paths:
-            return read_inputs(paths)
-        with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
-            return read_inputs([demo])
+            inputs = read_inputs(paths)
+        else:
+            with resources.as_file(resources.files("kschedfw") / DEMO) as demo:
+                inputs = read_inputs([demo])
+        if inputs.malformed and not every_malformed:
+            raise inputs.malformed[0]
+        return inputs
     except ManifestError as exc:
         print(f"error: {exc}", file=sys.stderr)
         unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",

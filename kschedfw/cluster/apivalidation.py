@@ -27,6 +27,9 @@ _DNS1123_LABEL_RE = re.compile("^" + DNS1123_LABEL_FMT + "$")
 _DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric "
                       "characters or '-', and must start and end with an alphanumeric character")
 NEGATIVE = "must be greater than or equal to 0"
+TOO_LONG = "Too long"
+#: apimachinery's TotalAnnotationSizeLimitB: keys plus values, in bytes
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 Path = tuple[Any, ...]
@@ -57,7 +60,8 @@ def _shown(value: Any) -> str:
 # ------------------------------------------------------------------------------ metadata
 
 def _metadata(raw: dict, *, namespaced: bool) -> list[FieldError]:
-    """ValidateObjectMeta: name (a DNS subdomain), namespace (a DNS label), labels."""
+    """ValidateObjectMeta: name (a DNS subdomain), namespace (a DNS label), labels,
+    annotations."""
     meta = _dict(raw.get("metadata"))
     errs: list[FieldError] = []
     name = meta.get("name")
@@ -74,6 +78,23 @@ def _metadata(raw: dict, *, namespaced: bool) -> list[FieldError]:
         if isinstance(value, str):
             errs.extend(FieldError(("metadata", "labels"), INVALID, m, value)
                         for m in is_valid_label_value(value))
+    errs.extend(validate_annotations(meta.get("annotations")))
+    return errs
+
+
+def validate_annotations(annotations: Any) -> list[FieldError]:
+    """ValidateAnnotations: each key a qualified name (case does not matter), and keys plus
+    values at most 256 KiB in all, counted in UTF-8 bytes as Go's ``len`` counts them."""
+    errs: list[FieldError] = []
+    total = 0
+    for key, value in _dict(annotations).items():
+        key = str(key)
+        errs.extend(FieldError(("metadata", "annotations"), INVALID, m, key)
+                    for m in is_qualified_name(key.lower()))
+        total += len(key.encode()) + (len(value.encode()) if isinstance(value, str) else 0)
+    if total > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errs.append(FieldError(("metadata", "annotations"), TOO_LONG,
+                               f"may not be more than {TOTAL_ANNOTATION_SIZE_LIMIT} bytes"))
     return errs
 
 

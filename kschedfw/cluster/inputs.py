@@ -17,13 +17,13 @@ import attrs
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
                                manifest_files, yaml_documents)
 from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.scenario import Step, parse_scenario
 from kschedfw.errors import ManifestError
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 
-#: API groups served by kube-apiserver itself. A custom resource (any other group) may be read
-#: by a plugin through the lister, so only built-in kinds can be known to be unused.
+#: API groups served by kube-apiserver itself; any other group is a custom resource's.
 BUILT_IN_GROUPS = frozenset({
     "", "apps", "batch", "autoscaling", "policy", "extensions", "networking.k8s.io",
     "rbac.authorization.k8s.io", "storage.k8s.io", "scheduling.k8s.io", "resource.k8s.io",
@@ -43,6 +43,12 @@ SCHEDULER_KINDS = frozenset({
     "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
 })
 
+#: Custom resources the scheduler reads, as (group, kind): those `kschedfw run` watches (the
+#: contrib plugins' PodGroups and ElasticQuotas). Any other custom resource is never read.
+SCHEDULER_CUSTOM_RESOURCES = frozenset(
+    (r.group_version.rpartition("/")[0], r.kind) for r in RESOURCES
+    if r.group_version.rpartition("/")[0] not in BUILT_IN_GROUPS)
+
 
 @attrs.frozen
 class Inputs:
@@ -52,6 +58,8 @@ class Inputs:
     steps: tuple[Step, ...]
     #: the scenario file of each step (same order as ``steps``)
     step_sources: tuple[str, ...] = ()
+    #: objects that could not be read (a type error in a field...), each with where and why
+    malformed: tuple[ManifestError, ...] = ()
 
     @property
     def objects(self) -> list[Any]:
@@ -62,10 +70,13 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
     """Initial objects and timed steps from files or folders, in order.
 
     A missing path is a :class:`ManifestError`; a 0-byte file, a folder without manifests, or
-    input with no objects at all is :class:`UnusableInput`.
+    input with no objects at all is :class:`UnusableInput`. An object that cannot be read does
+    not stop the reading: every one is in ``malformed``, as an API server refuses each bad
+    object of a ``kubectl create -f`` and still creates the others.
     """
     paths = list(paths)
     located: list[Located] = []
+    malformed: list[ManifestError] = []
     steps: list[tuple[Step, str]] = []
     for p in paths:
         path = Path(p)
@@ -80,28 +91,33 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
         for f in files:
             text = _read(f)
             if _SCENARIO.search(text):
-                more_objects, more_steps = _load_scenario(f, text)
+                more_objects, more_steps = _load_scenario(f, text, malformed)
                 located.extend(more_objects)
                 steps.extend((step, str(f)) for step in more_steps)
             else:
-                located.extend(load_located(f))
-    if not located and not any(step.objects for step, _ in steps):
+                located.extend(load_located(f, malformed=malformed))
+    if not located and not malformed and not any(step.objects for step, _ in steps):
         raise UnusableInput("no Kubernetes objects found (expected Nodes, Pods, ...: manifests, "
                             "`kubectl get -o yaml` Lists or a Scenario)",
                             source=", ".join(str(p) for p in paths))
     steps.sort(key=lambda pair: pair[0].at)
-    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps))
+    return Inputs(tuple(located), tuple(s for s, _ in steps), tuple(src for _, src in steps),
+                  tuple(malformed))
 
 
 def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
-    """Initial objects and timed steps (see :func:`read_inputs`)."""
+    """Initial objects and timed steps (see :func:`read_inputs`); the first object that cannot
+    be read is raised."""
     inputs = read_inputs(paths)
+    if inputs.malformed:
+        raise inputs.malformed[0]
     return inputs.objects, list(inputs.steps)
 
 
 def ignored_kinds(located: Iterable[Located]) -> list[str]:
-    """One warning per built-in kind the scheduler never reads (a Deployment...), with how
-    many objects of it were given and where the first one is."""
+    """One warning per kind the scheduler never reads (a Deployment, a custom resource other
+    than those in :data:`SCHEDULER_CUSTOM_RESOURCES`...), with how many objects of it were
+    given and where the first one is."""
     seen: dict[str, list[Located]] = {}
     for x in located:
         api_version = getattr(x.obj, "api_version", None)
@@ -109,7 +125,8 @@ def ignored_kinds(located: Iterable[Located]) -> list[str]:
         if not isinstance(api_version, str) or not isinstance(kind, str):
             continue  # typed objects: kinds the scheduler reads
         group = api_version.rpartition("/")[0]
-        if group in BUILT_IN_GROUPS and kind not in SCHEDULER_KINDS:
+        if (kind not in SCHEDULER_KINDS if group in BUILT_IN_GROUPS
+                else (group, kind) not in SCHEDULER_CUSTOM_RESOURCES):
             seen.setdefault(f"{kind} ({api_version})", []).append(x)
     out = []
     for kind, xs in seen.items():
@@ -178,6 +195,12 @@ def locate_rejections(rejected: Iterable[tuple[str, str]],
     return out
 
 
+def unreadable(exc: ManifestError) -> Rejection:
+    """A malformed object as a rejection: what it is, where, and the field and why."""
+    return Rejection(exc.obj or "object", exc.source + (f":{exc.line}" if exc.line else ""),
+                     f"{exc.field}: {exc.detail}" if exc.field else exc.detail)
+
+
 def display(obj: Any) -> str:
     """``Pod default/web`` or ``Node n1``: how the embedded cluster names an object."""
     kind = getattr(obj, "kind", None) or type(obj).__name__
@@ -192,7 +215,8 @@ def _read(path: Path) -> str:
         raise ManifestError(f"cannot read file: {exc}", source=str(path)) from None
 
 
-def _load_scenario(path: Path, text: str) -> tuple[list[Located], list[Step]]:
+def _load_scenario(path: Path, text: str, malformed: list[ManifestError]
+                   ) -> tuple[list[Located], list[Step]]:
     source = str(path)
     node, document = next(yaml_documents(text, source), (None, None))
     if not isinstance(document, dict):
@@ -207,5 +231,5 @@ def _load_scenario(path: Path, text: str) -> tuple[list[Located], list[Step]]:
     for ref in document.get("cluster") or []:
         if not isinstance(ref, str):
             raise ManifestError("cluster entries are paths to manifests", source=source, field="cluster")
-        objects.extend(load_located(path.parent / ref))
+        objects.extend(load_located(path.parent / ref, malformed=malformed))
     return objects, parse_scenario(document, source=source, lines=lines)

@@ -12,7 +12,8 @@ except that all of them are collected instead of stopping at the first:
   the remaining explicit ones;
 * exactly one QueueSort, at least one Bind, at most one PlacementGenerate;
 * Score/PlacementScore weights: the specific set's entry wins over multiPoint's, 0/unset means 1,
-  and the running total ``sum(weight * 100)`` must not overflow int64.
+  and the running total ``sum(weight * 100)`` must not overflow int64, checked with Go's int64
+  arithmetic: once a negative weight makes the total negative, the next plugin is refused.
 """
 
 from __future__ import annotations
@@ -189,6 +190,30 @@ class _Build:
         return [n for n in self.installed if HOOK_OF_SET[field] in self.hooks(n)]
 
 
+def _int64(value: int) -> int:
+    """``value`` wrapped to a signed 64-bit integer, as Go's int64 arithmetic wraps."""
+    return (value + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def _weight_path(b: _Build, field: str, ref: Ref) -> tuple:
+    return (*b.where(ref, field)[:-1], "weight") if ref.origin else b.where(ref, field)
+
+
+def _report_negative_total(b: _Build, field: str, ref: Ref, weight: int) -> None:
+    """kube-scheduler's refusal of a running weight total that went negative.
+
+    Upstream's overflow guard compares the next plugin's ``weight * 100`` with ``MaxInt64 -
+    total``; with a negative total that subtraction wraps around, so the next Score plugin
+    always "could overflow" and the scheduler does not start (``initializing profiles``).
+    The error points at the weight that made the total negative, the one to change.
+    """
+    b.report(FieldError(_weight_path(b, field, ref), INVALID,
+                        "total score of Score plugins could overflow", weight),
+             hint=f"kube-scheduler refuses to start: the weight of {ref.name} makes the running "
+                  "total of weights negative, and its overflow check then fails for the next "
+                  "plugin; use a positive weight, or disable the plugin")
+
+
 def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_name: str,
                     profile_path: tuple) -> tuple[dict[str, tuple[PluginEntry, ...]],
                                                   list[BuildIssue]]:
@@ -282,21 +307,30 @@ def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_nam
         hook = HOOK_OF_SET[field]
         table: dict[str, int] = {}
         total = 0
+        counted: list[Ref] = []
+        negative: tuple[Ref, int] | None = None  # the plugin whose weight made the total negative
         for ref in (*plugins.get(field, PluginSet()).enabled, *multi):
             if ref.name not in installed or hook not in b.hooks(ref.name) or ref.name in table:
                 continue
             weight = ref.weight or 1
             table[ref.name] = weight
-            if weight < 0:
-                b.report(FieldError((*b.where(ref, field)[:-1], "weight") if ref.origin else
-                                    b.where(ref, field), INVALID,
-                                    "a negative weight turns the plugin's preference around",
-                                    weight), severity="warning")
-            if weight * MAX_NODE_SCORE > MAX_TOTAL_SCORE - total:
-                b.report(FieldError((*profile_plugins, field), INVALID,
-                                    "total score of Score plugins could overflow"))
+            if weight * MAX_NODE_SCORE > _int64(MAX_TOTAL_SCORE - total):
+                if negative is not None:
+                    _report_negative_total(b, field, *negative)
+                    counted.remove(negative[0])
+                else:
+                    b.report(FieldError((*profile_plugins, field), INVALID,
+                                        "total score of Score plugins could overflow"))
                 break
+            counted.append(ref)
             total += weight * MAX_NODE_SCORE
+            if total < 0 and negative is None:
+                negative = (ref, weight)
+        for ref in counted:  # a negative weight upstream accepts still inverts the plugin's scores
+            if table[ref.name] < 0:
+                b.report(FieldError(_weight_path(b, field, ref), INVALID,
+                                    "a negative weight turns the plugin's preference around",
+                                    table[ref.name]), severity="warning")
         weights[field] = table
 
     resolved: dict[str, tuple[PluginEntry, ...]] = {}

@@ -76,8 +76,9 @@ def is_qualified_name(value: str) -> list[str]:
         else:
             errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
     else:
-        return ["a qualified name " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName",
-                                                  "my.name", "123-abc")
+        # v1.36 apimachinery's IsQualifiedName is IsLabelKey, and says so
+        return ["a valid label key " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT,
+                                                   "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     if not name:
         errs.append("name part " + empty_error())

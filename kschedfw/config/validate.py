@@ -12,7 +12,8 @@ Pipeline (each step reports all it finds, then the next runs on what is still so
    validation, so the error shows up before the scheduler starts);
 5. upstream defaulting (:mod:`~kschedfw.config.defaults`) and upstream semantic validation
    (``ValidateKubeSchedulerConfiguration``), texts and kinds as upstream;
-6. framework build per profile (:mod:`~kschedfw.config.expand`): unknown plugins (with the closest
+6. extenders' ignored resources need NodeResourcesFit args in every profile (``scheduler.New``);
+7. framework build per profile (:mod:`~kschedfw.config.expand`): unknown plugins (with the closest
    installed names), extension points, queue sort and bind counts, weights.
 
 Every diagnostic points at the most precise node: the value for bad values, the key for unknown
@@ -167,6 +168,7 @@ class _Run:
             if err.path[:1] == ("profiles",) and len(err.path) > 3 and err.path[2] in (
                     "plugins", "pluginConfig") and err.detail.endswith("same for all profiles"):
                 self._queue_sort_flagged.add(err.path[1])
+        self._extender_ignored_resources(doc, bad_profiles)
         resolved = self._build_frameworks(doc, bad_plugins | bad_profiles)
         if self.failed or resolved is None:
             return None
@@ -289,6 +291,31 @@ class _Run:
         for err in errors:
             self.add(err.prefixed(*apath), plugin=plugin)
         return None if errors else defaulted
+
+    def _extender_ignored_resources(self, doc: dict, skip: set[int]) -> None:
+        """kube-scheduler's start-up refusal while building extenders (``scheduler.New``).
+
+        Resources an extender manages with ``ignoredByScheduler`` are written into every
+        profile's NodeResourcesFit args; a profile without them (NodeResourcesFit disabled,
+        so defaulting added no args) stops the scheduler before it starts.
+        """
+        ignored = [(i, j) for i, ext in enumerate(doc.get("extenders") or ())
+                   if isinstance(ext, dict)
+                   for j, res in enumerate(ext.get("managedResources") or ())
+                   if isinstance(res, dict) and res.get("ignoredByScheduler")]
+        if not ignored:
+            return
+        i, j = ignored[0]
+        for k, profile in enumerate(doc["profiles"]):
+            if k in skip or any(c.get("name") == "NodeResourcesFit"
+                                for c in profile.get("pluginConfig") or ()):
+                continue
+            self.add(FieldError(("profiles", k, "pluginConfig"), INVALID,
+                                "can't find NodeResourcesFitArgs in plugin config"),
+                     hint=f"kube-scheduler refuses to start (couldn't build extenders): "
+                          f"extenders[{i}].managedResources[{j}] is ignoredByScheduler, which "
+                          "goes into every profile's NodeResourcesFit args; enable "
+                          "NodeResourcesFit in this profile")
 
     # ------------------------------------------------------------------ framework build
 

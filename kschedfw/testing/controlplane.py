@@ -172,6 +172,13 @@ class ControlPlane:
 
     # ------------------------------------------------------------------ plumbing
     def _write_credentials(self) -> None:
+        try:
+            import cryptography  # noqa: F401 - the certificates are made with it
+        except ImportError:
+            raise ModuleNotFoundError(
+                "ControlPlane makes its certificates with the cryptography package, which is not "
+                "installed: pip install cryptography (or pip install 'kschedfw[test]')",
+                name="cryptography") from None
         from kschedfw.testing._certs import write_ca_and_serving_cert, write_rsa_key_pair
         d = self.workdir
         d.mkdir(parents=True, exist_ok=True)

@@ -139,7 +139,7 @@ def test_simulate_refuses_an_empty_spec_naming_file_and_line(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text(CLUSTER)
     result = run_cli("simulate", str(path), "-o", "json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # the others are simulated; exit 1 as `kubectl create -f`
     assert result.json["rejected"] == [{"object": "Pod default/empty", "source": f"{path}:6",
                                         "reason": 'Pod "empty" is invalid: spec.containers: Required value'}]
     assert [p["pod"] for p in result.json["pods"]] == ["default/fine"]
@@ -167,7 +167,52 @@ def test_pods_created_by_scenario_steps_are_validated_too(tmp_path):
     path = tmp_path / "s.yaml"
     path.write_text(SCENARIO)
     result = run_cli("simulate", str(path), "-o", "json")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 1, result.stderr
     assert result.json["rejected"] == [{"object": "Pod default/later", "source": f"{path}:8",
                                         "reason": 'Pod "later" is invalid: spec.containers: Required value'}]
     assert [(p["pod"], p["node"]) for p in result.json["pods"]] == [("default/fine", "n1")]
+
+
+def annotated(kind, annotations, name="big"):
+    spec = {"containers": [c()]} if kind == "Pod" else {}
+    return parse_object({"apiVersion": "v1", "kind": kind, "spec": spec,
+                         "metadata": {"name": name, "annotations": annotations}})
+
+
+@pytest.mark.parametrize("kind", ["Pod", "Node"])
+@pytest.mark.parametrize("annotations", [
+    pytest.param({"a": "x" * (256 * 1024)}, id="one byte over"),
+    pytest.param({"a": "é" * (128 * 1024)}, id="counted in UTF-8 bytes"),
+    pytest.param({f"k{i}": "x" * 1024 for i in range(256)}, id="keys and values together"),
+])
+def test_annotations_over_256_kib_are_refused(kind, annotations):
+    assert refused(annotated(kind, annotations)) == (
+        f'{kind} "big" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes')
+
+
+def test_annotations_of_exactly_256_kib_are_accepted():
+    validate_create(annotated("Pod", {"a": "x" * (256 * 1024 - 1)}))
+
+
+def test_annotation_keys_must_be_qualified_names():
+    # the key's case does not matter, unlike a label key's
+    validate_create(annotated("Pod", {"Example.COM/Key": "v"}))
+    assert refused(annotated("Pod", {"Bad_Key/x/y": "v"}, name="badkey")) == (
+        'Pod "badkey" is invalid: metadata.annotations: Invalid value: "Bad_Key/x/y": a valid '
+        "label key must consist of alphanumeric characters, '-', '_' or '.', and must start and "
+        "end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+        "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+        "subdomain prefix and '/' (e.g. 'example.com/MyName')")
+
+
+def test_simulate_rejects_a_pod_with_oversized_annotations(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(CLUSTER.replace("metadata: {name: fine, namespace: default}",
+                                    "metadata: {name: fine, namespace: default, annotations: "
+                                    f"{{a: {'x' * 256 * 1024}}}}}"))
+    result = run_cli("simulate", str(path), "-o", "json")
+    assert result.exit_code == 1
+    assert result.json["rejected"][-1] == {
+        "object": "Pod default/fine", "source": f"{path}:11",
+        "reason": 'Pod "fine" is invalid: metadata.annotations: Too long: may not be more than '
+                  "262144 bytes"}

@@ -202,7 +202,7 @@ def test_same_setup_on_both_sides_is_no_difference(web):
 
 
 @pytest.mark.parametrize("args, message", [
-    (("--config", "missing.yaml"), "missing.yaml:1:1: File error: cannot read file"),
+    (("--config", "missing.yaml"), "error: --config missing.yaml: no such file or directory"),
     (("--feature-gates", "NoSuchGate=true"), "kschedfw diff: --feature-gates: unrecognized feature gate"),
     (("--config", "", "--config", "", "--config", ""), "--config given 3 times: at most twice"),
 ])

@@ -88,7 +88,17 @@ def test_unknown_kinds_are_warned_once_per_kind_with_a_count(tmp_path):
         f"{path}:12: warning: kind Deployment (apps/v1) is not read by the scheduler: "
         "2 objects ignored (the first is here)",
         f"{path}:22: warning: kind ConfigMap (v1) is not read by the scheduler: 1 object ignored",
-    ]  # a custom resource (example.com) may be read by a plugin: no warning
+        f"{path}:26: warning: kind Widget (example.com/v1) is not read by the scheduler: "
+        "1 object ignored",
+    ]
+
+
+def test_custom_resources_the_scheduler_reads_are_not_warned_about(tmp_path):
+    text = "---\n".join([NODE, POD, "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+                                    "metadata: {name: g, namespace: default}\nspec: {minMember: 1}\n"])
+    result = run_cli("simulate", _write(tmp_path, "c.yaml", text))
+    assert result.exit_code == 0
+    assert "warning" not in result.stderr
 
 
 @pytest.mark.parametrize("make, message", [
@@ -112,7 +122,7 @@ def test_duplicate_objects_name_both_places(tmp_path):
     first = _write(tmp_path, "a.yaml", NODE + "---\n" + POD)
     second = _write(tmp_path, "b.yaml", "# again\n" + POD)
     result = run_cli("simulate", first, second, "-o", "json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1  # as `kubectl create -f` when one object already exists
     assert result.json["rejected"] == [{
         "object": "Pod default/web", "source": f"{second}:2",
         "reason": f'Pod "web" already exists (first defined at {first}:6)'}]
@@ -130,3 +140,35 @@ def test_deep_nesting_fails_cleanly_instead_of_crashing(tmp_path):
     config = run_cli("validate", path)
     assert config.exit_code == 1
     assert config.findings() == [f"{path}:1:101: Invalid document: nested more than 100 levels deep"]
+
+
+def test_every_malformed_object_is_rejected_in_one_run_and_the_others_simulated(tmp_path):
+    bad_node = NODE.replace('cpu: "2"', "cpu: [1]").replace("n1", "n0")
+    bad_pod = POD.replace("name: web", "name: typo").replace(
+        "image: x}", "image: x, resources: {requests: {cpu: [1]}}}")
+    bad_priority = POD.replace("name: web", "name: prio") + "  priority: high\n"
+    path = _write(tmp_path, "c.yaml", "---\n".join([bad_node, NODE, bad_pod, POD, bad_priority]))
+    result = run_cli("simulate", path, "-o", "json")
+    assert result.exit_code == 1
+    quantity = "invalid quantity [1]: expected a number with an optional suffix"
+    assert [(r["object"], r["source"], r["reason"].split(": expected")[0])
+            for r in result.json["rejected"]] == [
+        ("Node n0", f"{path}:1", "status.allocatable.cpu: invalid quantity [1]"),
+        ("Pod default/typo", f"{path}:11", "spec.containers[0].resources.requests.cpu: "
+                                          "invalid quantity [1]"),
+        ("Pod default/prio", f"{path}:23", "spec.priority"),
+    ]
+    assert quantity in result.json["rejected"][0]["reason"]
+    assert [(p["pod"], p["node"]) for p in result.json["pods"]] == [("default/web", "n1")]
+    assert result.stderr == ("kschedfw simulate: 3 objects rejected; exit status 1, as "
+                             "`kubectl create -f` exits when the API server refuses an object\n")
+    table = run_cli("simulate", path)
+    assert table.exit_code == 1
+    assert f"rejected Pod default/prio ({path}:23): spec.priority: " in table.stdout
+
+
+def test_only_malformed_objects_is_still_a_report(tmp_path):
+    path = _write(tmp_path, "c.yaml", NODE.replace('cpu: "2"', "cpu: [1]"))
+    result = run_cli("simulate", path)
+    assert result.exit_code == 1
+    assert f"rejected Node n1 ({path}:1): status.allocatable.cpu: invalid quantity" in result.stdout

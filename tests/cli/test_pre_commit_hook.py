@@ -44,3 +44,32 @@ def test_entry_with_file_names_gives_the_commit_its_verdict(tmp_path):
     args = shlex.split(_hook()["entry"])[1:]
     assert run_cli(*args, str(good)).exit_code == 0
     assert run_cli(*args, str(good), str(bad)).exit_code == 1  # non-zero: the commit stops
+
+
+def test_readme_snippet_pins_a_commit_that_has_the_hook():
+    """The repository has no release tags: the README's `rev:` is a full commit SHA (pre-commit
+    refuses a rev that does not exist), and that commit declares the hook the snippet names."""
+    import shutil
+    import subprocess
+
+    import pytest
+
+    readme = (ROOT / "README.md").read_text()
+    snippet = re.search(r"```yaml\n(repos:\n.*?)```", readme, re.S)
+    assert snippet is not None
+    [repo] = yaml.safe_load(snippet.group(1))["repos"]
+    rev = str(repo["rev"])
+    assert re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev!r} is not a full commit SHA"
+    assert [h["id"] for h in repo["hooks"]] == [_hook()["id"]]
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: the commit cannot be looked up")
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+
+    if git("cat-file", "-e", f"{rev}^{{commit}}").returncode != 0:
+        if git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+            pytest.skip(f"commit {rev} may be beyond this shallow clone")
+        pytest.fail(f"README's rev {rev} is not a commit of this repository")
+    shown = git("show", f"{rev}:.pre-commit-hooks.yaml")
+    assert shown.returncode == 0, shown.stderr
+    assert [h["id"] for h in yaml.safe_load(shown.stdout)] == [_hook()["id"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+import pytest
 import yaml
 
 from kschedfw.cli.main import main
@@ -87,8 +88,10 @@ def test_malformed_manifest_names_file_line_and_field(capsys, tmp_path):
     path.write_text(CLUSTER.replace("cpu: 500m", "cpu: 5x0m"))
     code, out, err = run(capsys, "simulate", str(path))
     assert code == 1
-    assert f"{path}:" in err and "Pod default/small" in err
-    assert "spec.containers[0].resources.requests.cpu" in err
+    rejected = [line for line in out.splitlines() if line.startswith("rejected ")]
+    assert len(rejected) == 1
+    assert rejected[0].startswith(f"rejected Pod default/small ({path}:")
+    assert "spec.containers[0].resources.requests.cpu" in rejected[0]
     assert "Traceback" not in err
 
 
@@ -99,6 +102,20 @@ def test_invalid_config_exits_1(capsys, tmp_path):
     code, out, err = run(capsys, "simulate", "--config", str(cfg))
     assert code == 1
     assert "podInitialBackoffSeconds: Invalid value: 0: must be greater than 0" in err
+
+
+@pytest.mark.parametrize("command", ["simulate", "run"])
+def test_missing_config_file_exits_2_as_a_missing_cluster_file(capsys, tmp_path, command):
+    missing = tmp_path / "nope.yaml"
+    code, out, err = run(capsys, command, "--config", str(missing))
+    assert (code, err) == (2, f"error: --config {missing}: no such file or directory\n")
+    cluster = run(capsys, "simulate", str(missing))
+    assert cluster[0] == 2 and cluster[2] == f"error: {missing}: no such file or directory\n"
+
+
+def test_unreadable_config_exits_2(capsys, tmp_path):
+    code, out, err = run(capsys, "simulate", "--config", str(tmp_path))
+    assert (code, err) == (2, f"error: --config {tmp_path}: cannot read file: Is a directory\n")
 
 
 def test_scenario_gate_removed_later(capsys, tmp_path):

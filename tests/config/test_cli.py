@@ -181,3 +181,33 @@ def test_validate_does_not_import_jsonschema_for_simple_schemas(tmp_path):
                          cwd=tmp_path, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_negative_score_weight_kube_scheduler_refuses_is_an_error(tmp_path, capsys):
+    # kube-scheduler v1.36.2 exits: initializing profiles: creating profile for scheduler name
+    # default-scheduler: score plugins: total score of Score plugins could overflow
+    path = tmp_path / "negative.yaml"
+    path.write_text(HEAD + "profiles:\n- plugins:\n    score:\n      enabled:\n"
+                           "      - {name: ImageLocality, weight: -1}\n")
+    assert cli("validate", str(path)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{path}:7:39: profiles[0].plugins.score.enabled[0].weight: Invalid "
+                             "value: -1: total score of Score plugins could overflow (kube-scheduler "
+                             "refuses to start")
+    assert out[1] == "1 file checked: 0 valid, 1 invalid (1 error)"
+
+
+def test_ignored_extender_resource_needs_node_resources_fit_in_every_profile(tmp_path, capsys):
+    # kube-scheduler v1.36.2 exits: couldn't build extenders: can't find NodeResourcesFitArgs in
+    # plugin config
+    path = tmp_path / "extender.yaml"
+    path.write_text(HEAD + "extenders:\n- urlPrefix: http://127.0.0.1:1/x\n  filterVerb: filter\n"
+                           "  managedResources: [{name: example.com/foo, ignoredByScheduler: true}]\n"
+                           "profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n"
+                           "    multiPoint:\n      disabled: [{name: NodeResourcesFit}]\n")
+    assert cli("validate", str(path)) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{path}:9:3: profiles[1].pluginConfig: Invalid value: can't find "
+                             "NodeResourcesFitArgs in plugin config (kube-scheduler refuses to "
+                             "start (couldn't build extenders): extenders[0].managedResources[0]")
+    assert out[1] == "1 file checked: 0 valid, 1 invalid (1 error)"

@@ -202,10 +202,29 @@ def test_zero_weight_means_one_and_score_set_wins_over_multi_point():
     assert [(e.name, e.weight) for e in resolved["score"]] == [(S1, 1), (T, 7)]
 
 
-def test_negative_weight_is_a_warning():
+def test_negative_weight_followed_by_a_score_plugin_is_refused_as_kube_scheduler_does():
+    # upstream's guard computes MaxInt64 - total in int64: a negative total wraps it around, so
+    # kube-scheduler v1.36.2 exits with "score plugins: total score of Score plugins could overflow"
     _, issues = resolve(sets(multiPoint=[T], score=[(S1, -2)]))
+    assert errors(issues) == ["profiles[0].plugins.score.enabled[0].weight: Invalid value: -2: "
+                              "total score of Score plugins could overflow"]
+    assert issues[0].hint.startswith("kube-scheduler refuses to start")
+
+
+def test_negative_total_is_refused_where_it_turns_negative():
+    _, issues = resolve(sets(queueSort=[QS], bind=[BIND], score=[(S1, 2), (S2, -3), (SWN1, 1)]))
+    assert errors(issues) == ["profiles[0].plugins.score.enabled[1].weight: Invalid value: -3: "
+                              "total score of Score plugins could overflow"]
+
+
+@pytest.mark.parametrize("score", [
+    pytest.param([(S1, -2)], id="the only Score plugin"),
+    pytest.param([(S1, 2), (S2, -1)], id="the total stays positive"),
+])
+def test_negative_weight_kube_scheduler_accepts_is_a_warning(score):
+    _, issues = resolve(sets(queueSort=[QS], bind=[BIND], score=score))
     assert [(i.severity, format_path(i.error.path)) for i in issues] == [
-        ("warning", "profiles[0].plugins.score.enabled[0].weight")]
+        ("warning", f"profiles[0].plugins.score.enabled[{len(score) - 1}].weight")]
 
 
 def test_unknown_plugin_lists_installed_closest_first():

@@ -220,7 +220,7 @@ def test_node_affinity_requirement_texts(expr, want):
 
 def test_node_affinity_invalid_key_text_is_apimachinery_s():
     errs = validate_node_affinity_args({"addedAffinity": _INVALID_AFFINITY})
-    assert errs[0].detail.startswith("a qualified name must consist of alphanumeric characters, "
+    assert errs[0].detail.startswith("a valid label key must consist of alphanumeric characters, "
                                      "'-', '_' or '.', and must start and end with an alphanumeric "
                                      "character (e.g. 'MyName',  or 'my.name',  or '123-abc', "
                                      "regex used for validation is ")
@@ -298,7 +298,7 @@ _DEFAULT_STRATEGY = {"type": "LeastAllocated",
     pytest.param({"ignoredResources": ["example.com/"], "scoringStrategy": _DEFAULT_STRATEGY},
                  "name part must be non-empty", id="IgnoredResources: name is empty"),
     pytest.param({"ignoredResources": ["example.com/aaa/bbb"], "scoringStrategy": _DEFAULT_STRATEGY},
-                 "a qualified name must consist of alphanumeric characters",
+                 "a valid label key must consist of alphanumeric characters",
                  id="IgnoredResources: name has too many slash"),
     pytest.param({"ignoredResources": ["example.com"], "scoringStrategy": _DEFAULT_STRATEGY}, None,
                  id="IgnoredResources: valid args"),

@@ -38,10 +38,13 @@ def test_json_lines_carry_simulates_pod_fields_then_a_summary():
 def test_table_rows_use_simulates_columns_and_summary():
     lines = printed("table")
     assert lines[0].split() == ["POD", "SCHEDULER", "STATUS", "NODE", "REASON"]
-    assert lines[1].split() == ["ns/a", "prof", "Bound", "n1"]  # a bind needs no reason, as in simulate
-    assert lines[2].split()[:5] == ["ns/b", "prof", "Pending", "(nominated", "n2)"]
+    # nothing was written: a dry run's table says what would have been done
+    assert lines[1].split() == ["ns/a", "prof", "would", "bind", "n1"]  # a bind needs no reason
+    assert lines[2].split()[:7] == ["ns/b", "prof", "would", "stay", "pending", "(nominated", "n2)"]
     assert lines[2].endswith("0/2 nodes are available: 2 Insufficient cpu.")
-    assert lines[-2:] == ["default-scheduler: 1 preempted", "prof: 1 bound, 1 pending"]
+    assert lines[3].split()[:6] == ["ns/low", "default-scheduler", "would", "be", "preempted", "n2"]
+    assert lines[-2:] == ["default-scheduler: 1 would be preempted",
+                          "prof: 1 would bind, 1 would stay pending"]
 
 
 def test_unknown_format_is_refused():

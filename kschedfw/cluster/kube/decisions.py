@@ -1,6 +1,10 @@
 """Shadow mode's output: what `kschedfw run --dry-run` would have done, one decision per line as it
 is made, in the formats of `kschedfw simulate` (its table columns, or its JSON pod entries as JSON
-lines), and a per-profile summary when the run stops."""
+lines), and a per-profile summary when the run stops.
+
+The table is read by people, so it says what did not happen as not having happened: "would
+bind", not "Bound". The JSON keeps simulate's status values, so both outputs compare field by
+field."""
 
 from __future__ import annotations
 
@@ -13,7 +17,9 @@ import attrs
 
 __all__ = ["Decision", "DecisionPrinter"]
 
-_WIDTHS = (40, 20, 10, 30)  # POD, SCHEDULER, STATUS, NODE; REASON takes the rest of the line
+_WIDTHS = (40, 20, 18, 30)  # POD, SCHEDULER, STATUS, NODE; REASON takes the rest of the line
+#: each decision's status as the table shows it: nothing was written to the cluster
+WOULD = {"Bound": "would bind", "Pending": "would stay pending", "Preempted": "would be preempted"}
 
 
 @attrs.frozen
@@ -56,18 +62,20 @@ class DecisionPrinter:
             self._row("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
             self._header_done = True
         node = decision.node or (f"(nominated {decision.nominated_node})" if decision.nominated_node else "")
-        self._row(decision.pod, decision.scheduler_name, decision.status, node,
-                  decision.message if decision.status != "Bound" else "")
+        self._row(decision.pod, decision.scheduler_name, WOULD.get(decision.status, decision.status),
+                  node, decision.message if decision.status != "Bound" else "")
 
     def summary(self) -> None:
-        """Decisions per profile and status, as simulate's summary (``{"summary": ...}`` in JSON)."""
+        """Decisions per profile and status, as simulate's summary (``{"summary": ...}`` in JSON;
+        ``prof: 1 would bind, 1 would stay pending`` in the table)."""
         if self.output == "json":
             self._line(json.dumps({"summary": {p: dict(sorted(c.items())) for p, c in sorted(self.counts.items())}}))
             return
         if self._header_done:
             self._line("")
         for profile, counts in sorted(self.counts.items()):
-            self._line(f"{profile}: " + ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)))
+            self._line(f"{profile}: " + ", ".join(f"{counts[k]} {WOULD.get(k, k.lower())}"
+                                                  for k in sorted(counts)))
         if not self.counts:
             self._line("no decisions")
 
