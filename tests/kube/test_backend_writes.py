@@ -172,3 +172,25 @@ def test_nothing_is_written_once_leadership_is_lost(control_plane, namespace, ba
     assert "nodeName" not in got["spec"] and not got["status"].get("conditions")
     assert control_plane.api("GET", f"/apis/events.k8s.io/v1/namespaces/{namespace}/events")["items"] == []
     assert backend.events.written == 0
+
+
+def test_a_refused_bind_is_logged_naming_the_verb_and_resource(control_plane, namespace, backend, caplog):
+    # the ApiError reaches the Bind plugin (an Error status, retried); the operator sees why, once
+    pod = create_pod(control_plane, namespace, "p")
+    backend.client = _Refusing(backend.client)
+    for _ in range(3):
+        with pytest.raises(Exception, match="forbidden"):
+            backend.bind(pod, "n1")
+    lines = [r.getMessage() for r in caplog.records if "pods/binding" in r.getMessage()]
+    assert len(lines) == 1 and "create pods/binding" in lines[0] and "forbidden" in lines[0]
+
+
+class _Refusing:
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def request(self, method, path, **kwargs):
+        from kschedfw.cluster.kube.client import ApiError
+        if path.endswith("/binding"):
+            raise ApiError(403, 'pods "p" is forbidden: User "s" cannot create resource "pods/binding"', "Forbidden")
+        return self.client.request(method, path, **kwargs)

@@ -32,6 +32,7 @@ from kschedfw.cluster.kube.events import EventWriter
 from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import StatusWriter
 from kschedfw.cluster.timers import TimerFacet, Timers
@@ -81,6 +82,7 @@ class KubeBackend(TimerFacet):
         #: False once this process may no longer write (leader election sets it to the lease check)
         self.write_fence: Callable[[], bool] | None = None
         self._closing = threading.Event()
+        self._warn = RateLimitedLog(log)
         self.events = EventWriter(None if dry_run else (event_client or client), fence=self.may_write)
         self.statuses = None if dry_run else StatusWriter(client, current=self._cached_pod, fence=self.may_write)
         #: a dry run's pretended binds and deletions, kept over what the informers report
@@ -266,12 +268,16 @@ class KubeBackend(TimerFacet):
         try:
             self._post_binding(pod, node_name)
         except TransportError as exc:
-            if not exc.maybe_sent:
-                raise  # nothing was sent: an ordinary failure, retried with backoff
+            if not exc.maybe_sent:  # nothing was sent: an ordinary failure, retried with backoff
+                self._warn.warning("bind-unreachable", "could not bind pod %s to %s (create pods/binding): %s",
+                                   pod.key, node_name, exc)
+                raise
             log.warning("bind of pod %s to %s: %s; settling whether it was bound", pod.key, node_name, exc)
             self._settle_bind(pod, node_name)
         except ApiError as exc:
             if exc.status < 500:
+                self._warn.warning(f"bind-{exc.status}", "could not bind pod %s to %s (create pods/binding): %s",
+                                   pod.key, node_name, exc)
                 raise
             log.warning("bind of pod %s to %s: %s; settling whether it was bound", pod.key, node_name, exc)
             self._settle_bind(pod, node_name)
