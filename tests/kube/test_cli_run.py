@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,15 +135,20 @@ def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane
     assert warning("profiles:\n- schedulerName: default-scheduler\n") is None
 
 
-def test_unreachable_api_server_is_reported_after_the_sync_timeout(tmp_path):
+def test_a_closed_port_is_reported_at_once_naming_the_server(tmp_path):
+    """Not after --sync-timeout: the first request's refusal is the answer."""
     pytest.importorskip("lightkube")
     from kschedfw.testing.controlplane import free_port
+    server = f"http://127.0.0.1:{free_port()}"
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(
         "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        f"clusters: [{{name: k, cluster: {{server: 'http://127.0.0.1:{free_port()}'}}}}]\n"
+        f"clusters: [{{name: k, cluster: {{server: '{server}'}}}}]\n"
         "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n")
-    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--sync-timeout", "1", "--health-address", "off")
+    started = time.monotonic()
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
-    assert "did not sync within 1s: /api/v1/pods" in err and "Traceback" not in err
+    assert proc.returncode == 2, err
+    assert time.monotonic() - started < 10
+    assert f"cannot reach the API server at {server}" in err and "Connection refused" in err
+    assert "Traceback" not in err
