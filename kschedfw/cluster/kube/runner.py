@@ -17,6 +17,7 @@ from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.health import Check, ping
 from kschedfw.cluster.kube.leaderelection import LeaderElector
 from kschedfw.cluster.kube.preflight import PREFLIGHT_TIMEOUT, preflight, required_access
+from kschedfw.cluster.kube.probe import ReachabilityProbe
 
 if TYPE_CHECKING:
     from kschedfw.cluster.kube.decisions import Decision
@@ -55,6 +56,7 @@ class KubeRunner:
         # upstream: events go through a client of their own, with its own QPS budget
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
+        self.probe = ReachabilityProbe(self.client.connection)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
                                    informer_options=informer_options, event_client=self.event_client,
                                    lean_pods=not config.document.get("extenders"))
@@ -101,6 +103,7 @@ class KubeRunner:
 
     def start(self, sync_timeout: float | None = None) -> bool:
         """Start the informers and wait for their first lists; False on timeout."""
+        self.probe.start()
         self.backend.start()
         return self.backend.wait_for_sync(sync_timeout)
 
@@ -201,7 +204,7 @@ class KubeRunner:
             return f"not synced: {', '.join(unsynced)}" if unsynced else None
 
         def apiserver_reachable() -> str | None:
-            silent = self.client.reachability.unreachable_for()
+            silent = max(self.client.reachability.unreachable_for(), self.probe.reachability.unreachable_for())
             if silent > self.unreachable_not_ready_after:
                 return f"the API server at {self.client.connection.server} has not answered for {silent:.0f}s"
             return None
@@ -222,6 +225,7 @@ class KubeRunner:
         self.backend.wake()
 
     def close(self) -> None:
+        self.probe.stop()
         self.backend.stop()
         self.client.close()
         self.event_client.close()
