@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         try:
             runner.preflight()
-        except PreflightError as exc:
+        except (PreflightError, CredentialsError) as exc:  # an exec plugin can fail on first use
             _say(str(exc))
             return 2
         if not runner.start(args.sync_timeout):

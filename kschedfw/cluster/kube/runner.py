@@ -49,7 +49,7 @@ class KubeRunner:
         self.credentials = str(kubeconfig) if kubeconfig else \
             "the default kubeconfig (in-cluster service account, $KUBECONFIG or ~/.kube/config)"
         #: what an operator must see at default verbosity (waiting for the lease, leading, lost)
-        self.notify = notify or log.warning
+        self.notify = notify or log.info
         self.unreachable_not_ready_after = UNREACHABLE_NOT_READY_AFTER
         self.client = KubeClient(load_connection(kubeconfig), qps=float(connection_config.get("qps") or 50),
                                  burst=int(connection_config.get("burst") or 100))
