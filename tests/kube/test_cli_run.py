@@ -207,3 +207,14 @@ def test_a_user_not_allowed_to_bind_is_told_which_right_is_missing(control_plane
     finally:
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{namespace}-reader")
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{namespace}-reader")
+
+
+def test_a_server_certificate_not_trusted_is_reported_at_once(control_plane: ControlPlane, tmp_path):
+    config = json.loads(control_plane.kubeconfig_text(control_plane.token, "admin"))
+    del config["clusters"][0]["cluster"]["certificate-authority"]  # the system's CAs do not know it
+    kubeconfig = tmp_path / "untrusted.kubeconfig"
+    kubeconfig.write_text(json.dumps(config))
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert f"cannot reach the API server at {control_plane.url}" in err and "CERTIFICATE_VERIFY_FAILED" in err
