@@ -165,6 +165,11 @@ class SchedulerMetrics:
             "scheduler_goroutines", "Number of running goroutines split by the work they do such as binding.",
             ["operation"], registry=r)
         self.goroutines.labels("binding").set(0)
+        # client-go's leader-election metric (component-base clientgo/leaderelection), set by the runner
+        self.leader_status = Gauge(
+            "leader_election_master_status", "Gauge of if the reporting system is master of the relevant lease, "
+            "0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make "
+            "sure to group by name.", ["name"], registry=r)
         #: the latest copy of the scheduler's own counts (replaced whole, read by the collector)
         self.published: dict[str, Any] = {}
         r.register(_PublishedCollector(self))

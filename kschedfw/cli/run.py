@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 from typing import Any
@@ -55,45 +56,53 @@ def run(args: argparse.Namespace) -> int:
         return config
 
     from kschedfw.cluster.kube.decisions import DecisionPrinter
+    from kschedfw.cluster.kube.preflight import PreflightError
     printer = DecisionPrinter(args.output)
     try:
         runner = KubeRunner(config, registry, kubeconfig=args.kubeconfig, dry_run=args.dry_run, seed=args.seed,
-                            feature_gates=gates, on_decision=printer if args.dry_run else None)
+                            feature_gates=gates, on_decision=printer if args.dry_run else None, notify=_say)
     except CredentialsError as exc:
-        print(f"kschedfw run: {exc}", file=sys.stderr)
+        _say(str(exc))
         return 2
     except FrameworkError as exc:
-        print(f"kschedfw run: cannot build the scheduler: {exc}", file=sys.stderr)
+        _say(f"cannot build the scheduler: {exc}")
         return 1
     health = None
     if args.health_address != "off":
         from kschedfw.cluster.kube.health import HealthServer, parse_address
         try:
-            health = HealthServer(parse_address(args.health_address), runner.health_checks(), runner.metrics_text)
+            health = HealthServer(parse_address(args.health_address), runner.health_endpoints(), runner.metrics_text)
         except (ValueError, OSError) as exc:
-            print(f"kschedfw run: --health-address: {exc}", file=sys.stderr)
+            _say(f"--health-address: {exc}")
             runner.close()
             return 2
         health.start()
-        print(f"kschedfw run: health and metrics on http://{health.address[0]}:{health.address[1]}",
-              file=sys.stderr, flush=True)
+        _say(f"health and metrics on http://{health.address[0]}:{health.address[1]}")
     warning = runner.lease_warning()
     if warning:
-        print(f"kschedfw run: warning: {warning}", file=sys.stderr)
+        _say(f"warning: {warning}")
 
     def on_signal(signum: int, frame: Any) -> None:
         runner.stop()
 
     previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
+        try:
+            runner.preflight()
+        except (PreflightError, CredentialsError) as exc:  # an exec plugin can fail on first use
+            _say(str(exc))
+            return 2
         if not runner.start(args.sync_timeout):
-            print(f"kschedfw run: the informers did not sync within {args.sync_timeout:g}s: "
-                  f"{', '.join(runner.backend.unsynced())} not listed "
-                  f"(is the API server reachable, and are list/watch allowed?)", file=sys.stderr)
+            _say(f"the informers did not sync within {args.sync_timeout:g}s: "
+                 f"{', '.join(runner.backend.unsynced())} not listed "
+                 f"(is the API server reachable, and are list/watch allowed?)")
             return 1
-        print(f"kschedfw run: informers synced, scheduling for {', '.join(runner.scheduler.frameworks)}"
-              f"{' (dry run)' if args.dry_run else ''}", file=sys.stderr, flush=True)
         runner.run()
+        if runner.lost_leadership:
+            # upstream exits at once: binds in flight are abandoned, the new leader redoes them
+            _say("leaderelection lost")
+            sys.stdout.flush()
+            os._exit(1)
         if args.dry_run:
             printer.summary()
     finally:
@@ -102,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
             health.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
-    if runner.lost_leadership:
-        print("kschedfw run: leader election lost", file=sys.stderr)
-        return 1
-    print(f"kschedfw run: stopped after binding {runner.scheduler.bound_count} pods", file=sys.stderr)
+    _say(f"stopped after binding {runner.scheduler.bound_count} pods")
     return 0
+
+
+def _say(message: str) -> None:
+    """What an operator must see at any verbosity, on stderr."""
+    print(f"kschedfw run: {message}", file=sys.stderr, flush=True)

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -134,15 +135,86 @@ def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane
     assert warning("profiles:\n- schedulerName: default-scheduler\n") is None
 
 
-def test_unreachable_api_server_is_reported_after_the_sync_timeout(tmp_path):
+def test_a_closed_port_is_reported_at_once_naming_the_server(tmp_path):
+    """Not after --sync-timeout: the first request's refusal is the answer."""
     pytest.importorskip("lightkube")
     from kschedfw.testing.controlplane import free_port
+    server = f"http://127.0.0.1:{free_port()}"
     kubeconfig = tmp_path / "kubeconfig"
     kubeconfig.write_text(
         "apiVersion: v1\nkind: Config\ncurrent-context: c\n"
-        f"clusters: [{{name: k, cluster: {{server: 'http://127.0.0.1:{free_port()}'}}}}]\n"
+        f"clusters: [{{name: k, cluster: {{server: '{server}'}}}}]\n"
         "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n")
-    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--sync-timeout", "1", "--health-address", "off")
+    started = time.monotonic()
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 1
-    assert "did not sync within 1s: /api/v1/pods" in err and "Traceback" not in err
+    assert proc.returncode == 2, err
+    assert time.monotonic() - started < 10
+    assert f"cannot reach the API server at {server}" in err and "Connection refused" in err
+    assert "Traceback" not in err
+
+
+def test_refused_credentials_are_reported_at_once(control_plane: ControlPlane, tmp_path):
+    kubeconfig = tmp_path / "wrong.kubeconfig"
+    kubeconfig.write_text(control_plane.kubeconfig_text("not-a-valid-token", "nobody"))
+    started = time.monotonic()
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert time.monotonic() - started < 10
+    assert f"Unauthorized: the API server at {control_plane.url}" in err
+    assert f"check the credentials in {kubeconfig}" in err and "Traceback" not in err
+
+
+def test_a_user_not_allowed_to_bind_is_told_which_right_is_missing(control_plane: ControlPlane, namespace, tmp_path):
+    """It may read everything the informers list, but not create pods/binding: exit 2 at start-up
+    naming the verb and resource, not a scheduler that lists, decides and fails every bind."""
+    account = "reader"
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts", {"metadata": {"name": account}})
+    control_plane.api("POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", {
+        "metadata": {"name": f"{namespace}-reader"},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]})
+    control_plane.api("POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", {
+        "metadata": {"name": f"{namespace}-reader"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{namespace}-reader"},
+        "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": namespace}]})
+    token = control_plane.api("POST", f"/api/v1/namespaces/{namespace}/serviceaccounts/{account}/token",
+                              {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                               "spec": {"expirationSeconds": 3600}})["status"]["token"]
+    kubeconfig = tmp_path / "reader.kubeconfig"
+    kubeconfig.write_text(control_plane.kubeconfig_text(token, account))
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      f"leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: ro-{namespace}\n")
+    try:
+        started = time.monotonic()
+        proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(kubeconfig), "--health-address", "off")
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 2, err
+        assert time.monotonic() - started < 10
+        assert f"forbidden: system:serviceaccount:{namespace}:{account} cannot create pods/binding" in err
+
+        # the same user in a dry run needs no write: it gets past the start-up checks
+        proc = kschedfw("run", "--dry-run", "--config", str(config), "--kubeconfig", str(kubeconfig),
+                        "--health-address", "off")
+        try:
+            while "informers synced" not in (line := proc.stderr.readline()):
+                assert line, "kschedfw run --dry-run ended early"
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+        assert proc.returncode == 0, err
+    finally:
+        control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{namespace}-reader")
+        control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{namespace}-reader")
+
+
+def test_a_server_certificate_not_trusted_is_reported_at_once(control_plane: ControlPlane, tmp_path):
+    config = json.loads(control_plane.kubeconfig_text(control_plane.token, "admin"))
+    del config["clusters"][0]["cluster"]["certificate-authority"]  # the system's CAs do not know it
+    kubeconfig = tmp_path / "untrusted.kubeconfig"
+    kubeconfig.write_text(json.dumps(config))
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert f"cannot reach the API server at {control_plane.url}" in err and "CERTIFICATE_VERIFY_FAILED" in err
