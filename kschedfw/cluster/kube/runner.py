@@ -117,7 +117,7 @@ class KubeRunner:
             self._schedule()
             return
         elector = self.elector = self._elector(lease)
-        self.backend.write_fence = elector.holds_lease  # type: ignore[attr-defined]
+        self.backend.write_fence = elector.holds_lease
         self.metrics.leader_status.labels(elector.name).set(0)
         thread = threading.Thread(target=elector.run, name="leader-election", daemon=True)
         thread.start()
