@@ -498,8 +498,13 @@ class Scheduler:
             qpi.pending_plugins = set()
         message = str(fit_error) if fit_error is not None else status.message()
         current = self.cluster.get("Pod", pod.name, pod.namespace)
-        if current is None or current.uid != pod.uid or current.node_name:
+        if current is None or current.node_name:
             self.queue.done(pod.uid)
+        elif current.uid != pod.uid:
+            # recreated while its failure was handled: upstream skips requeueing and status updates
+            self.queue.done(pod.uid)
+            self._record(qpi, fwk, cycle, reason, "", message)
+            return
         else:
             qpi.pod = current
             self.queue.add_unschedulable_if_not_present(qpi, cycle)
@@ -508,11 +513,6 @@ class Scheduler:
         if nominating_info is not None and nominating_info.mode is NominatingMode.Override:
             nominated = nominating_info.nominated_node_name
             self.queue.nominator.add_nominated_pod(current or pod, nominating_info)
-        if current is not None and current.uid == pod.uid and current.node_name:
-            # bound after all (a bind whose answer was lost, another scheduler): never report it
-            # as unschedulable
-            self._record(qpi, fwk, cycle, reason, "", message)
-            return
         event_message = message
         if len(event_message) > MAX_EVENT_MESSAGE:  # events are truncated, the condition is not
             event_message = event_message[:MAX_EVENT_MESSAGE - 4] + " ..."
