@@ -21,7 +21,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--kubeconfig", help="kubeconfig file of the cluster")
     parser.add_argument("--dry-run", action="store_true",
                         help="shadow mode: decide without writing anything; print each decision (would bind, "
-                             "would report unschedulable, would preempt) as it is made, and a summary at the end")
+                             "would stay pending, would be preempted) as it is made, and a summary at the end")
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table",
                         help="--dry-run's format, as simulate's: table rows, or JSON lines with simulate's pod "
                              "fields and a final {\"summary\": ...} line")
