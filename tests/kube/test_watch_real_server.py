@@ -15,7 +15,8 @@ import time
 from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
-from kschedfw.cluster.kube.informer import FailureLog, Informer
+from kschedfw.cluster.kube.informer import Informer
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import BY_KIND
 from kschedfw.cluster.kube.transport import NotConnected
 from tests.kube.helpers import pod_manifest, wait_for
@@ -67,7 +68,7 @@ def test_a_real_bookmark_then_a_fault_after_a_healthy_watch_waits_the_initial_ba
     recorder = Recorder(namespace)
     informer = Informer(client, BY_KIND["Pod"], recorder, decode_event=leanpod.pod_event_decoder(),  # type: ignore[arg-type]
                         decode_page=leanpod.pod_list_decoder(), initial_backoff=0.2, max_backoff=3.2,
-                        backoff_reset=3.0, inactivity_timeout=1.0, rng=ZeroJitter(), failures=FailureLog())
+                        backoff_reset=3.0, inactivity_timeout=1.0, rng=ZeroJitter(), failures=RateLimitedLog(logging.getLogger("kschedfw.cluster.kube.informer")))
     control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods", pod_manifest("p1", namespace))
     informer.start()
     try:
@@ -102,7 +103,7 @@ def test_a_hung_api_server_is_noticed_and_the_informer_carries_on(control_plane,
     recorder = Recorder(namespace)
     informer = Informer(client, BY_KIND["Pod"], recorder, decode_event=leanpod.pod_event_decoder(),
                         decode_page=leanpod.pod_list_decoder(), inactivity_timeout=1.0, initial_backoff=0.2,
-                        max_backoff=0.8, failures=FailureLog())
+                        max_backoff=0.8, failures=RateLimitedLog(logging.getLogger("kschedfw.cluster.kube.informer")))
     informer.start()
     pid = control_plane._apiserver.pid  # type: ignore[union-attr]
     try:

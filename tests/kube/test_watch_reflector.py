@@ -17,7 +17,8 @@ import urllib3.exceptions
 
 from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.client import ApiError, KubeClient
-from kschedfw.cluster.kube.informer import Backoff, FailureLog, Informer
+from kschedfw.cluster.kube.informer import Backoff, Informer
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import BY_KIND
 from kschedfw.cluster.kube.transport import NotConnected
 from tests.kube.helpers import wait_for
@@ -85,7 +86,7 @@ class ZeroJitter(random.Random):
 
 
 def run(client: ScriptedClient, sink: Any = None, **options: Any) -> Informer:
-    options = {"initial_backoff": 0.01, "max_backoff": 0.04, "rng": ZeroJitter(), "failures": FailureLog(),
+    options = {"initial_backoff": 0.01, "max_backoff": 0.04, "rng": ZeroJitter(), "failures": RateLimitedLog(logging.getLogger("kschedfw.cluster.kube.informer")),
                "decode_event": leanpod.pod_event_decoder(), **options}
     informer = Informer(client, POD, sink or Sink(), **options)  # type: ignore[arg-type]
     informer.start()
@@ -191,7 +192,7 @@ def test_any_exception_is_logged_once_with_its_traceback_and_the_informer_carrie
 
 def test_the_same_failure_of_many_informers_is_logged_once_and_403_names_rbac(caplog):
     caplog.set_level(logging.DEBUG, LOGGER)
-    failures = FailureLog()
+    failures = RateLimitedLog(logging.getLogger("kschedfw.cluster.kube.informer"))
     refused = NotConnected("cannot connect to 127.0.0.1:1: [Errno 111] Connection refused")
     clients = [ScriptedClient([], list_failures=[refused, refused]) for _ in range(8)]
     for c in clients:
@@ -263,7 +264,7 @@ def test_a_list_on_a_hung_server_times_out_and_is_retried(hanging_server, caplog
     client = KubeClient(FakeConnection(f"http://127.0.0.1:{hanging_server.server_address[1]}"),  # type: ignore[arg-type]
                         qps=0, burst=1, timeout=0.5)
     informer = Informer(client, POD, Sink(), initial_backoff=0.05, max_backoff=0.1, inactivity_timeout=0.5,
-                        failures=FailureLog())
+                        failures=RateLimitedLog(logging.getLogger("kschedfw.cluster.kube.informer")))
     started = time.monotonic()
     informer.start()
     try:

@@ -16,7 +16,7 @@ What ends a watch decides what follows, as upstream:
 The backoff is upstream's (0.8 s doubling to 30 s, each wait up to twice that, back to 0.8 s once
 the backoff has not been reset for ``backoff_reset``, 2 minutes), so a fault after a long
 healthy stream waits 0.8-1.6 s. Failures are logged without repeating the same line at every
-step (:class:`FailureLog`), and the informer says when it recovered. The thread never dies:
+step (:class:`~kschedfw.cluster.kube.ratelog.RateLimitedLog`), and the informer says when it recovered. The thread never dies:
 whatever goes wrong is logged and retried.
 """
 
@@ -34,10 +34,11 @@ import urllib3.exceptions
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient
 from kschedfw.cluster.kube.loop import BackgroundLoop
+from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import Resource, parse_api_object
 from kschedfw.cluster.kube.transport import NotConnected
 
-__all__ = ["Backoff", "FailureLog", "Informer", "Sink"]
+__all__ = ["Backoff", "Informer", "Sink"]
 
 log = logging.getLogger(__name__)
 
@@ -83,31 +84,10 @@ class Backoff:
         return base * (1 + self.rng.random())
 
 
-class FailureLog:
-    """Which failure lines were logged when, shared by the informers: a closed port or refused
-    credentials fail every informer the same way, and the same text is logged once per
-    ``repeat_after`` seconds, not once per informer and backoff step."""
-
-    def __init__(self, repeat_after: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
-        self.repeat_after = repeat_after
-        self.clock = clock
-        self._lock = threading.Lock()
-        self._logged: dict[str, float] = {}
-
-    def due(self, text: str) -> bool:
-        """True when ``text`` was not logged within ``repeat_after`` (and it is now)."""
-        now = self.clock()
-        with self._lock:
-            last = self._logged.get(text)
-            if last is not None and now - last < self.repeat_after:
-                return False
-            self._logged[text] = now
-            if len(self._logged) > 256:  # forget old lines
-                self._logged = {t: at for t, at in self._logged.items() if now - at < self.repeat_after}
-            return True
-
-
-FAILURES = FailureLog()
+#: failure lines shared by the informers: a closed port or refused credentials fail every
+#: informer the same way, and the same text is logged once a minute, not once per informer and
+#: backoff step
+FAILURES = RateLimitedLog(log, interval=60.0)
 
 
 def describe(exc: BaseException, verb: str, resource: str) -> str:
@@ -150,7 +130,7 @@ class Informer(BackgroundLoop):
                  page_size: int = 500, rng: random.Random | None = None,
                  decode_page: Callable[[bytes], Any] | None = None,
                  decode_event: Callable[[bytes], Any] | None = None,
-                 failures: FailureLog | None = None) -> None:
+                 failures: RateLimitedLog | None = None) -> None:
         self.client = client
         self.resource = resource
         self.sink = sink
@@ -201,7 +181,7 @@ class Informer(BackgroundLoop):
         if self.failures.due(f"{verb} {'*' if shared else self.name}: {text}"):
             expected = isinstance(exc, (ApiError, WatchFailure, *_TRANSPORT_FAULTS))
             log.warning("failed to %s %s: %s; retrying in %.1fs%s", verb, self.name, text, delay,
-                        f" (the same for other resources is not logged again for {self.failures.repeat_after:.0f}s)"
+                        f" (the same for other resources is not logged again for {self.failures.interval:.0f}s)"
                         if shared else "", exc_info=None if expected else exc)
             warned = True
         else:
