@@ -260,3 +260,21 @@ def test_kube_client_names_a_transport_fault_and_whether_the_request_was_sent():
         client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={})
     assert not err.value.maybe_sent and "pods/p/binding" in str(err.value)
     assert client.reachability.unreachable_for() > 0
+
+
+def test_the_write_fence_is_checked_after_the_rate_limiter_right_before_sending(server):
+    # a thread that waited for the limiter (or was frozen with the process) sends no write once
+    # the lease is lost; reads still go
+    from kschedfw.cluster.kube.client import LeadershipLost
+    server.answer = lambda handler: (201, {"kind": "Status", "code": 201})
+    client = KubeClient(FakeConnection(f"http://127.0.0.1:{server.server_address[1]}"), qps=0, burst=1)  # type: ignore[arg-type]
+    leading = [True]
+    client.write_fence = lambda: leading[0]
+    client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={})
+    waited: list[bool] = []
+    client.limiter.wait = lambda: (waited.append(True), leading.__setitem__(0, False))  # type: ignore[method-assign]
+    with pytest.raises(LeadershipLost):
+        client.request("POST", "/api/v1/namespaces/n/pods/q/binding", body={})
+    assert waited and len(server.requests) == 1
+    client.request("GET", "/api/v1/namespaces/n/pods/q")
+    assert len(server.requests) == 2

@@ -24,7 +24,8 @@ import time
 from typing import Any, Callable
 
 from kschedfw.api import Pod
-from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH, STRATEGIC_MERGE_PATCH, TransportError
+from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
+                                          TransportError)
 from kschedfw.clock import WallClock, rfc3339
 from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.discovery import LateDiscovery, discover
@@ -38,7 +39,7 @@ from kschedfw.cluster.kube.statuswriter import StatusWriter
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
-__all__ = ["KubeBackend"]
+__all__ = ["KubeBackend", "LeadershipLost"]
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +48,6 @@ _DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-th
 BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applies to each
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 SETTLE_BACKOFF = (0.2, 5.0)  # seconds: first and longest pause between tries to settle a bind
-
-
-class LeadershipLost(RuntimeError):
-    """A write refused because this process no longer holds its lease."""
-
-    def __init__(self) -> None:
-        super().__init__("not sent: this scheduler lost its leader lease")
 
 
 class KubeBackend(TimerFacet):
@@ -79,19 +73,34 @@ class KubeBackend(TimerFacet):
         self._informers_lock = threading.Lock()
         self._stopped = False
         self._late: LateDiscovery | None = None
-        #: False once this process may no longer write (leader election sets it to the lease check)
-        self.write_fence: Callable[[], bool] | None = None
+        self._write_fence: Callable[[], bool] | None = None
+        self._event_client = None if dry_run else (event_client or client)
         self._closing = threading.Event()
+        self._request_timeout = client.timeout
         self._warn = RateLimitedLog(log)
-        self.events = EventWriter(None if dry_run else (event_client or client), fence=self.may_write)
+        self.events = EventWriter(self._event_client, fence=self.may_write)
         self.statuses = None if dry_run else StatusWriter(client, current=self._cached_pod, fence=self.may_write)
         #: a dry run's pretended binds and deletions, kept over what the informers report
         self.shadow = ShadowWrites() if dry_run else None
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
 
+    @property
+    def write_fence(self) -> Callable[[], bool] | None:
+        """False once this process may no longer write (leader election sets it to the lease
+        check). Checked before a write is queued, and by the clients again right before it is
+        sent."""
+        return self._write_fence
+
+    @write_fence.setter
+    def write_fence(self, fence: Callable[[], bool] | None) -> None:
+        self._write_fence = fence
+        self.client.write_fence = fence
+        if self._event_client is not None:
+            self._event_client.write_fence = fence
+
     def may_write(self) -> bool:
         """Whether a write may be sent now (the leader-election fence)."""
-        fence = self.write_fence
+        fence = self._write_fence
         return fence is None or fence()
 
     def _check_fence(self) -> None:
@@ -265,6 +274,8 @@ class KubeBackend(TimerFacet):
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
         self._check_fence()
+        if self.statuses is not None:
+            self.statuses.supersede(pod.uid, self._request_timeout)
         try:
             self._post_binding(pod, node_name)
         except TransportError as exc:

@@ -24,7 +24,7 @@ from kschedfw.cluster.kube.ratelimit import TokenBucket
 from kschedfw.cluster.kube.transport import NotConnected, Transport
 from kschedfw.framework.interface import Conflict, NotFound
 
-__all__ = ["ApiError", "KubeClient", "Reachability", "TransportError", "JSON_PATCH", "MERGE_PATCH",
+__all__ = ["ApiError", "KubeClient", "LeadershipLost", "Reachability", "TransportError", "JSON_PATCH", "MERGE_PATCH",
            "STRATEGIC_MERGE_PATCH"]
 
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
@@ -41,6 +41,13 @@ class ApiError(RuntimeError):
         self.status = status
         self.reason = reason
         self.body = body
+
+
+class LeadershipLost(RuntimeError):
+    """A write refused because this process no longer holds its lease."""
+
+    def __init__(self) -> None:
+        super().__init__("not sent: this scheduler lost its leader lease")
 
 
 class TransportError(OSError):
@@ -122,6 +129,10 @@ class KubeClient:
         self._transport = Transport(parsed.hostname or "", parsed.port or (443 if https else 80),
                                     ssl_context=connection.ssl_context, https=https, timeout=timeout)
         self.reachability = Reachability()
+        #: False once this process may no longer write (leader election): checked right before a
+        #: write goes on the wire, after any wait for the rate limiter, so a thread that was
+        #: frozen with the process (SIGSTOP) sends nothing when it thaws
+        self.write_fence: Callable[[], bool] | None = None
 
     def close(self) -> None:
         self._transport.close()
@@ -161,6 +172,9 @@ class KubeClient:
         transport fault becomes :class:`TransportError`."""
         for attempt in range(MAX_RETRIES + 1):
             self.limiter.wait()
+            fence = self.write_fence
+            if fence is not None and method != "GET" and not fence():
+                raise LeadershipLost()
             try:
                 response = self._transport.request(method, url, data, headers)
             except TRANSPORT_FAULTS as exc:

@@ -56,6 +56,10 @@ class KubeRunner:
         # upstream: events go through a client of their own, with its own QPS budget
         self.event_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
+        # and so does leader election (upstream's "leader-election" client): the lease is renewed
+        # whatever the scheduling writes queue, and only the scheduling clients are fenced
+        self.lease_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
+                                       burst=self.client.limiter.burst)
         self.probe = ReachabilityProbe(self.client.connection)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
                                    informer_options=informer_options, event_client=self.event_client,
@@ -143,7 +147,7 @@ class KubeRunner:
         from kschedfw.config.k8svalidation import parse_duration
         le = self.scheduler.config.document.get("leaderElection") or {}
         elector = LeaderElector(
-            self.client, *lease,
+            self.lease_client, *lease,
             lease_duration=parse_duration(le.get("leaseDuration") or "15s") / 1e9,
             renew_deadline=parse_duration(le.get("renewDeadline") or "10s") / 1e9,
             retry_period=parse_duration(le.get("retryPeriod") or "2s") / 1e9)
@@ -229,3 +233,4 @@ class KubeRunner:
         self.backend.stop()
         self.client.close()
         self.event_client.close()
+        self.lease_client.close()

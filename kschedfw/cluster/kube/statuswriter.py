@@ -34,6 +34,7 @@ RETRY_DELAYS = (0.01, 0.05, 0.25)  # client-go retry.DefaultBackoff: 4 tries, 10
 MAX_PENDING = 10000  # pods with a patch waiting; more are dropped (the pod is retried anyway)
 WORKERS = 2
 _RETRIABLE = (500, 503)
+_CONDITION_KEYS = ("conditions", "$setElementOrder/conditions")
 
 
 class _Patch:
@@ -82,6 +83,23 @@ class StatusWriter:
                 return
             self._pending[pod.uid] = patch
             self._ready.notify()
+
+    def supersede(self, uid: str, timeout: float) -> None:
+        """A bind of this pod is about to be sent (upstream: a binding call overrides a pending
+        status patch): a waiting PodScheduled condition is dropped, and a patch in flight is
+        waited for (at most ``timeout`` seconds), so no PodScheduled=False lands after the bind."""
+        deadline = time.monotonic() + timeout
+        with self._ready:
+            patch = self._pending.get(uid)
+            if patch is not None:
+                patch.status = {k: v for k, v in patch.status.items() if k not in _CONDITION_KEYS}
+                if not patch.status:
+                    del self._pending[uid]
+            while uid in self._in_flight:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                self._ready.wait(left)
 
     def pending(self) -> int:
         with self._ready:
