@@ -265,6 +265,18 @@ class Process:
             self.proc.kill()
             self.proc.wait(timeout=15)
 
+    def history(self) -> str:
+        """What became of it: its exits of its own, restarts, and its state now."""
+        if self.alive:
+            now = "alive"
+        elif self.proc is not None and self.proc.returncode == -signal.SIGKILL:
+            now = "killed"
+        else:
+            now = f"exited {self.proc.returncode if self.proc else '?'}"
+        exits = f"exit codes {self.exits}, " if self.exits else ""
+        restarts = f"{self.restarts} restart(s), " if self.restarts else ""
+        return f"{exits}{restarts}{now}"
+
     def log_tail(self, lines: int = 15) -> str:
         try:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
@@ -664,14 +676,7 @@ class FaultRun:
         o.unschedulable_after_bind = unschedulable_after_bind(pods)
         o.unexpected_exits = [f"{r.name}: {code}" for r in self.replicas if r.name not in self.allowed_exits
                               for code in r.exits]
-        states = []
-        for r in self.replicas:
-            state = "alive" if r.alive else ("killed" if r.proc and r.proc.returncode == -9 else
-                                              f"exited {r.proc.returncode if r.proc else '?'}")
-            if r.exits:
-                state += f" after {len(r.exits)} exit(s) {r.exits} + restart"
-            states.append(f"{r.name}: {state}")
-        o.process = "; ".join(states)
+        o.process = "; ".join(f"{r.name}: {r.history()}" for r in self.replicas)
 
 
 def _last_line(r: Process) -> str:
