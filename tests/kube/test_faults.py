@@ -77,3 +77,85 @@ def test_fault(scenario, scheduler, assets, tmp_path, record_property):
     assert outcome.violations() == [], (
         f"{scenario} through {scheduler}: {outcome.row()}\nnotes: {outcome.notes}\n"
         + "\n".join(f"--- {name}\n{tail}" for name, tail in logs.items()))
+
+
+# ---------------------------------------------------------------------- the harness's own pieces
+def audit_event(user: str, verb: str, resource: str, subresource: str = "", name: str = "p", code: int = 201,
+                at: str = "2026-01-01T00:00:10.000000Z") -> dict:
+    return {"stage": "ResponseComplete", "verb": verb, "user": {"username": user}, "requestReceivedTimestamp": at,
+            "objectRef": {"resource": resource, "subresource": subresource, "namespace": "ns", "name": name},
+            "responseStatus": {"code": code}}
+
+
+def test_double_binds_count_only_binds_the_server_accepted():
+    from kschedfw.testing.faults import double_binds
+    events = [audit_event("a", "create", "pods", "binding", "p1"), audit_event("b", "create", "pods", "binding", "p1"),
+              audit_event("a", "create", "pods", "binding", "p2"),
+              audit_event("b", "create", "pods", "binding", "p2", code=409),
+              audit_event("a", "patch", "pods", "status", "p2", code=200)]
+    assert double_binds(events) == {"ns/p1": 2}
+
+
+def test_writes_after_a_takeover_are_the_deposed_users_scheduling_writes():
+    import datetime as dt
+
+    from kschedfw.testing.faults import writes_after
+    late, early = "2026-01-01T00:00:10.000000Z", "2026-01-01T00:00:01.000000Z"
+    events = [audit_event("old", "create", "pods", "binding", at=late, code=409),
+              audit_event("old", "patch", "pods", "status", at=late, code=200),
+              audit_event("old", "create", "events", at=late),
+              audit_event("old", "update", "leases", at=late, code=409),  # trying to renew is no write to fence
+              audit_event("old", "create", "pods", "binding", at=early),
+              audit_event("new", "create", "pods", "binding", at=late)]
+    since = dt.datetime(2026, 1, 1, 0, 0, 5, tzinfo=dt.timezone.utc)
+    assert [(e["verb"], e["objectRef"]["resource"]) for e in writes_after(events, "old", since)] == [
+        ("create", "pods"), ("patch", "pods"), ("create", "events")]
+
+
+def test_overcommitted_nodes_and_bound_pods_reported_unschedulable():
+    from kschedfw.testing.faults import overcommitted_nodes, unschedulable_after_bind
+
+    def pod(name, node, cpu, scheduled="True"):
+        return {"metadata": {"name": name}, "spec": {"nodeName": node, "containers": [
+            {"resources": {"requests": {"cpu": cpu}}}]},
+            "status": {"conditions": [{"type": "PodScheduled", "status": scheduled}]}}
+    nodes = [{"metadata": {"name": n}, "status": {"allocatable": {"cpu": "1"}}} for n in ("a", "b")]
+    pods = [pod("x", "a", "500m"), pod("y", "a", "600m", scheduled="False"), pod("z", "b", "1"),
+            pod("w", "", "2", scheduled="False")]
+    assert overcommitted_nodes(nodes, pods) == {"a": 1100}
+    assert unschedulable_after_bind(pods) == ["y"]
+
+
+def test_the_proxy_relays_delays_and_drops():
+    import socket
+    import threading
+    import time
+
+    from kschedfw.testing.faults import TcpProxy
+
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def echo():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            threading.Thread(target=lambda c=conn: [c.sendall(d) for d in iter(lambda: c.recv(1024), b"")],
+                             daemon=True).start()
+    threading.Thread(target=echo, daemon=True).start()
+    try:
+        with TcpProxy(server.getsockname()[1], delay=(0.2, 0.2)) as slow:
+            with socket.create_connection(("127.0.0.1", slow.port), timeout=5) as c:
+                started = time.monotonic()
+                c.sendall(b"ping")
+                assert c.recv(16) == b"ping"
+                assert time.monotonic() - started >= 0.2
+        with TcpProxy(server.getsockname()[1], drop_every=0.3) as flaky:
+            with socket.create_connection(("127.0.0.1", flaky.port), timeout=5) as c:
+                c.sendall(b"ping")
+                assert c.recv(16) == b"ping"
+                assert c.recv(16) == b""  # closed under us within the next drop
+            assert flaky.drops >= 1
+    finally:
+        server.close()
