@@ -620,9 +620,11 @@ class FaultRun:
     def wait_bound(self, at_least: int, timeout: float) -> bool:
         return self.wait(lambda: self.bound_count() >= at_least, timeout, f"{at_least} pods bound")
 
-    def mid_backlog(self) -> int:
-        """A quarter of the expected binds: the point where faults strike."""
-        return max(1, self.sizes.expected // 4)
+    def wait_mid_backlog(self) -> None:
+        """Wait for a quarter of the expected binds, where faults strike, and note how many
+        were bound by then (a fault after the backlog is gone tests nothing)."""
+        self.wait_bound(max(1, self.sizes.expected // 4), 60)
+        self.outcome.notes.append(f"fault at {self.bound_count()}/{self.sizes.expected} bound")
 
     def leader(self) -> Process:
         """The replica that holds the lease now (its user wrote it last, successfully)."""
@@ -687,7 +689,7 @@ def _last_line(r: Process) -> str:
 # ---------------------------------------------------------------------- the scenarios
 def _apiserver_kill(run: FaultRun) -> None:
     assert run.cp is not None
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     run.cp.kill_apiserver()
     time.sleep(2)
     run.cp.start_apiserver()
@@ -695,7 +697,7 @@ def _apiserver_kill(run: FaultRun) -> None:
 
 def _apiserver_stop(run: FaultRun) -> None:
     assert run.cp is not None
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     run.cp.pause_apiserver()
     try:
         run.idle(run.sizes.pause)
@@ -705,7 +707,7 @@ def _apiserver_stop(run: FaultRun) -> None:
 
 def _etcd_restart(run: FaultRun) -> None:
     assert run.cp is not None
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     run.cp.stop_etcd()
     time.sleep(3)
     run.cp.start_etcd()
@@ -716,7 +718,7 @@ def _through_proxy(run: FaultRun) -> None:
 
 
 def _leader_kill(run: FaultRun) -> None:
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     leader = run.leader()
     leader.kill()
     run.outcome.notes.append(f"killed the leader {leader.name}")
@@ -726,7 +728,7 @@ def _leader_stop(run: FaultRun) -> None:
     """Pause the leader past its lease; new pods arrive while the follower takes over; after
     SIGCONT the old leader must not bind, patch pod status or post events."""
     run.restart_exited = False  # a deposed leader exits, as upstream's does: leave it
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     leader = run.leader()
     run.allowed_exits.add(leader.name)
     old_user = run.users[run.replicas.index(leader)]
@@ -752,7 +754,7 @@ def _leader_stop(run: FaultRun) -> None:
 
 
 def _sigterm_restart(run: FaultRun) -> None:
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     replica = run.replicas[0]
     code = replica.terminate()
     run.outcome.notes.append(f"SIGTERM: exit code {code}")
@@ -761,7 +763,7 @@ def _sigterm_restart(run: FaultRun) -> None:
 
 
 def _rbac_revoked(run: FaultRun) -> None:
-    run.wait_bound(run.mid_backlog(), 60)
+    run.wait_mid_backlog()
     run.revoke("fault-scheduler-bind")
     before = run.bound_count()
     try:

@@ -40,6 +40,8 @@ KSCHEDFW_KNOWN: dict[str, str] = {
 UPSTREAM_KNOWN: dict[str, str] = {
     "apiserver-kill": "kube-scheduler v1.36.2 forgets a pod whose bind got no answer though the server bound it: "
                       "nodes overcommitted, bound pods left PodScheduled=False (SchedulerError)",
+    "apiserver-stop": "the thawed server can answer a bind 504 Timeout though it bound the pod; kube-scheduler "
+                      "v1.36.2 then patches it PodScheduled=False (seen once in three runs)",
     "proxy-drop": "kube-scheduler v1.36.2 marks some pods PodScheduled=False after a bind whose answer was lost "
                   "(the bind went through)",
     "leader-stop": "kube-scheduler v1.36.2 has no fencing: after SIGCONT the deposed leader tries binds (409), "
