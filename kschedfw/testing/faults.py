@@ -207,15 +207,14 @@ class Process:
         self.proc: subprocess.Popen[bytes] | None = None
         self.exits: list[int] = []  # return codes of exits the harness did not cause
         self.restarts = 0
-        self.paused = False
-        self._expected_exit = False
+        self._exit_accounted = False
 
     def start(self) -> None:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
                                          stdin=subprocess.DEVNULL, env=self.env,
                                          preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
-        self._expected_exit = False
+        self._exit_accounted = False
 
     @property
     def alive(self) -> bool:
@@ -225,11 +224,10 @@ class Process:
         if self.alive:
             assert self.proc is not None
             os.kill(self.proc.pid, sig)
-            self.paused = sig == signal.SIGSTOP or (self.paused and sig != signal.SIGCONT)
 
     def kill(self) -> None:
         """SIGKILL, as a crash or an OOM kill would (not recorded as an exit of its own)."""
-        self._expected_exit = True
+        self._exit_accounted = True
         self.send(signal.SIGKILL)
         if self.proc is not None:
             self.proc.wait(timeout=15)
@@ -239,7 +237,7 @@ class Process:
         if not self.alive:
             return None if self.proc is None else self.proc.returncode
         assert self.proc is not None
-        self._expected_exit = True
+        self._exit_accounted = True
         self.send(signal.SIGCONT)
         self.send(signal.SIGTERM)
         try:
@@ -251,11 +249,11 @@ class Process:
 
     def poll_exit(self) -> int | None:
         """The return code of an exit nobody asked for, recorded once; None otherwise."""
-        if self.proc is None or self.alive or self._expected_exit:
+        if self.proc is None or self.alive or self._exit_accounted:
             return None
         code = self.proc.returncode
         self.exits.append(code)
-        self._expected_exit = True
+        self._exit_accounted = True
         return code
 
     def cleanup(self) -> None:
@@ -336,17 +334,16 @@ def _when(event: dict[str, Any]) -> _dt.datetime:
     return _dt.datetime.fromisoformat(event["requestReceivedTimestamp"].replace("Z", "+00:00"))
 
 
-def binds(events: Iterable[dict[str, Any]], ok_only: bool = True) -> Iterator[dict[str, Any]]:
+def accepted_binds(events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for e in events:
-        if _ref(e) in (("create", "pods", "binding"), ("create", "bindings", "")) and (
-                not ok_only or 200 <= _code(e) < 300):
+        if _ref(e) in (("create", "pods", "binding"), ("create", "bindings", "")) and 200 <= _code(e) < 300:
             yield e
 
 
 def double_binds(events: Iterable[dict[str, Any]]) -> dict[str, int]:
     """Pods with more than one successful bind: namespace/name -> count."""
     counts: dict[str, int] = {}
-    for e in binds(events):
+    for e in accepted_binds(events):
         ref = e["objectRef"]
         key = f"{ref.get('namespace')}/{ref.get('name')}"
         counts[key] = counts.get(key, 0) + 1
