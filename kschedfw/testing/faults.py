@@ -411,9 +411,10 @@ class Outcome:
     unexpected_exits: list[str] = dataclasses.field(default_factory=list)
     seconds_to_bind_all: float | None = None
     notes: list[str] = dataclasses.field(default_factory=list)
+    missed: str = ""  # why the fault did not test what it should (then the run proves nothing)
 
     def violations(self) -> list[str]:
-        out = []
+        out = [f"the fault missed: {self.missed}"] if self.missed else []
         if self.bound != self.expected:
             out.append(f"{self.bound}/{self.expected} fitting pods bound")
         if self.double_binds:
@@ -502,14 +503,15 @@ class FaultRun:
             self.replicas.append(self._replica(i))
 
     def close(self) -> None:
-        for r in self.replicas:
-            r.cleanup()
-        if self.proxy is not None:
-            self.proxy.stop()
-        if self.cp is not None:
-            self.cp.resume_apiserver()
-            self.cp.start_etcd()  # a scenario cut short may have left it stopped
-            self.cp.stop()
+        try:
+            for r in self.replicas:
+                r.cleanup()
+            if self.proxy is not None:
+                self.proxy.stop()
+        finally:
+            if self.cp is not None:
+                self.cp.resume_apiserver()  # a stopped server would not see SIGTERM
+                self.cp.stop()
 
     def _rbac(self) -> None:
         assert self.cp is not None
@@ -747,7 +749,7 @@ def _leader_stop(run: FaultRun) -> None:
         run.outcome.deposed_writes = len(deposed)
         run.outcome.deposed_writes_ok = sum(1 for e in deposed if 200 <= _code(e) < 300)
     else:
-        run.outcome.notes.append("the follower never took over")
+        run.outcome.missed = "the follower never took the lease"
 
 
 def _sigterm_restart(run: FaultRun) -> None:
