@@ -42,8 +42,8 @@ UPSTREAM_KNOWN: dict[str, str] = {
                       "nodes overcommitted, bound pods left PodScheduled=False (SchedulerError)",
     "apiserver-stop": "the thawed server can answer a bind 504 Timeout though it bound the pod; kube-scheduler "
                       "v1.36.2 then patches it PodScheduled=False (seen once in three runs)",
-    "proxy-drop": "kube-scheduler v1.36.2 marks some pods PodScheduled=False after a bind whose answer was lost "
-                  "(the bind went through)",
+    "proxy-drop": "kube-scheduler v1.36.2 forgets a pod whose bind answer was lost though the bind went "
+                  "through: bound pods left PodScheduled=False, and in some runs nodes overcommitted",
     "leader-stop": "kube-scheduler v1.36.2 has no fencing: after SIGCONT the deposed leader tries binds (409), "
                    "patches pod status and posts events for a few seconds, then exits on 'Leaderelection lost'",
 }
