@@ -22,22 +22,22 @@ from kschedfw.testing.controlplane import find_assets, missing_assets_reason  # 
 from kschedfw.testing.faults import SCENARIOS, SCHEDULERS, FaultRun, Outcome, Sizes  # noqa: E402
 
 COLUMNS = ("bound", "double binds", "overcommits", "bound+unschedulable", "deposed writes", "time to bind all",
-           "process")
+           "process", "broken")
 
 
 def table(outcomes: dict[tuple[str, str], Outcome], scenarios: list[str], schedulers: list[str]) -> str:
     """One row per scenario; per scheduler, its columns (and what broke, if anything)."""
-    header = ["scenario"] + [f"{s}: {c}" for s in schedulers for c in (*COLUMNS, "violations")]
+    header = ["scenario"] + [f"{s}: {c}" for s in schedulers for c in COLUMNS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name in scenarios:
         cells = [name]
         for s in schedulers:
             o = outcomes.get((name, s))
             if o is None:
-                cells += ["-"] * (len(COLUMNS) + 1)
+                cells += ["-"] * len(COLUMNS)
                 continue
-            row = o.row()
-            cells += [row[c] for c in COLUMNS] + ["; ".join(o.violations()) or "none"]
+            row = {**o.row(), "broken": ", ".join(o.broken()) or "none"}
+            cells += [row[c] for c in COLUMNS]
         lines.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
     return "\n".join(lines)
 

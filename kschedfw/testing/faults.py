@@ -420,14 +420,25 @@ class Outcome:
         if self.double_binds:
             out.append(f"bound twice: {sorted(self.double_binds)[:5]}")
         if self.overcommitted:
-            out.append(f"overcommitted nodes: {self.overcommitted}")
+            worst = max(self.overcommitted, key=self.overcommitted.__getitem__)
+            out.append(f"{len(self.overcommitted)} nodes overcommitted ({worst}: {self.overcommitted[worst]}m cpu "
+                       f"requested)")
         if self.unschedulable_after_bind:
-            out.append(f"bound but PodScheduled=False: {self.unschedulable_after_bind[:5]}")
+            out.append(f"{len(self.unschedulable_after_bind)} bound pods PodScheduled=False "
+                       f"(e.g. {self.unschedulable_after_bind[:3]})")
         if self.deposed_writes:
             out.append(f"{self.deposed_writes} writes from the deposed leader ({self.deposed_writes_ok} accepted)")
         if self.unexpected_exits:
             out.append(f"unexpected exits: {self.unexpected_exits}")
         return out
+
+    def broken(self) -> list[str]:
+        """The invariants that failed, by short name (a table cell)."""
+        checks = {"fault missed": self.missed, "bound != fitting": self.bound != self.expected,
+                  "double binds": self.double_binds, "overcommit": self.overcommitted,
+                  "bound+unschedulable": self.unschedulable_after_bind, "deposed writes": self.deposed_writes,
+                  "exits": self.unexpected_exits}
+        return [name for name, failed in checks.items() if failed]
 
     def row(self) -> dict[str, str]:
         return {"bound": f"{self.bound}/{self.expected}", "double binds": str(len(self.double_binds)),

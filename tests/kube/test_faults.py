@@ -161,3 +161,12 @@ def test_the_proxy_relays_delays_and_drops():
             assert flaky.drops >= 1
     finally:
         server.close()
+
+
+def test_an_outcome_names_each_broken_invariant():
+    from kschedfw.testing.faults import Outcome
+    assert Outcome("s", "kschedfw", 10, bound=10).violations() == []
+    broken = Outcome("s", "kschedfw", 10, bound=11, overcommitted={"n": 4500}, deposed_writes=2, deposed_writes_ok=1,
+                     unexpected_exits=["replica-0: 2"])
+    assert broken.broken() == ["bound != fitting", "overcommit", "deposed writes", "exits"]
+    assert "2 writes from the deposed leader (1 accepted)" in broken.violations()
