@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sizes.nodes} nodes of {sizes.node_cpu_milli}m cpu, {sizes.pods} pods of {sizes.pod_cpu_milli}m: "
           f"{sizes.expected} fit\n")
     print(table(outcomes, scenarios, schedulers))
+    print("\nScenarios:\n" + "\n".join(f"- {name}: {SCENARIOS[name].description}" for name in scenarios))
     notes = [f"- {name} / {s}: {'; '.join(o.notes)}" for (name, s), o in outcomes.items() if o.notes]
     if notes:
         print("\nWhat happened during the faults:\n" + "\n".join(notes))
