@@ -39,9 +39,9 @@ KSCHEDFW_KNOWN: dict[str, str] = {
 #: what the shipped kube-scheduler v1.36.2 was measured to do: the invariant stands, upstream breaks it
 UPSTREAM_KNOWN: dict[str, str] = {
     "apiserver-kill": "kube-scheduler v1.36.2 forgets a pod whose bind got no answer though the server bound it: "
-                      "nodes overcommitted, bound pods left PodScheduled=False (SchedulerError)",
+                      "nodes overcommitted, bound pods left PodScheduled=False (SchedulerError); in two of four runs",
     "apiserver-stop": "the thawed server can answer a bind 504 Timeout though it bound the pod; kube-scheduler "
-                      "v1.36.2 then patches it PodScheduled=False (seen once in three runs)",
+                      "v1.36.2 then patches it PodScheduled=False (in one of four runs)",
     "proxy-drop": "kube-scheduler v1.36.2 forgets a pod whose bind answer was lost though the bind went "
                   "through: bound pods left PodScheduled=False, and in some runs nodes overcommitted",
     "leader-stop": "kube-scheduler v1.36.2 has no fencing: after SIGCONT the deposed leader tries binds (409), "
