@@ -22,6 +22,7 @@ import json
 import os
 import secrets
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -169,6 +170,35 @@ class ControlPlane:
         """Stop kube-apiserver and start it again on the same port (etcd keeps the data)."""
         self.stop_apiserver()
         self.start_apiserver()
+
+    # ------------------------------------------------------------------ faults (kschedfw.testing.faults)
+    def kill_apiserver(self) -> None:
+        """SIGKILL kube-apiserver, as a crash would (no graceful shutdown); start it again with
+        :meth:`start_apiserver` on the same port."""
+        proc, self._apiserver = self._apiserver, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=15)
+
+    def pause_apiserver(self) -> None:
+        """SIGSTOP kube-apiserver: its sockets stay open and answer nothing (a hung server)."""
+        if self._apiserver is not None and self._apiserver.poll() is None:
+            os.kill(self._apiserver.pid, signal.SIGSTOP)
+
+    def resume_apiserver(self) -> None:
+        """SIGCONT after :meth:`pause_apiserver` (harmless when it runs)."""
+        if self._apiserver is not None and self._apiserver.poll() is None:
+            os.kill(self._apiserver.pid, signal.SIGCONT)
+
+    def stop_etcd(self) -> None:
+        """Stop etcd (SIGTERM, by pid); its data folder stays for :meth:`start_etcd`."""
+        _terminate(self._etcd)
+        self._etcd = None
+
+    def start_etcd(self) -> None:
+        """Start etcd again on the same port and data folder."""
+        if self._etcd is None:
+            self._start_etcd()
 
     # ------------------------------------------------------------------ plumbing
     def _write_credentials(self) -> None:
