@@ -23,19 +23,6 @@ import pytest
 from kschedfw.testing.controlplane import find_assets, missing_assets_reason
 from kschedfw.testing.faults import SCENARIOS, SCHEDULERS, FaultRun, Sizes
 
-#: kschedfw failures of today, each a bug another change is fixing (remove the mark once merged)
-KSCHEDFW_KNOWN: dict[str, str] = {
-    "apiserver-kill": "transport errors on status writes (being fixed): kschedfw run exits 2 on a TransportError "
-                      "of a pods/status PATCH while the API server is down",
-    "apiserver-stop": "transport errors on status writes (being fixed): kschedfw run exits 2 when a pods/status "
-                      "PATCH times out against the frozen API server",
-    "proxy-drop": "transport errors on status writes and unknown bind outcomes (both being fixed): exits 2 on a "
-                  "dropped pods/status PATCH; a bind whose answer was lost is forgotten though the server bound "
-                  "it, so nodes are overcommitted and bound pods reported PodScheduled=False",
-    "leader-stop": "leadership fencing (being fixed): after SIGCONT the deposed leader still binds, patches pod "
-                   "status and posts events until it notices the lost lease",
-}
-
 #: what the shipped kube-scheduler v1.36.2 was measured to do: the invariant stands, upstream breaks it
 UPSTREAM_KNOWN: dict[str, str] = {
     "apiserver-kill": "kube-scheduler v1.36.2 forgets a pod whose bind got no answer though the server bound it: "
@@ -53,7 +40,7 @@ def cases() -> list:
     out = []
     for scenario in SCENARIOS:
         for scheduler in SCHEDULERS:
-            known = (KSCHEDFW_KNOWN if scheduler == "kschedfw" else UPSTREAM_KNOWN).get(scenario)
+            known = UPSTREAM_KNOWN.get(scenario) if scheduler == "kube-scheduler" else None
             marks = [pytest.mark.xfail(strict=False, reason=known)] if known else []
             out.append(pytest.param(scenario, scheduler, marks=marks, id=f"{scenario}-{scheduler}"))
     return out
