@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 _WAKE = ("WAKE", "", None, None)
 _DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-thread bind
-BIND_WORKERS = 8  # binds in flight at once; the client's QPS limit still applies to each
+BIND_WORKERS = 32  # binds in flight at once (upstream: a goroutine each); the client QPS limit applies to all
 _RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 SETTLE_BACKOFF = (0.2, 5.0)  # seconds: first and longest pause between tries to settle a bind
 
