@@ -158,6 +158,16 @@ class ResourceClaimStatusWriter(Protocol):
 
 
 @runtime_checkable
+class BackgroundApiCalls(Protocol):
+    """A Client whose API calls can run off the scheduler's thread (a real API server): upstream
+    runs them in a goroutine. Optional: without it they run at once, in the cycle."""
+
+    def run_api_calls(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run ``work`` (API calls only: it must not touch the scheduler's state) elsewhere and
+        hand its result, or the exception it raised, to ``done`` on the scheduler's thread."""
+
+
+@runtime_checkable
 class EventRecorder(Protocol):
     """Kubernetes Events (events.k8s.io/v1): Scheduled, FailedScheduling, Preempted..."""
 

@@ -126,10 +126,11 @@ def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, n
                                        priorityClassName=f"{namespace}-high"))
         nominated = wait_for(lambda: get_pod(control_plane, namespace, "high")["status"].get("nominatedNodeName"),
                              what="a nomination")
-        victim = next(p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
-                      if p["spec"].get("nodeName") == nominated and p["metadata"]["name"].startswith("low-"))
-        # a bound victim with no kubelet stays terminating for its grace period
-        assert victim["metadata"].get("deletionTimestamp")
+        # the eviction runs off the scheduling loop (upstream's preemption goroutine); a bound victim
+        # with no kubelet stays terminating for its grace period
+        victim = wait_for(lambda: next((p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")[
+            "items"] if p["spec"].get("nodeName") == nominated and p["metadata"]["name"].startswith("low-")
+            and p["metadata"].get("deletionTimestamp")), None), what="the victim's graceful deletion")
         target = [c for c in victim["status"]["conditions"] if c["type"] == "DisruptionTarget"]
         assert target and (target[0]["status"], target[0]["reason"]) == ("True", "PreemptionByScheduler")
         other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
@@ -188,6 +189,52 @@ def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, name
              what="a binding after the restart")
     # nothing bound twice, nothing forgotten (the second bind's reply is handled a moment after)
     wait_for(lambda: runner.scheduler.bound_count == 2, what="the bind's reply")
+
+
+def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plane, namespace, scheduler_name,
+                                                                     nodes, runner):
+    """Upstream evicts victims in a goroutine (SchedulerAsyncPreemption): while a victim's
+    deletion hangs on the API server, other pods are still scheduled and bound."""
+    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    release = threading.Event()
+    deleting: list[str] = []
+    send = runner.client.request
+
+    def request(method, path, **kwargs):
+        if method == "DELETE" and "/pods/" in path:
+            deleting.append(path.rsplit("/", 1)[-1])
+            release.wait(60)
+        return send(method, path, **kwargs)
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("low", namespace, cpu="1500m", nodeName=nodes[0],
+                                       priorityClassName=f"{namespace}-low", terminationGracePeriodSeconds=0))
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("blocker", namespace, cpu="1500m", nodeName=nodes[1],
+                                       priorityClassName=f"{namespace}-high"))
+        wait_for(lambda: len(runner.backend.list("Pod", namespace)) == 2, what="the informer")
+        runner.client.request = request
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
+                                       priorityClassName=f"{namespace}-high"))
+        wait_for(lambda: deleting == ["low"], what="the victim's deletion in flight")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("small", namespace, scheduler=scheduler_name, cpu="100m"))
+        wait_for(lambda: get_pod(control_plane, namespace, "small")["spec"].get("nodeName"),
+                 what="another pod bound while the eviction hangs")
+        assert deleting == ["low"] and not release.is_set()
+        release.set()
+        wait_for(lambda: get_pod(control_plane, namespace, "high")["spec"].get("nodeName") == nodes[0],
+                 what="the preemptor bound once its victim is gone", timeout=60)
+    finally:
+        release.set()
+        for name in (f"{namespace}-low", f"{namespace}-high"):
+            try:
+                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+            except APIError:
+                pass
 
 
 def intercept_binds(runner, before_send):

@@ -246,6 +246,19 @@ class KubeBackend(TimerFacet):
     def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """Run ``work`` (the Bind plugins) on a bind worker; ``done(result)`` is called on the
         scheduler's thread by :meth:`deliver`. A dry run binds inline (there is no round trip)."""
+        def bind() -> Any:
+            try:
+                return work()
+            except Exception as exc:  # the Bind plugins' runner turns plugin faults into a Status
+                from kschedfw.framework.status import Status
+                log.exception("binding failed")
+                return Status.as_status(exc)
+        self.run_api_calls(bind, done)
+
+    def run_api_calls(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+        """Run ``work`` (API calls only: binds, a preemption's evictions) on a worker and hand
+        its result, or the exception it raised, to ``done`` on the scheduler's thread. A dry run
+        runs it inline: nothing goes on the wire, and its pretended writes touch the cache."""
         if self.dry_run:
             done(work())
             return
@@ -253,10 +266,9 @@ class KubeBackend(TimerFacet):
         def run() -> None:
             try:
                 result = work()
-            except Exception as exc:  # the Bind plugins' runner turns plugin faults into a Status
-                from kschedfw.framework.status import Status
-                log.exception("binding failed")
-                result = Status.as_status(exc)
+            except Exception as exc:
+                log.exception("API calls off the scheduling loop failed")
+                result = exc
             self._inbox.put((_DONE, "", done, result))
         self._binders.submit(run)
 

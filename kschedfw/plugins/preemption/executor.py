@@ -9,7 +9,12 @@ With SchedulerAsyncPreemption (on by default since v1.33) the work runs outside 
 cycle; while it runs, the preemptor's uid is in :attr:`Executor.preempting` and DefaultPreemption's
 PreEnqueue keeps the preemptor out of the active queue. kschedfw is single-threaded: the
 "goroutine" is handed to :attr:`Executor.spawn`, which by default runs it at once (it is done
-before PostFilter returns). Tests and simulations may replace ``spawn`` to run it later.
+before PostFilter returns). Tests and simulations may replace ``spawn`` to run it later. Against a
+real API server (a client with :class:`~kschedfw.framework.interface.BackgroundApiCalls`) the
+evictions' API calls run off the scheduler's thread, as upstream's goroutine: pods waiting at
+Permit are preempted in memory first, the rest are evicted elsewhere, and the bookkeeping
+(PreEnqueue's gate, re-activating the preemptor after a failure) is done back on the scheduler's
+thread.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from kschedfw.framework.interface import NotFound
+from kschedfw.framework.interface import BackgroundApiCalls, NotFound
 from kschedfw.framework.status import Status
 from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
                                                Victims)
@@ -92,45 +97,52 @@ class Executor:
 
     # ------------------------------------------------------------------ one victim
     def _preempt_pod(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> str | None:
-        handle = self.handle
-        client = handle.client
-        skip_api_call = False
-        message = f"Preempted by pod {preemptor.uid} on node {candidate.name}"
-        waiting = handle.get_waiting_pod(victim.uid)
-        if waiting is not None:
-            # A pod held at Permit goes back to the queue without an API call.
-            if getattr(waiting, "status", None) is None:
-                waiting.preempt(plugin_name, "preempted")
-                skip_api_call = True
-        if not skip_api_call:
-            if client is not None:
-                condition_message = f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod"
-                existing = victim.condition(DISRUPTION_TARGET)
-                if existing is None or (existing.status, existing.reason, existing.message) != \
-                        ("True", PREEMPTION_BY_SCHEDULER, condition_message):
-                    try:
-                        patched = client.add_pod_condition(victim, DISRUPTION_TARGET, "True",
-                                                           PREEMPTION_BY_SCHEDULER, condition_message)
-                    except NotFound:
-                        patched = None
-                    except Exception as exc:
-                        log.error("could not add DisruptionTarget condition to %s: %s", victim.key, exc)
-                        return _error_text(exc)
-                    if patched is None:
-                        log.debug("victim %s is already deleted", victim.key)
-                        return None
+        if self._preempt_if_waiting(candidate, preemptor, victim, plugin_name):
+            return None
+        return self._evict(candidate, preemptor, victim)
+
+    def _preempt_if_waiting(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> bool:
+        """A pod held at Permit goes back to the queue without an API call; True if it was one."""
+        waiting = self.handle.get_waiting_pod(victim.uid)
+        if waiting is None or getattr(waiting, "status", None) is not None:
+            return False
+        waiting.preempt(plugin_name, "preempted")
+        self.handle.event_recorder.record_event(
+            victim, "Normal", "Preempted",
+            f"Preempted by pod {preemptor.uid} on node {candidate.name} (in kube-scheduler memory).")
+        return True
+
+    def _evict(self, candidate: Candidate, preemptor: "Pod", victim: "Pod") -> str | None:
+        """The DisruptionTarget condition, then a graceful deletion; the error text, if any. Only
+        API calls and an event: it may run off the scheduler's thread."""
+        client = self.handle.client
+        if client is not None:
+            condition_message = f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod"
+            existing = victim.condition(DISRUPTION_TARGET)
+            if existing is None or (existing.status, existing.reason, existing.message) != \
+                    ("True", PREEMPTION_BY_SCHEDULER, condition_message):
                 try:
-                    client.delete_pod(victim)
+                    patched = client.add_pod_condition(victim, DISRUPTION_TARGET, "True",
+                                                       PREEMPTION_BY_SCHEDULER, condition_message)
                 except NotFound:
+                    patched = None
+                except Exception as exc:
+                    log.error("could not add DisruptionTarget condition to %s: %s", victim.key, exc)
+                    return _error_text(exc)
+                if patched is None:
                     log.debug("victim %s is already deleted", victim.key)
                     return None
-                except Exception as exc:
-                    log.error("tried to preempt pod %s: %s", victim.key, exc)
-                    return _error_text(exc)
-                log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
-        else:
-            message += " (in kube-scheduler memory)."
-        handle.event_recorder.record_event(victim, "Normal", "Preempted", message)
+            try:
+                client.delete_pod(victim)
+            except NotFound:
+                log.debug("victim %s is already deleted", victim.key)
+                return None
+            except Exception as exc:
+                log.error("tried to preempt pod %s: %s", victim.key, exc)
+                return _error_text(exc)
+            log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
+        self.handle.event_recorder.record_event(victim, "Normal", "Preempted",
+                                                f"Preempted by pod {preemptor.uid} on node {candidate.name}")
         return None
 
     # ------------------------------------------------------------------ a whole candidate
@@ -164,39 +176,52 @@ class Executor:
         uid = preemptor.uid
         self.preempting.add(uid)
 
-        def run() -> None:
-            failed = False
-            nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority,
-                                                          candidate.name)
-            error = clear_nominated_node_name(self.handle, nominated)
-            if error is not None:
-                log.error("cannot clear 'NominatedNodeName' field from lower priority pods on node %s: %s",
-                          candidate.name, error)
-                failed = True
-            preempt_last_victim = True
-            # All victims but the last are evicted first; the last one is recorded so that
-            # PreEnqueue can tell when the eviction has really started.
-            for victim in victim_pods[:-1]:
-                error = self.preempt_pod(candidate, preemptor, victim, plugin_name)
-                if error is not None:
-                    log.error("error occurred during async preemption: %s", error)
-                    failed = True
-                    preempt_last_victim = False
-                    break
-            if preempt_last_victim:
-                last = victim_pods[-1]
-                self.last_victims_pending_preemption[uid] = (last.namespace, last.name)
-                error = self.preempt_pod(candidate, preemptor, last, plugin_name)
-                if error is not None:
-                    log.error("error occurred during async preemption of the last victim: %s", error)
-                    failed = True
+        def finish(failed: bool) -> None:
             self.preempting.discard(uid)
             self.last_victims_pending_preemption.pop(uid, None)
             if failed:
                 # The preemptor could be stuck in the unschedulable pool: retry it now.
                 self.handle.activate([preemptor])
 
+        def run() -> None:
+            nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority,
+                                                          candidate.name)
+            error = clear_nominated_node_name(self.handle, nominated)
+            if error is not None:
+                log.error("cannot clear 'NominatedNodeName' field from lower priority pods on node %s: %s",
+                          candidate.name, error)
+            failed = error is not None
+            background = self.handle.client
+            if not isinstance(background, BackgroundApiCalls):
+                finish(self._evict_in_order(candidate, preemptor, victim_pods, plugin_name) or failed)
+                return
+            to_evict = [v for v in victim_pods if not self._preempt_if_waiting(candidate, preemptor, v, plugin_name)]
+            if not to_evict:
+                finish(failed)
+                return
+            last = to_evict[-1]
+            self.last_victims_pending_preemption[uid] = (last.namespace, last.name)
+            background.run_api_calls(lambda: self._evict_in_order(candidate, preemptor, to_evict, plugin_name),
+                                     lambda result: finish(result is not False or failed))
+
         self.spawn(run)
+
+    def _evict_in_order(self, candidate: Candidate, preemptor: "Pod", victims: list["Pod"],
+                        plugin_name: str) -> bool:
+        """All victims but the last, then the last one (recorded first, so that PreEnqueue can
+        tell when its eviction has started); stop at the first failure. True if one failed."""
+        for victim in victims[:-1]:
+            error = self.preempt_pod(candidate, preemptor, victim, plugin_name)
+            if error is not None:
+                log.error("error occurred during async preemption: %s", error)
+                return True
+        last = victims[-1]
+        self.last_victims_pending_preemption[preemptor.uid] = (last.namespace, last.name)
+        error = self.preempt_pod(candidate, preemptor, last, plugin_name)
+        if error is not None:
+            log.error("error occurred during async preemption of the last victim: %s", error)
+            return True
+        return False
 
     # ------------------------------------------------------------------ PreEnqueue support
     def is_pod_running_preemption(self, pod_uid: str) -> bool:
