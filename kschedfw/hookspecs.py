@@ -276,7 +276,9 @@ def pre_bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None"
     """Prepare the node before binding (e.g. attach volumes). Upstream: PreBindPlugin.PreBind.
 
     Called after Permit allowed the pod. The first non-Success stops; the pod is unreserved and
-    retried after backoff (not treated as unschedulable).
+    retried after backoff (not treated as unschedulable). Against a real API server it runs, with
+    Bind, on a binding worker thread while the scheduler goes on (upstream's binding goroutine):
+    state it shares with the other extension points needs a lock.
     """
 
 
@@ -285,7 +287,8 @@ def bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
     """Bind the pod to ``node_name``. Upstream: BindPlugin.Bind.
 
     Plugins are tried in order: Skip means "not mine, ask the next one"; the first other status
-    ends the chain (Success = bound). Every profile needs at least one Bind plugin.
+    ends the chain (Success = bound). Every profile needs at least one Bind plugin. Like PreBind,
+    it runs on a binding worker thread against a real API server.
     """
 
 

@@ -395,16 +395,18 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.queue.done(pod.uid)
-        pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
-        if pre_bind is not None:
-            self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, pre_bind)
-            return
-        # the backend binds at once (embedded) or off-thread, as upstream's binding goroutine; the
-        # outcome comes back on the scheduler's thread either way
+        # the backend runs PreBind and Bind at once (embedded) or off-thread, as upstream's binding
+        # goroutine; the outcome comes back on the scheduler's thread either way
+        def pre_bind_and_bind() -> Status:
+            pre_bind = fwk.run_pre_bind_plugins(state, assumed, host)
+            if pre_bind is not None:
+                return pre_bind
+            return self._bind(fwk, state, assumed, host)
+
         def finished(status: Status) -> None:
             self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, status)
 
-        self.cluster.submit_binding(lambda: self._bind(fwk, state, assumed, host), finished)
+        self.cluster.submit_binding(pre_bind_and_bind, finished)
 
     def _bind_finished(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod", host: str,
                        cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:

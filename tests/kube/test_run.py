@@ -237,6 +237,49 @@ def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plan
                 pass
 
 
+def test_prebind_writes_run_off_the_scheduling_loop(control_plane, namespace, scheduler_name, nodes, runner):
+    """Upstream runs PreBind in the binding goroutine: while VolumeBinding's write of a claim's
+    selected node hangs on the API server, other pods are scheduled and bound; then the claim
+    carries the node and the pod is bound there."""
+    storage_class = f"{namespace}-late"
+    control_plane.api("POST", "/apis/storage.k8s.io/v1/storageclasses", {
+        "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": storage_class},
+        "provisioner": "example.com/none", "volumeBindingMode": "WaitForFirstConsumer"})
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims", {
+        "apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+        "spec": {"storageClassName": storage_class, "accessModes": ["ReadWriteOnce"],
+                 "resources": {"requests": {"storage": "1Gi"}}}})
+    release = threading.Event()
+    writing: list[str] = []
+    send = runner.client.request
+
+    def request(method, path, **kwargs):
+        if method == "PATCH" and "/persistentvolumeclaims/" in path:
+            writing.append(path.rsplit("/", 1)[-1])
+            release.wait(60)
+        return send(method, path, **kwargs)
+    try:
+        wait_for(lambda: runner.backend.get("PersistentVolumeClaim", "data", namespace), what="the informer")
+        runner.client.request = request
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods", pod_manifest(
+            "with-volume", namespace, scheduler=scheduler_name,
+            volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]))
+        wait_for(lambda: writing == ["data"], what="the claim's write in flight")
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("plain", namespace, scheduler=scheduler_name))
+        wait_for(lambda: get_pod(control_plane, namespace, "plain")["spec"].get("nodeName"),
+                 what="another pod bound while PreBind hangs")
+        assert not get_pod(control_plane, namespace, "with-volume")["spec"].get("nodeName")
+        release.set()
+        node = wait_for(lambda: get_pod(control_plane, namespace, "with-volume")["spec"].get("nodeName"),
+                        what="the pod bound after its PreBind")
+        claim = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/persistentvolumeclaims/data")
+        assert claim["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] == node
+    finally:
+        release.set()
+        control_plane.api("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{storage_class}")
+
+
 def intercept_binds(runner, before_send):
     """Route the backend's binding POSTs through ``before_send(path, body)`` on the bind worker."""
     send = runner.client.request

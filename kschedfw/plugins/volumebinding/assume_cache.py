@@ -4,10 +4,14 @@ An assumed object is an in-memory update not yet written to the API server (a PV
 claim in Reserve, a PVC annotated with the selected node). It shadows the lister's object while
 both have the same resourceVersion; as soon as the API object changes (a newer version arrives)
 the assumed copy is dropped, exactly as the informer update does upstream.
+
+Against a real API server PreBind runs on a binding worker while Filter and Reserve run on the
+scheduler's thread, so the assumptions are kept under a lock, as upstream's cache keeps them.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable
 
 from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, pv_class,
@@ -32,6 +36,7 @@ class PassiveAssumeCache:
         self.resource = resource
         self.namespaced = namespaced
         self._assumed: dict[str, tuple[Any, Any]] = {}   # key -> (assumed, API object then)
+        self._lock = threading.RLock()
 
     def key_of(self, obj: Any) -> str:
         return f"{obj.namespace}/{obj.name}" if self.namespaced else obj.name
@@ -57,7 +62,9 @@ class PassiveAssumeCache:
         assumed, base = entry
         rv = resource_version_of(api)
         if resource_version_of(assumed) != rv or (not rv and base is not api):
-            del self._assumed[key]      # the API object moved on: it overrides the assumption
+            with self._lock:  # the API object moved on: it overrides the assumption
+                if self._assumed.get(key) is entry:
+                    del self._assumed[key]
             return api
         return assumed
 
@@ -65,7 +72,8 @@ class PassiveAssumeCache:
         try:
             api = self.get_api_obj(key)
         except NotFoundError:
-            self._assumed.pop(key, None)
+            with self._lock:
+                self._assumed.pop(key, None)
             raise
         return self._pick(key, api)
 
@@ -84,20 +92,24 @@ class PassiveAssumeCache:
         stored_rv, rv = resource_version_of(stored), resource_version_of(obj)
         if stored_rv != rv:
             raise OutOfSyncError(f'"{key}" is out of sync (stored: {stored_rv}, assume: {rv})')
-        self._assumed[key] = (obj, stored)
+        with self._lock:
+            self._assumed[key] = (obj, stored)
 
     def restore(self, obj: Any) -> None:
         """Drop the assumed version of ``obj`` (if it is still the one assumed)."""
         key = self.key_of(obj)
-        entry = self._assumed.get(key)
-        if entry is not None and resource_version_of(entry[0]) == resource_version_of(obj):
-            del self._assumed[key]
+        with self._lock:
+            entry = self._assumed.get(key)
+            if entry is not None and resource_version_of(entry[0]) == resource_version_of(obj):
+                del self._assumed[key]
 
     def forget(self, obj: Any) -> None:
-        self._assumed.pop(self.key_of(obj), None)
+        with self._lock:
+            self._assumed.pop(self.key_of(obj), None)
 
     def assumed(self) -> dict[str, Any]:
-        return {key: entry[0] for key, entry in self._assumed.items()}
+        with self._lock:
+            return {key: entry[0] for key, entry in self._assumed.items()}
 
 
 class PVAssumeCache(PassiveAssumeCache):
