@@ -199,14 +199,6 @@ def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plan
         control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
                           {"metadata": {"name": name}, "value": value})
     release = threading.Event()
-    deleting: list[str] = []
-    send = runner.client.request
-
-    def request(method, path, **kwargs):
-        if method == "DELETE" and "/pods/" in path:
-            deleting.append(path.rsplit("/", 1)[-1])
-            release.wait(60)
-        return send(method, path, **kwargs)
     try:
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("low", namespace, cpu="1500m", nodeName=nodes[0],
@@ -215,7 +207,7 @@ def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plan
                           pod_manifest("blocker", namespace, cpu="1500m", nodeName=nodes[1],
                                        priorityClassName=f"{namespace}-high"))
         wait_for(lambda: len(runner.backend.list("Pod", namespace)) == 2, what="the informer")
-        runner.client.request = request
+        deleting = hold(runner, "DELETE", "/pods/", release)
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                           pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
                                        priorityClassName=f"{namespace}-high"))
@@ -250,17 +242,9 @@ def test_prebind_writes_run_off_the_scheduling_loop(control_plane, namespace, sc
         "spec": {"storageClassName": storage_class, "accessModes": ["ReadWriteOnce"],
                  "resources": {"requests": {"storage": "1Gi"}}}})
     release = threading.Event()
-    writing: list[str] = []
-    send = runner.client.request
-
-    def request(method, path, **kwargs):
-        if method == "PATCH" and "/persistentvolumeclaims/" in path:
-            writing.append(path.rsplit("/", 1)[-1])
-            release.wait(60)
-        return send(method, path, **kwargs)
     try:
         wait_for(lambda: runner.backend.get("PersistentVolumeClaim", "data", namespace), what="the informer")
-        runner.client.request = request
+        writing = hold(runner, "PATCH", "/persistentvolumeclaims/", release)
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods", pod_manifest(
             "with-volume", namespace, scheduler=scheduler_name,
             volumes=[{"name": "data", "persistentVolumeClaim": {"claimName": "data"}}]))
@@ -280,15 +264,32 @@ def test_prebind_writes_run_off_the_scheduling_loop(control_plane, namespace, sc
         control_plane.api("DELETE", f"/apis/storage.k8s.io/v1/storageclasses/{storage_class}")
 
 
-def intercept_binds(runner, before_send):
-    """Route the backend's binding POSTs through ``before_send(path, body)`` on the bind worker."""
+def intercept(runner, verb, path_part, before_send):
+    """Route the client's ``verb`` requests whose path contains ``path_part`` through
+    ``before_send(path, body)`` first, on whichever thread sends them."""
     send = runner.client.request
 
     def request(method, path, **kwargs):
-        if method == "POST" and path.endswith("/binding"):
-            before_send(path, kwargs["body"])
+        if method == verb and path_part in path:
+            before_send(path, kwargs.get("body"))
         return send(method, path, **kwargs)
     runner.client.request = request
+
+
+def intercept_binds(runner, before_send):
+    """Route the backend's binding POSTs through ``before_send(path, body)`` on the bind worker."""
+    intercept(runner, "POST", "/binding", before_send)
+
+
+def hold(runner, verb, path_part, release):
+    """Hold every matching request until ``release`` is set; the names of those held so far."""
+    held: list[str] = []
+
+    def wait(path, body):
+        held.append(path.rsplit("/", 1)[-1])
+        release.wait(60)
+    intercept(runner, verb, path_part, wait)
+    return held
 
 
 def test_the_loop_schedules_on_while_binds_are_in_flight(control_plane, namespace, scheduler_name, nodes, runner):
