@@ -126,10 +126,10 @@ class TcpProxy:
         """Close every open connection (both sides) at once."""
         with self._lock:
             conns, self._conns = list(self._conns), set()
+            if conns:  # counted before closing: whoever sees the close may read the count at once
+                self.drops += 1
         for s in conns:
             _close(s)
-        if conns:
-            self.drops += 1
 
     def _spawn(self, target: Callable[..., None], *args: Any) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name="fault-proxy")
