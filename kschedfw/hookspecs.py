@@ -5,6 +5,9 @@ optionally an ``args_schema`` (JSON Schema with defaults) and ``validate_args``,
 ``__init__(self, args, handle)`` and any of the hooks below, each marked with
 ``@kschedfw.hookimpl``. The hooks a class implements are the extension points it extends; a
 profile then chooses, orders and weights plugins per point. One instance is built per profile.
+As with any pluggy hook, an implementation may take any subset of its spec's arguments, by name
+and in any order (``def filter(self, pod, node_info)``); a name the spec does not have is refused
+when the plugin loads.
 
 Hooks are grouped in the order a pod meets them::
 

@@ -27,6 +27,7 @@ from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWith
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.recorder import CycleRecord
+from kschedfw.framework.hookcall import plan_callable
 from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import (MAX_NODE_SCORE, MAX_PERMIT_TIMEOUT_SECONDS, MIN_NODE_SCORE,
@@ -202,7 +203,7 @@ class Framework:
         for entry in self.profile.plugins.get(point, ()):
             plugin = self.plugins[entry.name]
             if hook in implemented_hooks(type(plugin)):
-                out.append((entry.name, getattr(plugin, hook)))
+                out.append((entry.name, plan_callable(self._pm, plugin, hook)))
         return tuple(out)
 
     def _compile(self) -> None:
@@ -229,8 +230,8 @@ class Framework:
             plugin = self.plugins[entry.name]
             hooks = implemented_hooks(type(plugin))
             if "score" in hooks:
-                normalize = plugin.normalize_score if "normalize_score" in hooks else None
-                score.append((entry.name, plugin.score, entry.weight or 1, normalize))
+                normalize = plan_callable(self._pm, plugin, "normalize_score") if "normalize_score" in hooks else None
+                score.append((entry.name, plan_callable(self._pm, plugin, "score"), entry.weight or 1, normalize))
                 if normalize is not None:
                     self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
@@ -265,7 +266,7 @@ class Framework:
                 seen.add(entry.name)
                 plugin = self.plugins[entry.name]
                 if "sign_pod" in implemented_hooks(type(plugin)):
-                    signers.append((entry.name, plugin.sign_pod))
+                    signers.append((entry.name, plan_callable(self._pm, plugin, "sign_pod")))
                 else:
                     unsigned.append(entry.name)
         return tuple(signers), tuple(unsigned)
@@ -290,7 +291,7 @@ class Framework:
                 raise FrameworkError(f'plugin "{name}" failed to register events: {exc}') from None
             default_hint = None
             if "queueing_hint" in hooks:
-                default_hint = _event_bound_hint(plugin.queueing_hint)
+                default_hint = _event_bound_hint(plan_callable(self._pm, plugin, "queueing_hint"))
             for item in registered:
                 fn = item.queueing_hint_fn
                 if fn is None and default_hint is not None:
@@ -1167,6 +1168,6 @@ def _event_bound_hint(hook: Callable) -> Callable[[ClusterEvent], Callable]:
     """Adapt a plugin's ``queueing_hint(event, pod, old, new)`` to a per-event hint fn."""
     def for_event(event: ClusterEvent) -> Callable:
         def hint(pod: Any, old_obj: Any, new_obj: Any) -> Any:
-            return hook(event=event, pod=pod, old_obj=old_obj, new_obj=new_obj)
+            return hook(event, pod, old_obj, new_obj)
         return hint
     return for_event
