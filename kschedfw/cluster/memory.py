@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod
+from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
@@ -59,7 +60,7 @@ class MemoryCluster(TimerFacet):
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
-        self._watchers: list[WatchCallback] = []
+        self._fanout = Fanout()
         self._timers = Timers()
         self._resource_version = itertools.count(1)
         self.events: list[EventRecord] = []
@@ -67,25 +68,14 @@ class MemoryCluster(TimerFacet):
 
     # ------------------------------------------------------------------ watch and timers
     def watch(self, callback: WatchCallback) -> None:
-        self._watchers.append(callback)
+        self._fanout.watch(callback)
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Changes of ``kind`` only, delivered in the same order as to ``watch`` callbacks."""
-        def on_event(event: WatchEvent) -> None:
-            if event.kind == kind:
-                callback(event)
-
-        self._watchers.append(on_event)
-
-        def unsubscribe() -> None:
-            if on_event in self._watchers:
-                self._watchers.remove(on_event)
-
-        return unsubscribe
+        return self._fanout.subscribe(kind, callback)
 
     def _emit(self, event: WatchEvent) -> None:
-        for callback in list(self._watchers):
-            callback(event)
+        self._fanout.emit(event)
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:

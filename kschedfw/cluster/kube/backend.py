@@ -36,6 +36,7 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import StatusWriter
+from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
 
@@ -66,8 +67,7 @@ class KubeBackend(TimerFacet):
         self._informer_options = dict(informer_options or {})
         self._cache: dict[str, dict[tuple[str, str], Any]] = {}
         self._inbox: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
-        self._watchers: list[Callable[[WatchEvent], None]] = []
-        self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {}
+        self._fanout = Fanout()
         self._timers = Timers()
         self.informers: list[Informer] = []
         self._informers_lock = threading.Lock()
@@ -212,22 +212,14 @@ class KubeBackend(TimerFacet):
         self._emit(WatchEvent("ADDED" if old is None else "MODIFIED", kind, old, obj))
 
     def _emit(self, event: WatchEvent) -> None:
-        for callback in list(self._watchers):
-            callback(event)
-        for callback in list(self._subscribers.get(event.kind, ())):
-            callback(event)
+        self._fanout.emit(event)
 
     # ------------------------------------------------------------------ Backend: watch, timers
     def watch(self, callback: Callable[[WatchEvent], None]) -> None:
-        self._watchers.append(callback)
+        self._fanout.watch(callback)
 
     def subscribe(self, kind: str, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
-        self._subscribers.setdefault(kind, []).append(callback)
-
-        def unsubscribe() -> None:
-            if callback in self._subscribers.get(kind, []):
-                self._subscribers[kind].remove(callback)
-        return unsubscribe
+        return self._fanout.subscribe(kind, callback)
 
     def now_datetime(self) -> Any:
         return self.clock.now_datetime()
