@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kschedfw.api.accessors import name_of, spec_of
+
 __all__ = ["TOLERATIONS_SIGNER_NAME", "HOST_PORTS_SIGNER_NAME", "tolerations_signature", "host_ports_signature",
            "node_affinity_signature", "requests_dra_backed_resource"]
 
@@ -58,7 +60,6 @@ def requests_dra_backed_resource(scalar_requests: Mapping[str, int], lister: Any
     wanted = [name for name, amount in scalar_requests.items() if amount]
     if not wanted or lister is None:
         return False
-    from kschedfw.plugins.volumebinding.storagehelpers import name_of, spec_of
     served: set[str] = set()
     for device_class in lister.list("DeviceClass"):
         explicit = spec_of(device_class).get("extendedResourceName")

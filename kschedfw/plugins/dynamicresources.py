@@ -37,9 +37,8 @@ from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.interface import ResourceClaimStatusWriter
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
-from kschedfw.plugins.volumebinding.storagehelpers import (controller_ref, is_being_deleted,
-                                                           name_of, namespace_of,
-                                                           raw_of, spec_of, status_of, uid_of)
+from kschedfw.api.accessors import (controller_ref, is_being_deleted, name_of, namespace_of, raw_of, spec_of,
+                                    status_of, uid_of)
 
 if TYPE_CHECKING:
     from kschedfw.framework.interface import Handle

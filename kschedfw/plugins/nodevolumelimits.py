@@ -23,9 +23,9 @@ import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
 from kschedfw.features import enabled
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
-from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object,
-                                                           pod_volume_claim_name, pvc_class,
-                                                           spec_of, volume_is_for_pod,
+from kschedfw.api.accessors import spec_of
+from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object, pod_volume_claim_name,
+                                                           pvc_class, volume_is_for_pod,
                                                            volumes_sign_fragments)
 
 NAME = "NodeVolumeLimits"

@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, pv_class,
-                                                           resource_version_of)
+from kschedfw.api.accessors import resource_version_of
+from kschedfw.plugins.volumebinding.storagehelpers import NotFoundError, pv_class
 
 
 class OutOfSyncError(Exception):

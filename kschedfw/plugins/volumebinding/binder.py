@@ -21,24 +21,21 @@ from kschedfw.api.selectors import parse_label_selector
 from kschedfw.framework.interface import PersistentVolumeClaimBinder
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.assume_cache import PVAssumeCache, PVCAssumeCache
-from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLLER,
-                                                           ANN_MIGRATED_PLUGINS, ANN_SELECTED_NODE,
-                                                           NOT_SUPPORTED_PROVISIONER,
-                                                           VOLUME_AVAILABLE,
-                                                           WAIT_FOR_FIRST_CONSUMER, NotFoundError,
-                                                           annotations_of, check_access_modes,
-                                                           check_node_affinity,
-                                                           claim_selector_matches, find_object,
-                                                           is_being_deleted, is_pvc_fully_bound,
+from kschedfw.api.accessors import annotations_of, is_being_deleted, spec_of
+from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLLER, ANN_MIGRATED_PLUGINS,
+                                                           ANN_SELECTED_NODE, NOT_SUPPORTED_PROVISIONER,
+                                                           VOLUME_AVAILABLE, WAIT_FOR_FIRST_CONSUMER,
+                                                           NotFoundError, check_access_modes,
+                                                           check_node_affinity, claim_selector_matches,
+                                                           find_object, is_pvc_fully_bound,
                                                            is_volume_bound_to_claim,
                                                            match_topology_selector_terms,
-                                                           pod_volume_claim_name,
-                                                           pv_class, pv_storage_capacity,
-                                                           pvc_class, pvc_has_storage_request,
-                                                           pvc_storage_request, quantity_bytes,
-                                                           spec_of, volume_attributes_class,
-                                                           volume_is_for_pod, volume_mode,
-                                                           with_annotation, with_pv_claim_ref)
+                                                           pod_volume_claim_name, pv_class,
+                                                           pv_storage_capacity, pvc_class,
+                                                           pvc_has_storage_request, pvc_storage_request,
+                                                           quantity_bytes, volume_attributes_class,
+                                                           volume_is_for_pod, volume_mode, with_annotation,
+                                                           with_pv_claim_ref)
 
 if TYPE_CHECKING:
     from kschedfw.framework.interface import Handle

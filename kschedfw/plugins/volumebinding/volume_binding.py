@@ -27,14 +27,11 @@ from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
-from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS, CLAIM_LOST,
-                                                           annotations_of, find_object,
-                                                           is_being_deleted,
+from kschedfw.api.accessors import annotations_of, is_being_deleted, spec_of
+from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS, CLAIM_LOST, find_object,
                                                            pod_volume_claim_name, pvc_class,
                                                            pvc_storage_request, quantity_bytes,
-                                                           spec_of,
-                                                           volume_is_for_pod,
-                                                           volumes_sign_fragments)
+                                                           volume_is_for_pod, volumes_sign_fragments)
 
 if TYPE_CHECKING:
     from kschedfw.framework.interface import Handle
