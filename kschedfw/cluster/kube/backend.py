@@ -35,7 +35,7 @@ from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
-from kschedfw.cluster.kube.statuswriter import StatusWriter
+from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
@@ -47,7 +47,6 @@ log = logging.getLogger(__name__)
 _WAKE = ("WAKE", "", None, None)
 _DONE = "DONE"  # an inbox item (_DONE, "", callback, result): a finished off-thread bind
 BIND_WORKERS = 32  # binds in flight at once (upstream: a goroutine each); the client QPS limit applies to all
-_RETRY_DELAYS = (0.01, 0.05, 0.25, 1.25)  # client-go retry.DefaultBackoff: 10ms x5, 4 steps
 SETTLE_BACKOFF = (0.2, 5.0)  # seconds: first and longest pause between tries to settle a bind
 
 
@@ -87,8 +86,8 @@ class KubeBackend(TimerFacet):
     @property
     def write_fence(self) -> Callable[[], bool] | None:
         """False once this process may no longer write (leader election sets it to the lease
-        check). Checked before a write is queued, and by the clients again right before it is
-        sent."""
+        check). The clients check it right before each write is sent; the status and event
+        writers also before queueing one."""
         return self._write_fence
 
     @write_fence.setter
@@ -102,10 +101,6 @@ class KubeBackend(TimerFacet):
         """Whether a write may be sent now (the leader-election fence)."""
         fence = self._write_fence
         return fence is None or fence()
-
-    def _check_fence(self) -> None:
-        if not self.may_write():
-            raise LeadershipLost()
 
     def _cached_pod(self, pod: Pod) -> Pod | None:
         current = self._cache.get("Pod", {}).get((pod.namespace, pod.name))
@@ -277,7 +272,6 @@ class KubeBackend(TimerFacet):
             self.shadow.bound(pod, node_name)
             self._apply("MODIFIED", "Pod", pod.with_node(node_name))
             return
-        self._check_fence()
         if self.statuses is not None:
             self.statuses.supersede(pod.uid, self._request_timeout)
         try:
@@ -312,7 +306,6 @@ class KubeBackend(TimerFacet):
             if self._closing.wait(pause):
                 raise TransportError("POST", "pods/binding", RuntimeError("stopped before the bind was settled"),
                                      maybe_sent=True)
-            self._check_fence()
             try:
                 return self._bind_again(pod, node_name)
             except TransportError:
@@ -375,7 +368,6 @@ class KubeBackend(TimerFacet):
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
         if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
-        self._check_fence()
         answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
         if not answer:
             return None
@@ -388,7 +380,6 @@ class KubeBackend(TimerFacet):
             self.shadow.deleted(pod)
             self._inbox.put(("DELETED", "Pod", pod, None))
             return
-        self._check_fence()
         body: dict[str, Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": pod.uid}}
         if grace_period_seconds is not None:
             body["gracePeriodSeconds"] = grace_period_seconds
@@ -402,7 +393,6 @@ class KubeBackend(TimerFacet):
         gets the selected-node annotation (already on ``claim``)."""
         if self.dry_run:
             return volume if volume is not None else claim
-        self._check_fence()
         if volume is not None:
             ref = {"kind": "PersistentVolumeClaim", "apiVersion": "v1", "namespace": claim.namespace,
                    "name": claim.name, "uid": claim.uid}
@@ -417,7 +407,6 @@ class KubeBackend(TimerFacet):
     def update_resource_claim_status(self, claim: Any) -> Any:
         if self.dry_run:
             return claim
-        self._check_fence()
         resource = BY_KIND["ResourceClaim"]
         answer = self.client.request("PUT", resource.object_path(claim.name, claim.namespace) + "/status",
                                      body=claim.raw)
@@ -442,10 +431,10 @@ class KubeBackend(TimerFacet):
     # ------------------------------------------------------------------ helpers
     def _patch_status(self, pod: Pod, status: dict[str, Any]) -> Any:
         """Strategic-merge patch of pods/status on the caller's thread (preemption needs the
-        answer), retried as upstream ``util.Retriable``: 409, 500, 503, a refused connection."""
+        answer), retried as the status writer retries (upstream ``util.Retriable``)."""
         path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
         body = {"metadata": {"uid": pod.uid}, "status": status}
-        for delay in (*_RETRY_DELAYS, None):
+        for delay in (*RETRY_DELAYS, None):
             try:
                 return self.client.request("PATCH", path, body=body, content_type=STRATEGIC_MERGE_PATCH)
             except Conflict as exc:
@@ -453,11 +442,8 @@ class KubeBackend(TimerFacet):
                     raise _not_found(str(exc)) from None
                 if delay is None:
                     raise
-            except ApiError as exc:
-                if exc.status not in (500, 503) or delay is None:
-                    raise
-            except TransportError as exc:
-                if exc.maybe_sent or delay is None:
+            except (ApiError, TransportError) as exc:
+                if delay is None or not retriable(exc):
                     raise
             time.sleep(delay)
         return None

@@ -26,7 +26,7 @@ from kschedfw.cluster.kube.client import ApiError, KubeClient, STRATEGIC_MERGE_P
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.framework.interface import Conflict, NotFound
 
-__all__ = ["StatusWriter", "RETRY_DELAYS", "MAX_PENDING"]
+__all__ = ["StatusWriter", "RETRY_DELAYS", "MAX_PENDING", "retriable"]
 
 log = logging.getLogger(__name__)
 
@@ -175,11 +175,9 @@ class StatusWriter:
                 if "uid" in str(exc).lower():  # a different pod of the same name
                     return
                 error: Exception = exc
-            except ApiError as exc:
-                if exc.status not in _RETRIABLE:
+            except (ApiError, TransportError) as exc:
+                if not retriable(exc):
                     delay = None
-                error = exc
-            except TransportError as exc:
                 error = exc
             if delay is None:
                 self.dropped += 1
@@ -187,6 +185,14 @@ class StatusWriter:
                                    pod.key, error)
                 return
             self.sleep(delay)
+
+
+def retriable(error: Exception) -> bool:
+    """Upstream ``util.Retriable`` for a write that may be sent twice: 500 or 503, or no answer
+    at all (a 409 is judged by the caller: only one that is no uid mismatch is retried)."""
+    if isinstance(error, ApiError):
+        return error.status in _RETRIABLE
+    return isinstance(error, TransportError)
 
 
 def _reports_unscheduled(status: dict[str, Any]) -> bool:
