@@ -45,6 +45,21 @@ def start_runner(control_plane: ControlPlane, tmp_path, scheduler_name: str, lea
 
 
 @pytest.fixture
+def priority_classes(control_plane: ControlPlane, namespace: str):
+    """``<namespace>-low`` (10) and ``<namespace>-high`` (1000), deleted afterwards."""
+    names = {f"{namespace}-low": 10, f"{namespace}-high": 1000}
+    for name, value in names.items():
+        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                          {"metadata": {"name": name}, "value": value})
+    yield list(names)
+    for name in names:
+        try:
+            control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
+        except APIError:
+            pass
+
+
+@pytest.fixture
 def scheduler_name(namespace: str) -> str:
     return f"kschedfw-{namespace}"
 
@@ -111,45 +126,35 @@ def test_unschedulable_pod_gets_upstreams_condition_and_event(control_plane, nam
 
 
 def test_preemption_marks_and_deletes_the_lower_priority_victim(control_plane, namespace, scheduler_name, nodes,
-                                                                runner):
-    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
-        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
-                          {"metadata": {"name": name}, "value": value})
-    try:
-        for i, node in enumerate(nodes):  # fill both nodes with low-priority pods
-            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                              pod_manifest(f"low-{i}", namespace, cpu="1500m", nodeName=node,
-                                           priorityClassName=f"{namespace}-low"))
-        wait_for(lambda: len([p for p in runner.backend.list("Pod", namespace)]) == 2, what="the informer")
+                                                                runner, priority_classes):
+    for i, node in enumerate(nodes):  # fill both nodes with low-priority pods
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                          pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
-                                       priorityClassName=f"{namespace}-high"))
-        nominated = wait_for(lambda: get_pod(control_plane, namespace, "high")["status"].get("nominatedNodeName"),
-                             what="a nomination")
-        # the eviction runs off the scheduling loop (upstream's preemption goroutine); a bound victim
-        # with no kubelet stays terminating for its grace period
-        victim = wait_for(lambda: next((p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")[
-            "items"] if p["spec"].get("nodeName") == nominated and p["metadata"]["name"].startswith("low-")
-            and p["metadata"].get("deletionTimestamp")), None), what="the victim's graceful deletion")
-        target = [c for c in victim["status"]["conditions"] if c["type"] == "DisruptionTarget"]
-        assert target and (target[0]["status"], target[0]["reason"]) == ("True", "PreemptionByScheduler")
-        other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
-                 if p["metadata"]["name"].startswith("low-") and p["metadata"]["name"] != victim["metadata"]["name"]]
-        assert not other[0]["metadata"].get("deletionTimestamp")
-        preempted = wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
-                                      if e["reason"] == "Preempted"], what="a Preempted event")
-        # upstream: the preemptor's profile reports it (the victim belongs to default-scheduler)
-        assert preempted[0]["reportingController"] == scheduler_name
-        metrics = runner.metrics_text()  # upstream: every PostFilter call counts, one victim observed
-        assert sample(metrics, "scheduler_preemption_attempts_total") == 1
-        assert sample(metrics, "scheduler_preemption_victims_count") == 1
-        assert sample(metrics, "scheduler_preemption_victims_bucket", le="1.0") == 1
-    finally:
-        for name in (f"{namespace}-low", f"{namespace}-high"):
-            try:
-                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
-            except APIError:
-                pass
+                          pod_manifest(f"low-{i}", namespace, cpu="1500m", nodeName=node,
+                                       priorityClassName=f"{namespace}-low"))
+    wait_for(lambda: len([p for p in runner.backend.list("Pod", namespace)]) == 2, what="the informer")
+    control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                      pod_manifest("high", namespace, scheduler=scheduler_name, cpu="1500m",
+                                   priorityClassName=f"{namespace}-high"))
+    nominated = wait_for(lambda: get_pod(control_plane, namespace, "high")["status"].get("nominatedNodeName"),
+                         what="a nomination")
+    # the eviction runs off the scheduling loop (upstream's preemption goroutine); a bound victim
+    # with no kubelet stays terminating for its grace period
+    victim = wait_for(lambda: next((p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")[
+        "items"] if p["spec"].get("nodeName") == nominated and p["metadata"]["name"].startswith("low-")
+        and p["metadata"].get("deletionTimestamp")), None), what="the victim's graceful deletion")
+    target = [c for c in victim["status"]["conditions"] if c["type"] == "DisruptionTarget"]
+    assert target and (target[0]["status"], target[0]["reason"]) == ("True", "PreemptionByScheduler")
+    other = [p for p in control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]
+             if p["metadata"]["name"].startswith("low-") and p["metadata"]["name"] != victim["metadata"]["name"]]
+    assert not other[0]["metadata"].get("deletionTimestamp")
+    preempted = wait_for(lambda: [e for e in events_for(control_plane, namespace, victim["metadata"]["name"])
+                                  if e["reason"] == "Preempted"], what="a Preempted event")
+    # upstream: the preemptor's profile reports it (the victim belongs to default-scheduler)
+    assert preempted[0]["reportingController"] == scheduler_name
+    metrics = runner.metrics_text()  # upstream: every PostFilter call counts, one victim observed
+    assert sample(metrics, "scheduler_preemption_attempts_total") == 1
+    assert sample(metrics, "scheduler_preemption_victims_count") == 1
+    assert sample(metrics, "scheduler_preemption_victims_bucket", le="1.0") == 1
 
 
 def test_dry_run_decides_without_writing(control_plane, tmp_path, namespace, scheduler_name, nodes):
@@ -192,12 +197,9 @@ def test_scheduling_carries_on_after_the_api_server_restarts(control_plane, name
 
 
 def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plane, namespace, scheduler_name,
-                                                                     nodes, runner):
+                                                                     nodes, runner, priority_classes):
     """Upstream evicts victims in a goroutine (SchedulerAsyncPreemption): while a victim's
     deletion hangs on the API server, other pods are still scheduled and bound."""
-    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
-        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
-                          {"metadata": {"name": name}, "value": value})
     release = threading.Event()
     try:
         control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
@@ -222,11 +224,6 @@ def test_a_preemptions_evictions_do_not_hold_up_the_scheduling_loop(control_plan
                  what="the preemptor bound once its victim is gone", timeout=60)
     finally:
         release.set()
-        for name in (f"{namespace}-low", f"{namespace}-high"):
-            try:
-                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
-            except APIError:
-                pass
 
 
 def test_prebind_writes_run_off_the_scheduling_loop(control_plane, namespace, scheduler_name, nodes, runner):
@@ -390,15 +387,13 @@ def test_metrics_count_attempts_and_pending_pods_with_upstreams_names(control_pl
     assert sample(text, "scheduler_cache_size", type="nodes") >= 2  # other tests' nodes may still be there
 
 
-def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, namespace, scheduler_name, nodes):
+def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, namespace, scheduler_name, nodes,
+                                                     priority_classes):
     """Shadow mode decides a preemption as upstream would (victim, nomination), then carries on
     as if the victim were gone: the preemptor is reported bound to the victim's node. Nothing is
     written: every pod keeps its resourceVersion, no Binding, no condition, no event."""
     decisions = []
     runner, thread = start_runner(control_plane, tmp_path, scheduler_name, dry_run=True, on_decision=decisions.append)
-    for name, value in ((f"{namespace}-low", 10), (f"{namespace}-high", 1000)):
-        control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
-                          {"metadata": {"name": name}, "value": value})
     try:
         for i, node in enumerate(nodes):
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
@@ -432,8 +427,3 @@ def test_dry_run_reports_a_preemption_without_deleting(control_plane, tmp_path, 
         runner.stop()
         thread.join(10)
         runner.close()
-        for name in (f"{namespace}-low", f"{namespace}-high"):
-            try:
-                control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{name}")
-            except APIError:
-                pass
