@@ -20,13 +20,17 @@ import io
 import json
 import pstats
 import sys
+from pathlib import Path
 from typing import Any
 
-from kschedfw.features import FeatureGateError, parse_feature_gates
-from kschedfw.framework.registry import default_catalog
-from kschedfw.perf.runner import ConfigProblem, RunOptions, WorkloadResult, build_config, run_workload
-from kschedfw.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,
-                                    load_test_cases, unroll)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the harness is benchmarks.perf, beside this file
+
+from benchmarks.perf.runner import (ConfigProblem, RunOptions, WorkloadResult, build_config,  # noqa: E402
+                                    run_workload)
+from benchmarks.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,  # noqa: E402
+                                      load_test_cases, unroll)
+from kschedfw.features import FeatureGateError, parse_feature_gates  # noqa: E402
+from kschedfw.framework.registry import default_catalog  # noqa: E402
 
 
 def _named_gates(text: str) -> set[str]:
@@ -203,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
                                           feature_gates=dict(w.feature_gates)))
             continue
         if use_config is not None:
-            from kschedfw.perf.runner import WorkloadRunner
+            from benchmarks.perf.runner import WorkloadRunner
             result = WorkloadRunner(unrolled, use_config, registry, options, profile_note=note).run()
         else:
             result = run_workload(unrolled, registry, allow_missing_plugins=args.allow_missing_plugins,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kschedfw.perf.runner import (ConfigProblem, RunOptions, WorkloadRunner, build_config,
+from benchmarks.perf.runner import (ConfigProblem, RunOptions, WorkloadRunner, build_config,
                                   upstream_sampled_average)
-from kschedfw.perf.workload import (Barrier, CreateNamespaces, CreateNodes, CreatePods, DeletePods,
+from benchmarks.perf.workload import (Barrier, CreateNamespaces, CreateNodes, CreatePods, DeletePods,
                                     NameGenerator, TemplateError, WorkloadError, default_workload,
                                     find_test_case, load_test_cases, parse_go_duration,
                                     render_template, unroll)

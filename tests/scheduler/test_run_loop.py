@@ -76,6 +76,6 @@ def test_scenario_steps_run_as_timers_and_the_run_settles(node, pod):
 
 
 def test_no_module_drives_the_simulation_through_its_private_functions():
-    from kschedfw.perf import runner
+    from benchmarks.perf import runner
     source = inspect.getsource(runner)
     assert "sim._" not in source and "scheduler._" not in source

@@ -42,7 +42,7 @@ from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
 from kschedfw.errors import ManifestError
 from kschedfw.gcpause import frozen
-from kschedfw.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
+from benchmarks.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
                                     CreatePods, DeletePods, NameGenerator, Op, Sleep,
                                     StartCollectingMetrics, StopCollectingMetrics, UnrolledWorkload,
                                     UnsupportedOp, WorkloadError, MIGRATED_PLUGINS_ANNOTATION)

@@ -1,0 +1,1 @@
+"""Benchmarks and the scheduler_perf harness (``benchmarks.perf``): kept out of the kschedfw wheel."""
