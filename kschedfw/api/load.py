@@ -9,32 +9,20 @@ from typing import Any, Callable, Iterable, Iterator
 
 import attrs
 import yaml
+from yaml.constructor import SafeConstructor
 
 from kschedfw.api import _parse
 from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
-from kschedfw.api.yamldepth import too_deep
-from kschedfw.api.yamlevents import plain_documents
+from kschedfw.api.yamlinput import YamlLimit, compose_documents, plain_documents
 from kschedfw.errors import ManifestError
 from kschedfw.gcpause import paused
 
 __all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
-           "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES",
-           "MAX_ALIAS_VALUES"]
+           "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
-
-#: Values that YAML aliases may add to one document once expanded: the config loader's bound
-#: (``kschedfw.config.yamlpos.MAX_NODES``), so an alias bomb ends in an error, not in memory.
-#: Counted on top of the document's own values, since a cluster List may legitimately hold
-#: millions of them.
-MAX_ALIAS_VALUES = 50_000
-
-
-#: Nesting a manifest may have: real ones stay under 30 levels, and Python code that walks
-#: objects recursively (copies, dumps) must stay within the interpreter's recursion limit.
-MAX_DEPTH = 200
 
 
 class UnusableInput(ManifestError):
@@ -54,21 +42,8 @@ class Located:
     def where(self) -> str:
         return self.source + (f":{self.line}" if self.line else "")
 
+
 _KIND_PARSERS: dict[str, Callable[..., Any]] = {"Pod": parse_pod, "Node": parse_node, **_PARSERS}
-
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """Safe YAML loading, except that timestamps stay strings (as Kubernetes' YAML decoding
-    leaves them): ``creationTimestamp`` and date-like label values are read as text."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
-
 
 def parse_object(d: Any, *, source: str = "", line: int | None = None,
                  default_kind: str | None = None, template: bool = False) -> Any:
@@ -216,40 +191,6 @@ def _parse_into(out: list[Any], malformed: list[ManifestError] | None, data: Any
     out.append(Located(obj, source, line))
 
 
-def _aliased_values(root: Any) -> int:
-    """How many values aliases add to the document under ``root`` once expanded.
-
-    Sizes are computed once per node (aliases share nodes), so this is linear in the text even
-    for an alias bomb. A node that contains itself raises :class:`UnusableInput`.
-    """
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, children_done = stack.pop()
-        key = id(node)
-        if children_done:
-            open_nodes.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in _children(node))
-            continue
-        if key in sizes:
-            continue
-        if key in open_nodes:
-            raise UnusableInput("invalid YAML: recursive alias", line=_line(node))
-        open_nodes.add(key)
-        stack.append((node, True))
-        stack.extend((c, False) for c in _children(node) if id(c) not in sizes)
-    return sizes[id(root)] - len(sizes)
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    return []
-
-
 _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -261,8 +202,8 @@ class _NotPlain(Exception):
     """The document holds something :func:`_construct_plain` leaves to PyYAML."""
 
 
-def _construct_plain(loader: Any, node: Any) -> Any:
-    """What ``loader.construct_document(node)`` returns, for a document without aliases made of
+def _construct_plain(constructor: SafeConstructor, node: Any) -> Any:
+    """What ``constructor.construct_document(node)`` returns, for a document without aliases made of
     maps with string keys, sequences and str/int/float/bool/null scalars (every Kubernetes
     manifest), in a fraction of the time: PyYAML's constructor is pure Python with per-node
     bookkeeping. Anything else (merge keys, non-string keys, other tags) raises _NotPlain."""
@@ -272,7 +213,7 @@ def _construct_plain(loader: Any, node: Any) -> Any:
         if tag == _STR_TAG:
             return node.value
         if tag in _PLAIN_SCALAR_TAGS:
-            return loader.yaml_constructors[tag](loader, node)
+            return constructor.yaml_constructors[tag](constructor, node)
         raise _NotPlain
     if kind is yaml.MappingNode:
         if node.tag != _MAP_TAG:
@@ -281,66 +222,52 @@ def _construct_plain(loader: Any, node: Any) -> Any:
         for key_node, value_node in node.value:
             if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR_TAG:
                 raise _NotPlain
-            out[key_node.value] = _construct_plain(loader, value_node)
+            out[key_node.value] = _construct_plain(constructor, value_node)
         return out
     if kind is yaml.SequenceNode:
         if node.tag != _SEQ_TAG:
             raise _NotPlain
-        return [_construct_plain(loader, child) for child in node.value]
+        return [_construct_plain(constructor, child) for child in node.value]
     raise _NotPlain
 
 
-def _construct(loader: Any, node: Any, plain: bool) -> Any:
+def _construct(constructor: SafeConstructor, node: Any, plain: bool) -> Any:
     if plain:
         try:
-            return _construct_plain(loader, node)
+            return _construct_plain(constructor, node)
         except _NotPlain:
             pass
-    return loader.construct_document(node)
+    return constructor.construct_document(node)
 
 
 def yaml_documents(text: str, source: str) -> Iterator[tuple[Any, Any]]:
     """(node, data) for each YAML document, so every object keeps its line number.
 
-    Aliases may add at most :data:`MAX_ALIAS_VALUES` values to a document; more (an alias
-    bomb), a recursive alias or nesting deeper than :data:`MAX_DEPTH` is :class:`UnusableInput`.
-    """
-    deep = too_deep(text, MAX_DEPTH)
-    if deep is not None:
-        raise UnusableInput(f"invalid YAML: nested more than {MAX_DEPTH} levels deep",
-                            source=source, line=deep[0])
-    loader = _Loader(text)
-    check_aliases = "*" in text
-    try:
-        while True:
-            try:
-                if not loader.check_node():
-                    break
-                node = loader.get_node()
-                if check_aliases and node is not None:
-                    extra = _aliased_values(node)
-                    if extra > MAX_ALIAS_VALUES:
-                        raise UnusableInput(
-                            f"invalid YAML: aliases expand this document by {extra} values, "
-                            f"more than the {MAX_ALIAS_VALUES} allowed (an alias bomb?)",
-                            source=source, line=_line(node))
-                data = _construct(loader, node, plain=not check_aliases)
-            except UnusableInput as exc:
-                raise UnusableInput(exc.detail, source=source, line=exc.line) from None
-            except yaml.MarkedYAMLError as exc:
-                mark = exc.problem_mark or exc.context_mark
-                problem = exc.problem or exc.context or "malformed YAML"
-                if exc.context and exc.problem:
-                    problem = f"{exc.context}: {exc.problem}"
-                raise ManifestError(f"invalid YAML: {problem}", source=source,
-                                    line=mark.line + 1 if mark is not None else None) from None
-            except yaml.YAMLError as exc:
-                raise ManifestError(f"invalid YAML: {exc}", source=source) from None
-            except RecursionError:
-                raise UnusableInput("invalid YAML: nested too deeply", source=source) from None
-            yield node, data
-    finally:
-        loader.dispose()
+    Input past :mod:`~kschedfw.api.yamlinput`'s caps (an alias bomb, a recursive alias, nesting
+    too deep) is :class:`UnusableInput`."""
+    constructor = SafeConstructor()
+    documents = compose_documents(text)
+    plain = "*" not in text
+    while True:
+        try:
+            node = next(documents, None)
+            if node is None:
+                return
+            data = _construct(constructor, node, plain)
+        except YamlLimit as exc:
+            raise UnusableInput(f"invalid YAML: {exc.message}", source=source, line=exc.line) from None
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            problem = exc.problem or exc.context or "malformed YAML"
+            if exc.context and exc.problem:
+                problem = f"{exc.context}: {exc.problem}"
+            raise ManifestError(f"invalid YAML: {problem}", source=source,
+                                line=mark.line + 1 if mark is not None else None) from None
+        except yaml.YAMLError as exc:
+            raise ManifestError(f"invalid YAML: {exc}", source=source) from None
+        except RecursionError:
+            raise UnusableInput("invalid YAML: nested too deeply", source=source) from None
+        yield node, data
 
 
 def parse_manifests(text: str, *, source: str = "", template: bool = False) -> list[Any]:
@@ -350,7 +277,7 @@ def parse_manifests(text: str, *, source: str = "", template: bool = False) -> l
 
 def _parse_located(text: str, source: str, template: bool,
                    malformed: list[ManifestError] | None = None) -> list[Located]:
-    documents = plain_documents(text, _Loader, MAX_DEPTH)
+    documents = plain_documents(text)
     if documents is not None:
         out: list[Located] = []
         try:

@@ -1,8 +1,9 @@
 """`kschedfw validate FILE...`: check KubeSchedulerConfiguration files against upstream's rules.
 
 Exit status: 0 every file is valid (warnings allowed), 1 at least one is invalid (YAML errors
-included; every problem is listed), 2 validation could not run (a file cannot be read, a plugin
-the config names cannot be loaded, a bad ``--feature-gates``, an internal error).
+included; every problem is listed), 2 validation could not run (a file cannot be read or is past
+the YAML reader's caps, a plugin the config names cannot be loaded, a bad ``--feature-gates``, an
+internal error).
 
 As for kube-scheduler, only the first YAML document of a file is its configuration; later
 documents are checked too, but their findings are warnings naming the document.
@@ -46,7 +47,7 @@ def _read(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from kschedfw.config.diagnostics import sort_unique, summary_line
+    from kschedfw.config.diagnostics import UNUSABLE, sort_unique, summary_line
     from kschedfw.config.expand import PLUGIN_LOAD_ERROR
     from kschedfw.config.validate import load_config_text
 
@@ -81,6 +82,9 @@ def run(args: argparse.Namespace) -> int:
         if any(d.kind == PLUGIN_LOAD_ERROR for d in diags):
             entry["status"] = "error"
             entry["error"] = "a plugin named in the file cannot be loaded"
+        elif any(d.kind == UNUSABLE for d in diags):
+            entry["status"] = "error"
+            entry["error"] = "the file cannot be read safely"
         if config is not None and args.show_defaults:
             defaults.append((name, config.document))
             if args.output == "json":

@@ -23,6 +23,9 @@ WARNING = "warning"
 #: Kinds used for problems that are not field errors.
 SYNTAX = "YAML syntax error"
 DOCUMENT = "Invalid document"
+#: Input past the YAML reader's caps (too deep, an alias bomb, a recursive alias): validation
+#: cannot run on it (exit status 2).
+UNUSABLE = "Unusable input"
 
 
 @attrs.frozen

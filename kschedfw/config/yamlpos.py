@@ -15,14 +15,12 @@ import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from kschedfw.api.yamldepth import too_deep
-from kschedfw.config.diagnostics import DOCUMENT, SYNTAX, Diagnostic
+from kschedfw.api.yamlinput import YamlLimit, compose_documents
+from kschedfw.config.diagnostics import DOCUMENT, SYNTAX, UNUSABLE, Diagnostic
 from kschedfw.errors import DUPLICATE, FieldError, format_path
 
 Path = tuple[Any, ...]
 Pos = tuple[int, int]
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -33,11 +31,6 @@ _MERGE = "tag:yaml.org,2002:merge"
 #: Standard scalar tags kept as their source text (JSON has no timestamp or binary type).
 _AS_TEXT = frozenset({"tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary",
                       "tag:yaml.org,2002:value", "tag:yaml.org,2002:yaml"})
-
-#: Upper bound on nodes built per document, so alias bombs end in a diagnostic.
-MAX_NODES = 50_000
-#: Upper bound on nesting (a configuration needs about 10 levels; the builder recurses).
-MAX_DEPTH = 100
 
 
 class Positions:
@@ -99,37 +92,19 @@ class _Builder:
         self.positions = Positions()
         self.diagnostics: list[Diagnostic] = []
         self._constructor = SafeConstructor()
-        self._stack: set[int] = set()
-        self._count = 0
-        self._too_big = False
 
     def problem(self, path: Path, pos: Pos, kind: str, message: str) -> None:
         self.diagnostics.append(Diagnostic(file=self.filename, line=pos[0], column=pos[1],
                                            path=format_path(path), kind=kind, message=message))
 
     def build(self, node: Node, path: Path) -> Any:
-        self._count += 1
-        if self._count > MAX_NODES:
-            if not self._too_big:
-                self._too_big = True
-                self.problem(path, _pos(node), DOCUMENT,
-                             f"{DOCUMENT}: more than {MAX_NODES} values after expanding aliases")
-            return None
-        pos = _pos(node)
-        self.positions.values.setdefault(path, pos)
+        """Plain data for ``node`` (within yamlinput's caps, so neither recursive nor huge)."""
+        self.positions.values.setdefault(path, _pos(node))
         if isinstance(node, ScalarNode):
             return self._scalar(node, path)
-        key = id(node)
-        if key in self._stack:
-            self.problem(path, pos, DOCUMENT, f"{DOCUMENT}: recursive alias")
-            return None
-        self._stack.add(key)
-        try:
-            if isinstance(node, SequenceNode):
-                return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
-            return self._mapping(node, path)
-        finally:
-            self._stack.discard(key)
+        if isinstance(node, SequenceNode):
+            return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        return self._mapping(node, path)
 
     def _scalar(self, node: ScalarNode, path: Path) -> Any:
         tag = node.tag
@@ -195,25 +170,20 @@ def load_yaml(text: str, filename: str) -> tuple[list[YamlDocument], list[Diagno
     The documents before a syntax error are returned. Diagnostics about a document after the
     first carry its 1-based index in ``document`` (0 means the first document).
     """
-    deep = too_deep(text, MAX_DEPTH)
-    if deep is not None:
-        return [], [Diagnostic(file=filename, line=deep[0], column=deep[1], path="", kind=DOCUMENT,
-                               message=f"{DOCUMENT}: nested more than {MAX_DEPTH} levels deep")]
-    loader = _Loader(text)
     nodes: list[Node] = []
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is not None:
-                nodes.append(node)
+        for node in compose_documents(text):
+            nodes.append(node)
+    except YamlLimit as exc:
+        # the input is unusable (exit 2): nothing of it is checked
+        return [], [Diagnostic(file=filename, line=exc.line, column=exc.column, path="", kind=UNUSABLE,
+                               message=f"{UNUSABLE}: {exc.message}")]
     except yaml.YAMLError as exc:
         error = _syntax_error(exc, text, filename)
         if nodes:
             error = attrs.evolve(error, document=len(nodes) + 1)
         docs, diagnostics = _build(nodes, filename)
         return docs, [*diagnostics, error]
-    finally:
-        loader.dispose()
     return _build(nodes, filename)
 
 

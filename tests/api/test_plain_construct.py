@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from yaml.constructor import SafeConstructor
 
-from kschedfw.api import load
+from kschedfw.api import load, yamlinput
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for folder in ("tests", "profiles", "kschedfw") for p in (ROOT / folder).rglob("*.yaml"))
@@ -38,10 +39,10 @@ p: -0o17
 
 def _both(text):
     out = []
-    for document in yaml.compose_all(text, Loader=load._Loader):
+    for document in yaml.compose_all(text, Loader=yamlinput.Loader):
         if document is None:
             continue
-        loader = load._Loader("")
+        loader = SafeConstructor()
         try:
             plain = load._construct_plain(loader, document)
         except load._NotPlain:
@@ -86,4 +87,4 @@ def test_other_documents_are_left_to_pyyaml(text):
     for plain, standard in _both(text):
         assert plain == "not plain"
     node_data = [data for _, data in load.yaml_documents(text, "x.yaml")]
-    assert node_data == [yaml.load(text, Loader=load._Loader)]
+    assert node_data == [yaml.load(text, Loader=yamlinput.Loader)]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kschedfw.api import load
+from kschedfw.api import load, yamlinput
 from kschedfw.api.yamlevents import plain_documents
 from kschedfw.errors import ManifestError
 
@@ -122,7 +122,7 @@ def _same(a, b):
 
 
 def _pyyaml(text):
-    return list(yaml.load_all(text, Loader=load._Loader))
+    return list(yaml.load_all(text, Loader=yamlinput.Loader))
 
 
 def _object_lines(text):
@@ -141,7 +141,7 @@ def _object_lines(text):
             for child in node.value:
                 walk(child, True)
 
-    for document in yaml.compose_all(text, Loader=load._Loader):
+    for document in yaml.compose_all(text, Loader=yamlinput.Loader):
         walk(document, True)
     return out
 
@@ -165,7 +165,7 @@ def _event_lines(documents):
 
 
 def _check_equal(text, where=""):
-    documents = plain_documents(text, load._Loader, load.MAX_DEPTH)
+    documents = plain_documents(text, yamlinput.Loader, yamlinput.MAX_DEPTH)
     assert documents is not None, where
     expected = _pyyaml(text)
     assert len(documents) == len(expected), where
@@ -180,7 +180,7 @@ def test_event_pass_equals_pyyaml(text):
 
 
 def test_scalars_of_every_yaml_1_1_type_keep_their_types():
-    (data, _), = plain_documents(SCALARS, load._Loader, load.MAX_DEPTH)
+    (data, _), = plain_documents(SCALARS, yamlinput.Loader, yamlinput.MAX_DEPTH)
     assert data["ints"][:6] == [1, -1, 1, 0, 0, 31] and data["ints"][11] == 90
     assert data["bools"] == [True] * 3 + [False] * 3 + [True] * 3 + [False] * 3 + [True] * 3 + [False] * 3
     assert data["not bools"] == ["y", "n", "Y", "N", "yEs", "tRUE", "oN"]
@@ -192,7 +192,7 @@ def test_scalars_of_every_yaml_1_1_type_keep_their_types():
 
 @pytest.mark.parametrize("text", LEFT_TO_PYYAML, ids=range(len(LEFT_TO_PYYAML)))
 def test_what_the_event_pass_does_not_handle_is_left_to_pyyaml(text):
-    assert plain_documents(text, load._Loader, load.MAX_DEPTH) is None
+    assert plain_documents(text, yamlinput.Loader, yamlinput.MAX_DEPTH) is None
 
 
 def test_event_pass_equals_pyyaml_on_every_manifest_of_the_repository():
@@ -202,9 +202,9 @@ def test_event_pass_equals_pyyaml_on_every_manifest_of_the_repository():
         try:
             _pyyaml(text)
         except yaml.YAMLError:
-            assert plain_documents(text, load._Loader, load.MAX_DEPTH) is None, path
+            assert plain_documents(text, yamlinput.Loader, yamlinput.MAX_DEPTH) is None, path
             continue
-        if plain_documents(text, load._Loader, load.MAX_DEPTH) is None:
+        if plain_documents(text, yamlinput.Loader, yamlinput.MAX_DEPTH) is None:
             continue  # anchors, tags...: the complete parse reads it
         _check_equal(text, path)
         checked += 1
@@ -254,16 +254,16 @@ def test_errors_name_the_same_line_as_the_complete_parse(text):
 
 
 class _PureLoader(yaml.SafeLoader):
-    """load._Loader's rules on PyYAML's pure-Python parser (installs without libyaml)."""
+    """yamlinput.Loader's rules on PyYAML's pure-Python parser (installs without libyaml)."""
 
 
-_PureLoader.yaml_implicit_resolvers = load._Loader.yaml_implicit_resolvers
+_PureLoader.yaml_implicit_resolvers = yamlinput.Loader.yaml_implicit_resolvers
 
 
 @pytest.mark.parametrize("text", DOCUMENTS + LEFT_TO_PYYAML, ids=range(len(DOCUMENTS + LEFT_TO_PYYAML)))
 def test_pure_python_parser_gives_the_same_documents(text):
-    pure = plain_documents(text, _PureLoader, load.MAX_DEPTH)
-    fast = plain_documents(text, load._Loader, load.MAX_DEPTH)
+    pure = plain_documents(text, _PureLoader, yamlinput.MAX_DEPTH)
+    fast = plain_documents(text, yamlinput.Loader, yamlinput.MAX_DEPTH)
     assert (pure is None) == (fast is None)
     if fast is not None:
         assert all(_same(a, b) for (a, _), (b, _) in zip(pure, fast)) and len(pure) == len(fast)

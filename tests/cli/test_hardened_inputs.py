@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from kschedfw.api.load import MAX_ALIAS_VALUES, UnusableInput, load_manifests
+from kschedfw.api.load import UnusableInput, load_manifests
+from kschedfw.api.yamlinput import MAX_ALIAS_VALUES
 from kschedfw.testing.cli import run_cli
 
 NODE = """\
@@ -138,8 +139,8 @@ def test_deep_nesting_fails_cleanly_instead_of_crashing(tmp_path):
     assert result.exit_code == 2
     assert result.stderr == f"error: {path}:1: invalid YAML: nested more than 200 levels deep\n"
     config = run_cli("validate", path)
-    assert config.exit_code == 1
-    assert config.findings() == [f"{path}:1:101: Invalid document: nested more than 100 levels deep"]
+    assert config.exit_code == 2  # one depth cap for every YAML input, and the same exit status
+    assert config.findings() == [f"{path}:1:201: Unusable input: nested more than 200 levels deep"]
 
 
 def test_every_malformed_object_is_rejected_in_one_run_and_the_others_simulated(tmp_path):
