@@ -22,7 +22,8 @@ from kschedfw.extenders.http_extender import ExtenderConfigError
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.batch import BatchMetrics
 from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
+from kschedfw.framework.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
+                                       pod_scheduling_properties_change)
 from kschedfw.framework.fit_error import Diagnosis, FitError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.runtime import Framework, FrameworkError
@@ -30,9 +31,7 @@ from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
-from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
-from kschedfw.scheduler_events import (LISTED_ONLY_KINDS, event_label, node_update_actions, pod_event_labels,
-                                      resource_for_kind)
+from kschedfw.scheduler_events import LISTED_ONLY_KINDS, event_label, pod_event_labels, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -182,8 +181,7 @@ class Scheduler:
             self.cache.update_node(event.old, event.new)
             updating = metrics.now() - started if metrics is not None else 0.0
             # one event per changed property, as upstream, so each matches its registrations
-            for action in node_update_actions(event.old, event.new):
-                cluster_event = ClusterEvent(EventResource.Node, action)
+            for cluster_event in node_scheduling_properties_change(event.new, event.old):
                 moving = metrics.now() if metrics is not None else 0.0
                 self.queue.move_all_to_active_or_backoff_queue(cluster_event, event.old, event.new)
                 if metrics is not None:  # upstream: the cache update plus this event's moving

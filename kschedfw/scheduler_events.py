@@ -1,13 +1,14 @@
-"""Turning object changes into ClusterEvents: which scheduling-relevant properties changed."""
+"""The scheduler's event handlers' vocabulary: the event resource of each kind, and the labels
+upstream's handlers observe scheduler_event_handling_duration_seconds under. What a change stands
+for is :mod:`kschedfw.framework.events`' (``*_scheduling_properties_change``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from kschedfw.framework.events import ActionType, EventResource
+from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node
     from kschedfw.framework.interface import WatchEvent
 
 _KIND_RESOURCES = {
@@ -37,30 +38,6 @@ def resource_for_kind(kind: str) -> str:
     return resource.value if resource is not None else kind
 
 
-def node_update_actions(old: "Node", new: "Node") -> list[ActionType]:
-    """Upstream NodeSchedulingPropertiesChange: one action per changed property, in upstream's
-    order. Cordoning is not an event (it makes nothing schedulable); uncordoning is a taint
-    update, as upstream reports it."""
-    actions = []
-    if old.unschedulable != new.unschedulable and not new.unschedulable:
-        actions.append(ActionType.UpdateNodeTaint)
-    if old.allocatable != new.allocatable:
-        actions.append(ActionType.UpdateNodeAllocatable)
-    if old.labels != new.labels:
-        actions.append(ActionType.UpdateNodeLabel)
-    if old.taints != new.taints:
-        actions.append(ActionType.UpdateNodeTaint)
-    if _condition_statuses(old) != _condition_statuses(new):
-        actions.append(ActionType.UpdateNodeCondition)
-    if old.annotations != new.annotations:
-        actions.append(ActionType.UpdateNodeAnnotation)
-    return actions
-
-
-def _condition_statuses(node: "Node") -> dict[str, str]:
-    return {c.type: c.status for c in node.conditions}
-
-
 _ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
 _EVENT_LABELS: dict[tuple[str, str], str] = {}
 
@@ -80,13 +57,11 @@ def pod_event_labels(old: Any, new: Any, responsible: Callable[[Any], bool]) -> 
             return ["AssignedPodDelete"]
         return ["UnschedulablePodDelete"] if responsible(old) else []
     if old.node_name:
-        from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
         return ["AssignedPodUpdate", *(e.label for e in pod_scheduling_properties_change(new, old))]
     if new.node_name:
         return ["AssignedPodAdd", "UnschedulablePodDelete"] if responsible(old) else ["AssignedPodAdd"]
     if not responsible(old) or (old.resource_version and old.resource_version == new.resource_version):
         return []
-    from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
     subs = [e.label for e in pod_scheduling_properties_change(new, old)]
     return ["UnschedulablePodUpdate", *(label for label in subs if label != "UnschedulablePodUpdate")]
 
@@ -99,7 +74,6 @@ def event_label(event: "WatchEvent") -> str:
     key = (kind, type_)
     label = _EVENT_LABELS.get(key)
     if label is None:
-        from kschedfw.framework.events import ClusterEvent
         resource = kind if kind == "Node" else resource_for_kind(kind)
         label = _EVENT_LABELS[key] = ClusterEvent(resource, _ACTIONS[type_]).label
     return label

@@ -1,4 +1,8 @@
-"""Cluster events and queueing hints: how a rejected pod learns it is worth retrying."""
+"""Cluster events and queueing hints: how a rejected pod learns it is worth retrying.
+
+Also what an update of a pod or a node stands for (upstream ``PodSchedulingPropertiesChange``
+and ``NodeSchedulingPropertiesChange``), so both backends and the queue classify changes alike.
+"""
 
 from __future__ import annotations
 
@@ -164,3 +168,59 @@ WILDCARD_EVENT = ClusterEvent(EventResource.Wildcard, ActionType.All)
 UNSCHEDULABLE_TIMEOUT = ClusterEvent(EventResource.Wildcard, ActionType.All, "UnschedulableTimeout")
 FORCE_ACTIVATE = ClusterEvent(EventResource.Wildcard, ActionType.All, "ForceActivate")
 BACKOFF_COMPLETE = ClusterEvent(EventResource.Wildcard, ActionType.All, "BackoffComplete")
+
+
+# --------------------------------------------------------------------------- what an update stands for
+
+def _raw_status(pod: Any, field: str) -> Any:
+    raw = getattr(pod, "raw", None) or {}
+    return (raw.get("status") or {}).get(field)
+
+
+def pod_scheduling_properties_change(new_pod: Any, old_pod: Any) -> list[ClusterEvent]:
+    """The events an update of an unscheduled (or assigned) pod stands for (upstream
+    ``PodSchedulingPropertiesChange``): label change, scale-down, scheduling gates eliminated,
+    toleration added, generated resource claim; ``UpdatePodOther`` when none applies."""
+    resource = EventResource.AssignedPod if new_pod.node_name else EventResource.UnschedulablePod
+    actions = []
+    if dict(new_pod.labels) != dict(old_pod.labels):
+        actions.append(ActionType.UpdatePodLabel)
+    new_req, old_req = new_pod.request(), old_pod.request()
+    if any(name not in new_req or amount > new_req[name] for name, amount in old_req.items()):
+        actions.append(ActionType.UpdatePodScaleDown)
+    if not new_pod.scheduling_gates and old_pod.scheduling_gates:
+        actions.append(ActionType.UpdatePodSchedulingGatesEliminated)
+    if len(new_pod.tolerations) != len(old_pod.tolerations):
+        actions.append(ActionType.UpdatePodToleration)
+    if (_raw_status(new_pod, "resourceClaimStatuses") != _raw_status(old_pod, "resourceClaimStatuses")
+            or _raw_status(new_pod, "extendedResourceClaimStatus")
+            != _raw_status(old_pod, "extendedResourceClaimStatus")):
+        actions.append(ActionType.UpdatePodGeneratedResourceClaim)
+    if not actions:
+        actions.append(ActionType.UpdatePodOther)
+    return [ClusterEvent(resource, a) for a in actions]
+
+
+def node_scheduling_properties_change(new_node: Any, old_node: Any) -> list[ClusterEvent]:
+    """The events an update of a node stands for (upstream ``NodeSchedulingPropertiesChange``):
+    one per changed property, in upstream's order; none when nothing the scheduler reads changed.
+    Cordoning is not an event (it makes nothing schedulable); uncordoning is a taint update, as
+    upstream reports it."""
+    actions = []
+    if old_node.unschedulable != new_node.unschedulable and not new_node.unschedulable:
+        actions.append(ActionType.UpdateNodeTaint)
+    if old_node.allocatable != new_node.allocatable:
+        actions.append(ActionType.UpdateNodeAllocatable)
+    if old_node.labels != new_node.labels:
+        actions.append(ActionType.UpdateNodeLabel)
+    if old_node.taints != new_node.taints:
+        actions.append(ActionType.UpdateNodeTaint)
+    if _condition_statuses(old_node) != _condition_statuses(new_node):
+        actions.append(ActionType.UpdateNodeCondition)
+    if old_node.annotations != new_node.annotations:
+        actions.append(ActionType.UpdateNodeAnnotation)
+    return [ClusterEvent(EventResource.Node, a) for a in actions]
+
+
+def _condition_statuses(node: Any) -> dict[str, str]:
+    return {c.type: c.status for c in node.conditions}

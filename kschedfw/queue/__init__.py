@@ -10,12 +10,12 @@ from kschedfw.queue.scheduling_queue import (
     EVENT_UNSCHEDULED_POD_DELETE, EVENT_UNSCHEDULED_POD_UPDATE, GATED, POP_FROM_BACKOFF_Q,
     SCHEDULE_ATTEMPT_FAILURE, UNROLLED_WILDCARD_EVENTS, UNSCHEDULABLE_FLUSH_INTERVAL,
     UNSCHEDULABLE_Q, PriorityQueue, QueueFramework, QueueingStrategy, is_wildcard_event,
-    match_any_cluster_event, match_cluster_events, pod_scheduling_properties_change)
+    match_any_cluster_event, match_cluster_events)
 
 __all__ = [
     "PriorityQueue", "Nominator", "QueueFramework", "QueueingStrategy", "InFlightEvent",
     "match_cluster_events", "match_any_cluster_event", "is_wildcard_event",
-    "pod_scheduling_properties_change", "UNROLLED_WILDCARD_EVENTS",
+    "UNROLLED_WILDCARD_EVENTS",
     "ACTIVE_Q", "BACKOFF_Q", "UNSCHEDULABLE_Q", "GATED",
     "EVENT_ASSIGNED_POD_ADD", "EVENT_ASSIGNED_POD_UPDATE", "EVENT_ASSIGNED_POD_DELETE",
     "EVENT_UNSCHEDULED_POD_ADD", "EVENT_UNSCHEDULED_POD_UPDATE", "EVENT_UNSCHEDULED_POD_DELETE",

@@ -38,7 +38,8 @@ from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from kschedfw.api import Pod
 from kschedfw.framework.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT,
-                                       ActionType, ClusterEvent, EventResource, QueueingHint)
+                                       ActionType, ClusterEvent, EventResource, QueueingHint,
+                                       pod_scheduling_properties_change)
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import QueuedPodInfo
 from kschedfw.queue._heap import key_entry_factory, less_entry_factory
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "PriorityQueue", "QueueFramework", "QueueingStrategy", "match_cluster_events",
-    "match_any_cluster_event", "is_wildcard_event", "pod_scheduling_properties_change",
+    "match_any_cluster_event", "is_wildcard_event",
     "UNROLLED_WILDCARD_EVENTS", "ACTIVE_Q", "BACKOFF_Q", "UNSCHEDULABLE_Q", "GATED",
     "EVENT_ASSIGNED_POD_ADD", "EVENT_ASSIGNED_POD_UPDATE", "EVENT_ASSIGNED_POD_DELETE",
     "EVENT_UNSCHEDULED_POD_ADD", "EVENT_UNSCHEDULED_POD_UPDATE", "EVENT_UNSCHEDULED_POD_DELETE",
@@ -137,37 +138,6 @@ def match_cluster_events(registered: ClusterEvent, incoming: ClusterEvent) -> bo
 
 def match_any_cluster_event(incoming: ClusterEvent, registered: Iterable[ClusterEvent]) -> bool:
     return any(match_cluster_events(r, incoming) for r in registered)
-
-
-# --------------------------------------------------------------------------- pod update events
-
-def _raw_status(pod: Any, field: str) -> Any:
-    raw = getattr(pod, "raw", None) or {}
-    return (raw.get("status") or {}).get(field)
-
-
-def pod_scheduling_properties_change(new_pod: Any, old_pod: Any) -> list[ClusterEvent]:
-    """The events an update of an unscheduled (or assigned) pod stands for (upstream
-    ``PodSchedulingPropertiesChange``): label change, scale-down, scheduling gates eliminated,
-    toleration added, generated resource claim; ``UpdatePodOther`` when none applies."""
-    resource = EventResource.AssignedPod if new_pod.node_name else EventResource.UnschedulablePod
-    actions = []
-    if dict(new_pod.labels) != dict(old_pod.labels):
-        actions.append(ActionType.UpdatePodLabel)
-    new_req, old_req = new_pod.request(), old_pod.request()
-    if any(name not in new_req or amount > new_req[name] for name, amount in old_req.items()):
-        actions.append(ActionType.UpdatePodScaleDown)
-    if not new_pod.scheduling_gates and old_pod.scheduling_gates:
-        actions.append(ActionType.UpdatePodSchedulingGatesEliminated)
-    if len(new_pod.tolerations) != len(old_pod.tolerations):
-        actions.append(ActionType.UpdatePodToleration)
-    if (_raw_status(new_pod, "resourceClaimStatuses") != _raw_status(old_pod, "resourceClaimStatuses")
-            or _raw_status(new_pod, "extendedResourceClaimStatus")
-            != _raw_status(old_pod, "extendedResourceClaimStatus")):
-        actions.append(ActionType.UpdatePodGeneratedResourceClaim)
-    if not actions:
-        actions.append(ActionType.UpdatePodOther)
-    return [ClusterEvent(resource, a) for a in actions]
 
 
 # --------------------------------------------------------------------------- per profile
@@ -565,7 +535,7 @@ class PriorityQueue:
 
         In flight: the update's events are recorded for when it comes back. In activeQ or
         backoffQ: updated in place. In the pool: the update's own events
-        (:func:`pod_scheduling_properties_change`) go through the hints, so e.g. a pod whose
+        (:func:`~kschedfw.framework.events.pod_scheduling_properties_change`) go through the hints, so e.g. a pod whose
         scheduling gates were removed leaves the pool. Anywhere else: added to activeQ.
         """
         if self._profile(new_pod) is None:

@@ -9,12 +9,13 @@ import pytest
 
 from kschedfw.api import parse_object
 from kschedfw.framework.events import (FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
-                                       ActionType, ClusterEvent, EventResource, QueueingHint)
+                                       ActionType, ClusterEvent, EventResource, QueueingHint,
+                                       pod_scheduling_properties_change)
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import QueuedPodInfo
 from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_ASSIGNED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE,
                             GATED, UNROLLED_WILDCARD_EVENTS, UNSCHEDULABLE_Q, InFlightEvent,
-                            QueueingStrategy, match_cluster_events, pod_scheduling_properties_change)
+                            QueueingStrategy, match_cluster_events)
 from tests.queue.queue_testlib import (CSI_NODE_UPDATE, NODE_ADD, PV_ADD, PV_UPDATE, PVC_ADD,
                                        AllowlistPlugin, hint_map, lookup_info,
                                        make_pod, names, new_queue, pop_pod, queue_hint_return_queue,

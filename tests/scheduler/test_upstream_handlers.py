@@ -7,7 +7,7 @@ import pytest
 
 from kschedfw.api import parse_object
 from kschedfw.cluster.scenario import Step
-from kschedfw.framework.events import ActionType
+from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, node_scheduling_properties_change
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import Registry, default_catalog
 from kschedfw.simulation import Simulation
@@ -106,13 +106,12 @@ def _node(**changes):
     pytest.param(_node(), [], id="nothing"),
 ])
 def test_node_update_events_as_upstream(new, expected):
-    from kschedfw.scheduler_events import node_update_actions
-    assert node_update_actions(_node(), new) == expected
+    assert node_scheduling_properties_change(new, _node()) == [ClusterEvent(EventResource.Node, a) for a in expected]
 
 
 def test_uncordon_is_a_taint_update():
-    from kschedfw.scheduler_events import node_update_actions
-    assert node_update_actions(_node(unschedulable=True), _node()) == [ActionType.UpdateNodeTaint]
+    assert node_scheduling_properties_change(_node(), _node(unschedulable=True)) == [
+        ClusterEvent(EventResource.Node, ActionType.UpdateNodeTaint)]
 
 
 def test_deleting_a_nominated_pod_wakes_lower_priority_pods(node, pod):
