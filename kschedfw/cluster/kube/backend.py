@@ -366,9 +366,13 @@ class KubeBackend(TimerFacet):
         self.statuses.submit(pod, {"nominatedNodeName": node_name or None})
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
+        """The patched pod; None when it is gone (deleted, or replaced by a same-named successor)."""
         if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
-        answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
+        try:
+            answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
+        except NotFound:
+            return None
         if not answer:
             return None
         return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
@@ -443,6 +447,8 @@ class KubeBackend(TimerFacet):
                 if delay is None:
                     raise
             except (ApiError, TransportError) as exc:
+                if isinstance(exc, ApiError) and _uid_refused(exc):  # a different pod of the same name
+                    raise _not_found(str(exc)) from None
                 if delay is None or not retriable(exc):
                     raise
             time.sleep(delay)
@@ -476,6 +482,15 @@ def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: st
     if existing is None:
         order.append({"type": type_})
     return {"$setElementOrder/conditions": order, "conditions": [entry]}
+
+
+def _uid_refused(exc: ApiError) -> bool:
+    """The server refused a patch carrying another pod's uid: it answers 422 Invalid with the
+    cause on ``metadata.uid`` (the uid is immutable), not a 409."""
+    details = exc.body.get("details") if isinstance(exc.body, dict) else None
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return exc.status == 422 and any(isinstance(c, dict) and c.get("field") == "metadata.uid"
+                                     for c in causes or [])
 
 
 def _not_found(message: str) -> NotFound:
