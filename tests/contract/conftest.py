@@ -1,5 +1,5 @@
 """``world``: each contract test runs once on the embedded cluster and once on a real API server
-(one control plane per module; the real case is skipped, with the reason, without binaries)."""
+(one control plane for the folder; the real case is skipped, with the reason, without binaries)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from kschedfw.testing.controlplane import ControlPlane, find_assets, missing_ass
 from tests.contract.worlds import EmbeddedWorld, KubeWorld
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def control_plane() -> Iterator[ControlPlane]:
     assets = find_assets()
     if assets is None:
