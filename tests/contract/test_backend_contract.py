@@ -9,7 +9,8 @@ import threading
 
 import pytest
 
-from kschedfw.framework.interface import Backend, Conflict, NotFound, WatchEvent
+from kschedfw.framework.handle import Handle
+from kschedfw.framework.interface import Backend, Conflict, Handle as HandleProtocol, NotFound, WatchEvent
 from tests.contract.worlds import node_manifest, pod_manifest
 
 
@@ -319,3 +320,25 @@ def test_timers_run_when_due_in_deadline_then_registration_order(world):
     world.advance(0.1)
     assert backend.run_due_timers() is True and ran == ["c", "a", "b"]
     assert backend.next_timer() is None
+
+
+# ------------------------------------------------------------------------------------ a plugin's view
+def test_a_handle_on_the_backend_shows_plugins_the_same_world(world):
+    """What a plugin gets: the Handle the scheduler builds on the backend reads, hears, writes and
+    tells time through it."""
+    ns = world.namespace
+    backend = world.backend
+    handle = Handle(backend=backend, event_recorder=backend.recorder_for("some-profile"), profile_name="some-profile")
+    assert isinstance(handle, HandleProtocol)
+    heard: list[WatchEvent] = []
+    handle.subscribe("Pod", heard.append)
+    pod = pending_pod(world, "p")
+    assert pod_events(world, heard) == [("ADDED", "p")]
+    assert handle.lister.get("Pod", "p", ns).uid == pod.uid
+    assert handle.clock is backend.clock
+    assert handle.client is not None
+    handle.client.bind(pod, "n1")
+    world.settle(lambda: len(pod_events(world, heard)) == 2, "the binding")
+    assert heard[-1].new.node_name == "n1"
+    handle.event_recorder.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {ns}/p to n1")
+    assert world.wait_events("p", 1) == [("Normal", "Scheduled", f"Successfully assigned {ns}/p to n1")]

@@ -21,7 +21,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
@@ -496,3 +496,13 @@ def _uid_refused(exc: ApiError) -> bool:
 def _not_found(message: str) -> NotFound:
     from kschedfw.cluster.kube.client import _NotFound
     return _NotFound(message)
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
+        ResourceClaimStatusWriter
+
+    def _implements_the_contract(backend: KubeBackend) -> tuple[Backend, BackgroundApiCalls,
+                                                                PersistentVolumeClaimBinder, ResourceClaimStatusWriter]:
+        """Never called: mypy proves here that KubeBackend is a Backend with the optional facets."""
+        return backend, backend, backend, backend
