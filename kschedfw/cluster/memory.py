@@ -214,9 +214,10 @@ class MemoryCluster(TimerFacet):
 
     def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                      nominated_node_name: str | None = None) -> None:
-        """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears)."""
+        """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears). Nothing
+        for a pod that is gone or bound meanwhile (it was bound after all), as a real backend."""
         current = self.get("Pod", pod.name, pod.namespace)
-        if current is None or current.uid != pod.uid:
+        if current is None or current.uid != pod.uid or current.node_name:
             return
         updated = _set_condition(current, "PodScheduled", "False", reason, message)
         if nominated_node_name is not None and nominated_node_name != current.nominated_node_name:

@@ -227,6 +227,19 @@ def test_scheduling_failure_sets_the_condition_and_the_nomination_in_one_patch(w
     assert world.server("Pod", "p", ns).nominated_node_name == ""
 
 
+def test_a_scheduling_failure_leaves_a_pod_bound_meanwhile_alone(world):
+    ns = world.namespace
+    pod = pending_pod(world, "p")
+    world.backend.patch_pod_scheduling_failure(pod, "Unschedulable", "0/3 nodes are available: x.")
+    world.backend.bind(pod, "n1")
+    world.settle(lambda: world.backend.get("Pod", "p", ns).node_name, "the binding")
+    world.backend.patch_pod_scheduling_failure(world.backend.get("Pod", "p", ns), "Unschedulable", "late")
+    world.create(pod_manifest("marker", ns))  # changes of one Kind are heard in order: the patch came first
+    world.settle(lambda: world.backend.get("Pod", "marker", ns), "the marker")
+    condition = world.server("Pod", "p", ns).condition("PodScheduled")
+    assert (world.server("Pod", "p", ns).node_name, condition.status) == ("n1", "True")
+
+
 def test_set_nominated_node_name_sets_and_clears(world):
     ns = world.namespace
     backend = world.backend
