@@ -177,14 +177,17 @@ class MemoryCluster(TimerFacet):
 
     # ------------------------------------------------------------------ the scheduler's client
     def bind(self, pod: Pod, node_name: str) -> None:
-        """POST pods/binding: fails if the pod is gone or already bound."""
+        """POST pods/binding, answered as the API server answers: NotFound if the pod is gone,
+        Conflict if it is bound already or is a same-named successor (the binding carries the
+        uid). The node is not looked up: the API server binds to any name."""
         current = self.get("Pod", pod.name, pod.namespace)
-        if current is None or current.uid != pod.uid:
+        if current is None:
             raise NotFound(f'pods "{pod.name}" not found')
+        if current.uid != pod.uid:
+            raise Conflict(f'Operation cannot be fulfilled on pods/binding "{pod.name}": Precondition failed: '
+                           f"UID in precondition: {pod.uid}, UID in object meta: {current.uid}")
         if current.node_name:
             raise Conflict(f'pod {pod.name} is already assigned to node "{current.node_name}"')
-        if self.get("Node", node_name) is None:
-            raise NotFound(f'nodes "{node_name}" not found')
         # spec.nodeName, startTime and PodScheduled=True in one copy of the pod
         raw = dict(current.raw)
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": node_name}
@@ -211,9 +214,10 @@ class MemoryCluster(TimerFacet):
 
     def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                      nominated_node_name: str | None = None) -> None:
-        """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears)."""
+        """PodScheduled=False with reason/message; nominatedNodeName if given ("" clears). Nothing
+        for a pod that is gone or bound meanwhile (it was bound after all), as a real backend."""
         current = self.get("Pod", pod.name, pod.namespace)
-        if current is None or current.uid != pod.uid:
+        if current is None or current.uid != pod.uid or current.node_name:
             return
         updated = _set_condition(current, "PodScheduled", "False", reason, message)
         if nominated_node_name is not None and nominated_node_name != current.nominated_node_name:

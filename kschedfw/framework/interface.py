@@ -106,8 +106,11 @@ class ObjectLister(Protocol):
 class Subscriber(Protocol):
     """Changes to objects of one Kind, for plugins that keep their own state (PodGroups,
     ElasticQuotas, recently bound pods). Callbacks run on the scheduler's thread, in the order
-    the changes happened, before the scheduler's own handlers see the same change if the
-    subscription was made while plugins were being built. List first, then subscribe, as an
+    the changes of that Kind happened, before the scheduler's own handlers see the same change if
+    the subscription was made while plugins were being built. Changes of different Kinds come
+    through different watches (one informer per Kind, as upstream): their relative order is not
+    kept. An API server deleting a pod may first mark it terminating (a MODIFIED with
+    ``deletion_timestamp``), even with no grace period. List first, then subscribe, as an
     informer does."""
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
@@ -120,7 +123,9 @@ class Client(Protocol):
     server answers; anything else is a failure of the backend."""
 
     def bind(self, pod: Pod, node_name: str) -> None:
-        """POST pods/binding (carries the pod's uid)."""
+        """POST pods/binding (carries the pod's uid): NotFound when the pod is gone, Conflict
+        when it is bound already or was replaced by a same-named pod. The node is not looked up
+        (the API server binds to any name)."""
 
     def patch_pod_scheduling_failure(self, pod: Pod, reason: str, message: str,
                                      nominated_node_name: str | None = None) -> None:
@@ -132,11 +137,13 @@ class Client(Protocol):
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str,
                           message: str) -> Pod | None:
-        """Set one condition in pods/status (DisruptionTarget before a preemption); None when
-        the pod is already gone."""
+        """Set one condition in pods/status (DisruptionTarget before a preemption); the patched
+        pod, or None when this pod (this uid) is already gone."""
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
-        """Delete with the pod's grace period, or ``grace_period_seconds`` if given."""
+        """Delete with the pod's grace period, or ``grace_period_seconds`` if given; the uid is a
+        precondition (NotFound when this pod is gone). A pod on no node, or with no grace
+        period, goes at once; one on a node is marked terminating for its grace period."""
 
 
 @runtime_checkable
@@ -305,8 +312,8 @@ class Handle(Protocol):
 @runtime_checkable
 class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
     """The world the scheduler runs in: informer caches, their change stream, writes, events,
-    time and timers. ``watch`` delivers every change of every kind, in order, on the scheduler's
-    thread; timers (grace periods, backoff) run through ``call_at`` on the backend's clock."""
+    time and timers. ``watch`` delivers every change of every kind, in order within each Kind, on
+    the scheduler's thread; timers (grace periods, backoff) run through ``call_at`` on the backend's clock."""
 
     @property
     def clock(self) -> Clock: ...

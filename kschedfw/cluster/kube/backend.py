@@ -21,7 +21,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
@@ -366,9 +366,13 @@ class KubeBackend(TimerFacet):
         self.statuses.submit(pod, {"nominatedNodeName": node_name or None})
 
     def add_pod_condition(self, pod: Pod, type_: str, status: str, reason: str, message: str) -> Pod | None:
+        """The patched pod; None when it is gone (deleted, or replaced by a same-named successor)."""
         if self.dry_run:  # a step of preemption: the victim's Preempted event reports it
             return pod
-        answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
+        try:
+            answer = self._patch_status(pod, _condition_patch(pod, type_, status, reason, message))
+        except NotFound:
+            return None
         if not answer:
             return None
         return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
@@ -443,6 +447,8 @@ class KubeBackend(TimerFacet):
                 if delay is None:
                     raise
             except (ApiError, TransportError) as exc:
+                if isinstance(exc, ApiError) and _uid_refused(exc):  # a different pod of the same name
+                    raise _not_found(str(exc)) from None
                 if delay is None or not retriable(exc):
                     raise
             time.sleep(delay)
@@ -478,6 +484,25 @@ def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: st
     return {"$setElementOrder/conditions": order, "conditions": [entry]}
 
 
+def _uid_refused(exc: ApiError) -> bool:
+    """The server refused a patch carrying another pod's uid: it answers 422 Invalid with the
+    cause on ``metadata.uid`` (the uid is immutable), not a 409."""
+    details = exc.body.get("details") if isinstance(exc.body, dict) else None
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return exc.status == 422 and any(isinstance(c, dict) and c.get("field") == "metadata.uid"
+                                     for c in causes or [])
+
+
 def _not_found(message: str) -> NotFound:
     from kschedfw.cluster.kube.client import _NotFound
     return _NotFound(message)
+
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
+        ResourceClaimStatusWriter
+
+    def _implements_the_contract(backend: KubeBackend) -> tuple[Backend, BackgroundApiCalls,
+                                                                PersistentVolumeClaimBinder, ResourceClaimStatusWriter]:
+        """Never called: mypy proves here that KubeBackend is a Backend with the optional facets."""
+        return backend, backend, backend, backend
