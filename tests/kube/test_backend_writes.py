@@ -114,6 +114,40 @@ def test_bind_with_an_unknown_outcome_is_settled_not_failed(control_plane, names
     assert got["spec"]["nodeName"] == "n1"
 
 
+class _WarmingUp:
+    """Wraps a client: the first POST pods/binding lands but its answer is lost; then, as a
+    restarted API server does while its authorizer syncs, the next ``refusals`` requests are
+    answered 403 Forbidden (the re-sent binding and the reads alike)."""
+
+    def __init__(self, client, refusals: int) -> None:
+        self.client = client
+        self.refusals = refusals
+        self.calls: list[str] = []
+
+    def request(self, method, path, **kwargs):
+        from kschedfw.cluster.kube.client import ApiError, TransportError
+        self.calls.append(method)
+        if len(self.calls) == 1:
+            self.client.request(method, path, **kwargs)
+            raise TransportError(method, path, ConnectionResetError("reset by peer"), maybe_sent=True)
+        if self.refusals:
+            self.refusals -= 1
+            raise ApiError(403, f"{path} is forbidden: the authorizer is not ready", "Forbidden")
+        return self.client.request(method, path, **kwargs)
+
+
+def test_a_refusal_while_settling_an_unknown_bind_does_not_fail_it(control_plane, namespace, backend):
+    # the first bind landed, its answer was lost; the server restarts and refuses (403) both the
+    # re-sent binding and the read for a while: the outcome stays unknown until a read tells,
+    # so the bind succeeds (failing it would free the slot of a pod the server has bound there)
+    pod = create_pod(control_plane, namespace, "p")
+    backend.client = _WarmingUp(backend.client, refusals=3)
+    backend.bind(pod, "n1")
+    assert backend.client.calls == ["POST", "POST", "GET", "POST", "GET"]
+    got = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
+    assert got["spec"]["nodeName"] == "n1"
+
+
 def test_bind_with_an_unknown_outcome_to_a_pod_bound_elsewhere_fails(control_plane, namespace, backend):
     pod = create_pod(control_plane, namespace, "p")
     control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods/p/binding",

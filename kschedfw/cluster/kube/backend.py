@@ -50,6 +50,11 @@ BIND_WORKERS = 32  # binds in flight at once (upstream: a goroutine each); the c
 SETTLE_BACKOFF = (0.2, 5.0)  # seconds: first and longest pause between tries to settle a bind
 
 
+class _Unsettled(Exception):
+    """A bind's outcome is still unknown: the server refused the new request and the pod
+    could not be read (see :meth:`KubeBackend._bind_again`)."""
+
+
 class KubeBackend(TimerFacet):
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
                  on_decision: Callable[[Decision], None] | None = None,
@@ -308,7 +313,7 @@ class KubeBackend(TimerFacet):
                                      maybe_sent=True)
             try:
                 return self._bind_again(pod, node_name)
-            except TransportError:
+            except (TransportError, _Unsettled):
                 pass
             except ApiError as exc:
                 if exc.status < 500 and exc.status != 429:
@@ -316,14 +321,22 @@ class KubeBackend(TimerFacet):
             pause = min(pause * 2, longest)
 
     def _bind_again(self, pod: Pod, node_name: str) -> None:
-        """One try of :meth:`_settle_bind`: a 409 (or a refusal) is success only when a read
-        shows the pod bound to ``node_name``."""
+        """One try of :meth:`_settle_bind`. A refusal of the new request (409, or a 403 while a
+        restarted server's authorizer warms up) says nothing of the earlier one: only a read
+        settles it. Bound to ``node_name``: success; readable and not bound there: the refusal
+        stands; unreadable: still unknown (:class:`_Unsettled`, tried again)."""
         try:
             self._post_binding(pod, node_name)  # it had not gone through; now it has
         except (Conflict, ApiError) as exc:
             if isinstance(exc, ApiError) and (exc.status >= 500 or exc.status == 429):
                 raise
-            if not self._bound_to(pod, node_name):
+            try:
+                bound = self._bound_to(pod, node_name)
+            except NotFound:
+                raise exc from None  # the pod is gone: nothing is bound
+            except (ApiError, TransportError) as read_failed:
+                raise _Unsettled(str(read_failed)) from None
+            if not bound:
                 raise
             log.info("pod %s was bound to %s by the earlier request", pod.key, node_name)
 
