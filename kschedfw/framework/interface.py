@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.status import Status
     from kschedfw.framework.types import NodeInfo, NominatingInfo
+    from kschedfw.framework.victims import Victims
 
 __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
@@ -231,8 +232,8 @@ class Extender(Protocol):
 
     def supports_preemption(self) -> bool: ...
 
-    def process_preemption(self, pod: Pod, victims: Mapping[str, Any], node_infos: SharedLister
-                           ) -> Mapping[str, Any]: ...
+    def process_preemption(self, pod: Pod, victims: Mapping[str, Victims], node_infos: SharedLister
+                           ) -> Mapping[str, Victims]: ...
 
 
 class FeatureGateReader(Protocol):

@@ -22,8 +22,8 @@ from kschedfw.framework.handle import EmptyLister
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeToStatus, PostFilterResult
 from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
-from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims, get_earliest_pod_start_time,
-                                               now_datetime, unix_nano)
+from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.plugins.preemption.types import CandidateList, get_earliest_pod_start_time, now_datetime, unix_nano
 
 if TYPE_CHECKING:
     import datetime as _dt

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from kschedfw.framework.interface import BackgroundApiCalls, NotFound
 from kschedfw.framework.status import Status
-from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
-                                               Victims)
+from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.plugins.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
