@@ -173,7 +173,7 @@ class Evaluator:
             return None, Status.unschedulable("no candidate node for preemption")
 
         # 5) actuation (upstream observes the victims as the candidate's preparation starts)
-        metrics = getattr(self.handle, "metrics", None)
+        metrics = self.handle.metrics
         if metrics is not None:
             metrics.preemption_victims_chosen(len(best.victims.pods))
         status = self.executor.actuate_pod_preemption(best.name, best.victims, pod, self.plugin_name)
