@@ -23,7 +23,7 @@ import sys
 from typing import Any
 
 from kschedfw.features import FeatureGateError, parse_feature_gates
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.perf.runner import ConfigProblem, RunOptions, WorkloadResult, build_config, run_workload
 from kschedfw.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,
                                     load_test_cases, unroll)
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    registry = default_catalog()
+    registry = default_registry()
     config, note, config_error = None, "", None
     try:
         config, note = build_config(registry, args.config, allow_missing_plugins=args.allow_missing_plugins)
