@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from kschedfw.api import LabelSelector, LabelSelectorRequirement
 
@@ -30,6 +30,11 @@ __all__ = [
 
 EMPTY_LABELS: Mapping[str, str] = {}
 
+#: a label selector as a function of the labels
+LabelPredicate = Callable[[Mapping[str, str]], bool]
+#: what identifies a selector's content: (match labels, match expressions), or None for no selector
+SelectorKey = tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str, tuple[str, ...]], ...]] | None
+
 
 def _never(labels: Mapping[str, str]) -> bool:
     return False
@@ -39,7 +44,7 @@ def _always(labels: Mapping[str, str]) -> bool:
     return True
 
 
-def label_predicate(selector: LabelSelector | None):
+def label_predicate(selector: LabelSelector | None) -> LabelPredicate:
     """A function ``labels -> bool`` equivalent to ``selector.matches`` (None matches nothing),
     specialised for the common one-requirement selectors: it runs once per pod per term."""
     if selector is None:
@@ -82,7 +87,7 @@ class AffinityTerm:
         self.topology_key = topology_key
         self.namespace_selector = namespace_selector
         self.all_namespaces = namespace_selector is not None and namespace_selector.is_empty
-        self.labels_match = label_predicate(selector)
+        self.labels_match: LabelPredicate = label_predicate(selector)
         self.single_label: tuple[str, str] | None = None
         if selector is not None and len(selector.match_labels) == 1 and not selector.match_expressions:
             ((key, want),) = selector.match_labels.items()
@@ -259,7 +264,7 @@ def _compile_weighted(pod: Any, raw_terms: Iterable[Any], what: str, errors: lis
         return ()
 
 
-def _selector_key(selector: LabelSelector | None) -> tuple | None:
+def _selector_key(selector: LabelSelector | None) -> SelectorKey:
     if selector is None:
         return None
     return (tuple(sorted(selector.match_labels.items())),
@@ -268,7 +273,7 @@ def _selector_key(selector: LabelSelector | None) -> tuple | None:
 
 # Identical terms (pods of one workload) share one AffinityTerm object, so a cycle can remember
 # per term object whether it selects the incoming pod.
-_INTERNED: dict[tuple, AffinityTerm] = {}
+_INTERNED: dict[tuple[frozenset[str], SelectorKey, str, SelectorKey], AffinityTerm] = {}
 
 
 def _compile_term(pod: Any, term: Any) -> AffinityTerm:
