@@ -35,10 +35,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from kschedfw.api.load import parse_object
     from kschedfw.config.validate import default_config
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
     from kschedfw.simulation import Simulation
 
-    registry = default_catalog()
+    registry = default_registry()
     config = default_config(registry)
     gc.collect()
     base = rss_bytes()

@@ -30,7 +30,7 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
     """Generate, load and schedule; return the figures and the placements."""
     from kschedfw.api.load import parse_object
     from kschedfw.config.validate import default_config
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
     from kschedfw.simulation import Simulation
     try:
         from kschedfw.plugins import nodememo
@@ -42,7 +42,7 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
         manifests = clusters.GENERATORS[kind](nodes, pods, seed)
         t0 = time.perf_counter()
         objects = [parse_object(m) for m in manifests]
-        registry = default_catalog()
+        registry = default_registry()
         sim = Simulation(default_config(registry), registry, objects, seed=seed)
         t1, c1 = time.perf_counter(), time.process_time()
         result = sim.run()

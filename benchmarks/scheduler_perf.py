@@ -30,7 +30,7 @@ from benchmarks.perf.runner import (ConfigProblem, RunOptions, WorkloadResult, b
 from benchmarks.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,  # noqa: E402
                                       load_test_cases, unroll)
 from kschedfw.features import FeatureGateError, parse_feature_gates  # noqa: E402
-from kschedfw.framework.registry import default_catalog  # noqa: E402
+from kschedfw.framework.registry import default_registry  # noqa: E402
 
 
 def _named_gates(text: str) -> set[str]:
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
-    registry = default_catalog()
+    registry = default_registry()
     config, note, config_error = None, "", None
     try:
         config, note = build_config(registry, args.config, allow_missing_plugins=args.allow_missing_plugins)

@@ -53,6 +53,13 @@ _EXPORTS = {
     "PluginFactory": "kschedfw.framework.interface",
     "SharedLister": "kschedfw.framework.interface",
     "WaitingPodHandle": "kschedfw.framework.interface",
+    "PreemptionMetrics": "kschedfw.framework.interface",
+    "AffinityTerm": "kschedfw.framework.pod_info",
+    "WeightedAffinityTerm": "kschedfw.framework.pod_info",
+    "PodTerms": "kschedfw.framework.pod_info",
+    "pod_terms": "kschedfw.framework.pod_info",
+    "Victims": "kschedfw.framework.victims",
+    "Candidate": "kschedfw.framework.victims",
     "FeatureGates": "kschedfw.features",
 }
 
@@ -63,8 +70,10 @@ __all__ = [
     "hookimpl",
     # the contract (kschedfw.framework.interface) and the gate values a Handle carries
     "Backend", "Client", "Clock", "Conflict", "EventRecorder", "FeatureGates", "Handle", "NotFound",
-    "ObjectLister", "Plugin", "PluginFactory", "SharedLister", "Subscriber", "WaitingPodHandle",
-    "WatchEvent",
+    "ObjectLister", "Plugin", "PluginFactory", "PreemptionMetrics", "SharedLister", "Subscriber",
+    "WaitingPodHandle", "WatchEvent",
+    # per-pod info (a pod's compiled affinity terms) and what preemption and extenders exchange
+    "AffinityTerm", "Candidate", "PodTerms", "Victims", "WeightedAffinityTerm", "pod_terms",
 ]
 
 if TYPE_CHECKING:
@@ -73,8 +82,10 @@ if TYPE_CHECKING:
     from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                            EventResource, QueueingHint)
     from kschedfw.framework.interface import (Backend, Client, Clock, Conflict, EventRecorder, Handle,
-                                              NotFound, ObjectLister, Plugin, PluginFactory, SharedLister,
-                                              Subscriber, WaitingPodHandle, WatchEvent)
+                                              NotFound, ObjectLister, Plugin, PluginFactory, PreemptionMetrics,
+                                              SharedLister, Subscriber, WaitingPodHandle, WatchEvent)
+    from kschedfw.framework.pod_info import AffinityTerm, PodTerms, WeightedAffinityTerm, pod_terms
+    from kschedfw.framework.victims import Candidate, Victims
     from kschedfw.framework.status import Code, Status
     from kschedfw.framework.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore,
                                           NodeToStatus, NominatingInfo, NominatingMode,

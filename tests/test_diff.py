@@ -11,7 +11,7 @@ from __future__ import annotations
 from kschedfw.config.validate import default_config
 from kschedfw.diff import DecisionRecorder
 from kschedfw.features import FeatureGates
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 from kschedfw import Code, Status, hookimpl
 from kschedfw.testing import make_node, make_pod
@@ -21,7 +21,7 @@ ONLY_N1 = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"
 
 
 def _record(objects, focus):
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry, objects)
     recorders: dict[str, DecisionRecorder] = {}
 

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families  # noqa: E40
 from kschedfw.config.validate import default_config  # noqa: E402
 from kschedfw.features import FeatureGates  # noqa: E402
 from kschedfw import Code, Status, hookimpl  # noqa: E402
-from kschedfw.framework.registry import default_catalog  # noqa: E402
+from kschedfw.framework.registry import default_registry  # noqa: E402
 from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets  # noqa: E402
 from kschedfw.simulation import Simulation  # noqa: E402
 from kschedfw.testing import make_node, make_pod  # noqa: E402
@@ -36,7 +36,7 @@ def samples(metrics: SchedulerMetrics) -> list:
 
 
 def simulate(metrics: SchedulerMetrics | None, pods: list, nodes: int = 1) -> Simulation:
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
                      [*(make_node(f"n{i}", cpu="1") for i in range(1, nodes + 1)), *pods])
     if metrics is not None:
@@ -113,7 +113,7 @@ def simulate_with_late_node(metrics: SchedulerMetrics) -> Simulation:
     """'fits' binds at once; 'later' fails (no room) until n2 is created at 10 s, then binds on
     its second attempt."""
     from kschedfw.cluster.scenario import Step
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
                      [make_node("n1", cpu="1"), make_pod("fits", cpu="600m"), make_pod("later", cpu="600m")],
                      [Step(at=10.0, action="create", objects=(make_node("n2", cpu="1"),))])
@@ -213,7 +213,7 @@ def test_queueing_hints_are_timed_by_plugin_event_and_result():
 
 def test_a_node_update_is_observed_per_changed_property():
     from kschedfw.cluster.scenario import Step
-    registry = default_catalog()
+    registry = default_registry()
     metrics = SchedulerMetrics(rng=FixedRng(99))
     sim = Simulation(default_config(registry, FeatureGates()), registry, [make_node("n1", cpu="1")],
                      [Step(at=1.0, action="update", objects=(make_node("n1", cpu="2", labels={"zone": "a"}),))])
@@ -293,7 +293,7 @@ def test_batching_latencies_by_whether_a_hint_was_given():
 def test_a_pod_bound_after_the_leftover_flush_is_counted():
     """upstream: flushUnschedulablePodsLeftover marks the pod, a failed attempt clears the mark,
     and a bind of a marked pod counts in scheduler_pod_scheduled_after_flush_total."""
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
                      [make_node("small", cpu="500m"), make_pod("waits", cpu="600m")])
     queue = sim.scheduler.queue

@@ -8,7 +8,7 @@ interned), so this index groups them: ``term -> {NodeInfo: number of pods}``. A 
 decides once per distinct term whether it selects the pod and visits only the nodes of the
 terms that do, instead of every pod with affinity on every node.
 
-The terms are InterPodAffinity's compiled ones (``pod_terms``); the index remembers what it
+The terms are the pods' compiled ones (:func:`kschedfw.framework.pod_info.pod_terms`); the index remembers what it
 added for each pod, so removal takes out exactly that even if the compile caches were reset.
 Per term, the pods per topology value are kept from cycle to cycle and updated from a short log
 of changes (:meth:`PodAffinityTermIndex.domain_counts`).
@@ -17,6 +17,8 @@ of changes (:meth:`PodAffinityTermIndex.domain_counts`).
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from kschedfw.framework.pod_info import PodTerms, has_pod_affinity, pod_terms
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -28,9 +30,7 @@ __all__ = ["PodAffinityTermIndex", "TermNodes"]
 TermNodes = dict[Any, int]
 
 
-def _pod_terms(pod: "Pod") -> Any:
-    # Imported late: the compiled terms belong to the plugin, which imports the cache's users.
-    from kschedfw.plugins.interpodaffinity.filtering import has_pod_affinity, pod_terms
+def _pod_terms(pod: "Pod") -> PodTerms | None:
     if not has_pod_affinity(pod):
         return None
     return pod_terms(pod)

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
     from kschedfw.cluster.inputs import admit, ignored_kinds
     from kschedfw.diff import Setup, compare
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
     from kschedfw.framework.runtime import FrameworkError
 
     for option, values in (("--config", args.config), ("--feature-gates", args.feature_gates)):
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"kschedfw diff: {option} given {len(values)} times: at most twice (A, then B)",
                   file=sys.stderr)
             return 2
-    registry = default_catalog()
+    registry = default_registry()
     configs = _pair(args.config, None)
     gate_texts = _pair(args.feature_gates, "")
     inputs = read_inputs_or_report(args.cluster)

@@ -78,7 +78,7 @@ def config_points(hooks: list[str]) -> list[str]:
     Helper hooks (``normalize_score``, ``pre_filter_add_pod``, ``events_to_register``...) belong
     to a point or to no point and are left out; ``unreserve`` alone makes a Reserve plugin.
     """
-    from kschedfw.config.catalog import PLUGIN_SETS
+    from kschedfw.config.plugin_sets import PLUGIN_SETS
     present = set(hooks) | ({"reserve"} if "unreserve" in hooks else set())
     return [field for field, hook, _ in PLUGIN_SETS if hook in present]
 

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.cluster.kube.runner import KubeRunner
     from kschedfw.cli.gates import feature_gates_of
     from kschedfw.cli.simulate import load_config_or_report
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
     from kschedfw.framework.runtime import FrameworkError
 
     logging.basicConfig(level=(logging.WARNING, logging.INFO, logging.DEBUG)[min(args.verbose, 2)],
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     gates = feature_gates_of(args, "run")
     if gates is None:
         return 2
-    registry = default_catalog()
+    registry = default_registry()
     # the gates reach plugin-args validation too (a gated VolumeBinding shape, ...)
     config = load_config_or_report(args.config, registry, gates, "run")
     if isinstance(config, int):

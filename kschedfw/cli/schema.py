@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "no_plugins", False):
         schema = CONFIG_SCHEMA
     else:
-        from kschedfw.framework.registry import default_catalog
-        schema = schema_with_plugins(default_catalog())
+        from kschedfw.framework.registry import default_registry
+        schema = schema_with_plugins(default_registry())
     print(json.dumps(schema, indent=2))
     return 0

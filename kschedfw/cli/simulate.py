@@ -59,14 +59,14 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, unreadable
     from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
     from kschedfw.report import render_html
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
     gates = feature_gates_of(args, "simulate")
     if gates is None:
         return 2
-    registry = default_catalog()
+    registry = default_registry()
     config = load_config_or_report(args.config, registry, gates, "simulate")
     if isinstance(config, int):
         return config

@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if gates is None:
         return EXIT_ERROR
     try:
-        from kschedfw.framework.registry import default_catalog
-        catalog = default_catalog()
+        from kschedfw.framework.registry import default_registry
+        registry = default_registry()
     except Exception as exc:  # noqa: BLE001
         print(f"kschedfw validate: cannot list installed plugins: {type(exc).__name__}: {exc}",
               file=sys.stderr)
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             files.append({"file": name, "status": "error", "error": f"cannot read file: {reason}",
                           "errors": 0, "warnings": 0})
             continue
-        config, diags = load_config_text(text, name, catalog, gates)
+        config, diags = load_config_text(text, name, registry, gates)
         errors = sum(d.is_error for d in diags)
         entry: dict[str, Any] = {"file": name, "status": "valid" if config else "invalid",
                                  "errors": errors, "warnings": len(diags) - errors}

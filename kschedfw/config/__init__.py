@@ -25,7 +25,6 @@ _EXPORTS = {
     "ResolvedProfile": "kschedfw.config.expand",
     "PluginEntry": "kschedfw.config.expand",
     "Diagnostic": "kschedfw.config.diagnostics",
-    "PluginCatalog": "kschedfw.config.catalog",
     "CONFIG_SCHEMA": "kschedfw.config.schema",
     "schema_with_plugins": "kschedfw.config.schema",
     "IN_TREE_ARGS": "kschedfw.config.pluginargs",

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import attrs
 
-from kschedfw.config.catalog import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET, MULTI_POINT,
+from kschedfw.config.plugin_sets import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET, MULTI_POINT,
                                      PLUGIN_SETS)
 from kschedfw.config.defaults import Plugins, PluginSet, Ref
 from kschedfw.config.diagnostics import did_you_mean
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
 
 if TYPE_CHECKING:
-    from kschedfw.config.catalog import PluginCatalog
+    from kschedfw.framework.registry import PluginRegistry
 
 MAX_NODE_SCORE = 100
 #: Kind of the diagnostic for an installed plugin that cannot be imported (the CLI exits 2).
@@ -112,9 +112,9 @@ def unknown_plugin_text(name: str, installed: list[str],
     return tail, hint
 
 
-def load_error_text(catalog: "PluginCatalog", name: str) -> str:
+def load_error_text(registry: "PluginRegistry", name: str) -> str:
     reason = None
-    getter = getattr(catalog, "load_error", None)
+    getter = getattr(registry, "load_error", None)
     if callable(getter):
         try:
             reason = getter(name)
@@ -125,7 +125,7 @@ def load_error_text(catalog: "PluginCatalog", name: str) -> str:
 
 @attrs.define
 class _Build:
-    catalog: "PluginCatalog"
+    registry: "PluginRegistry"
     profile_path: tuple
     installed: list[str]
     issues: list[BuildIssue] = attrs.Factory(list)
@@ -153,8 +153,8 @@ class _Build:
             if self._extension_points(ref.name) is not None:
                 return True
             self.report(FieldError(self.where(ref, field), PLUGIN_LOAD_ERROR,
-                                   load_error_text(self.catalog, ref.name)),
-                        plugin=self.catalog.describe(ref.name))
+                                   load_error_text(self.registry, ref.name)),
+                        plugin=self.registry.describe(ref.name))
             return False
         if ref.origin is None:
             if ref.name not in self.missing_defaults:
@@ -173,9 +173,9 @@ class _Build:
         return self._installed_set
 
     def _extension_points(self, name: str) -> frozenset[str] | None:
-        """The catalog's answer, asked once per name (None: the plugin cannot be loaded)."""
+        """The registry's answer, asked once per name (None: the plugin cannot be loaded)."""
         if name not in self._hooks:
-            self._hooks[name] = self.catalog.extension_points(name)
+            self._hooks[name] = self.registry.extension_points(name)
         return self._hooks[name]
 
     def hooks(self, name: str) -> frozenset[str]:
@@ -214,11 +214,11 @@ def _report_negative_total(b: _Build, field: str, ref: Ref, weight: int) -> None
                   "plugin; use a positive weight, or disable the plugin")
 
 
-def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_name: str,
+def resolve_plugins(plugins: Plugins, registry: "PluginRegistry", *, scheduler_name: str,
                     profile_path: tuple) -> tuple[dict[str, tuple[PluginEntry, ...]],
                                                   list[BuildIssue]]:
     """Ordered, weighted plugins per hook for one defaulted profile, and the build problems."""
-    b = _Build(catalog, profile_path, list(catalog.names()))
+    b = _Build(registry, profile_path, list(registry.names()))
     installed = b.installed_set
     explicit: dict[str, list[Ref]] = {}
     for field in BUILD_ORDER:
@@ -234,7 +234,7 @@ def resolve_plugins(plugins: Plugins, catalog: "PluginCatalog", *, scheduler_nam
                 b.report(FieldError(b.where(ref, field), INVALID,
                                     f'plugin "{ref.name}" does not extend {iface} plugin', ref.name),
                          hint="it can be enabled at: " + (", ".join(points) or "no extension point"),
-                         plugin=catalog.describe(ref.name))
+                         plugin=registry.describe(ref.name))
                 continue
             if ref.name in seen:
                 b.report(FieldError(b.where(ref, field), DUPLICATE,

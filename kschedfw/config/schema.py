@@ -12,12 +12,12 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any
 
-from kschedfw.config.catalog import PLUGIN_SET_FIELDS
+from kschedfw.config.plugin_sets import PLUGIN_SET_FIELDS
 from kschedfw.config.jsonsubset import DURATION_HINT
 from kschedfw.config.k8svalidation import DURATION_PATTERN
 
 if TYPE_CHECKING:
-    from kschedfw.config.catalog import PluginCatalog
+    from kschedfw.framework.registry import PluginRegistry
 
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{GROUP}/v1"
@@ -191,14 +191,14 @@ def args_schema_in_config(name: str, schema: dict) -> dict:
     return out
 
 
-def schema_with_plugins(catalog: "PluginCatalog") -> dict[str, Any]:
+def schema_with_plugins(registry: "PluginRegistry") -> dict[str, Any]:
     """:data:`CONFIG_SCHEMA` plus every installed plugin's args schema, selected by ``name``.
 
     For editors: plugin names are offered as completions (any string stays valid, for ``*`` and
     plugins installed elsewhere), and ``args`` is checked against the named plugin's schema.
     """
     schema = copy.deepcopy(CONFIG_SCHEMA)
-    names = catalog.names()
+    names = registry.names()
     name_choice = {"anyOf": [{"enum": names}, {"type": "string"}]}
     plugin = schema["properties"]["profiles"]["items"]["properties"]["plugins"]
     for field in plugin["properties"].values():
@@ -208,7 +208,7 @@ def schema_with_plugins(catalog: "PluginCatalog") -> dict[str, Any]:
     config["properties"]["name"].update(name_choice)
     rules = []
     for name in names:
-        args = catalog.args_schema(name)
+        args = registry.args_schema(name)
         if args is None:
             continue
         rules.append({"if": {"properties": {"name": {"const": name}}, "required": ["name"]},

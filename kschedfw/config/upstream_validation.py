@@ -4,7 +4,7 @@ A port of ``pkg/scheduler/apis/config/validation/validation.go`` (plus component
 connection and leader election rules). It sees the configuration after v1 defaulting, as upstream
 does, and returns :class:`~kschedfw.errors.FieldError` objects with upstream's paths, kinds and
 texts, quirks included (``profiles[0].plugins.queueSort.Enabled``, ``profiles[i].pluginConfig.args``
-without an index). Per-plugin args are validated elsewhere, through the plugin catalog.
+without an index). Per-plugin args are validated elsewhere, through the plugin registry.
 """
 
 from __future__ import annotations

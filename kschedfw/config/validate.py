@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 
 from kschedfw.config import jsonsubset
-from kschedfw.config.catalog import PLUGIN_SET_FIELDS
+from kschedfw.config.plugin_sets import PLUGIN_SET_FIELDS
 from kschedfw.config.defaults import (WILDCARD, PluginSet, default_configuration,
                                       document_to_dict)
 from kschedfw.config.diagnostics import (ERROR, WARNING, Diagnostic, did_you_mean,
@@ -43,7 +43,7 @@ from kschedfw.config.yamlpos import Positions, load_yaml
 from kschedfw.errors import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
 
 if TYPE_CHECKING:
-    from kschedfw.config.catalog import PluginCatalog
+    from kschedfw.framework.registry import PluginRegistry
 
 __all__ = ["load_config", "load_config_text", "default_config", "REMOVED_API_VERSIONS",
            "REMOVED_PLUGINS", "FILE_ERROR"]
@@ -65,12 +65,12 @@ _BROKEN = object()
 class _Run:
     """One validation of one document."""
 
-    def __init__(self, filename: str, catalog: "PluginCatalog",
+    def __init__(self, filename: str, registry: "PluginRegistry",
                  feature_gates: Mapping[str, bool] | None = None) -> None:
         self.filename = filename
-        self.catalog = catalog
+        self.registry = registry
         self.feature_gates = feature_gates
-        self.installed = list(catalog.names())
+        self.installed = list(registry.names())
         self.installed_set = frozenset(self.installed)
         self.positions = Positions()
         self.diagnostics: list[Diagnostic] = []
@@ -124,7 +124,7 @@ class _Run:
         if not docs and self.diagnostics:
             return None
         for index, doc in enumerate(docs[1:], start=2):
-            other = _Run(self.filename, self.catalog, self.feature_gates)
+            other = _Run(self.filename, self.registry, self.feature_gates)
             other.run_document(doc)
             later.extend(attrs.evolve(d, document=index) for d in other.diagnostics)
         if len(docs) > 1 or later:
@@ -205,13 +205,13 @@ class _Run:
 
     def _describe(self, name: str) -> str:
         try:
-            return self.catalog.describe(name)
-        except Exception:  # noqa: BLE001 - a catalog that cannot describe still validates
+            return self.registry.describe(name)
+        except Exception:  # noqa: BLE001 - a registry that cannot describe still validates
             return name
 
     def _default_args_for(self, name: str, raw: dict | None) -> dict | None:
         """Args for default pluginConfig entries (``raw`` is None) and unvalidated entries."""
-        schema = self.catalog.args_schema(name) if name in self.installed_set else None
+        schema = self.registry.args_schema(name) if name in self.installed_set else None
         if schema is None and name in IN_TREE_ARGS:
             schema = IN_TREE_ARGS[name].schema
         if schema is None:
@@ -246,9 +246,9 @@ class _Run:
                                 f'plugin "{name}" is not installed{tail}', name), hint=hint)
             return None
         plugin = self._describe(name)
-        if self.catalog.extension_points(name) is None:
+        if self.registry.extension_points(name) is None:
             self.add(FieldError((*base, "name"), PLUGIN_LOAD_ERROR,
-                                load_error_text(self.catalog, name)), plugin=plugin)
+                                load_error_text(self.registry, name)), plugin=plugin)
             return None
         apath = (*base, "args")
         args = dict(raw) if isinstance(raw, dict) else {}
@@ -268,7 +268,7 @@ class _Run:
                                 f'supported values: "{API_VERSION}"',
                                 version if isinstance(version, str) else MISSING), plugin=plugin)
             ok = False
-        schema = self.catalog.args_schema(name)
+        schema = self.registry.args_schema(name)
         if schema is None:
             if args:
                 self.add(FieldError(apath, INVALID, f'plugin "{name}" takes no args; they are '
@@ -283,7 +283,7 @@ class _Run:
         try:
             spec = in_tree_spec(name, schema)
             errors = (spec.check(defaulted, self.feature_gates) if spec is not None
-                      else self.catalog.validate_args(name, defaulted))
+                      else self.registry.validate_args(name, defaulted))
         except Exception as exc:  # noqa: BLE001 - a plugin bug is reported, not raised
             self.add(FieldError(apath, INVALID, f"validate_args of plugin {name} failed: "
                                 f"{type(exc).__name__}: {exc}"), plugin=plugin)
@@ -328,7 +328,7 @@ class _Run:
                 resolved.append(None)
                 continue
             self._disabled_names(profile["plugins"])
-            plugins, issues = resolve_plugins(profile["plugins"], self.catalog,
+            plugins, issues = resolve_plugins(profile["plugins"], self.registry,
                                               scheduler_name=profile.get("schedulerName", ""),
                                               profile_path=("profiles", i))
             for issue in issues:
@@ -376,7 +376,7 @@ class _Run:
             used = sorted({e.name for entries in plugins.values() for e in entries})
             plugin_args: dict[str, Any] = {}
             for name in used:
-                schema = self.catalog.args_schema(name)
+                schema = self.registry.args_schema(name)
                 if schema is None:  # takes no args (any given were reported as ignored)
                     plugin_args[name] = {}
                     continue
@@ -442,7 +442,7 @@ def _sanitize(data: dict, paths: list[tuple]) -> None:
             parent[last] = _BROKEN
 
 
-def load_config_text(text: str, filename: str, catalog: "PluginCatalog",
+def load_config_text(text: str, filename: str, registry: "PluginRegistry",
                      feature_gates: Mapping[str, bool] | None = None
                      ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
     """Validate ``text`` (shown as ``filename`` in diagnostics); the config is None on any error.
@@ -451,7 +451,7 @@ def load_config_text(text: str, filename: str, catalog: "PluginCatalog",
     decide the plugin-args rules and defaults that depend on a gate. Only the first YAML
     document is the configuration, as for kube-scheduler (see ``_Run.run``).
     """
-    run = _Run(filename, catalog, feature_gates)
+    run = _Run(filename, registry, feature_gates)
     config = run.run(text)
     diagnostics = sort_unique(run.diagnostics)
     if any(d.is_error for d in diagnostics):
@@ -459,7 +459,7 @@ def load_config_text(text: str, filename: str, catalog: "PluginCatalog",
     return config, diagnostics
 
 
-def load_config(path: str, catalog: "PluginCatalog",
+def load_config(path: str, registry: "PluginRegistry",
                 feature_gates: Mapping[str, bool] | None = None
                 ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
     """Read and validate the file at ``path``. An unreadable file is a ``File error`` diagnostic."""
@@ -470,14 +470,14 @@ def load_config(path: str, catalog: "PluginCatalog",
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         return None, [Diagnostic(file=path, line=1, column=1, path="", kind=FILE_ERROR,
                                  message=f"{FILE_ERROR}: cannot read file: {reason}")]
-    return load_config_text(text, path, catalog, feature_gates)
+    return load_config_text(text, path, registry, feature_gates)
 
 
-def default_config(catalog: "PluginCatalog",
+def default_config(registry: "PluginRegistry",
                    feature_gates: Mapping[str, bool] | None = None) -> SchedulerConfig:
     """The configuration kube-scheduler runs with when given none (one default profile)."""
     text = f"apiVersion: {API_VERSION}\nkind: {KIND}\n"
-    config, diagnostics = load_config_text(text, "<defaults>", catalog, feature_gates)
+    config, diagnostics = load_config_text(text, "<defaults>", registry, feature_gates)
     if config is None:
         raise ValueError("the installed plugins cannot run the default profile:\n"
                          + "\n".join(d.render() for d in diagnostics if d.is_error))

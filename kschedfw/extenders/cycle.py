@@ -24,13 +24,13 @@ from kschedfw.extenders.transport import ExtenderError
 from kschedfw.extenders.wire import MAX_EXTENDER_PRIORITY
 from kschedfw.framework.status import Status
 from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.framework.victims import Candidate, Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config import SchedulerConfig
     from kschedfw.framework.interface import Extender, SharedLister
     from kschedfw.framework.types import NodeToStatus
-    from kschedfw.plugins.preemption.types import Candidate, Victims
 
 __all__ = [
     "EXTENDER_NAME", "build_extenders", "ignored_extended_resources", "with_extender_ignored_resources",
@@ -235,8 +235,6 @@ def call_extenders_for_preemption(
     one's result. A failure of an ignorable extender is skipped, of another one returns Error.
     A returned node without victims is dropped (ignorable extender) or an Error. Returns the new
     candidates (the input ones unchanged when no extender applies)."""
-    from kschedfw.plugins.preemption.types import Candidate
-
     if not extenders:
         return list(candidates), None
     victims_map: Mapping[str, Victims] = (to_victims_map(candidates) if to_victims_map is not None

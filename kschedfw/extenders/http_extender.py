@@ -18,11 +18,11 @@ from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.extenders import wire
 from kschedfw.extenders.transport import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, TLSSettings, Transport
 from kschedfw.framework.types import NodeInfo
+from kschedfw.framework.victims import Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.framework.interface import SharedLister
-    from kschedfw.plugins.preemption.types import Victims
 
 __all__ = ["HTTPExtender", "ExtenderConfigError", "FailedNodes"]
 
@@ -213,8 +213,6 @@ class HTTPExtender:
         """The extender's choice of candidate nodes and victims. It gets full victim pods, or
         only their uids when node-cache-capable, and always answers with uids, which are
         resolved against the pods of ``node_infos``. The input map is not changed."""
-        from kschedfw.plugins.preemption.types import Victims
-
         if not self.supports_preemption():
             raise ExtenderError(f"preempt verb is not defined for extender {self.url_prefix} "
                                 f"but run into ProcessPreemption")

@@ -9,16 +9,16 @@ upstream's ``time.Now()``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Protocol, Sequence
 
 import attrs
 
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import WallClock
 from kschedfw.features import DEFAULT_FEATURE_GATES, FeatureGates
-from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Extender, Nominator,
-                                          ObjectLister, Subscriber, Unsubscribe, WaitingPodHandle,
-                                          WatchCallback)
+from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
+                                          Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
+                                          WaitingPodHandle, WatchCallback)
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -29,8 +29,26 @@ if TYPE_CHECKING:
 __all__ = ["Handle", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
 
 
+#: ``(plugin name, bound hook)`` in profile order, as the runtime's compiled plan holds them
+PlanEntries = tuple[tuple[str, Callable[..., Any]], ...]
+
+
 class PluginRunner(Protocol):
     """The profile's runtime, as the Handle forwards to it (set by ``Framework``)."""
+
+    @property
+    def filter_plugins(self) -> PlanEntries:
+        """The Filter plan (before a cycle's PreFilter skips)."""
+
+    @property
+    def add_pod_plugins(self) -> PlanEntries:
+        """The PreFilter plugins' AddPod extensions."""
+
+    @property
+    def remove_pod_plugins(self) -> PlanEntries:
+        """The PreFilter plugins' RemovePod extensions."""
+
+    def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> list[Pod]: ...
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None: ...
@@ -114,7 +132,7 @@ class Handle:
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
-        self.metrics: Any = None
+        self.metrics: PreemptionMetrics | None = None
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._activate = activate
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
@@ -158,6 +176,15 @@ class Handle:
         if self.nominator is not None:
             self.nominator.delete_nominated_pod_if_exists(pod)
 
+    def nominated_node_names(self) -> Collection[str]:
+        return self.nominator.nominated_node_names() if self.nominator is not None else ()
+
+    def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
+        if self.framework is not None:
+            return self.framework.nominated_pods_to_add(state, pod, node_name)
+        uid, priority = pod.uid, pod.effective_priority
+        return [p for p in self.nominated_pods_for_node(node_name) if p.uid != uid and p.effective_priority >= priority]
+
     # ------------------------------------------------------------------ the profile's plugins
     def _runner(self) -> PluginRunner:
         if self.framework is None:
@@ -175,6 +202,25 @@ class Handle:
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
                                             node_info: NodeInfo) -> Status | None:
         return self._runner().run_pre_filter_extension_remove_pod(state, pod, pod_to_remove, node_info)
+
+    def filter_plugins_to_run(self, state: CycleState) -> Sequence[tuple[str, FilterFunction]]:
+        if self.framework is None:
+            return ()
+        plan = state.filter_plan
+        if plan is None:  # PreFilter did not run (tests, tools): the runtime honours any skips recorded
+            skip = state.skip_filter_plugins
+            plan = tuple(entry for entry in self.framework.filter_plugins if entry[0] not in skip)
+        return plan
+
+    def pre_filter_extensions_to_run(self, state: CycleState) -> tuple[str, ...]:
+        if self.framework is None:
+            return ()
+        skip = state.skip_filter_plugins
+        names: list[str] = []
+        for name, _ in (*self.framework.add_pod_plugins, *self.framework.remove_pod_plugins):
+            if name not in skip and name not in names:
+                names.append(name)
+        return tuple(names)
 
 
 if TYPE_CHECKING:

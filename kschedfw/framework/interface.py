@@ -23,7 +23,8 @@ not say which.
 from __future__ import annotations
 
 import datetime as _dt
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Mapping, Protocol, Sequence, runtime_checkable
+from typing import (TYPE_CHECKING, Any, Callable, Collection, Iterable, Literal, Mapping, Protocol, Sequence,
+                    runtime_checkable)
 
 import attrs
 
@@ -32,12 +33,14 @@ if TYPE_CHECKING:
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.status import Status
     from kschedfw.framework.types import NodeInfo, NominatingInfo
+    from kschedfw.framework.victims import Victims
 
 __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
     "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
     "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "EventRecorder",
-    "SharedLister", "Nominator", "WaitingPodHandle", "Extender", "FeatureGateReader", "Handle", "Backend",
+    "SharedLister", "Nominator", "WaitingPodHandle", "Extender", "FeatureGateReader", "PreemptionMetrics",
+    "FilterFunction", "Handle", "Backend",
     "Plugin", "PluginFactory",
 ]
 
@@ -206,6 +209,9 @@ class Nominator(Protocol):
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None: ...
 
+    def nominated_node_names(self) -> Collection[str]:
+        """The nodes that have nominated pods (a live view: do not keep it past the cycle)."""
+
 
 class WaitingPodHandle(Protocol):
     """A pod held at Permit (upstream WaitingPod)."""
@@ -221,8 +227,9 @@ class WaitingPodHandle(Protocol):
 
     def reject(self, plugin_name: str, message: str) -> None: ...
 
-    def preempt(self, plugin_name: str, message: str) -> None:
-        """Rejected as a preemption victim: it goes back to the queue, not marked unschedulable."""
+    def preempt(self, plugin_name: str, message: str) -> bool:
+        """Rejected as a preemption victim: it goes back to the queue, not marked unschedulable.
+        False when it was already allowed or rejected, and nothing changed."""
 
 
 class Extender(Protocol):
@@ -238,14 +245,29 @@ class Extender(Protocol):
 
     def supports_preemption(self) -> bool: ...
 
-    def process_preemption(self, pod: Pod, victims: Mapping[str, Any], node_infos: SharedLister
-                           ) -> Mapping[str, Any]: ...
+    def process_preemption(self, pod: Pod, victims: Mapping[str, Victims], node_infos: SharedLister
+                           ) -> Mapping[str, Victims]: ...
 
 
 class FeatureGateReader(Protocol):
     """What a plugin reads of ``--feature-gates`` (a :class:`kschedfw.features.FeatureGates`)."""
 
     def enabled(self, name: str) -> bool: ...
+
+
+class PreemptionMetrics(Protocol):
+    """The scheduler's preemption metrics, as a PostFilter plugin that preempts reports to them
+    (``scheduler_preemption_attempts_total``, ``scheduler_preemption_victims``)."""
+
+    def preemption_attempt(self) -> None:
+        """A preemption PostFilter ran (upstream counts every call)."""
+
+    def preemption_victims_chosen(self, victims: int) -> None:
+        """The chosen candidate's victims are about to be evicted."""
+
+
+#: A Filter as the runtime calls it this cycle: ``fn(state, pod, node_info) -> Status | None``.
+FilterFunction = Callable[["CycleState", "Pod", "NodeInfo"], "Status | None"]
 
 
 # ---------------------------------------------------------------------------------------- handle
@@ -282,6 +304,10 @@ class Handle(Protocol):
     @property
     def extenders(self) -> Sequence[Extender]: ...
 
+    @property
+    def metrics(self) -> PreemptionMetrics | None:
+        """The scheduler's metrics when it reports any (``kschedfw run``), else None."""
+
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
 
     def activate(self, pods: Iterable[Pod]) -> None: ...
@@ -298,6 +324,17 @@ class Handle(Protocol):
 
     def delete_nominated_pod_if_exists(self, pod: Pod) -> None: ...
 
+    def nominated_node_names(self) -> Collection[str]:
+        """The nodes that have nominated pods (a live view: do not keep it past the cycle)."""
+
+    def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
+        """The pods nominated to ``node_name`` that ``pod`` must leave room for, as
+        :meth:`run_filter_plugins_with_nominated_pods` adds them: priority at least ``pod``'s,
+        ``pod`` itself excluded, in nomination order (upstream addGENominatedPods). Worked out
+        once per node and cycle; do not change the list."""
+
+    # The profile's plugins, as preemption runs them on a node without its victims (upstream
+    # Handle's RunFilterPluginsWithNominatedPods and PreFilter extensions).
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status | None: ...
 
@@ -306,6 +343,19 @@ class Handle(Protocol):
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod,
                                             pod_to_remove: Pod, node_info: NodeInfo) -> Status | None: ...
+
+    def filter_plugins_to_run(self, state: CycleState) -> Sequence[tuple[str, FilterFunction]]:
+        """``(plugin name, function)`` for each Filter that ``state``'s cycle runs, in order,
+        those PreFilter told to skip left out: what :meth:`run_filter_plugins_with_nominated_pods`
+        calls. A function is the plugin's own bound ``filter`` unless the engine wraps it (an
+        adapter for a hook taking a subset of its arguments, a timer on a sampled cycle), so a
+        plugin can tell which plugins run and call them as the runtime would. Empty when the
+        Handle is not attached to a profile."""
+
+    def pre_filter_extensions_to_run(self, state: CycleState) -> tuple[str, ...]:
+        """The PreFilter plugins whose AddPod or RemovePod extension ``state``'s cycle runs (those
+        told to skip left out), each once: empty when adding or removing a pod changes nothing a
+        Filter reads besides the NodeInfo."""
 
 
 # ---------------------------------------------------------------------------------------- backend

@@ -1,8 +1,14 @@
-"""Plugin discovery: find entry points, load plugin classes, check them against the hookspecs.
+"""The plugin registry: the installed plugins, by name, found through entry points.
 
-Steps follow flake8's finder: *find* reads distribution metadata without importing anything,
-*load* imports one plugin class on demand, *check* registers it with a pluggy manager to
-validate its hooks. Errors name ``distribution[entry-point]`` and never stop other plugins.
+In-tree plugins are found as third-party ones are, through the ``kschedfw.plugins`` entry points
+(kschedfw's own distribution declares them). Steps follow flake8's finder: *find* reads
+distribution metadata without importing anything, *load* imports one plugin class on demand,
+*check* registers it with a pluggy manager to validate its hooks. What a plugin implements is read
+from its class (:func:`extension_points_of`), so only the plugins a configuration names are
+imported. Errors name ``distribution[entry-point]`` and never stop other plugins.
+
+:class:`PluginRegistry` is what configuration validation asks of the registry (tests hand it a
+fake); :class:`Registry` implements it, and also loads the classes a profile's runtime builds.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import importlib.metadata
 import inspect
 import types
 import logging
-from typing import Any, Iterable
+from typing import Any, Iterable, Protocol, runtime_checkable
 
 import attrs
 import pluggy
@@ -162,8 +168,29 @@ def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     return view
 
 
+@runtime_checkable
+class PluginRegistry(Protocol):
+    """The installed plugins, as configuration validation sees them."""
+
+    def names(self) -> list[str]:
+        """Every installed plugin name, sorted."""
+
+    def extension_points(self, name: str) -> frozenset[str] | None:
+        """Hook names the plugin implements (``filter``, ``score``, ...); ``None`` if unknown or
+        it cannot be loaded."""
+
+    def args_schema(self, name: str) -> dict[str, Any] | None:
+        """JSON Schema of the plugin's args, with ``default``s; ``None`` if it takes no args."""
+
+    def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
+        """The plugin's own semantic rules on defaulted args; paths are relative to ``args``."""
+
+    def describe(self, name: str) -> str:
+        """``distribution[name]``, for messages."""
+
+
 class Registry:
-    """Installed plugins, loaded lazily; also the config validator's PluginCatalog.
+    """Installed plugins, loaded lazily (a :class:`PluginRegistry`).
 
     Loading a plugin that is not part of kschedfw and implements a hook in
     ``hookspecs.NOT_CALLED_YET`` logs a warning (once per plugin), unless ``warn_not_called_yet``
@@ -261,16 +288,13 @@ class Registry:
             return str(exc)
         return None
 
-    # ---- PluginCatalog protocol (used by config validation)
+    # ---- PluginRegistry: what configuration validation asks, read from the plugin classes
     def names(self) -> list[str]:
         return sorted(self._refs)
 
     def extension_points(self, name: str) -> frozenset[str] | None:
         points = self._points.get(name)
         if points is None:
-            if self._is_in_tree(name):
-                from kschedfw.plugins.catalog import IN_TREE_EXTENSION_POINTS
-                return IN_TREE_EXTENSION_POINTS[name]
             cls = self.try_load(name)
             if cls is None:
                 return None
@@ -278,39 +302,20 @@ class Registry:
         return points
 
     def args_schema(self, name: str) -> dict[str, Any] | None:
-        if self._is_in_tree(name):
-            spec = _in_tree_args(name)
-            return spec.schema if spec is not None else None
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
 
     def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
-        if self._is_in_tree(name):
-            spec = _in_tree_args(name)
-            return list(spec.validate(args)) if spec is not None else []
         cls = self.try_load(name)
         validator = getattr(cls, "validate_args", None) if cls is not None else None
         return list(validator(args)) if validator is not None else []
-
-    def _is_in_tree(self, name: str) -> bool:
-        """An in-tree plugin not yet imported: answer from static tables (validation speed)."""
-        ref = self._refs.get(name)
-        if ref is None or not ref.builtin or name in self._classes:
-            return False
-        from kschedfw.plugins.catalog import IN_TREE_EXTENSION_POINTS
-        return name in IN_TREE_EXTENSION_POINTS
 
     def describe(self, name: str) -> str:
         ref = self._refs.get(name)
         return ref.display if ref is not None else name
 
 
-def _in_tree_args(name: str) -> Any:
-    from kschedfw.config.pluginargs import IN_TREE_ARGS
-    return IN_TREE_ARGS.get(name)
-
-
 @functools.lru_cache(maxsize=1)
-def default_catalog() -> Registry:
+def default_registry() -> Registry:
     """The registry of everything installed (discovered once per process)."""
     return Registry.discover()

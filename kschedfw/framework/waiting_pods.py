@@ -43,10 +43,13 @@ class WaitingPod:
         if self.status is None:
             self._resolve(Status(Code.Unschedulable, (message,), plugin=plugin_name))
 
-    def preempt(self, plugin_name: str, message: str) -> None:
-        """Rejected because it was chosen as a preemption victim: not marked unschedulable."""
-        if self.status is None:
-            self._resolve(Status(Code.Error, (message,), plugin=plugin_name))
+    def preempt(self, plugin_name: str, message: str) -> bool:
+        """Rejected because it was chosen as a preemption victim: not marked unschedulable.
+        False when it was already allowed or rejected (upstream WaitingPod.Preempt)."""
+        if self.status is not None:
+            return False
+        self._resolve(Status(Code.Error, (message,), plugin=plugin_name))
+        return True
 
     def expire(self, now: float) -> None:
         """Reject for the first plugin whose deadline has passed (called by the scheduler's timer)."""

@@ -113,7 +113,7 @@ class DefaultPreemption:
     def post_filter(self, state: "CycleState", pod: Pod, filtered_node_status_map: "NodeToStatus"
                     ) -> "tuple[PostFilterResult | None, Status]":
         result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
-        metrics = getattr(self.handle, "metrics", None)
+        metrics = self.handle.metrics
         if metrics is not None:  # upstream counts every PostFilter call
             metrics.preemption_attempt()
         message = status.message()
@@ -201,11 +201,9 @@ class DefaultPreemption:
         def plain(node_info: "NodeInfo") -> tuple[list[Pod], int, Status]:
             return self.select_victims_on_node(state.clone(), pod, node_info.clone(), pdbs)
 
-        snapshot = handle.snapshot
         return ResourceVictimSelector.build(
-            getattr(handle, "framework", None), state, pod, statuses=statuses,
-            nominator=getattr(handle, "nominator", None), pdbs=pdbs, sort=self._sort_by_importance,
-            plain=plain, memos=self._victim_memo, num_nodes=len(snapshot) if snapshot is not None else 0)
+            handle, state, pod, statuses=statuses, pdbs=pdbs, sort=self._sort_by_importance,
+            plain=plain, memos=self._victim_memo, num_nodes=len(handle.snapshot))
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: "NodeInfo",
                                pdbs: list["PodDisruptionBudget"]) -> tuple[list[Pod], int, Status]:

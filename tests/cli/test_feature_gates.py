@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kschedfw.config.validate import load_config_text
 from kschedfw.features import FeatureGates
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.testing.cli import run_cli
 from tests.manifests import one_node_one_pod
 
@@ -69,11 +69,11 @@ def test_validate_rejects_bad_gates_as_simulate_does(tmp_path):
 
 def test_gates_are_a_value_not_state():
     # loading with the gate on must not leak into a later load without it
-    catalog = default_catalog()
+    registry = default_registry()
     on = FeatureGates.parse("StorageCapacityScoring=true")
-    config, _ = load_config_text(SHAPE_CONFIG, "cfg.yaml", catalog, on)
+    config, _ = load_config_text(SHAPE_CONFIG, "cfg.yaml", registry, on)
     assert config is not None
-    config, diags = load_config_text(SHAPE_CONFIG, "cfg.yaml", catalog)
+    config, diags = load_config_text(SHAPE_CONFIG, "cfg.yaml", registry)
     assert config is None and any(GATE_OFF_MESSAGE in d.message for d in diags)
 
 
@@ -81,10 +81,10 @@ def test_gate_on_defaults_the_shape():
     # SetDefaults_VolumeBindingArgs: the default shape when the gate is on, none otherwise
     text = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
     on = FeatureGates.parse("StorageCapacityScoring=true")
-    config, _ = load_config_text(text, "cfg.yaml", default_catalog(), on)
+    config, _ = load_config_text(text, "cfg.yaml", default_registry(), on)
     assert config.profiles[0].plugin_args["VolumeBinding"]["shape"] == [
         {"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]
-    config, _ = load_config_text(text, "cfg.yaml", default_catalog())
+    config, _ = load_config_text(text, "cfg.yaml", default_registry())
     assert "shape" not in config.profiles[0].plugin_args["VolumeBinding"]
 
 

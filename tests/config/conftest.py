@@ -1,13 +1,13 @@
 import pytest
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 
 @pytest.fixture
-def catalog() -> FakeCatalog:
-    return FakeCatalog()
+def registry() -> FakeRegistry:
+    return FakeRegistry()
 
 
 @pytest.fixture
-def full_catalog() -> FakeCatalog:
-    return FakeCatalog().with_out_of_tree()
+def full_registry() -> FakeRegistry:
+    return FakeRegistry().with_out_of_tree()

@@ -1,4 +1,4 @@
-"""A fake plugin catalog: the in-tree plugins of the v1 default profile (semantics §6), with the
+"""A fake plugin registry: the in-tree plugins of the v1 default profile (semantics §6), with the
 args schemas and validators of :mod:`kschedfw.config.pluginargs`, plus a few out-of-tree ones."""
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ OUT_OF_TREE: dict[str, tuple[frozenset[str], dict | None, Any]] = {
 }
 
 
-class FakeCatalog:
-    """Implements kschedfw.config.catalog.PluginCatalog over plain tables."""
+class FakeRegistry:
+    """Implements kschedfw.framework.registry.PluginRegistry over plain tables."""
 
     def __init__(self, plugins: dict[str, frozenset[str]] | None = None,
                  schemas: dict[str, dict | None] | None = None,
@@ -89,7 +89,7 @@ class FakeCatalog:
         self._validators.update(validators or {})
         self._dist = dist
 
-    def with_out_of_tree(self) -> "FakeCatalog":
+    def with_out_of_tree(self) -> "FakeRegistry":
         for name, (hooks, schema, validator) in OUT_OF_TREE.items():
             self._plugins[name] = hooks
             self._schemas[name] = schema

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -20,10 +20,10 @@ HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfigura
 
 @pytest.fixture(autouse=True)
 def fake_registry(monkeypatch):
-    catalog = FakeCatalog().with_out_of_tree()
+    fake = FakeRegistry().with_out_of_tree()
     import kschedfw.framework.registry as registry
-    monkeypatch.setattr(registry, "default_catalog", lambda: catalog)
-    return catalog
+    monkeypatch.setattr(registry, "default_registry", lambda: fake)
+    return fake
 
 
 def cli(*argv):
@@ -125,7 +125,7 @@ def test_plugin_that_cannot_be_loaded_exit_2(files, capsys, monkeypatch, fake_re
     good, _, _ = files
     monkeypatch.setattr(fake_registry, "extension_points",
                         lambda name: None if name == "ImageLocality"
-                        else FakeCatalog.extension_points(fake_registry, name))
+                        else FakeRegistry.extension_points(fake_registry, name))
     assert cli("validate", str(good)) == 2
     assert "Plugin load error" in capsys.readouterr().out
 
@@ -170,9 +170,9 @@ def test_validate_does_not_import_jsonschema_for_simple_schemas(tmp_path):
     """Speed: the common path uses the built-in checker; jsonschema is imported only on demand."""
     code = ("import sys\n"
             "sys.path.insert(0, %r)\n"
-            "from tests.config.fakes import FakeCatalog\n"
+            "from tests.config.fakes import FakeRegistry\n"
             "from kschedfw.config.validate import load_config_text\n"
-            "cfg, d = load_config_text(%r, 'f', FakeCatalog())\n"
+            "cfg, d = load_config_text(%r, 'f', FakeRegistry())\n"
             "assert cfg is not None, d\n"
             "print('jsonschema' in sys.modules)\n") % (str(Path(__file__).parents[2]),
                                                        HEAD + "profiles:\n- pluginConfig:\n"

@@ -132,14 +132,14 @@ DEFAULT_PLUGIN_CONFIG_NAMES = ["DefaultPreemption", "DynamicResources", "InterPo
                                "NodeResourcesFit", "PodTopologySpread", "VolumeBinding"]
 
 
-def defaulted(yaml_text: str, catalog) -> dict:
-    config, diags = load_config_text(HEAD + yaml_text, "c.yaml", catalog)
+def defaulted(yaml_text: str, registry) -> dict:
+    config, diags = load_config_text(HEAD + yaml_text, "c.yaml", registry)
     assert config is not None, [d.render() for d in diags]
     return config.document
 
 
-def test_empty_config(catalog):
-    doc = defaulted("", catalog)
+def test_empty_config(registry):
+    doc = defaulted("", registry)
     assert {k: doc[k] for k in TOP_DEFAULTS} == TOP_DEFAULTS
     [profile] = doc["profiles"]
     assert profile["schedulerName"] == "default-scheduler"
@@ -153,8 +153,8 @@ def test_empty_config(catalog):
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "NodeAffinityArgs"}
 
 
-def test_no_scheduler_name(catalog):
-    doc = defaulted("profiles:\n- {}\n", catalog)
+def test_no_scheduler_name(registry):
+    doc = defaulted("profiles:\n- {}\n", registry)
     assert doc["profiles"][0]["schedulerName"] == "default-scheduler"
 
 
@@ -200,8 +200,8 @@ def test_two_profiles():
                  {"percentageOfNodesToScore": 10}, {"percentageOfNodesToScore": 50},
                  id="set non default global and profile percentageOfNodesToScore"),
 ])
-def test_scheduler_defaults(catalog, text, want_top, want_profile):
-    doc = defaulted(text, catalog)
+def test_scheduler_defaults(registry, text, want_top, want_profile):
+    doc = defaulted(text, registry)
     assert {k: doc[k] for k in TOP_DEFAULTS} == {**TOP_DEFAULTS, **want_top}
     profile = doc["profiles"][0]
     assert profile["schedulerName"] == "default-scheduler"
@@ -209,10 +209,10 @@ def test_scheduler_defaults(catalog, text, want_top, want_profile):
         assert profile[k] == v
 
 
-def test_unknown_plugin_config_args_are_kept(full_catalog):
+def test_unknown_plugin_config_args_are_kept(full_registry):
     """'unknown plugin config': out-of-tree args pass through (defaulted by their own schema)."""
     doc = defaulted("profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args:\n"
-                    "      permitWaitingTimeSeconds: 5\n", full_catalog)
+                    "      permitWaitingTimeSeconds: 5\n", full_registry)
     [cos] = [c for c in doc["profiles"][0]["pluginConfig"] if c["name"] == "Coscheduling"]
     assert cos["args"] == {"permitWaitingTimeSeconds": 5, "podGroupBackoffSeconds": 0}
 
@@ -221,33 +221,33 @@ def test_unknown_plugin_config_args_are_kept(full_catalog):
     pytest.param("leaderElection:\n  leaseDuration: 0s\n", "15s", id="zero duration is defaulted"),
     pytest.param("leaderElection:\n  leaseDuration: 1m\n", "1m0s", id="durations print as Go does"),
 ])
-def test_leader_election_durations(catalog, text, want):
-    assert defaulted(text, catalog)["leaderElection"]["leaseDuration"] == want
+def test_leader_election_durations(registry, text, want):
+    assert defaulted(text, registry)["leaderElection"]["leaseDuration"] == want
 
 
-def test_contention_profiling_only_defaulted_when_profiling_is_on(catalog):
-    doc = defaulted("enableProfiling: false\n", catalog)
+def test_contention_profiling_only_defaulted_when_profiling_is_on(registry):
+    doc = defaulted("enableProfiling: false\n", registry)
     assert (doc["enableProfiling"], doc["enableContentionProfiling"]) == (False, False)
 
 
-def test_client_connection_keeps_explicit_values(catalog):
-    doc = defaulted("clientConnection:\n  kubeconfig: /k\n  qps: 5\n  burst: 7\n", catalog)
+def test_client_connection_keeps_explicit_values(registry):
+    doc = defaulted("clientConnection:\n  kubeconfig: /k\n  qps: 5\n  burst: 7\n", registry)
     assert doc["clientConnection"] == {"kubeconfig": "/k",
                                        "contentType": "application/vnd.kubernetes.protobuf",
                                        "qps": 5, "burst": 7}
 
 
-def test_default_plugin_config_only_for_enabled_plugins(catalog):
+def test_default_plugin_config_only_for_enabled_plugins(registry):
     doc = defaulted("profiles:\n- plugins:\n    multiPoint:\n      disabled:\n"
-                    "      - name: DefaultPreemption\n      - name: VolumeBinding\n", catalog)
+                    "      - name: DefaultPreemption\n      - name: VolumeBinding\n", registry)
     got = [c["name"] for c in doc["profiles"][0]["pluginConfig"]]
     assert "DefaultPreemption" not in got and "VolumeBinding" not in got
 
 
-def test_wildcard_disable_keeps_only_custom_multipoint(full_catalog):
+def test_wildcard_disable_keeps_only_custom_multipoint(full_registry):
     doc = defaulted("profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
                     "      - name: PrioritySort\n      - name: DefaultBinder\n"
-                    "      disabled:\n      - name: '*'\n", full_catalog)
+                    "      disabled:\n      - name: '*'\n", full_registry)
     assert doc["profiles"][0]["plugins"]["multiPoint"] == {
         "enabled": [{"name": "PrioritySort"}, {"name": "DefaultBinder"}],
         "disabled": [{"name": "*"}]}

@@ -9,14 +9,14 @@ from kschedfw.config.defaults import PluginSet, Ref, plugins_from_yaml
 from kschedfw.config.expand import MAX_TOTAL_SCORE, resolve_plugins, unknown_plugin_text
 from kschedfw.errors import format_path
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 ALL_BUT_QUEUEING = frozenset({"less", "pre_filter", "filter", "post_filter", "pre_score", "score",
                               "reserve", "permit", "pre_bind", "bind", "post_bind",
                               "generate_placements", "score_placement"})
 
 # the registry of framework_test.go, by what each test plugin implements
-REGISTRY = FakeCatalog(plugins={
+REGISTRY = FakeRegistry(plugins={
     "score-with-normalize-plugin-1": frozenset({"score", "normalize_score"}),
     "score-with-normalize-plugin-2": frozenset({"score", "normalize_score"}),
     "score-plugin-1": frozenset({"pre_score", "score"}),
@@ -57,8 +57,8 @@ def listed(resolved):
     return out
 
 
-def resolve(plugins, catalog=REGISTRY, name="test-profile"):
-    return resolve_plugins(plugins, catalog, scheduler_name=name, profile_path=("profiles", 0))
+def resolve(plugins, registry=REGISTRY, name="test-profile"):
+    return resolve_plugins(plugins, registry, scheduler_name=name, profile_path=("profiles", 0))
 
 
 def errors(issues):
@@ -252,7 +252,7 @@ def test_missing_default_plugins_are_one_warning():
     assert listed(resolved) == {"less": [QS], "bind": [BIND]}
 
 
-class _Broken(FakeCatalog):
+class _Broken(FakeRegistry):
     def extension_points(self, name):
         return None if name == "broken" else super().extension_points(name)
 
@@ -261,9 +261,9 @@ class _Broken(FakeCatalog):
 
 
 def test_plugin_that_cannot_be_loaded():
-    catalog = _Broken(plugins={**{n: REGISTRY.extension_points(n) for n in REGISTRY.names()},
+    registry = _Broken(plugins={**{n: REGISTRY.extension_points(n) for n in REGISTRY.names()},
                                "broken": frozenset()})
-    _, issues = resolve(sets(multiPoint=[T], filter=["broken"]), catalog)
+    _, issues = resolve(sets(multiPoint=[T], filter=["broken"]), registry)
     assert [(i.error.kind, i.error.detail) for i in issues] == [
         ("Plugin load error", 'plugin "broken" is installed but cannot be loaded: ImportError: '
                               'no module')]

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from kschedfw.config.validate import load_config_text
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
-CATALOG = FakeCatalog().with_out_of_tree()
-NAMES = CATALOG.names() + ["*", "Nope", "EBSLimits", ""]
+FAKE_REGISTRY = FakeRegistry().with_out_of_tree()
+NAMES = FAKE_REGISTRY.names() + ["*", "Nope", "EBSLimits", ""]
 
 scalar = st.one_of(st.none(), st.booleans(), st.integers(-5, 2 ** 33), st.floats(allow_nan=True),
                    st.text(max_size=5), st.sampled_from(["10s", "-1s", "0", "leases", "System",
@@ -63,7 +63,7 @@ document = st.fixed_dictionaries(
 
 
 def check(text: str) -> None:
-    config, diagnostics = load_config_text(text, "fuzz.yaml", CATALOG)
+    config, diagnostics = load_config_text(text, "fuzz.yaml", FAKE_REGISTRY)
     errors = [d for d in diagnostics if d.is_error]
     assert (config is None) == bool(errors)
     for d in diagnostics:

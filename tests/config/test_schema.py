@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from kschedfw.config import jsonsubset
-from kschedfw.config.catalog import PLUGIN_SET_FIELDS
+from kschedfw.config.plugin_sets import PLUGIN_SET_FIELDS
 from kschedfw.config.schema import CONFIG_SCHEMA, schema_with_plugins
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 
 def test_config_schema_is_valid_draft_2020_12():
@@ -33,7 +33,7 @@ def test_all_v1_fields_are_described():
 
 
 def test_schema_with_plugins_is_valid_and_checks_args():
-    schema = schema_with_plugins(FakeCatalog().with_out_of_tree())
+    schema = schema_with_plugins(FakeRegistry().with_out_of_tree())
     Draft202012Validator.check_schema(schema)
     assert not jsonsubset.is_simple(schema)  # if/then needs the full validator
     doc = {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
@@ -48,7 +48,7 @@ def test_schema_with_plugins_is_valid_and_checks_args():
 
 def test_schema_with_plugins_does_not_change_the_base_schema():
     before = copy.deepcopy(CONFIG_SCHEMA)
-    schema_with_plugins(FakeCatalog())
+    schema_with_plugins(FakeRegistry())
     assert CONFIG_SCHEMA == before
 
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from kschedfw.config.validate import load_config_text
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
 
 def _errors(point: str, name: str) -> list:
     text = HEAD + f"profiles:\n- plugins:\n    {point}:\n      enabled:\n      - name: {name}\n"
-    _, diags = load_config_text(text, "cfg.yaml", FakeCatalog())
+    _, diags = load_config_text(text, "cfg.yaml", FakeRegistry())
     return [d for d in diags if d.is_error]
 
 

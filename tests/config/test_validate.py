@@ -13,7 +13,7 @@ from kschedfw.config.upstream_validation import validate_configuration
 from kschedfw.config.validate import default_config, load_config, load_config_text
 from kschedfw.errors import format_path
 
-from .fakes import FakeCatalog
+from .fakes import FakeRegistry
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -21,8 +21,8 @@ INV, REQ, DUP, UNS, FORB = ("Invalid value", "Required value", "Duplicate value"
                             "Unsupported value", "Forbidden")
 
 
-def run(text: str, catalog, name: str = "cfg.yaml"):
-    return load_config_text(text, name, catalog)
+def run(text: str, registry, name: str = "cfg.yaml"):
+    return load_config_text(text, name, registry)
 
 
 def lines(diags, errors_only=True):
@@ -232,8 +232,8 @@ def test_removed_plugins(where, plugin):
 # ------------------------------------------- the same table end to end, from YAML
 
 @pytest.fixture
-def custom_catalog():
-    c = FakeCatalog().with_out_of_tree()
+def custom_registry():
+    c = FakeRegistry().with_out_of_tree()
     c._plugins.update({"CustomSort": frozenset({"less"}), "AnotherSort": frozenset({"less"}),
                        "CustomBind": frozenset({"bind"})})
     return c
@@ -256,48 +256,48 @@ def _startable(cfg):
         # a different queue sort, tested below
         "one-empty-queue-sort")
 ])
-def test_validation_table_end_to_end(custom_catalog, mutate, want):
+def test_validation_table_end_to_end(custom_registry, mutate, want):
     cfg = copy.deepcopy(VALID)
     if mutate:
         mutate(cfg)
     text = yaml.safe_dump(_startable(cfg), sort_keys=False)
-    config, diags = run(text, custom_catalog)
+    config, diags = run(text, custom_registry)
     assert [(d.path, d.kind) for d in diags if d.is_error] == want
     assert (config is not None) == (not want)
 
 
 @pytest.mark.parametrize("field", ["resourceName", "resourceNamespace"])
-def test_empty_leader_election_names_are_defaulted_in_v1(custom_catalog, field):
+def test_empty_leader_election_names_are_defaulted_in_v1(custom_registry, field):
     cfg = _startable(copy.deepcopy(VALID))
     cfg["leaderElection"][field] = ""
-    config, diags = run(yaml.safe_dump(cfg), custom_catalog)
+    config, diags = run(yaml.safe_dump(cfg), custom_registry)
     assert lines(diags) == []
     assert config.document["leaderElection"][field] in ("kube-scheduler", "kube-system")
 
 
-def test_one_empty_queue_sort_end_to_end(custom_catalog):
+def test_one_empty_queue_sort_end_to_end(custom_registry):
     cfg = _startable(copy.deepcopy(VALID))
     del cfg["profiles"][0]["plugins"]
-    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_catalog)
+    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_registry)
     assert [(d.path, d.kind) for d in diags if d.is_error] == [
         ("profiles[1].plugins.queueSort", INV)]
 
 
-def test_invalid_node_percentage(custom_catalog):
+def test_invalid_node_percentage(custom_registry):
     cfg = _startable(copy.deepcopy(VALID))
     cfg["profiles"][0]["pluginConfig"][0]["args"]["minCandidateNodesPercentage"] = 200
-    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_catalog)
+    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_registry)
     assert [(d.path, d.message, d.plugin) for d in diags] == [
         ("profiles[0].pluginConfig[0].args.minCandidateNodesPercentage",
          "Invalid value: 200: not in valid range [0, 100]", "kschedfw[DefaultPreemption]")]
 
 
-def test_invalid_plugin_args_of_another_kind(custom_catalog):
+def test_invalid_plugin_args_of_another_kind(custom_registry):
     """invalid-plugin-args: DefaultPreemption given InterPodAffinityArgs (scheme_test wording)."""
     cfg = _startable(copy.deepcopy(VALID))
     cfg["profiles"][0]["pluginConfig"][0]["args"] = {
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "InterPodAffinityArgs"}
-    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_catalog)
+    _, diags = run(yaml.safe_dump(cfg, sort_keys=False), custom_registry)
     assert [(d.path, d.message, d.hint) for d in diags] == [
         ("profiles[0].pluginConfig[0].args",
          'Invalid value: "InterPodAffinityArgs": has to match plugin args',
@@ -315,8 +315,8 @@ def test_invalid_plugin_args_of_another_kind(custom_catalog):
     ("kubescheduler.config.k8s.io/v1alpha2", "v1.19"),
     ("kubescheduler.config.k8s.io/v1alpha1", "v1.19"),
 ])
-def test_removed_api_versions_are_refused(catalog, version, release):
-    config, diags = run(f"kind: KubeSchedulerConfiguration\napiVersion: {version}\n", catalog)
+def test_removed_api_versions_are_refused(registry, version, release):
+    config, diags = run(f"kind: KubeSchedulerConfiguration\napiVersion: {version}\n", registry)
     assert config is None
     assert lines(diags) == [
         f'cfg.yaml:2:13: apiVersion: Invalid value: "{version}": {version} was removed upstream '
@@ -340,30 +340,30 @@ def test_removed_api_versions_are_refused(catalog, version, release):
                  ['cfg.yaml:1:1: kind: Required value: must be "KubeSchedulerConfiguration"'],
                  id="kind missing"),
 ])
-def test_type_meta(catalog, text, want):
-    config, diags = run(text, catalog)
+def test_type_meta(registry, text, want):
+    config, diags = run(text, registry)
     assert config is None and lines(diags) == want
 
 
 # ------------------------------------------- YAML problems
 
-def test_yaml_syntax_error_is_a_diagnostic(catalog):
-    config, diags = run(HEAD + "profiles:\n- schedulerName: a\n  plugins: [\n", catalog)
+def test_yaml_syntax_error_is_a_diagnostic(registry):
+    config, diags = run(HEAD + "profiles:\n- schedulerName: a\n  plugins: [\n", registry)
     assert config is None
     assert [(d.line, d.column, d.kind) for d in diags] == [(6, 1, "YAML syntax error")]
 
 
-def test_duplicate_keys_name_both_lines(catalog):
-    _, diags = run(HEAD + "parallelism: 4\nprofiles: []\nparallelism: 8\n", catalog)
+def test_duplicate_keys_name_both_lines(registry):
+    _, diags = run(HEAD + "parallelism: 4\nprofiles: []\nparallelism: 8\n", registry)
     assert lines(diags) == ['cfg.yaml:5:1: parallelism: Duplicate value: "parallelism": duplicate '
                             'key (first at line 3)']
 
 
-def test_every_document_is_checked_but_only_the_first_counts(full_catalog):
+def test_every_document_is_checked_but_only_the_first_counts(full_registry):
     # the scheduler-plugins sample holds four alternative configurations; kube-scheduler runs
     # the first and ignores the others, so only the first one's findings are errors
     config, diags = load_config(str(FIXTURES / "nodemetadata__scheduler-config.yaml"),
-                                full_catalog)
+                                full_registry)
     assert config is None
     unknown = [d for d in diags if d.path == "profiles[0].plugins.score.enabled[0].name"]
     assert len({d.line for d in unknown}) == 4
@@ -371,38 +371,38 @@ def test_every_document_is_checked_but_only_the_first_counts(full_catalog):
         (0, "error"), (2, "warning"), (3, "warning"), (4, "warning")]
 
 
-def test_first_document_is_the_configuration(catalog):
+def test_first_document_is_the_configuration(registry):
     # kube-scheduler v1.36 with parallelism 0 in document 2 starts with document 1's config
     text = HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 0\n"
-    config, diags = run(text, catalog)
+    config, diags = run(text, registry)
     assert config is not None and config.parallelism == 4
     assert lines(diags, errors_only=False) == [
         "cfg.yaml:5:1: warning: document 2: Ignored document: kube-scheduler reads only the "
         "first document of a configuration file",
         "cfg.yaml:7:14: warning: document 2: parallelism: Invalid value: 0: should be an "
         "integer value greater than zero"]
-    config, diags = run(HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 8\n", catalog)
+    config, diags = run(HEAD + "parallelism: 4\n---\n" + HEAD + "parallelism: 8\n", registry)
     assert config is not None and config.parallelism == 4
 
 
-def test_errors_in_the_first_document_still_fail(catalog):
-    config, diags = run(HEAD + "parallelism: 0\n---\n" + HEAD, catalog)
+def test_errors_in_the_first_document_still_fail(registry):
+    config, diags = run(HEAD + "parallelism: 0\n---\n" + HEAD, registry)
     assert config is None
     assert [(d.document, d.severity, d.path) for d in diags] == [
         (0, "error", "parallelism"), (2, "warning", "")]
 
 
-def test_syntax_error_after_the_first_document_is_ignored(catalog):
+def test_syntax_error_after_the_first_document_is_ignored(registry):
     # kube-scheduler never parses past the first document
-    config, diags = run(HEAD + "parallelism: 4\n---\nthis is: [not valid\n", catalog)
+    config, diags = run(HEAD + "parallelism: 4\n---\nthis is: [not valid\n", registry)
     assert config is not None and config.parallelism == 4
     assert all(d.severity == "warning" and d.document == 2 for d in diags)
     assert any("YAML syntax error" in d.message for d in diags)
 
 
-def test_empty_first_document_is_not_skipped(catalog):
+def test_empty_first_document_is_not_skipped(registry):
     # upstream: "Object 'Kind' is missing" for `---` `---` then a configuration
-    config, diags = run("---\n---\n" + HEAD, catalog)
+    config, diags = run("---\n---\n" + HEAD, registry)
     assert config is None
     assert [d.path for d in diags if d.is_error] == ["apiVersion", "kind"]
 
@@ -434,8 +434,8 @@ extenders:
 """
 
 
-def test_positions_point_at_the_precise_node(catalog):
-    _, diags = run(POSITIONS, catalog)
+def test_positions_point_at_the_precise_node(registry):
+    _, diags = run(POSITIONS, registry)
     assert located(diags) == [
         (10, 15, "profiles[0].plugins.score.enabled[1].name", UNS),     # unknown plugin: name
         (11, 17, "profiles[0].plugins.score.enabled[1].weight", INV),   # bad type: value
@@ -448,8 +448,8 @@ def test_positions_point_at_the_precise_node(catalog):
     ]
 
 
-def test_rendered_line_and_hint(catalog):
-    _, diags = run(POSITIONS, catalog)
+def test_rendered_line_and_hint(registry):
+    _, diags = run(POSITIONS, registry)
     assert diags[0].render() == (
         'cfg.yaml:10:15: profiles[0].plugins.score.enabled[1].name: Unsupported value: '
         '"NodeResourceFit": ScorePlugin "NodeResourceFit" does not exist; installed plugins, '
@@ -458,10 +458,10 @@ def test_rendered_line_and_hint(catalog):
         '(`kschedfw plugins` lists them) (did you mean "NodeResourcesFit"?)')
 
 
-def test_brief_example_rendering(catalog):
+def test_brief_example_rendering(registry):
     text = HEAD + "profiles:\n" + "\n" * 7 + "- plugins:\n    score:\n      enabled:\n" \
         "      - name: ImageLocality\n      - name: TaintToleration\n        weight: x\n"
-    _, diags = run(text, catalog)
+    _, diags = run(text, registry)
     assert lines(diags) == ['cfg.yaml:16:17: profiles[0].plugins.score.enabled[1].weight: '
                             'Invalid value: "x": expected integer, got string']
 
@@ -487,39 +487,39 @@ def test_brief_example_rendering(catalog):
                  'cfg.yaml:6:17: profiles[0].plugins.filter.enabled[0]: Invalid value: "NodeName":'
                  ' expected object, got string', id="plugin given as a bare name"),
 ])
-def test_shape_errors(catalog, text, want):
-    config, diags = run(HEAD + text, catalog)
+def test_shape_errors(registry, text, want):
+    config, diags = run(HEAD + text, registry)
     assert config is None and lines(diags) == [want]
 
 
 # ------------------------------------------- plugins and pluginConfig
 
-def test_plugin_config_for_a_plugin_that_is_not_installed(catalog):
+def test_plugin_config_for_a_plugin_that_is_not_installed(registry):
     _, diags = run(HEAD + "profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args: {}\n",
-                   catalog)
+                   registry)
     assert [d.message.split(";")[0] for d in diags] == [
         'Unsupported value: "Coscheduling": plugin "Coscheduling" is not installed']
     assert (diags[0].line, diags[0].column) == (5, 11)
 
 
-def test_node_resources_fit_args_are_reported_at_config_time(catalog):
+def test_node_resources_fit_args_are_reported_at_config_time(registry):
     """Upstream skips NodeResourcesFit in config validation (dispatch-key quirk) and fails at
     startup; kschedfw reports the same error before the scheduler starts."""
     text = HEAD + ("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
                    "      ignoredResourceGroups: [example.com/aa]\n")
-    _, diags = run(text, catalog)
+    _, diags = run(text, registry)
     assert lines(diags) == [
         "cfg.yaml:7:31: profiles[0].pluginConfig[0].args.ignoredResourceGroups[0]: Invalid value: "
         "\"example.com/aa\": resource group name can't contain '/'"]
 
 
-def test_empty_and_no_plugin_args_are_defaulted(full_catalog):
+def test_empty_and_no_plugin_args_are_defaulted(full_registry):
     """scheme_test 'empty and no plugin args'."""
     text = HEAD + ("profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args:\n"
                    "  - name: InterPodAffinity\n    args:\n  - name: NodeResourcesFit\n"
                    "  - name: VolumeBinding\n    args:\n  - name: PodTopologySpread\n"
                    "  - name: NodeAffinity\n  - name: Coscheduling\n")
-    config, diags = run(text, full_catalog)
+    config, diags = run(text, full_registry)
     assert lines(diags) == []
     args = config.profiles[0].plugin_args
     assert args["DefaultPreemption"] == {"minCandidateNodesPercentage": 10,
@@ -532,30 +532,30 @@ def test_empty_and_no_plugin_args_are_defaulted(full_catalog):
     assert "Coscheduling" not in args  # configured but not used by the profile
 
 
-def test_args_with_version_and_kind(catalog):
+def test_args_with_version_and_kind(registry):
     """scheme_test 'plugins can include version and kind'."""
     text = HEAD + ("profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n"
                    "      apiVersion: kubescheduler.config.k8s.io/v1\n"
                    "      kind: InterPodAffinityArgs\n      hardPodAffinityWeight: 5\n")
-    config, diags = run(text, catalog)
+    config, diags = run(text, registry)
     assert lines(diags) == []
     assert config.profiles[0].plugin_args["InterPodAffinity"]["hardPodAffinityWeight"] == 5
 
 
-def test_args_with_an_old_api_version(catalog):
+def test_args_with_an_old_api_version(registry):
     text = HEAD + ("profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n"
                    "      apiVersion: kubescheduler.config.k8s.io/v1beta3\n")
-    _, diags = run(text, catalog)
+    _, diags = run(text, registry)
     assert lines(diags) == ['cfg.yaml:7:19: profiles[0].pluginConfig[0].args.apiVersion: '
                             'Unsupported value: "kubescheduler.config.k8s.io/v1beta3": supported '
                             'values: "kubescheduler.config.k8s.io/v1"']
 
 
-def test_out_of_tree_plugin_args_validated_by_its_own_schema_and_rules(full_catalog):
+def test_out_of_tree_plugin_args_validated_by_its_own_schema_and_rules(full_registry):
     text = HEAD + ("profiles:\n- pluginConfig:\n  - name: Coscheduling\n    args:\n"
                    "      permitWaitingTimeSeconds: -1\n  - name: NodeResourcesAllocatable\n"
                    "    args: {mode: Median}\n  - name: OneOfPlugin\n    args: {mode: c}\n")
-    _, diags = run(text, full_catalog)
+    _, diags = run(text, full_registry)
     assert [(d.path, d.message, d.plugin) for d in diags] == [
         ("profiles[0].pluginConfig[0].args.permitWaitingTimeSeconds",
          "Invalid value: -1: must not be negative", "kschedfw[Coscheduling]"),
@@ -568,11 +568,11 @@ def test_out_of_tree_plugin_args_validated_by_its_own_schema_and_rules(full_cata
     ]
 
 
-def test_warnings_do_not_make_a_config_invalid(full_catalog):
+def test_warnings_do_not_make_a_config_invalid(full_registry):
     text = HEAD + ("profiles:\n- plugins:\n    score:\n      disabled:\n"
                    "      - name: NodeResourcesLeastAllocated\n  pluginConfig:\n"
                    "  - name: PrioritySort\n    args: {foo: bar}\n")
-    config, diags = run(text, full_catalog)
+    config, diags = run(text, full_registry)
     assert config is not None
     assert [(d.severity, d.path, d.message.split(";")[0]) for d in diags] == [
         ("warning", "profiles[0].plugins.score.disabled[0].name",
@@ -583,26 +583,26 @@ def test_warnings_do_not_make_a_config_invalid(full_catalog):
     ]
 
 
-def test_different_queue_sort_after_expansion(full_catalog):
+def test_different_queue_sort_after_expansion(full_registry):
     """profile.NewMap: every profile must end up with the same queue sort plugin."""
     text = HEAD + ("profiles:\n- schedulerName: a\n- schedulerName: b\n  plugins:\n"
                    "    multiPoint:\n      enabled: [{name: Coscheduling}]\n"
                    "      disabled: [{name: PrioritySort}]\n")
-    _, diags = run(text, full_catalog)
+    _, diags = run(text, full_registry)
     assert lines(diags) == [
         'cfg.yaml:7:5: profiles[1].plugins.queueSort: Invalid value: "Coscheduling": different '
         'queue sort plugins for profile "b": "Coscheduling", first: "PrioritySort"']
 
 
-def test_profiles_need_names_when_more_than_one(catalog):
-    _, diags = run(HEAD + "profiles:\n- {}\n- schedulerName: b\n", catalog)
+def test_profiles_need_names_when_more_than_one(registry):
+    _, diags = run(HEAD + "profiles:\n- {}\n- schedulerName: b\n", registry)
     assert located(diags) == [(4, 3, "profiles[0].schedulerName", REQ)]
 
 
 # ------------------------------------------- results
 
-def test_default_config(catalog):
-    config = default_config(catalog)
+def test_default_config(registry):
+    config = default_config(registry)
     [profile] = config.profiles
     assert profile.scheduler_name == "default-scheduler"
     assert profile.percentage_of_nodes_to_score is None
@@ -623,13 +623,13 @@ def test_default_config(catalog):
     assert yaml.safe_load(yaml.safe_dump(config.document)) == config.document
 
 
-def test_default_config_raises_when_the_catalog_cannot_run_it():
+def test_default_config_raises_when_the_registry_cannot_run_it():
     with pytest.raises(ValueError, match="queue sort"):
-        default_config(FakeCatalog(plugins={"DefaultBinder": frozenset({"bind"})}))
+        default_config(FakeRegistry(plugins={"DefaultBinder": frozenset({"bind"})}))
 
 
-def test_unreadable_file(catalog, tmp_path):
-    config, diags = load_config(str(tmp_path / "missing.yaml"), catalog)
+def test_unreadable_file(registry, tmp_path):
+    config, diags = load_config(str(tmp_path / "missing.yaml"), registry)
     assert config is None and diags[0].kind == "File error"
 
 
@@ -654,14 +654,14 @@ def test_unreadable_file(catalog, tmp_path):
     pytest.param("noderesourcetopology__scheduler-config.yaml", [(2, 13, "apiVersion", INV)],
                  id="noderesourcetopology (v1beta3)"),
 ])
-def test_scheduler_plugins_samples(full_catalog, fixture, want):
-    config, diags = load_config(str(FIXTURES / fixture), full_catalog)
+def test_scheduler_plugins_samples(full_registry, fixture, want):
+    config, diags = load_config(str(FIXTURES / fixture), full_registry)
     assert located(diags) == want
     assert (config is not None) == (not want)
 
 
-def test_coscheduling_sample_resolves(full_catalog):
-    config, _ = load_config(str(FIXTURES / "coscheduling__scheduler-config.yaml"), full_catalog)
+def test_coscheduling_sample_resolves(full_registry):
+    config, _ = load_config(str(FIXTURES / "coscheduling__scheduler-config.yaml"), full_registry)
     profile = config.profiles[0]
     assert profile.names("less") == ["Coscheduling"]
     assert profile.names("permit") == ["Coscheduling"]
@@ -670,9 +670,9 @@ def test_coscheduling_sample_resolves(full_catalog):
     assert config.document["leaderElection"]["leaderElect"] is False
 
 
-def test_capacityscheduling_sample_post_filter_replaces_defaults(full_catalog):
+def test_capacityscheduling_sample_post_filter_replaces_defaults(full_registry):
     config, _ = load_config(str(FIXTURES / "capacityscheduling__scheduler-config.yaml"),
-                            full_catalog)
+                            full_registry)
     assert config.profiles[0].names("post_filter") == ["CapacityScheduling"]
 
 
@@ -690,11 +690,11 @@ def test_capacityscheduling_sample_post_filter_replaces_defaults(full_catalog):
     HEAD + "1: 2\n? [x]\n: y\n",
     "\ufeff" + HEAD,
 ])
-def test_garbage_never_raises(catalog, text):
-    config, diags = run(text, catalog)
+def test_garbage_never_raises(registry, text):
+    config, diags = run(text, registry)
     assert config is None or not any(d.is_error for d in diags)
 
 
-def test_malformed_list_items_keep_the_indices_of_the_others(catalog):
-    _, diags = run(HEAD + "extenders:\n- 3\n- prioritizeVerb: p\n", catalog)
+def test_malformed_list_items_keep_the_indices_of_the_others(registry):
+    _, diags = run(HEAD + "extenders:\n- 3\n- prioritizeVerb: p\n", registry)
     assert located(diags) == [(4, 3, "extenders[0]", INV), (5, 3, "extenders[1].weight", INV)]

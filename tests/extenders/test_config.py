@@ -9,7 +9,7 @@ from kschedfw.config import load_config_text
 from kschedfw.extenders import (DEFAULT_EXTENDER_TIMEOUT, build_extenders,
                                 has_extender_filters, has_prioritizing_extenders, ignored_extended_resources,
                                 with_extender_ignored_resources)
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 
 CONFIG = textwrap.dedent("""\
     apiVersion: kubescheduler.config.k8s.io/v1
@@ -33,7 +33,7 @@ CONFIG = textwrap.dedent("""\
 
 
 def load(text):
-    config, diagnostics = load_config_text(text, "sched.yaml", default_catalog())
+    config, diagnostics = load_config_text(text, "sched.yaml", default_registry())
     assert config is not None, [str(d) for d in diagnostics]
     return config
 
@@ -95,7 +95,7 @@ def test_profile_without_fit_args_is_refused():
               disabled: [{name: NodeResourcesFit}]
         """)
     # upstream buildExtenders refuses it at start-up; validation reports it first, at the profile
-    config, diagnostics = load_config_text(text, "sched.yaml", default_catalog())
+    config, diagnostics = load_config_text(text, "sched.yaml", default_registry())
     assert config is None
     assert [(d.path, d.kind) for d in diagnostics] == [("profiles[0].pluginConfig", "Invalid value")]
     assert "can't find NodeResourcesFitArgs in plugin config" in diagnostics[0].message
@@ -103,7 +103,7 @@ def test_profile_without_fit_args_is_refused():
 
 def test_no_extenders():
     config, _ = load_config_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n",
-                                 "sched.yaml", default_catalog())
+                                 "sched.yaml", default_registry())
     assert build_extenders(config) == []
     assert build_extenders(config.document) == [] and build_extenders([]) == []
 

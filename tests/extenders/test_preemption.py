@@ -7,7 +7,7 @@ import pytest
 from kschedfw.api import Pod
 from kschedfw.extenders import call_extenders_for_preemption
 from kschedfw.framework.status import Code
-from kschedfw.plugins.preemption.types import Candidate, Victims
+from kschedfw.framework.victims import Candidate, Victims
 from kschedfw.testing.builders import make_cluster, make_node, make_pod
 from tests.extenders.helpers import extender
 from tests.extenders.server import Reply

@@ -100,6 +100,14 @@ def test_the_contract_is_exported_from_kschedfw():
     assert kschedfw.FeatureGates is FeatureGates
 
 
+def test_per_pod_info_and_preemption_types_are_exported_from_kschedfw():
+    from kschedfw.framework import pod_info, victims
+    for name in ("AffinityTerm", "WeightedAffinityTerm", "PodTerms", "pod_terms"):
+        assert name in kschedfw.__all__ and getattr(kschedfw, name) is getattr(pod_info, name)
+    for name in ("Victims", "Candidate"):
+        assert name in kschedfw.__all__ and getattr(kschedfw, name) is getattr(victims, name)
+
+
 # ------------------------------------------------------------------------------------ subscriptions
 def test_subscribe_delivers_one_kind_in_order_until_unsubscribed():
     cluster = MemoryCluster()

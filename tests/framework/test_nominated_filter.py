@@ -17,7 +17,7 @@ import random
 import pytest
 
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import _PLAIN, Framework
 from kschedfw.testing import make_node, make_pod
 from kschedfw.testing.fastpaths import plain_path
@@ -49,7 +49,7 @@ def _run(seed: int):
         for i in range(r.randint(4, 10)):
             objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
                                     node_selector={"disk": "ssd"} if ssd else None))
-    registry = default_catalog()
+    registry = default_registry()
     return Simulation(default_config(registry), registry, objects, seed=seed).run()
 
 

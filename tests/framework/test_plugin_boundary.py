@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from kschedfw.framework import interface
+
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation")
 
@@ -92,3 +94,40 @@ def test_relative_imports_are_resolved():
     path = ROOT / "kschedfw" / "plugins" / "preemption" / "example.py"
     assert forbidden_imports("from ...cluster import memory", path) == ["1: kschedfw.cluster"]
     assert forbidden_imports("from ... import simulation", path) == ["1: kschedfw.simulation"]
+
+
+#: what the concrete Handle and the runtime hold for themselves: a plugin uses the Handle protocol
+#: (``run_filter_plugins_with_nominated_pods``, ``filter_plugins_to_run``, the nominator's methods...)
+ENGINE_INTERNALS = frozenset({"framework", "nominator", "filter_plan", "add_pod_plugins", "remove_pod_plugins"})
+HANDLE_MEMBERS = frozenset(name for name in dir(interface.Handle) if not name.startswith("_"))
+
+
+def reach_arounds(source: str) -> list[str]:
+    """``line: what`` for every attribute of the engine's own a plugin reads, by name or through
+    ``getattr(handle, "...")`` of a name the Handle protocol does not offer."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:
+            found.append(f"{node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2 \
+                and "handle" in ast.unparse(node.args[0]) and isinstance(node.args[1], ast.Constant) \
+                and node.args[1].value not in HANDLE_MEMBERS:
+            found.append(f"{node.lineno}: getattr({ast.unparse(node.args[0])}, {node.args[1].value!r})")
+    return found
+
+
+@pytest.mark.parametrize("path", plugin_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_plugin_uses_only_the_handle_protocol(path):
+    assert reach_arounds(path.read_text(encoding="utf-8")) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    pytest.param("fw = getattr(self.handle, 'framework', None)", ["1: getattr(self.handle, 'framework')"],
+                 id="getattr-on-the-handle"),
+    pytest.param("plan = state.filter_plan", ["1: .filter_plan"], id="the-runtime's-plan"),
+    pytest.param("n = handle.nominator.nominated_pods_for_node('a')", ["1: .nominator"], id="the-nominator"),
+    pytest.param("n = handle.nominated_pods_for_node('a')", [], id="the-protocol-is-fine"),
+    pytest.param("s = getattr(handle, 'snapshot', None)", [], id="getattr-of-a-protocol-member-is-fine"),
+])
+def test_the_scan_finds_reach_arounds(source, expected):
+    assert reach_arounds(source) == expected

@@ -8,7 +8,7 @@ from typing import Any
 from kschedfw import Status, hookimpl
 from kschedfw.config.validate import load_config_text
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import Framework
 from kschedfw.framework.types import SignFragment
 from kschedfw.testing import make_pod, toleration
@@ -20,7 +20,7 @@ NO_DEFAULT_SPREAD = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSche
 
 
 def default_framework(text: str | None = None) -> Framework:
-    registry = default_catalog()
+    registry = default_registry()
     config, diagnostics = load_config_text(text or NO_DEFAULT_SPREAD, "c.yaml", registry)
     assert config is not None, diagnostics
     return Framework(config.profiles[0], registry, Handle())
@@ -130,7 +130,7 @@ def test_a_request_served_by_a_device_class_is_unsignable() -> None:
     from kschedfw.clock import SimulatedClock
     from kschedfw.cluster.memory import MemoryCluster
 
-    registry = default_catalog()
+    registry = default_registry()
     config, _ = load_config_text(NO_DEFAULT_SPREAD, "c.yaml", registry)
     assert config is not None
     cluster = MemoryCluster(SimulatedClock())

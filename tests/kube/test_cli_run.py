@@ -118,12 +118,12 @@ def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane
     default-scheduler must not compete for it (issue #9)."""
     from kschedfw.cluster.kube.runner import KubeRunner
     from kschedfw.config.validate import load_config
-    from kschedfw.framework.registry import default_catalog
+    from kschedfw.framework.registry import default_registry
 
     def warning(body: str) -> str | None:
         config_file = tmp_path / "config.yaml"
         config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + body)
-        registry = default_catalog()
+        registry = default_registry()
         config, diagnostics = load_config(str(config_file), registry)
         assert config is not None, diagnostics
         runner = KubeRunner(config, registry, kubeconfig=control_plane.kubeconfig)

@@ -10,7 +10,7 @@ import yaml
 
 from kschedfw.api.load import parse_manifests
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, wait_for
@@ -100,7 +100,7 @@ def test_equal_priority_pods_are_bound_in_creation_order_by_both(control_plane, 
                   "metadata": {"name": node, "labels": {"kubernetes.io/hostname": node}},
                   "status": {"allocatable": {"cpu": "2", "memory": "8Gi", "pods": "110"}}}]
     manifests += [m for wave in creation_waves(node)("default", "default-scheduler") for m in wave]
-    registry = default_catalog()
+    registry = default_registry()
     result = Simulation(default_config(registry), registry,
                         parse_manifests(yaml.safe_dump_all(manifests), source="cluster.yaml")).run()
     simulated = [e.object_key.split("/")[1] for e in result.cluster.events if e.reason == "Scheduled"]

@@ -13,7 +13,7 @@ import yaml
 from kschedfw.cluster.kube.health import HealthServer, parse_address
 from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import APIError, ControlPlane
 from tests.kube.helpers import pod_manifest, wait_for
 from tests.kube.test_cli_run import http_get
@@ -46,7 +46,7 @@ def shipped_config(tmp_path: Path):
     configmap = yaml.safe_load((DEPLOY / "configmap.yaml").read_text())
     config_file = tmp_path / "config.yaml"
     config_file.write_text(configmap["data"]["config.yaml"])
-    registry = default_catalog()
+    registry = default_registry()
     config, diagnostics = load_config(str(config_file), registry)
     assert config is not None, diagnostics
     return config, registry

@@ -14,7 +14,7 @@ import pytest
 from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.features import FeatureGates
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import ControlPlane, free_port
 from tests.kube.helpers import pod_manifest, wait_for
 
@@ -132,7 +132,7 @@ def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None,
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
         "leaderElection": {"leaderElect": False},
         "profiles": [{"schedulerName": f"ours-{namespace}", **(profile or {})}]}))
-    registry = default_catalog()
+    registry = default_registry()
     gates = FeatureGates.parse(feature_gates)
     loaded, diagnostics = load_config(str(ours_config), registry, gates)
     assert loaded is not None, diagnostics

@@ -18,7 +18,7 @@ import pytest
 from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.features import FeatureGates
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.metrics import SchedulerMetrics
 from kschedfw.testing.controlplane import ControlPlane, free_port
 from tests.kube.helpers import pod_manifest, wait_for
@@ -118,7 +118,7 @@ def test_event_handling_and_attempts_count_as_kube_schedulers(control_plane, nam
     ours_config.write_text(json.dumps({"apiVersion": "kubescheduler.config.k8s.io/v1",
                                        "kind": "KubeSchedulerConfiguration", "leaderElection": {"leaderElect": False},
                                        "profiles": [{"schedulerName": "ours"}]}))
-    registry = default_catalog()
+    registry = default_registry()
     loaded, diagnostics = load_config(str(ours_config), registry, FeatureGates.parse(""))
     assert loaded is not None, diagnostics
     runner = KubeRunner(loaded, registry, kubeconfig=control_plane.kubeconfig)

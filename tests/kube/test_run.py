@@ -10,7 +10,7 @@ import pytest
 
 from kschedfw.cluster.kube.runner import KubeRunner
 from kschedfw.config.validate import load_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import APIError, ControlPlane
 from tests.kube.helpers import pod_manifest, sample, wait_for
 
@@ -34,7 +34,7 @@ def start_runner(control_plane: ControlPlane, tmp_path, scheduler_name: str, lea
     config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                            + (leader_election or "leaderElection:\n  leaderElect: false\n")
                            + f"profiles:\n- schedulerName: {scheduler_name}\n")
-    registry = default_catalog()
+    registry = default_registry()
     config, diagnostics = load_config(str(config_file), registry)
     assert config is not None, diagnostics
     runner = KubeRunner(config, registry, kubeconfig=control_plane.kubeconfig, **kwargs)

@@ -25,8 +25,8 @@ def cases():
 
 @pytest.fixture(scope="module")
 def registry():
-    from kschedfw.framework.registry import default_catalog
-    return default_catalog()
+    from kschedfw.framework.registry import default_registry
+    return default_registry()
 
 
 @pytest.fixture(scope="module")

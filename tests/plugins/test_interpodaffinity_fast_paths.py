@@ -20,8 +20,9 @@ from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
+from kschedfw.framework.pod_info import pod_terms
 from kschedfw.plugins.interpodaffinity.filtering import (
-    PRE_FILTER_STATE_KEY, PreFilterState, failed_check, pod_terms, satisfy_existing_pods_anti_affinity,
+    PRE_FILTER_STATE_KEY, PreFilterState, failed_check, satisfy_existing_pods_anti_affinity,
     satisfy_pod_affinity, satisfy_pod_anti_affinity)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY
 from kschedfw.testing import make_node, make_pod

@@ -22,7 +22,8 @@ from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, PreFilterState,
-    count_pairs, incoming_affinity_anti_affinity_counts, pod_terms)
+    count_pairs, incoming_affinity_anti_affinity_counts)
+from kschedfw.framework.pod_info import pod_terms
 
 # --------------------------------------------------------------------------- builders
 # A small equivalent of upstream's st.MakePod() wrapper, building Pod objects directly (so that

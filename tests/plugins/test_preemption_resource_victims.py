@@ -18,7 +18,7 @@ from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.config.validate import default_config
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import Framework
 from kschedfw.framework.types import NodeToStatus
 from kschedfw.plugins import filter_key
@@ -82,7 +82,7 @@ def build(seed: int):
         nominator.add_nominated_pod(nominated)
     handle = Handle(backend=cluster, snapshot=Snapshot.from_objects(nodes, bound), nominator=nominator,
                     waiting_pods={})
-    registry = default_catalog()
+    registry = default_registry()
     framework = Framework(default_config(registry).profiles[0], registry, handle)
     preemptors = []
     for t in range(3):  # replicas of a template: later ones reuse what earlier ones worked out
@@ -191,7 +191,7 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     low = cluster.create(make_pod("low", cpu="2", node_name="n1", priority=0))
     handle = Handle(backend=cluster, snapshot=Snapshot.from_objects([node], [low]), nominator=Nominator(),
                     waiting_pods={})
-    registry = default_catalog()
+    registry = default_registry()
     framework = Framework(default_config(registry).profiles[0], registry, handle)
     plugin = framework.plugins["DefaultPreemption"]
 
@@ -280,7 +280,7 @@ def preemption_run(seed: int):
             objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
                                     tolerations=[{"key": "t", "operator": "Exists"}] if tolerate else (),
                                     node_selector={"disk": "ssd"} if ssd else None))
-    registry = default_catalog()
+    registry = default_registry()
     return Simulation(default_config(registry), registry, objects, seed=seed).run()
 
 

@@ -12,7 +12,7 @@ from kschedfw.api.load import parse_manifests
 from kschedfw.cluster.scenario import Step
 from kschedfw.clock import SIMULATION_EPOCH
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import CREATE_SPACING_SECONDS, Simulation
 
 #: names in reverse alphabetical order, so file order and name order disagree
@@ -38,7 +38,7 @@ status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
 
 
 def simulation(text: str) -> Simulation:
-    registry = default_catalog()
+    registry = default_registry()
     return Simulation(default_config(registry), registry, parse_manifests(text, source="cluster.yaml"))
 
 
@@ -109,7 +109,7 @@ def test_pods_waiting_together_behind_a_cordon_are_taken_in_file_order():
     # and the queue's tie-break between equal priorities (their timestamps) decides
     cordoned = cluster_file().replace("metadata: {name: only,", "spec: {unschedulable: true}\nmetadata: {name: only,")
     uncordoned = parse_manifests(cluster_file().split("---\n")[-1], source="step.yaml")
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry), registry, parse_manifests(cordoned, source="cluster.yaml"),
                      [Step(10, "update", tuple(uncordoned))])
     result = sim.run()

@@ -6,7 +6,7 @@ import pytest
 
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 from kschedfw.testing import make_node, make_pod, make_priority_class
 
@@ -29,7 +29,7 @@ def priority_class(name, value, policy=None):
 
 
 def simulate(objects, steps=(), seed=0):
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry), registry, objects, steps, seed=seed)
     return sim.run()
 
@@ -42,7 +42,7 @@ def test_gated_pod_waits_for_its_last_gate_then_schedules():
     gated = pod("gated", gates=("example.com/a", "example.com/b"))
     steps = [Step(10, "removeSchedulingGate", target={"pod": "default/gated", "gate": "example.com/a"}),
              Step(20, "removeSchedulingGate", target={"pod": "default/gated", "gate": "example.com/b"})]
-    sim = Simulation(default_config(default_catalog()), default_catalog(), [node("n1"), gated], steps)
+    sim = Simulation(default_config(default_registry()), default_registry(), [node("n1"), gated], steps)
     at_15 = sim.run(until=15)
     gated_then = by_key(at_15)["default/gated"]
     assert gated_then.status == "Gated" and gated_then.reason == "SchedulingGated"

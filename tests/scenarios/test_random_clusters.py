@@ -10,7 +10,7 @@ import pytest
 from kschedfw.api import parse_object
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 
 ZONE = "topology.kubernetes.io/zone"
@@ -90,7 +90,7 @@ def random_run(seed: int):
             steps.append(Step(at, "removeSchedulingGate", target={"pod": f"default/p{r.randrange(len(pods))}"}))
         else:
             steps.append(Step(at, "create", objects=(parse_object(random_node(r, 100 + k)),)))
-    registry = default_catalog()
+    registry = default_registry()
     return Simulation(default_config(registry), registry, objects, steps, seed=seed).run()
 
 

@@ -14,7 +14,7 @@ from kschedfw.api import parse_object
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES
 from kschedfw.config.validate import default_config
 from kschedfw.framework.interface import WatchEvent
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.metrics import SchedulerMetrics
 from kschedfw.scheduler_events import LISTED_ONLY_KINDS
 from kschedfw.simulation import Simulation
@@ -34,7 +34,7 @@ def test_every_kind_a_plugin_lists_is_watched_with_rights_to():
 
 
 def test_listed_only_kinds_raise_no_cluster_event():
-    registry = default_catalog()
+    registry = default_registry()
     sim = Simulation(default_config(registry), registry, [])
     moved: list = []
     sim.scheduler.queue.move_all_to_active_or_backoff_queue = lambda event, *a, **k: moved.append(event.label)

@@ -151,14 +151,14 @@ class Bad:
     def events_to_register(self):
         return []
 
-discover = registry.default_catalog
+discover = registry.default_registry
 
-def catalog():
+def with_bad():
     reg = discover()
     reg.add_class(Bad)
     return reg
 
-registry.default_catalog = catalog
+registry.default_registry = with_bad
 sys.exit(main(sys.argv[2:]))
 '''
 

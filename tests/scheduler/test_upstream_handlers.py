@@ -9,7 +9,7 @@ from kschedfw.api import parse_object
 from kschedfw.cluster.scenario import Step
 from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, node_scheduling_properties_change
 from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import Registry, default_catalog
+from kschedfw.framework.registry import Registry, default_registry
 from kschedfw.simulation import Simulation
 from kschedfw.testing import config_for, simulate_with
 
@@ -21,7 +21,7 @@ def by_key(result):
 
 
 def default_simulation(objects, steps=()):
-    registry = default_catalog()
+    registry = default_registry()
     return Simulation(default_config(registry), registry, objects, steps)
 
 

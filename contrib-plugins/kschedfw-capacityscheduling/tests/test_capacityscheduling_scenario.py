@@ -16,7 +16,7 @@ import pytest
 from kschedfw.api import load_manifests
 from kschedfw.cluster.inputs import load_inputs
 from kschedfw.config.validate import load_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
@@ -59,7 +59,7 @@ def test_sample_config_and_profile_validate():
 
 @pytest.mark.parametrize("path", [SAMPLE, PROFILE], ids=["sample", "profile"])
 def test_capacity_scheduling_replaces_default_preemption(path):
-    config, diagnostics = load_config(str(path), default_catalog())
+    config, diagnostics = load_config(str(path), default_registry())
     assert config is not None, diagnostics
     profile = config.profiles[0]
     assert [e.name for e in profile.plugins["post_filter"]] == ["CapacityScheduling"]
@@ -79,7 +79,7 @@ def test_args_are_refused(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def scenario():
-    registry = default_catalog()
+    registry = default_registry()
     config, diagnostics = load_config(str(PROFILE), registry)
     assert config is not None, diagnostics
     objects, steps = load_inputs([str(SCENARIO)])
@@ -196,7 +196,7 @@ steps:
       min: {{cpu: "3", memory: 8Gi}}
       max: {{cpu: "4", memory: 16Gi}}
 """)
-    registry = default_catalog()
+    registry = default_registry()
     config, _ = load_config(str(PROFILE), registry)
     objects, steps = load_inputs([str(scenario)])
     result = Simulation(config, registry, objects, steps).run()

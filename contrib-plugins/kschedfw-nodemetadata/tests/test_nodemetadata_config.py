@@ -15,7 +15,7 @@ import yaml
 from kschedfw import testing as kit
 from kschedfw.api import load_manifests, parse_object
 from kschedfw.config.validate import load_config
-from kschedfw.framework.registry import default_catalog
+from kschedfw.framework.registry import default_registry
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort
@@ -129,7 +129,7 @@ def _cluster(scheduler_name: str) -> list:
                          ids=[p[0] for p in PROFILES])
 def test_sample_profiles_schedule_the_example_nodes(tmp_path, index, scheduler_name, preferred):
     path = sample_documents(tmp_path)[index]
-    registry = default_catalog()
+    registry = default_registry()
     config, diagnostics = load_config(str(path), registry)
     assert config is not None, diagnostics
     result = Simulation(config, registry, _cluster(scheduler_name)).run()

@@ -16,6 +16,8 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                        EventResource, QueueingHint)
 from kschedfw.framework.handle import Handle
+from kschedfw.framework.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_affinity,
+                                         pod_matches_all_affinity_terms, pod_terms)
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import SignFragment
 
@@ -23,9 +25,7 @@ from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import filtering, scoring
 from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
-    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, AffinityTerm,
-    PreFilterState, WeightedAffinityTerm, has_pod_affinity, pod_matches_all_affinity_terms,
-    pod_terms)
+    ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, PreFilterState)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState
 
 __all__ = ["InterPodAffinity", "NAME", "DEFAULT_HARD_POD_AFFINITY_WEIGHT", "LABELS_SIGNER_NAME"]

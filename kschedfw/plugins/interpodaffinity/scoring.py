@@ -18,9 +18,8 @@ from typing import Any, Iterable, Mapping
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 
-from kschedfw.plugins.interpodaffinity.filtering import (POD_TERMS_CACHE, AffinityTerm,
-                                                         WeightedAffinityTerm, add_domain_counts,
-                                                         domain_counts, pod_terms)
+from kschedfw.framework.pod_info import POD_TERMS_CACHE, AffinityTerm, WeightedAffinityTerm, pod_terms
+from kschedfw.plugins.interpodaffinity.filtering import add_domain_counts, domain_counts
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
            "add_indexed_existing", "score_node", "normalize"]

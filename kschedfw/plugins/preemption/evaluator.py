@@ -22,8 +22,8 @@ from kschedfw.framework.handle import EmptyLister
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeToStatus, PostFilterResult
 from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
-from kschedfw.plugins.preemption.types import (Candidate, CandidateList, Victims, get_earliest_pod_start_time,
-                                               now_datetime, unix_nano)
+from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.plugins.preemption.types import CandidateList, get_earliest_pod_start_time, now_datetime, unix_nano
 
 if TYPE_CHECKING:
     import datetime as _dt
@@ -173,7 +173,7 @@ class Evaluator:
             return None, Status.unschedulable("no candidate node for preemption")
 
         # 5) actuation (upstream observes the victims as the candidate's preparation starts)
-        metrics = getattr(self.handle, "metrics", None)
+        metrics = self.handle.metrics
         if metrics is not None:
             metrics.preemption_victims_chosen(len(best.victims.pods))
         status = self.executor.actuate_pod_preemption(best.name, best.victims, pod, self.plugin_name)

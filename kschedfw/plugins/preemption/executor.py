@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from kschedfw.framework.interface import BackgroundApiCalls, NotFound
 from kschedfw.framework.status import Status
-from kschedfw.plugins.preemption.types import (DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER, Candidate,
-                                               Victims)
+from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.plugins.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -104,9 +104,8 @@ class Executor:
     def _preempt_if_waiting(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> bool:
         """A pod held at Permit goes back to the queue without an API call; True if it was one."""
         waiting = self.handle.get_waiting_pod(victim.uid)
-        if waiting is None or getattr(waiting, "status", None) is not None:
+        if waiting is None or not waiting.preempt(plugin_name, "preempted"):
             return False
-        waiting.preempt(plugin_name, "preempted")
         self.handle.event_recorder.record_event(
             victim, "Normal", "Preempted",
             f"Preempted by pod {preemptor.uid} on node {candidate.name} (in kube-scheduler memory).")

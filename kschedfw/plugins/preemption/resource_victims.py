@@ -34,6 +34,7 @@ from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PodDisruptionBudget
     from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo, NodeToStatus
 
 __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
@@ -46,22 +47,18 @@ _MEMO_KEYS = 4
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
-def resource_only_plan(framework: Any, state: "CycleState"
+def resource_only_plan(handle: "Handle", state: "CycleState"
                        ) -> tuple[tuple[Callable, ...], str, tuple[Callable, ...]] | None:
     """``(node-only filters before NodeResourcesFit, its name, node-only filters after it)`` when
-    this cycle's Filter plan allows the arithmetic, else None (any other plugin, a subclass, a
-    second NodeResourcesFit, or an AddPod/RemovePod extension that runs)."""
-    plan = getattr(state, "filter_plan", None)
-    if plan is None or framework is None:
+    this cycle's Filter plugins allow the arithmetic, else None (any other plugin, a subclass, a
+    second NodeResourcesFit, a plugin the engine wraps this cycle, or an AddPod/RemovePod
+    extension that runs)."""
+    if handle.pre_filter_extensions_to_run(state):
         return None
-    skip = state.skip_filter_plugins
-    for name, _ in (*getattr(framework, "add_pod_plugins", ()), *getattr(framework, "remove_pod_plugins", ())):
-        if name not in skip:
-            return None
     before: list[Callable] = []
     after: list[Callable] = []
     fit_name = ""
-    for name, fn in plan:
+    for name, fn in handle.filter_plugins_to_run(state):
         kind = type(getattr(fn, "__self__", None))
         if kind is NodeResourcesFit and not fit_name:
             fit_name = name
@@ -72,11 +69,6 @@ def resource_only_plan(framework: Any, state: "CycleState"
     if not fit_name:
         return None
     return tuple(before), fit_name, tuple(after)
-
-
-class _Everything:
-    def __contains__(self, item: object) -> bool:
-        return True
 
 
 class VictimMemo:
@@ -117,16 +109,15 @@ class ResourceVictimSelector:
     Build with :meth:`build`, which returns None when the arithmetic does not apply.
     """
 
-    __slots__ = ("_pod", "_uid", "_priority", "_checks", "_before", "_after", "_fit_name",
-                 "_statuses", "_nominator", "_nominated_nodes", "_nominated", "_pdbs", "_sort", "_plain", "_memo", "_state")
+    __slots__ = ("_pod", "_priority", "_checks", "_before", "_after", "_fit_name",
+                 "_statuses", "_nominated_nodes", "_nominated", "_pdbs", "_sort", "_plain", "_memo", "_state")
 
-    def __init__(self, *, framework: Any, pod: "Pod", state: "CycleState", checks: tuple[tuple[str, int], ...],
+    def __init__(self, *, handle: "Handle", pod: "Pod", state: "CycleState", checks: tuple[tuple[str, int], ...],
                  before: tuple[Callable, ...], fit_name: str, after: tuple[Callable, ...],
-                 statuses: "NodeToStatus | None", nominator: Any, pdbs: list["PodDisruptionBudget"],
+                 statuses: "NodeToStatus | None", pdbs: list["PodDisruptionBudget"],
                  sort: Callable[[list["Pod"]], list["Pod"]], plain: PlainSelect,
                  memo: dict[Any, tuple] | None) -> None:
         self._pod = pod
-        self._uid = pod.uid
         self._priority = pod.effective_priority
         self._checks = checks
         self._state = state
@@ -134,28 +125,25 @@ class ResourceVictimSelector:
         self._fit_name = fit_name
         self._after = after
         self._statuses: dict[str, Status] | None = dict(statuses.items()) if statuses is not None else None
-        self._nominator = nominator
-        names = getattr(nominator, "nominated_node_names", None)
-        # the nodes with nominated pods (a live view), or every node when the nominator cannot say
-        self._nominated_nodes: Any = names() if callable(names) else _Everything()
-        # the pods to add on a node: the framework's, worked out once per cycle, when it has them
-        to_add = getattr(framework, "nominated_pods_to_add", None)
-        self._nominated: Callable[[str], Sequence["Pod"]] = \
-            (lambda node_name: to_add(state, pod, node_name)) if callable(to_add) else self._nominated_from_nominator
+        # the nodes with nominated pods (a live view), and the pods to add on one (worked out
+        # once per node and cycle, for Filter and this dry run alike)
+        self._nominated_nodes = handle.nominated_node_names()
+        to_add = handle.nominated_pods_to_add
+        self._nominated: Callable[[str], Sequence["Pod"]] = lambda node_name: to_add(state, pod, node_name)
         self._pdbs = pdbs
         self._sort = sort
         self._plain = plain
         self._memo = memo
 
     @classmethod
-    def build(cls, framework: Any, state: "CycleState", pod: "Pod", *, statuses: "NodeToStatus | None",
-              nominator: Any, pdbs: list["PodDisruptionBudget"], sort: Callable[[list["Pod"]], list["Pod"]],
+    def build(cls, handle: "Handle", state: "CycleState", pod: "Pod", *, statuses: "NodeToStatus | None",
+              pdbs: list["PodDisruptionBudget"], sort: Callable[[list["Pod"]], list["Pod"]],
               plain: PlainSelect, memos: VictimMemo | None, num_nodes: int) -> "ResourceVictimSelector | None":
         """The selector for ``pod`` in this cycle, or None when the plain path must run.
         ``statuses`` are Filter's verdicts this cycle (a node rejected by NodeResourcesFit passed
         the plugins before it); ``plain`` is the plain selection on copies; ``sort`` orders
         victims most important first; ``memos`` (None: none) keeps results across attempts."""
-        shape = resource_only_plan(framework, state)
+        shape = resource_only_plan(handle, state)
         if shape is None:
             return None
         request = fit_request_key(state)
@@ -170,8 +158,8 @@ class ResourceVictimSelector:
         before, fit_name, after = shape
         key = tuple(checks)
         memo = memos.for_key(pod.effective_priority, key, pdbs, num_nodes) if memos is not None else None
-        return cls(framework=framework, pod=pod, state=state, checks=key, before=before, fit_name=fit_name, after=after,
-                   statuses=statuses, nominator=nominator, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
+        return cls(handle=handle, pod=pod, state=state, checks=key, before=before, fit_name=fit_name, after=after,
+                   statuses=statuses, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
 
     # ------------------------------------------------------------------ per node
     def _node_only_pass(self, fns: tuple[Callable, ...], node_info: "NodeInfo") -> bool:
@@ -211,11 +199,6 @@ class ResourceVictimSelector:
         if memo is not None and keep:
             memo[node_info] = (node_info.generation, node_info.node, tuple(nominated), result)
         return result
-
-    def _nominated_from_nominator(self, name: str) -> Sequence["Pod"]:
-        uid, priority = self._uid, self._priority
-        return [p for p in self._nominator.nominated_pods_for_node(name)
-                if p.uid != uid and p.effective_priority >= priority]
 
     def _select(self, node_info: "NodeInfo", potential: list["Pod"], nominated: Sequence["Pod"]
                 ) -> tuple[VictimResult, bool]:

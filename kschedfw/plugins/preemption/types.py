@@ -1,4 +1,7 @@
-"""Preemption data: victims on a node, candidates, and the bounded candidate list of a dry run."""
+"""Preemption data: the bounded candidate list of a dry run, and the victims' order and times.
+
+``Victims`` and ``Candidate`` are the framework's (:mod:`kschedfw.framework.victims`): the
+extenders exchange them too."""
 
 from __future__ import annotations
 
@@ -6,7 +9,7 @@ import datetime as _dt
 import functools
 from typing import TYPE_CHECKING, Callable
 
-import attrs
+from kschedfw.framework.victims import Candidate, Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -16,22 +19,6 @@ _UNIX_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 
 DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
-
-
-@attrs.define(eq=True)
-class Victims:
-    """Pods to evict on one node (most important first) and how many of them break a PDB."""
-
-    pods: list["Pod"] = attrs.Factory(list)
-    num_pdb_violations: int = 0
-
-
-@attrs.define(eq=True)
-class Candidate:
-    """A node the preemptor could run on once ``victims`` are gone."""
-
-    name: str
-    victims: Victims
 
 
 class CandidateList:

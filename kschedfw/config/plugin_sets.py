@@ -1,37 +1,11 @@
-"""What the config layer needs to know about installed plugins, and the extension-point vocabulary.
+"""The extension-point vocabulary of the v1 ``Plugins`` config: PluginSet fields, the hook each
+one configures, upstream's interface names, and the order a framework is built in.
 
-The catalog itself is built by :mod:`kschedfw.framework.registry` from the ``kschedfw.plugins``
-entry points; the config code only depends on the :class:`PluginCatalog` protocol below, so tests
-can hand it a fake.
+What an installed plugin implements is the plugin registry's answer
+(:class:`kschedfw.framework.registry.PluginRegistry`); this module only names the points.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from kschedfw.errors import FieldError
-
-
-@runtime_checkable
-class PluginCatalog(Protocol):
-    """The installed plugins, as configuration sees them."""
-
-    def names(self) -> list[str]:
-        """Every installed plugin name, sorted."""
-
-    def extension_points(self, name: str) -> frozenset[str] | None:
-        """Hook names the plugin implements (``filter``, ``score``, ...); ``None`` if unknown."""
-
-    def args_schema(self, name: str) -> dict | None:
-        """JSON Schema of the plugin's args, with ``default``s; ``None`` if it takes no args."""
-
-    def validate_args(self, name: str, args: dict) -> list[FieldError]:
-        """The plugin's own semantic rules on defaulted args; paths are relative to ``args``."""
-
-    def describe(self, name: str) -> str:
-        """``distribution[name]``, for messages."""
-
 
 #: The v1 ``Plugins`` fields in upstream's declaration order: (config field, hook name,
 #: upstream interface name). ``multiPoint`` is not an extension point and is listed apart.
