@@ -24,12 +24,26 @@ from kschedfw.framework.types import NodeInfo
 if TYPE_CHECKING:
     from kschedfw.api import Pod
 
-__all__ = ["NodeFiltering"]
+__all__ = ["NodeFiltering", "declared_with"]
 
 Plan = tuple[tuple[str, Callable[..., Any]], ...]
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: below this many candidate nodes the whole-list forms' bookkeeping costs more than the calls they save
 _MIN_WHOLE_LIST_NODES = 16
+
+
+def declared_with(plugin: Any, method: str, hook: str) -> Callable[..., Any] | None:
+    """``plugin``'s bound ``method``, if the class that defines it also defines the ``hook`` the
+    plugin resolves: a subclass overriding the hook does not inherit an optional method that
+    stands for its base's hook."""
+    cls = type(plugin)
+    for klass in cls.__mro__:
+        if method in vars(klass):
+            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
+                bound = getattr(plugin, method)
+                return bound if callable(bound) else None
+            return None
+    return None
 
 
 class NodeFiltering:

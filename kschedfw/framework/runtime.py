@@ -23,7 +23,7 @@ from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
 from kschedfw.framework.columnar import columnar_filter_form, columnar_forms
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kschedfw.framework.filtering import NodeFiltering
+from kschedfw.framework.filtering import NodeFiltering, declared_with
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
@@ -131,7 +131,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
             if (form := columnar_filter_form(self.plugins[name])) is not None}
         self._verdict_keys: dict[str, Callable] = {
             name: verdict_key for name, _ in self.filter_plugins
-            if callable(verdict_key := getattr(self.plugins[name], "filter_verdict_key", None))}
+            if (verdict_key := declared_with(self.plugins[name], "filter_verdict_key", "filter")) is not None}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
         score = []
