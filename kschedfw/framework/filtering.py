@@ -159,7 +159,8 @@ class NodeFiltering:
         return feasible, rejected, None
 
     def _filter_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], plan: Plan,
-                      forms: list[Callable[..., Any] | None] | None, nominated: NominatedContext | None) -> dict[NodeInfo, Status] | None:
+                      forms: list[Callable[..., Any] | None] | None,
+                      nominated: NominatedContext | None) -> dict[NodeInfo, Status] | None:
         """The rejected nodes of ``chunk`` with their statuses (the others are feasible), or None
         when a plugin raised or returned something else: the chunk is then taken node by node."""
         failed: dict[NodeInfo, Status] = {}
