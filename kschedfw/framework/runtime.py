@@ -30,8 +30,7 @@ from kschedfw.framework.hookcall import plan_callable
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
-from kschedfw.framework.scoring import POOLING, NodeScoring
-from kschedfw.framework.types import NodeScore
+from kschedfw.framework.scoring import NodeScoring
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import ResolvedProfile
@@ -71,7 +70,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
-        self._score_pool: dict[str, list[NodeScore] | None] = {}
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
         self._pm = pluggy.PluginManager("kschedfw")
@@ -141,8 +139,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
             if "score" in hooks:
                 normalize = plan_callable(self._pm, plugin, "normalize_score") if "normalize_score" in hooks else None
                 score.append((entry.name, plan_callable(self._pm, plugin, "score"), entry.weight or 1, normalize))
-                if normalize is not None:
-                    self._score_pool[entry.name] = [] if POOLING else None
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
         # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar),
         # used while score_plugins is this list (metrics swap in timed copies for sampled cycles:
