@@ -167,12 +167,12 @@ class NodeFiltering:
         survivors = chunk
         if nominated is not None:
             survivors = []
-            nodes = nominated.nodes
+            nodes, outcome = nominated.nodes, self.nominated.outcome
             for ni in chunk:
                 if ni.name not in nodes:
                     survivors.append(ni)
                     continue
-                status = self.nominated.outcome(nominated, state, pod, ni)
+                status = outcome(nominated, state, pod, ni)
                 if status is PLAIN:
                     survivors.append(ni)
                 elif status is None or (type(status) is Status and status.code is Code.Success):
