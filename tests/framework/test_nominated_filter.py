@@ -1,8 +1,8 @@
 """Filter with nominated pods (upstream RunFilterPluginsWithNominatedPods: two passes when
 pods of at least the pod's priority are nominated to the node, one pass when none is) gives
-the same placements and the same Preempted events whether the runtime answers from its kept
-entries and filters such nodes in chunks, or rebuilds the pods to add for every node and
-filters node by node (``nodememo.set_enabled(False)``, ``columnar.set_enabled(False)``).
+the same placements and the same Preempted events whether Filter takes the plugins' whole-list
+forms (chunks of nodes, plugin by plugin) or their per-node hooks (``columnar.set_enabled(False)``).
+What the pass keeps between cycles is compared with ``fast_paths`` off in test_kept_node_results.
 
 Seeded clusters big enough for the chunked Filter (at least 16 nodes), full of low-priority
 pods, with preemptors of several priorities and a few pods that stay nominated (too big to fit,
@@ -17,8 +17,8 @@ import random
 import pytest
 
 from kschedfw.config.validate import default_config
+from kschedfw.framework.nominated import PLAIN, NominatedPods
 from kschedfw.framework.registry import default_registry
-from kschedfw.framework.runtime import _PLAIN, Framework
 from kschedfw.testing import make_node, make_pod
 from kschedfw.testing.fastpaths import plain_path
 
@@ -60,14 +60,14 @@ def _preempted(result):
 @pytest.mark.parametrize("seed", range(12))
 def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, monkeypatch):
     outcomes: list = []
-    real = Framework._nominated_outcome
+    real = NominatedPods.outcome
 
-    def counting(self, state, pod, node_info, nominated):
-        out = real(self, state, pod, node_info, nominated)
-        outcomes.append(out is _PLAIN)
+    def counting(self, ctx, state, pod, node_info):
+        out = real(self, ctx, state, pod, node_info)
+        outcomes.append(out is PLAIN)
         return out
 
-    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    monkeypatch.setattr(NominatedPods, "outcome", counting)
     fast = _run(seed)
     with plain_path(columnar_forms=False):
         plain = _run(seed)
@@ -80,14 +80,14 @@ def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, 
 def test_some_runs_meet_nodes_with_only_lower_priority_nominations(monkeypatch):
     """The single-pass case (nothing of the pod's priority or higher nominated) is exercised."""
     plain_seen = []
-    real = Framework._nominated_outcome
+    real = NominatedPods.outcome
 
-    def counting(self, state, pod, node_info, nominated):
-        out = real(self, state, pod, node_info, nominated)
-        plain_seen.append(out is _PLAIN)
+    def counting(self, ctx, state, pod, node_info):
+        out = real(self, ctx, state, pod, node_info)
+        plain_seen.append(out is PLAIN)
         return out
 
-    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    monkeypatch.setattr(NominatedPods, "outcome", counting)
     for seed in range(12):
         _run(seed)
     assert any(plain_seen) and not all(plain_seen)
