@@ -190,8 +190,9 @@ def _label_counts(exact: tuple[str, str], key: str, constraints: Sequence[Constr
     return counts
 
 
-def _apply_changes(counts: dict[str, int], changes: Iterable[tuple[NodeInfo, Pod, int]], exact: tuple[str, str], key: str,
-                   constraints: Sequence[Constraint], namespace: str) -> None:
+def _apply_changes(counts: dict[str, int], changes: Iterable[tuple[NodeInfo, Pod, int]],
+                   exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                   namespace: str) -> None:
     """Bring :func:`_label_counts` up to date with the pods added (+1) and removed (-1) since."""
     label, want = exact
     for node_info, pod, delta in changes:
