@@ -38,8 +38,8 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLL
                                                            with_pv_claim_ref)
 
 if TYPE_CHECKING:
-    from kschedfw.api import (Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass,
-                              Volume)
+    from kschedfw.api import (CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+                              StorageClass, Volume)
     from kschedfw.framework.interface import Handle, ObjectLister
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
@@ -272,10 +272,11 @@ class VolumeBinder:
                     to_provision, node)
         return done()
 
-    def _csi_node(self, node_name: str) -> Any:
-        return find_object(self.lister, "CSINode", node_name)
+    def _csi_node(self, node_name: str) -> CSINode | None:
+        csi_node: CSINode | None = find_object(self.lister, "CSINode", node_name)
+        return csi_node
 
-    def try_translate_pv_to_csi(self, pv: PersistentVolume, csi_node_of: Callable[[], Any]
+    def try_translate_pv_to_csi(self, pv: PersistentVolume, csi_node_of: Callable[[], CSINode | None]
                                 ) -> PersistentVolume:
         """The PV as CSI sees it when its in-tree plugin is migrated on the node, else itself."""
         plugin = csitrans.plugin_for_pv(pv)
@@ -294,9 +295,9 @@ class VolumeBinder:
         return translated
 
     def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
-        cache: list[Any] = []
+        cache: list[CSINode | None] = []
 
-        def csi_node() -> Any:
+        def csi_node() -> CSINode | None:
             if not cache:
                 cache.append(self._csi_node(node.name))
             return cache[0]

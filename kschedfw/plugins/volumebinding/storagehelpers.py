@@ -105,7 +105,7 @@ def pvc_key(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
-def pvc_class(pvc: Any) -> str:
+def pvc_class(pvc: PersistentVolumeClaim) -> str:
     """GetPersistentVolumeClaimClass: the beta annotation first, then ``spec.storageClassName``."""
     ann = annotations_of(pvc)
     if ANN_BETA_STORAGE_CLASS in ann:
@@ -113,7 +113,7 @@ def pvc_class(pvc: Any) -> str:
     return getattr(pvc, "storage_class_name", None) or ""
 
 
-def pv_class(pv: Any) -> str:
+def pv_class(pv: PersistentVolume) -> str:
     """GetPersistentVolumeClass: the beta annotation first, then ``spec.storageClassName``."""
     ann = annotations_of(pv)
     if ANN_BETA_STORAGE_CLASS in ann:
@@ -121,27 +121,27 @@ def pv_class(pv: Any) -> str:
     return getattr(pv, "storage_class_name", "") or ""
 
 
-def pvc_storage_request(pvc: Any) -> int:
+def pvc_storage_request(pvc: PersistentVolumeClaim) -> int:
     return int((getattr(pvc, "requests", None) or {}).get("storage", 0))
 
 
-def pvc_has_storage_request(pvc: Any) -> bool:
+def pvc_has_storage_request(pvc: PersistentVolumeClaim) -> bool:
     return "storage" in (getattr(pvc, "requests", None) or {})
 
 
-def pv_storage_capacity(pv: Any) -> int:
+def pv_storage_capacity(pv: PersistentVolume) -> int:
     return int((getattr(pv, "capacity", None) or {}).get("storage", 0))
 
 
-def volume_mode(obj: Any) -> str:
+def volume_mode(obj: PersistentVolume | PersistentVolumeClaim) -> str:
     return spec_of(obj).get("volumeMode") or FILESYSTEM
 
 
-def volume_attributes_class(obj: Any) -> str:
+def volume_attributes_class(obj: PersistentVolume | PersistentVolumeClaim) -> str:
     return spec_of(obj).get("volumeAttributesClassName") or ""
 
 
-def claim_ref_uid(pv: Any) -> str:
+def claim_ref_uid(pv: PersistentVolume) -> str:
     ref = spec_of(pv).get("claimRef")
     return str(ref.get("uid") or "") if isinstance(ref, dict) else ""
 
