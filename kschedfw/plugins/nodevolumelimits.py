@@ -17,7 +17,7 @@ inline volumes.
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING, Any, Mapping, cast
+from typing import TYPE_CHECKING, Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
@@ -29,7 +29,7 @@ from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_o
                                                            volumes_sign_fragments)
 
 if TYPE_CHECKING:
-    from kschedfw.api import CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Volume
+    from kschedfw.api import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Volume
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
@@ -111,7 +111,8 @@ class NodeVolumeLimits:
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.volumes:
             return None
-        node = cast("Node", node_info.node)  # Filter sees only NodeInfos with a node
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
         lister = self.handle.lister
         csi_node: CSINode | None = find_object(lister, "CSINode", node.name)
 

@@ -6,13 +6,12 @@ Favours nodes with more free capacity: per resource ``(capacity - requested) * 1
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 from kschedfw.plugins.noderesources.resource_allocation import ScorerFn
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node
     from kschedfw.framework.types import NodeInfo
 
 __all__ = ["least_resource_scorer"]
@@ -47,8 +46,9 @@ def least_allocated_cpu_memory(weights: Sequence[int], pod_cpu: int, pod_memory:
     w_cpu, w_memory = weights
 
     def score(node_info: NodeInfo) -> int:
-        # Score sees only NodeInfos with a node.
-        allocatable = cast("Node", node_info.node).allocatable
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
+        allocatable = node.allocatable
         counted = node_info.non_zero_requested
         total = weight_sum = 0
         capacity = allocatable.get("cpu", 0)

@@ -10,7 +10,7 @@ global minimum is 0 while there are fewer domains than ``minDomains``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Sequence, cast
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Code, Status
@@ -435,7 +435,9 @@ class Filtering:
         s = state.get(PRE_FILTER_STATE_KEY)
         if type(s) is not PreFilterState:
             return Status.as_status(_state_error(s))
-        labels = cast("Node", node_info.node).labels  # Filter sees only NodeInfos with a node
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
+        labels = node.labels
         for key, max_skew, min_domains, self_match, match_num, paths in s.items:
             value = labels.get(key)
             if value is None:

@@ -13,7 +13,7 @@ and ``defaultingType`` (``System`` | ``List``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
@@ -200,8 +200,8 @@ class PodTopologySpread(Filtering, Scoring):
                 return QueueingHint.Queue
             return QueueingHint.QueueSkip
 
-        # A deletion: the old pod is what is left.
-        if pod_labels_match_constraints(constraints, cast(Pod, original).labels):
+        assert original is not None  # a deletion: the old pod is what is left
+        if pod_labels_match_constraints(constraints, original.labels):
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 

@@ -15,7 +15,7 @@ constraints or the defaulting is not System.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
@@ -29,7 +29,7 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NA
                                                        required_node_affinity)
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node, Pod
+    from kschedfw.api import Pod
     from kschedfw.cache.label_index import PodLabelIndex
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.interface import Handle
@@ -135,7 +135,8 @@ class Scoring:
         zonal = tuple(i for i in range(n) if not is_hostname[i])
         ignored = s.ignored_nodes
         for node_info in filtered_nodes:
-            node = cast("Node", node_info.node)  # feasible nodes have a node
+            node = node_info.node
+            assert node is not None  # feasible nodes have a node
             labels = node.labels
             if require_all_topologies:
                 missing = False
@@ -263,7 +264,8 @@ class Scoring:
         s = state.get(PRE_SCORE_STATE_KEY)
         if type(s) is not PreScoreState:
             return 0, Status.as_status(_state_error(s))
-        node = cast("Node", node_info.node)  # Score sees only NodeInfos with a node
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
         if node.name in s.ignored_nodes:
             return 0
         labels = node.labels

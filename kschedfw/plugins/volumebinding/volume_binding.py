@@ -17,7 +17,7 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
@@ -34,7 +34,7 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
                                                            volume_is_for_pod, volumes_sign_fragments)
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node, PersistentVolumeClaim, Pod, StorageClass
+    from kschedfw.api import PersistentVolumeClaim, Pod, StorageClass
     from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.interface import Handle
     from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
@@ -186,10 +186,9 @@ class VolumeBinding:
         data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
-        # Filter runs only for pods PreFilter did not skip: those have claims, so both are set.
-        claims = cast(PodVolumeClaims, data.pod_volume_claims)
-        by_node = cast("dict[str, PodVolumes]", data.pod_volumes_by_node)
-        node = cast("Node", node_info.node)
+        claims, by_node, node = data.pod_volume_claims, data.pod_volumes_by_node, node_info.node
+        # Filter runs only for pods PreFilter did not skip (they have claims), on nodes.
+        assert claims is not None and by_node is not None and node is not None
         try:
             pod_volumes, reasons = self.binder.find_pod_volumes(pod, claims, node)
         except BinderError as exc:
