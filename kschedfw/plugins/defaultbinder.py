@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
 
 if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.interface import Handle
 
 
@@ -19,11 +21,11 @@ class DefaultBinder:
 
     name = "DefaultBinder"
 
-    def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
 
     @hookimpl
-    def bind(self, state, pod, node_name: str) -> Status | None:
+    def bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         client = self.handle.client if self.handle is not None else None
         if client is None:
             return Status.as_status("no client to bind pods with")

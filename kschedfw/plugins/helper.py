@@ -8,11 +8,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Sequence, TypeVar
 
 from kschedfw.framework.types import NodeScore
 
-TaintFilter = Callable[[Any], bool]
+if TYPE_CHECKING:
+    from kschedfw.api import ContainerPort, Pod, Taint, Toleration
+
+TaintFilter = Callable[["Taint"], bool]
+_T = TypeVar("_T")
 
 NO_SCHEDULE = "NoSchedule"
 NO_EXECUTE = "NoExecute"
@@ -45,12 +49,12 @@ def default_normalize_score(max_priority: int, reverse: bool, scores: list[NodeS
         ns.score = max_priority - score if reverse else score
 
 
-def do_not_schedule_taints_filter(taint: Any) -> bool:
+def do_not_schedule_taints_filter(taint: Taint) -> bool:
     """The taints that keep a pod off a node: effects NoSchedule and NoExecute."""
     return taint.effect == NO_SCHEDULE or taint.effect == NO_EXECUTE
 
 
-def tolerations_tolerate_taint(tolerations: Iterable[Any], taint: Any) -> bool:
+def tolerations_tolerate_taint(tolerations: Iterable[Toleration], taint: Taint) -> bool:
     """True when any toleration tolerates ``taint``."""
     for toleration in tolerations:
         if toleration.tolerates(taint):
@@ -58,8 +62,8 @@ def tolerations_tolerate_taint(tolerations: Iterable[Any], taint: Any) -> bool:
     return False
 
 
-def find_matching_untolerated_taint(taints: Sequence[Any], tolerations: Sequence[Any],
-                                    taint_filter: TaintFilter | None = None) -> tuple[Any | None, bool]:
+def find_matching_untolerated_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration],
+                                    taint_filter: TaintFilter | None = None) -> tuple[Taint | None, bool]:
     """The first taint accepted by ``taint_filter`` that no toleration tolerates.
 
     Returns ``(taint, True)`` when one is found, else ``(None, False)``. A ``None`` filter
@@ -73,14 +77,14 @@ def find_matching_untolerated_taint(taints: Sequence[Any], tolerations: Sequence
     return None, False
 
 
-def tolerates(toleration: Any, taint: Any, enable_comparison_operators: bool = True) -> bool:
+def tolerates(toleration: Toleration, taint: Taint, enable_comparison_operators: bool = True) -> bool:
     """One toleration against one taint; ``Gt``/``Lt`` count only with comparison operators on."""
     if not enable_comparison_operators and toleration.operator in ("Gt", "Lt"):
         return False
     return toleration.tolerates(taint)
 
 
-def tolerations_tolerate_taint_gated(tolerations: Iterable[Any], taint: Any,
+def tolerations_tolerate_taint_gated(tolerations: Iterable[Toleration], taint: Taint,
                                      enable_comparison_operators: bool) -> bool:
     """:func:`tolerations_tolerate_taint` honouring the TaintTolerationComparisonOperators switch."""
     if enable_comparison_operators:
@@ -98,13 +102,13 @@ BIND_ALL_HOST_IP = "0.0.0.0"
 
 
 
-def get_host_ports(pod: Any) -> list[Any]:
+def get_host_ports(pod: Pod) -> list[ContainerPort]:
     """The container ports with a host port the pod holds for its whole life.
 
     Ports of sidecar init containers (``restartPolicy: Always``) come first, then those of the
     regular containers; ports of ordinary init containers are not counted.
     """
-    ports = []
+    ports: list[ContainerPort] = []
     for container in pod.init_containers:
         if container.restart_policy != "Always":
             continue
@@ -123,7 +127,7 @@ def sanitize_host_port(host_ip: str, protocol: str, port: int) -> tuple[str, str
     return (host_ip or BIND_ALL_HOST_IP, protocol or "TCP", port)
 
 
-def host_port_conflicts(used_ports: Any, host_ip: str, protocol: str, port: int) -> bool:
+def host_port_conflicts(used_ports: Collection[tuple[str, str, int]], host_ip: str, protocol: str, port: int) -> bool:
     """Does ``(host_ip, protocol, port)`` clash with ``used_ports`` (keys ``(ip, protocol, port)``)?
 
     A port <= 0 never clashes. 0.0.0.0 clashes with the same protocol/port on any IP; any other IP
@@ -141,7 +145,7 @@ def host_port_conflicts(used_ports: Any, host_ip: str, protocol: str, port: int)
     return (BIND_ALL_HOST_IP, proto, port) in used_ports or (ip, proto, port) in used_ports
 
 
-def fits_ports(want_ports: Iterable[tuple[str, str, int]], used_ports: Any) -> bool:
+def fits_ports(want_ports: Iterable[tuple[str, str, int]], used_ports: Collection[tuple[str, str, int]]) -> bool:
     """True when none of ``want_ports`` (``(ip, protocol, port)`` triples) clashes with ``used_ports``."""
     if not used_ports:
         return True
@@ -153,7 +157,7 @@ def fits_ports(want_ports: Iterable[tuple[str, str, int]], used_ports: Any) -> b
 
 # --------------------------------------------------------------------------- queueing hints
 
-def as_objects(old_obj: Any, new_obj: Any, cls: type) -> tuple[Any, Any]:
+def as_objects(old_obj: Any, new_obj: Any, cls: type[_T]) -> tuple[_T | None, _T | None]:
     """Check that the event objects are ``cls`` (or None), as upstream ``util.As``.
 
     Raises TypeError otherwise; the queue treats a hint that raises as Queue. A deleted object

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
@@ -14,12 +14,17 @@ from kschedfw.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signat
 from kschedfw.framework.types import SignFragment
 from kschedfw.plugins.helper import as_objects, fits_ports, get_host_ports, sanitize_host_port
 
+if TYPE_CHECKING:
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, PreFilterResult
+
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON = "node(s) didn't have free ports for the requested pod ports"
 
 
-class _PreFilterState(tuple):
+class _PreFilterState(tuple[tuple[str, str, int], ...]):
     """The pod's wanted host ports as ``(ip, protocol, port)``; not changed by other pods."""
 
     __slots__ = ()
@@ -28,11 +33,11 @@ class _PreFilterState(tuple):
         return self
 
 
-def _wanted_ports(pod) -> tuple[tuple[str, str, int], ...]:
+def _wanted_ports(pod: Pod) -> tuple[tuple[str, str, int], ...]:
     return tuple((p.host_ip, p.protocol, p.host_port) for p in get_host_ports(pod))
 
 
-def fits(pod, node_info) -> bool:
+def fits(pod: Pod, node_info: NodeInfo) -> bool:
     """True when none of the pod's host ports is taken on the node."""
     return fits_ports(_wanted_ports(pod), node_info.used_ports)
 
@@ -40,15 +45,16 @@ def fits(pod, node_info) -> bool:
 class NodePorts:
     name = NAME
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return [SignFragment(HOST_PORTS_SIGNER_NAME, host_ports_signature(pod))], None
 
     @hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         wanted = _wanted_ports(pod)
         if not wanted:
             return None, Status.skip()
@@ -64,7 +70,7 @@ class NodePorts:
             ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add)),
         ]
 
-    def is_schedulable_after_pod_deleted(self, pod, old_obj: Any, new_obj: Any = None) -> QueueingHint:
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any = None) -> QueueingHint:
         deleted, _ = as_objects(old_obj, None, Pod)
         if deleted is None:
             return QueueingHint.Queue
@@ -81,7 +87,7 @@ class NodePorts:
         return QueueingHint.Queue
 
     @hookimpl
-    def filter(self, state, pod, node_info) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         try:
             wanted = state.read(PRE_FILTER_STATE_KEY)
         except StateNotFound:

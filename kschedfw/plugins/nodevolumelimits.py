@@ -17,7 +17,7 @@ inline volumes.
 from __future__ import annotations
 
 import secrets
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
@@ -27,6 +27,12 @@ from kschedfw.api.accessors import spec_of
 from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object, pod_volume_claim_name,
                                                            pvc_class, volume_is_for_pod,
                                                            volumes_sign_fragments)
+
+if TYPE_CHECKING:
+    from kschedfw.api import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Volume
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"
@@ -38,13 +44,13 @@ _MIGRATION_ON = frozenset((csitrans.AWS_EBS_IN_TREE, csitrans.PORTWORX_IN_TREE,
                            csitrans.CINDER_IN_TREE))
 
 
-def is_csi_migration_on(csi_node: Any, plugin_name: str) -> bool:
+def is_csi_migration_on(csi_node: CSINode | None, plugin_name: str) -> bool:
     if csi_node is None or not plugin_name:
         return False
     return plugin_name in _MIGRATION_ON
 
 
-def volume_limits(csi_node: Any) -> dict[str, int]:
+def volume_limits(csi_node: CSINode | None) -> dict[str, int]:
     """Driver -> attach limit from the CSINode (drivers without a count have no limit)."""
     if csi_node is None:
         return {}
@@ -79,20 +85,21 @@ class NodeVolumeLimits:
 
     name = NAME
 
-    def __init__(self, args: dict | None = None, handle: Any = None, *,
+    def __init__(self, args: dict[str, Any] | None, handle: Handle, *,
                  features: Mapping[str, bool] | None = None) -> None:
         self.handle = handle
-        gates = features if features is not None else (handle.feature_gates if handle is not None else None)
-        self.enable_volume_limit_scaling = enabled(gates, "VolumeLimitScaling")
+        self.enable_volume_limit_scaling = enabled(features, "VolumeLimitScaling") if features is not None \
+            else handle.feature_gates.enabled("VolumeLimitScaling")
         self.random_volume_id_prefix = secrets.token_hex(16)
 
     @kschedfw.hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return volumes_sign_fragments(pod)
 
     # ------------------------------------------------------------------ prefilter
     @kschedfw.hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         for volume in pod.volumes:
             if volume.claim_name or volume.source == "ephemeral" or \
                     csitrans.is_inline_migratable(volume):
@@ -101,12 +108,13 @@ class NodeVolumeLimits:
 
     # ------------------------------------------------------------------ filter
     @kschedfw.hookimpl
-    def filter(self, state, pod, node_info):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.volumes:
             return None
         node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
         lister = self.handle.lister
-        csi_node = find_object(lister, "CSINode", node.name)
+        csi_node: CSINode | None = find_object(lister, "CSINode", node.name)
 
         new_volumes: dict[str, str] = {}
         try:
@@ -151,7 +159,7 @@ class NodeVolumeLimits:
                 return Status.unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED)
         return None
 
-    def _csi_driver_on_node(self, driver: str, csi_node: Any) -> bool:
+    def _csi_driver_on_node(self, driver: str, csi_node: CSINode | None) -> bool:
         obj = find_object(self.handle.lister, "CSIDriver", driver)
         if obj is None:
             return True   # not a CSI driver we know of: do not block the pod
@@ -159,7 +167,7 @@ class NodeVolumeLimits:
             return True
         return csi_node is not None and driver in csi_node.drivers
 
-    def _filter_attachable_volumes(self, pod: Any, csi_node: Any, new_pod: bool,
+    def _filter_attachable_volumes(self, pod: Pod, csi_node: CSINode | None, new_pod: bool,
                                    result: dict[str, str]) -> None:
         lister = self.handle.lister
         for volume in pod.volumes:
@@ -169,7 +177,8 @@ class NodeVolumeLimits:
                 continue
             if not claim:
                 raise _LookupError("PersistentVolumeClaim had no name")
-            pvc = find_object(lister, "PersistentVolumeClaim", claim, pod.namespace)
+            pvc: PersistentVolumeClaim | None = find_object(lister, "PersistentVolumeClaim", claim,
+                                                            pod.namespace)
             if pvc is None:
                 if new_pod:
                     # The new pod cannot run without its PVC.
@@ -185,7 +194,7 @@ class NodeVolumeLimits:
                 continue
             result[f"{driver}/{handle}"] = driver
 
-    def _check_attachable_inline_volume(self, volume: Any, csi_node: Any,
+    def _check_attachable_inline_volume(self, volume: Volume, csi_node: CSINode | None,
                                         result: dict[str, str]) -> None:
         plugin = csitrans.plugin_for_volume(volume)
         if plugin is None:
@@ -198,10 +207,10 @@ class NodeVolumeLimits:
             raise _LookupError(f"converting volume({volume.name}) from inline to csi: {exc}") from None
         result[f"{plugin.csi_driver}/{source.volume_handle}"] = plugin.csi_driver
 
-    def _csi_driver_info(self, csi_node: Any, pvc: Any) -> tuple[str, str]:
+    def _csi_driver_info(self, csi_node: CSINode | None, pvc: PersistentVolumeClaim) -> tuple[str, str]:
         if not pvc.volume_name:
             return self._csi_driver_info_from_sc(csi_node, pvc)
-        pv = find_object(self.handle.lister, "PersistentVolume", pvc.volume_name)
+        pv: PersistentVolume | None = find_object(self.handle.lister, "PersistentVolume", pvc.volume_name)
         if pv is None:
             # Deleted, or the PVC is pre-bound to a PV not created yet: count by StorageClass.
             return self._csi_driver_info_from_sc(csi_node, pvc)
@@ -216,11 +225,12 @@ class NodeVolumeLimits:
             return "", ""
         return source.driver, source.volume_handle
 
-    def _csi_driver_info_from_sc(self, csi_node: Any, pvc: Any) -> tuple[str, str]:
+    def _csi_driver_info_from_sc(self, csi_node: CSINode | None, pvc: PersistentVolumeClaim
+                                 ) -> tuple[str, str]:
         class_name = pvc_class(pvc)
         if not class_name:
             return "", ""   # immediate binding: it must be bound before scheduling
-        sc = find_object(self.handle.lister, "StorageClass", class_name)
+        sc: StorageClass | None = find_object(self.handle.lister, "StorageClass", class_name)
         if sc is None:
             return "", ""
         # A random prefix keeps these apart from real volume handles.
@@ -233,8 +243,8 @@ class NodeVolumeLimits:
         return provisioner, handle
 
     # ------------------------------------------------------------------ volume attachments
-    def _node_volume_attachments(self, state: Any, node_name: str) -> dict[str, str]:
-        index = state.get(_VA_STATE_KEY) if state is not None else None
+    def _node_volume_attachments(self, state: CycleState | None, node_name: str) -> dict[str, str]:
+        index: _VolumeAttachmentIndex | None = state.get(_VA_STATE_KEY) if state is not None else None
         if index is None:
             index = self._build_va_index()
             if state is not None:
@@ -251,7 +261,7 @@ class NodeVolumeLimits:
             pv_name = (spec.get("source") or {}).get("persistentVolumeName")
             if not node_name or not attacher or not pv_name:
                 continue
-            pv = find_object(lister, "PersistentVolume", pv_name)
+            pv: PersistentVolume | None = find_object(lister, "PersistentVolume", pv_name)
             if pv is None or pv.source != "csi":
                 continue
             handle = str((pv.details or {}).get("volumeHandle") or "")
@@ -260,7 +270,7 @@ class NodeVolumeLimits:
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             # Any new CSINode may make room: no hint on purpose.
             ClusterEventWithHint(ClusterEvent(EventResource.CSINode, ActionType.Add)),
@@ -274,8 +284,8 @@ class NodeVolumeLimits:
                                  self.is_schedulable_after_volume_attachment_deleted),
         ]
 
-    def is_schedulable_after_pod_deleted(self, pod, old_obj, new_obj):
-        deleted = old_obj
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        deleted: Pod = old_obj
         if not deleted.volumes:
             return QueueingHint.QueueSkip
         if not deleted.node_name and not deleted.nominated_node_name:
@@ -286,8 +296,8 @@ class NodeVolumeLimits:
                 return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_pvc_added(self, pod, old_obj, new_obj):
-        pvc = new_obj
+    def is_schedulable_after_pvc_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        pvc: PersistentVolumeClaim = new_obj
         if pvc.namespace != pod.namespace:
             return QueueingHint.QueueSkip
         for volume in pod.volumes:
@@ -296,7 +306,8 @@ class NodeVolumeLimits:
                 return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_volume_attachment_deleted(self, pod, old_obj, new_obj):
+    def is_schedulable_after_volume_attachment_deleted(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                        ) -> QueueingHint:
         attacher = spec_of(old_obj).get("attacher") or ""
         for volume in pod.volumes:
             if volume.claim_name:
@@ -308,7 +319,8 @@ class NodeVolumeLimits:
                 return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_csi_node_updated(self, pod, old_obj, new_obj):
+    def is_schedulable_after_csi_node_updated(self, pod: Pod, old_obj: CSINode, new_obj: CSINode
+                                              ) -> QueueingHint:
         old_limits = {d: (c or 0) for d, c in old_obj.drivers.items()}
         for driver, count in new_obj.drivers.items():
             if (count or 0) > old_limits.get(driver, 0):

@@ -5,9 +5,13 @@ Higher priority first; among equal priorities, the pod that entered the queue ea
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
+
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import QueuedPodInfo
 
 
 class PrioritySort:
@@ -15,15 +19,15 @@ class PrioritySort:
 
     name = "PrioritySort"
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
 
     @hookimpl
-    def less(self, pod_info_a, pod_info_b) -> bool:
+    def less(self, pod_info_a: QueuedPodInfo, pod_info_b: QueuedPodInfo) -> bool:
         p1 = pod_info_a.pod.effective_priority
         p2 = pod_info_b.pod.effective_priority
         return p1 > p2 or (p1 == p2 and pod_info_a.timestamp < pod_info_b.timestamp)
 
-    def sort_key(self, pod_info: Any) -> tuple[int, float]:
+    def sort_key(self, pod_info: QueuedPodInfo) -> tuple[int, float]:
         """The order of :meth:`less` as a key (smaller first): the queue's fast path."""
         return (-pod_info.pod.effective_priority, pod_info.timestamp)

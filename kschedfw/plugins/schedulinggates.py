@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
@@ -11,17 +11,20 @@ from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWit
 from kschedfw.framework.status import Status
 from kschedfw.plugins.helper import as_objects
 
+if TYPE_CHECKING:
+    from kschedfw.framework.interface import Handle
+
 
 class SchedulingGates:
     """PreEnqueue: a pod that still carries scheduling gates waits, gated by this plugin."""
 
     name = "SchedulingGates"
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
 
     @hookimpl
-    def pre_enqueue(self, pod) -> Status | None:
+    def pre_enqueue(self, pod: Pod) -> Status | None:
         gates = pod.scheduling_gates
         if not gates:
             return None
@@ -37,7 +40,7 @@ class SchedulingGates:
         ]
 
     def is_schedulable_after_update_pod_scheduling_gates_eliminated(
-            self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+            self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         _, modified = as_objects(old_obj, new_obj, Pod)
         if modified is None or modified.uid != pod.uid:
             # Another pod's gates went away: that does not help this one.

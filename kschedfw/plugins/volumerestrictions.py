@@ -14,13 +14,19 @@ Upstream: ``pkg/scheduler/framework/plugins/volumerestrictions``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
                       Status)
 from kschedfw.plugins.volumebinding.storagehelpers import (RWOP, NotFoundError, get_object, pvc_key,
                                                            volumes_sign_fragments)
+
+if TYPE_CHECKING:
+    from kschedfw.api import PersistentVolumeClaim, Pod, Volume
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
@@ -42,7 +48,7 @@ class _PreFilterState:
         self.read_write_once_pod_pvcs = pvcs
         self.conflicting_pvc_ref_count = count
 
-    def update_with_pod(self, pod: Any, multiplier: int) -> None:
+    def update_with_pod(self, pod: Pod, multiplier: int) -> None:
         conflicts = 0
         for volume in pod.volumes:
             if volume.claim_name and volume.claim_name in self.read_write_once_pod_pvcs:
@@ -53,13 +59,13 @@ class _PreFilterState:
         return _PreFilterState(self.read_write_once_pod_pvcs, self.conflicting_pvc_ref_count)
 
 
-def _rbd(details: dict) -> tuple[tuple[str, ...], str, str, bool]:
+def _rbd(details: Mapping[str, Any]) -> tuple[tuple[str, ...], str, str, bool]:
     monitors = tuple(str(m) for m in details.get("monitors") or ())
     return monitors, str(details.get("pool") or "rbd"), str(details.get("image") or ""), \
         bool(details.get("readOnly"))
 
 
-def is_volume_conflict(volume: Any, pod: Any) -> bool:
+def is_volume_conflict(volume: Volume, pod: Pod) -> bool:
     """Does ``volume`` conflict with one of ``pod``'s volumes?"""
     source, details = volume.source, volume.details or {}
     for existing in pod.volumes:
@@ -87,11 +93,11 @@ def is_volume_conflict(volume: Any, pod: Any) -> bool:
     return False
 
 
-def needs_restrictions_check(volume: Any) -> bool:
+def needs_restrictions_check(volume: Volume) -> bool:
     return volume.source in _RESTRICTED_SOURCES
 
 
-def satisfy_volume_conflicts(pod: Any, pods_on_node: list[Any]) -> bool:
+def satisfy_volume_conflicts(pod: Pod, pods_on_node: list[Pod]) -> bool:
     for volume in pod.volumes:
         if not needs_restrictions_check(volume):
             continue
@@ -106,12 +112,12 @@ class VolumeRestrictions:
 
     name = NAME
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     # ------------------------------------------------------------------ sign
     @kschedfw.hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return volumes_sign_fragments(pod)
 
     # ------------------------------------------------------------------ prefilter
@@ -128,7 +134,8 @@ class VolumeRestrictions:
         return False
 
     @kschedfw.hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         needs_check = False
         has_claims = False
         for volume in pod.volumes:
@@ -143,7 +150,7 @@ class VolumeRestrictions:
             if not volume.claim_name:
                 continue
             try:
-                pvc = get_object(self.handle.lister, "PersistentVolumeClaim", volume.claim_name,
+                pvc: PersistentVolumeClaim = get_object(self.handle.lister, "PersistentVolumeClaim", volume.claim_name,
                                  pod.namespace)
             except NotFoundError as exc:
                 return None, Status.unresolvable(str(exc))
@@ -159,14 +166,15 @@ class VolumeRestrictions:
         return None, None
 
     @staticmethod
-    def _state(state) -> _PreFilterState | Status:
-        s = state.get(PRE_FILTER_STATE_KEY)
+    def _state(state: CycleState) -> _PreFilterState | Status:
+        s: _PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return Status.as_status(f'cannot read "{PRE_FILTER_STATE_KEY}" from cycleState')
         return s
 
     @kschedfw.hookimpl
-    def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
+    def pre_filter_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod,
+                           node_info: NodeInfo) -> Status | None:
         s = self._state(state)
         if isinstance(s, Status):
             return s
@@ -174,7 +182,8 @@ class VolumeRestrictions:
         return None
 
     @kschedfw.hookimpl
-    def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
+    def pre_filter_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod,
+                              node_info: NodeInfo) -> Status | None:
         s = self._state(state)
         if isinstance(s, Status):
             return s
@@ -183,7 +192,7 @@ class VolumeRestrictions:
 
     # ------------------------------------------------------------------ filter
     @kschedfw.hookimpl
-    def filter(self, state, pod, node_info):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not satisfy_volume_conflicts(pod, node_info.pods):
             return Status.unschedulable(ERR_REASON_DISK_CONFLICT)
         s = self._state(state)
@@ -195,7 +204,7 @@ class VolumeRestrictions:
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         # With queueing hints (GA) only Node/Add is registered for nodes.
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.Delete),
@@ -205,8 +214,9 @@ class VolumeRestrictions:
                                  self.is_schedulable_after_persistent_volume_claim_added),
         ]
 
-    def is_schedulable_after_persistent_volume_claim_added(self, pod, old_obj, new_obj):
-        pvc = new_obj
+    def is_schedulable_after_persistent_volume_claim_added(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                            ) -> QueueingHint:
+        pvc: PersistentVolumeClaim = new_obj
         if pvc.namespace != pod.namespace:
             return QueueingHint.QueueSkip
         for volume in pod.volumes:
@@ -214,8 +224,8 @@ class VolumeRestrictions:
                 return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_pod_deleted(self, pod, old_obj, new_obj):
-        deleted = old_obj
+    def is_schedulable_after_pod_deleted(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+        deleted: Pod = old_obj
         if deleted.namespace != pod.namespace:
             return QueueingHint.QueueSkip
         if not satisfy_volume_conflicts(pod, [deleted]):

@@ -14,19 +14,28 @@ with affinity are visited unless the incoming pod has preferred terms of its own
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
 
 from kschedfw.framework.pod_info import POD_TERMS_CACHE, AffinityTerm, WeightedAffinityTerm, pod_terms
 from kschedfw.plugins.interpodaffinity.filtering import add_domain_counts, domain_counts
 
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.framework.types import NodeInfo, NodeScore
+
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
            "add_indexed_existing", "score_node", "normalize"]
 
 PRE_SCORE_STATE_KEY = "PreScoreInterPodAffinity"
 
-ScoreMap = dict  # dict[str, dict[str, int]]
+#: topology key -> topology value -> score
+ScoreMap = dict[str, dict[str, int]]
+#: per cycle: does this (existing pod's) term select the incoming pod?
+SelectsMemo = dict[AffinityTerm, bool]
 
 
 class PreScoreState:
@@ -52,11 +61,11 @@ def _add(scores: ScoreMap, key: str, value: str, amount: int) -> None:
     inner[value] = inner.get(value, 0) + amount
 
 
-def process_node(scores: ScoreMap, node_info: Any, pod: Any,
+def process_node(scores: ScoreMap, node_info: NodeInfo, pod: Pod,
                  preferred_affinity: tuple[WeightedAffinityTerm, ...],
                  preferred_anti_affinity: tuple[WeightedAffinityTerm, ...],
                  ns_labels: Mapping[str, str] | None, hard_weight: int, all_pods: bool,
-                 memo: dict, existing: bool = True) -> None:
+                 memo: SelectsMemo, existing: bool = True) -> None:
     """Add the contributions of the pods on one node (upstream ``processExistingPod``).
 
     ``preferred_*`` are the incoming pod's terms with namespace selectors unrolled; with
@@ -108,8 +117,8 @@ def process_node(scores: ScoreMap, node_info: Any, pod: Any,
 
 
 def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAffinityTerm, ...],
-                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...], index: Any,
-                          nodes: Any = None) -> bool:
+                          preferred_anti_affinity: tuple[WeightedAffinityTerm, ...],
+                          index: PodLabelIndex | None, nodes: Sequence[NodeInfo] | None = None) -> bool:
     """The incoming pod's own preferred terms' part of :func:`process_node` over every node
     (``nodes``, the snapshot's list), read from the cache's label index (``domain_counts``).
     False, with ``scores`` untouched, when a term cannot be answered from it: then
@@ -131,8 +140,9 @@ def add_indexed_preferred(scores: ScoreMap, preferred_affinity: tuple[WeightedAf
     return True
 
 
-def add_indexed_existing(scores: ScoreMap, pod: Any, ns_labels: Mapping[str, str] | None,
-                         hard_weight: int, term_index: Any, memo: dict, nodes: Any) -> None:
+def add_indexed_existing(scores: ScoreMap, pod: Pod, ns_labels: Mapping[str, str] | None,
+                         hard_weight: int, term_index: PodAffinityTermIndex, memo: SelectsMemo,
+                         nodes: Sequence[NodeInfo]) -> None:
     """The existing pods' part of :func:`process_node` over every node, read from the cache's
     :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct term is matched
     against ``pod`` once, and the pods per topology value of those that select it are read
@@ -157,7 +167,7 @@ def add_indexed_existing(scores: ScoreMap, pod: Any, ns_labels: Mapping[str, str
                               -weighted[1])
 
 
-def _selects(memo: dict, term: AffinityTerm, pod: Any, ns_labels: Mapping[str, str] | None) -> bool:
+def _selects(memo: SelectsMemo, term: AffinityTerm, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
     selected = memo.get(term)
     if selected is None:
         selected = memo[term] = term.matches(pod, ns_labels)
@@ -181,7 +191,7 @@ def score_node(state: PreScoreState, labels: Mapping[str, str]) -> int:
     return score
 
 
-def normalize(state: PreScoreState, scores: list) -> None:
+def normalize(state: PreScoreState, scores: list[NodeScore]) -> None:
     """Scale to [0, 100] between the lowest and highest score; all equal -> all 0.
 
     ``int(100 * (s - min) / (max - min))`` computed in float64 and truncated, as upstream.

@@ -6,14 +6,18 @@ Favours nodes with more free capacity: per resource ``(capacity - requested) * 1
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.plugins.noderesources.resource_allocation import ScorerFn
+
+if TYPE_CHECKING:
+    from kschedfw.framework.types import NodeInfo
 
 __all__ = ["least_resource_scorer"]
 
 
-def least_resource_scorer(weights: Sequence[int]):
+def least_resource_scorer(weights: Sequence[int]) -> ScorerFn:
     """``scorer(requested, allocated, allocatable)`` for the configured resource weights."""
     weights = tuple(weights)
 
@@ -32,7 +36,8 @@ def least_resource_scorer(weights: Sequence[int]):
     return scorer
 
 
-def least_allocated_cpu_memory(weights: Sequence[int], pod_cpu: int, pod_memory: int):
+def least_allocated_cpu_memory(weights: Sequence[int], pod_cpu: int, pod_memory: int
+                               ) -> Callable[[NodeInfo], int]:
     """``least_resource_scorer`` for exactly ``[cpu, memory]``, reading NodeInfo directly.
 
     The default profile scores every feasible node with this, so it skips building the
@@ -40,8 +45,10 @@ def least_allocated_cpu_memory(weights: Sequence[int], pod_cpu: int, pod_memory:
     """
     w_cpu, w_memory = weights
 
-    def score(node_info) -> int:
-        allocatable = node_info.node.allocatable
+    def score(node_info: NodeInfo) -> int:
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
+        allocatable = node.allocatable
         counted = node_info.non_zero_requested
         total = weight_sum = 0
         capacity = allocatable.get("cpu", 0)

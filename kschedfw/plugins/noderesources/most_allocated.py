@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.plugins.noderesources.resource_allocation import ScorerFn
 
 __all__ = ["most_resource_scorer"]
 
 
-def most_resource_scorer(weights: Sequence[int]):
+def most_resource_scorer(weights: Sequence[int]) -> ScorerFn:
     """``scorer(requested, allocated, allocatable)`` for the configured resource weights."""
     weights = tuple(weights)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Sequence
 
 from kschedfw.framework.types import MAX_NODE_SCORE
-from kschedfw.plugins.noderesources.resource_allocation import trunc_div
+from kschedfw.plugins.noderesources.resource_allocation import ScorerFn, trunc_div
 
 __all__ = ["MAX_CUSTOM_PRIORITY_SCORE", "MAX_UTILIZATION", "build_broken_linear_function",
            "requested_to_capacity_ratio_scorer", "parse_shape"]
@@ -53,7 +53,8 @@ def build_broken_linear_function(shape: Sequence[tuple[int, int]]) -> Callable[[
     return f
 
 
-def requested_to_capacity_ratio_scorer(weights: Sequence[int], shape: Sequence[tuple[int, int]]):
+def requested_to_capacity_ratio_scorer(weights: Sequence[int], shape: Sequence[tuple[int, int]]
+                                       ) -> ScorerFn:
     """``scorer(requested, allocated, allocatable)`` for the weights and a user shape (0-10 scores)."""
     scale = MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE
     raw = build_broken_linear_function([(u, s * scale) for u, s in shape])

@@ -12,10 +12,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kschedfw.api import LabelSelector, parse_label_selector
 from kschedfw.plugins.helper import NO_EXECUTE, NO_SCHEDULE, tolerates
+
+if TYPE_CHECKING:
+    from kschedfw.api import Node, Pod, Taint, Toleration, TopologySpreadConstraint
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.framework.interface import ObjectLister
+    from kschedfw.framework.types import NodeInfo
 
 __all__ = [
     "NAME", "LABEL_HOSTNAME", "LABEL_TOPOLOGY_ZONE", "DO_NOT_SCHEDULE", "SCHEDULE_ANYWAY",
@@ -35,7 +41,10 @@ IGNORE = "Ignore"
 
 EQUALS, IN, NOT_IN, EXISTS, DOES_NOT_EXIST = "=", "In", "NotIn", "Exists", "DoesNotExist"
 
-Requirement = tuple  # (key, operator, values: tuple[str, ...])
+#: (key, operator, values)
+Requirement = tuple[str, str, tuple[str, ...]]
+#: a pod's required node affinity as ``match(node)``
+NodeMatcher = Callable[["Node"], bool]
 
 
 # --------------------------------------------------------------------------- selectors
@@ -135,7 +144,7 @@ class Selector:
             return self
         return Selector(self.requirements + tuple(requirements))
 
-    def canonical(self) -> tuple | None:
+    def canonical(self) -> tuple[Requirement, ...] | None:
         """A comparable form: None for NOTHING, else the sorted requirements."""
         if self.nothing:
             return None
@@ -191,7 +200,7 @@ class Constraint:
         return Constraint(self.max_skew, self.topology_key, selector, self.min_domains,
                           self.node_affinity_policy, self.node_taints_policy)
 
-    def _key(self) -> tuple:
+    def _key(self) -> tuple[int, str, Selector, int, str, str]:
         return (self.max_skew, self.topology_key, self.selector, self.min_domains,
                 self.node_affinity_policy, self.node_taints_policy)
 
@@ -209,8 +218,7 @@ class Constraint:
                 f"node_affinity_policy={self.node_affinity_policy!r}, "
                 f"node_taints_policy={self.node_taints_policy!r})")
 
-    def match_node_inclusion_policies(self, pod: Any, node: Any,
-                                      required: Callable[[Any], bool] | None,
+    def match_node_inclusion_policies(self, pod: Pod, node: Node, required: NodeMatcher | None,
                                       enable_comparison_operators: bool = True) -> bool:
         """Does ``node`` take part in this constraint's spreading, per nodeAffinityPolicy and
         nodeTaintsPolicy? ``required`` is the pod's required node affinity (None: none)."""
@@ -222,7 +230,7 @@ class Constraint:
         return True
 
 
-def filter_constraints(constraints: Iterable[Any], pod_labels: Mapping[str, str], action: str,
+def filter_constraints(constraints: Iterable[TopologySpreadConstraint], pod_labels: Mapping[str, str], action: str,
                        *, enable_match_label_keys: bool = True,
                        enable_node_inclusion_policy: bool = True) -> list[Constraint]:
     """The constraints with ``whenUnsatisfiable == action``, as :class:`Constraint` objects.
@@ -262,7 +270,7 @@ def node_labels_match_constraints(node_labels: Mapping[str, str],
     return True
 
 
-def count_pods_match_selector(pods: Iterable[Any], selector: Selector, namespace: str) -> int:
+def count_pods_match_selector(pods: Iterable[Pod], selector: Selector, namespace: str) -> int:
     """Pods in ``namespace``, not terminating, that ``selector`` selects.
 
     An empty selector counts nothing (upstream guards on ``selector.Empty()``).
@@ -279,7 +287,7 @@ def count_pods_match_selector(pods: Iterable[Any], selector: Selector, namespace
     return count
 
 
-def candidate_nodes(selector: Selector, index: Any) -> Iterable[Any] | None:
+def candidate_nodes(selector: Selector, index: PodLabelIndex | None) -> Iterable[NodeInfo] | None:
     """The NodeInfos that can host a pod ``selector`` counts, from the cache's pod label index
     (:class:`~kschedfw.cache.label_index.PodLabelIndex`): those hosting a pod with the label of
     its narrowest ``key = value`` or ``key In (values)`` requirement. On every other node
@@ -289,10 +297,12 @@ def candidate_nodes(selector: Selector, index: Any) -> Iterable[Any] | None:
         return ()  # matches nothing, or empty: counts nothing
     if index is None:
         return None
-    best: Any = None
+    # NodeInfo -> what the index keeps for it (only the keys are used)
+    best: Mapping[NodeInfo, object] | None = None
     for key, op, values in selector.requirements:
+        nodes: Mapping[NodeInfo, object]
         if op == EQUALS:
-            nodes: Any = index.nodes_with(key, values[0])
+            nodes = index.nodes_with(key, values[0])
         elif op == IN:
             if len(values) == 1:
                 nodes = index.nodes_with(key, values[0])
@@ -317,7 +327,7 @@ def pod_labels_match_constraints(constraints: Iterable[Constraint], labels: Mapp
 
 # --------------------------------------------------------------------------- node inclusion
 
-def required_node_affinity(pod: Any) -> Callable[[Any], bool] | None:
+def required_node_affinity(pod: Pod) -> NodeMatcher | None:
     """The pod's ``nodeSelector`` and required node affinity as ``match(node) -> bool``.
 
     None when the pod constrains nothing (every node matches).
@@ -331,7 +341,7 @@ def required_node_affinity(pod: Any) -> Callable[[Any], bool] | None:
         return None
     pairs = tuple(node_selector.items())
 
-    def match(node: Any) -> bool:
+    def match(node: Node) -> bool:
         labels = node.labels
         for k, v in pairs:
             if labels.get(k) != v:
@@ -340,7 +350,7 @@ def required_node_affinity(pod: Any) -> Callable[[Any], bool] | None:
     return match
 
 
-def untolerated_do_not_schedule_taint(taints: Sequence[Any], tolerations: Sequence[Any],
+def untolerated_do_not_schedule_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration],
                                       enable_comparison_operators: bool = True) -> bool:
     """Is any NoSchedule/NoExecute taint left untolerated by ``tolerations``?"""
     for taint in taints:
@@ -361,7 +371,7 @@ _RS_KIND = ("apps", "v1", "ReplicaSet")
 _SS_KIND = ("apps", "v1", "StatefulSet")
 
 
-def _raw(obj: Any) -> dict:
+def _raw(obj: Any) -> dict[str, Any]:
     if obj is None:
         return {}
     if isinstance(obj, dict):
@@ -370,26 +380,26 @@ def _raw(obj: Any) -> dict:
     return raw if isinstance(raw, dict) else {}
 
 
-def _spec(obj: Any) -> dict:
+def _spec(obj: Any) -> dict[str, Any]:
     spec = _raw(obj).get("spec")
     return spec if isinstance(spec, dict) else {}
 
 
-def _safe_list(lister: Any, kind: str, namespace: str) -> list:
+def _safe_list(lister: ObjectLister, kind: str, namespace: str) -> list[Any]:
     try:
         return list(lister.list(kind, namespace) or ())
     except (KeyError, LookupError, ValueError, TypeError):
         return []
 
 
-def _safe_get(lister: Any, kind: str, name: str, namespace: str) -> Any:
+def _safe_get(lister: ObjectLister, kind: str, name: str, namespace: str) -> Any:
     try:
         return lister.get(kind, name, namespace)
     except (KeyError, LookupError, ValueError, TypeError):
         return None
 
 
-def _controller_of(pod: Any) -> dict | None:
+def _controller_of(pod: Pod) -> dict[str, Any] | None:
     """The owner reference marked ``controller: true`` (``metav1.GetControllerOf``)."""
     for ref in pod.owner_references or ():
         if isinstance(ref, dict) and ref.get("controller") is True:
@@ -428,7 +438,7 @@ def _label_selector_requirements(value: Any) -> tuple[Requirement, ...] | None:
     return selector.requirements
 
 
-def default_selector(pod: Any, lister: Any) -> Selector:
+def default_selector(pod: Pod, lister: ObjectLister) -> Selector:
     """The selector of default constraints (upstream ``helper.DefaultSelector``).
 
     Labels of every Service in the pod's namespace whose selector matches the pod are merged

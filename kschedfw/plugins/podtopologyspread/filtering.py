@@ -10,14 +10,25 @@ global minimum is 0 while there are fewer domains than ``minDomains``.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Code, Status
-from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, candidate_nodes,
+from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, NodeMatcher,
+                                                       Selector, candidate_nodes,
                                                        count_pods_match_selector,
                                                        node_labels_match_constraints,
                                                        required_node_affinity)
+
+if TYPE_CHECKING:
+    from kschedfw.api import Node, Pod
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.types import NodeInfo, PreFilterResult
+
+#: (the snapshot's node list, {topology keys: domains}, {one-label count key: [log position,
+#: counts]}): what :meth:`Filtering._node_list_cache` keeps
+_NodeListCache = tuple[Sequence["NodeInfo"], dict[tuple[str, ...], list[dict[str, int]]], dict[Any, list[Any]]]
 
 __all__ = ["PRE_FILTER_STATE_KEY", "ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH",
            "MAX_INT32", "CriticalPaths", "PreFilterState", "Filtering"]
@@ -119,14 +130,14 @@ def _state_error(value: Any) -> Exception:
     return TypeError(f"{value!r} convert to podtopologyspread.preFilterState error")
 
 
-def _get_pre_filter_state(state: Any) -> PreFilterState:
+def _get_pre_filter_state(state: CycleState) -> PreFilterState:
     s = state.get(PRE_FILTER_STATE_KEY)
     if type(s) is not PreFilterState:
         raise _state_error(s)
     return s
 
 
-def exact_label(selector: Any) -> tuple[str, str] | None:
+def exact_label(selector: Selector) -> tuple[str, str] | None:
     """``(key, value)`` when the selector is that one label, else None."""
     reqs = selector.requirements
     if selector.nothing or len(reqs) != 1:
@@ -138,8 +149,8 @@ def exact_label(selector: Any) -> tuple[str, str] | None:
 
 
 def _count_from_candidates(m: dict[str, int], c: Constraint, key: str,
-                           constraints: Sequence[Constraint], namespace: str, index: Any,
-                           nodes: Sequence[Any]) -> None:
+                           constraints: Sequence[Constraint], namespace: str,
+                           index: PodLabelIndex | None, nodes: Sequence[NodeInfo]) -> None:
     """Add the pods ``c`` counts on each node carrying every constraint's key to ``m`` (its
     domains already recorded), visiting only the nodes that can host such a pod."""
     candidates = candidate_nodes(c.selector, index)
@@ -156,7 +167,7 @@ def _count_from_candidates(m: dict[str, int], c: Constraint, key: str,
 
 
 def _label_counts(exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
-                  namespace: str, index: Any) -> dict[str, int]:
+                  namespace: str, index: PodLabelIndex) -> dict[str, int]:
     """``{value of key: pods}`` of the non-terminating pods labelled ``exact`` in
     ``namespace`` on the nodes carrying every constraint's key, read from the label index."""
     counts: dict[str, int] = {}
@@ -179,8 +190,9 @@ def _label_counts(exact: tuple[str, str], key: str, constraints: Sequence[Constr
     return counts
 
 
-def _apply_changes(counts: dict[str, int], changes: Any, exact: tuple[str, str], key: str,
-                   constraints: Sequence[Constraint], namespace: str) -> None:
+def _apply_changes(counts: dict[str, int], changes: Iterable[tuple[NodeInfo, Pod, int]],
+                   exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
+                   namespace: str) -> None:
     """Bring :func:`_label_counts` up to date with the pods added (+1) and removed (-1) since."""
     label, want = exact
     for node_info, pod, delta in changes:
@@ -202,19 +214,17 @@ class Filtering:
     name = NAME
     enable_node_inclusion_policy: bool
     enable_taint_toleration_comparison_operators: bool
-    # (the snapshot's node list, {topology keys: domains}, {one-label count key: [log position,
-    # counts]}): see _node_list_cache
-    _domain_cache: tuple[Any, dict, dict] | None = None
+    _domain_cache: _NodeListCache | None = None
 
-    def _get_constraints(self, pod: Any) -> list[Constraint]:  # provided by the plugin
+    def _get_constraints(self, pod: Pod) -> list[Constraint]:  # provided by the plugin
         raise NotImplementedError
 
-    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
+    def _label_index(self, nodes: Sequence[NodeInfo]) -> PodLabelIndex | None:  # provided by the plugin
         raise NotImplementedError
 
     # ------------------------------------------------------------------ PreFilter
 
-    def cal_pre_filter_state(self, pod: Any, nodes: Sequence[Any]) -> PreFilterState:
+    def cal_pre_filter_state(self, pod: Pod, nodes: Sequence[NodeInfo]) -> PreFilterState:
         constraints = self._get_constraints(pod)
         if not constraints:
             return PreFilterState()
@@ -261,9 +271,10 @@ class Filtering:
         self_match = tuple(1 if c.selector.matches(pod_labels) else 0 for c in constraints)
         return PreFilterState(constraints, paths, match_nums, self_match)
 
-    def _walk(self, pod: Any, nodes: Sequence[Any], constraints: Sequence[Constraint],
-              keys: tuple[str, ...], plain: tuple[bool, ...], candidates: list[Any],
-              required: Any, match_nums: list[dict[str, int]]) -> None:
+    def _walk(self, pod: Pod, nodes: Sequence[NodeInfo], constraints: Sequence[Constraint],
+              keys: tuple[str, ...], plain: tuple[bool, ...],
+              candidates: list[Iterable[NodeInfo] | None], required: NodeMatcher | None,
+              match_nums: list[dict[str, int]]) -> None:
         """Upstream's count over every node; constraints with ``candidates`` (not None) only
         record their domains in the walk and count pods on those nodes afterwards."""
         namespace = pod.namespace
@@ -310,7 +321,7 @@ class Filtering:
                     value = labels[key]
                     m[value] = m.get(value, 0) + count
 
-    def _node_list_cache(self, nodes: Sequence[Any]) -> tuple[Any, dict, dict]:
+    def _node_list_cache(self, nodes: Sequence[NodeInfo]) -> _NodeListCache:
         """What is kept while the snapshot's node list is the same object: the domains per
         topology keys, and the one-label counts with the label index's log position."""
         cache = self._domain_cache
@@ -319,7 +330,8 @@ class Filtering:
         return cache
 
     def _label_counts(self, exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
-                      namespace: str, index: Any, nodes: Sequence[Any]) -> dict[str, int]:
+                      namespace: str, index: PodLabelIndex, nodes: Sequence[NodeInfo]
+                      ) -> dict[str, int]:
         """:func:`_label_counts`, kept from cycle to cycle and brought up to date from the
         label index's log of changed pods (read afresh when the log does not reach back)."""
         kept = self._node_list_cache(nodes)[2]
@@ -332,14 +344,15 @@ class Filtering:
                 if changes:
                     _apply_changes(entry[1], changes, exact, key, constraints, namespace)
                     entry[0] = sequence
-                return entry[1]
+                counts: dict[str, int] = entry[1]
+                return counts
         if len(kept) > 1024:
             kept.clear()
         counts = _label_counts(exact, key, constraints, namespace, index)
         kept[cache_key] = [sequence, counts]
         return counts
 
-    def _domains(self, nodes: Sequence[Any], keys: tuple[str, ...]) -> list[dict[str, int]]:
+    def _domains(self, nodes: Sequence[NodeInfo], keys: tuple[str, ...]) -> list[dict[str, int]]:
         """Per key, ``{value: 0}`` for the nodes carrying all ``keys``, in node order; kept per
         node list object."""
         cache = self._node_list_cache(nodes)
@@ -362,7 +375,8 @@ class Filtering:
         return domains
 
     @hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         s = self.cal_pre_filter_state(pod, nodes)
         if not s.constraints:
             return None, Status.skip()
@@ -371,8 +385,8 @@ class Filtering:
 
     # ------------------------------------------------------------------ PreFilterExtensions
 
-    def _update_with_pod(self, s: PreFilterState, updated_pod: Any, preemptor: Any, node: Any,
-                         delta: int) -> None:
+    def _update_with_pod(self, s: PreFilterState, updated_pod: Pod, preemptor: Pod,
+                         node: Node | None, delta: int) -> None:
         if s is None or node is None or updated_pod.namespace != preemptor.namespace:
             return
         labels = node.labels
@@ -395,7 +409,8 @@ class Filtering:
             s.critical_paths[i].update(value, m[value])
 
     @hookimpl
-    def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
+    def pre_filter_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod,
+                           node_info: NodeInfo) -> Status | None:
         try:
             s = _get_pre_filter_state(state)
         except (LookupError, TypeError) as exc:
@@ -404,7 +419,8 @@ class Filtering:
         return None
 
     @hookimpl
-    def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
+    def pre_filter_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod,
+                              node_info: NodeInfo) -> Status | None:
         try:
             s = _get_pre_filter_state(state)
         except (LookupError, TypeError) as exc:
@@ -415,11 +431,13 @@ class Filtering:
     # ------------------------------------------------------------------ Filter
 
     @hookimpl
-    def filter(self, state, pod, node_info):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         s = state.get(PRE_FILTER_STATE_KEY)
         if type(s) is not PreFilterState:
             return Status.as_status(_state_error(s))
-        labels = node_info.node.labels
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
+        labels = node.labels
         for key, max_skew, min_domains, self_match, match_num, paths in s.items:
             value = labels.get(key)
             if value is None:

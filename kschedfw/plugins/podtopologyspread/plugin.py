@@ -13,7 +13,7 @@ and ``defaultingType`` (``System`` | ``List``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
@@ -33,6 +33,11 @@ from kschedfw.plugins.podtopologyspread.common import (DO_NOT_SCHEDULE, HONOR, L
 from kschedfw.plugins.podtopologyspread.filtering import Filtering
 from kschedfw.plugins.podtopologyspread.scoring import Scoring
 
+if TYPE_CHECKING:
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.framework import interface
+    from kschedfw.framework.types import NodeInfo, SignFragment
+
 __all__ = ["PodTopologySpread", "SYSTEM_DEFAULT_CONSTRAINTS", "SYSTEM_DEFAULTING", "LIST_DEFAULTING"]
 
 SYSTEM_DEFAULTING = "System"
@@ -45,7 +50,7 @@ SYSTEM_DEFAULT_CONSTRAINTS = (
 )
 
 
-def _constraint_from_args(d: dict) -> TopologySpreadConstraint:
+def _constraint_from_args(d: dict[str, Any]) -> TopologySpreadConstraint:
     """One ``defaultConstraints`` entry (already validated: no label selector) as an API object."""
     min_domains = d.get("minDomains")
     return TopologySpreadConstraint(
@@ -73,7 +78,7 @@ def _has_constraint_with_node_taints_policy_honor(constraints: list[Constraint])
     return any(c.node_taints_policy == HONOR for c in constraints)
 
 
-def _topology_key_labels_changed(old_labels: dict, new_labels: dict,
+def _topology_key_labels_changed(old_labels: Mapping[str, str], new_labels: Mapping[str, str],
                                  constraints: list[Constraint]) -> bool:
     for c in constraints:
         if old_labels.get(c.topology_key, "") != new_labels.get(c.topology_key, ""):
@@ -94,7 +99,7 @@ class PodTopologySpread(Filtering, Scoring):
     enable_match_label_keys = True
     enable_taint_toleration_comparison_operators = False  # alpha gate, off in v1.36
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: interface.Handle | None = None) -> None:
         args = args or {}
         self.handle = handle if handle is not None else Handle()
         self.enable_taint_toleration_comparison_operators = self.handle.feature_gates.enabled(
@@ -108,7 +113,8 @@ class PodTopologySpread(Filtering, Scoring):
 
     # ------------------------------------------------------------------ constraints
 
-    def _filter(self, constraints: Any, pod_labels: dict, action: str) -> list[Constraint]:
+    def _filter(self, constraints: Sequence[TopologySpreadConstraint], pod_labels: Mapping[str, str],
+                action: str) -> list[Constraint]:
         return filter_constraints(constraints, pod_labels, action,
                                   enable_match_label_keys=self.enable_match_label_keys,
                                   enable_node_inclusion_policy=self.enable_node_inclusion_policy)
@@ -132,18 +138,19 @@ class PodTopologySpread(Filtering, Scoring):
             return self._filter(pod.topology_spread_constraints, pod.labels, DO_NOT_SCHEDULE)
         return self._build_default_constraints(pod, DO_NOT_SCHEDULE)
 
-    def _label_index(self, nodes: Any) -> Any:
+    def _label_index(self, nodes: Sequence[NodeInfo]) -> PodLabelIndex | None:
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes (and the
         fast paths are on), else None: then every node's pods are walked."""
         snapshot = self.handle.snapshot
         if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.enabled():
             return None
-        return getattr(snapshot, "label_index", None)
+        index: PodLabelIndex | None = getattr(snapshot, "label_index", None)
+        return index
 
     # ------------------------------------------------------------------ signing
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         # Spreading depends on pods across the whole topology, not on the pod and node alone.
         if pod.topology_spread_constraints:
             return [], Status.unschedulable("pods with topology constraints are not signable")
@@ -193,6 +200,7 @@ class PodTopologySpread(Filtering, Scoring):
                 return QueueingHint.Queue
             return QueueingHint.QueueSkip
 
+        assert original is not None  # a deletion: the old pod is what is left
         if pod_labels_match_constraints(constraints, original.labels):
             return QueueingHint.Queue
         return QueueingHint.QueueSkip

@@ -15,7 +15,7 @@ constraints or the defaulting is not System.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.framework.status import Status
@@ -27,6 +27,17 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NA
                                                        filter_constraints,
                                                        node_labels_match_constraints,
                                                        required_node_affinity)
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, NodeScore
+
+#: what Score reads per constraint: (topology key, is hostname, counts, weight, maxSkew - 1 as
+#: float, selector match function or None when the selector is empty)
+_ScoreItem = tuple[str, bool, dict[str, int], float, float, "Callable[[Mapping[str, str]], bool] | None"]
 
 __all__ = ["PRE_SCORE_STATE_KEY", "INVALID_SCORE", "PreScoreState", "Scoring",
            "topology_normalizing_weight", "go_round"]
@@ -53,9 +64,7 @@ class PreScoreState:
         self.topology_normalizing_weight: list[float] = []
         self.is_hostname: tuple[bool, ...] = ()
         self.namespace = ""
-        # What Score reads per constraint: (topology key, is hostname, counts, weight,
-        # maxSkew - 1 as float, selector match function or None when the selector is empty).
-        self.items: tuple = ()
+        self.items: tuple[_ScoreItem, ...] = ()
 
     def clone(self) -> "PreScoreState":
         return self
@@ -89,30 +98,31 @@ def _state_error(value: Any) -> Exception:
 class Scoring:
     """PreScore, Score and NormalizeScore of :class:`PodTopologySpread` (a mixin)."""
 
-    handle: Any
+    handle: Handle
     system_defaulted: bool
     enable_node_inclusion_policy: bool
     enable_match_label_keys: bool
     enable_taint_toleration_comparison_operators: bool
 
-    def _build_default_constraints(self, pod: Any, action: str) -> list[Constraint]:  # plugin
+    def _build_default_constraints(self, pod: Pod, action: str) -> list[Constraint]:  # plugin
         raise NotImplementedError
 
-    def _label_index(self, nodes: Sequence[Any]) -> Any:  # provided by the plugin
+    def _label_index(self, nodes: Sequence[NodeInfo]) -> PodLabelIndex | None:  # the plugin's
         raise NotImplementedError
 
     def _label_counts(self, exact: tuple[str, str], key: str, constraints: Sequence[Constraint],
-                      namespace: str, index: Any, nodes: Sequence[Any]) -> dict[str, int]:
+                      namespace: str, index: PodLabelIndex, nodes: Sequence[NodeInfo]
+                      ) -> dict[str, int]:
         raise NotImplementedError  # provided by Filtering
 
-    def _soft_constraints(self, pod: Any) -> list[Constraint]:
+    def _soft_constraints(self, pod: Pod) -> list[Constraint]:
         if pod.topology_spread_constraints:
             return filter_constraints(pod.topology_spread_constraints, pod.labels, SCHEDULE_ANYWAY,
                                       enable_match_label_keys=self.enable_match_label_keys,
                                       enable_node_inclusion_policy=self.enable_node_inclusion_policy)
         return self._build_default_constraints(pod, SCHEDULE_ANYWAY)
 
-    def init_pre_score_state(self, s: PreScoreState, pod: Any, filtered_nodes: Sequence[Any],
+    def init_pre_score_state(self, s: PreScoreState, pod: Pod, filtered_nodes: Sequence[NodeInfo],
                              require_all_topologies: bool) -> None:
         s.constraints = tuple(self._soft_constraints(pod))
         if not s.constraints:
@@ -126,6 +136,7 @@ class Scoring:
         ignored = s.ignored_nodes
         for node_info in filtered_nodes:
             node = node_info.node
+            assert node is not None  # feasible nodes have a node
             labels = node.labels
             if require_all_topologies:
                 missing = False
@@ -142,7 +153,7 @@ class Scoring:
                 if value not in c:
                     c[value] = 0
                     topo_size[i] += 1
-        weights = []
+        weights: list[float] = []
         for i in range(n):
             size = len(filtered_nodes) - len(ignored) if is_hostname[i] else topo_size[i]
             weights.append(topology_normalizing_weight(size))
@@ -156,7 +167,7 @@ class Scoring:
             for i, c in enumerate(s.constraints))
 
     @hookimpl
-    def pre_score(self, state, pod, nodes):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         all_nodes = self.handle.snapshot.node_infos()
         if not all_nodes:
             return Status.skip()
@@ -184,7 +195,7 @@ class Scoring:
             if index is not None and require_all and (inclusion or required is None):
                 # One-label selectors with no per-pod node condition: the counts PreFilter keeps
                 # across cycles (nodes with every key, per value), read for the feasible values.
-                rest = []
+                rest: list[tuple[int, Constraint, str, dict[str, int]]] = []
                 for item in work:
                     _, c, key, tp_counts = item
                     exact = exact_label(c.selector)
@@ -249,11 +260,12 @@ class Scoring:
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
         s = state.get(PRE_SCORE_STATE_KEY)
         if type(s) is not PreScoreState:
             return 0, Status.as_status(_state_error(s))
         node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
         if node.name in s.ignored_nodes:
             return 0
         labels = node.labels
@@ -275,7 +287,7 @@ class Scoring:
         return go_round(total)
 
     @hookimpl
-    def normalize_score(self, state, pod, scores):
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         s = state.get(PRE_SCORE_STATE_KEY)
         if type(s) is not PreScoreState:
             return Status.as_status(_state_error(s))

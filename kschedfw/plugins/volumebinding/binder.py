@@ -38,7 +38,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLL
                                                            with_pv_claim_ref)
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Handle
+    from kschedfw.api import (CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod,
+                              StorageClass, Volume)
+    from kschedfw.framework.interface import Handle, ObjectLister
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"
@@ -60,8 +62,8 @@ class BinderError(Exception):
 class BindingInfo:
     """A PVC and the PV proposed for it."""
 
-    pvc: Any
-    pv: Any
+    pvc: PersistentVolumeClaim
+    pv: PersistentVolume
 
     def storage_class_name(self) -> str:
         return self.pv.storage_class_name
@@ -74,8 +76,8 @@ class BindingInfo:
 class DynamicProvision:
     """A PVC to provision, with the CSIStorageCapacity that showed room for it (if checked)."""
 
-    pvc: Any
-    node_capacity: Any = None
+    pvc: PersistentVolumeClaim
+    node_capacity: Any = None   # a CSIStorageCapacity (an untyped kind)
 
 
 @attrs.define
@@ -86,10 +88,10 @@ class PodVolumes:
 
 @attrs.define
 class PodVolumeClaims:
-    bound_claims: list[Any] = attrs.Factory(list)
-    unbound_claims_delay_binding: list[Any] = attrs.Factory(list)
-    unbound_claims_immediate: list[Any] = attrs.Factory(list)
-    unbound_volumes_delay_binding: dict[str, list[Any]] = attrs.Factory(dict)
+    bound_claims: list[PersistentVolumeClaim] = attrs.Factory(list)
+    unbound_claims_delay_binding: list[PersistentVolumeClaim] = attrs.Factory(list)
+    unbound_claims_immediate: list[PersistentVolumeClaim] = attrs.Factory(list)
+    unbound_volumes_delay_binding: dict[str, list[PersistentVolume]] = attrs.Factory(dict)
 
 
 def capacity_limit(capacity: Any) -> int | None:
@@ -102,10 +104,12 @@ def capacity_limit(capacity: Any) -> int | None:
     return quantity_bytes(raw.get("capacity"))
 
 
-def find_matching_volume(claim: Any, volumes: list[Any], node: Any, excluded: dict[str, Any],
-                         delay_binding: bool = True) -> Any:
+def find_matching_volume(claim: PersistentVolumeClaim, volumes: list[PersistentVolume],
+                         node: Node | None, excluded: dict[str, PersistentVolume],
+                         delay_binding: bool = True) -> PersistentVolume | None:
     """FindMatchingVolume: a PV pre-bound to the claim, else the smallest available match."""
-    smallest, smallest_qty = None, 0
+    smallest: PersistentVolume | None = None
+    smallest_qty = 0
     requested = pvc_storage_request(claim)
     requested_class = pvc_class(claim)
     claim_mode = volume_mode(claim)
@@ -147,7 +151,7 @@ def find_matching_volume(claim: Any, volumes: list[Any], node: Any, excluded: di
     return smallest
 
 
-def bind_volume_to_claim(pv: Any, pvc: Any) -> tuple[Any, bool]:
+def bind_volume_to_claim(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> tuple[PersistentVolume, bool]:
     """GetBindVolumeToClaim: (PV bound to the claim, whether it changed)."""
     dirty = False
     should_set_bound_by_controller = not is_volume_bound_to_claim(pv, pvc)
@@ -173,11 +177,11 @@ class VolumeBinder:
         self.pvc_cache = PVCAssumeCache(lambda: self.handle.lister)
 
     @property
-    def lister(self) -> Any:
+    def lister(self) -> ObjectLister:
         return self.handle.lister
 
     # ------------------------------------------------------------------ claims
-    def _is_volume_bound(self, pod: Any, volume: Any) -> tuple[bool, Any]:
+    def _is_volume_bound(self, pod: Pod, volume: Volume) -> tuple[bool, PersistentVolumeClaim | None]:
         claim, is_ephemeral = pod_volume_claim_name(pod, volume)
         if claim is None:
             return True, None
@@ -192,18 +196,18 @@ class VolumeBinder:
                 raise BinderError(err)
         return is_pvc_fully_bound(pvc), pvc
 
-    def _is_delay_binding_mode(self, pvc: Any) -> bool:
+    def _is_delay_binding_mode(self, pvc: PersistentVolumeClaim) -> bool:
         class_name = pvc_class(pvc)
         if not class_name:
             return False
-        sc = find_object(self.lister, "StorageClass", class_name)
+        sc: StorageClass | None = find_object(self.lister, "StorageClass", class_name)
         if sc is None:
             return False
         if not sc.volume_binding_mode:
             raise BinderError(f'VolumeBindingMode not set for StorageClass "{class_name}"')
         return sc.volume_binding_mode == WAIT_FOR_FIRST_CONSUMER
 
-    def get_pod_volume_claims(self, pod: Any) -> PodVolumeClaims:
+    def get_pod_volume_claims(self, pod: Pod) -> PodVolumeClaims:
         claims = PodVolumeClaims()
         for volume in pod.volumes:
             bound, pvc = self._is_volume_bound(pod, volume)
@@ -222,7 +226,7 @@ class VolumeBinder:
         return claims
 
     # ------------------------------------------------------------------ find
-    def find_pod_volumes(self, pod: Any, claims: PodVolumeClaims, node: Any
+    def find_pod_volumes(self, pod: Pod, claims: PodVolumeClaims, node: Node
                          ) -> tuple[PodVolumes, list[str]]:
         """(volumes for this node, conflict reasons); raises BinderError on errors."""
         pod_volumes = PodVolumes()
@@ -231,7 +235,7 @@ class VolumeBinder:
         dynamic: list[DynamicProvision] = []
 
         def done() -> tuple[PodVolumes, list[str]]:
-            reasons = []
+            reasons: list[str] = []
             if not bound_ok:
                 reasons.append(ERR_REASON_NODE_CONFLICT)
             if not unbound_ok:
@@ -248,8 +252,8 @@ class VolumeBinder:
             bound_ok, bound_pvs_found = self._check_bound_claims(claims.bound_claims, node)
 
         if claims.unbound_claims_delay_binding:
-            to_match: list[Any] = []
-            to_provision: list[Any] = []
+            to_match: list[PersistentVolumeClaim] = []
+            to_provision: list[PersistentVolumeClaim] = []
             for claim in claims.unbound_claims_delay_binding:
                 selected = annotations_of(claim).get(ANN_SELECTED_NODE)
                 if selected is not None:
@@ -268,10 +272,12 @@ class VolumeBinder:
                     to_provision, node)
         return done()
 
-    def _csi_node(self, node_name: str) -> Any:
-        return find_object(self.lister, "CSINode", node_name)
+    def _csi_node(self, node_name: str) -> CSINode | None:
+        csi_node: CSINode | None = find_object(self.lister, "CSINode", node_name)
+        return csi_node
 
-    def try_translate_pv_to_csi(self, pv: Any, csi_node_of: Callable[[], Any]) -> Any:
+    def try_translate_pv_to_csi(self, pv: PersistentVolume, csi_node_of: Callable[[], CSINode | None]
+                                ) -> PersistentVolume:
         """The PV as CSI sees it when its in-tree plugin is migrated on the node, else itself."""
         plugin = csitrans.plugin_for_pv(pv)
         if plugin is None or plugin.in_tree_name not in _MIGRATION_ON:
@@ -288,10 +294,10 @@ class VolumeBinder:
             raise BinderError(f"could not translate pv: {exc}") from None
         return translated
 
-    def _check_bound_claims(self, claims: list[Any], node: Any) -> tuple[bool, bool]:
-        cache: list[Any] = []
+    def _check_bound_claims(self, claims: list[PersistentVolumeClaim], node: Node) -> tuple[bool, bool]:
+        cache: list[CSINode | None] = []
 
-        def csi_node() -> Any:
+        def csi_node() -> CSINode | None:
             if not cache:
                 cache.append(self._csi_node(node.name))
             return cache[0]
@@ -306,11 +312,12 @@ class VolumeBinder:
                 return False, True
         return True, True
 
-    def _find_matching_volumes(self, claims: list[Any], volumes_by_class: dict[str, list[Any]],
-                               node: Any) -> tuple[bool, list[BindingInfo], list[Any]]:
-        chosen: dict[str, Any] = {}
+    def _find_matching_volumes(self, claims: list[PersistentVolumeClaim],
+                               volumes_by_class: dict[str, list[PersistentVolume]], node: Node
+                               ) -> tuple[bool, list[BindingInfo], list[PersistentVolumeClaim]]:
+        chosen: dict[str, PersistentVolume] = {}
         bindings: list[BindingInfo] = []
-        unbound: list[Any] = []
+        unbound: list[PersistentVolumeClaim] = []
         found = True
         # Smallest requests first, to get the smallest fits.
         for pvc in sorted(claims, key=pvc_storage_request):
@@ -324,14 +331,14 @@ class VolumeBinder:
             bindings.append(BindingInfo(pvc, pv))
         return found, bindings, unbound
 
-    def _check_volume_provisions(self, claims: list[Any], node: Any
+    def _check_volume_provisions(self, claims: list[PersistentVolumeClaim], node: Node
                                  ) -> tuple[bool, bool, list[DynamicProvision]]:
         provisions: list[DynamicProvision] = []
         for claim in claims:
             class_name = pvc_class(claim)
             if not class_name:
                 raise BinderError(f'no class for claim "{claim.namespace}/{claim.name}"')
-            sc = find_object(self.lister, "StorageClass", class_name)
+            sc: StorageClass | None = find_object(self.lister, "StorageClass", class_name)
             if sc is None:
                 raise BinderError(f'failed to find storage class "{class_name}"')
             provisioner = sc.provisioner
@@ -345,8 +352,8 @@ class VolumeBinder:
             provisions.append(DynamicProvision(claim, capacity))
         return True, True, provisions
 
-    def _has_enough_capacity(self, provisioner: str, claim: Any, sc: Any, node: Any
-                             ) -> tuple[bool, Any]:
+    def _has_enough_capacity(self, provisioner: str, claim: PersistentVolumeClaim, sc: StorageClass,
+                             node: Node) -> tuple[bool, Any]:
         if not pvc_has_storage_request(claim):
             return True, None
         driver = find_object(self.lister, "CSIDriver", provisioner)
@@ -367,7 +374,7 @@ class VolumeBinder:
         return False, None
 
     @staticmethod
-    def _node_has_access(node: Any, topology: Any) -> bool:
+    def _node_has_access(node: Node, topology: Any) -> bool:
         if topology is None:
             return False
         try:
@@ -377,7 +384,7 @@ class VolumeBinder:
         return selector is not None and selector.matches(node.labels)
 
     # ------------------------------------------------------------------ assume / revert
-    def are_pod_volumes_bound(self, pod: Any) -> bool:
+    def are_pod_volumes_bound(self, pod: Pod) -> bool:
         for volume in pod.volumes:
             try:
                 bound, _ = self._is_volume_bound(pod, volume)
@@ -387,7 +394,7 @@ class VolumeBinder:
                 return False
         return True
 
-    def assume_pod_volumes(self, pod: Any, node_name: str, pod_volumes: PodVolumes) -> bool:
+    def assume_pod_volumes(self, pod: Pod, node_name: str, pod_volumes: PodVolumes) -> bool:
         """Reserve: record the bindings/provisionings in the assume caches; True if all bound."""
         if self.are_pod_volumes_bound(pod):
             return True
@@ -419,7 +426,7 @@ class VolumeBinder:
         for binding in bindings:
             self.pv_cache.restore(binding.pv)
 
-    def _revert_pvcs(self, claims: list[Any]) -> None:
+    def _revert_pvcs(self, claims: list[PersistentVolumeClaim]) -> None:
         for claim in claims:
             self.pvc_cache.restore(claim)
 
@@ -428,7 +435,7 @@ class VolumeBinder:
         self._revert_pvcs([p.pvc for p in pod_volumes.dynamic_provisions or ()])
 
     # ------------------------------------------------------------------ bind
-    def bind_pod_volumes(self, pod: Any, pod_volumes: PodVolumes) -> None:
+    def bind_pod_volumes(self, pod: Pod, pod_volumes: PodVolumes) -> None:
         """PreBind: write the assumed bindings through ``handle.client.bind_pvc(pvc, pv)``.
 
         ``bind_pvc(pvc, pv)`` pre-binds ``pv`` (its ``claimRef`` set) to ``pvc``; for a claim to
@@ -464,13 +471,13 @@ class VolumeBinder:
             raise
         # Once the API objects reflect the writes, the assumed copies are redundant.
         for binding in bindings:
-            api = find_object(self.lister, "PersistentVolume", binding.pv.name)
+            api: PersistentVolume | None = find_object(self.lister, "PersistentVolume", binding.pv.name)
             if api is not None and api.claim_ref == binding.pv.claim_ref:
                 self.pv_cache.forget(binding.pv)
         for provision in provisions:
-            api = find_object(self.lister, "PersistentVolumeClaim", provision.pvc.name,
-                              provision.pvc.namespace)
-            if api is not None and annotations_of(api).get(ANN_SELECTED_NODE) == \
+            claim: PersistentVolumeClaim | None = find_object(self.lister, "PersistentVolumeClaim",
+                                                              provision.pvc.name, provision.pvc.namespace)
+            if claim is not None and annotations_of(claim).get(ANN_SELECTED_NODE) == \
                     annotations_of(provision.pvc).get(ANN_SELECTED_NODE):
                 self.pvc_cache.forget(provision.pvc)
 

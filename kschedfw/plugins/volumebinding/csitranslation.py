@@ -10,7 +10,7 @@ are ported; storage-class translation and CSI -> in-tree translation are not nee
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlparse
 
 import attrs
@@ -19,6 +19,9 @@ from kschedfw.api.selectors import IN, NodeSelector, NodeSelectorRequirement, No
 from kschedfw.plugins.volumebinding.storagehelpers import (LABEL_BETA_REGION, LABEL_BETA_ZONE,
                                                            LABEL_MULTI_ZONE_DELIMITER, LABEL_REGION,
                                                            LABEL_ZONE)
+
+if TYPE_CHECKING:
+    from kschedfw.api import PersistentVolume, Volume
 
 AWS_EBS_DRIVER = "ebs.csi.aws.com"
 AWS_EBS_IN_TREE = "kubernetes.io/aws-ebs"
@@ -73,21 +76,21 @@ class CSISource:
 
 # --------------------------------------------------------------------------- lookups
 
-def plugin_for_volume(volume: Any) -> InTreePlugin | None:
+def plugin_for_volume(volume: Volume) -> InTreePlugin | None:
     """CanSupportInline: the in-tree plugin of an inline pod volume, if it has migration logic."""
     return _BY_SOURCE.get(getattr(volume, "source", ""))
 
 
-def plugin_for_pv(pv: Any) -> InTreePlugin | None:
+def plugin_for_pv(pv: PersistentVolume) -> InTreePlugin | None:
     """CanSupport: the in-tree plugin of a PV source, if it has migration logic."""
     return _BY_SOURCE.get(getattr(pv, "source", ""))
 
 
-def is_inline_migratable(volume: Any) -> bool:
+def is_inline_migratable(volume: Volume) -> bool:
     return plugin_for_volume(volume) is not None
 
 
-def is_pv_migratable(pv: Any) -> bool:
+def is_pv_migratable(pv: PersistentVolume) -> bool:
     return plugin_for_pv(pv) is not None
 
 
@@ -133,14 +136,14 @@ def _gce_region_from_zones(zones: list[str]) -> str:
     return regions.pop()
 
 
-def _azure_disk_handle(details: dict) -> str:
+def _azure_disk_handle(details: Mapping[str, Any]) -> str:
     kind = details.get("kind") or "Shared"      # the apiserver defaults azureDisk.kind to Shared
     if str(kind).lower() != "managed":
         raise TranslationError(f"kind({kind}) is not supported in csi migration")
     return str(details.get("diskURI") or "")
 
 
-def _handle(plugin: InTreePlugin, details: dict, labels: dict | None) -> str:
+def _handle(plugin: InTreePlugin, details: Mapping[str, Any], labels: Mapping[str, str] | None) -> str:
     key = plugin.source_key
     if key == "awsElasticBlockStore":
         try:
@@ -171,7 +174,7 @@ def _handle(plugin: InTreePlugin, details: dict, labels: dict | None) -> str:
     return str(details.get("volumeID") or "")        # cinder, portworxVolume
 
 
-def translate_inline_volume(volume: Any) -> CSISource:
+def translate_inline_volume(volume: Volume) -> CSISource:
     """TranslateInTreeInlineVolumeToCSI, reduced to the CSI driver and volume handle."""
     plugin = plugin_for_volume(volume)
     if plugin is None:
@@ -181,7 +184,12 @@ def translate_inline_volume(volume: Any) -> CSISource:
 
 # --------------------------------------------------------------------------- PV topology
 
-def _terms(selector: NodeSelector | None) -> list[tuple[list[list[Any]], tuple]]:
+#: a node selector term, mutable: its expressions as ``[key, operator, values]``, and its match
+#: fields
+_Term = tuple[list[list[Any]], tuple[NodeSelectorRequirement, ...]]
+
+
+def _terms(selector: NodeSelector | None) -> list[_Term]:
     """Mutable copy: per term, its expressions as [key, op, values] and its match fields."""
     if selector is None:
         return []
@@ -189,28 +197,28 @@ def _terms(selector: NodeSelector | None) -> list[tuple[list[list[Any]], tuple]]
             for t in selector.terms]
 
 
-def _selector(terms: list[tuple[list[list[Any]], tuple]]) -> NodeSelector:
+def _selector(terms: list[_Term]) -> NodeSelector:
     return NodeSelector(tuple(
         NodeSelectorTerm(tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in exprs), fields)
         for exprs, fields in terms))
 
 
-def _key_exists(terms: list, key: str) -> bool:
+def _key_exists(terms: list[_Term], key: str) -> bool:
     return any(expr[0] == key for exprs, _ in terms for expr in exprs)
 
 
-def _topology_values(terms: list, key: str) -> list[str]:
+def _topology_values(terms: list[_Term], key: str) -> list[str]:
     return sorted({v for exprs, _ in terms for expr in exprs if expr[0] == key for v in expr[2]})
 
 
-def _replace_key(terms: list, old: str, new: str) -> None:
+def _replace_key(terms: list[_Term], old: str, new: str) -> None:
     for exprs, _ in terms:
         for expr in exprs:
             if expr[0] == old:
                 expr[0] = new
 
 
-def _add_topology(terms: list, key: str, zones: list[str]) -> list:
+def _add_topology(terms: list[_Term], key: str, zones: list[str]) -> list[_Term]:
     zones = sorted({z.strip() for z in zones if z.strip()})
     if not zones:
         return terms            # upstream returns an error here that its caller ignores
@@ -221,7 +229,7 @@ def _add_topology(terms: list, key: str, zones: list[str]) -> list:
     return terms
 
 
-def _topology_labels(pv: Any, terms: list) -> tuple[str, str]:
+def _topology_labels(pv: PersistentVolume, terms: list[_Term]) -> tuple[str, str]:
     if _key_exists(terms, LABEL_ZONE):
         return LABEL_ZONE, LABEL_REGION
     if _key_exists(terms, LABEL_BETA_ZONE):
@@ -233,7 +241,7 @@ def _topology_labels(pv: Any, terms: list) -> tuple[str, str]:
     return LABEL_ZONE, LABEL_REGION
 
 
-def _translate_topology(pv: Any, csi_key: str) -> NodeSelector | None:
+def _translate_topology(pv: PersistentVolume, csi_key: str) -> NodeSelector | None:
     """translateTopologyFromInTreeToCSI applied to the PV's required node affinity."""
     terms = _terms(pv.node_affinity)
     zone_label, region_label = _topology_labels(pv, terms)
@@ -249,7 +257,7 @@ def _translate_topology(pv: Any, csi_key: str) -> NodeSelector | None:
     return _selector(terms)
 
 
-def translate_pv(pv: Any) -> tuple[Any, CSISource]:
+def translate_pv(pv: PersistentVolume) -> tuple[PersistentVolume, CSISource]:
     """TranslateInTreePVToCSI: the PV as its CSI driver sees it (source and node affinity)."""
     plugin = plugin_for_pv(pv)
     if plugin is None:

@@ -12,7 +12,7 @@ manifest kept in ``raw``. Kinds without a typed class (``CSIDriver``, ``VolumeAt
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, TypeVar
 
 import attrs
 
@@ -22,6 +22,13 @@ from kschedfw.api.quantity import parse_quantity, value as quantity_value
 from kschedfw.api.selectors import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
                                     parse_label_selector)
 from kschedfw.framework.types import SignFragment
+
+if TYPE_CHECKING:
+    from kschedfw.api import PersistentVolume, PersistentVolumeClaim, Pod, Volume
+    from kschedfw.framework.interface import ObjectLister
+
+#: the objects VolumeBinding annotates
+_Annotated = TypeVar("_Annotated", "PersistentVolume", "PersistentVolumeClaim")
 
 # Annotations and well-known names (k8s.io/api and component-helpers/storage/volume).
 ANN_BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
@@ -65,10 +72,11 @@ class NotFoundError(LookupError):
         super().__init__(f'{resource} "{name}" not found')
 
     def __str__(self) -> str:
-        return self.args[0]
+        message: str = self.args[0]
+        return message
 
 
-def get_object(lister: Any, kind: str, name: str, namespace: str = "") -> Any:
+def get_object(lister: ObjectLister, kind: str, name: str, namespace: str = "") -> Any:
     """The object from ``lister`` or :class:`NotFoundError`."""
     obj = lister.get(kind, name, namespace)
     if obj is None:
@@ -76,7 +84,7 @@ def get_object(lister: Any, kind: str, name: str, namespace: str = "") -> Any:
     return obj
 
 
-def find_object(lister: Any, kind: str, name: str, namespace: str = "") -> Any:
+def find_object(lister: ObjectLister, kind: str, name: str, namespace: str = "") -> Any:
     """The object from ``lister`` or None."""
     return lister.get(kind, name, namespace)
 
@@ -97,7 +105,7 @@ def pvc_key(namespace: str, name: str) -> str:
     return f"{namespace}/{name}"
 
 
-def pvc_class(pvc: Any) -> str:
+def pvc_class(pvc: PersistentVolumeClaim) -> str:
     """GetPersistentVolumeClaimClass: the beta annotation first, then ``spec.storageClassName``."""
     ann = annotations_of(pvc)
     if ANN_BETA_STORAGE_CLASS in ann:
@@ -105,7 +113,7 @@ def pvc_class(pvc: Any) -> str:
     return getattr(pvc, "storage_class_name", None) or ""
 
 
-def pv_class(pv: Any) -> str:
+def pv_class(pv: PersistentVolume) -> str:
     """GetPersistentVolumeClass: the beta annotation first, then ``spec.storageClassName``."""
     ann = annotations_of(pv)
     if ANN_BETA_STORAGE_CLASS in ann:
@@ -113,36 +121,36 @@ def pv_class(pv: Any) -> str:
     return getattr(pv, "storage_class_name", "") or ""
 
 
-def pvc_storage_request(pvc: Any) -> int:
+def pvc_storage_request(pvc: PersistentVolumeClaim) -> int:
     return int((getattr(pvc, "requests", None) or {}).get("storage", 0))
 
 
-def pvc_has_storage_request(pvc: Any) -> bool:
+def pvc_has_storage_request(pvc: PersistentVolumeClaim) -> bool:
     return "storage" in (getattr(pvc, "requests", None) or {})
 
 
-def pv_storage_capacity(pv: Any) -> int:
+def pv_storage_capacity(pv: PersistentVolume) -> int:
     return int((getattr(pv, "capacity", None) or {}).get("storage", 0))
 
 
-def volume_mode(obj: Any) -> str:
+def volume_mode(obj: PersistentVolume | PersistentVolumeClaim) -> str:
     return spec_of(obj).get("volumeMode") or FILESYSTEM
 
 
-def volume_attributes_class(obj: Any) -> str:
+def volume_attributes_class(obj: PersistentVolume | PersistentVolumeClaim) -> str:
     return spec_of(obj).get("volumeAttributesClassName") or ""
 
 
-def claim_ref_uid(pv: Any) -> str:
+def claim_ref_uid(pv: PersistentVolume) -> str:
     ref = spec_of(pv).get("claimRef")
     return str(ref.get("uid") or "") if isinstance(ref, dict) else ""
 
 
-def is_pvc_fully_bound(pvc: Any) -> bool:
+def is_pvc_fully_bound(pvc: PersistentVolumeClaim) -> bool:
     return bool(pvc.volume_name) and ANN_BIND_COMPLETED in annotations_of(pvc)
 
 
-def is_volume_bound_to_claim(pv: Any, pvc: Any) -> bool:
+def is_volume_bound_to_claim(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> bool:
     """IsVolumeBoundToClaim: pre-bound or bound to this claim (uid checked when set)."""
     ref = pv.claim_ref
     if ref is None:
@@ -153,7 +161,7 @@ def is_volume_bound_to_claim(pv: Any, pvc: Any) -> bool:
     return not uid or uid == pvc.uid
 
 
-def check_node_affinity(pv: Any, node_labels: Mapping[str, str]) -> bool:
+def check_node_affinity(pv: PersistentVolume, node_labels: Mapping[str, str]) -> bool:
     """CheckNodeAffinity: the PV's required node affinity matches these labels (fields never do)."""
     affinity: NodeSelector | None = pv.node_affinity
     if affinity is None:
@@ -161,12 +169,12 @@ def check_node_affinity(pv: Any, node_labels: Mapping[str, str]) -> bool:
     return affinity.matches(node_labels, "")
 
 
-def check_access_modes(pvc: Any, pv: Any) -> bool:
+def check_access_modes(pvc: PersistentVolumeClaim, pv: PersistentVolume) -> bool:
     modes = set(pv.access_modes)
     return all(mode in modes for mode in pvc.access_modes)
 
 
-def claim_selector_matches(pvc: Any, labels: Mapping[str, str]) -> bool:
+def claim_selector_matches(pvc: PersistentVolumeClaim, labels: Mapping[str, str]) -> bool:
     selector = spec_of(pvc).get("selector")
     if selector is None:
         return True
@@ -185,7 +193,7 @@ def match_topology_selector_terms(terms: Iterable[NodeSelectorTerm], labels: Map
     return any(term.matches(labels, "") for term in terms)
 
 
-def with_pv_claim_ref(pv: Any, pvc: Any) -> Any:
+def with_pv_claim_ref(pv: PersistentVolume, pvc: PersistentVolumeClaim) -> PersistentVolume:
     """``pv`` pre-bound to ``pvc`` (claimRef set as reference.GetReference builds it)."""
     ref = {"kind": "PersistentVolumeClaim", "namespace": pvc.namespace, "name": pvc.name,
            "uid": pvc.uid, "apiVersion": "v1"}
@@ -197,7 +205,7 @@ def with_pv_claim_ref(pv: Any, pvc: Any) -> Any:
     return attrs.evolve(pv, claim_ref=(pvc.namespace, pvc.name), raw=raw)
 
 
-def with_annotation(obj: Any, key: str, val: str) -> Any:
+def with_annotation(obj: _Annotated, key: str, val: str) -> _Annotated:
     """A copy of a typed object with one more annotation (also written into ``raw``)."""
     annotations = {**annotations_of(obj), key: val}
     raw = dict(raw_of(obj))
@@ -211,7 +219,7 @@ EPHEMERAL = "ephemeral"
 PERSISTENT_VOLUME_CLAIM = "persistentVolumeClaim"
 
 
-def pod_volume_claim_name(pod: Any, volume: Any) -> tuple[str | None, bool]:
+def pod_volume_claim_name(pod: Pod, volume: Volume) -> tuple[str | None, bool]:
     """(PVC name, is generic ephemeral) for a pod volume backed by a PVC, else (None, False)."""
     if volume.source == PERSISTENT_VOLUME_CLAIM:
         return volume.claim_name or "", False
@@ -220,7 +228,7 @@ def pod_volume_claim_name(pod: Any, volume: Any) -> tuple[str | None, bool]:
     return None, False
 
 
-def volume_is_for_pod(pod: Any, pvc: Any) -> str | None:
+def volume_is_for_pod(pod: Pod, pvc: PersistentVolumeClaim) -> str | None:
     """ephemeral.VolumeIsForPod: None when ``pvc`` was created for ``pod``, else the error text."""
     ref = controller_ref(pvc)
     if pvc.namespace != pod.namespace or ref is None or str(ref.get("uid") or "") != pod.uid:
@@ -240,7 +248,7 @@ def node_selector_from_terms(terms: Iterable[Iterable[tuple[str, str, tuple[str,
 
 VOLUMES_SIGNER_NAME = "v1.Pod.Spec.Volumes.NonSyntheticSources()"
 
-def volumes_signature(pod: Any) -> list[str]:
+def volumes_signature(pod: Pod) -> list[str]:
     """fwk.VolumesSigner: the pod's volume sources except configMap and secret, as sorted JSON."""
     out = []
     for volume in pod.volumes:
@@ -252,5 +260,5 @@ def volumes_signature(pod: Any) -> list[str]:
     return out
 
 
-def volumes_sign_fragments(pod: Any) -> tuple[list[SignFragment], None]:
+def volumes_sign_fragments(pod: Pod) -> tuple[list[SignFragment], None]:
     return [SignFragment(VOLUMES_SIGNER_NAME, volumes_signature(pod))], None

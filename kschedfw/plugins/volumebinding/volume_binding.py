@@ -17,7 +17,7 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
@@ -34,7 +34,13 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
                                                            volume_is_for_pod, volumes_sign_fragments)
 
 if TYPE_CHECKING:
+    from kschedfw.api import PersistentVolumeClaim, Pod, StorageClass
+    from kschedfw.framework.cycle_state import CycleState
     from kschedfw.framework.interface import Handle
+    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
+
+#: StorageCapacityScoring: ``{storage class: (requested, capacity)}`` -> node score
+StorageScorer = Callable[[Mapping[str, tuple[int, int]]], int]
 
 NAME = "VolumeBinding"
 STATE_KEY = NAME
@@ -61,7 +67,7 @@ def _trunc_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-def build_broken_linear_function(shape: list[tuple[int, int]]):
+def build_broken_linear_function(shape: list[tuple[int, int]]) -> Callable[[int], int]:
     """helper.BuildBrokenLinearFunction over (utilization, score) points (Go integer maths)."""
     def f(p: int) -> int:
         for i, (u, s) in enumerate(shape):
@@ -74,7 +80,7 @@ def build_broken_linear_function(shape: list[tuple[int, int]]):
     return f
 
 
-def build_scorer_function(shape: list[tuple[int, int]]):
+def build_scorer_function(shape: list[tuple[int, int]]) -> StorageScorer:
     """The StorageCapacityScoring scorer: per class utilisation -> score, averaged over classes."""
     raw = build_broken_linear_function(shape)
 
@@ -83,7 +89,7 @@ def build_scorer_function(shape: list[tuple[int, int]]):
             return raw(MAX_UTILIZATION)
         return raw(requested * MAX_UTILIZATION // capacity)
 
-    def scorer(class_resources: dict[str, list[int]]) -> int:
+    def scorer(class_resources: Mapping[str, tuple[int, int]]) -> int:
         if not class_resources:
             return 0
         total = sum(f(req, cap) for req, cap in class_resources.values())
@@ -104,7 +110,7 @@ class VolumeBinding:
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: dict | None = None, handle: Handle | None = None, *,
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = args or {}
         self.handle: Handle = handle if handle is not None else StandaloneHandle()
@@ -112,7 +118,7 @@ class VolumeBinding:
             else self.handle.feature_gates.enabled("StorageCapacityScoring")
         self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
         self.binder = VolumeBinder(self.handle, self.bind_timeout_seconds)
-        self.scorer = None
+        self.scorer: StorageScorer | None = None
         if self.enable_storage_capacity_scoring:
             points = args.get("shape") or [{"utilization": 0, "score": MAX_CUSTOM_PRIORITY_SCORE},
                                            {"utilization": 100, "score": 0}]
@@ -121,11 +127,11 @@ class VolumeBinding:
                 [(int(p.get("utilization", 0)), int(p.get("score", 0)) * scale) for p in points])
 
     @kschedfw.hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return volumes_sign_fragments(pod)
 
     # ------------------------------------------------------------------ prefilter
-    def _pod_has_pvcs(self, pod: Any) -> tuple[bool, str | None]:
+    def _pod_has_pvcs(self, pod: Pod) -> tuple[bool, str | None]:
         """(has PVCs, error text making the pod UnschedulableAndUnresolvable)."""
         has_pvc = False
         lister = self.handle.lister
@@ -134,7 +140,8 @@ class VolumeBinding:
             if claim is None:
                 continue
             has_pvc = True
-            pvc = find_object(lister, "PersistentVolumeClaim", claim, pod.namespace)
+            pvc: PersistentVolumeClaim | None = find_object(lister, "PersistentVolumeClaim", claim,
+                                                            pod.namespace)
             if pvc is None:
                 if is_ephemeral:
                     return True, ("waiting for ephemeral volume controller to create the "
@@ -152,7 +159,8 @@ class VolumeBinding:
         return has_pvc, None
 
     @kschedfw.hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         has_pvc, err = (False, None) if not pod.volumes else self._pod_has_pvcs(pod)
         if err is not None:
             return None, Status.unresolvable(err)
@@ -174,28 +182,30 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ filter
     @kschedfw.hookimpl
-    def filter(self, state, pod, node_info):
-        data = state.get(STATE_KEY)
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
-        node = node_info.node
+        claims, by_node, node = data.pod_volume_claims, data.pod_volumes_by_node, node_info.node
+        # Filter runs only for pods PreFilter did not skip (they have claims), on nodes.
+        assert claims is not None and by_node is not None and node is not None
         try:
-            pod_volumes, reasons = self.binder.find_pod_volumes(pod, data.pod_volume_claims, node)
+            pod_volumes, reasons = self.binder.find_pod_volumes(pod, claims, node)
         except BinderError as exc:
             return Status.as_status(str(exc))
         if reasons:
             return Status.unresolvable(*reasons)
-        data.pod_volumes_by_node[node.name] = pod_volumes
+        by_node[node.name] = pod_volumes
         if pod_volumes.static_bindings:
             data.has_static_bindings = True
         return None
 
     # ------------------------------------------------------------------ score
     @kschedfw.hookimpl
-    def pre_score(self, state, pod, nodes):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         if self.scorer is None:
             return Status.skip()
-        data = state.get(STATE_KEY)
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
         if data.has_static_bindings or self.enable_storage_capacity_scoring:
@@ -203,10 +213,10 @@ class VolumeBinding:
         return Status.skip()
 
     @kschedfw.hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
         if self.scorer is None:
             return 0
-        data = state.get(STATE_KEY)
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return 0, Status.as_status("not found")
         pod_volumes = (data.pod_volumes_by_node or {}).get(node_info.name)
@@ -231,8 +241,8 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ reserve
     @kschedfw.hookimpl
-    def reserve(self, state, pod, node_name):
-        data = state.get(STATE_KEY)
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
         pod_volumes = (data.pod_volumes_by_node or {}).get(node_name)
@@ -246,8 +256,8 @@ class VolumeBinding:
         return None
 
     @kschedfw.hookimpl
-    def unreserve(self, state, pod, node_name):
-        data = state.get(STATE_KEY)
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return
         pod_volumes = (data.pod_volumes_by_node or {}).get(node_name)
@@ -257,9 +267,10 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ bind
     @kschedfw.hookimpl
-    def pre_bind_pre_flight(self, state, pod, node_name):
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str
+                            ) -> tuple[PreBindPreFlightResult | None, Status | None]:
         result = PreBindPreFlightResult(allow_parallel=True)
-        data = state.get(STATE_KEY)
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return result, Status.as_status("not found")
         if data.all_bound:
@@ -269,8 +280,8 @@ class VolumeBinding:
         return result, None
 
     @kschedfw.hookimpl
-    def pre_bind(self, state, pod, node_name):
-        data = state.get(STATE_KEY)
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
         if data.all_bound:
@@ -286,7 +297,7 @@ class VolumeBinding:
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         # Queueing hints are GA: Node Add|UpdateNodeLabel (no UpdateNodeTaint).
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.StorageClass,
@@ -309,7 +320,7 @@ class VolumeBinding:
                                  self.is_schedulable_after_csi_storage_capacity_change),
         ]
 
-    def is_schedulable_after_csi_node_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_csi_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         if old_obj is None:
             return QueueingHint.Queue
         if annotations_of(old_obj).get(ANN_MIGRATED_PLUGINS) != \
@@ -317,8 +328,9 @@ class VolumeBinding:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_persistent_volume_claim_change(self, pod, old_obj, new_obj):
-        pvc = new_obj
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                             ) -> QueueingHint:
+        pvc: PersistentVolumeClaim = new_obj
         if pod.namespace != pvc.namespace:
             return QueueingHint.QueueSkip
         for volume in pod.volumes:
@@ -327,14 +339,16 @@ class VolumeBinding:
                 return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_storage_class_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_storage_class_change(self, pod: Pod, old_obj: StorageClass | None,
+                                                  new_obj: StorageClass) -> QueueingHint:
         if old_obj is None:
             return QueueingHint.Queue
         if tuple(old_obj.allowed_topologies) != tuple(new_obj.allowed_topologies):
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_csi_storage_capacity_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_csi_storage_capacity_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                         ) -> QueueingHint:
         if old_obj is None:
             return QueueingHint.Queue
         old_limit, new_limit = capacity_limit(old_obj), capacity_limit(new_obj)
@@ -342,7 +356,7 @@ class VolumeBinding:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_csi_driver_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_csi_driver_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         name = new_obj.name if hasattr(new_obj, "name") else spec_of(new_obj).get("name")
         for volume in pod.volumes:
             if volume.source != "csi" or (volume.details or {}).get("driver") != name:
