@@ -71,6 +71,19 @@ def test_retriable_errors_are_tried_four_times_then_dropped(fault, tries):
     w.close()
 
 
+def test_a_patch_refused_for_another_pods_uid_is_not_a_failure():
+    # a same-named successor: the server answers 422 on metadata.uid (not 409); the pod the
+    # patch was for is gone, so nothing is retried and nothing is dropped with a warning
+    refusal = ApiError(422, "uid mismatch", "Invalid", body={"details": {"causes": [
+        {"reason": "FieldValueInvalid", "field": "metadata.uid"}]}})
+    client = Client([refusal])
+    w = writer(client)
+    w.submit(make_pod("p"), condition())
+    assert w.flush(5)
+    assert len(client.sent) == 1 and w.dropped == 0
+    w.close()
+
+
 def test_nothing_is_sent_after_the_fence_closes_nor_onto_a_bound_pod():
     client = Client()
     w = writer(client, fence=lambda: False)

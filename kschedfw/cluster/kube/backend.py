@@ -35,7 +35,7 @@ from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
-from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable
+from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable, uid_refused
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
@@ -460,7 +460,7 @@ class KubeBackend(TimerFacet):
                 if delay is None:
                     raise
             except (ApiError, TransportError) as exc:
-                if isinstance(exc, ApiError) and _uid_refused(exc):  # a different pod of the same name
+                if isinstance(exc, ApiError) and uid_refused(exc):  # a different pod of the same name
                     raise _not_found(str(exc)) from None
                 if delay is None or not retriable(exc):
                     raise
@@ -495,15 +495,6 @@ def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: st
     if existing is None:
         order.append({"type": type_})
     return {"$setElementOrder/conditions": order, "conditions": [entry]}
-
-
-def _uid_refused(exc: ApiError) -> bool:
-    """The server refused a patch carrying another pod's uid: it answers 422 Invalid with the
-    cause on ``metadata.uid`` (the uid is immutable), not a 409."""
-    details = exc.body.get("details") if isinstance(exc.body, dict) else None
-    causes = details.get("causes") if isinstance(details, dict) else None
-    return exc.status == 422 and any(isinstance(c, dict) and c.get("field") == "metadata.uid"
-                                     for c in causes or [])
 
 
 def _not_found(message: str) -> NotFound:

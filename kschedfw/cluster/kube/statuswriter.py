@@ -5,7 +5,7 @@ strategic-merge patch. A newer patch for a pod whose previous one has not been s
 into it (upstream ``PodStatusPatchCall.Merge``: the newer condition and nomination win, an absent
 part keeps the older one), so a pod has at most one patch waiting and one in flight, and the
 waiting ones are bounded by :data:`MAX_PENDING`. A patch is retried on upstream's retriable errors
-(``util.Retriable``: 500, 503, a 409 that is not a uid mismatch, a refused connection; and any
+(``util.Retriable``: 500, 503, a 409, a refused connection; and any
 other fault that left no answer, since the same patch may be sent twice) with
 ``retry.DefaultBackoff``, then dropped with a warning: the pod stays queued and is tried again,
 so nothing waits on the network and nothing is lost.
@@ -172,10 +172,10 @@ class StatusWriter:
             except NotFound:
                 return  # the pod is gone
             except Conflict as exc:
-                if "uid" in str(exc).lower():  # a different pod of the same name
-                    return
                 error: Exception = exc
             except (ApiError, TransportError) as exc:
+                if isinstance(exc, ApiError) and uid_refused(exc):
+                    return  # the pod is gone: another of the same name took its place
                 if not retriable(exc):
                     delay = None
                 error = exc
@@ -189,10 +189,19 @@ class StatusWriter:
 
 def retriable(error: Exception) -> bool:
     """Upstream ``util.Retriable`` for a write that may be sent twice: 500 or 503, or no answer
-    at all (a 409 is judged by the caller: only one that is no uid mismatch is retried)."""
+    at all (a 409 is retried by the caller)."""
     if isinstance(error, ApiError):
         return error.status in _RETRIABLE
     return isinstance(error, TransportError)
+
+
+def uid_refused(exc: ApiError) -> bool:
+    """The server refused a patch carrying another pod's uid: it answers 422 Invalid with the
+    cause on ``metadata.uid`` (the uid is immutable), not a 409."""
+    details = exc.body.get("details") if isinstance(exc.body, dict) else None
+    causes = details.get("causes") if isinstance(details, dict) else None
+    return exc.status == 422 and any(isinstance(c, dict) and c.get("field") == "metadata.uid"
+                                     for c in causes or [])
 
 
 def _reports_unscheduled(status: dict[str, Any]) -> bool:
