@@ -1,4 +1,6 @@
-"""Run the scheduler on the embedded cluster until nothing more can happen, and report.
+"""The composition root of the embedded simulation (its sibling for a real cluster is
+:mod:`kschedfw.kube_runner`): run the scheduler on the embedded cluster until nothing more can
+happen, and report.
 
 Time is simulated: the loop schedules every pod that is ready, then jumps the clock to the next
 thing that can change the picture (a scenario step, a backoff expiry, a Permit timeout, a victim's

@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cluster.kube.credentials import CredentialsError
-    from kschedfw.cluster.kube.runner import KubeRunner
+    from kschedfw.kube_runner import KubeRunner
     from kschedfw.cli.gates import feature_gates_of
     from kschedfw.cli.simulate import load_config_or_report
     from kschedfw.framework.registry import default_registry

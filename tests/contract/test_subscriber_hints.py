@@ -12,7 +12,7 @@ import time
 import pytest
 
 from kschedfw.api.load import parse_object
-from kschedfw.cluster.kube.runner import KubeRunner
+from kschedfw.kube_runner import KubeRunner
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import Registry

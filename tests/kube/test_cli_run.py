@@ -116,7 +116,7 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
 def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane: ControlPlane, tmp_path):
     """kube-scheduler holds kube-system/kube-scheduler; a scheduler that does not serve
     default-scheduler must not compete for it (issue #9)."""
-    from kschedfw.cluster.kube.runner import KubeRunner
+    from kschedfw.kube_runner import KubeRunner
     from kschedfw.config.validate import load_config
     from kschedfw.framework.registry import default_registry
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from kschedfw.cluster.kube.health import HealthServer, parse_address
-from kschedfw.cluster.kube.runner import KubeRunner
+from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import APIError, ControlPlane

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from kschedfw.cluster.kube.runner import KubeRunner
+from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.features import FeatureGates
 from kschedfw.framework.registry import default_registry

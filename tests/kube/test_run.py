@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from kschedfw.cluster.kube.runner import KubeRunner
+from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import APIError, ControlPlane

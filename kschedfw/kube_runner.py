@@ -1,4 +1,5 @@
-"""One scheduler process against a real API server, upstream's order: informers, wait for their
+"""The composition root of ``kschedfw run`` (its embedded sibling is :mod:`kschedfw.simulation`):
+one scheduler process against a real API server, upstream's order: informers, wait for their
 caches, leader election (when configured), then schedule until stopped or the lease is lost.
 
 With leader election, writes are fenced by :meth:`LeaderElector.holds_lease` and the loop stops
@@ -18,6 +19,8 @@ from kschedfw.cluster.kube.health import Check, ping
 from kschedfw.cluster.kube.leaderelection import LeaderElector
 from kschedfw.cluster.kube.preflight import PREFLIGHT_TIMEOUT, preflight, required_access
 from kschedfw.cluster.kube.probe import ReachabilityProbe
+from kschedfw.metrics import SchedulerMetrics
+from kschedfw.scheduler import Scheduler
 
 if TYPE_CHECKING:
     from kschedfw.cluster.kube.decisions import Decision
@@ -42,7 +45,6 @@ class KubeRunner:
                  on_decision: Callable[["Decision"], None] | None = None,
                  informer_options: dict[str, Any] | None = None,
                  notify: Callable[[str], None] | None = None) -> None:
-        from kschedfw.scheduler import Scheduler
         connection_config = config.document.get("clientConnection") or {}
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         #: where the credentials came from, for messages
@@ -71,7 +73,6 @@ class KubeRunner:
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
-        from kschedfw.metrics import SchedulerMetrics
         self.metrics = SchedulerMetrics()
         self.scheduler.enable_metrics(self.metrics)
         self._next_publish = 0.0
