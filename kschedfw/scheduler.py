@@ -73,7 +73,7 @@ class PodsToActivate:
 class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
-                 feature_gates: Mapping[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
         # extenders' ignoredByScheduler resources are NodeResourcesFit's ignoredResources (upstream)
         config = with_extender_ignored_resources(config)
         try:
@@ -101,7 +101,7 @@ class Scheduler:
                             activate=self._activate, feature_gates=feature_gates)
             handle.extenders = self.extenders
             self._handles.append(handle)
-            fwk = Framework(profile, registry, handle, batch_metrics=self.batch_metrics)
+            fwk = Framework(profile, registry, handle, fast_paths=fast_paths, batch_metrics=self.batch_metrics)
             if fwk.batch is not None:
                 fwk.batch.rng = random.Random(f"batch/{seed}/{profile.scheduler_name}")
             self.frameworks[profile.scheduler_name] = fwk

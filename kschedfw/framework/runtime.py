@@ -21,7 +21,7 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
-from kschedfw.framework.columnar import columnar_filter_form, columnar_forms
+from kschedfw.framework.columnar import whole_list_filter, whole_list_score
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.guard import PluginFaults
@@ -133,33 +133,37 @@ _MISSING: Any = object()
 _KEPT_OUTCOMES = 8
 
 
-def _nominated_memos_enabled() -> bool:
-    from kschedfw.plugins import nodememo
-    return nodememo.enabled()
-
-
 def _nominated_pass_key(plan: tuple[tuple[str, Callable], ...], state: CycleState, pod: "Pod") -> Any:
     """A key under which the nominated-pods passes' outcome on an unchanged node can be kept for
     later pods: when every Filter plugin of this cycle is an in-tree one whose status follows
     from the NodeInfo and a few fields of the pod (``kschedfw.plugins.filter_key``), else None.
-    Off with the plugins' other cross-cycle memos (``nodememo.set_enabled(False)``)."""
-    from kschedfw.plugins import nodememo
+    Only with the fast paths on (``Framework(..., fast_paths=True)``)."""
     from kschedfw.plugins.filter_key import filter_key
-    if not nodememo.enabled():
-        return None
     return filter_key(plan, state, pod)
+
+
+def _answering(results: dict[NodeInfo, Any], fn: Callable) -> Callable:
+    """A per-node Filter giving what a whole-list form gave for its nodes (``fn`` for others)."""
+    def filter_node(state: CycleState, pod: "Pod", node_info: NodeInfo) -> Any:
+        return results[node_info] if node_info in results else fn(state, pod, node_info)
+    return filter_node
 
 
 class Framework:
     """One scheduling profile: its plugin instances and the compiled plan per extension point."""
 
     def __init__(self, profile: "ResolvedProfile", registry: Registry, handle: Handle | None = None,
-                 *, batch_metrics: BatchMetrics | None = None) -> None:
+                 *, fast_paths: bool = True, batch_metrics: BatchMetrics | None = None) -> None:
         self.profile = profile
         self.profile_name = profile.scheduler_name
+        #: whether the plan uses the plugins' whole-list forms and the cross-cycle memos (the
+        #: runtime's and, through ``handle.fast_paths``, the plugins'); off runs the plain path,
+        #: which the fast one must equal
+        self.fast_paths = fast_paths
         self.handle = handle if handle is not None else Handle(profile_name=profile.scheduler_name)
         self.handle.framework = self
         self.handle.profile_name = profile.scheduler_name
+        self.handle.fast_paths = fast_paths
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
@@ -218,11 +222,11 @@ class Framework:
         self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
         self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
         self.filter_plugins = self._bound("filter")
-        # the in-tree plugins' optional whole-list form of Filter (see columnar), by the bound
-        # method it stands for (a timed copy of the plan for a sampled cycle finds none)
+        # the plugins' declared whole-list forms of Filter (hookspecs.WholeListFilter), by the
+        # bound method they stand for (a timed copy of the plan for a sampled cycle finds none)
         self._filter_forms: dict[Callable, Callable] = {
             fn: form for name, fn in self.filter_plugins
-            if (form := columnar_filter_form(self.plugins[name])) is not None}
+            if (form := whole_list_filter(self.plugins[name])) is not None} if self.fast_paths else {}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
         score = []
@@ -235,11 +239,12 @@ class Framework:
                 if normalize is not None:
                     self._score_pool[entry.name] = []
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
-        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar),
-        # used while score_plugins is this list (metrics swap in timed copies for sampled cycles:
+        # the plugins' declared whole-list forms of Score and NormalizeScore (hookspecs), used
+        # while score_plugins is this list (metrics swap in timed copies for sampled cycles:
         # those call the timed per-node Score)
         self._score_plan_source = self.score_plugins
-        self._score_plan = tuple((name, fn, weight, normalize, *columnar_forms(self.plugins[name], normalize))
+        self._score_plan = tuple((name, fn, weight, normalize,
+                                  *(whole_list_score(self.plugins[name], normalize) if self.fast_paths else (None, None)))
                                  for name, fn, weight, normalize in score)
         self.reserve_plugins = self._bound("reserve")
         self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
@@ -499,7 +504,7 @@ class Framework:
         node gets exactly what :meth:`run_filter_plugins` gives it (or, for a node in
         ``nominated_nodes``, :meth:`run_filter_plugins_with_nominated_pods`); the plugin loop is
         inlined here because it runs for hundreds of nodes per pod (the scheduler's hot path).
-        When some plugins have a whole-list form (see columnar) and the nodes are not a
+        When some plugins declare a whole-list form (hookspecs.WholeListFilter) and the nodes are not a
         handful, they are filtered in chunks, plugin by plugin (:meth:`_filter_in_chunks`); a
         node with nominated pods the pod must leave room for gets its two passes on its own,
         one with none such is filtered with the others (upstream: no pod added, one pass).
@@ -529,12 +534,12 @@ class Framework:
                            nominated_nodes: Collection[str]) -> "_Nominated":
         """What the nominated-pods path needs, worked out once per :meth:`filter_nodes`."""
         extensions = self._add_pod_extensions(state)
-        key = _nominated_pass_key(plan, state, pod) if not extensions else None
+        key = _nominated_pass_key(plan, state, pod) if not extensions and self.fast_paths else None
         nominator = self.handle.nominator
         kept_lists = getattr(nominator, "kept_lists", None)
         node_of = getattr(nominator, "nominated_node_name", None)
         lists = None
-        if kept_lists is not None and node_of is not None and pod.uid and _nominated_memos_enabled():
+        if kept_lists is not None and node_of is not None and pod.uid and self.fast_paths:
             lists = kept_lists()
         own = node_of(pod) if node_of is not None and lists is not None else ""
         return _Nominated(nominated_nodes, extensions, key, lists, own, pod.effective_priority,
@@ -592,7 +597,9 @@ class Framework:
         one the per-node loop visits too, and no other; a node's status is its first plugin's
         rejection, as there. A chunk where a plugin raised or returned anything but None, a
         Success or a plain rejection is filtered again node by node, for upstream's error and
-        the guard's report."""
+        the guard's report; a whole-list form's results stand in for its per-node calls then.
+        A form that raises or returns a list of the wrong length is an Error naming the plugin,
+        as the per-node hook's exception or wrong return would be."""
         pos, total = 0, len(order)
         rejected_codes, success = _REJECTED_CODES, Code.Success
         to_find = max(to_find, 1)  # the per-node loop stops after its first feasible node at the least
@@ -605,19 +612,25 @@ class Framework:
             plain = True
             if nominated is not None:
                 survivors, plain = self._nominated_in_chunk(state, pod, chunk, nominated, failed)
+            given = fns
             for name, fn, form in zip(names, fns, forms):
                 if not plain or not survivors:
                     break
-                try:
-                    results = form(state, pod, survivors) if form is not None else None
-                    if results is None:
+                results = None
+                if form is not None:
+                    try:
+                        results = form(state, pod, survivors)
+                    except Exception as exc:
+                        return self._filter_raised(name, exc)
+                    wrong = None if results is None else self._not_one_per_node(name, "Filter", results, len(survivors))
+                    if wrong is not None:
+                        return Status(Code.Error, (f'running "{name}" filter plugin: {wrong.message()}',), plugin=name)
+                if results is None:
+                    try:
                         results = [fn(state, pod, ni) for ni in survivors]
-                except Exception:
-                    plain = False
-                    break
-                if len(results) != len(survivors):
-                    plain = False
-                    break
+                    except Exception:
+                        plain = False
+                        break
                 if results.count(None) == len(results):  # every node passed: the usual case
                     continue
                 passed = []
@@ -633,12 +646,15 @@ class Framework:
                         plain = False
                         break
                 if not plain:
+                    if form is not None:  # the node-by-node pass takes the form's results as they are
+                        given = list(fns)
+                        given[fns.index(fn)] = _answering(dict(zip(survivors, results)), fn)
                     break
                 survivors = passed
                 if not survivors:
                     break
             if not plain:
-                failure = self._filter_each(state, pod, chunk, wanted, names, fns, nominated, feasible, rejected)
+                failure = self._filter_each(state, pod, chunk, wanted, names, given, nominated, feasible, rejected)
                 if failure is not None:
                     return failure
             elif failed:
@@ -905,7 +921,7 @@ class Framework:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
         over the bound method, or the plugin's whole-list form (``score_nodes``,
-        ``normalize_score_values``, see :mod:`~kschedfw.framework.columnar`): the hot path.
+        ``normalize_score_values``, see :mod:`kschedfw.hookspecs`): the hot path.
         Scores are checked once per plugin per cycle (all ints? then only the range); only a
         failing check looks at each value. A plugin giving every node the same score adds a
         constant to the totals. ``names``: the nodes' names, if the caller has them already."""
@@ -921,17 +937,19 @@ class Framework:
             if skip and name in skip:
                 continue
             try:
-                # a whole-list form's ints are taken as they come (see columnar); the range is checked
-                values = score_nodes(state, pod, nodes) if score_nodes is not None else None
-                if values is None:
+                raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if raw is None:
                     raw = [fn(state, pod, ni) for ni in nodes]
+                    status = None
+                else:
+                    status = self._not_one_per_node(name, "Score", raw, len(nodes))
             except Exception as exc:
                 err = self._raised(name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            if values is None:
+            if status is None:
                 values, status = self._score_values(name, "Score", raw)
-                if status is not None:
-                    return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            if status is not None:
+                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             raw_values = values
             if normalize is not None:
                 normalized = None
@@ -941,15 +959,16 @@ class Framework:
                     except Exception as exc:
                         status = self._raised(name, "NormalizeScore", exc)
                         return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                if normalized is not None:
-                    values = normalized
-                else:
+                if normalized is None:
                     normalized, status = self._normalize(name, normalize, state, pod, names, values)
                     if status is not None:
                         return [], status
+                else:
+                    status = self._not_one_per_node(name, "NormalizeScore", normalized, len(values))
+                if status is None:
                     values, status = self._score_values(name, "NormalizeScore", normalized)
-                    if status is not None:
-                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                if status is not None:
+                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             low, high = (min(values), max(values)) if values else (0, 0)
             if recorder is not None:
                 recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
@@ -1014,6 +1033,14 @@ class Framework:
         under it and what it changes later cannot reach a later cycle."""
         self._score_pool[plugin] = None
         log.debug("plugin %s keeps NodeScore objects after normalize_score: they are no longer reused", plugin)
+
+    def _not_one_per_node(self, name: str, point: str, out: Any, count: int) -> Status | None:
+        """None when a whole-list form returned a list of ``count`` values (each then checked
+        as the per-node hook's), else the Error the guard reports."""
+        if type(out) is list and len(out) == count or isinstance(out, (list, tuple)) and len(out) == count:
+            return None
+        message = self.faults.wrong_type(name, point, out, f"a list of {count} results, one per node")
+        return Status(Code.Error, (message,), plugin=name)
 
     def _score_values(self, name: str, point: str, raw: list) -> tuple[list[int], Status | None]:
         """Plugin results as ints. Fast path: every value is exactly an int. Otherwise each value

@@ -2,7 +2,7 @@
 pods of at least the pod's priority are nominated to the node, one pass when none is) gives
 the same placements and the same Preempted events whether the runtime answers from its kept
 entries and filters such nodes in chunks, or rebuilds the pods to add for every node and
-filters node by node (``nodememo.set_enabled(False)``, ``columnar.set_enabled(False)``).
+filters node by node (``Simulation(..., fast_paths=False)``).
 
 Seeded clusters big enough for the chunked Filter (at least 16 nodes), full of low-priority
 pods, with preemptors of several priorities and a few pods that stay nominated (too big to fit,
@@ -20,10 +20,9 @@ from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_catalog
 from kschedfw.framework.runtime import _PLAIN, Framework
 from kschedfw.testing import make_node, make_pod
-from kschedfw.testing.fastpaths import plain_path
 
 
-def _run(seed: int):
+def _run(seed: int, fast_paths: bool = True):
     from kschedfw.api import parse_object
     from kschedfw.simulation import Simulation
 
@@ -50,7 +49,7 @@ def _run(seed: int):
             objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
                                     node_selector={"disk": "ssd"} if ssd else None))
     registry = default_catalog()
-    return Simulation(default_config(registry), registry, objects, seed=seed).run()
+    return Simulation(default_config(registry), registry, objects, seed=seed, fast_paths=fast_paths).run()
 
 
 def _preempted(result):
@@ -69,8 +68,7 @@ def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, 
 
     monkeypatch.setattr(Framework, "_nominated_outcome", counting)
     fast = _run(seed)
-    with plain_path(columnar_forms=False):
-        plain = _run(seed)
+    plain = _run(seed, fast_paths=False)
     assert fast.pods == plain.pods
     assert _preempted(fast) == _preempted(plain)
     assert _preempted(fast)
