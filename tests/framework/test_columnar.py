@@ -1,6 +1,6 @@
 """The in-tree plugins' whole-list forms of Filter, Score and NormalizeScore (hookspecs'
-WholeListFilter, WholeListScore, WholeListNormalizeScore) give exactly what the per-node hooks give (upstream calls Filter and Score once per node): the
-same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
+WholeListFilter, WholeListScore, WholeListNormalizeScore) give exactly what the per-node hooks
+give (upstream calls Filter and Score once per node): the same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
 raw, normalised and weighted scores per plugin and the same totals, cycle after cycle on a
 changing seeded random cluster; a fault in a chunk gives the per-node path's error and fault
 count; a form's wrong results meet the per-node hook's guard; and a subclass that overrides a
@@ -194,14 +194,18 @@ def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
     cls = _by_name(kind_at)
     (fast, fast_snap), (plain, plain_snap) = _frameworks((TaintToleration, cls, NodeResourcesFit), nodes)
     chunks = []
-    in_chunks = fast._filter_in_chunks
-    fast._filter_in_chunks = lambda *args: chunks.append(1) or in_chunks(*args)
+    in_chunk = fast._filter_chunk
+    fast._filter_chunk = lambda *args: chunks.append(len(args[2])) or in_chunk(*args)
     pod = make_pod("p", cpu="100m")
+    calls = 0
     for start in (0, 4, 6, 19):
         for to_find in (2, 5, 12, 24):
             expected = _filter_facts(plain, pod, plain_snap.node_infos(), start, to_find)
             assert _filter_facts(fast, pod, fast_snap.node_infos(), start, to_find) == expected, (start, to_find)
-    assert len(chunks) == 16  # every call took the chunked path
+            calls += 1
+            assert chunks and chunks[0] == to_find  # the search began with a chunk of to_find nodes
+            chunks.clear()
+    assert calls == 16
     # the guard counted each fault as often on both paths
     assert fast.faults.counts == plain.faults.counts
 

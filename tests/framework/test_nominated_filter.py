@@ -18,7 +18,7 @@ import pytest
 
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_catalog
-from kschedfw.framework.runtime import _PLAIN, Framework
+from kschedfw.framework.nominated import PLAIN, NominatedPods
 from kschedfw.testing import make_node, make_pod
 
 
@@ -59,14 +59,14 @@ def _preempted(result):
 @pytest.mark.parametrize("seed", range(12))
 def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, monkeypatch):
     outcomes: list = []
-    real = Framework._nominated_outcome
+    real = NominatedPods.outcome
 
-    def counting(self, state, pod, node_info, nominated):
-        out = real(self, state, pod, node_info, nominated)
-        outcomes.append(out is _PLAIN)
+    def counting(self, ctx, state, pod, node_info):
+        out = real(self, ctx, state, pod, node_info)
+        outcomes.append(out is PLAIN)
         return out
 
-    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    monkeypatch.setattr(NominatedPods, "outcome", counting)
     fast = _run(seed)
     plain = _run(seed, fast_paths=False)
     assert fast.pods == plain.pods
@@ -78,14 +78,14 @@ def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, 
 def test_some_runs_meet_nodes_with_only_lower_priority_nominations(monkeypatch):
     """The single-pass case (nothing of the pod's priority or higher nominated) is exercised."""
     plain_seen = []
-    real = Framework._nominated_outcome
+    real = NominatedPods.outcome
 
-    def counting(self, state, pod, node_info, nominated):
-        out = real(self, state, pod, node_info, nominated)
-        plain_seen.append(out is _PLAIN)
+    def counting(self, ctx, state, pod, node_info):
+        out = real(self, ctx, state, pod, node_info)
+        plain_seen.append(out is PLAIN)
         return out
 
-    monkeypatch.setattr(Framework, "_nominated_outcome", counting)
+    monkeypatch.setattr(NominatedPods, "outcome", counting)
     for seed in range(12):
         _run(seed)
     assert any(plain_seen) and not all(plain_seen)

@@ -1,0 +1,237 @@
+"""Filter: one node (upstream RunFilterPlugins), one node with nominated pods, and the search over
+the snapshot's nodes that the scheduling cycle runs (upstream findNodesThatPassFilters).
+
+The search has one path. It takes the nodes a chunk at a time, each chunk as long as the number
+of feasible nodes still wanted, so it visits exactly the nodes a node-by-node loop would; in a
+chunk each plugin takes the nodes that passed the plugins before it, through its whole-list form
+when it declares one (``filter_nodes``, see :mod:`kschedfw.hookspecs`) and the chunk is worth
+it, else a call per node. A node's status is its first rejecting plugin's, as node by node. A
+chunk in which a plugin raised or returned anything but None, a Success or a plain rejection is
+taken again one node at a time, which gives upstream's first error and the guard's report. A
+whole-list form meets the per-node hook's guard itself: raising, returning a list of the wrong
+length or a value that is neither None nor a Status is an Error naming the plugin, as the hook's
+would be.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
+
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
+from kschedfw.framework.plugin_results import filter_raised, filter_returned, not_one_per_node
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import NodeInfo
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+
+__all__ = ["NodeFiltering"]
+
+Plan = tuple[tuple[str, Callable[..., Any]], ...]
+_REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
+#: below this many candidate nodes the whole-list forms' bookkeeping costs more than the calls they save
+_MIN_WHOLE_LIST_NODES = 16
+
+
+class NodeFiltering:
+    """:class:`~kschedfw.framework.runtime.Framework`'s Filter; the plan (``filter_plugins``) and
+    the whole-list forms and verdict keys of its plugins are compiled by the Framework."""
+
+    faults: PluginFaults
+    fast_paths: bool
+    filter_plugins: Plan
+    add_pod_plugins: Plan
+    nominated: NominatedPods
+    #: a plugin's whole-list Filter form, by the plan entry (bound hook) it stands for
+    _filter_forms: dict[Callable[..., Any], Callable[..., Any]]
+    #: a plugin's filter_verdict_key, by plugin name
+    _verdict_keys: Mapping[str, Callable[..., Any]]
+
+    def _filter_plan(self, state: CycleState) -> Plan:
+        plan = state.filter_plan
+        if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
+            skip = state.skip_filter_plugins
+            plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
+        return plan
+
+    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
+        """Upstream RunFilterPlugins: stop at the first non-success on this node."""
+        return self._filter_one(state, pod, node_info, self._filter_plan(state), None)
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
+                                               node_info: NodeInfo) -> Status | None:
+        """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
+        return self.nominated.run(state, pod, node_info, self._add_pod_extensions(state))
+
+    def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
+        """See :meth:`NominatedPods.pods_to_add`."""
+        return self.nominated.pods_to_add(state, pod, node_name)
+
+    def _add_pod_extensions(self, state: CycleState) -> Plan:
+        """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
+        skip = state.skip_filter_plugins
+        if not skip:
+            return self.add_pod_plugins
+        return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
+
+    def filter_verdict_key(self, plan: Plan, state: CycleState, pod: "Pod") -> Hashable | None:
+        """A key such that pods with equal keys get the same status from ``plan`` on the same
+        NodeInfo: the plan's plugins' ``filter_verdict_key`` answers, None when one of them
+        has none (or gives None, or raises), or without fast paths."""
+        if not self.fast_paths:
+            return None
+        keys = self._verdict_keys
+        parts = []
+        for name, _ in plan:
+            verdict_key = keys.get(name)
+            if verdict_key is None:
+                return None
+            try:
+                part = verdict_key(state, pod)
+                hash(part)
+            except Exception:
+                return None
+            if part is None:
+                return None
+            parts.append((name, part))
+        return tuple(parts)
+
+    def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
+                     nominated_nodes: Collection[str] = ()
+                     ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """Filter ``nodes`` from index ``start`` round the list until ``to_find`` fit: (feasible,
+        rejected with their statuses, in visiting order, the first error status or None). Each
+        node gets what :meth:`run_filter_plugins` gives it, or, for a node in
+        ``nominated_nodes``, what :meth:`run_filter_plugins_with_nominated_pods` gives it."""
+        plan = self._filter_plan(state)
+        forms: list[Callable[..., Any] | None] | None = None
+        if self._filter_forms and len(nodes) >= _MIN_WHOLE_LIST_NODES:
+            forms = [self._filter_forms.get(fn) for _, fn in plan]
+            if not any(forms):
+                forms = None
+        nominated = None
+        if nominated_nodes:
+            extensions = self._add_pod_extensions(state)
+            key = self.filter_verdict_key(plan, state, pod) if not extensions else None
+            nominated = self.nominated.begin(state, pod, extensions, key, nominated_nodes)
+        order = nodes[start:] + nodes[:start] if start else nodes
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        to_find = max(to_find, 1)  # a search stops after its first feasible node at the least
+        pos, total = 0, len(order)
+        while pos < total and (wanted := to_find - len(feasible)) > 0:
+            chunk = order[pos:pos + wanted]
+            pos += len(chunk)
+            if len(chunk) > 1:
+                failed = self._filter_chunk(state, pod, chunk, plan, forms, nominated)
+                if type(failed) is Status:  # a whole-list form's fault
+                    return feasible, rejected, failed
+                if failed is not None:
+                    if not failed:
+                        feasible.extend(chunk)
+                        continue
+                    for ni in chunk:
+                        status = failed.get(ni)
+                        if status is None:
+                            feasible.append(ni)
+                        else:
+                            rejected.append((ni, status))
+                    continue
+            for ni in chunk:  # one node, or a chunk with something to report: node by node
+                status = self._filter_one(state, pod, ni, plan, nominated)
+                if status is None:
+                    feasible.append(ni)
+                elif status.code in _REJECTED_CODES:
+                    rejected.append((ni, status))
+                else:
+                    return feasible, rejected, status
+        return feasible, rejected, None
+
+    def _filter_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], plan: Plan,
+                      forms: list[Callable[..., Any] | None] | None, nominated: NominatedContext | None
+                      ) -> dict[NodeInfo, Status] | Status | None:
+        """The rejected nodes of ``chunk`` with their statuses (the others are feasible), or None
+        when a plugin raised or returned something else: the chunk is then taken node by node;
+        or the Error of a whole-list form that broke the guard's rules."""
+        failed: dict[NodeInfo, Status] = {}
+        survivors = chunk
+        if nominated is not None:
+            survivors = []
+            nodes = nominated.nodes
+            for ni in chunk:
+                if ni.name not in nodes:
+                    survivors.append(ni)
+                    continue
+                status = self.nominated.outcome(nominated, state, pod, ni)
+                if status is PLAIN:
+                    survivors.append(ni)
+                elif status is None or (type(status) is Status and status.code is Code.Success):
+                    continue  # passed both passes: not filtered again
+                elif type(status) is Status and status.code in _REJECTED_CODES:
+                    failed[ni] = status
+                else:
+                    return None
+        for index, (name, fn) in enumerate(plan):
+            if not survivors:
+                break
+            form = forms[index] if forms is not None else None
+            results = None
+            if form is not None:
+                try:
+                    results = form(state, pod, survivors)
+                except Exception as exc:
+                    return filter_raised(self.faults, name, exc)
+                wrong = None if results is None else not_one_per_node(self.faults, name, "Filter", results,
+                                                                     len(survivors))
+                if wrong is not None:
+                    return Status(Code.Error, (f'running "{name}" filter plugin: {wrong.message()}',), plugin=name)
+            if results is None:
+                try:
+                    results = [fn(state, pod, ni) for ni in survivors]
+                except Exception:
+                    return None
+            elif results.count(None) != len(results):
+                for status in results:
+                    if status is not None and not isinstance(status, Status):
+                        return filter_returned(self.faults, name, status)
+            if results.count(None) == len(results):  # every node passed: the usual case
+                continue
+            passed = []
+            for ni, status in zip(survivors, results):
+                if status is None:
+                    passed.append(ni)
+                elif type(status) is Status and status.code in _REJECTED_CODES:
+                    status.plugin = name
+                    failed[ni] = status
+                elif type(status) is Status and status.code is Code.Success:
+                    passed.append(ni)
+                else:
+                    return None
+            survivors = passed
+        return failed
+
+    def _filter_one(self, state: CycleState, pod: "Pod", ni: NodeInfo, plan: Plan,
+                    nominated: NominatedContext | None) -> Status | None:
+        """One node's status: ``plan``'s plugins in order until the first non-success (upstream
+        RunFilterPlugins), or, for a node with nominations, the nominated-pods pass. HOT PATH: a
+        plugin returning None (most calls) costs the call alone."""
+        if nominated is not None and ni.name in nominated.nodes:
+            status = self.nominated.outcome(nominated, state, pod, ni)
+            if status is not PLAIN:
+                return None if status is None or status.code is Code.Success else status
+        name = ""
+        try:
+            for name, fn in plan:
+                status = fn(state, pod, ni)
+                if status is not None:
+                    if type(status) is Status and status.code in _REJECTED_CODES:
+                        status.plugin = name
+                        return status
+                    status = filter_returned(self.faults, name, status)
+                    if status is not None:
+                        return status
+        except Exception as exc:
+            return filter_raised(self.faults, name, exc)
+        return None

@@ -1,0 +1,219 @@
+"""Filter with nominated pods (upstream RunFilterPluginsWithNominatedPods and addGENominatedPods).
+
+A pod must leave room on a node for the pods nominated to it with at least its priority: when
+there are some, the node is filtered twice, once with those pods added (on a clone of the node,
+and of the CycleState when an AddPod extension will change it) and, if that passes, once as it
+is; when there are none, the node takes the plain Filter (:data:`PLAIN`).
+
+Kept across cycles, per node, while the node's :class:`~kschedfw.framework.node_stamp.NodeStamp`
+matches (its invariant): the clone with the pods added (:class:`_KeptNode`), so the next pod that
+must leave room for the same pods reuses it, and with a Filter verdict key (the Filter plugins'
+``filter_verdict_key``, see :mod:`kschedfw.hookspecs`) the outcome of the two passes for that key.
+An entry may also say which of the nominator's kept lists (``Nominator.kept_lists``) and which
+priority its pods came from: a later pod of that priority then reuses it without asking the
+nominator again, as long as that same list object is still the kept one. Nothing is kept without
+``fast_paths``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
+
+import attrs
+
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.node_stamp import NodeStamp
+from kschedfw.framework.status import Status
+from kschedfw.framework.types import NodeInfo, same_objects
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.handle import Handle
+
+__all__ = ["PLAIN", "NominatedPods", "NominatedContext"]
+
+Plan = tuple[tuple[str, Callable[..., Any]], ...]
+RunFilter = Callable[[CycleState, "Pod", NodeInfo], "Status | None"]
+RunAddPod = Callable[[CycleState, "Pod", "Pod", NodeInfo], "Status | None"]
+
+#: :meth:`NominatedPods.outcome`: no nominated pod to add, the node takes the plain Filter
+PLAIN: Any = object()
+_MISSING: Any = object()
+#: outcomes kept per node (distinct verdict keys seen while the node and its nominations stayed put)
+_KEPT_OUTCOMES = 8
+
+
+@attrs.define(slots=True, eq=False)
+class _KeptNode(NodeStamp):
+    """A node's nominated pods to add and its clone with them added (``info``, None when there
+    are none); ``outcomes``: the two passes' status per verdict key (None: both passed);
+    ``nominated``/``priority``: the nominator's kept list and the priority ``pods`` were derived
+    from (None: not known to be)."""
+
+    pods: list[Any] = attrs.Factory(list)
+    info: NodeInfo | None = None
+    outcomes: dict[Hashable, Status | None] = attrs.Factory(dict)
+    nominated: list[Any] | None = None
+    priority: int = 0
+
+
+@attrs.define(slots=True, frozen=True)
+class NominatedContext:
+    """One Filter search's view of the nominations, worked out once: the nodes that have some,
+    the AddPod extensions to run, the verdict key (None: outcomes are not kept), the nominator's
+    kept lists (None: entries are not trusted without asking the nominator), the node the pod
+    itself is nominated to, its priority, and this cycle's node -> pods to add."""
+
+    nodes: Collection[str]
+    extensions: Plan
+    key: Hashable | None
+    lists: Mapping[str, list[Any]] | None
+    own: str
+    priority: int
+    cycle_pods: dict[str, list[Any]]
+
+
+def _copy_kept(status: Status) -> Status:
+    """A copy of a kept outcome to hand out, so that whoever changes it does not change the kept one."""
+    return Status(status.code, status.reasons, status.plugin, status.error)
+
+
+class NominatedPods:
+    """The nominated-pods pass of one profile, and what it keeps between cycles."""
+
+    def __init__(self, handle: "Handle", run_filter: RunFilter, run_add_pod: RunAddPod, *, keep: bool) -> None:
+        self._handle = handle
+        self._run_filter = run_filter
+        self._run_add_pod = run_add_pod
+        self._keep = keep
+        self._kept: dict[str, _KeptNode] = {}
+        #: (cycle state, pod, nominator version, node name -> pods to add): see pods_to_add
+        self._cycle: tuple[Any, Any, Any, dict[str, list[Any]]] = (None, None, None, {})
+
+    def begin(self, state: CycleState, pod: "Pod", extensions: Plan, key: Hashable | None,
+              nominated_nodes: Collection[str]) -> NominatedContext:
+        """The context of one Filter search over nodes, ``nominated_nodes`` those with nominations."""
+        kept = self._kept
+        if len(kept) > 2 * len(nominated_nodes) + 64 or (kept and not nominated_nodes):
+            # nominations moved on: keep only the nodes that still have some
+            self._kept = {name: entry for name, entry in kept.items() if name in nominated_nodes}
+        nominator = self._handle.nominator
+        kept_lists = getattr(nominator, "kept_lists", None)
+        node_of = getattr(nominator, "nominated_node_name", None)
+        lists = kept_lists() if self._keep and kept_lists is not None and node_of is not None and pod.uid else None
+        own = node_of(pod) if node_of is not None and lists is not None else ""
+        return NominatedContext(nominated_nodes, extensions, key if self._keep and not extensions else None,
+                                lists, own, pod.effective_priority, self._cycle_pods(state, pod))
+
+    def outcome(self, ctx: NominatedContext, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Any:
+        """A node with nominations: its two passes' status (None: both passed), or :data:`PLAIN`
+        when ``pod`` must leave room for none of them."""
+        name = node_info.name
+        kept = self._kept.get(name) if self._keep else None
+        if kept is not None and not kept.matches(node_info):
+            kept = None
+        derivable = ctx.lists is not None and name != ctx.own
+        source = ctx.lists.get(name) if ctx.lists is not None and derivable else None
+        trusted = derivable and kept is not None and kept.nominated is not None \
+            and kept.nominated is source and kept.priority == ctx.priority
+        if trusted:
+            to_add = ctx.cycle_pods[name] = kept.pods  # type: ignore[union-attr]
+        else:
+            to_add = self.pods_to_add(state, pod, name)
+        if not to_add:
+            if derivable and not trusted:
+                kept = self._kept[name] = _KeptNode(node_info, node_info.generation, node_info.node,
+                                                    node_info.image_states, to_add)
+                self._derived(kept, source, ctx.priority, pod)
+            return PLAIN
+        if ctx.extensions:
+            return self._two_passes(state, pod, node_info, to_add, ctx.extensions, None)
+        if not self._keep:
+            return self._two_passes(state, pod, node_info, to_add, (), None)
+        if kept is None or kept.info is None or not same_objects(kept.pods, to_add):
+            info = node_info.clone()
+            for other in to_add:
+                info.add_pod(other)
+            kept = self._kept[name] = _KeptNode(node_info, node_info.generation, node_info.node,
+                                                node_info.image_states, to_add, info)
+        elif ctx.key is not None and (known := kept.outcomes.get(ctx.key, _MISSING)) is not _MISSING:
+            return None if known is None else _copy_kept(known)
+        status = self._two_passes(state, pod, node_info, to_add, (), kept.info)
+        if ctx.key is not None and (status is None or status.is_rejected()):
+            # (an Error is not kept: the next pod meets the fault itself)
+            if len(kept.outcomes) >= _KEPT_OUTCOMES:
+                kept.outcomes.clear()
+            kept.outcomes[ctx.key] = None if status is None else _copy_kept(status)
+        if derivable and not trusted:
+            self._derived(kept, source, ctx.priority, pod)
+        return status
+
+    def run(self, state: CycleState, pod: "Pod", node_info: NodeInfo, extensions: Plan) -> Status | None:
+        """Upstream RunFilterPluginsWithNominatedPods for one node, nothing kept or reused."""
+        to_add = self._nominated_to(pod, node_info.name)
+        if not to_add:
+            return self._run_filter(state, pod, node_info)
+        return self._two_passes(state, pod, node_info, to_add, extensions, None)
+
+    def _two_passes(self, state: CycleState, pod: "Pod", node_info: NodeInfo, to_add: list[Any],
+                    extensions: Plan, with_pods: NodeInfo | None) -> Status | None:
+        """Filter ``node_info`` with ``to_add`` added (``with_pods``, when given, is that node
+        already), then, if that passed, as it is. The CycleState is cloned only when an AddPod
+        extension will change it."""
+        state_with = state
+        if with_pods is None:
+            with_pods = node_info.clone()
+            if extensions:
+                state_with = state.clone()
+            for other in to_add:
+                with_pods.add_pod(other)
+                if extensions:
+                    status = self._run_add_pod(state_with, pod, other, with_pods)
+                    if status is not None:
+                        return status
+        status = self._run_filter(state_with, pod, with_pods)
+        if status is None or status.is_success():
+            status = self._run_filter(state, pod, node_info)
+        return status
+
+    def _derived(self, kept: _KeptNode, source: list[Any] | None, priority: int, pod: "Pod") -> None:
+        """Mark ``kept`` as derived from the nominator's kept list ``source`` for ``priority``,
+        after checking its pods are what that list gives a pod of that priority."""
+        kept.nominated = None
+        if source is None:
+            return
+        uid = pod.uid
+        derived = [p for p in source if p.uid != uid and p.effective_priority >= priority]
+        if same_objects(derived, kept.pods):
+            kept.nominated = source
+            kept.priority = priority
+
+    def pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list[Any]:
+        """The pods nominated to ``node_name`` that ``pod`` must leave room for (upstream
+        addGENominatedPods: priority at least ``pod``'s, ``pod`` itself excluded), in nomination
+        order. Worked out once per node and cycle (``state``) while the nominations stay as they
+        are, for Filter and then preemption's dry run. Do not change the list."""
+        if self._handle.nominator is None:
+            return []
+        known = self._cycle_pods(state, pod)
+        to_add = known.get(node_name)
+        if to_add is None:
+            to_add = known[node_name] = self._nominated_to(pod, node_name)
+        return to_add
+
+    def _cycle_pods(self, state: CycleState, pod: "Pod") -> dict[str, list[Any]]:
+        """node name -> pods to add, for this cycle while the nominator's version holds."""
+        version = getattr(self._handle.nominator, "version", None)
+        cycle = self._cycle
+        if cycle[0] is not state or cycle[1] is not pod or cycle[2] != version or version is None:
+            cycle = self._cycle = (state, pod, version, {})
+        return cycle[3]
+
+    def _nominated_to(self, pod: "Pod", node_name: str) -> list[Any]:
+        nominator = self._handle.nominator
+        nominated = nominator.nominated_pods_for_node(node_name) if nominator is not None else ()
+        if not nominated:
+            return []
+        priority = pod.effective_priority
+        uid = pod.uid
+        return [p for p in nominated if p.uid != uid and p.effective_priority >= priority]

@@ -1,0 +1,107 @@
+"""What a plugin call gave back, checked: the Status the runtime goes on with, never a crash.
+
+Every hook call is guarded (see :mod:`kschedfw.hookspecs`): an exception, a return value of the
+wrong type or a score that is not an int becomes an Error status naming the plugin, the extension
+point and what came back; :class:`~kschedfw.framework.guard.PluginFaults` logs each cause once.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.status import Code, Status
+
+__all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
+           "wanted_tuple", "not_one_per_node"]
+
+_STATUS = "Status or None"
+_INT_ONLY = {int}
+
+
+def wanted_tuple(point: str) -> str:
+    """What a hook returning a pair may return, as the wrong-type message says it."""
+    return {"PreFilter": "(PreFilterResult | None, Status | None) or Status or None",
+            "PostFilter": "(PostFilterResult | None, Status | None) or Status or None",
+            "Permit": "Status or (Status, timeout seconds) or None",
+            "PreBindPreFlight": "(PreBindPreFlightResult | None, Status | None) or Status or None"}[point]
+
+
+def raised(faults: PluginFaults, name: str, point: str, exc: Exception) -> Status:
+    """An exception inside a plugin, as an Error status naming it (logged once per cause)."""
+    return Status(Code.Error, (faults.exception(name, point, exc),), plugin=name)
+
+
+def checked_status(faults: PluginFaults, name: str, point: str, value: Any) -> Status | None:
+    """A hook's Status return, checked: anything else becomes an Error naming what came back."""
+    if value is None or isinstance(value, Status):
+        return value
+    return Status(Code.Error, (faults.wrong_type(name, point, value, _STATUS),), plugin=name)
+
+
+def checked_pair(faults: PluginFaults, name: str, point: str, out: Any,
+                 result_type: type) -> tuple[Any, Status | None]:
+    """``(result, status)`` hooks that may also return a bare Status or None."""
+    if out is None:
+        return None, None
+    if isinstance(out, tuple) and len(out) == 2:
+        result, status = out
+        if (result is None or isinstance(result, result_type)) and (status is None or isinstance(status, Status)):
+            return result, status
+    elif isinstance(out, Status):
+        return None, out
+    return None, Status(Code.Error, (faults.wrong_type(name, point, out, wanted_tuple(point)),), plugin=name)
+
+
+def filter_returned(faults: PluginFaults, name: str, status: Any) -> Status | None:
+    """A Filter plugin's non-None return, checked: None for Success, the rejection (naming the
+    plugin), or an Error status for anything else."""
+    if type(status) is not Status and not isinstance(status, Status):
+        message = faults.wrong_type(name, "Filter", status, _STATUS)
+        return Status(Code.Error, (f'running "{name}" filter plugin: {message}',), plugin=name)
+    if status.code is Code.Success:
+        return None
+    if status.is_rejected():
+        status.plugin = name
+        return status
+    return Status(Code.Error, (f'running "{name}" filter plugin: {status.message()}',), plugin=name)
+
+
+def filter_raised(faults: PluginFaults, name: str, exc: Exception) -> Status:
+    """An exception inside a Filter plugin, as upstream words the Error."""
+    err = raised(faults, name, "Filter", exc)
+    return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
+
+
+def not_one_per_node(faults: PluginFaults, name: str, point: str, out: Any, count: int) -> Status | None:
+    """None when a whole-list form returned a list of ``count`` results (each then checked as
+    the per-node hook's), else the Error naming what it returned."""
+    if isinstance(out, (list, tuple)) and len(out) == count:
+        return None
+    message = faults.wrong_type(name, point, out, f"a list of {count} results, one per node")
+    return Status(Code.Error, (message,), plugin=name)
+
+
+def score_values(faults: PluginFaults, name: str, point: str, raw: list[Any]) -> tuple[list[int], Status | None]:
+    """Plugin results as ints. Fast path: every value is exactly an int. Otherwise each value is
+    checked: ``(score, status)`` tuples are unpacked; a failed status is returned; bools, floats,
+    None and anything else are an Error naming the value (never truncated)."""
+    if set(map(type, raw)) <= _INT_ONLY:
+        return raw, None
+    values = []
+    for v in raw:
+        if point == "Score" and type(v) is tuple and len(v) == 2:
+            score, status = v
+            if status is not None:
+                if not isinstance(status, Status):
+                    return [], checked_status(faults, name, point, status)
+                if not status.is_success():
+                    return [], status
+            v = score
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool):  # int subclasses, numpy ints
+            values.append(int(v))
+            continue
+        want = "int or (int, Status | None)" if point == "Score" else "int in NodeScore.score"
+        return [], Status(Code.Error, (faults.wrong_type(name, point, v, want),), plugin=name)
+    return values, None

@@ -1,0 +1,329 @@
+"""The extension points that call each of their plugins once per call: the queue's PreEnqueue
+and SignPod, PreFilter and its AddPod/RemovePod extensions, PostFilter, PreScore, and the
+Reserve, Permit and binding points (upstream RunXxxPlugins). Filter and Score, which run per
+node, are :mod:`~kschedfw.framework.filtering` and :mod:`~kschedfw.framework.scoring`.
+
+Each rule (who stops the loop, which codes are kept, how an Error is worded) is upstream's; every
+return value goes through :mod:`~kschedfw.framework.plugin_results` first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from kschedfw.framework.batch import PodSignature
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.plugin_results import checked_pair, checked_status, raised, wanted_tuple
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
+                                      PreBindPreFlightResult, PreFilterResult)
+from kschedfw.framework.waiting_pods import WaitingPod
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+
+__all__ = ["ExtensionPoints", "SCHEDULER_NAME_SIGNER_NAME"]
+
+#: The signature fragment every pod gets (upstream fwk.SchedulerNameSignerName).
+SCHEDULER_NAME_SIGNER_NAME = "v1.Pod.Spec.SchedulerName"
+
+Plan = tuple[tuple[str, Callable[..., Any]], ...]
+
+
+class ExtensionPoints:
+    """:class:`~kschedfw.framework.runtime.Framework`'s once-per-call extension points; the plans
+    are compiled by the Framework (and may be swapped for timed copies on a sampled cycle)."""
+
+    faults: PluginFaults
+    pre_enqueue_plugins: Plan
+    sign_plugins: Plan
+    unsigned_plugins: tuple[str, ...]
+    _last_refuser: int | None
+    pre_filter_plugins: Plan
+    filter_plugins: Plan
+    add_pod_plugins: Plan
+    remove_pod_plugins: Plan
+    post_filter_plugins: Plan
+    pre_score_plugins: Plan
+    reserve_plugins: Plan
+    unreserve_plugins: Plan
+    permit_plugins: Plan
+    pre_bind_plugins: Plan
+    pre_bind_pre_flight_plugins: Plan
+    bind_plugins: Plan
+    post_bind_plugins: Plan
+
+    def run_pre_enqueue_plugins(self, pod: "Pod", gating_plugin: str = "") -> Status | None:
+        """First non-success; the plugin that gated the pod last time runs first, as upstream."""
+        plugins = self.pre_enqueue_plugins
+        if gating_plugin and len(plugins) > 1:
+            plugins = tuple(sorted(plugins, key=lambda entry: entry[0] != gating_plugin))
+        for name, fn in plugins:
+            try:
+                status = checked_status(self.faults, name, "PreEnqueue", fn(pod))
+            except Exception as exc:
+                return raised(self.faults, name, "PreEnqueue", exc)
+            if status is not None and not status.is_success():
+                status.plugin = name
+                return status
+        return None
+
+    def sign_pod(self, pod: "Pod") -> PodSignature:
+        """Upstream SignPod: the pod's scheduling signature, or None when the profile cannot
+        sign (a plugin lacks sign_pod) or a plugin refuses this pod (non-Success, raised, wrong
+        type). Equal signatures mean equal Filter and Score results on the same nodes.
+
+        The plugin that refused the previous pod is asked first: if it refuses again the answer
+        (None) is the same as upstream's, without asking the plugins before it (with the default
+        profile PodTopologySpread refuses every pod, after seven others in profile order)."""
+        if self.unsigned_plugins:
+            return None
+        signers = self.sign_plugins
+        refuser = self._last_refuser
+        if refuser is not None and self._fragments(*signers[refuser], pod) is None:
+            return None
+        signature: dict[str, Any] = {SCHEDULER_NAME_SIGNER_NAME: pod.scheduler_name}
+        for index, (name, fn) in enumerate(signers):
+            fragments = self._fragments(name, fn, pod)
+            if fragments is None:
+                self._last_refuser = index
+                return None
+            for fragment in fragments:
+                signature[fragment.key] = fragment.value
+        return signature
+
+    def _fragments(self, name: str, fn: Callable, pod: "Pod") -> list | tuple | None:
+        """One plugin's fragments (empty when it returned none), None when it refused."""
+        try:
+            out = fn(pod)
+        except Exception as exc:
+            raised(self.faults, name, "Sign", exc)
+            return None
+        if isinstance(out, Status):
+            fragments, status = None, out
+        elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+            fragments, status = out
+        elif out is None:
+            fragments, status = None, None
+        else:
+            self.faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
+            return None
+        if status is not None and not status.is_success():
+            return None
+        return fragments or ()
+
+    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+                               ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
+        """Upstream RunPreFilterPlugins: (merged result, status, plugins). On a rejection the
+        plugins are those that rejected; on success, those whose result narrowed the nodes."""
+        result: PreFilterResult | None = None
+        rejectors: set[str] = set()
+        returned: Status | None = None
+        narrowing: list[str] = []
+        for name, fn in self.pre_filter_plugins:
+            try:
+                plugin_result, status = checked_pair(self.faults, name, "PreFilter", fn(state, pod, nodes), PreFilterResult)
+            except Exception as exc:
+                status = raised(self.faults, name, "PreFilter", exc)
+            if status is not None and status.is_skip():
+                state.skip_filter_plugins.add(name)
+                continue
+            if status is not None and not status.is_success():
+                status.plugin = name
+                if status.code in (Code.Unschedulable, Code.UnschedulableAndUnresolvable):
+                    rejectors.add(name)
+                    if status.code is Code.UnschedulableAndUnresolvable:
+                        return None, status, rejectors
+                    returned = status
+                    continue
+                return None, Status(Code.Error, (f'running PreFilter plugin "{name}": {status.message()}',), plugin=name), rejectors
+            if plugin_result is not None and not plugin_result.all_nodes():
+                narrowing.append(name)
+                result = plugin_result if result is None else result.merge(plugin_result)
+                if result.node_names is not None and not result.node_names:
+                    if len(narrowing) == 1:
+                        msg = f"node(s) didn't satisfy plugin {narrowing[0]}"
+                    else:
+                        msg = f"node(s) didn't satisfy plugin(s) [{' '.join(narrowing)}] simultaneously"
+                    rejectors.update(narrowing)
+                    return result, Status(Code.UnschedulableAndUnresolvable, (msg,), plugin=narrowing[0]), rejectors
+        skip = state.skip_filter_plugins
+        state.filter_plan = tuple(p for p in self.filter_plugins if p[0] not in skip) if skip else self.filter_plugins
+        if returned is not None:
+            return result, returned, rejectors
+        return result, None, set(narrowing)
+
+    def _run_extension(self, plugins: tuple, state: CycleState, pod: "Pod", other: "Pod",
+                       node_info: NodeInfo, what: str) -> Status | None:
+        for name, fn in plugins:
+            if name in state.skip_filter_plugins:
+                continue
+            try:
+                status = checked_status(self.faults, name, what, fn(state, pod, other, node_info))
+            except Exception as exc:
+                status = raised(self.faults, name, what, exc)
+            if status is not None and not status.is_success():
+                return Status(Code.Error, (f'running {what} on PreFilter plugin "{name}": {status.message()}',), plugin=name)
+        return None
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "Pod", pod_to_add: "Pod",
+                                         node_info: NodeInfo) -> Status | None:
+        return self._run_extension(self.add_pod_plugins, state, pod, pod_to_add, node_info, "AddPod")
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "Pod", pod_to_remove: "Pod",
+                                            node_info: NodeInfo) -> Status | None:
+        return self._run_extension(self.remove_pod_plugins, state, pod, pod_to_remove, node_info, "RemovePod")
+
+    def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
+                                ) -> tuple[PostFilterResult | None, Status]:
+        """Upstream RunPostFilterPlugins: first Success or UAU wins; rejections' messages join."""
+        reasons: list[str] = []
+        rejector = ""
+        result: PostFilterResult | None = None
+        for name, fn in self.post_filter_plugins:
+            try:
+                plugin_result, status = checked_pair(self.faults, name, "PostFilter", fn(state, pod, node_to_status),
+                                                   PostFilterResult)
+            except Exception as exc:
+                return None, raised(self.faults, name, "PostFilter", exc)
+            if status is None or status.is_success():
+                return plugin_result, Status(Code.Success, plugin=name)
+            if status.code is Code.UnschedulableAndUnresolvable:
+                status.plugin = name
+                return plugin_result, status
+            if not status.is_rejected():
+                return None, Status(Code.Error, (status.message(),), plugin=name)
+            if plugin_result is not None and plugin_result.nominating_info is not None \
+                    and plugin_result.nominating_info.mode.value != 0:
+                result = plugin_result
+            reasons.extend(status.reasons)
+            rejector = rejector or name
+        return result, Status(Code.Unschedulable, tuple(reasons), plugin=rejector)
+
+    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
+        for name, fn in self.pre_score_plugins:
+            try:
+                status = checked_status(self.faults, name, "PreScore", fn(state, pod, nodes))
+            except Exception as exc:
+                status = raised(self.faults, name, "PreScore", exc)
+            if status is None or status.is_success():
+                continue
+            if status.is_skip():
+                state.skip_score_plugins.add(name)
+                continue
+            return Status(Code.Error, (f'running PreScore plugin "{name}": {status.message()}',), plugin=name)
+        return None
+
+    def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        return self._run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
+
+    def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
+        for name, fn in self.unreserve_plugins:
+            try:
+                fn(state, pod, node_name)
+            except Exception as exc:
+                raised(self.faults, name, "Unreserve", exc)
+
+    def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str, now: float
+                           ) -> tuple[Status | None, dict[str, float]]:
+        """Returns (status, {plugin: timeout}) — Wait when any plugin asked to wait."""
+        waits: dict[str, float] = {}
+        for name, fn in self.permit_plugins:
+            timeout: Any = 0.0
+            try:
+                out = fn(state, pod, node_name)
+                if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (int, float)) \
+                        and not isinstance(out[1], bool):
+                    status, timeout = checked_status(self.faults, name, "Permit", out[0]), out[1]
+                elif isinstance(out, tuple):
+                    status = Status(Code.Error, (self.faults.wrong_type(name, "Permit", out, wanted_tuple("Permit")),), plugin=name)
+                else:
+                    status = checked_status(self.faults, name, "Permit", out)
+            except Exception as exc:
+                status = raised(self.faults, name, "Permit", exc)
+            if status is None or status.is_success():
+                continue
+            if status.is_rejected():
+                status.plugin = name
+                return status, {}
+            if status.is_wait():
+                waits[name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT_SECONDS)
+                continue
+            return Status(Code.Error, (f'running Permit plugin "{name}": {status.message()}',), plugin=name), {}
+        if waits:
+            return Status(Code.Wait, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',)), waits
+        return None, {}
+
+    def new_waiting_pod(self, pod: "Pod", node_name: str, waits: dict[str, float], now: float,
+                        on_resolved: Callable[[WaitingPod], None]) -> WaitingPod:
+        wp = WaitingPod(pod, node_name, {p: now + t for p, t in waits.items()}, on_resolved)
+        wp.timeouts = dict(waits)
+        return wp
+
+    # ------------------------------------------------------------------ binding cycle
+    def run_pre_bind_pre_flights(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        """Success if any plugin has PreBind work, Skip if none; Skip marks a plugin's PreBind skipped."""
+        any_success = False
+        plugins_with_pre_bind = {name for name, _ in self.pre_bind_plugins}
+        for name, fn in self.pre_bind_pre_flight_plugins:
+            try:
+                _, status = checked_pair(self.faults, name, "PreBindPreFlight", fn(state, pod, node_name), PreBindPreFlightResult)
+            except Exception as exc:
+                status = raised(self.faults, name, "PreBindPreFlight", exc)
+            if status is None or status.is_success():
+                any_success = True
+            elif status.is_skip():
+                state.skip_pre_bind_plugins.add(name)
+            else:
+                return Status(Code.Error, (f'running PreBindPreFlight "{name}": {status.message()}',), plugin=name)
+        # plugins without a pre-flight hook always have work to do
+        if plugins_with_pre_bind - {name for name, _ in self.pre_bind_pre_flight_plugins}:
+            any_success = True
+        return None if any_success else Status.skip()
+
+    def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        return self._run_until_failure(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+                                       skip=state.skip_pre_bind_plugins)
+
+    def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status:
+        for name, fn in self.bind_plugins:
+            try:
+                status = checked_status(self.faults, name, "Bind", fn(state, pod, node_name))
+            except Exception as exc:
+                status = raised(self.faults, name, "Bind", exc)
+            if status is not None and status.is_skip():
+                continue
+            if status is None or status.is_success():
+                return Status(Code.Success, plugin=name)
+            if status.is_rejected():
+                status.plugin = name
+                return status
+            return Status(Code.Error, (f'running Bind plugin "{name}": {status.message()}',), plugin=name)
+        return Status.skip()
+
+    def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
+        for name, fn in self.post_bind_plugins:
+            try:
+                fn(state, pod, node_name)
+            except Exception as exc:
+                raised(self.faults, name, "PostBind", exc)
+
+    def _run_until_failure(self, plugins: tuple, point: str, state: CycleState, pod: "Pod", node_name: str,
+                           skip: set[str] | frozenset[str] = frozenset()) -> Status | None:
+        """Reserve and PreBind: stop at the first non-success; rejections keep the plugin, the rest
+        become ``running <point> plugin "<name>": ...`` errors."""
+        for name, fn in plugins:
+            if name in skip:
+                continue
+            try:
+                status = checked_status(self.faults, name, point, fn(state, pod, node_name))
+            except Exception as exc:
+                status = raised(self.faults, name, point, exc)
+            if status is not None and not status.is_success():
+                if status.is_rejected():
+                    status.plugin = name
+                    return status
+                return Status(Code.Error, (f'running {point} plugin "{name}": {status.message()}',), plugin=name)
+        return None
+

@@ -1,0 +1,183 @@
+"""Score: each plugin's Score over the nodes that passed Filter, NormalizeScore, the range check
+and the weights (upstream RunScorePlugins), as a total per node.
+
+A plugin's whole-list forms (``score_nodes``, ``normalize_score_values``, see
+:mod:`kschedfw.hookspecs`) stand for the per-node hooks when it declares them. NormalizeScore
+gets a list of :class:`~kschedfw.framework.types.NodeScore`; building hundreds per pod is a
+visible part of a cycle, so a plugin's items are reused from one cycle to the next as long as it
+keeps none of them after the call. Whether it kept one is read from reference counts, which only
+CPython has: elsewhere every call gets new items.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from operator import add
+from typing import TYPE_CHECKING, Any, Callable
+
+from kschedfw.framework.cycle_state import CycleState
+from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.plugin_results import checked_status, not_one_per_node, raised, score_values
+from kschedfw.framework.recorder import CycleRecord
+from kschedfw.framework.status import Code, Status
+from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.framework.recorder import CycleRecorder
+
+__all__ = ["NodeScoring", "ScorePlan", "POOLING"]
+
+log = logging.getLogger(__name__)
+
+#: (plugin, score, weight, normalize or None) per Score plugin, in profile order
+ScorePlan = tuple[tuple[str, Callable[..., Any], int, "Callable[..., Any] | None"], ...]
+#: whether a NodeScore's reference count can tell that a plugin kept it (CPython only)
+POOLING = hasattr(sys, "getrefcount")
+
+
+class NodeScoring:
+    """:class:`~kschedfw.framework.runtime.Framework`'s Score; the plan (``score_plugins``) and
+    its plugins' whole-list forms (``_score_plan``) are compiled by the Framework."""
+
+    faults: PluginFaults
+    score_plugins: ScorePlan
+    #: score_plugins with each plugin's (score_nodes, normalize_score_values), while score_plugins
+    #: is still ``_score_plan_source`` (a sampled cycle's timed copy of the plan has no forms)
+    _score_plan: tuple[tuple[Any, ...], ...]
+    _score_plan_source: ScorePlan
+    #: per plugin with NormalizeScore: its NodeScore items to reuse (None: it keeps them, never reused)
+    _score_pool: dict[str, list[NodeScore] | None]
+
+    def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+                          ) -> tuple[list[NodePluginScores], Status | None]:
+        """Score, normalise, range-check and weight: per node, each plugin's weighted score and
+        the total (upstream RunScorePlugins). The scheduler's cycle uses
+        :meth:`run_score_plugins_totals`, which builds no per-plugin lists."""
+        record = CycleRecord()
+        totals, status = self.run_score_plugins_totals(state, pod, nodes, record)
+        if status is not None:
+            return [], status
+        return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
+                                 total) for ni, total in zip(nodes, totals)], None
+
+    def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
+                                 recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
+                                 ) -> tuple[list[int], Status | None]:
+        """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
+        normalised and weighted scores per plugin. The per-node loop is a list comprehension
+        over the bound method, or the plugin's whole-list form (``score_nodes``,
+        ``normalize_score_values``, see :mod:`kschedfw.hookspecs`), whose results meet the same
+        checks: the hot path.
+        Scores are checked once per plugin per cycle (all ints? then only the range); only a
+        failing check looks at each value. A plugin giving every node the same score adds a
+        constant to the totals. ``names``: the nodes' names, if the caller has them already."""
+        varying: list[list[int]] = []
+        constant = 0
+        skip = state.skip_score_plugins
+        if names is None:
+            names = [ni.name for ni in nodes]
+        plan = self._score_plan
+        if self.score_plugins is not self._score_plan_source:
+            plan = tuple((name, fn, weight, normalize, None, None) for name, fn, weight, normalize in self.score_plugins)
+        for name, fn, weight, normalize, score_nodes, normalize_values in plan:
+            if skip and name in skip:
+                continue
+            status = None
+            try:
+                raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if raw is None:
+                    raw = [fn(state, pod, ni) for ni in nodes]
+                else:
+                    status = not_one_per_node(self.faults, name, "Score", raw, len(nodes))
+            except Exception as exc:
+                err = raised(self.faults, name, "Score", exc)
+                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
+            if status is None:
+                values, status = score_values(self.faults, name, "Score", raw)
+            if status is not None:
+                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            raw_values = values
+            if normalize is not None:
+                normalized = None
+                if normalize_values is not None:
+                    try:
+                        normalized = normalize_values(state, pod, values)
+                    except Exception as exc:
+                        status = raised(self.faults, name, "NormalizeScore", exc)
+                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                if normalized is None:
+                    normalized, status = self._normalize(name, normalize, state, pod, names, values)
+                    if status is not None:
+                        return [], status
+                else:
+                    status = not_one_per_node(self.faults, name, "NormalizeScore", normalized, len(values))
+                if status is None:
+                    values, status = score_values(self.faults, name, "NormalizeScore", normalized)
+                if status is not None:
+                    return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            low, high = (min(values), max(values)) if values else (0, 0)
+            if recorder is not None:
+                recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
+            if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:
+                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+                return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
+            if low == high:
+                constant += low * weight
+            else:
+                varying.append([v * weight for v in values] if weight != 1 else values)
+        if not varying:
+            totals = [constant] * len(nodes)
+        elif len(varying) == 1:
+            totals = [v + constant for v in varying[0]] if constant else list(varying[0])
+        elif len(varying) == 2:  # the default profile's usual case: the two resource scores
+            totals = list(map(add, varying[0], varying[1]))
+            if constant:
+                totals = [v + constant for v in totals]
+        elif constant:
+            totals = [sum(column) + constant for column in zip(*varying)]
+        else:
+            totals = [sum(column) for column in zip(*varying)]
+        if recorder is not None:
+            recorder.totals(names, list(totals))
+        return totals, None
+
+    def _normalize(self, name: str, normalize: Callable, state: CycleState, pod: "Pod", names: list[str],
+                   values: list[int]) -> tuple[list, Status | None]:
+        """NormalizeScore over a fresh NodeScore list: (the scores it left, error status)."""
+        scores = self._node_scores(name, names, values)
+        pooled = bool(scores) and self._score_pool.get(name) is not None
+        if pooled:
+            list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
+        try:
+            status = checked_status(self.faults, name, "NormalizeScore", normalize(state, pod, scores))
+        except Exception as exc:
+            status = raised(self.faults, name, "NormalizeScore", exc)
+        if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
+            self._keeps_node_scores(name)
+        if status is not None and not status.is_success():
+            return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+        return [s.score for s in scores], None
+
+    def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
+        """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long
+        as the plugin keeps none of them (the hot path needs hundreds per pod: refilling them
+        costs about 40% of building new ones)."""
+        pool = self._score_pool.get(plugin)
+        if pool is None:
+            return [NodeScore(name, v) for name, v in zip(names, values)]
+        while len(pool) < len(names):
+            pool.append(NodeScore("", 0))
+        scores = pool[:len(names)]
+        for score, name, value in zip(scores, names, values):
+            score.name = name
+            score.score = value
+        return scores
+
+    def _keeps_node_scores(self, plugin: str) -> None:
+        """The plugin kept the NormalizeScore list or one of its items (their reference counts
+        grew during the call): its items are never reused again, so what it kept cannot change
+        under it and what it changes later cannot reach a later cycle."""
+        self._score_pool[plugin] = None
+        log.debug("plugin %s keeps NodeScore objects after normalize_score: they are no longer reused", plugin)
