@@ -126,7 +126,7 @@ class NodeFiltering:
             pos += len(chunk)
             if len(chunk) > 1:
                 failed = self._filter_chunk(state, pod, chunk, plan, forms, nominated)
-                if type(failed) is Status:  # a whole-list form's fault
+                if isinstance(failed, Status):  # a whole-list form's fault
                     return feasible, rejected, failed
                 if failed is not None:
                     if not failed:
