@@ -30,6 +30,7 @@ from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
+from kschedfw.queue.active_queue import InFlightEvent
 from kschedfw.queue.scheduling_queue import pod_scheduling_properties_change
 from kschedfw.scheduler_events import (LISTED_ONLY_KINDS, event_label, node_update_actions, pod_event_labels,
                                       resource_for_kind)
@@ -128,14 +129,31 @@ class Scheduler:
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 
     def enable_metrics(self, metrics: "SchedulerMetrics") -> None:
-        """Report upstream's metrics to ``metrics``; its wrappers time a sample of plugin calls."""
+        """Report upstream's metrics to ``metrics``: every profile compiles its timed plan against
+        it (plugin durations for the sampled cycles, extension-point durations for every run)."""
         self.metrics = metrics
         for fwk in self.frameworks.values():
-            metrics.instrument(fwk)
-            metrics.instrument_extension_points(fwk, self.algorithm)
+            fwk.instrument(metrics)
         for handle in self._handles:
             handle.metrics = metrics
         self.queue.observe_hint = metrics.queueing_hint_ran
+
+    def metric_counts(self) -> tuple[dict[str, int], dict[str, Any]]:
+        """What :meth:`SchedulerMetrics.publish` copies: the pending pods per queue, and the
+        counts kept anyway (incoming pods, unschedulable plugins, cache sizes, in-flight
+        events, batching)."""
+        queue = self.queue
+        inflight: dict[str, int] = {}
+        for item in queue.active_q.in_flight_events():
+            label = item.event.label if isinstance(item, InFlightEvent) else "PodPopped"
+            inflight[label] = inflight.get(label, 0) + 1
+        batch = self.batch_metrics.counters()
+        return dict(queue.pending_pods()), {
+            "incoming": dict(queue.incoming_pods), "unschedulable": queue.unschedulable_reasons(),
+            "cache": self.cache.sizes(), "inflight": inflight,
+            "batch_attempts": batch[self.batch_metrics.ATTEMPTS],
+            "batch_flushed": batch[self.batch_metrics.CACHE_FLUSHED],
+        }
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
@@ -289,8 +307,8 @@ class Scheduler:
         if qpi is None:
             return False
         pod = qpi.pod
-        if self.metrics is not None:
-            self.metrics.cycle_started(pod.uid)
+        # upstream ShouldRecordPluginMetrics: a sample of cycles runs the timed plugin plans
+        record_plugin_metrics = self.metrics.cycle_started(pod.uid) if self.metrics is not None else False
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:
             self.queue.done(pod.uid)
@@ -303,6 +321,7 @@ class Scheduler:
             self.queue.done(pod.uid)
             return True
         state, pods_to_activate = self.new_cycle_state()
+        state.record_plugin_metrics = record_plugin_metrics
         cycle = self.queue.scheduling_cycle
         self.update_snapshot()
         recorder = self.recorder_for(pod) if self.recorder_for is not None else None

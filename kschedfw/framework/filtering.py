@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.instrumented import PlanChoice
 from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
 from kschedfw.framework.plugin_results import filter_raised, filter_returned, not_one_per_node
 from kschedfw.framework.status import Code, Status
@@ -35,7 +36,7 @@ _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvab
 _MIN_WHOLE_LIST_NODES = 16
 
 
-class NodeFiltering:
+class NodeFiltering(PlanChoice):
     """:class:`~kschedfw.framework.runtime.Framework`'s Filter; the plan (``filter_plugins``) and
     the whole-list forms and verdict keys of its plugins are compiled by the Framework."""
 
@@ -53,7 +54,7 @@ class NodeFiltering:
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
-            plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
+            plan = tuple(p for p in self._plan(state, "filter_plugins") if p[0] not in skip)
         return plan
 
     def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
@@ -72,9 +73,10 @@ class NodeFiltering:
     def _add_pod_extensions(self, state: CycleState) -> Plan:
         """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
         skip = state.skip_filter_plugins
+        extensions = self._plan(state, "add_pod_plugins")
         if not skip:
-            return self.add_pod_plugins
-        return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
+            return extensions
+        return tuple(entry for entry in extensions if entry[0] not in skip)
 
     def filter_verdict_key(self, plan: Plan, state: CycleState, pod: "Pod") -> Hashable | None:
         """A key such that pods with equal keys get the same status from ``plan`` on the same

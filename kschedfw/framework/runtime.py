@@ -9,7 +9,9 @@ extension point and what came back, never a crash of the scheduling loop (see ``
 frameworkImpl is spread over files: this one builds the plugins and compiles the plans;
 :mod:`~kschedfw.framework.points` runs the once-per-call extension points;
 :mod:`~kschedfw.framework.filtering` Filter (with :mod:`~kschedfw.framework.nominated`, the
-nominated-pods pass); :mod:`~kschedfw.framework.scoring` Score.
+nominated-pods pass); :mod:`~kschedfw.framework.scoring` Score;
+:mod:`~kschedfw.framework.instrumented` the timed plans and extension-point durations that
+:meth:`Framework.instrument` compiles in.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from kschedfw.framework.filtering import NodeFiltering
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
+from kschedfw.framework.instrumented import EXTENSION_POINTS, PLUGIN_LISTS, Instrumentation, timed_entries
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
@@ -147,10 +150,8 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
                 if normalize is not None:
                     self._score_pool[entry.name] = [] if POOLING else None
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
-        # the plugins' declared whole-list forms of Score and NormalizeScore (hookspecs), used
-        # while score_plugins is this list (metrics swap in timed copies for sampled cycles:
-        # those call the timed per-node Score)
-        self._score_plan_source = self.score_plugins
+        # the plugins' declared whole-list forms of Score and NormalizeScore (hookspecs); the
+        # timed plan of a cycle recording plugin metrics has none (see instrument)
         self._score_plan = tuple((name, fn, weight, normalize,
                                   *(whole_list_score(self.plugins[name], normalize) if self.fast_paths else (None, None)))
                                  for name, fn, weight, normalize in score)
@@ -164,6 +165,22 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.sign_plugins, self.unsigned_plugins = self._compile_signers()
         self._last_refuser: int | None = None
         self._hints = self._compile_hints()
+
+    def instrument(self, instrumentation: Instrumentation) -> None:
+        """Compile the timed plans against ``instrumentation``: a copy of each plugin list whose
+        calls are timed, for the cycles that record plugin metrics (whole-list forms are left
+        out there, so every plugin's per-node calls are timed, as upstream's), and an observer
+        per extension point for every run (upstream instrumented_plugins.go and the duration
+        each Run*Plugins observes)."""
+        timed = {attribute: timed_entries(getattr(self, attribute), point, instrumentation)
+                 for attribute, point in PLUGIN_LISTS.items()}
+        timed["_score_plan"] = tuple((*entry, None, None) for entry in timed["score_plugins"])
+        self.instrumentation = instrumentation
+        self.timed_plans = timed
+        self.point_observers = {point: instrumentation.extension_point_observer(point, self.profile_name)
+                                for point in EXTENSION_POINTS}
+        if self.batch is not None:
+            self.batch.instrument(instrumentation)
 
     def _compile_signers(self) -> tuple[tuple[tuple[str, Callable], ...], tuple[str, ...]]:
         """(signers, plugins that cannot sign): every distinct PreFilter, Filter, PreScore and

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.instrumented import PlanChoice, extension_point
 from kschedfw.framework.plugin_results import checked_status, not_one_per_node, raised, score_values
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.status import Code, Status
@@ -37,16 +38,14 @@ ScorePlan = tuple[tuple[str, Callable[..., Any], int, "Callable[..., Any] | None
 POOLING = hasattr(sys, "getrefcount")
 
 
-class NodeScoring:
+class NodeScoring(PlanChoice):
     """:class:`~kschedfw.framework.runtime.Framework`'s Score; the plan (``score_plugins``) and
     its plugins' whole-list forms (``_score_plan``) are compiled by the Framework."""
 
     faults: PluginFaults
     score_plugins: ScorePlan
-    #: score_plugins with each plugin's (score_nodes, normalize_score_values), while score_plugins
-    #: is still ``_score_plan_source`` (a sampled cycle's timed copy of the plan has no forms)
+    #: score_plugins with each plugin's (score_nodes, normalize_score_values) or (None, None)
     _score_plan: tuple[tuple[Any, ...], ...]
-    _score_plan_source: ScorePlan
     #: per plugin with NormalizeScore: its NodeScore items to reuse (None: it keeps them, never reused)
     _score_pool: dict[str, list[NodeScore] | None]
 
@@ -62,6 +61,7 @@ class NodeScoring:
         return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
                                  total) for ni, total in zip(nodes, totals)], None
 
+    @extension_point("Score", 1)
     def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                                  recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
                                  ) -> tuple[list[int], Status | None]:
@@ -78,9 +78,9 @@ class NodeScoring:
         skip = state.skip_score_plugins
         if names is None:
             names = [ni.name for ni in nodes]
-        plan = self._score_plan
-        if self.score_plugins is not self._score_plan_source:
-            plan = tuple((name, fn, weight, normalize, None, None) for name, fn, weight, normalize in self.score_plugins)
+        # a cycle recording plugin metrics runs the timed plan, whose per-node calls are timed
+        # (it has no whole-list forms)
+        plan = self._plan(state, "_score_plan")
         for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
