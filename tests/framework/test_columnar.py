@@ -211,8 +211,8 @@ def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
 
 
 def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
-    """Metrics swap in timed copies of the plugin lists for a sampled cycle (upstream samples
-    10% of cycles): those cycles call the timed per-node hooks, so Filter and Score durations are
+    """A sampled cycle (upstream samples 10% of cycles) runs the profile's timed plan, which has
+    no whole-list forms: it calls the timed per-node hooks, so Filter and Score durations are
     observed for the plugins that have whole-list forms too."""
     pytest.importorskip("prometheus_client")
     from tests.test_metrics import FixedRng, samples, simulate
