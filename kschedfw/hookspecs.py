@@ -46,7 +46,8 @@ does not inherit a stale ``score_nodes``), and only when the scheduler runs with
 on (``Framework(..., fast_paths=True)``, the default). A form must give exactly what its hook
 gives, node for node; its results go through the same guard (a value of the wrong type, a list
 of the wrong length, an exception, a score out of range: an Error naming the plugin, as for the
-hook). Cycles that sample plugin durations for metrics call the per-node hooks.
+hook; whole-list scores are checked in one pass, where a bool counts as the int it is). Cycles
+that sample plugin durations for metrics call the per-node hooks.
 """
 
 from __future__ import annotations

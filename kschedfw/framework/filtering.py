@@ -185,8 +185,8 @@ class NodeFiltering(PlanChoice):
                     results = form(state, pod, survivors)
                 except Exception as exc:
                     return filter_raised(self.faults, name, exc)
-                wrong = None if results is None else not_one_per_node(self.faults, name, "Filter", results,
-                                                                     len(survivors))
+                wrong = None if results is None or type(results) is list and len(results) == len(survivors) \
+                    else not_one_per_node(self.faults, name, "Filter", results, len(survivors))
                 if wrong is not None:
                     return Status(Code.Error, (f'running "{name}" filter plugin: {wrong.message()}',), plugin=name)
             if results is None:
@@ -195,9 +195,11 @@ class NodeFiltering(PlanChoice):
                 except Exception:
                     return None
             elif results.count(None) != len(results):
-                for status in results:
+                for status in results:  # (a plain loop over the rejections is below anyway)
                     if status is not None and not isinstance(status, Status):
                         return filter_returned(self.faults, name, status)
+            else:
+                continue
             if results.count(None) == len(results):  # every node passed: the usual case
                 continue
             passed = []

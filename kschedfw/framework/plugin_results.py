@@ -14,7 +14,7 @@ from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.status import Code, Status
 
 __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
-           "wanted_tuple", "not_one_per_node"]
+           "wanted_tuple", "not_one_per_node", "whole_list_values"]
 
 _STATUS = "Status or None"
 _INT_ONLY = {int}
@@ -81,6 +81,24 @@ def not_one_per_node(faults: PluginFaults, name: str, point: str, out: Any, coun
         return None
     message = faults.wrong_type(name, point, out, f"a list of {count} results, one per node")
     return Status(Code.Error, (message,), plugin=name)
+
+
+def whole_list_values(faults: PluginFaults, name: str, point: str, out: Any,
+                      count: int) -> tuple[list[int], Status | None]:
+    """A Score or NormalizeScore whole-list form's results as ints, checked as the per-node
+    hook's (:func:`score_values`). HOT PATH: when their sum is an int every value is one (a
+    float, None, a pair or a string makes it something else or raises), so the usual list is
+    taken as it is after one pass in C; a bool there counts as the int it is."""
+    if type(out) is not list or len(out) != count:
+        wrong = not_one_per_node(faults, name, point, out, count)
+        if wrong is not None:
+            return [], wrong
+    try:
+        if type(sum(out)) is int:
+            return out, None
+    except TypeError:
+        pass
+    return score_values(faults, name, point, list(out))
 
 
 def score_values(faults: PluginFaults, name: str, point: str, raw: list[Any]) -> tuple[list[int], Status | None]:

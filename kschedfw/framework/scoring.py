@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
-from kschedfw.framework.plugin_results import checked_status, not_one_per_node, raised, score_values
+from kschedfw.framework.plugin_results import checked_status, raised, score_values, whole_list_values
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
@@ -84,17 +84,19 @@ class NodeScoring(PlanChoice):
         for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
-            status = None
+            whole_list = False
             try:
                 raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
                 if raw is None:
                     raw = [fn(state, pod, ni) for ni in nodes]
                 else:
-                    status = not_one_per_node(self.faults, name, "Score", raw, len(nodes))
+                    whole_list = True
             except Exception as exc:
                 err = raised(self.faults, name, "Score", exc)
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            if status is None:
+            if whole_list:
+                values, status = whole_list_values(self.faults, name, "Score", raw, len(nodes))
+            else:
                 values, status = score_values(self.faults, name, "Score", raw)
             if status is not None:
                 return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
@@ -111,10 +113,9 @@ class NodeScoring(PlanChoice):
                     normalized, status = self._normalize(name, normalize, state, pod, names, values)
                     if status is not None:
                         return [], status
-                else:
-                    status = not_one_per_node(self.faults, name, "NormalizeScore", normalized, len(values))
-                if status is None:
                     values, status = score_values(self.faults, name, "NormalizeScore", normalized)
+                else:
+                    values, status = whole_list_values(self.faults, name, "NormalizeScore", normalized, len(values))
                 if status is not None:
                     return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
             low, high = (min(values), max(values)) if values else (0, 0)

@@ -299,11 +299,21 @@ def _score_failure(cls, fast_paths):
     return None if status is None else (status.code, status.message(), status.plugin)
 
 
-@pytest.mark.parametrize("bad", [1.5, True, None, "7", 101, -1, (5, Status.as_status("boom")), (5, "ok")])
+@pytest.mark.parametrize("bad", [1.5, None, "7", 101, -1, (5, Status.as_status("boom")), (5, "ok")])
 def test_a_whole_list_score_meets_the_per_node_guard(bad):
-    fast = _score_failure(_listed_score(0, lambda nodes: [bad] * len(nodes)), True)
+    """One bad value among good ones is found and reported as the per-node hook's would be."""
+    fast = _score_failure(_listed_score(0, lambda nodes: [7] * (len(nodes) - 1) + [bad]), True)
     plain = _score_failure(_listed_score(bad, None), False)
     assert fast == plain and fast is not None and fast[0] is Code.Error and fast[2] == "Listed"
+
+
+def test_whole_list_scores_as_pairs_or_int_subclasses_are_taken_as_ints():
+    """As from the per-node hook: (score, None) pairs and int subclasses (a bool from a
+    whole-list form counts as the int it is: its ints are checked in one pass, see hookspecs)."""
+    class Score(int):
+        pass
+    for values in ([(5, None)] * 4, [Score(5)] * 4, [True] * 4):
+        assert _score_failure(_listed_score(0, lambda nodes, values=values: list(values)), True) is None
 
 
 @pytest.mark.parametrize("bad", [1.5, 101, None])
