@@ -5,7 +5,7 @@ The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``
 is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. It is the
 profiles' :class:`~kschedfw.framework.instrumented.Instrumentation`: each profile compiles timed
 copies of its plugin lists against it, run in the cycles whose CycleState records plugin metrics
-(a sample, upstream's 10%: :attr:`SchedulerMetrics.sampling`); the other cycles call the plugins
+(a sample, upstream's 10%: :meth:`SchedulerMetrics.cycle_started`); the other cycles call the plugins
 directly. Extension-point durations are observed on every run, once per extension point (Filter
 once per cycle over all nodes), as upstream.
 
@@ -69,9 +69,6 @@ class SchedulerMetrics:
         self._rng = rng or random.Random()
         self._clock = clock
         self._starts: dict[str, float] = {}
-        #: whether the current cycle's plugin durations are observed (its CycleState's
-        #: ``record_plugin_metrics``)
-        self.sampling = False
         r = self.registry
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts", "Number of attempts to schedule pods, by the result. 'unschedulable' "
@@ -153,8 +150,7 @@ class SchedulerMetrics:
         self._starts[uid] = self._clock()
         if len(self._starts) > MAX_OPEN_ATTEMPTS:  # pods popped and then skipped (deleting) never end
             del self._starts[next(iter(self._starts))]
-        self.sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
-        return self.sampling
+        return self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
 
     def attempt(self, uid: str, result: str, profile: str) -> None:
         """An attempt ended: ``result`` is upstream's "scheduled", "unschedulable" or "error"."""
