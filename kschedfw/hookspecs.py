@@ -52,7 +52,7 @@ that sample plugin durations for metrics call the per-node hooks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
 
 import pluggy
 
@@ -205,6 +205,26 @@ def filter(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "Status | 
     becomes an Error that aborts the whole cycle. Do not mutate ``node_info``; read precomputed
     data from ``state``. Status reasons end up in the FitError message users see.
     """
+
+
+class FilterVerdictKey(Protocol):
+    """Optional, not a hook: a Filter plugin may also define ``filter_verdict_key``.
+
+    ``filter_verdict_key(state, pod)`` returns a hashable key such that the plugin's ``filter``
+    gives every pod with an equal key the same status on the same NodeInfo (unchanged: the same
+    object, ``generation``, ``node`` and ``image_states``), reading only that NodeInfo, the pod
+    fields the key holds and what the key says of ``state``; or None for a pod it cannot say
+    that of. It runs once per cycle, after PreFilter, and must not change anything.
+
+    The runtime uses it to keep Filter outcomes between cycles, and only when every Filter
+    plugin of the cycle gives a key (one None, or one plugin without the method, and nothing is
+    kept): today for the nominated-pods pass, where a node with the same nominated pods added
+    gives the next pod with the same keys the kept status. A plugin whose verdict reads anything
+    else (other nodes, the pods of other nodes, objects from the lister) must not define it. A
+    subclass that overrides ``filter`` does not inherit its base's ``filter_verdict_key``.
+    """
+
+    def filter_verdict_key(self, state: "CycleState", pod: "Pod") -> Hashable | None: ...
 
 
 @hookspec(firstresult=True)

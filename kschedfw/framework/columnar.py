@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from kschedfw.framework.filtering import declared_with
 from kschedfw.hookspecs import WHOLE_LIST_FORMS
 
 __all__ = ["whole_list_filter", "whole_list_score"]
@@ -18,15 +19,7 @@ __all__ = ["whole_list_filter", "whole_list_score"]
 
 def _own_form(plugin: Any, form: str) -> Callable[..., Any] | None:
     """The plugin's bound ``form`` if the class defining it also defines the resolved hook."""
-    hook = WHOLE_LIST_FORMS[form]
-    cls = type(plugin)
-    for klass in cls.__mro__:
-        if form in vars(klass):
-            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
-                bound = getattr(plugin, form)
-                return bound if callable(bound) else None
-            return None
-    return None
+    return declared_with(plugin, form, WHOLE_LIST_FORMS[form])
 
 
 def whole_list_filter(plugin: Any) -> Callable[..., Any] | None:

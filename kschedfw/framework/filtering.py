@@ -28,12 +28,26 @@ from kschedfw.framework.types import NodeInfo
 if TYPE_CHECKING:
     from kschedfw.api import Pod
 
-__all__ = ["NodeFiltering"]
+__all__ = ["NodeFiltering", "declared_with"]
 
 Plan = tuple[tuple[str, Callable[..., Any]], ...]
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: below this many candidate nodes the whole-list forms' bookkeeping costs more than the calls they save
 _MIN_WHOLE_LIST_NODES = 16
+
+
+def declared_with(plugin: Any, method: str, hook: str) -> Callable[..., Any] | None:
+    """``plugin``'s bound ``method``, if the class that defines it also defines the ``hook`` the
+    plugin resolves: a subclass overriding the hook does not inherit an optional method that
+    stands for its base's hook."""
+    cls = type(plugin)
+    for klass in cls.__mro__:
+        if method in vars(klass):
+            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
+                bound = getattr(plugin, method)
+                return bound if callable(bound) else None
+            return None
+    return None
 
 
 class NodeFiltering(PlanChoice):
@@ -152,8 +166,8 @@ class NodeFiltering(PlanChoice):
         return feasible, rejected, None
 
     def _filter_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], plan: Plan,
-                      forms: list[Callable[..., Any] | None] | None, nominated: NominatedContext | None
-                      ) -> dict[NodeInfo, Status] | Status | None:
+                      forms: list[Callable[..., Any] | None] | None,
+                      nominated: NominatedContext | None) -> dict[NodeInfo, Status] | Status | None:
         """The rejected nodes of ``chunk`` with their statuses (the others are feasible), or None
         when a plugin raised or returned something else: the chunk is then taken node by node;
         or the Error of a whole-list form that broke the guard's rules."""
@@ -161,12 +175,12 @@ class NodeFiltering(PlanChoice):
         survivors = chunk
         if nominated is not None:
             survivors = []
-            nodes = nominated.nodes
+            nodes, outcome = nominated.nodes, self.nominated.outcome
             for ni in chunk:
                 if ni.name not in nodes:
                     survivors.append(ni)
                     continue
-                status = self.nominated.outcome(nominated, state, pod, ni)
+                status = outcome(nominated, state, pod, ni)
                 if status is PLAIN:
                     survivors.append(ni)
                 elif status is None or (type(status) is Status and status.code is Code.Success):

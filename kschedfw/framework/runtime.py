@@ -25,7 +25,7 @@ from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
 from kschedfw.framework.columnar import whole_list_filter, whole_list_score
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kschedfw.framework.filtering import NodeFiltering
+from kschedfw.framework.filtering import NodeFiltering, declared_with
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
@@ -33,8 +33,7 @@ from kschedfw.framework.instrumented import EXTENSION_POINTS, PLUGIN_LISTS, Inst
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
-from kschedfw.framework.scoring import POOLING, NodeScoring
-from kschedfw.framework.types import NodeScore
+from kschedfw.framework.scoring import NodeScoring
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import ResolvedProfile
@@ -77,7 +76,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
-        self._score_pool: dict[str, list[NodeScore] | None] = {}
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
         self._pm = pluggy.PluginManager("kschedfw")
@@ -137,7 +135,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
             if (form := whole_list_filter(self.plugins[name])) is not None} if self.fast_paths else {}
         self._verdict_keys: dict[str, Callable] = {
             name: verdict_key for name, _ in self.filter_plugins
-            if callable(verdict_key := getattr(self.plugins[name], "filter_verdict_key", None))}
+            if (verdict_key := declared_with(self.plugins[name], "filter_verdict_key", "filter")) is not None}
         self.post_filter_plugins = self._bound("post_filter")
         self.pre_score_plugins = self._bound("pre_score")
         score = []
@@ -147,8 +145,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
             if "score" in hooks:
                 normalize = plan_callable(self._pm, plugin, "normalize_score") if "normalize_score" in hooks else None
                 score.append((entry.name, plan_callable(self._pm, plugin, "score"), entry.weight or 1, normalize))
-                if normalize is not None:
-                    self._score_pool[entry.name] = [] if POOLING else None
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
         # the plugins' declared whole-list forms of Score and NormalizeScore (hookspecs); the
         # timed plan of a cycle recording plugin metrics has none (see instrument)

@@ -3,16 +3,12 @@ and the weights (upstream RunScorePlugins), as a total per node.
 
 A plugin's whole-list forms (``score_nodes``, ``normalize_score_values``, see
 :mod:`kschedfw.hookspecs`) stand for the per-node hooks when it declares them. NormalizeScore
-gets a list of :class:`~kschedfw.framework.types.NodeScore`; building hundreds per pod is a
-visible part of a cycle, so a plugin's items are reused from one cycle to the next as long as it
-keeps none of them after the call. Whether it kept one is read from reference counts, which only
-CPython has: elsewhere every call gets new items.
+gets a new list of new :class:`~kschedfw.framework.types.NodeScore` items every call, so a plugin
+may keep them (reusing them across cycles saved nothing measurable in the benchmarks).
 """
 
 from __future__ import annotations
 
-import logging
-import sys
 from operator import add
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -28,14 +24,10 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.framework.recorder import CycleRecorder
 
-__all__ = ["NodeScoring", "ScorePlan", "POOLING"]
-
-log = logging.getLogger(__name__)
+__all__ = ["NodeScoring", "ScorePlan"]
 
 #: (plugin, score, weight, normalize or None) per Score plugin, in profile order
 ScorePlan = tuple[tuple[str, Callable[..., Any], int, "Callable[..., Any] | None"], ...]
-#: whether a NodeScore's reference count can tell that a plugin kept it (CPython only)
-POOLING = hasattr(sys, "getrefcount")
 
 
 class NodeScoring(PlanChoice):
@@ -46,8 +38,6 @@ class NodeScoring(PlanChoice):
     score_plugins: ScorePlan
     #: score_plugins with each plugin's (score_nodes, normalize_score_values) or (None, None)
     _score_plan: tuple[tuple[Any, ...], ...]
-    #: per plugin with NormalizeScore: its NodeScore items to reuse (None: it keeps them, never reused)
-    _score_pool: dict[str, list[NodeScore] | None]
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
@@ -146,39 +136,13 @@ class NodeScoring(PlanChoice):
 
     def _normalize(self, name: str, normalize: Callable, state: CycleState, pod: "Pod", names: list[str],
                    values: list[int]) -> tuple[list, Status | None]:
-        """NormalizeScore over a fresh NodeScore list: (the scores it left, error status)."""
-        scores = self._node_scores(name, names, values)
-        pooled = bool(scores) and self._score_pool.get(name) is not None
-        if pooled:
-            list_refs, item_refs = sys.getrefcount(scores), sys.getrefcount(scores[0])
+        """NormalizeScore over a new NodeScore list, the plugin's to keep: (the scores it left,
+        error status)."""
+        scores = list(map(NodeScore, names, values))
         try:
             status = checked_status(self.faults, name, "NormalizeScore", normalize(state, pod, scores))
         except Exception as exc:
             status = raised(self.faults, name, "NormalizeScore", exc)
-        if pooled and (sys.getrefcount(scores) > list_refs or max(map(sys.getrefcount, scores)) > item_refs):
-            self._keeps_node_scores(name)
         if status is not None and not status.is_success():
             return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
         return [s.score for s in scores], None
-
-    def _node_scores(self, plugin: str, names: list[str], values: list[int]) -> list[NodeScore]:
-        """A fresh list for NormalizeScore whose NodeScore items are reused across cycles as long
-        as the plugin keeps none of them (the hot path needs hundreds per pod: refilling them
-        costs about 40% of building new ones)."""
-        pool = self._score_pool.get(plugin)
-        if pool is None:
-            return [NodeScore(name, v) for name, v in zip(names, values)]
-        while len(pool) < len(names):
-            pool.append(NodeScore("", 0))
-        scores = pool[:len(names)]
-        for score, name, value in zip(scores, names, values):
-            score.name = name
-            score.score = value
-        return scores
-
-    def _keeps_node_scores(self, plugin: str) -> None:
-        """The plugin kept the NormalizeScore list or one of its items (their reference counts
-        grew during the call): its items are never reused again, so what it kept cannot change
-        under it and what it changes later cannot reach a later cycle."""
-        self._score_pool[plugin] = None
-        log.debug("plugin %s keeps NodeScore objects after normalize_score: they are no longer reused", plugin)

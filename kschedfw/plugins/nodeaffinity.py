@@ -542,6 +542,12 @@ class NodeAffinity:
             return Status.unresolvable(ERR_REASON_POD)
         return None
 
+    def filter_verdict_key(self, state, pod) -> Any:
+        """Filter reads the Node and the pod's nodeSelector and node affinity only (its PreFilter
+        state is worked out from them; see hookspecs.FilterVerdictKey)."""
+        affinity = pod.affinity.node_affinity if pod.affinity is not None else None
+        return tuple(sorted(pod.node_selector.items())), affinity
+
     # ------------------------------------------------------------------ scoring
 
     @hookimpl

@@ -39,6 +39,10 @@ class NodeName:
             return Status.unresolvable(ERR_REASON)
         return None
 
+    def filter_verdict_key(self, state, pod) -> Any:
+        """Filter reads the Node and the pod's nodeName only (see hookspecs.FilterVerdictKey)."""
+        return pod.node_name
+
     def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
         """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         wanted = pod.node_name

@@ -128,6 +128,10 @@ class TaintToleration:
             return None
         return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
+    def filter_verdict_key(self, state, pod) -> Any:
+        """Filter reads the Node and the pod's tolerations only (see hookspecs.FilterVerdictKey)."""
+        return pod.tolerations
+
     def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
         """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         out: list[Status | None] = [None] * len(nodes)

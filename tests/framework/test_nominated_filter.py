@@ -1,8 +1,9 @@
 """Filter with nominated pods (upstream RunFilterPluginsWithNominatedPods: two passes when
 pods of at least the pod's priority are nominated to the node, one pass when none is) gives
-the same placements and the same Preempted events whether the runtime answers from its kept
-entries and filters such nodes in chunks, or rebuilds the pods to add for every node and
-filters node by node (``Simulation(..., fast_paths=False)``).
+the same placements and the same Preempted events whether Filter takes the plugins' whole-list
+forms (chunks of nodes, plugin by plugin) or their per-node hooks (``Simulation(...,
+fast_paths=False)``, which also leaves every memo out). What the pass keeps between cycles is
+compared with ``fast_paths`` off in test_kept_node_results.
 
 Seeded clusters big enough for the chunked Filter (at least 16 nodes), full of low-priority
 pods, with preemptors of several priorities and a few pods that stay nominated (too big to fit,

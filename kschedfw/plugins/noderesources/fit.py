@@ -123,6 +123,17 @@ def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[s
 
 # --------------------------------------------------------------------------- the check
 
+def fit_request_key(state: Any) -> tuple[Any, ...] | None:
+    """What Filter compares against a node, from the PreFilter state: ``(milli_cpu, memory,
+    ephemeral_storage, checked scalar resources)``; None without it."""
+    fit_state = state.get(PRE_FILTER_STATE_KEY)
+    request = getattr(fit_state, "request", None)
+    scalars = getattr(fit_state, "checked_scalars", None)
+    if request is None or scalars is None:
+        return None
+    return request.milli_cpu, request.memory, request.ephemeral_storage, scalars
+
+
 @attrs.frozen(slots=True)
 class InsufficientResource:
     """One resource the node lacks for the pod (upstream ``InsufficientResource``)."""
@@ -307,6 +318,11 @@ class NodeResourcesFit:
         if verdict_memo is not None and node_info.node is not None:
             verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
         return _status_of(verdict)
+
+    def filter_verdict_key(self, state, pod) -> Any:
+        """Filter reads the NodeInfo's pod count and requested resources and the request its
+        PreFilter stored (see hookspecs.FilterVerdictKey); None without that state."""
+        return fit_request_key(state)
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None] | None:
         """:meth:`filter` for each node at once (hookspecs.WholeListFilter): this cycle's memo of

@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import same_objects
-from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS, fit_request_key
-from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit, fit_request_key
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 
 if TYPE_CHECKING:
