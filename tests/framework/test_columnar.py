@@ -339,3 +339,22 @@ def test_a_whole_list_score_of_the_wrong_length_is_an_error_naming_the_plugin(fo
     point = "Score" if form == "score" else "NormalizeScore"
     assert code is Code.Error and plugin == "Listed"
     assert f'plugin "Listed" {point} returned list [5, 5, 5, 5, 5]; want a list of 4 results, one per node' in message
+
+
+def test_a_float_between_a_forms_lowest_and_highest_scores_is_found():
+    fast = _score_failure(_listed_score(0, lambda nodes: [0, 3.5, 100, 7]), True)
+    plain = _score_failure(_listed_score(3.5, None), False)
+    assert fast == plain and "returned float 3.5" in fast[1]
+
+
+def test_an_earlier_forms_wrong_value_is_reported_before_a_later_plugins_fault():
+    """Plan order, as node by node: the first plugin's float, not the second's score out of range."""
+    from kschedfw.cache.snapshot import Snapshot
+    from kschedfw.testing import framework_for
+    first = _listed_score(0, lambda nodes: [1.5] + [2] * (len(nodes) - 1))
+    second = type("Later", (_listed_score(0, lambda nodes: [101] * len(nodes)),), {"name": "Later"})
+    snapshot = Snapshot.from_objects([make_node(f"n{i}", cpu="1") for i in range(4)], ())
+    fwk = framework_for([first, second])
+    assert fwk._score_plan[1][4] is not None  # the second plugin kept its form
+    _, status = fwk.run_score_plugins_totals(CycleState(), make_pod("p"), snapshot.node_infos())
+    assert status.plugin == "Listed" and "returned float 1.5" in status.message()
