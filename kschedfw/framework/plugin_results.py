@@ -86,9 +86,9 @@ def not_one_per_node(faults: PluginFaults, name: str, point: str, out: Any, coun
 def whole_list_values(faults: PluginFaults, name: str, point: str, out: Any,
                       count: int) -> tuple[list[int], Status | None]:
     """A Score or NormalizeScore whole-list form's results as ints, checked as the per-node
-    hook's (:func:`score_values`). HOT PATH: when their sum is an int every value is one (a
-    float, None, a pair or a string makes it something else or raises), so the usual list is
-    taken as it is after one pass in C; a bool there counts as the int it is."""
+    hook's (:func:`score_values`): when their sum is an int every value is one (a float, None, a
+    pair or a string makes it something else or raises), so the usual list is taken as it is
+    after one pass in C; a bool there counts as the int it is."""
     if type(out) is not list or len(out) != count:
         wrong = not_one_per_node(faults, name, point, out, count)
         if wrong is not None:
