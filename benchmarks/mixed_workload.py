@@ -5,8 +5,8 @@ affinity and anti-affinity, deterministic from ``--seed`` (see ``clusters.mixed`
 Everything runs in-process on the embedded cluster with the default profile: the objects are
 parsed, loaded, and the scheduler runs until every pod is placed or settled. Reported: pods/s
 over the scheduling loop (wall and CPU), the load time, how many pods were bound, and a digest
-of the placements. ``--check`` runs the same cluster again with the plugins' per-node memos off
-(the plain path) and fails unless every pod lands on the same node.
+of the placements. ``--check`` runs the same cluster again with the scheduler's fast paths off
+(``fast_paths=False``: no memos, no whole-list forms) and fails unless every pod lands on the same node.
 
     python benchmarks/mixed_workload.py [--nodes 2000] [--pods 5000] [--seed 0] [--check]
 """
@@ -32,24 +32,14 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
     from kschedfw.config.validate import default_config
     from kschedfw.framework.registry import default_registry
     from kschedfw.simulation import Simulation
-    try:
-        from kschedfw.plugins import nodememo
-    except ImportError:  # an older kschedfw (A/B runs): there is only the plain path
-        nodememo = None
-    if nodememo is not None:
-        nodememo.set_enabled(memo)
-    try:
-        manifests = clusters.GENERATORS[kind](nodes, pods, seed)
-        t0 = time.perf_counter()
-        objects = [parse_object(m) for m in manifests]
-        registry = default_registry()
-        sim = Simulation(default_config(registry), registry, objects, seed=seed)
-        t1, c1 = time.perf_counter(), time.process_time()
-        result = sim.run()
-        t2, c2 = time.perf_counter(), time.process_time()
-    finally:
-        if nodememo is not None:
-            nodememo.set_enabled(True)
+    manifests = clusters.GENERATORS[kind](nodes, pods, seed)
+    t0 = time.perf_counter()
+    objects = [parse_object(m) for m in manifests]
+    registry = default_registry()
+    sim = Simulation(default_config(registry), registry, objects, seed=seed, fast_paths=memo)
+    t1, c1 = time.perf_counter(), time.process_time()
+    result = sim.run()
+    t2, c2 = time.perf_counter(), time.process_time()
     placements = {p.key: p.node for p in result.pods}
     bound = sum(1 for p in result.pods if p.status == "Bound")
     digest = hashlib.sha256(json.dumps(sorted(placements.items())).encode()).hexdigest()[:16]

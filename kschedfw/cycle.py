@@ -25,6 +25,7 @@ from kschedfw.extenders.cycle import (extender_scores, find_nodes_that_pass_exte
 from kschedfw.framework.batch import SortedScoredNodes
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
+from kschedfw.framework.instrumented import extension_point
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
 
@@ -227,6 +228,8 @@ class ScheduleAlgorithm:
         else:
             diagnosis.unschedulable_plugins.add(status.plugin)
 
+    # upstream observes the Filter extension point once per cycle, around all nodes' filtering
+    @extension_point("Filter", 1, framework_arg=True)
     def _find_nodes_that_pass_filters(self, fwk: "Framework", state: CycleState, pod: "Pod",
                                       diagnosis: Diagnosis, nodes: list[NodeInfo], num_all: int,
                                       dry_run: bool) -> tuple[list[NodeInfo], Status | None]:

@@ -35,11 +35,24 @@ never the objects themselves; mutating them corrupts the cache.
 Plugins are called in profile order; ``tryfirst``/``trylast``/wrappers are refused at load time
 because order belongs to the profile. The scheduler calls hooks through a plan compiled per
 profile, not through ``pm.hook``, so nothing here is on pluggy's dispatch path per node.
+
+Whole-list forms (optional, for plugins whose per-node work is cheaper than a Python call per
+node): beside :func:`filter`, :func:`score` and :func:`normalize_score`, which stay the contract,
+a class may define the methods of :class:`WholeListFilter`, :class:`WholeListScore` and
+:class:`WholeListNormalizeScore` (names in :data:`WHOLE_LIST_FORMS`). They are plain methods, not
+hookimpls: the runtime uses one only when the class that defines it also defines the per-node
+hook it stands for and that hook is the one the plugin resolves (a subclass overriding ``score``
+does not inherit a stale ``score_nodes``), and only when the scheduler runs with its fast paths
+on (``Framework(..., fast_paths=True)``, the default). A form must give exactly what its hook
+gives, node for node; its results go through the same guard (a value of the wrong type, a list
+of the wrong length, an exception, a score out of range: an Error naming the plugin, as for the
+hook; whole-list scores are checked in one pass, where a bool counts as the int it is). Cycles
+that sample plugin durations for metrics call the per-node hooks.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable, Protocol
+from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
 
 import pluggy
 
@@ -63,6 +76,11 @@ NOT_CALLED_YET: frozenset[str] = frozenset({
     "generate_placements", "score_placement", "normalize_placement_score",
     "pod_group_post_filter",
 })
+
+#: whole-list form -> the per-node hook it stands for (see the module's docstring)
+WHOLE_LIST_FORMS: dict[str, str] = {
+    "filter_nodes": "filter", "score_nodes": "score", "normalize_score_values": "normalize_score",
+}
 
 __all__ = [
     "pre_enqueue", "less", "events_to_register", "queueing_hint",
@@ -346,3 +364,32 @@ def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list[
 @hookspec(firstresult=True)
 def pod_group_post_filter(state: "CycleState", pod_group_info: Any, node_to_status: Any) -> Any:
     """PostFilter for a whole pod group that failed (workload-aware preemption). Not called yet."""
+
+
+# --------------------------------------------------------------------------- whole-list forms
+
+class WholeListFilter(Protocol):
+    """:func:`filter` for many nodes at once. The runtime calls it, when Filter runs over at
+    least a handful of nodes, with those of a chunk that passed the plugins before this one
+    (every one a node the per-node loop would visit). Return one ``filter`` result per node, in
+    ``nodes`` order, or None to have this call's nodes filtered by ``filter`` one by one."""
+
+    def filter_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]"
+                     ) -> "Sequence[Status | None] | None": ...
+
+
+class WholeListScore(Protocol):
+    """:func:`score` for every node of a cycle at once: one ``score`` result per node, in
+    ``nodes`` order, or None to have this cycle score with ``score`` per node."""
+
+    def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]"
+                    ) -> "Sequence[int | tuple[int, Status | None]] | None": ...
+
+
+class WholeListNormalizeScore(Protocol):
+    """:func:`normalize_score` over plain ints: a new list of the scores ``normalize_score``
+    would leave in a NodeScore list holding ``values`` (node order), or None to take the
+    NodeScore path. Used only with the plugin's ``normalize_score`` in the profile."""
+
+    def normalize_score_values(self, state: "CycleState", pod: "Pod", values: list[int]
+                               ) -> "Sequence[int] | None": ...

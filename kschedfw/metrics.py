@@ -2,11 +2,12 @@
 in a registry of their own, served on ``/metrics`` by ``kschedfw run``.
 
 The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``Scheduler.metrics``
-is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. Plugin
-durations are observed for a sample of cycles (upstream: 10%): for those the profiles run timed
-copies of their plugin lists (made by :meth:`SchedulerMetrics.instrument`), for the others their
-plain lists, so unsampled cycles call the plugins directly. Extension-point durations are timed on
-every call, once per extension point (Filter once per cycle over all nodes), as upstream.
+is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. It is the
+profiles' :class:`~kschedfw.framework.instrumented.Instrumentation`: each profile compiles timed
+copies of its plugin lists against it, run in the cycles whose CycleState records plugin metrics
+(a sample, upstream's 10%: :meth:`SchedulerMetrics.cycle_started`); the other cycles call the plugins
+directly. Extension-point durations are observed on every run, once per extension point (Filter
+once per cycle over all nodes), as upstream.
 
 Counts the scheduler keeps anyway (the queue's incoming pods, unschedulable plugins, in-flight
 events, the cache's sizes, the batching counters) are not counted twice: :meth:`SchedulerMetrics.publish`
@@ -25,7 +26,7 @@ import itertools
 import random
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily, Metric
@@ -33,10 +34,8 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.utils import floatToGoString
 
 if TYPE_CHECKING:
-    from kschedfw.cycle import ScheduleAlgorithm
-    from kschedfw.framework.runtime import Framework
+    from kschedfw.framework.instrumented import Observe
     from kschedfw.framework.types import QueuedPodInfo
-    from kschedfw.scheduler import Scheduler
 
 __all__ = ["SchedulerMetrics", "LeanHistogram", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 
@@ -49,46 +48,17 @@ def exponential_buckets(start: float, factor: float, count: int) -> list[float]:
     return [start * factor ** i for i in range(count)]
 
 
-#: Framework attribute -> upstream extension_point label (plugin lists are (name, fn, ...) tuples)
-_EXTENSION_POINTS = {
-    "pre_filter_plugins": "PreFilter", "filter_plugins": "Filter",
-    "add_pod_plugins": "PreFilterExtensionAddPod", "remove_pod_plugins": "PreFilterExtensionRemovePod",
-    "post_filter_plugins": "PostFilter", "pre_score_plugins": "PreScore", "score_plugins": "Score",
-    "reserve_plugins": "Reserve", "unreserve_plugins": "Unreserve", "permit_plugins": "Permit",
-    "pre_bind_plugins": "PreBind", "bind_plugins": "Bind", "post_bind_plugins": "PostBind",
-}
-
-
-#: Framework method -> (upstream extension_point label, where its Status is in what it returns:
-#: None for the value itself, an index into a returned tuple, or "" when upstream always says Success)
-_EXTENSION_POINT_RUNNERS: dict[str, tuple[str, int | str | None]] = {
-    "run_pre_enqueue_plugins": ("PreEnqueue", None),  # called by the queue, as upstream's is
-    "run_pre_filter_plugins": ("PreFilter", 1), "run_post_filter_plugins": ("PostFilter", 1),
-    "run_pre_score_plugins": ("PreScore", None), "run_score_plugins_totals": ("Score", 1),
-    "run_reserve_plugins_reserve": ("Reserve", None), "run_reserve_plugins_unreserve": ("Unreserve", ""),
-    "run_permit_plugins": ("Permit", 0), "run_pre_bind_pre_flights": ("PreBindPreFlight", None),
-    "run_pre_bind_plugins": ("PreBind", None), "run_bind_plugins": ("Bind", None),
-    "run_post_bind_plugins": ("PostBind", ""),
-}
-
-
-def _code_label(status: Any) -> str:
-    """A Status's code name as upstream prints it; None is Success."""
-    code = getattr(status, "code", None)
-    return code.name if code is not None else "Success"
-
-
 def attempts_label(attempts: int) -> str:
     """upstream getAttemptsLabel: the attempt count, capped at "15+"."""
     return "15+" if attempts >= 15 else str(attempts)
 
 
-def _status_label(returned: Any) -> str:
-    """The plugin's Status code name as upstream labels it ("Success" for None or a score)."""
-    if isinstance(returned, tuple) and returned:  # PreFilter/PostFilter return (result, status)
-        returned = returned[-1]
-    code = getattr(returned, "code", None)
-    return code.name if code is not None else "Success"
+class MetricSource(Protocol):
+    """What :meth:`SchedulerMetrics.publish` copies from (the Scheduler)."""
+
+    def metric_counts(self) -> tuple[Mapping[str, int], dict[str, Any]]:
+        """(pending pods per queue, the other counts :class:`_PublishedCollector` serves)."""
+        ...
 
 
 class SchedulerMetrics:
@@ -99,9 +69,6 @@ class SchedulerMetrics:
         self._rng = rng or random.Random()
         self._clock = clock
         self._starts: dict[str, float] = {}
-        self._plugin_lists: list[tuple[Any, dict[str, tuple[tuple, tuple]]]] = []
-        #: whether the current cycle's plugin durations are observed
-        self.sampling = False
         r = self.registry
         self.schedule_attempts = Counter(
             "scheduler_schedule_attempts", "Number of attempts to schedule pods, by the result. 'unschedulable' "
@@ -177,18 +144,13 @@ class SchedulerMetrics:
             self.pending_pods.labels(queue).set(0)
 
     # ------------------------------------------------------------------ what the scheduler reports
-    def cycle_started(self, uid: str) -> None:
-        """A pod was popped: its attempt's clock starts; 10% of cycles sample plugin durations
-        (the frameworks run their timed plugin lists for those, their plain ones otherwise)."""
+    def cycle_started(self, uid: str) -> bool:
+        """A pod was popped: its attempt's clock starts. Returns whether this cycle records
+        plugin durations (10% of cycles: upstream's ShouldRecordPluginMetrics)."""
         self._starts[uid] = self._clock()
         if len(self._starts) > MAX_OPEN_ATTEMPTS:  # pods popped and then skipped (deleting) never end
             del self._starts[next(iter(self._starts))]
-        sampling = self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
-        if sampling != self.sampling:
-            self.sampling = sampling
-            for framework, lists in self._plugin_lists:
-                for attribute, (plain, timed) in lists.items():
-                    setattr(framework, attribute, timed if sampling else plain)
+        return self._rng.randrange(100) < PLUGIN_METRICS_SAMPLE_PERCENT
 
     def attempt(self, uid: str, result: str, profile: str) -> None:
         """An attempt ended: ``result`` is upstream's "scheduled", "unschedulable" or "error"."""
@@ -218,22 +180,10 @@ class SchedulerMetrics:
         if qpi.was_flushed_from_unschedulable:
             self.scheduled_after_flush.inc()
 
-    def publish(self, scheduler: "Scheduler") -> None:
+    def publish(self, scheduler: MetricSource) -> None:
         """Copy the counts the scheduler keeps (on its thread); served until the next copy."""
-        from kschedfw.queue.active_queue import InFlightEvent
-        queue = scheduler.queue
-        self.set_pending(queue.pending_pods())
-        inflight: dict[str, int] = {}
-        for item in queue.active_q.in_flight_events():
-            label = item.event.label if isinstance(item, InFlightEvent) else "PodPopped"
-            inflight[label] = inflight.get(label, 0) + 1
-        batch = scheduler.batch_metrics.counters()
-        self.published = {
-            "incoming": dict(queue.incoming_pods), "unschedulable": queue.unschedulable_reasons(),
-            "cache": scheduler.cache.sizes(), "inflight": inflight,
-            "batch_attempts": batch[scheduler.batch_metrics.ATTEMPTS],
-            "batch_flushed": batch[scheduler.batch_metrics.CACHE_FLUSHED],
-        }
+        pending, self.published = scheduler.metric_counts()
+        self.set_pending(pending)
 
     def preemption_attempt(self) -> None:
         """DefaultPreemption's PostFilter ran (upstream counts every call)."""
@@ -243,84 +193,9 @@ class SchedulerMetrics:
         """The chosen candidate's victims are being evicted (upstream observes at preparation)."""
         self.preemption_victims.observe(victims)
 
-    # ------------------------------------------------------------------ plugin durations
-    def instrument(self, framework: "Framework") -> None:
-        """Prepare timed copies of ``framework``'s plugin lists for the sampled cycles."""
-        lists: dict[str, tuple[tuple, tuple]] = {}
-        for attribute, point in _EXTENSION_POINTS.items():
-            entries = getattr(framework, attribute, None)
-            if entries:
-                lists[attribute] = (entries, tuple((entry[0], self._timed(entry[0], point, entry[1]), *entry[2:])
-                                                   for entry in entries))
-        self._plugin_lists.append((framework, lists))
-
-    def instrument_extension_points(self, framework: "Framework", algorithm: "ScheduleAlgorithm") -> None:
-        """Time every run of ``framework``'s extension points (upstream
-        framework_extension_point_duration_seconds); Filter is timed once per cycle over all
-        nodes, around the algorithm's filtering, as upstream."""
-        profile = framework.profile_name
-        for method, (point, where) in _EXTENSION_POINT_RUNNERS.items():
-            setattr(framework, method, self._timed_point(getattr(framework, method), point, where, profile))
-        if framework.batch is not None:
-            self._time_batch(framework.batch, profile)
-        filtering = algorithm._find_nodes_that_pass_filters
-        if not getattr(filtering, "_kschedfw_timed", False):
-            timed = self._timed_point(filtering, "Filter", 1, None)
-            timed._kschedfw_timed = True  # type: ignore[attr-defined]
-            algorithm._find_nodes_that_pass_filters = timed  # type: ignore[method-assign]
-
-    def _time_batch(self, batch: Any, profile: str) -> None:
-        """upstream's batching latencies: getting a hint (labelled by whether there was one) and
-        storing a cycle's results."""
-        clock, get_hint, store = self._clock, batch.get_node_hint, batch.store_schedule_results
-        hint_labels, store_labels = self.node_hint_duration.labels, self.store_results_duration.labels
-        hinted: dict[bool, Any] = {}  # series made on first use, as upstream's
-
-        def get_node_hint(*args: Any, **kwargs: Any) -> str:
-            start = clock()
-            hint: str = get_hint(*args, **kwargs)
-            child = hinted.get(bool(hint))
-            if child is None:
-                child = hinted[bool(hint)] = hint_labels("hint" if hint else "no_hint", profile)
-            child.observe(clock() - start)
-            return hint
-
-        def store_schedule_results(*args: Any, **kwargs: Any) -> None:
-            start = clock()
-            store(*args, **kwargs)
-            store_labels(profile).observe(clock() - start)
-        batch.get_node_hint = get_node_hint
-        batch.store_schedule_results = store_schedule_results
-
-    def _timed_point(self, fn: Callable[..., Any], point: str, where: int | str | None,
-                     profile: str | None) -> Callable[..., Any]:
-        clock = self._clock
-        labels = self.extension_point_duration.labels
-        children: dict[tuple[str, str], Any] = {}  # (status, profile) -> its histogram, looked up once
-
-        def observe(code: str, profile_name: str, seconds: float) -> None:
-            child = children.get((code, profile_name))
-            if child is None:
-                child = children[(code, profile_name)] = labels(point, code, profile_name)
-            child.observe(seconds)
-
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = clock()
-            try:
-                returned = fn(*args, **kwargs)
-            except Exception:
-                observe("Error", profile or args[0].profile_name, clock() - start)
-                raise
-            if where == "":
-                code = "Success"
-            else:
-                code = _code_label(returned if where is None else returned[where])
-            observe(code, profile or args[0].profile_name, clock() - start)
-            return returned
-        return timed
-
-    def _timed(self, plugin: str, point: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        clock = self._clock
+    # ------------------------------------------------------------------ durations (Instrumentation)
+    def plugin_observer(self, plugin: str, point: str) -> "Observe":
+        """Observes ``plugin``'s calls at ``point`` by status (each series made on first use)."""
         series = self.plugin_duration.series
         children: dict[str, Callable[[float], None]] = {}  # status -> its observe, looked up once
 
@@ -329,17 +204,39 @@ class SchedulerMetrics:
             if child is None:
                 child = children[code] = series(plugin, point, code)
             child(seconds)
+        return observe
 
-        def timed(*args: Any, **kwargs: Any) -> Any:
-            start = clock()
-            try:
-                returned = fn(*args, **kwargs)
-            except Exception:
-                observe("Error", clock() - start)
-                raise
-            observe("Success" if returned is None else _status_label(returned), clock() - start)
-            return returned
-        return timed
+    def extension_point_observer(self, point: str, profile: str) -> "Observe":
+        """Observes the runs of ``point`` in ``profile`` by status."""
+        labels = self.extension_point_duration.labels
+        children: dict[str, Any] = {}  # status -> its histogram, looked up once
+
+        def observe(code: str, seconds: float) -> None:
+            child = children.get(code)
+            if child is None:
+                child = children[code] = labels(point, code, profile)
+            child.observe(seconds)
+        return observe
+
+    def node_hint_observer(self, profile: str) -> Callable[[bool, float], None]:
+        """upstream's batching latency of getting a hint, labelled by whether there was one."""
+        labels = self.node_hint_duration.labels
+        hinted: dict[bool, Any] = {}  # series made on first use, as upstream's
+
+        def observe(hint: bool, seconds: float) -> None:
+            child = hinted.get(hint)
+            if child is None:
+                child = hinted[hint] = labels("hint" if hint else "no_hint", profile)
+            child.observe(seconds)
+        return observe
+
+    def store_results_observer(self, profile: str) -> Callable[[float], None]:
+        """upstream's batching latency of storing a cycle's results (the series made on first use)."""
+        labels = self.store_results_duration.labels
+
+        def observe(seconds: float) -> None:
+            labels(profile).observe(seconds)
+        return observe
 
     def render(self) -> bytes:
         """The text exposition format."""

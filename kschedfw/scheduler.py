@@ -31,6 +31,7 @@ from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
+from kschedfw.queue.active_queue import InFlightEvent
 from kschedfw.scheduler_events import LISTED_ONLY_KINDS, event_label, pod_event_labels, resource_for_kind
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ class PodsToActivate:
 class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
-                 feature_gates: Mapping[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
         # extenders' ignoredByScheduler resources are NodeResourcesFit's ignoredResources (upstream)
         config = with_extender_ignored_resources(config)
         try:
@@ -100,7 +101,7 @@ class Scheduler:
                             activate=self._activate, feature_gates=feature_gates)
             handle.extenders = self.extenders
             self._handles.append(handle)
-            fwk = Framework(profile, registry, handle, batch_metrics=self.batch_metrics)
+            fwk = Framework(profile, registry, handle, fast_paths=fast_paths, batch_metrics=self.batch_metrics)
             if fwk.batch is not None:
                 fwk.batch.rng = random.Random(f"batch/{seed}/{profile.scheduler_name}")
             self.frameworks[profile.scheduler_name] = fwk
@@ -127,14 +128,31 @@ class Scheduler:
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 
     def enable_metrics(self, metrics: "SchedulerMetrics") -> None:
-        """Report upstream's metrics to ``metrics``; its wrappers time a sample of plugin calls."""
+        """Report upstream's metrics to ``metrics``: every profile compiles its timed plan against
+        it (plugin durations for the sampled cycles, extension-point durations for every run)."""
         self.metrics = metrics
         for fwk in self.frameworks.values():
-            metrics.instrument(fwk)
-            metrics.instrument_extension_points(fwk, self.algorithm)
+            fwk.instrument(metrics)
         for handle in self._handles:
             handle.metrics = metrics
         self.queue.observe_hint = metrics.queueing_hint_ran
+
+    def metric_counts(self) -> tuple[dict[str, int], dict[str, Any]]:
+        """What :meth:`SchedulerMetrics.publish` copies: the pending pods per queue, and the
+        counts kept anyway (incoming pods, unschedulable plugins, cache sizes, in-flight
+        events, batching)."""
+        queue = self.queue
+        inflight: dict[str, int] = {}
+        for item in queue.active_q.in_flight_events():
+            label = item.event.label if isinstance(item, InFlightEvent) else "PodPopped"
+            inflight[label] = inflight.get(label, 0) + 1
+        batch = self.batch_metrics.counters()
+        return dict(queue.pending_pods()), {
+            "incoming": dict(queue.incoming_pods), "unschedulable": queue.unschedulable_reasons(),
+            "cache": self.cache.sizes(), "inflight": inflight,
+            "batch_attempts": batch[self.batch_metrics.ATTEMPTS],
+            "batch_flushed": batch[self.batch_metrics.CACHE_FLUSHED],
+        }
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
@@ -287,8 +305,8 @@ class Scheduler:
         if qpi is None:
             return False
         pod = qpi.pod
-        if self.metrics is not None:
-            self.metrics.cycle_started(pod.uid)
+        # upstream ShouldRecordPluginMetrics: a sample of cycles runs the timed plugin plans
+        record_plugin_metrics = self.metrics.cycle_started(pod.uid) if self.metrics is not None else False
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:
             self.queue.done(pod.uid)
@@ -301,6 +319,7 @@ class Scheduler:
             self.queue.done(pod.uid)
             return True
         state, pods_to_activate = self.new_cycle_state()
+        state.record_plugin_metrics = record_plugin_metrics
         cycle = self.queue.scheduling_cycle
         self.update_snapshot()
         recorder = self.recorder_for(pod) if self.recorder_for is not None else None

@@ -79,12 +79,13 @@ class Simulation:
                  steps: Iterable[Step] = (), *, seed: int = 0,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  on_progress: Callable[[int, int], None] | None = None,
-                 feature_gates: Mapping[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
         objects = list(objects)
         # the files are created before the scheduling loop starts at 0: the last object at 0
         self.clock = SimulatedClock(-creation_span(len(objects)))
         self.cluster = MemoryCluster(self.clock, feature_gates)
-        self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates)
+        self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates,
+                                   fast_paths=fast_paths)
         self.steps = sorted(steps, key=lambda s: s.at)
         self._steps_left = len(self.steps)
         self.settle_seconds = settle_seconds

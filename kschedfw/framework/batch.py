@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.framework.instrumented import Instrumentation
     from kschedfw.framework.status import Status
     from kschedfw.framework.types import NodeInfo
 
@@ -128,12 +129,32 @@ class OpportunisticBatch:
         self.last_succeeded = False
         #: pods placed on their hint (upstream batchedPods, for tests)
         self.batched_pods = 0
+        #: upstream's batching latencies, once instrumented (see :meth:`instrument`)
+        self._clock: Callable[[], float] | None = None
+        self._observe_hint: Callable[[bool, float], None] | None = None
+        self._observe_store: Callable[[float], None] | None = None
+
+    def instrument(self, instrumentation: "Instrumentation") -> None:
+        """Time getting a hint (by whether there was one) and storing a cycle's results."""
+        self._clock = instrumentation.now
+        self._observe_hint = instrumentation.node_hint_observer(self.profile_name)
+        self._observe_store = instrumentation.store_results_observer(self.profile_name)
 
     def get_node_hint(self, pod: "Pod", signature: PodSignature, state: "CycleState", cycle: int,
                       get_node: Callable[[str], "NodeInfo | None"],
                       run_filter: Callable[["CycleState", "Pod", "NodeInfo"], "Status | None"]) -> str:
         """The next node of a compatible batch ('' when there is none). ``run_filter`` runs the
         profile's Filter plugins (without nominated pods) on the node chosen last time."""
+        if self._clock is None or self._observe_hint is None:
+            return self._node_hint(pod, signature, state, cycle, get_node, run_filter)
+        start = self._clock()
+        hint = self._node_hint(pod, signature, state, cycle, get_node, run_filter)
+        self._observe_hint(bool(hint), self._clock() - start)
+        return hint
+
+    def _node_hint(self, pod: "Pod", signature: PodSignature, state: "CycleState", cycle: int,
+                   get_node: Callable[[str], "NodeInfo | None"],
+                   run_filter: Callable[["CycleState", "Pod", "NodeInfo"], "Status | None"]) -> str:
         if not self._compatible(pod, signature, state, cycle, get_node, run_filter):
             self.metrics.attempts[(self.profile_name, ATTEMPT_NO_HINT)] += 1
             return ""
@@ -144,6 +165,15 @@ class OpportunisticBatch:
                                other_nodes: SortedScoredNodes | None, cycle: int) -> None:
         """After a successful SchedulePod: remember the cycle and, unless the hint was used,
         make the other nodes (best first) the new batch, or drop the batch."""
+        if self._clock is None or self._observe_store is None:
+            self._store(signature, hinted_node, chosen_node, other_nodes, cycle)
+            return
+        start = self._clock()
+        self._store(signature, hinted_node, chosen_node, other_nodes, cycle)
+        self._observe_store(self._clock() - start)
+
+    def _store(self, signature: PodSignature, hinted_node: str, chosen_node: str,
+               other_nodes: SortedScoredNodes | None, cycle: int) -> None:
         self.last_cycle = cycle
         self.last_chosen_node = chosen_node
         self.last_succeeded = True

@@ -7,7 +7,10 @@ chunk each plugin takes the nodes that passed the plugins before it, through its
 when it declares one (``filter_nodes``, see :mod:`kschedfw.hookspecs`) and the chunk is worth
 it, else a call per node. A node's status is its first rejecting plugin's, as node by node. A
 chunk in which a plugin raised or returned anything but None, a Success or a plain rejection is
-taken again one node at a time, which gives upstream's first error and the guard's report.
+taken again one node at a time, which gives upstream's first error and the guard's report. A
+whole-list form meets the per-node hook's guard itself: raising, returning a list of the wrong
+length or a value that is neither None nor a Status is an Error naming the plugin, as the hook's
+would be.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.instrumented import PlanChoice
 from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
-from kschedfw.framework.plugin_results import filter_raised, filter_returned
+from kschedfw.framework.plugin_results import filter_raised, filter_returned, not_one_per_node
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import NodeInfo
 
@@ -46,7 +50,7 @@ def declared_with(plugin: Any, method: str, hook: str) -> Callable[..., Any] | N
     return None
 
 
-class NodeFiltering:
+class NodeFiltering(PlanChoice):
     """:class:`~kschedfw.framework.runtime.Framework`'s Filter; the plan (``filter_plugins``) and
     the whole-list forms and verdict keys of its plugins are compiled by the Framework."""
 
@@ -64,7 +68,7 @@ class NodeFiltering:
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
-            plan = tuple(p for p in self.filter_plugins if p[0] not in skip)
+            plan = tuple(p for p in self._plan(state, "filter_plugins") if p[0] not in skip)
         return plan
 
     def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
@@ -83,9 +87,10 @@ class NodeFiltering:
     def _add_pod_extensions(self, state: CycleState) -> Plan:
         """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
         skip = state.skip_filter_plugins
+        extensions = self._plan(state, "add_pod_plugins")
         if not skip:
-            return self.add_pod_plugins
-        return tuple(entry for entry in self.add_pod_plugins if entry[0] not in skip)
+            return extensions
+        return tuple(entry for entry in extensions if entry[0] not in skip)
 
     def filter_verdict_key(self, plan: Plan, state: CycleState, pod: "Pod") -> Hashable | None:
         """A key such that pods with equal keys get the same status from ``plan`` on the same
@@ -137,6 +142,8 @@ class NodeFiltering:
             pos += len(chunk)
             if len(chunk) > 1:
                 failed = self._filter_chunk(state, pod, chunk, plan, forms, nominated)
+                if isinstance(failed, Status):  # a whole-list form's fault
+                    return feasible, rejected, failed
                 if failed is not None:
                     if not failed:
                         feasible.extend(chunk)
@@ -160,9 +167,10 @@ class NodeFiltering:
 
     def _filter_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], plan: Plan,
                       forms: list[Callable[..., Any] | None] | None,
-                      nominated: NominatedContext | None) -> dict[NodeInfo, Status] | None:
+                      nominated: NominatedContext | None) -> dict[NodeInfo, Status] | Status | None:
         """The rejected nodes of ``chunk`` with their statuses (the others are feasible), or None
-        when a plugin raised or returned something else: the chunk is then taken node by node."""
+        when a plugin raised or returned something else: the chunk is then taken node by node;
+        or the Error of a whole-list form that broke the guard's rules."""
         failed: dict[NodeInfo, Status] = {}
         survivors = chunk
         if nominated is not None:
@@ -185,14 +193,27 @@ class NodeFiltering:
             if not survivors:
                 break
             form = forms[index] if forms is not None else None
-            try:
-                results = form(state, pod, survivors) if form is not None else None
-                if results is None:
+            results = None
+            if form is not None:
+                try:
+                    results = form(state, pod, survivors)
+                except Exception as exc:
+                    return filter_raised(self.faults, name, exc)
+                wrong = None if results is None or type(results) is list and len(results) == len(survivors) \
+                    else not_one_per_node(self.faults, name, "Filter", results, len(survivors))
+                if wrong is not None:
+                    return Status(Code.Error, (f'running "{name}" filter plugin: {wrong.message()}',), plugin=name)
+            if results is None:
+                try:
                     results = [fn(state, pod, ni) for ni in survivors]
-            except Exception:
-                return None
-            if len(results) != len(survivors):
-                return None
+                except Exception:
+                    return None
+            elif results.count(None) != len(results):
+                for status in results:  # (a plain loop over the rejections is below anyway)
+                    if status is not None and not isinstance(status, Status):
+                        return filter_returned(self.faults, name, status)
+            else:
+                continue
             if results.count(None) == len(results):  # every node passed: the usual case
                 continue
             passed = []

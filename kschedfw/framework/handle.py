@@ -106,7 +106,8 @@ class Handle:
 
     ``backend`` fills ``lister``, ``client``, ``event_recorder``, the subscriptions and
     ``clock`` at once; each may also be given on its own (and then wins). ``nominator``,
-    ``waiting_pods`` and ``framework`` are attached by the scheduler and the profile runtime.
+    ``waiting_pods`` and ``framework`` are attached by the scheduler and the profile runtime,
+    which also sets ``fast_paths``.
     """
 
     def __init__(self, *, backend: Backend | None = None, snapshot: Snapshot | None = None,
@@ -116,7 +117,7 @@ class Handle:
                  waiting_pods: Mapping[str, WaitingPodHandle] | None = None,
                  framework: PluginRunner | None = None, profile_name: str = "default-scheduler",
                  activate: Callable[[Iterable[Pod]], None] | None = None,
-                 feature_gates: Mapping[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
         self.profile_name = profile_name
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         # "is not None", not "or": an empty lister is falsy and still the one to use
@@ -131,6 +132,9 @@ class Handle:
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
+        #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
+        #: its ``fast_paths``; off: the plain path, which the fast one must equal)
+        self.fast_paths = fast_paths
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = None
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend

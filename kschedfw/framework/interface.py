@@ -308,6 +308,12 @@ class Handle(Protocol):
     def metrics(self) -> PreemptionMetrics | None:
         """The scheduler's metrics when it reports any (``kschedfw run``), else None."""
 
+    @property
+    def fast_paths(self) -> bool:
+        """Whether the scheduler runs its fast paths: a plugin keeps its cross-cycle memos and
+        indexes only while this is True (False runs the plain path, e.g. to check both agree)."""
+        ...
+
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...
 
     def activate(self, pods: Iterable[Pod]) -> None: ...

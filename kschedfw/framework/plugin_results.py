@@ -14,7 +14,7 @@ from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.status import Code, Status
 
 __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
-           "wanted_tuple"]
+           "wanted_tuple", "not_one_per_node", "whole_list_values"]
 
 _STATUS = "Status or None"
 _INT_ONLY = {int}
@@ -72,6 +72,33 @@ def filter_raised(faults: PluginFaults, name: str, exc: Exception) -> Status:
     """An exception inside a Filter plugin, as upstream words the Error."""
     err = raised(faults, name, "Filter", exc)
     return Status(Code.Error, (f'running "{name}" filter plugin: {err.message()}',), plugin=name)
+
+
+def not_one_per_node(faults: PluginFaults, name: str, point: str, out: Any, count: int) -> Status | None:
+    """None when a whole-list form returned a list of ``count`` results (each then checked as
+    the per-node hook's), else the Error naming what it returned."""
+    if isinstance(out, (list, tuple)) and len(out) == count:
+        return None
+    message = faults.wrong_type(name, point, out, f"a list of {count} results, one per node")
+    return Status(Code.Error, (message,), plugin=name)
+
+
+def whole_list_values(faults: PluginFaults, name: str, point: str, out: Any,
+                      count: int) -> tuple[list[int], Status | None]:
+    """A Score or NormalizeScore whole-list form's results as ints, checked as the per-node
+    hook's (:func:`score_values`): when their sum is an int every value is one (a float, None, a
+    pair or a string makes it something else or raises), so the usual list is taken as it is
+    after one pass in C; a bool there counts as the int it is."""
+    if type(out) is not list or len(out) != count:
+        wrong = not_one_per_node(faults, name, point, out, count)
+        if wrong is not None:
+            return [], wrong
+    try:
+        if type(sum(out)) is int:
+            return out, None
+    except TypeError:
+        pass
+    return score_values(faults, name, point, list(out))
 
 
 def score_values(faults: PluginFaults, name: str, point: str, raw: list[Any]) -> tuple[list[int], Status | None]:

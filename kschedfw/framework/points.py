@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedfw.framework.batch import PodSignature
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.instrumented import PlanChoice, extension_point
 from kschedfw.framework.plugin_results import checked_pair, checked_status, raised, wanted_tuple
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
@@ -31,9 +32,11 @@ SCHEDULER_NAME_SIGNER_NAME = "v1.Pod.Spec.SchedulerName"
 Plan = tuple[tuple[str, Callable[..., Any]], ...]
 
 
-class ExtensionPoints:
+class ExtensionPoints(PlanChoice):
     """:class:`~kschedfw.framework.runtime.Framework`'s once-per-call extension points; the plans
-    are compiled by the Framework (and may be swapped for timed copies on a sampled cycle)."""
+    are compiled by the Framework, with timed copies once it is instrumented, which the cycles
+    whose CycleState records plugin metrics run (:meth:`_plan`). Each ``run_*`` observes its
+    extension point's duration once instrumented (:func:`~kschedfw.framework.instrumented.extension_point`)."""
 
     faults: PluginFaults
     pre_enqueue_plugins: Plan
@@ -54,6 +57,7 @@ class ExtensionPoints:
     bind_plugins: Plan
     post_bind_plugins: Plan
 
+    @extension_point("PreEnqueue", None)  # called by the queue, as upstream's is
     def run_pre_enqueue_plugins(self, pod: "Pod", gating_plugin: str = "") -> Status | None:
         """First non-success; the plugin that gated the pod last time runs first, as upstream."""
         plugins = self.pre_enqueue_plugins
@@ -113,6 +117,7 @@ class ExtensionPoints:
             return None
         return fragments or ()
 
+    @extension_point("PreFilter", 1)
     def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                                ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
         """Upstream RunPreFilterPlugins: (merged result, status, plugins). On a rejection the
@@ -121,7 +126,7 @@ class ExtensionPoints:
         rejectors: set[str] = set()
         returned: Status | None = None
         narrowing: list[str] = []
-        for name, fn in self.pre_filter_plugins:
+        for name, fn in self._plan(state, "pre_filter_plugins"):
             try:
                 plugin_result, status = checked_pair(self.faults, name, "PreFilter", fn(state, pod, nodes), PreFilterResult)
             except Exception as exc:
@@ -149,7 +154,8 @@ class ExtensionPoints:
                     rejectors.update(narrowing)
                     return result, Status(Code.UnschedulableAndUnresolvable, (msg,), plugin=narrowing[0]), rejectors
         skip = state.skip_filter_plugins
-        state.filter_plan = tuple(p for p in self.filter_plugins if p[0] not in skip) if skip else self.filter_plugins
+        filter_plugins = self._plan(state, "filter_plugins")
+        state.filter_plan = tuple(p for p in filter_plugins if p[0] not in skip) if skip else filter_plugins
         if returned is not None:
             return result, returned, rejectors
         return result, None, set(narrowing)
@@ -169,19 +175,21 @@ class ExtensionPoints:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "Pod", pod_to_add: "Pod",
                                          node_info: NodeInfo) -> Status | None:
-        return self._run_extension(self.add_pod_plugins, state, pod, pod_to_add, node_info, "AddPod")
+        return self._run_extension(self._plan(state, "add_pod_plugins"), state, pod, pod_to_add, node_info, "AddPod")
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "Pod", pod_to_remove: "Pod",
                                             node_info: NodeInfo) -> Status | None:
-        return self._run_extension(self.remove_pod_plugins, state, pod, pod_to_remove, node_info, "RemovePod")
+        return self._run_extension(self._plan(state, "remove_pod_plugins"), state, pod, pod_to_remove, node_info,
+                                   "RemovePod")
 
+    @extension_point("PostFilter", 1)
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:
         """Upstream RunPostFilterPlugins: first Success or UAU wins; rejections' messages join."""
         reasons: list[str] = []
         rejector = ""
         result: PostFilterResult | None = None
-        for name, fn in self.post_filter_plugins:
+        for name, fn in self._plan(state, "post_filter_plugins"):
             try:
                 plugin_result, status = checked_pair(self.faults, name, "PostFilter", fn(state, pod, node_to_status),
                                                    PostFilterResult)
@@ -201,8 +209,9 @@ class ExtensionPoints:
             rejector = rejector or name
         return result, Status(Code.Unschedulable, tuple(reasons), plugin=rejector)
 
+    @extension_point("PreScore", None)
     def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
-        for name, fn in self.pre_score_plugins:
+        for name, fn in self._plan(state, "pre_score_plugins"):
             try:
                 status = checked_status(self.faults, name, "PreScore", fn(state, pod, nodes))
             except Exception as exc:
@@ -215,21 +224,24 @@ class ExtensionPoints:
             return Status(Code.Error, (f'running PreScore plugin "{name}": {status.message()}',), plugin=name)
         return None
 
+    @extension_point("Reserve", None)
     def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return self._run_until_failure(self.reserve_plugins, "Reserve", state, pod, node_name)
+        return self._run_until_failure(self._plan(state, "reserve_plugins"), "Reserve", state, pod, node_name)
 
+    @extension_point("Unreserve", "")
     def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
-        for name, fn in self.unreserve_plugins:
+        for name, fn in self._plan(state, "unreserve_plugins"):
             try:
                 fn(state, pod, node_name)
             except Exception as exc:
                 raised(self.faults, name, "Unreserve", exc)
 
+    @extension_point("Permit", 0)
     def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str, now: float
                            ) -> tuple[Status | None, dict[str, float]]:
         """Returns (status, {plugin: timeout}) — Wait when any plugin asked to wait."""
         waits: dict[str, float] = {}
-        for name, fn in self.permit_plugins:
+        for name, fn in self._plan(state, "permit_plugins"):
             timeout: Any = 0.0
             try:
                 out = fn(state, pod, node_name)
@@ -262,6 +274,7 @@ class ExtensionPoints:
         return wp
 
     # ------------------------------------------------------------------ binding cycle
+    @extension_point("PreBindPreFlight", None)
     def run_pre_bind_pre_flights(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Success if any plugin has PreBind work, Skip if none; Skip marks a plugin's PreBind skipped."""
         any_success = False
@@ -282,12 +295,14 @@ class ExtensionPoints:
             any_success = True
         return None if any_success else Status.skip()
 
+    @extension_point("PreBind", None)
     def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return self._run_until_failure(self.pre_bind_plugins, "PreBind", state, pod, node_name,
+        return self._run_until_failure(self._plan(state, "pre_bind_plugins"), "PreBind", state, pod, node_name,
                                        skip=state.skip_pre_bind_plugins)
 
+    @extension_point("Bind", None)
     def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status:
-        for name, fn in self.bind_plugins:
+        for name, fn in self._plan(state, "bind_plugins"):
             try:
                 status = checked_status(self.faults, name, "Bind", fn(state, pod, node_name))
             except Exception as exc:
@@ -302,8 +317,9 @@ class ExtensionPoints:
             return Status(Code.Error, (f'running Bind plugin "{name}": {status.message()}',), plugin=name)
         return Status.skip()
 
+    @extension_point("PostBind", "")
     def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
-        for name, fn in self.post_bind_plugins:
+        for name, fn in self._plan(state, "post_bind_plugins"):
             try:
                 fn(state, pod, node_name)
             except Exception as exc:

@@ -9,7 +9,9 @@ extension point and what came back, never a crash of the scheduling loop (see ``
 frameworkImpl is spread over files: this one builds the plugins and compiles the plans;
 :mod:`~kschedfw.framework.points` runs the once-per-call extension points;
 :mod:`~kschedfw.framework.filtering` Filter (with :mod:`~kschedfw.framework.nominated`, the
-nominated-pods pass); :mod:`~kschedfw.framework.scoring` Score.
+nominated-pods pass); :mod:`~kschedfw.framework.scoring` Score;
+:mod:`~kschedfw.framework.instrumented` the timed plans and extension-point durations that
+:meth:`Framework.instrument` compiles in.
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ import pluggy
 from kschedfw import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
-from kschedfw.framework.columnar import columnar_filter_form, columnar_forms
+from kschedfw.framework.columnar import whole_list_filter, whole_list_score
 from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.filtering import NodeFiltering, declared_with
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
+from kschedfw.framework.instrumented import EXTENSION_POINTS, PLUGIN_LISTS, Instrumentation, timed_entries
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
@@ -55,8 +58,10 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
     """One scheduling profile: its plugin instances and the compiled plan per extension point.
 
     ``fast_paths`` (the default) lets the runtime keep per-node results between cycles (the
-    nominated-pods pass's clones and outcomes, see :mod:`~kschedfw.framework.nominated`); off,
-    every cycle works everything out afresh, to check that both give the same results.
+    nominated-pods pass's clones and outcomes, see :mod:`~kschedfw.framework.nominated`), use
+    the plugins' declared whole-list forms (:mod:`kschedfw.hookspecs`), and lets the plugins keep
+    their own memos (``Handle.fast_paths``); off, every cycle works everything out afresh node by
+    node, to check that both give the same results.
     """
 
     def __init__(self, profile: "ResolvedProfile", registry: Registry, handle: Handle | None = None,
@@ -67,6 +72,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.handle = handle if handle is not None else Handle(profile_name=profile.scheduler_name)
         self.handle.framework = self
         self.handle.profile_name = profile.scheduler_name
+        self.handle.fast_paths = fast_paths
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         self.faults = PluginFaults()
@@ -126,7 +132,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         # the plan for a sampled cycle finds none), and their Filter verdict keys
         self._filter_forms: dict[Callable, Callable] = {
             fn: form for name, fn in self.filter_plugins
-            if (form := columnar_filter_form(self.plugins[name])) is not None}
+            if (form := whole_list_filter(self.plugins[name])) is not None} if self.fast_paths else {}
         self._verdict_keys: dict[str, Callable] = {
             name: verdict_key for name, _ in self.filter_plugins
             if (verdict_key := declared_with(self.plugins[name], "filter_verdict_key", "filter")) is not None}
@@ -140,11 +146,10 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
                 normalize = plan_callable(self._pm, plugin, "normalize_score") if "normalize_score" in hooks else None
                 score.append((entry.name, plan_callable(self._pm, plugin, "score"), entry.weight or 1, normalize))
         self.score_plugins: tuple[tuple[str, Callable, int, Callable | None], ...] = tuple(score)
-        # the in-tree plugins' optional whole-list forms of Score and NormalizeScore (see columnar),
-        # used while score_plugins is this list (metrics swap in timed copies for sampled cycles:
-        # those call the timed per-node Score)
-        self._score_plan_source = self.score_plugins
-        self._score_plan = tuple((name, fn, weight, normalize, *columnar_forms(self.plugins[name], normalize))
+        # the plugins' declared whole-list forms of Score and NormalizeScore (hookspecs); the
+        # timed plan of a cycle recording plugin metrics has none (see instrument)
+        self._score_plan = tuple((name, fn, weight, normalize,
+                                  *(whole_list_score(self.plugins[name], normalize) if self.fast_paths else (None, None)))
                                  for name, fn, weight, normalize in score)
         self.reserve_plugins = self._bound("reserve")
         self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
@@ -156,6 +161,22 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.sign_plugins, self.unsigned_plugins = self._compile_signers()
         self._last_refuser: int | None = None
         self._hints = self._compile_hints()
+
+    def instrument(self, instrumentation: Instrumentation) -> None:
+        """Compile the timed plans against ``instrumentation``: a copy of each plugin list whose
+        calls are timed, for the cycles that record plugin metrics (whole-list forms are left
+        out there, so every plugin's per-node calls are timed, as upstream's), and an observer
+        per extension point for every run (upstream instrumented_plugins.go and the duration
+        each Run*Plugins observes)."""
+        timed = {attribute: timed_entries(getattr(self, attribute), point, instrumentation)
+                 for attribute, point in PLUGIN_LISTS.items()}
+        timed["_score_plan"] = tuple((*entry, None, None) for entry in timed["score_plugins"])
+        self.instrumentation = instrumentation
+        self.timed_plans = timed
+        self.point_observers = {point: instrumentation.extension_point_observer(point, self.profile_name)
+                                for point in EXTENSION_POINTS}
+        if self.batch is not None:
+            self.batch.instrument(instrumentation)
 
     def _compile_signers(self) -> tuple[tuple[tuple[str, Callable], ...], tuple[str, ...]]:
         """(signers, plugins that cannot sign): every distinct PreFilter, Filter, PreScore and

@@ -2,7 +2,12 @@
 and the weights (upstream RunScorePlugins), as a total per node.
 
 A plugin's whole-list forms (``score_nodes``, ``normalize_score_values``, see
-:mod:`kschedfw.hookspecs`) stand for the per-node hooks when it declares them. NormalizeScore
+:mod:`kschedfw.hookspecs`) stand for the per-node hooks when it declares them. Their values meet
+the per-node hook's checks, with the usual case paid once per cycle: the totals are worked out
+first and, when they are all ints (one pass in C), every form gave ints; otherwise (or when the
+pass failed) each form's values are checked in plan order, which names the plugin and the value
+as the hook's check would; pairs and int subclasses, which that check takes as ints, are then
+scored again, each form's values converted as they come. NormalizeScore
 gets a new list of new :class:`~kschedfw.framework.types.NodeScore` items every call, so a plugin
 may keep them (reusing them across cycles saved nothing measurable in the benchmarks).
 """
@@ -14,7 +19,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
-from kschedfw.framework.plugin_results import checked_status, raised, score_values
+from kschedfw.framework.instrumented import PlanChoice, extension_point
+from kschedfw.framework.plugin_results import checked_status, raised, score_values, whole_list_values
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.framework.status import Code, Status
 from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
@@ -29,16 +35,14 @@ __all__ = ["NodeScoring", "ScorePlan"]
 ScorePlan = tuple[tuple[str, Callable[..., Any], int, "Callable[..., Any] | None"], ...]
 
 
-class NodeScoring:
+class NodeScoring(PlanChoice):
     """:class:`~kschedfw.framework.runtime.Framework`'s Score; the plan (``score_plugins``) and
     its plugins' whole-list forms (``_score_plan``) are compiled by the Framework."""
 
     faults: PluginFaults
     score_plugins: ScorePlan
-    #: score_plugins with each plugin's (score_nodes, normalize_score_values), while score_plugins
-    #: is still ``_score_plan_source`` (a sampled cycle's timed copy of the plan has no forms)
+    #: score_plugins with each plugin's (score_nodes, normalize_score_values) or (None, None)
     _score_plan: tuple[tuple[Any, ...], ...]
-    _score_plan_source: ScorePlan
 
     def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
@@ -52,39 +56,74 @@ class NodeScoring:
         return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
                                  total) for ni, total in zip(nodes, totals)], None
 
+    @extension_point("Score", 1)
     def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                                  recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
                                  ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
         over the bound method, or the plugin's whole-list form (``score_nodes``,
-        ``normalize_score_values``, see :mod:`~kschedfw.framework.columnar`): the hot path.
-        Scores are checked once per plugin per cycle (all ints? then only the range); only a
-        failing check looks at each value. A plugin giving every node the same score adds a
-        constant to the totals. ``names``: the nodes' names, if the caller has them already."""
+        ``normalize_score_values``, see :mod:`kschedfw.hookspecs`): the hot path. Per-node
+        scores are checked once per plugin per cycle (all ints? then only the range), whole-list
+        ones once per cycle (see the module's docstring); only a failing check looks at each
+        value. A plugin giving every node the same score adds a constant to the totals.
+        ``names``: the nodes' names, if the caller has them already."""
+        if names is None:
+            names = [ni.name for ni in nodes]
+        unchecked: list[tuple[str, str, Any]] = []
+        try:
+            totals, status = self._score_pass(state, pod, nodes, names, recorder, unchecked)
+            if not unchecked or status is None and type(sum(totals)) is int:
+                return totals, status
+        except TypeError:  # values that are not all numbers, from a whole-list form
+            if not unchecked:
+                raise
+            status = None
+        for name, point, values in unchecked:  # in plan order, as node by node
+            try:
+                if type(sum(values)) is int:
+                    continue
+            except TypeError:
+                pass
+            wrong = score_values(self.faults, name, point, list(values))[1]
+            if wrong is not None:
+                return [], _failed(name, point, wrong)
+            break  # pairs or int subclasses, which the check takes as ints: score again with them
+        else:
+            if status is not None:
+                return [], status
+        return self._score_pass(state, pod, nodes, names, recorder, None)
+
+    def _score_pass(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], names: list[str],
+                recorder: "CycleRecorder | None", unchecked: list[tuple[str, str, Any]] | None
+                ) -> tuple[list[int], Status | None]:
+        """:meth:`run_score_plugins_totals`'s pass over the plugins. Whole-list values are left
+        for the caller to check, in ``unchecked`` (plugin, point, values), or, without it,
+        checked each as it comes."""
         varying: list[list[int]] = []
         constant = 0
         skip = state.skip_score_plugins
-        if names is None:
-            names = [ni.name for ni in nodes]
-        plan = self._score_plan
-        if self.score_plugins is not self._score_plan_source:
-            plan = tuple((name, fn, weight, normalize, None, None) for name, fn, weight, normalize in self.score_plugins)
+        # a cycle recording plugin metrics runs the timed plan, whose per-node calls are timed
+        # (it has no whole-list forms)
+        plan = self._plan(state, "_score_plan")
         for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
+            whole_list = False
             try:
-                # a whole-list form's ints are taken as they come (see columnar); the range is checked
-                values = score_nodes(state, pod, nodes) if score_nodes is not None else None
-                if values is None:
+                raw = score_nodes(state, pod, nodes) if score_nodes is not None else None
+                if raw is None:
                     raw = [fn(state, pod, ni) for ni in nodes]
+                else:
+                    whole_list = True
             except Exception as exc:
-                err = raised(self.faults, name, "Score", exc)
-                return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {err.message()}',), plugin=name)
-            if values is None:
+                return [], _failed(name, "Score", raised(self.faults, name, "Score", exc))
+            if whole_list:
+                values, status = _whole_list(self.faults, name, "Score", raw, len(nodes), unchecked)
+            else:
                 values, status = score_values(self.faults, name, "Score", raw)
-                if status is not None:
-                    return [], Status(Code.Error, (f'running Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+            if status is not None:
+                return [], _failed(name, "Score", status)
             raw_values = values
             if normalize is not None:
                 normalized = None
@@ -92,17 +131,17 @@ class NodeScoring:
                     try:
                         normalized = normalize_values(state, pod, values)
                     except Exception as exc:
-                        status = raised(self.faults, name, "NormalizeScore", exc)
-                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
-                if normalized is not None:
-                    values = normalized
-                else:
+                        return [], _failed(name, "NormalizeScore", raised(self.faults, name, "NormalizeScore", exc))
+                if normalized is None:
                     normalized, status = self._normalize(name, normalize, state, pod, names, values)
                     if status is not None:
                         return [], status
                     values, status = score_values(self.faults, name, "NormalizeScore", normalized)
-                    if status is not None:
-                        return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
+                else:
+                    values, status = _whole_list(self.faults, name, "NormalizeScore", normalized, len(values),
+                                                 unchecked)
+                if status is not None:
+                    return [], _failed(name, "NormalizeScore", status)
             low, high = (min(values), max(values)) if values else (0, 0)
             if recorder is not None:
                 recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
@@ -141,3 +180,19 @@ class NodeScoring:
         if status is not None and not status.is_success():
             return [], Status(Code.Error, (f'running Normalize on Score plugins: plugin "{name}" failed with: {status.message()}',), plugin=name)
         return [s.score for s in scores], None
+
+
+def _whole_list(faults: PluginFaults, name: str, point: str, out: Any, count: int,
+                unchecked: list[tuple[str, str, Any]] | None) -> tuple[list[int], Status | None]:
+    """A whole-list form's values: a list of ``count`` left in ``unchecked`` for the caller, or
+    checked now (:func:`~kschedfw.framework.plugin_results.whole_list_values`)."""
+    if unchecked is not None and type(out) is list and len(out) == count:
+        unchecked.append((name, point, out))
+        return out, None
+    return whole_list_values(faults, name, point, out, count)
+
+
+def _failed(name: str, point: str, status: Status) -> Status:
+    """A Score or NormalizeScore failure, as upstream words the cycle's Error."""
+    where = "running Score plugins" if point == "Score" else "running Normalize on Score plugins"
+    return Status(Code.Error, (f'{where}: plugin "{name}" failed with: {status.message()}',), plugin=name)

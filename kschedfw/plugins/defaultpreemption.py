@@ -191,7 +191,7 @@ class DefaultPreemption:
         other than NodeResourcesFit may depend on the pods on a node: see
         :mod:`kschedfw.plugins.preemption.resource_victims`). ``statuses``: Filter's verdicts.
         The victims list it returns may be shared: copy it before changing it."""
-        if not self.resource_victim_selection or not nodememo.enabled() \
+        if not self.resource_victim_selection or not nodememo.wanted(self.handle) \
                 or self.is_eligible_pod is not _every_pod_is_eligible \
                 or self.more_important_pod != self._more_important_pod \
                 or type(self).select_victims_on_node is not DefaultPreemption.select_victims_on_node:

@@ -312,7 +312,7 @@ class DynamicResources:
         return 0
 
     def score_nodes(self, state, pod, nodes) -> list[int]:
-        """:meth:`score` for each node at once (see framework.columnar)."""
+        """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         return [0] * len(nodes)
 
     @kschedfw.hookimpl

@@ -105,7 +105,7 @@ class ImageLocality:
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers))
 
     def score_nodes(self, state, pod, nodes) -> list[int]:
-        """:meth:`score` for each node at once (see framework.columnar)."""
+        """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         self._use_pod(pod)
         empty = self._last_empty_score
         if not any(map(_image_states, nodes)):

@@ -585,5 +585,5 @@ class NodeAffinity:
         return None
 
     def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
-        """:meth:`normalize_score` over plain ints (see framework.columnar)."""
+        """:meth:`normalize_score` over plain ints (hookspecs.WholeListNormalizeScore)."""
         return default_normalize_values(MAX_NODE_SCORE, False, values)

@@ -16,22 +16,16 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-__all__ = ["NodeMemo", "cluster_size", "set_enabled", "enabled", "memo_score", "memo_scores"]
-
-_enabled = True
+__all__ = ["NodeMemo", "cluster_size", "wanted", "memo_score", "memo_scores"]
 
 
-def set_enabled(on: bool) -> None:
-    """Turn the memos and the other incremental fast paths (InterPodAffinity's and
-    PodTopologySpread's use of the cache's label and affinity term indexes) off (True: on, the
-    default) to run the plain path, e.g. to check that both give the same placements
-    (benchmarks/mixed_workload.py --check)."""
-    global _enabled
-    _enabled = bool(on)
-
-
-def enabled() -> bool:
-    return _enabled
+def wanted(handle: Any) -> bool:
+    """Whether a plugin built with ``handle`` may use its memos and the other incremental fast
+    paths (InterPodAffinity's and PodTopologySpread's use of the cache's label and affinity term
+    indexes): the scheduler's ``fast_paths`` (``Handle.fast_paths``). Off runs the plain path,
+    e.g. to check that both give the same placements (benchmarks/mixed_workload.py --check); a
+    plugin built without a Handle (a unit test) keeps them on."""
+    return bool(getattr(handle, "fast_paths", True))
 
 
 def cluster_size(handle: Any, nodes: Any) -> int:
@@ -88,7 +82,7 @@ def memo_score(memo: dict[Any, tuple], fast: Any, node_info: Any) -> Any:
 
 def memo_scores(memo: dict[Any, tuple], fast: Any, nodes: Any, plain: Any) -> list[Any]:
     """:func:`memo_score` for each of ``nodes`` at once (the whole-list form of a memoized Score,
-    see framework.columnar); a NodeInfo without a node goes to ``plain(node_info)``. Hits are
+    see hookspecs.WholeListScore); a NodeInfo without a node goes to ``plain(node_info)``. Hits are
     read inline: this runs once per scored node."""
     get = memo.get
 

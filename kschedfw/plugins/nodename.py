@@ -44,7 +44,7 @@ class NodeName:
         return pod.node_name
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
-        """:meth:`filter` for each node at once (see framework.columnar)."""
+        """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         wanted = pod.node_name
         if not wanted:
             return [None] * len(nodes)

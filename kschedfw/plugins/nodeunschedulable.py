@@ -83,7 +83,7 @@ class NodeUnschedulable:
         return pod.tolerations
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
-        """:meth:`filter` for each node at once (see framework.columnar)."""
+        """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         out: list[Status | None] = [None] * len(nodes)
         cordoned = [i for i, ni in enumerate(nodes) if ni.node.unschedulable]
         if cordoned and not self._tolerates_unschedulable(pod):

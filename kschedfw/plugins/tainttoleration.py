@@ -133,7 +133,7 @@ class TaintToleration:
         return pod.tolerations
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
-        """:meth:`filter` for each node at once (see framework.columnar)."""
+        """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         out: list[Status | None] = [None] * len(nodes)
         tolerations = pod.tolerations
         untolerated = self._untolerated_no_schedule_taint
@@ -170,7 +170,7 @@ class TaintToleration:
         return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
 
     def score_nodes(self, state, pod, nodes) -> list[int] | None:
-        """:meth:`score` for each node at once (see framework.columnar); this cycle's only."""
+        """:meth:`score` for each node at once (hookspecs.WholeListScore); this cycle's only."""
         cycle_state, s = self._cycle
         if state is not cycle_state:
             return None

@@ -63,11 +63,12 @@ class _Objects:
 class PluginHarness:
     def __init__(self, *plugin_classes: type, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  objects: Iterable[Any] = (), args: Mapping[str, Mapping] | None = None,
-                 weights: Mapping[str, int] | None = None) -> None:
+                 weights: Mapping[str, int] | None = None, fast_paths: bool = True) -> None:
         nodes, pods = list(nodes), list(pods)
         self.snapshot = Snapshot.from_objects(nodes, pods)
         handle = Handle(snapshot=self.snapshot, lister=_Objects([*nodes, *pods, *objects]))
-        self.framework = framework_for(plugin_classes, handle=handle, args=args, weights=weights)
+        self.framework = framework_for(plugin_classes, handle=handle, args=args, weights=weights,
+                                       fast_paths=fast_paths)
         self.plugins = self.framework.plugins
         self._algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=100)
 

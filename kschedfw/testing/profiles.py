@@ -96,11 +96,13 @@ def _name(cls: type) -> str:
     return str(getattr(cls, "name"))
 
 
-def framework_for(classes: Iterable[type], *, handle: Handle | None = None, **kwargs: Any) -> Framework:
-    """The runtime of ``profile_for(classes, ...)``: plugin instances built as the scheduler builds them."""
+def framework_for(classes: Iterable[type], *, handle: Handle | None = None, fast_paths: bool = True,
+                  **kwargs: Any) -> Framework:
+    """The runtime of ``profile_for(classes, ...)``: plugin instances built as the scheduler builds
+    them (``fast_paths=False``: the plain path, see ``Framework``)."""
     classes = list(classes)
     registry = Registry.from_classes(classes)
-    return Framework(profile_for(classes, registry=registry, **kwargs), registry, handle)
+    return Framework(profile_for(classes, registry=registry, **kwargs), registry, handle, fast_paths=fast_paths)
 
 
 def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,
@@ -115,10 +117,12 @@ def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,
 
 
 def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterable[Any] = (), *,
-                  seed: int = 0, until: float | None = None, **kwargs: Any) -> "SimulationResult":
+                  seed: int = 0, until: float | None = None, fast_paths: bool = True,
+                  **kwargs: Any) -> "SimulationResult":
     """Run a simulation of ``objects`` with a profile of exactly ``classes``."""
     from kschedfw.simulation import Simulation
     classes = list(classes)
     registry = Registry.from_classes(classes)
-    sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed)
+    sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
+                     fast_paths=fast_paths)
     return sim.run(until=until)

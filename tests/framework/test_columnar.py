@@ -1,9 +1,10 @@
-"""The in-tree plugins' whole-list forms of Filter, Score and NormalizeScore (framework/columnar.py)
-give exactly what the per-node hooks give (upstream calls Filter and Score once per node): the
-same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
+"""The in-tree plugins' whole-list forms of Filter, Score and NormalizeScore (hookspecs'
+WholeListFilter, WholeListScore, WholeListNormalizeScore) give exactly what the per-node hooks
+give (upstream calls Filter and Score once per node): the same feasible nodes, rejections (status, reasons, plugin, visiting order) and errors, the same
 raw, normalised and weighted scores per plugin and the same totals, cycle after cycle on a
 changing seeded random cluster; a fault in a chunk gives the per-node path's error and fault
-count; and a subclass that overrides a per-node hook does not inherit a form."""
+count; a form's wrong results meet the per-node hook's guard; and a subclass that overrides a
+per-node hook does not inherit a form. The plain path is ``Framework(..., fast_paths=False)``."""
 
 from __future__ import annotations
 
@@ -56,13 +57,9 @@ def _pod(rng, i):
                     if preferred else None, **kwargs)
 
 
-def _harness(nodes, pods, columnar_on):
-    columnar.set_enabled(columnar_on)
-    try:
-        return PluginHarness(*PLUGINS, nodes=nodes, pods=pods,
-                             weights={"NodeResourcesFit": 2, "TaintToleration": 3, "NodeAffinity": 1})
-    finally:
-        columnar.set_enabled(True)
+def _harness(nodes, pods, fast_paths):
+    return PluginHarness(*PLUGINS, nodes=nodes, pods=pods, fast_paths=fast_paths,
+                         weights={"NodeResourcesFit": 2, "TaintToleration": 3, "NodeAffinity": 1})
 
 
 def _facts(record):
@@ -111,11 +108,10 @@ def test_a_subclass_overriding_score_keeps_its_own_score():
     class Plain(TaintToleration):
         pass
 
-    assert columnar.columnar_forms(Halved({}, None), Halved.normalize_score)[0] is None
-    plain_forms = columnar.columnar_forms(Plain({}, None), Plain.normalize_score)
+    assert columnar.whole_list_score(Halved({}, None), Halved.normalize_score)[0] is None
+    plain_forms = columnar.whole_list_score(Plain({}, None), Plain.normalize_score)
     assert plain_forms[0] is not None and plain_forms[1] is not None
-    state = CycleState()
-    assert columnar.columnar_forms(Halved({}, None), None)[1] is None and state is not None
+    assert columnar.whole_list_score(Halved({}, None), None)[1] is None
 
 
 # ---------------------------------------------------------------------------------------- Filter
@@ -148,11 +144,7 @@ def _frameworks(classes, nodes, pods=()):
     out = []
     for on in (True, False):
         snapshot = Snapshot.from_objects(nodes, pods)
-        columnar.set_enabled(on)
-        try:
-            out.append((framework_for(list(classes), handle=Handle(snapshot=snapshot)), snapshot))
-        finally:
-            columnar.set_enabled(True)
+        out.append((framework_for(list(classes), handle=Handle(snapshot=snapshot), fast_paths=on), snapshot))
     return out
 
 
@@ -219,8 +211,8 @@ def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
 
 
 def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
-    """Metrics swap in timed copies of the plugin lists for a sampled cycle (upstream samples
-    10% of cycles): those cycles call the timed per-node hooks, so Filter and Score durations are
+    """A sampled cycle (upstream samples 10% of cycles) runs the profile's timed plan, which has
+    no whole-list forms: it calls the timed per-node hooks, so Filter and Score durations are
     observed for the plugins that have whole-list forms too."""
     pytest.importorskip("prometheus_client")
     from tests.test_metrics import FixedRng, samples, simulate
@@ -233,3 +225,136 @@ def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
         assert (plugin, "Filter") in observed
     for plugin in ("NodeResourcesFit", "NodeResourcesBalancedAllocation", "TaintToleration", "ImageLocality"):
         assert (plugin, "Score") in observed
+
+
+# ---------------------------------------------------------------------------------------- the guard
+
+def _listed_filter(per_node, whole_list):
+    """A Filter whose per-node hook returns ``per_node`` and whose whole-list form returns
+    ``whole_list(nodes)``."""
+    def filter(self, state, pod, node_info):
+        return per_node
+
+    def filter_nodes(self, state, pod, nodes):
+        return whole_list(nodes)
+    return type("Listed", (), {"name": "Listed", "__init__": lambda self, args, handle: None,
+                               "filter": hookimpl(filter), "filter_nodes": filter_nodes})
+
+
+def _raise(nodes):
+    raise RuntimeError("kaboom")
+
+
+def _filter_failure(cls, fast_paths):
+    nodes = [make_node(f"n{i}", cpu="1") for i in range(20)]
+    (fwk, snapshot), = [pair for pair, on in zip(_frameworks((cls,), nodes), (True, False)) if on == fast_paths]
+    return _filter_facts(fwk, make_pod("p"), snapshot.node_infos(), 0, 20)[2]
+
+
+def test_a_whole_list_filter_returning_no_status_is_reported_as_the_per_node_hook():
+    fast = _filter_failure(_listed_filter(None, lambda nodes: ["no"] * len(nodes)), True)
+    plain = _filter_failure(_listed_filter("no", lambda nodes: None), False)
+    assert fast == plain == (Code.Error, """running "Listed" filter plugin: plugin "Listed" Filter returned str 'no'; """
+                                         "want Status or None", "Listed")
+
+
+@pytest.mark.parametrize("whole_list, cause", [
+    (lambda nodes: [None] * (len(nodes) - 1), "returned list [None, None"),
+    (lambda nodes: 3, "returned int 3; want a list of"),
+    (_raise, "RuntimeError: kaboom"),
+])
+def test_a_whole_list_filter_that_breaks_is_an_error_naming_the_plugin(whole_list, cause):
+    code, message, plugin = _filter_failure(_listed_filter(None, whole_list), True)
+    assert code is Code.Error and plugin == "Listed"
+    assert message.startswith('running "Listed" filter plugin: ') and cause in message
+
+
+def _listed_score(per_node, whole_list, normalized=None):
+    """A Score plugin (with NormalizeScore) whose per-node hooks give ``per_node`` and leave the
+    scores as they are, and whose whole-list forms give ``whole_list(nodes)`` and
+    ``normalized(values)`` (the values as they are when None)."""
+    def score(self, state, pod, node_info):
+        return per_node
+
+    def normalize_score(self, state, pod, scores):
+        return None
+
+    def score_nodes(self, state, pod, nodes):
+        return whole_list(nodes)
+
+    def normalize_score_values(self, state, pod, values):
+        return normalized(values) if normalized is not None else list(values)
+    return type("Listed", (), {"name": "Listed", "__init__": lambda self, args, handle: None,
+                               "score": hookimpl(score), "normalize_score": hookimpl(normalize_score),
+                               "score_nodes": score_nodes, "normalize_score_values": normalize_score_values})
+
+
+def _score_failure(cls, fast_paths):
+    from kschedfw.testing import framework_for
+    from kschedfw.cache.snapshot import Snapshot
+    snapshot = Snapshot.from_objects([make_node(f"n{i}", cpu="1") for i in range(4)], ())
+    fwk = framework_for([cls], fast_paths=fast_paths)
+    totals, status = fwk.run_score_plugins_totals(CycleState(), make_pod("p"), snapshot.node_infos())
+    assert (fwk._score_plan[0][4] is not None) is fast_paths
+    return None if status is None else (status.code, status.message(), status.plugin)
+
+
+@pytest.mark.parametrize("bad", [1.5, None, "7", 101, -1, (5, Status.as_status("boom")), (5, "ok")])
+def test_a_whole_list_score_meets_the_per_node_guard(bad):
+    """One bad value among good ones is found and reported as the per-node hook's would be."""
+    fast = _score_failure(_listed_score(0, lambda nodes: [7] * (len(nodes) - 1) + [bad]), True)
+    plain = _score_failure(_listed_score(bad, None), False)
+    assert fast == plain and fast is not None and fast[0] is Code.Error and fast[2] == "Listed"
+
+
+def test_whole_list_scores_as_pairs_or_int_subclasses_are_taken_as_ints():
+    """As from the per-node hook: (score, None) pairs and int subclasses (a bool from a
+    whole-list form counts as the int it is: its ints are checked in one pass, see hookspecs)."""
+    class Score(int):
+        pass
+    for values in ([(5, None)] * 4, [Score(5)] * 4, [True] * 4):
+        assert _score_failure(_listed_score(0, lambda nodes, values=values: list(values)), True) is None
+
+
+@pytest.mark.parametrize("bad", [1.5, 101, None])
+def test_whole_list_normalized_values_meet_the_node_score_guard(bad):
+    from kschedfw.testing import framework_for
+
+    def leave(self, state, pod, scores):
+        for s in scores:
+            s.score = bad
+    per_node = type("Listed", (_listed_score(5, None),), {"normalize_score": hookimpl(leave)})
+    fast = _score_failure(_listed_score(0, lambda nodes: [5] * len(nodes), lambda values: [bad] * len(values)), True)
+    plain = _score_failure(per_node, False)
+    assert fast == plain and fast is not None and fast[2] == "Listed"
+    plan = framework_for([per_node])._score_plan[0]
+    assert plan[4] is not None and plan[5] is None  # overriding normalize_score drops its form only
+
+
+@pytest.mark.parametrize("form", ["score", "normalize"])
+def test_a_whole_list_score_of_the_wrong_length_is_an_error_naming_the_plugin(form):
+    cls = _listed_score(0, lambda nodes: [5] * (len(nodes) + (form == "score")),
+                        lambda values: [5] * (len(values) + (form == "normalize")))
+    code, message, plugin = _score_failure(cls, True)
+    point = "Score" if form == "score" else "NormalizeScore"
+    assert code is Code.Error and plugin == "Listed"
+    assert f'plugin "Listed" {point} returned list [5, 5, 5, 5, 5]; want a list of 4 results, one per node' in message
+
+
+def test_a_float_between_a_forms_lowest_and_highest_scores_is_found():
+    fast = _score_failure(_listed_score(0, lambda nodes: [0, 3.5, 100, 7]), True)
+    plain = _score_failure(_listed_score(3.5, None), False)
+    assert fast == plain and "returned float 3.5" in fast[1]
+
+
+def test_an_earlier_forms_wrong_value_is_reported_before_a_later_plugins_fault():
+    """Plan order, as node by node: the first plugin's float, not the second's score out of range."""
+    from kschedfw.cache.snapshot import Snapshot
+    from kschedfw.testing import framework_for
+    first = _listed_score(0, lambda nodes: [1.5] + [2] * (len(nodes) - 1))
+    second = type("Later", (_listed_score(0, lambda nodes: [101] * len(nodes)),), {"name": "Later"})
+    snapshot = Snapshot.from_objects([make_node(f"n{i}", cpu="1") for i in range(4)], ())
+    fwk = framework_for([first, second])
+    assert fwk._score_plan[1][4] is not None  # the second plugin kept its form
+    _, status = fwk.run_score_plugins_totals(CycleState(), make_pod("p"), snapshot.node_infos())
+    assert status.plugin == "Listed" and "returned float 1.5" in status.message()

@@ -1,8 +1,9 @@
 """Filter with nominated pods (upstream RunFilterPluginsWithNominatedPods: two passes when
 pods of at least the pod's priority are nominated to the node, one pass when none is) gives
 the same placements and the same Preempted events whether Filter takes the plugins' whole-list
-forms (chunks of nodes, plugin by plugin) or their per-node hooks (``columnar.set_enabled(False)``).
-What the pass keeps between cycles is compared with ``fast_paths`` off in test_kept_node_results.
+forms (chunks of nodes, plugin by plugin) or their per-node hooks (``Simulation(...,
+fast_paths=False)``, which also leaves every memo out). What the pass keeps between cycles is
+compared with ``fast_paths`` off in test_kept_node_results.
 
 Seeded clusters big enough for the chunked Filter (at least 16 nodes), full of low-priority
 pods, with preemptors of several priorities and a few pods that stay nominated (too big to fit,
@@ -20,10 +21,9 @@ from kschedfw.config.validate import default_config
 from kschedfw.framework.nominated import PLAIN, NominatedPods
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing import make_node, make_pod
-from kschedfw.testing.fastpaths import plain_path
 
 
-def _run(seed: int):
+def _run(seed: int, fast_paths: bool = True):
     from kschedfw.api import parse_object
     from kschedfw.simulation import Simulation
 
@@ -50,7 +50,7 @@ def _run(seed: int):
             objects.append(make_pod(f"t{t}-{i}", priority_class_name=cls, cpu=cpu, memory="128Mi",
                                     node_selector={"disk": "ssd"} if ssd else None))
     registry = default_registry()
-    return Simulation(default_config(registry), registry, objects, seed=seed).run()
+    return Simulation(default_config(registry), registry, objects, seed=seed, fast_paths=fast_paths).run()
 
 
 def _preempted(result):
@@ -69,8 +69,7 @@ def test_runs_place_and_preempt_alike_without_the_kept_entries_and_chunks(seed, 
 
     monkeypatch.setattr(NominatedPods, "outcome", counting)
     fast = _run(seed)
-    with plain_path(columnar_forms=False):
-        plain = _run(seed)
+    plain = _run(seed, fast_paths=False)
     assert fast.pods == plain.pods
     assert _preempted(fast) == _preempted(plain)
     assert _preempted(fast)

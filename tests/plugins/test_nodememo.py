@@ -13,11 +13,11 @@ import pytest
 
 from kschedfw.framework.cycle_state import CycleState
 from kschedfw.framework.types import NodeInfo
+from kschedfw.framework.handle import Handle
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.testing import make_node, make_pod
-from kschedfw.testing.fastpaths import plain_path
 
 
 def _pod(name, cpu, mem, node_name=""):
@@ -37,8 +37,9 @@ def _cycle(plugins, pod, infos):
             None if skipped else [balanced.score(state, pod, ni) for ni in feasible])
 
 
-def _plugins():
-    return NodeResourcesFit({}, None), NodeResourcesBalancedAllocation({}, None)
+def _plugins(fast_paths: bool = True):
+    handle = Handle(fast_paths=fast_paths)
+    return NodeResourcesFit({}, handle), NodeResourcesBalancedAllocation({}, handle)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -75,10 +76,9 @@ def test_memoised_cycles_equal_fresh_plugins(seed):
 def test_plain_path_when_memos_are_off():
     infos = [NodeInfo(node=make_node(f"n{i}", cpu="2", memory="4Gi")) for i in range(3)]
     pod = _pod("p", 100, 128)
-    with plain_path():
-        plugins = _plugins()
-        assert _cycle(plugins, pod, infos) == _cycle(_plugins(), pod, infos)
-        assert plugins[0]._fit_memos._memos == {} and plugins[1]._memos._memos == {}
+    plugins = _plugins(fast_paths=False)
+    assert _cycle(plugins, pod, infos) == _cycle(_plugins(), pod, infos)
+    assert plugins[0]._fit_memos._memos == {} and plugins[1]._memos._memos == {}
 
 
 def test_memo_starts_afresh_when_it_outgrows_the_cluster():
@@ -148,27 +148,23 @@ def test_remembered_rejections_equal_fresh_ones(seed, memos_on, whole_list):
     infos = [NodeInfo(node=make_node(f"n{i}", cpu=f"{rng.choice([300, 1000, 2000])}m",
                                      memory=f"{rng.choice([256, 1024, 4096])}Mi", pods=str(rng.choice([1, 2, 110]))))
              for i in range(16)]
-    nodememo.set_enabled(memos_on)
-    try:
-        memoised = NodeResourcesFit({}, None)
-        requests = [(100, 128), (100, 128), (900, 512), (100, 128), (2500, 3000), (400, 2048)]
-        for step in range(80):
-            cpu, mem = rng.choice(requests)
-            pod = _pod(f"p{step}", cpu, mem)
-            got, _ = _filter_outcomes(memoised, pod, infos, whole_list)
-            expected, _ = _filter_outcomes(NodeResourcesFit({}, None), pod, infos, False)
-            assert got == expected, f"step {step}"
-            target = rng.choice(infos)
-            action = rng.random()
-            if action < 0.6:
-                target.add_pod(_pod(f"bound{step}", cpu, mem, target.name))
-            elif action < 0.85 and target.pods:
-                target.remove_pod(target.pods[-1])
-            else:  # the node object replaced, as the cache does on a node update
-                node = target.node
-                target.set_node(attrs.evolve(node, allocatable={**node.allocatable,
-                                                                "cpu": node.allocatable["cpu"] + 300}))
-                target.generation += 1
-        assert any(v is not None for v in got)  # the cluster filled up: rejections were compared
-    finally:
-        nodememo.set_enabled(True)
+    memoised = NodeResourcesFit({}, Handle(fast_paths=memos_on))
+    requests = [(100, 128), (100, 128), (900, 512), (100, 128), (2500, 3000), (400, 2048)]
+    for step in range(80):
+        cpu, mem = rng.choice(requests)
+        pod = _pod(f"p{step}", cpu, mem)
+        got, _ = _filter_outcomes(memoised, pod, infos, whole_list)
+        expected, _ = _filter_outcomes(NodeResourcesFit({}, None), pod, infos, False)
+        assert got == expected, f"step {step}"
+        target = rng.choice(infos)
+        action = rng.random()
+        if action < 0.6:
+            target.add_pod(_pod(f"bound{step}", cpu, mem, target.name))
+        elif action < 0.85 and target.pods:
+            target.remove_pod(target.pods[-1])
+        else:  # the node object replaced, as the cache does on a node update
+            node = target.node
+            target.set_node(attrs.evolve(node, allocatable={**node.allocatable,
+                                                            "cpu": node.allocatable["cpu"] + 300}))
+            target.generation += 1
+    assert any(v is not None for v in got)  # the cluster filled up: rejections were compared

@@ -25,7 +25,6 @@ from kschedfw.plugins import filter_key
 from kschedfw.plugins.nodeports import NodePorts
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import container, make_node, make_pdb, make_pod, pod_affinity_term, taint
-from kschedfw.testing.fastpaths import plain_path
 
 GPU = "example.com/gpu"
 
@@ -255,9 +254,10 @@ def test_the_chosen_node_is_upstreams_on_random_candidates():
         assert pick_one_node_for_preemption(nodes_to_victims, None, now) == reference_pick(nodes_to_victims, now), seed
 
 
-def preemption_run(seed: int):
+def preemption_run(seed: int, fast_paths: bool = True):
     """A small cluster full of low-priority pods, and replicas of higher-priority templates
-    (some tolerating a taint or asking for ssd nodes) that can only land by preempting."""
+    (some tolerating a taint or asking for ssd nodes) that can only land by preempting;
+    ``fast_paths=False`` runs the plain path."""
     from kschedfw.api import parse_object
     from kschedfw.simulation import Simulation
 
@@ -281,19 +281,18 @@ def preemption_run(seed: int):
                                     tolerations=[{"key": "t", "operator": "Exists"}] if tolerate else (),
                                     node_selector={"disk": "ssd"} if ssd else None))
     registry = default_registry()
-    return Simulation(default_config(registry), registry, objects, seed=seed).run()
+    return Simulation(default_config(registry), registry, objects, seed=seed, fast_paths=fast_paths).run()
 
 
 def test_simulations_place_and_preempt_alike_with_the_memos_off():
     """Whole runs of the default profile: the same pods bound where, and the same victims with
     the same messages, as with every cross-cycle memo and the arithmetic dry run off
-    (``nodememo.set_enabled(False)``)."""
+    (``fast_paths=False``)."""
 
     preempted = 0
     for seed in range(25):
         fast = preemption_run(seed)
-        with plain_path():
-            plain = preemption_run(seed)
+        plain = preemption_run(seed, fast_paths=False)
         assert fast.pods == plain.pods, seed
         victims = [(e.object_key, e.message) for e in fast.cluster.events if e.reason == "Preempted"]
         assert victims == [(e.object_key, e.message) for e in plain.cluster.events if e.reason == "Preempted"]

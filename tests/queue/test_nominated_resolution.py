@@ -8,7 +8,6 @@ from __future__ import annotations
 import random
 
 from kschedfw.framework.types import NominatingInfo, NominatingMode
-from kschedfw.testing.fastpaths import plain_path
 from tests.queue.queue_testlib import NODE_ADD, make_pod, new_queue, with_labels
 
 NODES = ("n1", "n2", "n3")
@@ -105,8 +104,7 @@ def test_preemption_runs_are_the_same_without_the_shortcut(monkeypatch):
         fast = preemption_run(seed)
         with monkeypatch.context() as m:
             m.setattr(PriorityQueue, "_note_held", lambda self, qpi: None)
-            with plain_path():
-                plain = preemption_run(seed)
+            plain = preemption_run(seed, fast_paths=False)
         assert fast.pods == plain.pods, seed
         assert preempted(fast) == preempted(plain), seed
         seen += len(preempted(fast))

@@ -110,14 +110,14 @@ class InterPodAffinity:
     def _label_index(self, nodes: list) -> Any:
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes, else None."""
         snapshot = self._handle.snapshot
-        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.enabled():
+        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self._handle):
             return None
         return getattr(snapshot, "label_index", None)
 
     def _term_index(self) -> Any:
         """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
         snapshot = self._handle.snapshot
-        if snapshot is None or not nodememo.enabled():
+        if snapshot is None or not nodememo.wanted(self._handle):
             return None
         return getattr(snapshot, "term_index", None)
 

@@ -114,7 +114,7 @@ class NodeResourcesBalancedAllocation:
             cpu, memory = pod_requests
             fast = balanced_cpu_memory(cpu, memory, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None and nodememo.enabled():
+        if fast is not None and nodememo.wanted(self.handle):
             self._cycle = (state, fast, self._memos.for_key(tuple(pod_requests),
                                                            cluster_size(self.handle, nodes)))
         else:
@@ -141,7 +141,7 @@ class NodeResourcesBalancedAllocation:
         return self.scorer.score(node_info, pod_requests)
 
     def score_nodes(self, state, pod, nodes) -> list[int] | None:
-        """:meth:`score` for each node at once (see framework.columnar): this cycle's memo
+        """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._cycle
         if state is not cycle_state:

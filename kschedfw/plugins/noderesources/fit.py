@@ -292,7 +292,7 @@ class NodeResourcesFit:
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
         # Filter's verdict depends on these and the NodeInfo only (is_zero is a shortcut).
         key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked)
-        if nodememo.enabled():
+        if nodememo.wanted(self.handle):
             memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
             self._filter_cycle = (state, pre_filter_state, memo)
         else:
@@ -325,7 +325,7 @@ class NodeResourcesFit:
         return fit_request_key(state)
 
     def filter_nodes(self, state, pod, nodes) -> list[Status | None] | None:
-        """:meth:`filter` for each node at once (see framework.columnar): this cycle's memo of
+        """:meth:`filter` for each node at once (hookspecs.WholeListFilter): this cycle's memo of
         verdicts (fits, or the rejection's code and reasons), without a call per node. An
         unchanged full node costs a dict hit and a fresh Status (the framework sets
         ``Status.plugin`` on what it gets, so a remembered Status is never handed out)."""
@@ -357,7 +357,7 @@ class NodeResourcesFit:
         if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
             fast = least_allocated_cpu_memory(self.scorer.weights, *pod_requests)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None and nodememo.enabled():
+        if fast is not None and nodememo.wanted(self.handle):
             memo = self._score_memos.for_key(tuple(pod_requests), cluster_size(self.handle, nodes))
             self._score_cycle = (state, fast, memo)
         else:
@@ -379,7 +379,7 @@ class NodeResourcesFit:
         return self.scorer.score(node_info, pod_requests)
 
     def score_nodes(self, state, pod, nodes) -> list[int] | None:
-        """:meth:`score` for each node at once (see framework.columnar): this cycle's memo
+        """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._score_cycle
         if state is not cycle_state:

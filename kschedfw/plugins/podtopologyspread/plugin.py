@@ -142,7 +142,7 @@ class PodTopologySpread(Filtering, Scoring):
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes (and the
         fast paths are on), else None: then every node's pods are walked."""
         snapshot = self.handle.snapshot
-        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.enabled():
+        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self.handle):
             return None
         index: PodLabelIndex | None = getattr(snapshot, "label_index", None)
         return index

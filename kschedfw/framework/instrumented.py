@@ -1,0 +1,153 @@
+"""Instrumentation the runtime compiles in: plugin durations for sampled cycles, and the duration
+of every run of an extension point (upstream: ``instrumented_plugins.go``, the duration each
+``Run*Plugins`` observes, and ``CycleState.ShouldRecordPluginMetrics``).
+
+A profile given an :class:`Instrumentation` (``Framework.instrument``) compiles, beside its plain
+plan, a timed copy of each plugin list; a cycle whose CycleState has ``record_plugin_metrics``
+set (the scheduler samples upstream's 10% of cycles) runs the timed copy, every other cycle the
+plain one, whose entries are the plugins' own methods: an unsampled cycle pays one flag test per
+extension point. Extension-point durations are observed by :func:`extension_point` around each
+``run_*`` method, on every call once instrumented. Nothing here replaces a method of a live
+object: the choice is made when the plan is compiled and read per call.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from kschedfw.framework.cycle_state import CycleState
+
+__all__ = ["EXTENSION_POINTS", "Instrumentation", "Observe", "PLUGIN_LISTS", "PlanChoice", "code_label",
+           "extension_point", "status_label", "timed_entries"]
+
+#: ``observe(status code name, seconds)``
+Observe = Callable[[str, float], None]
+
+#: plan attribute (lists of ``(name, fn, ...)`` entries) -> upstream's extension_point label
+PLUGIN_LISTS: dict[str, str] = {
+    "pre_filter_plugins": "PreFilter", "filter_plugins": "Filter",
+    "add_pod_plugins": "PreFilterExtensionAddPod", "remove_pod_plugins": "PreFilterExtensionRemovePod",
+    "post_filter_plugins": "PostFilter", "pre_score_plugins": "PreScore", "score_plugins": "Score",
+    "reserve_plugins": "Reserve", "unreserve_plugins": "Unreserve", "permit_plugins": "Permit",
+    "pre_bind_plugins": "PreBind", "bind_plugins": "Bind", "post_bind_plugins": "PostBind",
+}
+
+
+#: the extension points whose runs :func:`extension_point` observes (upstream's labels)
+EXTENSION_POINTS = ("PreEnqueue", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Unreserve",
+                    "Permit", "PreBindPreFlight", "PreBind", "Bind", "PostBind")
+
+
+class Instrumentation(Protocol):
+    """Where a profile's durations go (:class:`kschedfw.metrics.SchedulerMetrics`)."""
+
+    def now(self) -> float:
+        """The clock durations are measured with."""
+        ...
+
+    def plugin_observer(self, plugin: str, point: str) -> Observe:
+        """Observes one plugin's calls at one extension point, by status."""
+        ...
+
+    def extension_point_observer(self, point: str, profile: str) -> Observe:
+        """Observes the runs of one extension point of one profile, by status."""
+        ...
+
+    def node_hint_observer(self, profile: str) -> Callable[[bool, float], None]:
+        """Observes the batch's node hints (whether one was given, seconds)."""
+        ...
+
+    def store_results_observer(self, profile: str) -> Callable[[float], None]:
+        """Observes the batch storing a cycle's results."""
+        ...
+
+
+def code_label(status: Any) -> str:
+    """A Status's code name as upstream prints it; None is Success."""
+    code = getattr(status, "code", None)
+    return code.name if code is not None else "Success"
+
+
+def status_label(returned: Any) -> str:
+    """The status code name of what a plugin returned ("Success" for None or a score); PreFilter
+    and PostFilter return ``(result, status)``."""
+    if isinstance(returned, tuple) and returned:
+        returned = returned[-1]
+    return code_label(returned)
+
+
+def _timed(fn: Callable[..., Any], observe: Observe, clock: Callable[[], float]) -> Callable[..., Any]:
+    def timed(*args: Any) -> Any:
+        start = clock()
+        try:
+            returned = fn(*args)
+        except Exception:
+            observe("Error", clock() - start)
+            raise
+        observe("Success" if returned is None else status_label(returned), clock() - start)
+        return returned
+    return timed
+
+
+def timed_entries(entries: tuple[tuple[Any, ...], ...], point: str,
+                  instrumentation: Instrumentation) -> tuple[tuple[Any, ...], ...]:
+    """``entries`` (``(name, fn, ...)``) with each ``fn`` timed into the plugin's observer."""
+    clock = instrumentation.now
+    return tuple((entry[0], _timed(entry[1], instrumentation.plugin_observer(entry[0], point), clock), *entry[2:])
+                 for entry in entries)
+
+
+class PlanChoice:
+    """The Framework's instrumentation state (set by ``Framework.instrument``), and the choice of
+    plan each cycle makes from it."""
+
+    #: where durations go, once instrumented
+    instrumentation: Instrumentation | None = None
+    #: extension point -> its duration observer, once instrumented
+    point_observers: dict[str, Observe] | None = None
+    #: plan attribute (a key of :data:`PLUGIN_LISTS`) -> its timed copy, once instrumented
+    timed_plans: dict[str, tuple[tuple[Any, ...], ...]] | None = None
+
+    def _plan(self, state: "CycleState", attribute: str) -> Any:
+        """The plan ``attribute`` names, or its timed copy in a cycle that records plugin
+        metrics (upstream CycleState.ShouldRecordPluginMetrics)."""
+        timed = self.timed_plans
+        if timed is not None and state.record_plugin_metrics:
+            return timed[attribute]
+        return getattr(self, attribute)
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def extension_point(point: str, where: int | str | None, *, framework_arg: bool = False
+                    ) -> Callable[[_Method], _Method]:
+    """Observe each run of the decorated ``run_*`` method as ``point``, once its framework is
+    instrumented. ``where`` is the Status in what it returns: None for the value itself, an index
+    into a returned tuple, or "" when upstream always says Success. ``framework_arg``: the
+    framework is the method's first argument (the algorithm's Filter over all nodes), not ``self``."""
+    def decorate(method: _Method) -> _Method:
+        @functools.wraps(method)
+        def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+            framework = args[0] if framework_arg else self
+            observers = getattr(framework, "point_observers", None)
+            if observers is None:
+                return method(self, *args, **kwargs)
+            observe = observers[point]
+            clock = framework.instrumentation.now  # type: ignore[union-attr]
+            start = clock()
+            try:
+                returned = method(self, *args, **kwargs)
+            except Exception:
+                observe("Error", clock() - start)
+                raise
+            if where == "":
+                code = "Success"
+            else:
+                code = code_label(returned if where is None else returned[where])  # type: ignore[index]
+            observe(code, clock() - start)
+            return returned
+        return run  # type: ignore[return-value]
+    return decorate
