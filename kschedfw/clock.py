@@ -1,6 +1,6 @@
 """Clocks: the scheduler core reads time only through one of these, so simulations are exact.
 
-Every clock answers the :class:`kschedfw.framework.interface.Clock` protocol: ``now()`` in
+Every clock answers the :class:`kschedfw.fwk.interface.Clock` protocol: ``now()`` in
 seconds for queues and timers, and ``now_datetime()``, the wall-clock instant of ``now()``, for
 comparing with object timestamps. This is the one place that maps one to the other.
 """

@@ -23,11 +23,11 @@ import attrs
 from kschedfw.extenders.cycle import (extender_scores, find_nodes_that_pass_extenders, has_extender_filters,
                                      has_prioritizing_extenders)
 from kschedfw.framework.batch import SortedScoredNodes
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
 from kschedfw.framework.instrumented import extension_point
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeInfo, NominatingInfo, NominatingMode
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

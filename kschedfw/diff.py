@@ -23,10 +23,10 @@ from kschedfw.simulation import PodOutcome, Simulation
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config.expand import SchedulerConfig
-    from kschedfw.framework.fit_error import Diagnosis
+    from kschedfw.fwk.fit_error import Diagnosis
     from kschedfw.framework.registry import Registry
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import PreFilterResult
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import PreFilterResult
 
 __all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange",
            "Comparison", "compare", "PLACED"]

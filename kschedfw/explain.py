@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import attrs
 
-from kschedfw.framework.fit_error import FitError
+from kschedfw.fwk.fit_error import FitError
 from kschedfw.framework.recorder import CycleRecord, SummaryRecord
-from kschedfw.framework.status import Status
+from kschedfw.fwk.status import Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

@@ -35,7 +35,7 @@ from prometheus_client.utils import floatToGoString
 
 if TYPE_CHECKING:
     from kschedfw.framework.instrumented import Observe
-    from kschedfw.framework.types import QueuedPodInfo
+    from kschedfw.fwk.types import QueuedPodInfo
 
 __all__ = ["SchedulerMetrics", "LeanHistogram", "CONTENT_TYPE_LATEST", "PLUGIN_METRICS_SAMPLE_PERCENT"]
 

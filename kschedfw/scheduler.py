@@ -21,14 +21,14 @@ from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, extenders_
 from kschedfw.extenders.http_extender import ExtenderConfigError
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.batch import BatchMetrics
-from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
-from kschedfw.framework.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
-                                       pod_scheduling_properties_change)
-from kschedfw.framework.fit_error import Diagnosis, FitError
+from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
+from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
+                                 pod_scheduling_properties_change)
+from kschedfw.fwk.fit_error import Diagnosis, FitError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.runtime import Framework, FrameworkError
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.active_queue import InFlightEvent
@@ -36,7 +36,7 @@ from kschedfw.scheduler_events import LISTED_ONLY_KINDS, event_label, pod_event_
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.interface import Backend, WatchEvent
+    from kschedfw.fwk.interface import Backend, WatchEvent
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry

@@ -1,15 +1,15 @@
 """The scheduler's event handlers' vocabulary: the event resource of each kind, and the labels
 upstream's handlers observe scheduler_event_handling_duration_seconds under. What a change stands
-for is :mod:`kschedfw.framework.events`' (``*_scheduling_properties_change``)."""
+for is :mod:`kschedfw.fwk.events`' (``*_scheduling_properties_change``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import WatchEvent
+    from kschedfw.fwk.interface import WatchEvent
 
 _KIND_RESOURCES = {
     "PersistentVolume": EventResource.PersistentVolume,

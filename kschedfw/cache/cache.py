@@ -14,7 +14,7 @@ from kschedfw.cache.node_tree import NodeTree
 from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.snapshot import Snapshot, fill_image_states
 from kschedfw.cache.term_index import PodAffinityTermIndex
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.types import NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod

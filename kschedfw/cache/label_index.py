@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = ["PodLabelIndex"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
-from kschedfw.framework.types import ImageStateSummary, NodeInfo
+from kschedfw.fwk.types import ImageStateSummary, NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod

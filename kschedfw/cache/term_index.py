@@ -8,7 +8,7 @@ interned), so this index groups them: ``term -> {NodeInfo: number of pods}``. A 
 decides once per distinct term whether it selects the pod and visits only the nodes of the
 terms that do, instead of every pod with affinity on every node.
 
-The terms are the pods' compiled ones (:func:`kschedfw.framework.pod_info.pod_terms`); the index remembers what it
+The terms are the pods' compiled ones (:func:`kschedfw.fwk.pod_info.pod_terms`); the index remembers what it
 added for each pod, so removal takes out exactly that even if the compile caches were reset.
 Per term, the pods per topology value are kept from cycle to cycle and updated from a short log
 of changes (:meth:`PodAffinityTermIndex.domain_counts`).
@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kschedfw.framework.pod_info import PodTerms, has_pod_affinity, pod_terms
+from kschedfw.fwk.pod_info import PodTerms, has_pod_affinity, pod_terms
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = ["PodAffinityTermIndex", "TermNodes"]
 

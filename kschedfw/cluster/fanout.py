@@ -3,13 +3,13 @@
 The scheduler's handlers (``watch``) and the plugins' per-Kind subscriptions (``subscribe``) are
 called in the order they were registered. Plugins subscribe while the profiles are built, before
 the scheduler starts watching, so a plugin's own state is up to date when the scheduler's
-QueueingHints (which may read it) run: the order :class:`~kschedfw.framework.interface.Subscriber`
+QueueingHints (which may read it) run: the order :class:`~kschedfw.fwk.interface.Subscriber`
 promises.
 """
 
 from __future__ import annotations
 
-from kschedfw.framework.interface import Unsubscribe, WatchCallback, WatchEvent
+from kschedfw.fwk.interface import Unsubscribe, WatchCallback, WatchEvent
 
 __all__ = ["Fanout"]
 

@@ -21,8 +21,8 @@ from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.features import enabled
-from kschedfw.framework.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
-                                          WatchCallback, WatchEvent)
+from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
+                                    WatchCallback, WatchEvent)
 
 __all__ = ["MemoryCluster", "EventRecord", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
            "DELETED", "kind_of", "key_of"]
@@ -51,7 +51,7 @@ class EventRecord:
 class MemoryCluster(TimerFacet):
     """Objects by kind and (namespace, name); watchers get every change synchronously.
 
-    One implementation of :class:`kschedfw.framework.interface.Backend`; its time is its
+    One implementation of :class:`kschedfw.fwk.interface.Backend`; its time is its
     :class:`~kschedfw.clock.SimulatedClock` (``clock.now_datetime()`` stamps objects).
     """
 
@@ -327,7 +327,7 @@ def _check_pod_update(old: Pod, new: Pod) -> None:
 
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Backend
+    from kschedfw.fwk.interface import Backend
 
     def _implements_the_contract(cluster: MemoryCluster) -> Backend:
         """Never called: mypy proves here that MemoryCluster is a Backend."""

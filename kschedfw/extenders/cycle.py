@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from kschedfw.extenders.http_extender import ExtenderConfigError, HTTPExtender
 from kschedfw.extenders.transport import ExtenderError
 from kschedfw.extenders.wire import MAX_EXTENDER_PRIORITY
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import MAX_NODE_SCORE
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import MAX_NODE_SCORE
+from kschedfw.fwk.victims import Candidate, Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config import SchedulerConfig
-    from kschedfw.framework.interface import Extender, SharedLister
-    from kschedfw.framework.types import NodeToStatus
+    from kschedfw.fwk.interface import Extender, SharedLister
+    from kschedfw.fwk.types import NodeToStatus
 
 __all__ = [
     "EXTENDER_NAME", "build_extenders", "ignored_extended_resources", "with_extender_ignored_resources",

@@ -17,12 +17,12 @@ from kschedfw.errors import ManifestError
 from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.extenders import wire
 from kschedfw.extenders.transport import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, TLSSettings, Transport
-from kschedfw.framework.types import NodeInfo
-from kschedfw.framework.victims import Victims
+from kschedfw.fwk.types import NodeInfo
+from kschedfw.fwk.victims import Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.interface import SharedLister
+    from kschedfw.fwk.interface import SharedLister
 
 __all__ = ["HTTPExtender", "ExtenderConfigError", "FailedNodes"]
 

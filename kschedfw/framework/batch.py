@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.framework.instrumented import Instrumentation
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = ["OpportunisticBatch", "BatchMetrics", "SortedScoredNodes", "MAX_BATCH_AGE",
            "PodSignature"]

@@ -4,7 +4,7 @@ the snapshot's nodes that the scheduling cycle runs (upstream findNodesThatPassF
 The search has one path. It takes the nodes a chunk at a time, each chunk as long as the number
 of feasible nodes still wanted, so it visits exactly the nodes a node-by-node loop would; in a
 chunk each plugin takes the nodes that passed the plugins before it, through its whole-list form
-when it declares one (``filter_nodes``, see :mod:`kschedfw.hookspecs`) and the chunk is worth
+when it declares one (``filter_nodes``, see :mod:`kschedfw.fwk.hookspecs`) and the chunk is worth
 it, else a call per node. A node's status is its first rejecting plugin's, as node by node. A
 chunk in which a plugin raised or returned anything but None, a Success or a plain rejection is
 taken again one node at a time, which gives upstream's first error and the guard's report. A
@@ -17,13 +17,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice
 from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
 from kschedfw.framework.plugin_results import filter_raised, filter_returned, not_one_per_node
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

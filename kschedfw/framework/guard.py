@@ -1,6 +1,6 @@
 """Plugin calls that go wrong: the Error text that names the plugin, and logging without floods.
 
-Every hook call is guarded by the runtime (see :mod:`kschedfw.hookspecs`): an exception, a return
+Every hook call is guarded by the runtime (see :mod:`kschedfw.fwk.hookspecs`): an exception, a return
 value of the wrong type or a score that is not an int in range becomes an Error status. A broken
 Filter fails on every node of every attempt, so :class:`PluginFaults` logs each distinct fault
 (plugin, extension point, cause) once and counts the rest; the first traceback is logged at DEBUG

@@ -1,4 +1,4 @@
-"""Handle: the concrete :class:`kschedfw.framework.interface.Handle` a plugin receives.
+"""Handle: the concrete :class:`kschedfw.fwk.interface.Handle` a plugin receives.
 
 The scheduler builds one per profile from its Backend (``Handle(backend=cluster, ...)``); tests
 and tools build one with only what they need (``Handle(snapshot=Snapshot.from_objects(nodes,
@@ -16,15 +16,15 @@ import attrs
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import WallClock
 from kschedfw.features import DEFAULT_FEATURE_GATES, FeatureGates
-from kschedfw.framework.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
-                                          Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
-                                          WaitingPodHandle, WatchCallback)
+from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
+                                    Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
+                                    WaitingPodHandle, WatchCallback)
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import NodeInfo, NominatingInfo
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import NodeInfo, NominatingInfo
 
 __all__ = ["Handle", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
 
@@ -228,7 +228,7 @@ class Handle:
 
 
 if TYPE_CHECKING:
-    from kschedfw.framework import interface
+    from kschedfw.fwk import interface
 
     def _implements_the_contract(handle: Handle, snapshot: Snapshot) -> tuple[interface.Handle, interface.SharedLister]:
         """Never called: mypy proves here that Handle and Snapshot satisfy the protocols."""

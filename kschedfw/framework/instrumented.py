@@ -17,7 +17,7 @@ import functools
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from kschedfw.framework.cycle_state import CycleState
+    from kschedfw.fwk.cycle_state import CycleState
 
 __all__ = ["EXTENSION_POINTS", "Instrumentation", "Observe", "PLUGIN_LISTS", "PlanChoice", "code_label",
            "extension_point", "status_label", "timed_entries"]

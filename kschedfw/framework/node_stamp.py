@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.types import NodeInfo
 
 __all__ = ["NodeStamp"]
 

@@ -8,7 +8,7 @@ is; when there are none, the node takes the plain Filter (:data:`PLAIN`).
 Kept across cycles, per node, while the node's :class:`~kschedfw.framework.node_stamp.NodeStamp`
 matches (its invariant): the clone with the pods added (:class:`_KeptNode`), so the next pod that
 must leave room for the same pods reuses it, and with a Filter verdict key (the Filter plugins'
-``filter_verdict_key``, see :mod:`kschedfw.hookspecs`) the outcome of the two passes for that key.
+``filter_verdict_key``, see :mod:`kschedfw.fwk.hookspecs`) the outcome of the two passes for that key.
 An entry may also say which of the nominator's kept lists (``Nominator.kept_lists``) and which
 priority its pods came from: a later pod of that priority then reuses it without asking the
 nominator again, as long as that same list object is still the kept one. Nothing is kept without
@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 
 import attrs
 
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.node_stamp import NodeStamp
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import NodeInfo, same_objects
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import NodeInfo, same_objects
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

@@ -1,6 +1,6 @@
 """What a plugin call gave back, checked: the Status the runtime goes on with, never a crash.
 
-Every hook call is guarded (see :mod:`kschedfw.hookspecs`): an exception, a return value of the
+Every hook call is guarded (see :mod:`kschedfw.fwk.hookspecs`): an exception, a return value of the
 wrong type or a score that is not an int becomes an Error status naming the plugin, the extension
 point and what came back; :class:`~kschedfw.framework.guard.PluginFaults` logs each cause once.
 """
@@ -11,7 +11,7 @@ import numbers
 from typing import Any
 
 from kschedfw.framework.guard import PluginFaults
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 
 __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
            "wanted_tuple", "not_one_per_node", "whole_list_values"]

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.framework.batch import PodSignature
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
 from kschedfw.framework.plugin_results import checked_pair, checked_status, raised, wanted_tuple
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
-                                      PreBindPreFlightResult, PreFilterResult)
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
+                                PreBindPreFlightResult, PreFilterResult)
 from kschedfw.framework.waiting_pods import WaitingPod
 
 if TYPE_CHECKING:

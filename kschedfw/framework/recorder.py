@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Protocol
 import attrs
 
 if TYPE_CHECKING:
-    from kschedfw.framework.fit_error import Diagnosis
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import PreFilterResult
+    from kschedfw.fwk.fit_error import Diagnosis
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import PreFilterResult
 
 __all__ = ["CycleRecorder", "CycleRecord", "PluginScoreRecord", "SummaryRecord", "ScoredNode"]
 

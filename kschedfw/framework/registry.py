@@ -25,7 +25,7 @@ from typing import Any, Iterable, Protocol, runtime_checkable
 import attrs
 import pluggy
 
-from kschedfw import hookspecs
+from kschedfw.fwk import hookspecs
 from kschedfw.errors import FieldError
 
 log = logging.getLogger(__name__)

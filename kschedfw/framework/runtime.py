@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import pluggy
 
-from kschedfw import hookspecs
+from kschedfw.fwk import hookspecs
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
 from kschedfw.framework.columnar import whole_list_filter, whole_list_score
-from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.framework.filtering import NodeFiltering, declared_with
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
@@ -59,7 +59,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
 
     ``fast_paths`` (the default) lets the runtime keep per-node results between cycles (the
     nominated-pods pass's clones and outcomes, see :mod:`~kschedfw.framework.nominated`), use
-    the plugins' declared whole-list forms (:mod:`kschedfw.hookspecs`), and lets the plugins keep
+    the plugins' declared whole-list forms (:mod:`kschedfw.fwk.hookspecs`), and lets the plugins keep
     their own memos (``Handle.fast_paths``); off, every cycle works everything out afresh node by
     node, to check that both give the same results.
     """

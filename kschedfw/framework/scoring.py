@@ -2,13 +2,13 @@
 and the weights (upstream RunScorePlugins), as a total per node.
 
 A plugin's whole-list forms (``score_nodes``, ``normalize_score_values``, see
-:mod:`kschedfw.hookspecs`) stand for the per-node hooks when it declares them. Their values meet
+:mod:`kschedfw.fwk.hookspecs`) stand for the per-node hooks when it declares them. Their values meet
 the per-node hook's checks, with the usual case paid once per cycle: the totals are worked out
 first and, when they are all ints (one pass in C), every form gave ints; otherwise (or when the
 pass failed) each form's values are checked in plan order, which names the plugin and the value
 as the hook's check would; pairs and int subclasses, which that check takes as ints, are then
 scored again, each form's values converted as they come. NormalizeScore
-gets a new list of new :class:`~kschedfw.framework.types.NodeScore` items every call, so a plugin
+gets a new list of new :class:`~kschedfw.fwk.types.NodeScore` items every call, so a plugin
 may keep them (reusing them across cycles saved nothing measurable in the benchmarks).
 """
 
@@ -17,13 +17,13 @@ from __future__ import annotations
 from operator import add
 from typing import TYPE_CHECKING, Any, Callable
 
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
 from kschedfw.framework.plugin_results import checked_status, raised, score_values, whole_list_values
 from kschedfw.framework.recorder import CycleRecord
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -63,7 +63,7 @@ class NodeScoring(PlanChoice):
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
         normalised and weighted scores per plugin. The per-node loop is a list comprehension
         over the bound method, or the plugin's whole-list form (``score_nodes``,
-        ``normalize_score_values``, see :mod:`kschedfw.hookspecs`): the hot path. Per-node
+        ``normalize_score_values``, see :mod:`kschedfw.fwk.hookspecs`): the hot path. Per-node
         scores are checked once per plugin per cycle (all ints? then only the range), whole-list
         ones once per cycle (see the module's docstring); only a failing check looks at each
         value. A plugin giving every node the same score adds a constant to the totals.

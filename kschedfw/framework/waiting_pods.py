@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

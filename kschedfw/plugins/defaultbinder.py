@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
-from kschedfw.framework.status import Status
+from kschedfw.fwk.status import Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
 
 
 class DefaultBinder:

@@ -27,10 +27,10 @@ from kschedfw import hookimpl
 from kschedfw.api import Pod
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.features import enabled
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
 from kschedfw.framework.handle import Handle as StandaloneHandle
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
@@ -39,9 +39,9 @@ from kschedfw.plugins.preemption.resource_victims import ERR_NO_VICTIMS, Resourc
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeToStatus, PostFilterResult
 
 NAME = "DefaultPreemption"
 ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"

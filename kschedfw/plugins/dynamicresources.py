@@ -34,14 +34,14 @@ from kschedfw.api.selectors import parse_node_selector
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.framework.handle import Handle as StandaloneHandle
-from kschedfw.framework.interface import ResourceClaimStatusWriter
-from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
+from kschedfw.fwk.interface import ResourceClaimStatusWriter
+from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.api.accessors import (controller_ref, is_being_deleted, name_of, namespace_of, raw_of, spec_of,
                                     status_of, uid_of)
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.interface import Handle
 
 NAME = "DynamicResources"
 STATE_KEY = NAME

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Sequence, TypeVar
 
-from kschedfw.framework.types import NodeScore
+from kschedfw.fwk.types import NodeScore
 
 if TYPE_CHECKING:
     from kschedfw.api import ContainerPort, Pod, Taint, Toleration

@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any, Mapping
 
 from kschedfw import hookimpl
-from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
 
 __all__ = ["ImageLocality", "NAME", "IMAGE_NAMES_SIGNER_NAME", "MB", "MIN_THRESHOLD",
            "MAX_CONTAINER_THRESHOLD", "normalized_image_name", "calculate_priority",

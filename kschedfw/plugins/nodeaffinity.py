@@ -19,11 +19,11 @@ from typing import Any, Iterable, Mapping
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, parse_node_selector, parse_preferred_scheduling_term
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.signers import node_affinity_signature
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
+from kschedfw.fwk.signers import node_affinity_signature
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
 from kschedfw.plugins.helper import as_objects, default_normalize_score, default_normalize_values
 
 NAME = "NodeAffinity"

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw import hookimpl
-from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import SignFragment
 
 ERR_REASON = "node(s) didn't match the requested node name"
 

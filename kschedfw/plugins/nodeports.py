@@ -6,18 +6,18 @@ from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.framework.cycle_state import StateNotFound
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.status import Status
-from kschedfw.framework.signers import HOST_PORTS_SIGNER_NAME, host_ports_signature
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.cycle_state import StateNotFound
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.signers import HOST_PORTS_SIGNER_NAME, host_ports_signature
+from kschedfw.fwk.types import SignFragment
 from kschedfw.plugins.helper import as_objects, fits_ports, get_host_ports, sanitize_host_port
 
 if TYPE_CHECKING:
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, PreFilterResult
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult
 
 NAME = "NodePorts"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

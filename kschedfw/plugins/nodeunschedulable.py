@@ -9,11 +9,11 @@ from typing import Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Node, Pod, Taint
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
+from kschedfw.fwk.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import SignFragment
 from kschedfw.plugins.helper import as_objects, tolerations_tolerate_taint_gated
 
 ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"

@@ -30,9 +30,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_o
 
 if TYPE_CHECKING:
     from kschedfw.api import CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass, Volume
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult, SignFragment
 
 NAME = "NodeVolumeLimits"
 ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = "node(s) exceed max volume count"

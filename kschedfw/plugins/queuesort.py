@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 from kschedfw import hookimpl
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import QueuedPodInfo
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import QueuedPodInfo
 
 
 class PrioritySort:

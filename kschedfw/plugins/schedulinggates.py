@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.status import Status
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
+from kschedfw.fwk.status import Status
 from kschedfw.plugins.helper import as_objects
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.interface import Handle
 
 
 class SchedulingGates:

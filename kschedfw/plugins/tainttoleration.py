@@ -10,11 +10,11 @@ from typing import Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Node, Pod
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
-from kschedfw.framework.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
+from kschedfw.fwk.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins.helper import (default_normalize_values, NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
                                      default_normalize_score,
                                      tolerates)

@@ -24,9 +24,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (RWOP, NotFoundError, 
 
 if TYPE_CHECKING:
     from kschedfw.api import PersistentVolumeClaim, Pod, Volume
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult, SignFragment
 
 NAME = "VolumeRestrictions"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME

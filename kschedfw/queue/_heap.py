@@ -12,7 +12,7 @@ import heapq
 import itertools
 from typing import Any, Callable, Iterator
 
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.types import QueuedPodInfo
 
 # An entry is a tuple (or tuple subclass) ending with (sequence number, QueuedPodInfo).
 MakeEntry = Callable[[QueuedPodInfo, int], tuple]

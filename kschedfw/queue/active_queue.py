@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterable
 
 import attrs
 
-from kschedfw.framework.events import ClusterEvent
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.events import ClusterEvent
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue._heap import KeyedHeap, MakeEntry
 
 log = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ import builtins
 import math
 from typing import Any, Callable, Iterable
 
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue._heap import KeyedHeap, LessFunc, key_entry_factory, less_entry_factory
 
 ORDERING_WINDOW = 1.0

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Collection, Mapping
 
-from kschedfw.framework.types import NominatingInfo, NominatingMode
+from kschedfw.fwk.types import NominatingInfo, NominatingMode
 
 PodLister = Callable[[str], Any]
 """``lister("namespace/name")`` -> the current version of that pod, or None if it is gone."""

@@ -37,11 +37,11 @@ from enum import IntEnum
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
 from kschedfw.api import Pod
-from kschedfw.framework.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT,
-                                       ActionType, ClusterEvent, EventResource, QueueingHint,
-                                       pod_scheduling_properties_change)
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT,
+                                 ActionType, ClusterEvent, EventResource, QueueingHint,
+                                 pod_scheduling_properties_change)
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue._heap import key_entry_factory, less_entry_factory
 from kschedfw.queue.active_queue import ActiveQueue, pod_uid
 from kschedfw.queue.backoff_queue import BackoffQueue, has_rejectors
@@ -535,7 +535,7 @@ class PriorityQueue:
 
         In flight: the update's events are recorded for when it comes back. In activeQ or
         backoffQ: updated in place. In the pool: the update's own events
-        (:func:`~kschedfw.framework.events.pod_scheduling_properties_change`) go through the hints, so e.g. a pod whose
+        (:func:`~kschedfw.fwk.events.pod_scheduling_properties_change`) go through the hints, so e.g. a pod whose
         scheduling gates were removed leaves the pool. Anywhere else: added to activeQ.
         """
         if self._profile(new_pod) is None:

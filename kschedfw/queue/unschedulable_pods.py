@@ -14,7 +14,7 @@ import heapq
 import itertools
 from typing import Callable, Iterator
 
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.types import QueuedPodInfo
 
 POD_TOPOLOGY_SPREAD = "PodTopologySpread"
 

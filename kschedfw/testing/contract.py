@@ -15,10 +15,10 @@ import re
 from importlib.metadata import entry_points
 from typing import Any, Mapping
 
-from kschedfw.framework.events import ClusterEventWithHint
+from kschedfw.fwk.events import ClusterEventWithHint
 from kschedfw.framework.registry import (ENTRY_POINT_GROUP, PluginLoadError, check_plugin_class,
                                          implemented_hooks)
-from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE
+from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE
 from kschedfw.testing.builders import make_node, make_pod
 from kschedfw.testing.harness import PluginHarness
 

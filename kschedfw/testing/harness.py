@@ -15,10 +15,10 @@ import attrs
 
 from kschedfw.api import Node, Pod
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.cycle import ScheduleAlgorithm
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.testing.profiles import framework_for
 

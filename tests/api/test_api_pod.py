@@ -297,7 +297,7 @@ def test_sidecar_flag():
 def test_empty_affinity_parts_are_kept_as_upstream_keeps_non_nil_structs(affinity, kept):
     """Upstream's API server keeps ``podAffinity: {}`` as a non-nil empty struct, and the
     scheduler looks at non-nil-ness (signing, NodeInfo's pods with affinity)."""
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
     p = pod([ctr()], affinity=affinity)
     a = p.affinity
     assert (a is not None and a.node_affinity is not None, a is not None and a.pod_affinity is not None,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from kschedfw import hookimpl
-from kschedfw.framework.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
-from kschedfw.framework.status import Status
+from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+from kschedfw.fwk.status import Status
 
 ENTRY_POINTS = {"OnlyNode": "OnlyNode", "PrefersGood": "PrefersGood", "Misspelled": "Misspelled",
                 "OpenNodes": "OpenNodes"}

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.interface import Backend, Conflict, Handle as HandleProtocol, NotFound, WatchEvent
+from kschedfw.fwk.interface import Backend, Conflict, Handle as HandleProtocol, NotFound, WatchEvent
 from tests.contract.worlds import node_manifest, pod_manifest
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kschedfw.extenders import HTTPExtender, build_extenders
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.testing.builders import make_node, make_pod
 
 __all__ = ["extender", "node_infos", "make_pod", "make_node", "names"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kschedfw.extenders import extender_binder, extenders_binding
-from kschedfw.framework.status import Code
+from kschedfw.fwk.status import Code
 from kschedfw.testing.builders import make_pod
 from tests.extenders.helpers import extender
 from tests.extenders.server import Reply

@@ -6,8 +6,8 @@ import attrs
 import pytest
 
 from kschedfw.extenders import EXTENDER_NAME, find_nodes_that_pass_extenders
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeToStatus
 from tests.extenders.helpers import extender, make_pod, names, node_infos
 from tests.extenders.server import Reply, Trickle
 

@@ -6,8 +6,8 @@ import pytest
 
 from kschedfw.api import Pod
 from kschedfw.extenders import call_extenders_for_preemption
-from kschedfw.framework.status import Code
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.victims import Candidate, Victims
 from kschedfw.testing.builders import make_cluster, make_node, make_pod
 from tests.extenders.helpers import extender
 from tests.extenders.server import Reply

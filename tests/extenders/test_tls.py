@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from kschedfw.extenders import ExtenderConfigError, build_extenders, find_nodes_that_pass_extenders
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.types import NodeToStatus
 from tests.extenders.helpers import extender, make_pod, names, node_infos
 
 

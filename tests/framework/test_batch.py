@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from kschedfw.framework.batch import MAX_BATCH_AGE, OpportunisticBatch, SortedScoredNodes
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.status import Status
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.status import Status
 from kschedfw.testing import make_node, make_pod
 from kschedfw.testing.builders import make_cluster
 

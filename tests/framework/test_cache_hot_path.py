@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.testing import make_node, make_pod
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from kschedfw import Code, Status, hookimpl
 from kschedfw.framework import columnar
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.plugins.dynamicresources import DynamicResources
 from kschedfw.plugins.imagelocality import ImageLocality
 from kschedfw.plugins.nodeaffinity import NodeAffinity
@@ -88,7 +88,7 @@ def test_whole_list_forms_give_the_per_node_scores(seed):
 
 
 def test_normalize_values_equal_the_node_score_path():
-    from kschedfw.framework.types import NodeScore
+    from kschedfw.fwk.types import NodeScore
     from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
     rng = random.Random(7)
     for _ in range(200):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.framework.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
-                                       ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change)
+from kschedfw.fwk.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
+                                 ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change)
 from kschedfw.queue import BACKOFF_Q
 from tests.queue.queue_testlib import hint_map, make_pod, new_queue, queue_hint_return_queue, with_annotation
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kschedfw import Code, CycleState, Status, hookimpl
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import NodeInfo, NominatingInfo, NominatingMode
+from kschedfw.fwk.types import NodeInfo, NominatingInfo, NominatingMode
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import framework_for, make_node, make_pod
 

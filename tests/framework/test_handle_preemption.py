@@ -5,10 +5,10 @@ profile the Handle belongs to and the cycle a CycleState stands for."""
 from __future__ import annotations
 
 from kschedfw import hookimpl
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import NominatingInfo, NominatingMode
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import NominatingInfo, NominatingMode
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import framework_for, make_pod
 

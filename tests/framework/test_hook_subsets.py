@@ -10,7 +10,7 @@ import pytest
 
 from kschedfw import hookimpl
 from kschedfw.framework.registry import PluginLoadError, check_plugin_class
-from kschedfw.framework.status import Status
+from kschedfw.fwk.status import Status
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.testing import PluginHarness, make_node, make_pod

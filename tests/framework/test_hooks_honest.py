@@ -12,7 +12,8 @@ from typing import Any, Iterator
 
 import pytest
 
-from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, hookimpl, hookspecs
+from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, hookimpl
+from kschedfw.fwk import hookspecs
 from kschedfw.cli import plugins as plugins_cli
 from kschedfw.framework.registry import (EXTENSION_POINTS, Registry, hooks_not_called_yet,
                                          not_called_yet_message)

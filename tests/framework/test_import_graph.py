@@ -1,4 +1,5 @@
-"""The engine knows no plugin, and no kschedfw module imports itself back (issue #16, item 2).
+"""The engine knows no plugin, the author contract knows no engine, and no kschedfw module
+imports itself back (issue #16, items 1 and 2).
 
 Every module under ``kschedfw/`` is parsed; its imports are those at module level and inside
 functions alike (a late import is still a dependency), but not those under ``if TYPE_CHECKING:``,
@@ -155,11 +156,35 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_scan_sees_the_engine_and_the_plugins():
     graph = import_graph()
     assert "kschedfw.framework.registry" in graph and "kschedfw.plugins.defaultpreemption" in graph
-    assert "kschedfw.framework.status" in graph["kschedfw.plugins.defaultpreemption"]
+    assert "kschedfw.fwk.status" in graph["kschedfw.plugins.defaultpreemption"]
 
 
 def test_no_module_outside_plugins_cli_and_testing_imports_a_plugin():
     assert plugin_imports_outside_plugins(import_graph()) == []
+
+
+def contract_imports_outside_api(modules: dict[str, Path]) -> list[str]:
+    """What the contract (``kschedfw.fwk``) imports of kschedfw besides ``api`` and itself, type
+    annotations included: an author's types must not lead into the engine."""
+    out = []
+    for name, path in modules.items():
+        if not _within(name, "kschedfw.fwk"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                imported = [_resolve(node.module, node.level, name, path.name == "__init__.py")]
+            elif isinstance(node, ast.Import):
+                imported = [alias.name for alias in node.names]
+            else:
+                continue
+            out.extend(f"{name} imports {i}" for i in imported
+                       if _within(i, "kschedfw") and not (_within(i, "kschedfw.api") or _within(i, "kschedfw.fwk")))
+    return sorted(out)
+
+
+def test_the_contract_imports_only_the_api():
+    assert "kschedfw.fwk.hookspecs" in all_modules()
+    assert contract_imports_outside_api(all_modules()) == []
 
 
 def test_no_import_cycles():

@@ -18,7 +18,7 @@ import pytest
 import kschedfw
 from kschedfw.cycle import ScheduleAlgorithm
 from kschedfw.framework.batch import OpportunisticBatch
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.runtime import Framework
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.tainttoleration import TaintToleration
@@ -178,4 +178,4 @@ def test_metrics_import_nothing_of_the_engine_they_observe():
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module} | \
         {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert not {name for name in imported if name.startswith("kschedfw.")} - {"kschedfw.framework.instrumented",
-                                                                              "kschedfw.framework.types"}
+                                                                              "kschedfw.fwk.types"}

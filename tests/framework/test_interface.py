@@ -1,4 +1,4 @@
-"""The contract of kschedfw.framework.interface: the embedded cluster is a Backend, the Handle is
+"""The contract of kschedfw.fwk.interface: the embedded cluster is a Backend, the Handle is
 a Handle, and both behave as the protocols' docstrings say (issue #8; upstream
 ``framework/interface.go``: plugins see only the Handle)."""
 
@@ -16,7 +16,7 @@ from kschedfw.clock import SIMULATION_EPOCH, SimulatedClock, WallClock
 from kschedfw.cluster import memory
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.features import FeatureGates
-from kschedfw.framework import interface
+from kschedfw.fwk import interface
 from kschedfw.framework.handle import EmptyLister, EventLog, Handle
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue.nominator import Nominator
@@ -101,11 +101,21 @@ def test_the_contract_is_exported_from_kschedfw():
 
 
 def test_per_pod_info_and_preemption_types_are_exported_from_kschedfw():
-    from kschedfw.framework import pod_info, victims
+    from kschedfw.fwk import pod_info, victims
     for name in ("AffinityTerm", "WeightedAffinityTerm", "PodTerms", "pod_terms"):
         assert name in kschedfw.__all__ and getattr(kschedfw, name) is getattr(pod_info, name)
     for name in ("Victims", "Candidate"):
         assert name in kschedfw.__all__ and getattr(kschedfw, name) is getattr(victims, name)
+
+
+def test_the_contract_package_exports_what_kschedfw_does():
+    # everything an author needs, from kschedfw and from kschedfw.fwk alike: the same objects
+    import kschedfw.fwk as fwk
+    assert sorted(fwk.__all__) == sorted(fwk.EXPORTS)
+    for name in fwk.__all__:
+        assert name in kschedfw.__all__
+        assert getattr(fwk, name) is getattr(kschedfw, name)
+        assert fwk.EXPORTS[name].startswith("kschedfw.fwk.")
 
 
 # ------------------------------------------------------------------------------------ subscriptions

@@ -16,11 +16,11 @@ import pytest
 
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.config.validate import default_config
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import Framework
-from kschedfw.framework.types import NominatingInfo, NominatingMode
+from kschedfw.fwk.types import NominatingInfo, NominatingMode
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import make_node, make_pod, taint, toleration
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kschedfw.framework import interface
+from kschedfw.fwk import interface
 
 ROOT = Path(__file__).resolve().parents[2]
 FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation")
@@ -84,7 +84,7 @@ def test_plugin_does_not_import_the_backend_or_the_scheduler(path):
     pytest.param("import importlib\nimportlib.import_module('kschedfw.cluster.memory')",
                  ["2: kschedfw.cluster.memory"], id="importlib"),
     pytest.param("from kschedfw.scheduler_events import resource_for_kind", [], id="similar-name-is-fine"),
-    pytest.param("from kschedfw.framework.interface import NotFound", [], id="the-contract-is-fine"),
+    pytest.param("from kschedfw.fwk.interface import NotFound", [], id="the-contract-is-fine"),
 ])
 def test_the_scan_finds_forbidden_imports(source, expected):
     assert forbidden_imports(source, ROOT / "kschedfw" / "plugins" / "example.py") == expected

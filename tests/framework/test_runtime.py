@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw import Code, CycleState, PreFilterResult, Status, hookimpl
-from kschedfw.framework.types import NodeInfo, NodeToStatus, PostFilterResult
+from kschedfw.fwk.types import NodeInfo, NodeToStatus, PostFilterResult
 from kschedfw.testing import framework_for, make_node, make_pod
 
 
@@ -170,7 +170,7 @@ def test_bind_skip_asks_the_next_binder():
 
 
 def test_plugins_without_events_get_the_wildcard_fallback():
-    from kschedfw.framework.events import ActionType
+    from kschedfw.fwk.events import ActionType
     fwk = framework_for([plugin("NoEvents", filter=lambda state, pod, node_info: None)])
     (event, name, hint), = fwk.queueing_hints()
     assert name == "NoEvents" and event.action_type == ActionType.All and hint is None

@@ -10,7 +10,7 @@ from kschedfw.config.validate import load_config_text
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import Framework
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.types import SignFragment
 from kschedfw.testing import make_pod, toleration
 from kschedfw.testing.profiles import framework_for
 

@@ -9,7 +9,7 @@ from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object
-from kschedfw.framework.interface import Conflict, NotFound
+from kschedfw.fwk.interface import Conflict, NotFound
 from tests.kube.helpers import pod_manifest
 
 

@@ -8,7 +8,7 @@ import copy
 import threading
 
 from kschedfw.cluster.kube.leaderelection import WATCHDOG_TOLERANCE, LeaderElector
-from kschedfw.framework.interface import NotFound
+from kschedfw.fwk.interface import NotFound
 from tests.kube.helpers import wait_for
 
 

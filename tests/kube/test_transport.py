@@ -15,7 +15,7 @@ import urllib3.exceptions
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient
 from kschedfw.cluster.kube.transport import Transport
-from kschedfw.framework.interface import Conflict
+from kschedfw.fwk.interface import Conflict
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -12,10 +12,10 @@ from kschedfw import hookimpl
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeToStatus
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.queue.nominator import Nominator
 from kschedfw.testing import framework_for

@@ -9,7 +9,7 @@ from kschedfw.api import (GenericObject, LabelSelector, LabelSelectorRequirement
                           Pod, Taint, TopologySpreadConstraint, parse_object)
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
 from kschedfw.plugins.podtopologyspread.common import (HONOR, IGNORE, LABEL_HOSTNAME, Constraint,

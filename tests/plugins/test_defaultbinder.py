@@ -3,9 +3,9 @@
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code
+from kschedfw.fwk.status import Code
 from kschedfw.plugins.defaultbinder import DefaultBinder
 
 TEST_NODE = "foohost.kubernetes.mydomain.com"

@@ -13,10 +13,10 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, EventResource, QueueingHint
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeToStatus, NominatingMode, PostFilterResult
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, EventResource, QueueingHint
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeToStatus, NominatingMode, PostFilterResult
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.preemption import filter_pods_with_pdb_violation
 from kschedfw.plugins.interpodaffinity import InterPodAffinity

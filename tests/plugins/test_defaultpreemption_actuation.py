@@ -16,8 +16,8 @@ from kschedfw.cluster.scenario import Step
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NominatingInfo, NominatingMode, PostFilterResult
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NominatingInfo, NominatingMode, PostFilterResult
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.defaultpreemption import DefaultPreemption

@@ -3,7 +3,7 @@
 import pytest
 
 from kschedfw.api import Taint, Toleration
-from kschedfw.framework.types import MAX_NODE_SCORE, NodeScore
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeScore
 from kschedfw.plugins.helper import (default_normalize_score, do_not_schedule_taints_filter,
                                      find_matching_untolerated_taint, fits_ports, get_host_ports,
                                      host_port_conflicts, tolerations_tolerate_taint)

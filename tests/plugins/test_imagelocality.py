@@ -15,7 +15,7 @@ from kschedfw import CycleState
 from kschedfw.testing import container, make_node, make_pod
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import MAX_NODE_SCORE, NodeScore
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeScore
 from kschedfw.plugins.imagelocality import MB, ImageLocality, calculate_priority, normalized_image_name
 
 _names = itertools.count()

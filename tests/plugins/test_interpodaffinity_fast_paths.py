@@ -17,10 +17,10 @@ from kschedfw.api import Namespace
 from kschedfw.cache.cache import Cache
 from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.term_index import PodAffinityTermIndex
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
-from kschedfw.framework.pod_info import pod_terms
+from kschedfw.fwk.pod_info import pod_terms
 from kschedfw.plugins.interpodaffinity.filtering import (
     PRE_FILTER_STATE_KEY, PreFilterState, failed_check, satisfy_existing_pods_anti_affinity,
     satisfy_pod_affinity, satisfy_pod_anti_affinity)

@@ -23,7 +23,7 @@ from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, PreFilterState,
     count_pairs, incoming_affinity_anti_affinity_counts)
-from kschedfw.framework.pod_info import pod_terms
+from kschedfw.fwk.pod_info import pod_terms
 
 # --------------------------------------------------------------------------- builders
 # A small equivalent of upstream's st.MakePod() wrapper, building Pod objects directly (so that
@@ -392,7 +392,7 @@ def test_required_affinity_multiple_nodes(pod, pods, nodes, want_pre_filter, wan
 
 def test_pre_filter_disabled():
     plugin = InterPodAffinity({}, Handle())
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
     status = plugin.filter(CycleState(), Pod(name="", namespace=""), NodeInfo(node=Node(name="")))
     assert status.code is Code.Error
     assert status.message() == 'error reading "PreFilterInterPodAffinity" from cycleState: not found'
@@ -400,7 +400,7 @@ def test_pre_filter_disabled():
 
 def test_pre_filter_extensions_without_state_are_errors():
     plugin = InterPodAffinity({}, Handle())
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
     ni = NodeInfo(node=Node(name="n"))
     for hook in (plugin.pre_filter_add_pod, plugin.pre_filter_remove_pod):
         status = hook(CycleState(), Pod(name="a"), Pod(name="b"), ni)

@@ -13,7 +13,7 @@ import pytest
 from kschedfw import ActionType, ClusterEvent, Code, EventResource, QueueingHint
 from kschedfw.api import (Affinity, LabelSelector, LabelSelectorRequirement, Node, Pod, PodAffinity,
                           PodAffinityTerm)
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.types import SignFragment
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 
 Q, SKIP = QueueingHint.Queue, QueueingHint.QueueSkip

@@ -16,7 +16,7 @@ from kschedfw.api import (Affinity, LabelSelector, LabelSelectorRequirement, Nam
                           PodAffinity, PodAffinityTerm, WeightedPodAffinityTerm)
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import MAX_NODE_SCORE, NodeInfo
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.interpodaffinity.scoring import PreScoreState, normalize
 

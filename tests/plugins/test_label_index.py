@@ -10,7 +10,7 @@ import random
 import pytest
 
 from kschedfw.cache.cache import Cache
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY

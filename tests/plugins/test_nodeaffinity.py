@@ -6,11 +6,11 @@ import pytest
 from kschedfw import testing as kit
 from kschedfw.api import Node
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import MAX_NODE_SCORE, NodeInfo, NodeScore, PreFilterResult
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo, NodeScore, PreFilterResult
 from kschedfw.plugins.nodeaffinity import (ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD,
                                            NodeAffinity, SelectorParseError)
 

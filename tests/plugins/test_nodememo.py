@@ -11,8 +11,8 @@ import random
 import attrs
 import pytest
 
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
@@ -95,7 +95,7 @@ def test_memo_starts_afresh_when_it_outgrows_the_cluster():
 def test_filter_reasons_equal_fits(seed):
     """Filter's allocation-free verdict names the shortages `fits` lists, in upstream's order,
     unresolvable exactly when one request exceeds the node's whole allocatable."""
-    from kschedfw.framework.status import Code
+    from kschedfw.fwk.status import Code
     from kschedfw.plugins.noderesources.fit import compute_pod_resource_request, fits_request
 
     rng = random.Random(seed)

@@ -3,10 +3,10 @@
 import pytest
 
 from kschedfw.api import Node
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.nodename import ERR_REASON, NodeName
 from kschedfw.testing import make_pod
 

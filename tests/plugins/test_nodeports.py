@@ -5,10 +5,10 @@ import pytest
 
 from kschedfw import testing as kit
 from kschedfw.api import parse_object
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.nodeports import ERR_REASON, NodePorts, fits
 
 _counter = iter(range(1_000_000))

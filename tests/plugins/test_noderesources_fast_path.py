@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.testing import make_node, make_pod

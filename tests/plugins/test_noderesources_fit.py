@@ -19,7 +19,7 @@ from kschedfw import ActionType, ClusterEvent, Code, CycleState, EventResource, 
 from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import NodeInfo, NodeScore
+from kschedfw.fwk.types import NodeInfo, NodeScore
 from kschedfw.plugins.noderesources.fit import (PRE_FILTER_STATE_KEY, NodeResourcesFit, InsufficientResource,
                                                 compute_pod_resource_request, fits_request,
                                                 have_any_requested_resources_increased, is_fit)

@@ -3,9 +3,9 @@
 import pytest
 
 from kschedfw.api import Taint
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.nodeunschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
 from kschedfw.testing import make_node, make_pod
 

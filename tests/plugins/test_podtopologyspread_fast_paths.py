@@ -13,7 +13,7 @@ import pytest
 
 from kschedfw.api import LabelSelector, LabelSelectorRequirement, Taint
 from kschedfw.cache.cache import Cache
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
 from kschedfw.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeInfo
 
 from .podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
                                               UNSCHEDULABLE_TAINT_KEY, exists, make_node,

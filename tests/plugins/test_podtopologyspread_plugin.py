@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.api import Taint
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import NodeScore
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import NodeScore
 
 from .podtopologyspread_builders import (BAR, DNS, FOO, HONOR, HOSTNAME, IGNORE,
                                               UNSCHEDULABLE_TAINT_KEY, ZONE, make_node, make_plugin,

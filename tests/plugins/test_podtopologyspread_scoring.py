@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeInfo, NodeScore
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeInfo, NodeScore
 
 from .podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
                                               TAINTS, ZONE, make_node, make_plugin, make_pod,

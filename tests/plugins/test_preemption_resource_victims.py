@@ -16,11 +16,11 @@ import random
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.config.validate import default_config
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import default_registry
 from kschedfw.framework.runtime import Framework
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.types import NodeToStatus
 from kschedfw.plugins import filter_key
 from kschedfw.plugins.nodeports import NodePorts
 from kschedfw.queue.nominator import Nominator

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.testing import make_pod
 

@@ -23,7 +23,7 @@ from kschedfw.errors import INVALID
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit, get_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import build_broken_linear_function
 from kschedfw.plugins.noderesources.resource_allocation import ResourceAllocationScorer

@@ -2,8 +2,8 @@
 
 import pytest
 
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from kschedfw.framework.status import Code
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.status import Code
 from kschedfw.plugins.schedulinggates import SchedulingGates
 from kschedfw.testing import make_pod
 

@@ -6,11 +6,11 @@ import pytest
 
 from kschedfw.api import Node
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import MAX_NODE_SCORE, NodeInfo, NodeScore
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo, NodeScore
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.testing import make_node, make_pod
 

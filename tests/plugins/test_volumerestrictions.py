@@ -9,11 +9,11 @@ import pytest
 
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.volumerestrictions import (ERR_REASON_DISK_CONFLICT,
                                                  ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT,
                                                  VolumeRestrictions)

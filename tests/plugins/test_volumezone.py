@@ -5,11 +5,11 @@ TestIsSchedulableAfterPersistentVolumeChange)."""
 import pytest
 
 from kschedfw import testing as kit
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Code
-from kschedfw.framework.types import NodeInfo
+from kschedfw.fwk.status import Code
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.plugins.volumezone import ERR_REASON_CONFLICT, VolumeZone
 
 from .fakes import FakeLister

@@ -9,9 +9,9 @@ import attrs
 from kschedfw import testing as kit
 from kschedfw.api import Pod
 from kschedfw.clock import SimulatedClock
-from kschedfw.framework.events import ActionType, ClusterEvent, EventResource, QueueingHint
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue import PriorityQueue
 
 PROFILE = "default-scheduler"

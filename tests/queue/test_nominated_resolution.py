@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from kschedfw.framework.types import NominatingInfo, NominatingMode
+from kschedfw.fwk.types import NominatingInfo, NominatingMode
 from tests.queue.queue_testlib import NODE_ADD, make_pod, new_queue, with_labels
 
 NODES = ("n1", "n2", "n3")

@@ -8,11 +8,11 @@ import logging
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.framework.events import (FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
-                                       ActionType, ClusterEvent, EventResource, QueueingHint,
-                                       pod_scheduling_properties_change)
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.events import (FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
+                                 ActionType, ClusterEvent, EventResource, QueueingHint,
+                                 pod_scheduling_properties_change)
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_ASSIGNED_POD_ADD, EVENT_UNSCHEDULED_POD_UPDATE,
                             GATED, UNROLLED_WILDCARD_EVENTS, UNSCHEDULABLE_Q, InFlightEvent,
                             QueueingStrategy, match_cluster_events)

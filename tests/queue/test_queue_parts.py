@@ -8,7 +8,7 @@ import math
 import pytest
 
 from kschedfw.clock import SimulatedClock
-from kschedfw.framework.types import NominatingInfo, NominatingMode, QueuedPodInfo
+from kschedfw.fwk.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.queue._heap import KeyedHeap, key_entry_factory, less_entry_factory
 from kschedfw.queue.backoff_queue import BackoffQueue
 from kschedfw.queue.nominator import Nominator

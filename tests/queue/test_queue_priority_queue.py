@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.framework.events import FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.events import FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_UNSCHEDULED_POD_ADD,
                             EVENT_UNSCHEDULED_POD_UPDATE, GATED, SCHEDULE_ATTEMPT_FAILURE,
                             UNSCHEDULABLE_Q, InFlightEvent)

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from kschedfw.framework.events import UNSCHEDULABLE_TIMEOUT
+from kschedfw.fwk.events import UNSCHEDULABLE_TIMEOUT
 from kschedfw.queue import ACTIVE_Q, BACKOFF_Q, GATED, UNSCHEDULABLE_Q
 from tests.queue.queue_testlib import (NODE_ADD, START, AllowlistPlugin, hint_map, make_pod,
                                        queue_hint_return_queue)

@@ -13,7 +13,7 @@ import yaml
 from kschedfw.api import parse_object
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES
 from kschedfw.config.validate import default_config
-from kschedfw.framework.interface import WatchEvent
+from kschedfw.fwk.interface import WatchEvent
 from kschedfw.framework.registry import default_registry
 from kschedfw.metrics import SchedulerMetrics
 from kschedfw.scheduler_events import LISTED_ONLY_KINDS

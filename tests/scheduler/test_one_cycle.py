@@ -7,7 +7,7 @@ import json
 from kschedfw import Status, hookimpl
 from kschedfw.cli.main import main
 from kschedfw.framework.recorder import CycleRecord
-from kschedfw.framework.types import PreFilterResult
+from kschedfw.fwk.types import PreFilterResult
 from kschedfw.testing import PluginHarness, simulate_with
 
 from .plugins import BASE, CpuFit
@@ -156,8 +156,8 @@ def test_harness_applies_the_schedulers_score_range_check(node, pod):
 
 def test_run_score_plugins_gives_each_plugins_weighted_score_per_node(node, pod):
     # upstream NodePluginScores: Scores (one PluginScore per plugin) and TotalScore
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.types import NodeInfo
     from kschedfw.testing import framework_for
     fwk = framework_for([Halves], weights={"Halves": 2})
     infos = [NodeInfo(node=node(n)) for n in ("n1", "n2")]

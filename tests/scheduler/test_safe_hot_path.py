@@ -6,8 +6,8 @@ import random
 
 
 from kschedfw import hookimpl
-from kschedfw.framework.cycle_state import CycleState
-from kschedfw.framework.types import NodeInfo, QueuedPodInfo
+from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.types import NodeInfo, QueuedPodInfo
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.testing import framework_for, simulate_with
 

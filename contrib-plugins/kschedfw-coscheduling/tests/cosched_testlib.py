@@ -10,9 +10,9 @@ from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.framework.cycle_state import CycleState
+from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.types import QueuedPodInfo
+from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw import testing as kit
 

@@ -9,8 +9,8 @@ import pytest
 
 from cosched_testlib import Env, make_node, make_pod, make_pod_group, qpi
 from kschedfw import ActionType, Code, CycleState, QueueingHint
-from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY
+from kschedfw.fwk.types import NodeToStatus
 from kschedfw.testing import framework_for
 from kschedfw_coscheduling import Coscheduling
 

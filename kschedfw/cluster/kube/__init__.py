@@ -1,2 +1,2 @@
 """The real-cluster world: a kube-apiserver client, client-go-style informers and a
-:class:`~kschedfw.framework.interface.Backend` over them, for ``kschedfw run``."""
+:class:`~kschedfw.fwk.interface.Backend` over them, for ``kschedfw run``."""

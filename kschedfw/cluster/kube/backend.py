@@ -1,4 +1,4 @@
-"""KubeBackend: the :class:`~kschedfw.framework.interface.Backend` over a real kube-apiserver.
+"""KubeBackend: the :class:`~kschedfw.fwk.interface.Backend` over a real kube-apiserver.
 
 Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
 the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
@@ -38,7 +38,7 @@ from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable, uid_refused
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
-from kschedfw.framework.interface import Conflict, NotFound, WatchEvent
+from kschedfw.fwk.interface import Conflict, NotFound, WatchEvent
 
 __all__ = ["KubeBackend", "LeadershipLost"]
 
@@ -242,7 +242,7 @@ class KubeBackend(TimerFacet):
             try:
                 return work()
             except Exception as exc:  # the Bind plugins' runner turns plugin faults into a Status
-                from kschedfw.framework.status import Status
+                from kschedfw.fwk.status import Status
                 log.exception("binding failed")
                 return Status.as_status(exc)
         self.run_api_calls(bind, done)
@@ -473,7 +473,7 @@ class KubeBackend(TimerFacet):
 
 
 class ProfileEventRecorder:
-    """An :class:`~kschedfw.framework.interface.EventRecorder` reporting as one profile."""
+    """An :class:`~kschedfw.fwk.interface.EventRecorder` reporting as one profile."""
 
     def __init__(self, backend: KubeBackend, profile: str) -> None:
         self.backend = backend
@@ -503,7 +503,7 @@ def _not_found(message: str) -> NotFound:
 
 
 if TYPE_CHECKING:
-    from kschedfw.framework.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
+    from kschedfw.fwk.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
         ResourceClaimStatusWriter
 
     def _implements_the_contract(backend: KubeBackend) -> tuple[Backend, BackgroundApiCalls,

@@ -22,7 +22,7 @@ import urllib3.exceptions
 from kschedfw.cluster.kube.credentials import Connection
 from kschedfw.cluster.kube.ratelimit import TokenBucket
 from kschedfw.cluster.kube.transport import NotConnected, Transport
-from kschedfw.framework.interface import Conflict, NotFound
+from kschedfw.fwk.interface import Conflict, NotFound
 
 __all__ = ["ApiError", "KubeClient", "LeadershipLost", "Reachability", "TransportError", "JSON_PATCH", "MERGE_PATCH",
            "STRATEGIC_MERGE_PATCH"]

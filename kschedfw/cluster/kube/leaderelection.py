@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.clock import micro_time
-from kschedfw.framework.interface import Conflict, NotFound
+from kschedfw.fwk.interface import Conflict, NotFound
 
 __all__ = ["LeaderElector", "default_identity", "WATCHDOG_TOLERANCE"]
 

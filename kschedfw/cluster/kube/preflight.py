@@ -12,7 +12,7 @@ import logging
 from typing import Any, NamedTuple
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient, TransportError
-from kschedfw.framework.interface import NotFound
+from kschedfw.fwk.interface import NotFound
 
 __all__ = ["Access", "PreflightError", "preflight", "PREFLIGHT_TIMEOUT"]
 

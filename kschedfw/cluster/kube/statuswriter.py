@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient, STRATEGIC_MERGE_PATCH, TransportError
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
-from kschedfw.framework.interface import Conflict, NotFound
+from kschedfw.fwk.interface import Conflict, NotFound
 
 __all__ = ["StatusWriter", "RETRY_DELAYS", "MAX_PENDING", "retriable"]
 

@@ -1,6 +1,6 @@
 """InterPodAffinity filtering: PreFilter state, AddPod/RemovePod and Filter.
 
-The pods' compiled terms (:class:`~kschedfw.framework.pod_info.AffinityTerm`, :func:`pod_terms`)
+The pods' compiled terms (:class:`~kschedfw.fwk.pod_info.AffinityTerm`, :func:`pod_terms`)
 are the framework's per-pod info, shared with the cache's term index.
 
 PreFilter counts, per topology pair ``(key, value)``: existing pods whose required anti-affinity
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from kschedfw.framework.pod_info import POD_TERMS_CACHE, AffinityTerm, pod_matches_all_affinity_terms, pod_terms
+from kschedfw.fwk.pod_info import POD_TERMS_CACHE, AffinityTerm, pod_matches_all_affinity_terms, pod_terms
 
 __all__ = [
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",

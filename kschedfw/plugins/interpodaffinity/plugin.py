@@ -13,13 +13,13 @@ from typing import Any, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
-                                       EventResource, QueueingHint)
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
+                                 EventResource, QueueingHint)
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_affinity,
-                                         pod_matches_all_affinity_terms, pod_terms)
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_affinity,
+                                   pod_matches_all_affinity_terms, pod_terms)
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import SignFragment
 
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import filtering, scoring

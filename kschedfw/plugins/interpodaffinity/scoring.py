@@ -16,16 +16,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
-from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.fwk.types import MAX_NODE_SCORE
 
-from kschedfw.framework.pod_info import POD_TERMS_CACHE, AffinityTerm, WeightedAffinityTerm, pod_terms
+from kschedfw.fwk.pod_info import POD_TERMS_CACHE, AffinityTerm, WeightedAffinityTerm, pod_terms
 from kschedfw.plugins.interpodaffinity.filtering import add_domain_counts, domain_counts
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.cache.label_index import PodLabelIndex
     from kschedfw.cache.term_index import PodAffinityTermIndex
-    from kschedfw.framework.types import NodeInfo, NodeScore
+    from kschedfw.fwk.types import NodeInfo, NodeScore
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
            "add_indexed_existing", "score_node", "normalize"]

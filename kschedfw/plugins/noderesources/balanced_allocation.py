@@ -16,9 +16,9 @@ from typing import Any, Callable, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
-from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import MAX_NODE_SCORE, SignFragment
+from kschedfw.fwk.signers import requests_dra_backed_resource
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request

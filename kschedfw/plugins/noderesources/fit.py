@@ -27,12 +27,12 @@ from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod
 from kschedfw.api.resources import is_extended_resource
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint,
-                                       EventResource, QueueingHint)
-from kschedfw.framework.signers import requests_dra_backed_resource
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.status import new_rejection as _new_rejection  # the hot-path constructor
-from kschedfw.framework.types import NodeInfo, SignFragment
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
+                                 EventResource, QueueingHint)
+from kschedfw.fwk.signers import requests_dra_backed_resource
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.status import new_rejection as _new_rejection  # the hot-path constructor
+from kschedfw.fwk.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.nodememo import NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.fwk.types import MAX_NODE_SCORE
 from kschedfw.plugins.noderesources.resource_allocation import ScorerFn
 
 if TYPE_CHECKING:
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = ["least_resource_scorer"]
 

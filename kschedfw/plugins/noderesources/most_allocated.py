@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.fwk.types import MAX_NODE_SCORE
 from kschedfw.plugins.noderesources.resource_allocation import ScorerFn
 
 __all__ = ["most_resource_scorer"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Sequence
 
-from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.fwk.types import MAX_NODE_SCORE
 from kschedfw.plugins.noderesources.resource_allocation import ScorerFn, trunc_div
 
 __all__ = ["MAX_CUSTOM_PRIORITY_SCORE", "MAX_UTILIZATION", "build_broken_linear_function",

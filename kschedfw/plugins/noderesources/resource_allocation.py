@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from kschedfw.framework.status import Status
+from kschedfw.fwk.status import Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = [
     "ResourceAllocationScorer", "ScorerFn", "DEFAULT_RESOURCES", "is_scalar_resource_name",

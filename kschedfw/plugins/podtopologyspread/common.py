@@ -20,8 +20,8 @@ from kschedfw.plugins.helper import NO_EXECUTE, NO_SCHEDULE, tolerates
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod, Taint, Toleration, TopologySpreadConstraint
     from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.framework.interface import ObjectLister
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.interface import ObjectLister
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = [
     "NAME", "LABEL_HOSTNAME", "LABEL_TOPOLOGY_ZONE", "DO_NOT_SCHEDULE", "SCHEDULE_ANYWAY",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from kschedfw import hookimpl
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, NodeMatcher,
                                                        Selector, candidate_nodes,
                                                        count_pods_match_selector,
@@ -23,8 +23,8 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
     from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.types import NodeInfo, PreFilterResult
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult
 
 #: (the snapshot's node list, {topology keys: domains}, {one-label count key: [log position,
 #: counts]}): what :meth:`Filtering._node_list_cache` keeps

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod, TopologySpreadConstraint
-from kschedfw.framework.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
-                                       QueueingHint)
+from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
+                                 QueueingHint)
 from kschedfw.framework.handle import Handle
-from kschedfw.framework.status import Status
+from kschedfw.fwk.status import Status
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.helper import as_objects
 from kschedfw.plugins.podtopologyspread.common import (DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME,
@@ -35,8 +35,8 @@ from kschedfw.plugins.podtopologyspread.scoring import Scoring
 
 if TYPE_CHECKING:
     from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.framework import interface
-    from kschedfw.framework.types import NodeInfo, SignFragment
+    from kschedfw.fwk import interface
+    from kschedfw.fwk.types import NodeInfo, SignFragment
 
 __all__ = ["PodTopologySpread", "SYSTEM_DEFAULT_CONSTRAINTS", "SYSTEM_DEFAULTING", "LIST_DEFAULTING"]
 

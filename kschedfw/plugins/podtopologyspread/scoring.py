@@ -18,8 +18,8 @@ import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
-from kschedfw.framework.status import Status
-from kschedfw.framework.types import MAX_NODE_SCORE
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.types import MAX_NODE_SCORE
 from kschedfw.plugins.podtopologyspread.filtering import exact_label
 from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NAME, SCHEDULE_ANYWAY,
                                                        Constraint, candidate_nodes,
@@ -31,9 +31,9 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NA
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, NodeScore
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeScore
 
 #: what Score reads per constraint: (topology key, is hostname, counts, weight, maxSkew - 1 as
 #: float, selector match function or None when the selector is empty)

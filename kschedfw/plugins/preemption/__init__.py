@@ -2,7 +2,7 @@
 
 :class:`Evaluator` runs the algorithm with a plugin's policy, :class:`Executor` evicts victims;
 DefaultPreemption is the in-tree user. Out-of-tree preemption plugins can reuse both.
-``Candidate`` and ``Victims`` are the framework's (:mod:`kschedfw.framework.victims`), shared
+``Candidate`` and ``Victims`` are the framework's (:mod:`kschedfw.fwk.victims`), shared
 with the extenders; they are offered here too for such plugins.
 """
 
@@ -11,7 +11,7 @@ from kschedfw.plugins.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evalu
 from kschedfw.plugins.preemption.executor import (Executor, aggregate_errors, clear_nominated_node_name,
                                                   get_lower_priority_nominated_pods)
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.victims import Candidate, Victims
 from kschedfw.plugins.preemption.types import (CandidateList, get_earliest_pod_start_time, get_pod_start_time,
                                                more_important_pod, now_datetime, pod_terminating_by_preemption,
                                                sort_by_importance)

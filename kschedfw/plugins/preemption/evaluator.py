@@ -17,21 +17,21 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from kschedfw.framework.fit_error import Diagnosis, fit_error_message
+from kschedfw.fwk.fit_error import Diagnosis, fit_error_message
 from kschedfw.framework.handle import EmptyLister
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import NodeToStatus, PostFilterResult
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeToStatus, PostFilterResult
 from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.victims import Candidate, Victims
 from kschedfw.plugins.preemption.types import CandidateList, get_earliest_pod_start_time, now_datetime, unix_nano
 
 if TYPE_CHECKING:
     import datetime as _dt
 
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ cycle; while it runs, the preemptor's uid is in :attr:`Executor.preempting` and 
 PreEnqueue keeps the preemptor out of the active queue. kschedfw is single-threaded: the
 "goroutine" is handed to :attr:`Executor.spawn`, which by default runs it at once (it is done
 before PostFilter returns). Tests and simulations may replace ``spawn`` to run it later. Against a
-real API server (a client with :class:`~kschedfw.framework.interface.BackgroundApiCalls`) the
+real API server (a client with :class:`~kschedfw.fwk.interface.BackgroundApiCalls`) the
 evictions' API calls run off the scheduler's thread, as upstream's goroutine: pods waiting at
 Permit are preempted in memory first, the rest are evicted elsewhere, and the bookkeeping
 (PreEnqueue's gate, re-activating the preemptor after a failure) is done back on the scheduler's
@@ -22,14 +22,14 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from kschedfw.framework.interface import BackgroundApiCalls, NotFound
-from kschedfw.framework.status import Status
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.interface import BackgroundApiCalls, NotFound
+from kschedfw.fwk.status import Status
+from kschedfw.fwk.victims import Candidate, Victims
 from kschedfw.plugins.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.interface import Handle
 
 log = logging.getLogger(__name__)
 

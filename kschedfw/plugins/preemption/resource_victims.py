@@ -25,17 +25,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from kschedfw.framework.status import Code, Status
-from kschedfw.framework.types import same_objects
+from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import same_objects
 from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit, fit_request_key
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PodDisruptionBudget
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, NodeToStatus
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeToStatus
 
 __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
 

@@ -1,6 +1,6 @@
 """Preemption data: the bounded candidate list of a dry run, and the victims' order and times.
 
-``Victims`` and ``Candidate`` are the framework's (:mod:`kschedfw.framework.victims`): the
+``Victims`` and ``Candidate`` are the framework's (:mod:`kschedfw.fwk.victims`): the
 extenders exchange them too."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import datetime as _dt
 import functools
 from typing import TYPE_CHECKING, Callable
 
-from kschedfw.framework.victims import Candidate, Victims
+from kschedfw.fwk.victims import Candidate, Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.interface import Handle
 
 _UNIX_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
 

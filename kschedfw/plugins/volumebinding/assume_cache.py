@@ -19,7 +19,7 @@ from kschedfw.plugins.volumebinding.storagehelpers import NotFoundError, pv_clas
 
 if TYPE_CHECKING:
     from kschedfw.api import PersistentVolume, PersistentVolumeClaim
-    from kschedfw.framework.interface import ObjectLister
+    from kschedfw.fwk.interface import ObjectLister
 
 
 class _Named(Protocol):

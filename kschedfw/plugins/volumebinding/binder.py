@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from kschedfw.api.selectors import parse_label_selector
-from kschedfw.framework.interface import PersistentVolumeClaimBinder
+from kschedfw.fwk.interface import PersistentVolumeClaimBinder
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.plugins.volumebinding.assume_cache import PVAssumeCache, PVCAssumeCache
 from kschedfw.api.accessors import annotations_of, is_being_deleted, spec_of
@@ -40,7 +40,7 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_BOUND_BY_CONTROLL
 if TYPE_CHECKING:
     from kschedfw.api import (CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod,
                               StorageClass, Volume)
-    from kschedfw.framework.interface import Handle, ObjectLister
+    from kschedfw.fwk.interface import Handle, ObjectLister
 
 ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind"
 ERR_REASON_NODE_CONFLICT = "node(s) didn't match PersistentVolume's node affinity"

@@ -21,11 +21,11 @@ from kschedfw.api.accessors import (annotations_of, controller_ref, metadata_of,
 from kschedfw.api.quantity import parse_quantity, value as quantity_value
 from kschedfw.api.selectors import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
                                     parse_label_selector)
-from kschedfw.framework.types import SignFragment
+from kschedfw.fwk.types import SignFragment
 
 if TYPE_CHECKING:
     from kschedfw.api import PersistentVolume, PersistentVolumeClaim, Pod, Volume
-    from kschedfw.framework.interface import ObjectLister
+    from kschedfw.fwk.interface import ObjectLister
 
 #: the objects VolumeBinding annotates
 _Annotated = TypeVar("_Annotated", "PersistentVolume", "PersistentVolumeClaim")

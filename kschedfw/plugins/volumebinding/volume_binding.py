@@ -24,7 +24,7 @@ from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResour
 from kschedfw.config.pluginargs import IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
 from kschedfw.features import enabled
 from kschedfw.framework.handle import Handle as StandaloneHandle
-from kschedfw.framework.types import MAX_NODE_SCORE, PreBindPreFlightResult
+from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
 from kschedfw.api.accessors import annotations_of, is_being_deleted, spec_of
@@ -35,9 +35,9 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
 
 if TYPE_CHECKING:
     from kschedfw.api import PersistentVolumeClaim, Pod, StorageClass
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.interface import Handle
-    from kschedfw.framework.types import NodeInfo, PreFilterResult, SignFragment
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult, SignFragment
 
 #: StorageCapacityScoring: ``{storage class: (requested, capacity)}`` -> node score
 StorageScorer = Callable[[Mapping[str, tuple[int, int]]], int]

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
 from kschedfw.framework.handle import Handle as StandaloneHandle
-from kschedfw.framework.status import Code
+from kschedfw.fwk.status import Code
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          more_important_pod, now_datetime, sort_by_importance)
 
@@ -34,7 +34,7 @@ from kschedfw_capacityscheduling.elasticquota import (ElasticQuotaInfo, ElasticQ
 if TYPE_CHECKING:
     from kschedfw import CycleState, NodeInfo, NodeToStatus, PostFilterResult, PreFilterResult
     from kschedfw.api import Pod, PodDisruptionBudget
-    from kschedfw.framework.interface import Handle, WatchEvent
+    from kschedfw.fwk.interface import Handle, WatchEvent
 
 log = logging.getLogger(__name__)
 

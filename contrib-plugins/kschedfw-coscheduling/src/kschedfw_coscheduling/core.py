@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import attrs
 
 from kschedfw.api import format_quantity, parse_resource_list
-from kschedfw.framework.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
+from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, StateNotFound
 
 if TYPE_CHECKING:
     from kschedfw import Handle, ObjectLister
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.types import NodeInfo
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.types import NodeInfo
 
 #: The label that makes a pod a member of a PodGroup (in the pod's namespace).
 POD_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"

@@ -13,7 +13,7 @@ What a plugin is made of, in the order you meet it below:
    to ``args``; ``kschedfw validate`` prints them at the right line of the YAML file.
 4. ``__init__(args, handle)``: called once per profile with the (defaulted) args and a Handle.
 5. Hooks, each marked ``@hookimpl`` and named after an extension point of
-   ``kschedfw.hookspecs``: here ``filter``, ``score``, ``normalize_score`` and
+   ``kschedfw.fwk.hookspecs``: here ``filter``, ``score``, ``normalize_score`` and
    ``events_to_register``. Implementing a hook is what makes the plugin usable at that point.
 """
 

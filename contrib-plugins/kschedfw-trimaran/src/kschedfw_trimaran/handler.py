@@ -16,7 +16,7 @@ import attrs
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.interface import Handle, WatchEvent
+    from kschedfw.fwk.interface import Handle, WatchEvent
 
 CACHE_CLEANUP_INTERVAL_SECONDS = 5 * 60
 METRICS_AGENT_REPORTING_INTERVAL_SECONDS = 60

@@ -28,7 +28,7 @@ import yaml
 
 if TYPE_CHECKING:
     from kschedfw.api import Node
-    from kschedfw.framework.interface import Handle
+    from kschedfw.fwk.interface import Handle
 
 __all__ = [
     "CPU", "MEMORY", "AVERAGE", "STD", "LATEST", "Metric", "Window", "WatcherMetrics", "MetricsSource",

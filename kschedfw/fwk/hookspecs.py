@@ -58,12 +58,12 @@ import pluggy
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.events import ClusterEvent, ClusterEventWithHint, QueueingHint
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import (NodeInfo, NodeScore, NodeToStatus, PostFilterResult,
-                                          PreBindPreFlightResult, PreFilterResult, QueuedPodInfo,
-                                          SignFragment)
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import (NodeInfo, NodeScore, NodeToStatus, PostFilterResult,
+                                    PreBindPreFlightResult, PreFilterResult, QueuedPodInfo,
+                                    SignFragment)
 
 hookspec = pluggy.HookspecMarker("kschedfw")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from kschedfw.framework.types import NodeToStatus
+from kschedfw.fwk.types import NodeToStatus
 
 NO_NODE_AVAILABLE = "0/{} nodes are available"
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 import attrs
 
-from kschedfw.framework.status import Code, Status
+from kschedfw.fwk.status import Code, Status
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod

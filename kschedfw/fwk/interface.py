@@ -30,10 +30,10 @@ import attrs
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.cycle_state import CycleState
-    from kschedfw.framework.status import Status
-    from kschedfw.framework.types import NodeInfo, NominatingInfo
-    from kschedfw.framework.victims import Victims
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import NodeInfo, NominatingInfo
+    from kschedfw.fwk.victims import Victims
 
 __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
@@ -399,7 +399,7 @@ class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
 # ---------------------------------------------------------------------------------------- plugins
 class Plugin(Protocol):
     """A plugin instance: a ``name`` (the one used in YAML) and ``@hookimpl`` methods named after
-    the extension points of :mod:`kschedfw.hookspecs`."""
+    the extension points of :mod:`kschedfw.fwk.hookspecs`."""
 
     @property
     def name(self) -> str: ...
