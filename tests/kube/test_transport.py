@@ -113,6 +113,7 @@ class FakeConnection:
     def __init__(self, server: str) -> None:
         self.server = server
         self.ssl_context = None
+        self.proxy = None
         self.token = "old"
 
     def authorization(self) -> str:
