@@ -71,7 +71,8 @@ class Connection:
             raise CredentialsError(f"cannot get credentials: {exc}") from None
         finally:
             flow.close()
-        return sent.headers.get("Authorization")
+        header = sent.headers.get("Authorization")
+        return None if header is None else str(header)
 
 
 def load_connection(kubeconfig: str | Path | None = None, context: str | None = None) -> Connection:
