@@ -190,5 +190,13 @@ def test_choose_proxy_as_client_go() -> None:
     assert choose_proxy("https://[::1]:6443", None, env) is None
     assert choose_proxy("https://api.internal.corp", "http://kc.corp:1", env) == Proxy("kc.corp", 1)
     assert choose_proxy("https://k8s.example.com", None, {}) is None
-    with pytest.raises(ValueError, match="only http:// proxies"):
+    with pytest.raises(ValueError, match="HTTPS_PROXY in the environment: .* only http:// proxies"):
         choose_proxy("https://k8s.example.com", None, {"HTTPS_PROXY": "https://tls.corp"})
+
+
+def test_unsupported_environment_proxy_is_refused_at_load_naming_the_variable(
+        control_plane: ControlPlane, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://127.0.0.1:1080")
+    server = f"https://apiserver.test:{port_of(control_plane)}"
+    with pytest.raises(CredentialsError, match="^HTTPS_PROXY in the environment: .*only http:// proxies"):
+        load_connection(kubeconfig(tmp_path, control_plane, server=server))

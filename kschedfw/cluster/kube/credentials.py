@@ -96,13 +96,17 @@ def load_connection(kubeconfig: str | Path | None = None, context: str | None = 
             ssl_context = client_adapter.verify_cluster(single.cluster, single.user, single.abs_file)
         auth = client_adapter.user_auth(single.user)
         server = single.cluster.server.rstrip("/")
-        proxy = choose_proxy(server, _proxy_url(single.fname, single.context.cluster), os.environ)
+        proxy_url = _proxy_url(single.fname, single.context.cluster)
     except ConfigError as exc:
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'}: {exc}") from None
     except OSError as exc:
         raise CredentialsError(f"cannot read kubeconfig {kubeconfig or '(default)'}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'} is not valid: {exc}") from None
+    try:
+        proxy = choose_proxy(server, proxy_url, os.environ)
+    except ValueError as exc:
+        raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'}: {exc}" if proxy_url else str(exc)) from None
     return Connection(server, ssl_context, auth, proxy=proxy)
 
 

@@ -59,7 +59,10 @@ def choose_proxy(server: str, proxy_url: str | None, environ: Mapping[str, str])
     port = url.port or (443 if https else 80)
     if _never_proxied(host) or bypassed_by_no_proxy(host, port, environ.get("NO_PROXY") or environ.get("no_proxy") or ""):
         return None
-    return parse_proxy_url(value)
+    try:
+        return parse_proxy_url(value)
+    except ValueError as exc:
+        raise ValueError(f"{name} in the environment: {exc}") from None
 
 
 def _never_proxied(host: str) -> bool:
