@@ -204,36 +204,32 @@ def test_unsupported_environment_proxy_is_refused_at_load_naming_the_variable(
 
 def test_kschedfw_run_schedules_through_the_proxy(control_plane: ControlPlane, namespace: str,
                                                   tmp_path: Path) -> None:
-    import threading
+    import signal
 
-    from kschedfw.cluster.kube.runner import KubeRunner
-    from kschedfw.config.validate import load_config
-    from kschedfw.framework.registry import default_catalog
     from tests.kube.helpers import pod_manifest, wait_for
+    from tests.kube.test_cli_run import kschedfw
 
     node, scheduler_name = f"{namespace}-proxied", f"kschedfw-{namespace}"
     control_plane.create_ready_node(node, cpu="2", memory="4Gi")
     config_file = tmp_path / "config.yaml"
     config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                            f"leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: {scheduler_name}\n")
-    registry = default_catalog()
-    config, diagnostics = load_config(str(config_file), registry)
-    assert config is not None, diagnostics
     with ConnectProxy() as proxy:
-        runner = KubeRunner(config, registry, kubeconfig=kubeconfig(tmp_path, control_plane, proxy_url=proxy.url))
+        proc = kschedfw("run", "--config", str(config_file), "--health-address", "127.0.0.1:0", "--kubeconfig",
+                        str(kubeconfig(tmp_path, control_plane, proxy_url=proxy.url)))
         try:
-            assert runner.start(sync_timeout=30)
-            thread = threading.Thread(target=runner.run, daemon=True)
-            thread.start()
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                               pod_manifest("p", namespace, scheduler=scheduler_name,
                                            nodeSelector={"kubernetes.io/hostname": node}))
             bound = wait_for(lambda: control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")
-                             ["spec"].get("nodeName"), what="a binding")
-            runner.stop()
-            thread.join(10)
+                             ["spec"].get("nodeName"), timeout=60, what="the pod bound by `kschedfw run`")
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+            assert proc.returncode == 0, err
         finally:
-            runner.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
             control_plane.api("DELETE", f"/api/v1/nodes/{node}")
     assert bound == node
     # the informers' watches, the binder, the event writer: every connection went through the tunnel
