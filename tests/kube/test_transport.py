@@ -1,4 +1,4 @@
-"""The one-shot request transport (http.client, a kept-alive connection per thread) against a
+"""The one-shot request transport (kschedfw's HTTP/1.1 client, a kept-alive connection per thread) against a
 loopback HTTP/1.1 server: connections are reused, a connection the server closed while idle is
 replaced without sending the request twice, a 401 refreshes the token once, and the outcome is
 the HTTP status (client-go's rest client semantics the backend relies on)."""
