@@ -4,6 +4,7 @@ kube-scheduler, same API server build, same cluster, same client QPS/burst.
 
     KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_apiserver_throughput.py [--nodes 500] [--pods 2000]
         [--qps 50 --burst 100] [--only kschedfw|kube-scheduler] [--runs N] [--base-root DIR]
+        [--transports http.client,urllib3,pycurl]
 
 For each scheduler a fresh loopback etcd + kube-apiserver is started (kschedfw.testing.controlplane),
 NODES ready nodes and PODS pending pods (100m cpu, 128Mi) are created, then the scheduler is started
@@ -13,7 +14,10 @@ from the pods' PodScheduled transition times, 1 s resolution). CPU: ``cpu_to_las
 scheduler process's user+system CPU when the last pod is seen bound (polled every 0.25 s), and
 ``pods_per_cpu_s`` the pods bound per CPU-second of it; ``scheduler_cpu_s`` is its CPU until it
 exits after SIGTERM (including shutdown: kschedfw writes the events still queued, for up to 5 s).
-With ``--profile`` the measured process is py-spy, so CPU figures are not comparable. Both
+With ``--transports`` kschedfw also runs, as ``kschedfw[NAME]``, with its one-shot requests
+(binds, status patches, events, leases) sent through another HTTP client of
+benchmarks/http_transports.py: a throwaway copy of the package whose KubeClient imports that
+client's Transport instead (watches stay on kschedfw's). With ``--profile`` the measured process is py-spy, so CPU figures are not comparable. Both
 schedulers share the machine's cores with the API server and etcd, as in a small real control
 plane.
 """
@@ -35,6 +39,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import http_transports  # noqa: E402
 
 from kschedfw.cluster.kube.client import KubeClient  # noqa: E402
 from kschedfw.cluster.kube.credentials import load_connection  # noqa: E402
@@ -96,7 +103,26 @@ def process_cpu(pid: int) -> float | None:
         return None
 
 
-def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
+_OWN_IMPORT = "from kschedfw.cluster.kube.transport import NotConnected, Transport"
+
+
+def variant_tree(transport: str, under: Path) -> Path:
+    """A copy of the kschedfw package under ``under`` whose KubeClient sends its one-shot
+    requests through ``transport`` (a name of benchmarks/http_transports.py)."""
+    kube = under / "kschedfw" / "cluster" / "kube"
+    shutil.copytree(ROOT / "kschedfw", under / "kschedfw", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(Path(__file__).with_name("http_transports.py"), kube / "bench_transports.py")
+    client = kube / "client.py"
+    source = client.read_text()
+    if _OWN_IMPORT not in source:
+        raise RuntimeError(f"{client}: no line {_OWN_IMPORT!r} to swap")
+    class_name = http_transports.BY_NAME[transport].__name__
+    client.write_text(source.replace(_OWN_IMPORT, "from kschedfw.cluster.kube.transport import NotConnected\n"
+                                     f"from kschedfw.cluster.kube.bench_transports import {class_name} as Transport"))
+    return under
+
+
+def run_one(which: str, assets: Path, args: argparse.Namespace, roots: dict[str, Path]) -> dict:
     with ControlPlane(assets) as cp, tempfile.TemporaryDirectory() as tmp:
         populate(cp, args.nodes, args.pods)
         config = Path(tmp, "config.yaml")
@@ -114,8 +140,9 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
             if args.profile:  # py-spy samples the scheduler process (its CPU figure then includes py-spy's)
                 cmd = ["py-spy", "record", "--format", "raw", "--rate", "100", "--gil", "--output", args.profile,
                        "--", *cmd]
-        root = str(args.base_root if which == "kschedfw-base" else ROOT)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH"))))}
+        root = str(roots.get(which, ROOT))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (root, os.environ.get("PYTHONPATH")))),
+               "KSCHEDFW_BENCH_CAFILE": str(cp.ca_file)}
         log = open(Path(tmp, "scheduler.log"), "w")
         start = time.monotonic()
         cpu_before = os.times()
@@ -161,6 +188,9 @@ def main() -> int:
     parser.add_argument("--base-root", metavar="DIR", type=Path,
                         help="also run kschedfw from this source tree (e.g. a worktree of an older commit) "
                              "as 'kschedfw-base', alternating with the others")
+    parser.add_argument("--transports", metavar="NAMES", type=_names,
+                        help="also run kschedfw with each of these HTTP clients (comma-separated: "
+                             "http.client, urllib3, pycurl, pycurl-h2), alternating with the others")
     parser.add_argument("--profile", metavar="FILE",
                         help="record kschedfw's stacks with py-spy into FILE (collapsed stacks)")
     args = parser.parse_args()
@@ -173,12 +203,27 @@ def main() -> int:
         print("kube_apiserver_throughput: --profile needs py-spy (pip install py-spy)", file=sys.stderr)
         return 2
     order = [args.only] if args.only else ["kube-scheduler", "kschedfw"]
+    roots: dict[str, Path] = {}
     if args.base_root:
         order.append("kschedfw-base")
-    for _ in range(args.runs):  # alternate, so each sees the machine's load of the moment alike
-        for which in order:
-            print(json.dumps(run_one(which, assets, args)), flush=True)
+        roots["kschedfw-base"] = args.base_root
+    with tempfile.TemporaryDirectory() as variants:
+        for transport in args.transports or ():
+            order.append(f"kschedfw[{transport}]")
+            roots[order[-1]] = variant_tree(transport, Path(variants, transport))
+        for _ in range(args.runs):  # alternate, so each sees the machine's load of the moment alike
+            for which in order:
+                print(json.dumps(run_one(which, assets, args, roots)), flush=True)
     return 0
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in names if name not in http_transports.BY_NAME]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown transport {', '.join(unknown)} "
+                                         f"(known: {', '.join(http_transports.BY_NAME)})")
+    return names
 
 
 if __name__ == "__main__":

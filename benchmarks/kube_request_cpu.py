@@ -1,33 +1,38 @@
 #!/usr/bin/env python3
-"""CPU of the calling process per one-shot request (an events.k8s.io Event POST, as the
-scheduler writes one per bound pod), through urllib3's connection pool (kschedfw's transport
-before), the standard library's http.client, and kschedfw.cluster.kube.transport (HTTP/1.1
-written and read directly on a kept-alive socket per thread), alternating rounds against one
-throwaway kube-apiserver.
+"""CPU of the calling process per one-shot request, through each HTTP client of
+benchmarks/http_transports.py: kschedfw's transport (HTTP/1.1 written and read directly on a
+kept-alive socket per thread), the standard library's http.client, urllib3's connection pool,
+and libcurl through pycurl (HTTP/1.1, and HTTP/2 over TLS), alternating rounds against one
+throwaway kube-apiserver. Two requests: an events.k8s.io Event POST (the scheduler writes one per
+bound pod) and a GET of one pod (about 2 KB of JSON). Prints each round's µs per request and the
+median.
 
-    KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_request_cpu.py [--requests 400] [--rounds 3]
+    KSCHEDFW_KUBE_ASSETS=DIR python benchmarks/kube_request_cpu.py [--requests 400] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import http.client
 import itertools
 import json
+import os
+import statistics
 import sys
 import time
 import urllib.parse
 from pathlib import Path
-
-import urllib3
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from http_transports import BY_NAME  # noqa: E402
 
 from kschedfw.cluster.kube.credentials import load_connection  # noqa: E402
-from kschedfw.cluster.kube.transport import Transport  # noqa: E402
 from kschedfw.testing.controlplane import ControlPlane, find_assets, missing_assets_reason  # noqa: E402
 
-PATH = "/apis/events.k8s.io/v1/namespaces/bench/events"
+EVENTS = "/apis/events.k8s.io/v1/namespaces/bench/events"
+POD = "/api/v1/namespaces/bench/pods/p"
 _names = itertools.count()
 
 
@@ -43,61 +48,74 @@ def event() -> bytes:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=int, default=400)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     assets = find_assets()
     if assets is None:
         print(missing_assets_reason(), file=sys.stderr)
         return 2
     with ControlPlane(assets) as cp:
+        os.environ["KSCHEDFW_BENCH_CAFILE"] = str(cp.ca_file)
         cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": "bench"}})
+        cp.api("POST", "/api/v1/namespaces/bench/pods", {
+            "metadata": {"name": "p", "labels": {"app": "web", "tier": "frontend"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {
+                "requests": {"cpu": "100m", "memory": "64Mi"}}}]}})
         conn = load_connection(cp.kubeconfig)
         url = urllib.parse.urlsplit(conn.server)
-        headers = {"Accept": "application/json", "User-Agent": "bench", "Content-Type": "application/json"}
+        headers = {"Accept": "application/json", "User-Agent": "bench"}
         auth = conn.authorization()
         if auth:
             headers["Authorization"] = auth
-        pool = urllib3.HTTPSConnectionPool(url.hostname or "", url.port or 443, ssl_context=conn.ssl_context,
-                                           maxsize=8, block=False, retries=False)
-        transport = Transport(url.hostname or "", url.port or 443, ssl_context=conn.ssl_context, https=True,
-                              timeout=30)
+        post_headers = {**headers, "Content-Type": "application/json"}
+        names = [name for name in BY_NAME if not name.startswith("pycurl") or _has_pycurl()]
+        transports = {name: BY_NAME[name](url.hostname or "", url.port or 443, ssl_context=conn.ssl_context,
+                                          https=True, timeout=30) for name in names}
 
-        def via_urllib3() -> None:
-            r = pool.urlopen("POST", PATH, body=event(), headers=dict(headers), preload_content=True, timeout=30,
-                             redirect=False)
-            assert r.status == 201, r.status
-            json.loads(r.data)
+        def post(name: str) -> Callable[[], None]:
+            transport = transports[name]
 
-        stdlib = http.client.HTTPSConnection(url.hostname or "", url.port or 443, context=conn.ssl_context,
-                                             timeout=30)
+            def run() -> None:
+                answer = transport.request("POST", EVENTS, event(), dict(post_headers))
+                assert answer.status == 201, answer.status
+                json.loads(answer.body)
+            return run
 
-        def via_http_client() -> None:
-            stdlib.request("POST", PATH, body=event(), headers=dict(headers))
-            r = stdlib.getresponse()
-            data = r.read()
-            assert r.status == 201, r.status
-            json.loads(data)
+        def get(name: str) -> Callable[[], None]:
+            transport = transports[name]
 
-        def via_transport() -> None:
-            status, data = transport.request("POST", PATH, event(), dict(headers))
-            assert status == 201, status
-            json.loads(data)
+            def run() -> None:
+                answer = transport.request("GET", POD, None, dict(headers))
+                assert answer.status == 200, answer.status
+                json.loads(answer.body)
+            return run
 
-        ways = (("urllib3_pool_us", via_urllib3), ("http_client_us", via_http_client),
-                ("kschedfw_transport_us", via_transport))
-        results: dict[str, list[int]] = {name: [] for name, _ in ways}
+        results: dict[str, dict[str, list[int]]] = {"event_post": {n: [] for n in names},
+                                                    "pod_get": {n: [] for n in names}}
         for _ in range(args.rounds):
-            for name, fn in ways:
-                fn()
-                start = time.process_time()
-                for _ in range(args.requests):
+            for request, make in (("event_post", post), ("pod_get", get)):
+                for name in names:
+                    fn = make(name)
                     fn()
-                results[name].append(round((time.process_time() - start) / args.requests * 1e6))
-        print(json.dumps({"cpu_us_per_request": results}))
-        pool.close()
-        stdlib.close()
-        transport.close()
+                    start = time.process_time()
+                    for _ in range(args.requests):
+                        fn()
+                    results[request][name].append(round((time.process_time() - start) / args.requests * 1e6))
+        for transport in transports.values():
+            transport.close()
+    print(json.dumps({"cpu_us_per_request": results,
+                      "median_us": {request: {name: statistics.median(runs) for name, runs in by_name.items()}
+                                    for request, by_name in results.items()}}, indent=1))
     return 0
+
+
+def _has_pycurl() -> bool:
+    try:
+        import pycurl  # noqa: F401
+    except ImportError:
+        print("kube_request_cpu: pycurl is not installed, its rows are left out", file=sys.stderr)
+        return False
+    return True
 
 
 if __name__ == "__main__":

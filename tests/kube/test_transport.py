@@ -1,4 +1,4 @@
-"""The one-shot request transport (http.client, a kept-alive connection per thread) against a
+"""The one-shot request transport (kschedfw's HTTP/1.1 client, a kept-alive connection per thread) against a
 loopback HTTP/1.1 server: connections are reused, a connection the server closed while idle is
 replaced without sending the request twice, a 401 refreshes the token once, and the outcome is
 the HTTP status (client-go's rest client semantics the backend relies on)."""
@@ -113,6 +113,7 @@ class FakeConnection:
     def __init__(self, server: str) -> None:
         self.server = server
         self.ssl_context = None
+        self.proxy = None
         self.token = "old"
 
     def authorization(self) -> str:

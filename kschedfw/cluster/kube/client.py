@@ -127,7 +127,8 @@ class KubeClient:
         self._headers = {"Accept": "application/json", "User-Agent": user_agent}
         https = parsed.scheme == "https"
         self._transport = Transport(parsed.hostname or "", parsed.port or (443 if https else 80),
-                                    ssl_context=connection.ssl_context, https=https, timeout=timeout)
+                                    ssl_context=connection.ssl_context, https=https, timeout=timeout,
+                                    proxy=connection.proxy)
         self.reachability = Reachability()
         #: False once this process may no longer write (leader election): checked right before a
         #: write goes on the wire, after any wait for the rate limiter, so a thread that was

@@ -1,18 +1,24 @@
 """Where to connect and how to authenticate, loaded by lightkube (kubeconfig with exec plugins,
 client certificates, token files; in-cluster service account with its rotating token).
 
-The transport is our own (urllib3, measured cheaper per request than httpx), so the bearer
-header is taken from lightkube's auth flow instead of letting lightkube send the requests.
+The transport is our own (:mod:`.transport`, measured cheaper per request than httpx, urllib3
+and http.client), so the bearer header is taken from lightkube's auth flow instead of letting
+lightkube send the requests, and the proxy is chosen here (:mod:`.proxy`: the cluster's
+``proxy-url``, which lightkube does not read, else the environment's).
 """
 
 from __future__ import annotations
 
+import os
 import ssl
 import threading
 from pathlib import Path
 from typing import Any
 
 import attrs
+import yaml
+
+from kschedfw.cluster.kube.proxy import Proxy, choose_proxy
 
 __all__ = ["Connection", "CredentialsError", "load_connection"]
 
@@ -23,13 +29,15 @@ class CredentialsError(RuntimeError):
 
 @attrs.define
 class Connection:
-    """One API server: its URL, a TLS context (server CA, client certificate) and the auth."""
+    """One API server: its URL, a TLS context (server CA, client certificate), the auth and the
+    HTTP proxy to reach it through (None: directly)."""
 
     server: str
     ssl_context: ssl.SSLContext | None
     _auth: Any = None  # an httpx2.Auth from lightkube, or None
     _header: str | None = None
     _lock: threading.Lock = attrs.field(factory=threading.Lock)
+    proxy: Proxy | None = attrs.field(default=None, kw_only=True)
 
     def authorization(self) -> str | None:
         """The Authorization header value to send now (computed once, then after each 401)."""
@@ -63,7 +71,8 @@ class Connection:
             raise CredentialsError(f"cannot get credentials: {exc}") from None
         finally:
             flow.close()
-        return sent.headers.get("Authorization")
+        header = sent.headers.get("Authorization")
+        return None if header is None else str(header)
 
 
 def load_connection(kubeconfig: str | Path | None = None, context: str | None = None) -> Connection:
@@ -86,10 +95,29 @@ def load_connection(kubeconfig: str | Path | None = None, context: str | None = 
         if single.cluster.server.startswith("https:"):
             ssl_context = client_adapter.verify_cluster(single.cluster, single.user, single.abs_file)
         auth = client_adapter.user_auth(single.user)
+        server = single.cluster.server.rstrip("/")
+        proxy_url = _proxy_url(single.fname, single.context.cluster)
     except ConfigError as exc:
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'}: {exc}") from None
     except OSError as exc:
         raise CredentialsError(f"cannot read kubeconfig {kubeconfig or '(default)'}: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'} is not valid: {exc}") from None
-    return Connection(single.cluster.server.rstrip("/"), ssl_context, auth)
+    try:
+        proxy = choose_proxy(server, proxy_url, os.environ)
+    except ValueError as exc:
+        raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'}: {exc}" if proxy_url else str(exc)) from None
+    return Connection(server, ssl_context, auth, proxy=proxy)
+
+
+def _proxy_url(kubeconfig: Path | None, cluster: str) -> str | None:
+    """The ``proxy-url`` of the kubeconfig's cluster entry named ``cluster`` (None in-cluster)."""
+    if kubeconfig is None:
+        return None
+    with open(kubeconfig) as f:
+        document = yaml.safe_load(f)
+    for entry in document.get("clusters") or ():
+        if isinstance(entry, dict) and entry.get("name") == cluster:
+            value = (entry.get("cluster") or {}).get("proxy-url")
+            return str(value) if value else None
+    return None

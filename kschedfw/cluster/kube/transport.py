@@ -8,6 +8,10 @@ few headers, a JSON body), so only what the API server answers needs reading: a 
 headers, and a body by Content-Length, chunked, or up to the close. A watch is the same GET on
 a connection of its own, its chunked body read line by line as it comes, with a read timeout.
 
+Through an HTTP proxy (:mod:`.proxy` decides which, as client-go does), an https server is reached
+through a CONNECT tunnel opened before the TLS handshake, an http one with absolute-form requests
+to the proxy, as Go's transport does.
+
 A kept-alive connection the server closed while idle is noticed before the request is sent (its
 socket polls readable) and a fresh one is opened, as urllib3 does; a request is never sent twice.
 Transport faults raise OSError or urllib3's ProtocolError, which the callers already handle.
@@ -22,6 +26,8 @@ import threading
 from typing import Any, BinaryIO, Iterator, NamedTuple
 
 import urllib3.exceptions
+
+from kschedfw.cluster.kube.proxy import Proxy
 
 __all__ = ["NotConnected", "Response", "Transport", "StreamBody"]
 
@@ -61,21 +67,31 @@ class Transport:
     scheduler's thread each send one request at a time)."""
 
     def __init__(self, host: str, port: int, *, ssl_context: ssl.SSLContext | None, https: bool,
-                 timeout: float) -> None:
+                 timeout: float, proxy: Proxy | None = None) -> None:
         self.host = host
         self.port = port
         self.ssl_context = (ssl_context or ssl.create_default_context()) if https else None
         self.timeout = timeout
+        self.proxy = proxy
         self._host_header = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        # plain http through a proxy: the request line names the whole URL, the proxy's credentials ride along
+        forwarded = proxy is not None and not https
+        self._target_prefix = f"http://{self._host_header}" if forwarded else ""
+        self._proxy_headers = (f"Proxy-Authorization: {proxy.authorization}\r\n"
+                               if forwarded and proxy is not None and proxy.authorization else "")
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[_Connection] = []  # for close()
 
     # ------------------------------------------------------------------ connections
     def _open(self) -> _Connection:
-        sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        proxy = self.proxy
+        address = (self.host, self.port) if proxy is None else (proxy.host, proxy.port)
+        sock = socket.create_connection(address, timeout=self.timeout)
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if proxy is not None and self.ssl_context is not None:
+                _tunnel(sock, self._host_header, proxy)
             if self.ssl_context is not None:
                 sock = self.ssl_context.wrap_socket(sock, server_hostname=self.host)
         except BaseException:
@@ -87,7 +103,8 @@ class Transport:
         try:
             conn = self._open()
         except OSError as exc:
-            raise NotConnected(f"cannot connect to {self._host_header}: {exc}") from exc
+            via = f" through proxy {self.proxy}" if self.proxy is not None else ""
+            raise NotConnected(f"cannot connect to {self._host_header}{via}: {exc}") from exc
         with self._lock:
             self._all.append(conn)
         self._local.conn = conn
@@ -137,7 +154,7 @@ class Transport:
 
     # ------------------------------------------------------------------ one request
     def _message(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> bytes:
-        head = f"{method} {url} HTTP/1.1\r\nHost: {self._host_header}\r\n"
+        head = f"{method} {self._target_prefix}{url} HTTP/1.1\r\nHost: {self._host_header}\r\n{self._proxy_headers}"
         head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
         if body is not None or method in ("POST", "PUT", "PATCH"):
             head += f"Content-Length: {len(body or b'')}\r\n"
@@ -159,6 +176,24 @@ class Transport:
         if not keep:
             self._discard(conn)
         return response
+
+
+def _tunnel(sock: socket.socket, authority: str, proxy: Proxy) -> None:
+    """Ask the proxy for a tunnel to ``authority``; OSError when it refuses. Its answer is read
+    a byte at a time so that nothing the server sends later is taken into a buffer."""
+    auth = f"Proxy-Authorization: {proxy.authorization}\r\n" if proxy.authorization else ""
+    sock.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n{auth}\r\n".encode("latin-1"))
+    raw = sock.makefile("rb", buffering=0)
+    try:
+        status_line = raw.readline(_MAX_LINE)
+        while raw.readline(_MAX_LINE) not in (b"\r\n", b"\n", b""):
+            pass
+    finally:
+        raw.close()
+    version, _, rest = status_line.partition(b" ")
+    if not version.startswith(b"HTTP/") or not rest[:1] == b"2":
+        answer = status_line.strip().decode("latin-1", "replace")[:120] or "no answer"
+        raise OSError(f"proxy {proxy} refused CONNECT {authority}: {answer}")
 
 
 def _read_response(reader: BinaryIO, method: str) -> tuple[Response, bool]:
