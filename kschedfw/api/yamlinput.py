@@ -22,13 +22,14 @@ from __future__ import annotations
 from typing import Any, Iterator
 
 import yaml
+from yaml.constructor import SafeConstructor
 from yaml.events import MappingEndEvent, MappingStartEvent, SequenceEndEvent, SequenceStartEvent
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from kschedfw.api import yamlevents
 
 __all__ = ["Loader", "MAX_DEPTH", "MAX_ALIAS_VALUES", "YamlLimit", "too_deep", "compose_documents",
-           "plain_documents"]
+           "plain_documents", "load_first"]
 
 #: Nesting any input may have: manifests stay under 30 levels, configurations under 15, and code
 #: that walks objects recursively (copies, dumps, the position builder) stays well within the
@@ -121,6 +122,14 @@ def compose_documents(text: str) -> Iterator[Node]:
             yield node
     finally:
         loader.dispose()
+
+
+def load_first(text: str) -> Any:
+    """The first document of ``text`` as plain data (None when there is none), within the caps:
+    for small files read whole, such as a kubeconfig. Raises as :func:`compose_documents`."""
+    for node in compose_documents(text):
+        return SafeConstructor().construct_document(node)
+    return None
 
 
 def plain_documents(text: str) -> list[yamlevents.PlainDocument] | None:

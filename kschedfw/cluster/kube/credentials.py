@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 import yaml
 
+from kschedfw.api.yamlinput import YamlLimit, load_first
 from kschedfw.cluster.kube.proxy import Proxy, choose_proxy
 
 __all__ = ["Connection", "CredentialsError", "load_connection"]
@@ -114,8 +115,12 @@ def _proxy_url(kubeconfig: Path | None, cluster: str) -> str | None:
     """The ``proxy-url`` of the kubeconfig's cluster entry named ``cluster`` (None in-cluster)."""
     if kubeconfig is None:
         return None
-    with open(kubeconfig) as f:
-        document = yaml.safe_load(f)
+    try:
+        document = load_first(kubeconfig.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, YamlLimit, yaml.YAMLError) as exc:
+        raise CredentialsError(f"kubeconfig {kubeconfig} cannot be read: {exc}") from None
+    if not isinstance(document, dict):
+        return None
     for entry in document.get("clusters") or ():
         if isinstance(entry, dict) and entry.get("name") == cluster:
             value = (entry.get("cluster") or {}).get("proxy-url")
