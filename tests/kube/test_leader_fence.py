@@ -52,7 +52,7 @@ def test_holds_lease_turns_false_after_the_renew_deadline_without_a_renewal():
     store, clock = LeaseStore(), FakeClock()
     e = elector(store, clock)
     assert not e.holds_lease()  # not leading yet
-    assert e._try_acquire_or_renew()
+    assert e._try_acquire_or_renew() == clock.now
     e._last_renew = clock.now
     e.leading.set()
     clock.now += 9.9
@@ -77,6 +77,37 @@ def test_after_sleeping_past_the_deadline_the_loop_gives_up_without_renewing():
     assert e.lost and not e.leading.is_set() and not e.holds_lease()
     assert store.writes == writes  # neither a renew nor a release after the deadline
     assert store.lease["spec"]["holderIdentity"] == "me"
+
+
+class SlowAnswers(LeaseStore):
+    """The server takes a renew, then the process is stopped before it reads the answer."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__()
+        self.clock = clock
+        self.stop_after_write = False
+
+    def request(self, method: str, path: str, body: dict | None = None, **kw: object) -> dict:
+        answer = super().request(method, path, body, **kw)
+        if method == "PUT" and self.stop_after_write:
+            self.clock.now += 30  # SIGSTOP with the answer on its way, SIGCONT past the lease
+        return answer
+
+
+def test_a_renew_whose_answer_is_read_late_counts_from_when_it_was_sent():
+    # the server took the renew at t; the process read its answer at t + 30, after another
+    # replica could take the expired lease: the fence counts from t, so it is already closed
+    clock = FakeClock()
+    store = SlowAnswers(clock)
+    e = elector(store, clock)
+    e.retry_period = 0.02
+    thread = threading.Thread(target=e.run, daemon=True)
+    thread.start()
+    wait_for(e.holds_lease, what="leadership")
+    resumed_at = clock.now + 30
+    store.stop_after_write = True
+    thread.join(5)  # the loop ends: the renew it read late was already past the deadline
+    assert clock.now == resumed_at and e.lost and not e.holds_lease()
 
 
 def test_renew_failures_lose_the_lease_at_the_deadline_and_a_clean_stop_releases_it():
@@ -110,13 +141,13 @@ def test_watchdog_fails_a_leader_whose_lease_is_stale_beyond_the_tolerance():
     store, clock = LeaseStore(), FakeClock()
     e = elector(store, clock)
     assert e.check() is None  # never observed
-    assert e._try_acquire_or_renew()
+    assert e._try_acquire_or_renew() is not None
     clock.now += 15 + WATCHDOG_TOLERANCE
     assert e.check() is None
     clock.now += 0.5
     assert e.check() == "failed election to renew leadership on lease fence"
 
     standby = elector(store, clock, identity="other")
-    assert not standby._try_acquire_or_renew()  # our record was just observed: not expired for it
+    assert standby._try_acquire_or_renew() is None  # our record was just observed: not expired for it
     clock.now += 100
     assert standby.check() is None  # a standby is never unhealthy for leadership

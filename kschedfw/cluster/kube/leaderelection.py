@@ -7,7 +7,9 @@ clock since we last saw its record change (client-go's observedTime), never by c
 
 Leadership is a fence, not a flag: :meth:`LeaderElector.holds_lease` is false as soon as the last
 successful renew is ``renew_deadline`` old, even before the elector thread notices (a process
-resumed after SIGSTOP must not write another byte as leader).
+resumed after SIGSTOP must not write another byte as leader). A renew counts from when it was
+*sent*, not from when its answer was read: a process stopped while the answer was on its way
+must not take its late reading as a fresh lease.
 """
 
 from __future__ import annotations
@@ -89,13 +91,15 @@ class LeaderElector:
 
     def run(self) -> None:
         """Acquire, then renew until stopped or lost; release on a clean stop."""
+        acquired: float | None = None
         while not self._stop.is_set():
-            if self._try_acquire_or_renew():
+            acquired = self._try_acquire_or_renew()
+            if acquired is not None:
                 break
             self._stop.wait(self.retry_period * (1 + random.random() * 1.2))
-        if self._stop.is_set():
+        if self._stop.is_set() or acquired is None:
             return
-        self._last_renew = self.clock()
+        self._last_renew = acquired
         log.info("became leader of lease %s as %s", self.description, self.identity)
         self.leading.set()
         if self.on_started_leading:
@@ -103,8 +107,9 @@ class LeaderElector:
         while not self._stop.wait(self.retry_period):
             if self._deadline_passed():
                 break  # we slept through the deadline (SIGSTOP): no renew after it
-            if self._try_acquire_or_renew():
-                self._last_renew = self.clock()
+            renewed = self._try_acquire_or_renew()
+            if renewed is not None:
+                self._last_renew = renewed
             elif self._deadline_passed():
                 break
         self.lost = self._deadline_passed()
@@ -125,7 +130,10 @@ class LeaderElector:
         return {"holderIdentity": self.identity, "leaseDurationSeconds": max(1, int(round(self.lease_duration))),
                 "acquireTime": acquire_time or now, "renewTime": now, "leaseTransitions": transitions}
 
-    def _try_acquire_or_renew(self) -> bool:
+    def _try_acquire_or_renew(self) -> float | None:
+        """One attempt; on success, our clock's time when it began (the lease runs from there),
+        else None."""
+        started = self.clock()
         try:
             try:
                 lease = self.client.request("GET", f"{self.path}/{self.name}")
@@ -133,8 +141,8 @@ class LeaderElector:
                 body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": self.name},
                         "spec": self._spec("", 0)}
                 self._lease = self.client.request("POST", self.path, body=body)
-                self._observed = (self._lease["spec"], self.clock())
-                return True
+                self._observed = (self._lease["spec"], started)
+                return started
             spec = lease.get("spec") or {}
             if self._observed is None or self._observed[0] != spec:
                 self._observed = (spec, self.clock())
@@ -142,19 +150,19 @@ class LeaderElector:
             held_by_other = holder and holder != self.identity
             duration = float(spec.get("leaseDurationSeconds") or self.lease_duration)
             if held_by_other and self._observed[1] + duration > self.clock():
-                return False
+                return None
             transitions = int(spec.get("leaseTransitions") or 0)
             mine = holder == self.identity
             new_spec = self._spec(spec.get("acquireTime", "") if mine else "", transitions if mine else transitions + 1)
             body = {**lease, "spec": new_spec}
             self._lease = self.client.request("PUT", f"{self.path}/{self.name}", body=body)
-            self._observed = (self._lease["spec"], self.clock())
-            return True
+            self._observed = (self._lease["spec"], started)
+            return started
         except Conflict:
-            return False  # someone else wrote it first
+            return None  # someone else wrote it first
         except Exception as exc:  # the API server is unreachable: count as a failed attempt
             log.warning("lease %s: %s", self.description, exc)
-            return False
+            return None
 
     def _release(self) -> None:
         """client-go ReleaseOnCancel: empty holder, so the next candidate need not wait."""
