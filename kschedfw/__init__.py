@@ -16,10 +16,10 @@ The names below are imported on first use, so ``kschedfw validate`` starts fast.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kschedfw.fwk import EXPORTS as CONTRACT
+from kschedfw.fwk import lazy_exports
 
 _EXPORTS = {**CONTRACT, "FeatureGates": "kschedfw.features"}
 
@@ -56,10 +56,4 @@ if TYPE_CHECKING:
     from kschedfw.fwk.markers import hookimpl
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kschedfw' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(_EXPORTS, globals())

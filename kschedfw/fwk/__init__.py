@@ -10,7 +10,7 @@ Everything here is also importable from ``kschedfw`` itself.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # what a type checker sees of the names imported on first use below
     from kschedfw.fwk.cycle_state import CycleState
@@ -83,10 +83,16 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'kschedfw.fwk' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+def lazy_exports(exports: dict[str, str], namespace: dict[str, Any]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` that imports ``exports[name]`` on first use and keeps the value
+    in the module's ``namespace`` (its ``globals()``), so later lookups cost nothing."""
+    def __getattr__(name: str) -> Any:
+        module = exports.get(name)
+        if module is None:
+            raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+        value = namespace[name] = getattr(importlib.import_module(module), name)
+        return value
+    return __getattr__
+
+
+__getattr__ = lazy_exports(EXPORTS, globals())
