@@ -15,20 +15,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.testing import PluginHarness, make_node, make_pod
 from kschedfw.testing.profiles import simulate_with
-
-
-class OnlyNode:
-    """The issue's plugin: Filter without ``state``."""
-    name = "OnlyNode"
-
-    def __init__(self, args: Any, handle: Any) -> None:
-        pass
-
-    @hookimpl
-    def filter(self, pod: Any, node_info: Any) -> Status | None:
-        if node_info.node.labels.get("bad") == "true":
-            return Status.unresolvable("bad node")
-        return None
+from tests.contract.author_plugins import OnlyNode
 
 
 class PrefersGood:
