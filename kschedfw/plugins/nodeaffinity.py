@@ -182,7 +182,8 @@ _Expression = tuple[str, int, Any]
 _Field = tuple[str, bool, str]
 
 
-def _compile_expressions(reqs: Iterable[NodeSelectorRequirement], path: str, errs: list[str]) -> tuple[_Expression, ...] | None:
+def _compile_expressions(reqs: Iterable[NodeSelectorRequirement], path: str, errs: list[str]
+                         ) -> tuple[_Expression, ...] | None:
     """matchExpressions -> tuple of (key, op, arg); None when any requirement is invalid."""
     out: list[_Expression] = []
     ok = True

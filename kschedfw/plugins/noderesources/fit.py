@@ -132,7 +132,11 @@ def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[s
 
 # --------------------------------------------------------------------------- the check
 
-def fit_request_key(state: CycleState) -> tuple[Any, ...] | None:
+#: what Filter compares against a node: ``(milli_cpu, memory, ephemeral_storage, checked scalars)``
+FitRequestKey = tuple[int, int, int, tuple[tuple[str, int], ...]]
+
+
+def fit_request_key(state: CycleState) -> FitRequestKey | None:
     """What Filter compares against a node, from the PreFilter state: ``(milli_cpu, memory,
     ephemeral_storage, checked scalar resources)``; None without it."""
     fit_state = state.get(PRE_FILTER_STATE_KEY)
@@ -335,7 +339,7 @@ class NodeResourcesFit:
             verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
         return _status_of(verdict)
 
-    def filter_verdict_key(self, state: CycleState, pod: Pod) -> tuple[Any, ...] | None:
+    def filter_verdict_key(self, state: CycleState, pod: Pod) -> FitRequestKey | None:
         """Filter reads the NodeInfo's pod count and requested resources and the request its
         PreFilter stored (see hookspecs.FilterVerdictKey); None without that state."""
         return fit_request_key(state)

@@ -34,7 +34,7 @@ from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod, PodDisruptionBudget
     from kschedfw.fwk.cycle_state import CycleState
-    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.interface import FilterFunction, Handle
     from kschedfw.fwk.types import NodeInfo, NodeToStatus
 
 __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
@@ -42,8 +42,6 @@ __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
 #: ``(victims, num_pdb_violations, status)``, as ``select_victims_on_node`` returns it
 VictimResult = tuple[list["Pod"], int, Status]
 PlainSelect = Callable[["NodeInfo"], VictimResult]
-#: a Filter as the Handle lists it (``FilterFunction``)
-FilterFn = Callable[["CycleState", "Pod", "NodeInfo"], "Status | None"]
 #: what Filter's request checks: ``(resource name, amount)`` per checked resource
 Checks = tuple[tuple[str, int], ...]
 #: per node: ``(generation, node, nominated pods, result)``
@@ -54,15 +52,15 @@ ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
 def resource_only_plan(handle: "Handle", state: "CycleState"
-                       ) -> tuple[tuple[FilterFn, ...], str, tuple[FilterFn, ...]] | None:
+                       ) -> tuple[tuple[FilterFunction, ...], str, tuple[FilterFunction, ...]] | None:
     """``(node-only filters before NodeResourcesFit, its name, node-only filters after it)`` when
     this cycle's Filter plugins allow the arithmetic, else None (any other plugin, a subclass, a
     second NodeResourcesFit, a plugin the engine wraps this cycle, or an AddPod/RemovePod
     extension that runs)."""
     if handle.pre_filter_extensions_to_run(state):
         return None
-    before: list[FilterFn] = []
-    after: list[FilterFn] = []
+    before: list[FilterFunction] = []
+    after: list[FilterFunction] = []
     fit_name = ""
     for name, fn in handle.filter_plugins_to_run(state):
         kind = type(getattr(fn, "__self__", None))
@@ -119,7 +117,7 @@ class ResourceVictimSelector:
                  "_statuses", "_nominated_nodes", "_nominated", "_pdbs", "_sort", "_plain", "_memo", "_state")
 
     def __init__(self, *, handle: "Handle", pod: "Pod", state: "CycleState", checks: Checks,
-                 before: tuple[FilterFn, ...], fit_name: str, after: tuple[FilterFn, ...],
+                 before: tuple[FilterFunction, ...], fit_name: str, after: tuple[FilterFunction, ...],
                  statuses: "NodeToStatus | None", pdbs: list["PodDisruptionBudget"],
                  sort: Callable[[list["Pod"]], list["Pod"]], plain: PlainSelect,
                  memo: Memo | None) -> None:
@@ -168,7 +166,7 @@ class ResourceVictimSelector:
                    statuses=statuses, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
 
     # ------------------------------------------------------------------ per node
-    def _node_only_pass(self, fns: tuple[FilterFn, ...], node_info: "NodeInfo") -> bool:
+    def _node_only_pass(self, fns: tuple[FilterFunction, ...], node_info: "NodeInfo") -> bool:
         """True when every plugin in ``fns`` accepts the node (None); anything else (a status,
         even Success, or an exception) sends the node down the plain path."""
         state, pod = self._state, self._pod
