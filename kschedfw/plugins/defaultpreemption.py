@@ -21,7 +21,7 @@ order). :attr:`DefaultPreemption.offset_rand` draws the random start offset; it 
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
@@ -29,7 +29,6 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
-from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.fwk.status import Code, Status
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
@@ -69,7 +68,7 @@ class DefaultPreemption:
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None, *,
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = dict(args or {})
         args.setdefault("minCandidateNodesPercentage", 10)
@@ -79,8 +78,8 @@ class DefaultPreemption:
             raise ValueError(_go_aggregate([str(e) for e in errors]))
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
-        profile = handle.profile_name if handle is not None else ""
-        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        profile = handle.profile_name
+        self.handle = handle
         self.enable_async_preemption = enabled(features, ASYNC_PREEMPTION_GATE) if features is not None \
             else self.handle.feature_gates.enabled(ASYNC_PREEMPTION_GATE)
         self.executor = Executor(self.handle, async_preemption=self.enable_async_preemption)
@@ -154,7 +153,7 @@ class DefaultPreemption:
     def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
         return self.offset_rand(num_nodes), self.calculate_num_candidates(num_nodes)
 
-    def candidates_to_victims_map(self, candidates: list[Candidate]) -> dict[str, Victims]:
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> dict[str, Victims]:
         return {c.name: c.victims for c in candidates}
 
     def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]) -> list[Callable[[str], int]] | None:

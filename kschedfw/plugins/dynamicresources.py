@@ -24,7 +24,7 @@ is not supported yet`` (resp. ``... for extended resource <name> ...``) instead 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
@@ -33,7 +33,6 @@ from kschedfw.api.resources import is_extended_resource
 from kschedfw.api.selectors import parse_node_selector
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.config.k8svalidation import parse_duration
-from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.fwk.interface import ResourceClaimStatusWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
@@ -41,7 +40,11 @@ from kschedfw.api.accessors import (controller_ref, is_being_deleted, name_of, n
                                     status_of, uid_of)
 
 if TYPE_CHECKING:
+    from kschedfw.api import NodeSelector, Pod
+    from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import (NodeInfo, NodeScore, NodeToStatus, PostFilterResult, PreFilterResult,
+                                    SignFragment)
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
@@ -66,8 +69,8 @@ class _StateData:
                  "dra_backed")
 
     def __init__(self) -> None:
-        self.claims: list[Any] = []
-        self.available_on_nodes: list[Any] = []
+        self.claims: list[Any] = []  # ResourceClaims as listed (untyped objects)
+        self.available_on_nodes: list[NodeSelector | None] = []
         self.unavailable_claims: set[int] = set()
         self.extended_resources: dict[str, int] = {}
         self.dra_backed: frozenset[str] = frozenset()
@@ -86,9 +89,9 @@ class DynamicResources:
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: dict | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         args = args or {}
-        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        self.handle = handle
         self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
 
@@ -106,7 +109,7 @@ class DynamicResources:
         return client.update_resource_claim_status if isinstance(client, ResourceClaimStatusWriter) else None
 
     # ------------------------------------------------------------------ claims
-    def _foreach_pod_resource_claim(self, pod: Any) -> list[tuple[str, Any]]:
+    def _foreach_pod_resource_claim(self, pod: Pod) -> list[tuple[str, Any]]:
         """(pod claim name, ResourceClaim) for each claim of the pod; raises _ClaimError."""
         out: list[tuple[str, Any]] = []
         if not pod.resource_claims:
@@ -135,7 +138,7 @@ class DynamicResources:
         return out
 
     @staticmethod
-    def _claim_name(pod: Any, pod_claim: dict, statuses: Any) -> tuple[str | None, bool]:
+    def _claim_name(pod: Pod, pod_claim: Mapping[str, Any], statuses: Iterable[Any]) -> tuple[str | None, bool]:
         if pod_claim.get("resourceClaimName"):
             return str(pod_claim["resourceClaimName"]), False
         if pod_claim.get("resourceClaimTemplateName"):
@@ -147,7 +150,7 @@ class DynamicResources:
         raise _ClaimError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim '
                           f'"{pod_claim.get("name", "")}": none of the supported fields are set')
 
-    def _dra_extended_resources(self, pod: Any) -> tuple[dict[str, int], frozenset[str]]:
+    def _dra_extended_resources(self, pod: Pod) -> tuple[dict[str, int], frozenset[str]]:
         """(requested extended resources, those a DeviceClass maps) when at least one is mapped
         (DRAExtendedResource); ({}, {}) otherwise."""
         candidates = {name: amount for name, amount in pod.request().items()
@@ -167,7 +170,7 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ queue
     @kschedfw.hookimpl
-    def pre_enqueue(self, pod):
+    def pre_enqueue(self, pod: Pod) -> Status | None:
         if not pod.resource_claims:
             return None
         try:
@@ -177,14 +180,15 @@ class DynamicResources:
         return None
 
     @kschedfw.hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], Status | None]:
         if pod.resource_claims:
             return [], Status.unschedulable("pods with dra resource claims are not signable")
         return [], None
 
     # ------------------------------------------------------------------ prefilter
     @kschedfw.hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         data = _StateData()
         state.write(STATE_KEY, data)
         try:
@@ -194,7 +198,7 @@ class DynamicResources:
         extended, backed = self._dra_extended_resources(pod)
         if not claims and not extended:
             return None, Status.skip()
-        selectors: list[Any] = []
+        selectors: list[NodeSelector | None] = []
         to_allocate: list[Any] = []
         for _pod_claim_name, claim in claims:
             allocation = status_of(claim).get("allocation")
@@ -258,8 +262,8 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ filter
     @kschedfw.hookimpl
-    def filter(self, state, pod, node_info):
-        data = state.get(STATE_KEY)
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
         if data.empty():
@@ -273,6 +277,7 @@ class DynamicResources:
             if have is None:
                 return Status.unresolvable("cannot fit resource")
         node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
         unavailable = [i for i, selector in enumerate(data.available_on_nodes)
                        if selector is not None and not selector.matches(node.labels, node.name)]
         if unavailable:
@@ -282,8 +287,9 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ postfilter
     @kschedfw.hookimpl
-    def post_filter(self, state, pod, filtered_node_status_map):
-        data = state.get(STATE_KEY)
+    def post_filter(self, state: CycleState, pod: Pod, filtered_node_status_map: NodeToStatus
+                    ) -> tuple[PostFilterResult | None, Status | None]:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return None, Status.as_status("not found")
         if data.empty():
@@ -307,25 +313,25 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ score
     @kschedfw.hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         # Only prioritized-list subrequests score; the allocator that produces them is not ported.
         return 0
 
-    def score_nodes(self, state, pod, nodes) -> list[int]:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         return [0] * len(nodes)
 
     @kschedfw.hookimpl
-    def normalize_score(self, state, pod, scores):
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
 
-    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+    def normalize_score_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return default_normalize_values(MAX_NODE_SCORE, False, values)
 
     # ------------------------------------------------------------------ reserve / bind
     @kschedfw.hookimpl
-    def reserve(self, state, pod, node_name):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
         data = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
@@ -333,13 +339,14 @@ class DynamicResources:
         return None
 
     @kschedfw.hookimpl
-    def unreserve(self, state, pod, node_name):
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
         return None
 
     @kschedfw.hookimpl
-    def pre_bind_pre_flight(self, state, pod, node_name):
+    def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str
+                            ) -> tuple[PreBindPreFlightResult | None, Status | None]:
         result = PreBindPreFlightResult(allow_parallel=True)
-        data = state.get(STATE_KEY)
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return result, Status.as_status("not found")
         if data.empty():
@@ -347,8 +354,8 @@ class DynamicResources:
         return result, None
 
     @kschedfw.hookimpl
-    def pre_bind(self, state, pod, node_name):
-        data = state.get(STATE_KEY)
+    def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
         if data.empty():
@@ -372,7 +379,7 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         # Queueing hints are GA: Node Add|UpdateNodeLabel|UpdateNodeAllocatable.
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add
@@ -390,7 +397,7 @@ class DynamicResources:
                                               ActionType.Add | ActionType.Update)),
         ]
 
-    def is_schedulable_after_claim_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         if new_obj is None:
             return QueueingHint.QueueSkip   # deletes are not registered
         try:
@@ -409,7 +416,7 @@ class DynamicResources:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
-    def is_schedulable_after_pod_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         if pod.uid != new_obj.uid:
             return QueueingHint.QueueSkip
         try:

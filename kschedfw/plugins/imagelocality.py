@@ -10,10 +10,17 @@ normalization.
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.status import Status
+    from kschedfw.fwk.types import ImageStateSummary, NodeInfo
 
 __all__ = ["ImageLocality", "NAME", "IMAGE_NAMES_SIGNER_NAME", "MB", "MIN_THRESHOLD",
            "MAX_CONTAINER_THRESHOLD", "normalized_image_name", "calculate_priority",
@@ -35,7 +42,7 @@ def normalized_image_name(name: str) -> str:
     return name
 
 
-def _pod_images(pod: Any) -> tuple[str, ...]:
+def _pod_images(pod: Pod) -> tuple[str, ...]:
     """Normalized images in upstream's order: init containers, containers, image volumes."""
     names = [normalized_image_name(c.image) for c in pod.init_containers]
     names.extend(normalized_image_name(c.image) for c in pod.containers)
@@ -51,7 +58,7 @@ def scaled_image_score(size: int, num_nodes: int, total_num_nodes: int) -> int:
     return int(float(size) * spread)
 
 
-def sum_image_scores(image_states: Mapping[str, Any], images: tuple[str, ...],
+def sum_image_scores(image_states: Mapping[str, ImageStateSummary], images: tuple[str, ...],
                      total_num_nodes: int) -> int:
     total = 0
     for image in images:
@@ -82,21 +89,21 @@ class ImageLocality:
 
     name = NAME
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
         # The last pod scored and its normalized images: Score runs per node for one pod.
-        self._last_pod: Any = None
+        self._last_pod: Pod | None = None
         self._last_images: tuple[str, ...] = ()
         self._last_empty_score = 0
 
-    def _use_pod(self, pod) -> None:
+    def _use_pod(self, pod: Pod) -> None:
         if pod is not self._last_pod:
             self._last_images = _pod_images(pod)
             self._last_pod = pod
             self._last_empty_score = calculate_priority(0, len(pod.init_containers) + len(pod.containers))
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
         self._use_pod(pod)
         if not node_info.image_states:  # a node without images: nothing to sum
             return self._last_empty_score
@@ -104,7 +111,7 @@ class ImageLocality:
         image_scores = sum_image_scores(node_info.image_states, self._last_images, total_num_nodes)
         return calculate_priority(image_scores, len(pod.init_containers) + len(pod.containers))
 
-    def score_nodes(self, state, pod, nodes) -> list[int]:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         self._use_pod(pod)
         empty = self._last_empty_score
@@ -117,7 +124,7 @@ class ImageLocality:
                 if (states := ni.image_states) else empty for ni in nodes]
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         names = sorted({normalized_image_name(c.image)
                         for c in (*pod.containers, *pod.init_containers)})
         return [SignFragment(IMAGE_NAMES_SIGNER_NAME, names)], None

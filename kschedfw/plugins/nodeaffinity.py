@@ -14,7 +14,7 @@ reported as an error where upstream reports one (PreScore, queueing hints, plugi
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
@@ -25,6 +25,14 @@ from kschedfw.fwk.signers import node_affinity_signature
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
 from kschedfw.plugins.helper import as_objects, default_normalize_score, default_normalize_values
+
+if TYPE_CHECKING:
+    from kschedfw.api import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
+                              PreferredSchedulingTerm)
+    from kschedfw.api import NodeAffinity as NodeAffinitySpec
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeScore
 
 NAME = "NodeAffinity"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -174,7 +182,8 @@ _Expression = tuple[str, int, Any]
 _Field = tuple[str, bool, str]
 
 
-def _compile_expressions(reqs: Any, path: str, errs: list[str]) -> tuple[_Expression, ...] | None:
+def _compile_expressions(reqs: Iterable[NodeSelectorRequirement], path: str, errs: list[str]
+                         ) -> tuple[_Expression, ...] | None:
     """matchExpressions -> tuple of (key, op, arg); None when any requirement is invalid."""
     out: list[_Expression] = []
     ok = True
@@ -221,7 +230,7 @@ def _compile_expressions(reqs: Any, path: str, errs: list[str]) -> tuple[_Expres
     return tuple(out) if ok else None
 
 
-def _compile_fields(reqs: Any, path: str, errs: list[str]) -> tuple[_Field, ...] | None:
+def _compile_fields(reqs: Iterable[NodeSelectorRequirement], path: str, errs: list[str]) -> tuple[_Field, ...] | None:
     """matchFields -> tuple of (key, is_in, value); None when any requirement is invalid."""
     out: list[_Field] = []
     ok = True
@@ -246,7 +255,7 @@ class _Term:
 
     __slots__ = ("exprs", "fields", "errors")
 
-    def __init__(self, term: Any, path: str) -> None:
+    def __init__(self, term: NodeSelectorTerm, path: str) -> None:
         errs: list[str] = []
         self.exprs: tuple[_Expression, ...] = ()
         self.fields: tuple[_Field, ...] | None = None
@@ -291,7 +300,7 @@ class _Term:
         return True
 
 
-def _is_empty_term(term: Any) -> bool:
+def _is_empty_term(term: NodeSelectorTerm) -> bool:
     return not term.match_expressions and not term.match_fields
 
 
@@ -304,7 +313,7 @@ class CompiledNodeSelector:
 
     __slots__ = ("terms", "valid_terms", "errors")
 
-    def __init__(self, selector: Any, path: str = "") -> None:
+    def __init__(self, selector: NodeSelector, path: str = "") -> None:
         base = _join_path(path, "nodeSelectorTerms")
         self.terms = tuple(_Term(t, f"{base}[{i}]") for i, t in enumerate(selector.terms)
                            if not _is_empty_term(t))
@@ -322,7 +331,7 @@ class CompiledNodeSelector:
             return True, None
         return False, (_aggregate_message(self.errors) if self.errors else None)
 
-    def matches(self, node: Any) -> bool:
+    def matches(self, node: Node | None) -> bool:
         if node is None:
             return False
         return self.matches_labels(node.labels, node.name)
@@ -333,8 +342,8 @@ class CompiledPreferredTerms:
 
     __slots__ = ("terms",)
 
-    def __init__(self, terms: Iterable[Any], path: str = "") -> None:
-        parsed = []
+    def __init__(self, terms: Iterable[PreferredSchedulingTerm], path: str = "") -> None:
+        parsed: list[tuple[_Term, int]] = []
         errs: list[str] = []
         for i, term in enumerate(terms):
             if term.weight == 0 or _is_empty_term(term.preference):
@@ -348,7 +357,7 @@ class CompiledPreferredTerms:
             raise SelectorParseError(errs)
         self.terms = tuple(parsed)
 
-    def score(self, node: Any) -> int:
+    def score(self, node: Node) -> int:
         labels, name = node.labels, node.name
         total = 0
         for term, weight in self.terms:
@@ -362,12 +371,12 @@ class RequiredNodeAffinity:
 
     __slots__ = ("node_selector_labels", "node_selector")
 
-    def __init__(self, pod: Any) -> None:
+    def __init__(self, pod: Pod) -> None:
         self.node_selector_labels = tuple(pod.node_selector.items()) if pod.node_selector else None
         required = _pod_required(pod)
         self.node_selector = CompiledNodeSelector(required) if required is not None else None
 
-    def match(self, node: Any) -> tuple[bool, str | None]:
+    def match(self, node: Node) -> tuple[bool, str | None]:
         labels = node.labels
         if self.node_selector_labels is not None:
             for key, want in self.node_selector_labels:
@@ -377,7 +386,7 @@ class RequiredNodeAffinity:
             return self.node_selector.match(labels, node.name)
         return True, None
 
-    def matches(self, node: Any) -> bool:
+    def matches(self, node: Node) -> bool:
         """``match`` without the error (Filter ignores parse errors)."""
         labels = node.labels
         if self.node_selector_labels is not None:
@@ -391,17 +400,17 @@ class RequiredNodeAffinity:
         return self
 
 
-def _pod_node_affinity(pod: Any) -> Any:
+def _pod_node_affinity(pod: Pod) -> NodeAffinitySpec | None:
     affinity = pod.affinity
     return affinity.node_affinity if affinity is not None else None
 
 
-def _pod_required(pod: Any) -> Any:
+def _pod_required(pod: Pod) -> NodeSelector | None:
     na = _pod_node_affinity(pod)
     return na.required if na is not None else None
 
 
-def _pod_preferred(pod: Any) -> CompiledPreferredTerms | None:
+def _pod_preferred(pod: Pod) -> CompiledPreferredTerms | None:
     na = _pod_node_affinity(pod)
     if na is None or not na.preferred:
         return None
@@ -418,7 +427,7 @@ class _PreScoreState:
         return self
 
 
-def _parse_added_affinity(added: Any) -> tuple[Any, tuple]:
+def _parse_added_affinity(added: Any) -> tuple[NodeSelector | None, tuple[PreferredSchedulingTerm, ...]]:
     """``addedAffinity`` (manifest dict or an api NodeAffinity) -> (NodeSelector|None, preferred terms)."""
     if added is None:
         return None, ()
@@ -446,7 +455,7 @@ class NodeAffinity:
     args_schema = IN_TREE_ARGS["NodeAffinity"].schema
     validate_args = staticmethod(IN_TREE_ARGS["NodeAffinity"].validate)
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
         self.added_node_selector: CompiledNodeSelector | None = None
         self.added_pref_sched_terms: CompiledPreferredTerms | None = None
@@ -471,7 +480,7 @@ class NodeAffinity:
         return [ClusterEventWithHint(ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeLabel),
                                      self.is_schedulable_after_node_change)]
 
-    def is_schedulable_after_node_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         original, modified = as_objects(old_obj, new_obj, Node)
         if modified is None:
             return QueueingHint.QueueSkip
@@ -497,12 +506,13 @@ class NodeAffinity:
     # ------------------------------------------------------------------ filtering
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return [SignFragment("v1.Pod.Spec.Affinity.NodeAffinity", node_affinity_signature(pod)),
                 SignFragment("v1.Pod.Spec.Affinity.NodeSelector", tuple(sorted(pod.node_selector.items())))], None
 
     @hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         required = _pod_required(pod)
         if required is None and self.added_node_selector is None and not pod.node_selector:
             return None, Status.skip()
@@ -528,8 +538,9 @@ class NodeAffinity:
         return None, None
 
     @hookimpl
-    def filter(self, state, pod, node_info) -> Status | None:
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
         added = self.added_node_selector
         if added is not None and not added.matches(node):
             return Status.unresolvable(ERR_REASON_ENFORCED)
@@ -542,7 +553,8 @@ class NodeAffinity:
             return Status.unresolvable(ERR_REASON_POD)
         return None
 
-    def filter_verdict_key(self, state, pod) -> Any:
+    def filter_verdict_key(self, state: CycleState, pod: Pod
+                           ) -> tuple[tuple[tuple[str, str], ...], NodeAffinitySpec | None]:
         """Filter reads the Node and the pod's nodeSelector and node affinity only (its PreFilter
         state is worked out from them; see hookspecs.FilterVerdictKey)."""
         affinity = pod.affinity.node_affinity if pod.affinity is not None else None
@@ -551,7 +563,7 @@ class NodeAffinity:
     # ------------------------------------------------------------------ scoring
 
     @hookimpl
-    def pre_score(self, state, pod, nodes) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         try:
             preferred = _pod_preferred(pod)
         except SelectorParseError as exc:
@@ -562,8 +574,9 @@ class NodeAffinity:
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
         node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
         count = 0
         added = self.added_pref_sched_terms
         if added is not None:
@@ -580,10 +593,10 @@ class NodeAffinity:
         return count
 
     @hookimpl
-    def normalize_score(self, state, pod, scores) -> Status | None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return None
 
-    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+    def normalize_score_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         """:meth:`normalize_score` over plain ints (hookspecs.WholeListNormalizeScore)."""
         return default_normalize_values(MAX_NODE_SCORE, False, values)

@@ -14,12 +14,22 @@ CycleState, never for the clones those paths create.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import TYPE_CHECKING, Callable, Generic, Hashable, Iterable, Sized, TypeVar
 
-__all__ = ["NodeMemo", "cluster_size", "wanted", "memo_score", "memo_scores"]
+if TYPE_CHECKING:
+    from kschedfw.api import Node
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo
+
+__all__ = ["NodeMemo", "Memo", "cluster_size", "wanted", "memo_score", "memo_scores"]
+
+V = TypeVar("V")
+W = TypeVar("W")
+#: One cycle's memo: ``{node_info: (generation, node, result)}``.
+Memo = dict["NodeInfo", tuple[int, "Node", V]]
 
 
-def wanted(handle: Any) -> bool:
+def wanted(handle: Handle | None) -> bool:
     """Whether a plugin built with ``handle`` may use its memos and the other incremental fast
     paths (InterPodAffinity's and PodTopologySpread's use of the cache's label and affinity term
     indexes): the scheduler's ``fast_paths`` (``Handle.fast_paths``). Off runs the plain path,
@@ -28,7 +38,7 @@ def wanted(handle: Any) -> bool:
     return bool(getattr(handle, "fast_paths", True))
 
 
-def cluster_size(handle: Any, nodes: Any) -> int:
+def cluster_size(handle: Handle | None, nodes: Sized) -> int:
     """How many nodes the snapshot holds (PreScore sees only the feasible ones)."""
     snapshot = getattr(handle, "snapshot", None)
     if snapshot is not None:
@@ -39,16 +49,16 @@ def cluster_size(handle: Any, nodes: Any) -> int:
     return len(nodes)
 
 
-class NodeMemo:
+class NodeMemo(Generic[V]):
     """Memos for the last few pod keys (a key: whatever the result depends on besides the node)."""
 
     __slots__ = ("_memos", "_keep")
 
     def __init__(self, keep: int = 4) -> None:
-        self._memos: dict[Hashable, dict[Any, tuple]] = {}
+        self._memos: dict[Hashable, Memo[V]] = {}
         self._keep = keep
 
-    def for_key(self, key: Hashable, num_nodes: int) -> dict[Any, tuple]:
+    def for_key(self, key: Hashable, num_nodes: int) -> Memo[V]:
         """The memo for ``key``: ``{node_info: (generation, node, result)}``. A memo grown past
         twice the cluster (removed nodes, or many node updates) starts afresh, so it holds no
         old NodeInfos for long."""
@@ -65,7 +75,7 @@ class NodeMemo:
         self._memos.clear()
 
 
-def memo_score(memo: dict[Any, tuple], fast: Any, node_info: Any) -> Any:
+def memo_score(memo: Memo[V], fast: Callable[[NodeInfo], V], node_info: NodeInfo) -> V | None:
     """One node's score from a cycle's ``memo`` (NodeInfo -> (generation, node, value)), computed
     with ``fast(node_info)`` and remembered on a miss; None for a NodeInfo without a node (the
     caller takes its plain path)."""
@@ -80,13 +90,14 @@ def memo_score(memo: dict[Any, tuple], fast: Any, node_info: Any) -> Any:
     return value
 
 
-def memo_scores(memo: dict[Any, tuple], fast: Any, nodes: Any, plain: Any) -> list[Any]:
+def memo_scores(memo: Memo[V], fast: Callable[[NodeInfo], V], nodes: Iterable[NodeInfo],
+                plain: Callable[[NodeInfo], W]) -> list[V | W]:
     """:func:`memo_score` for each of ``nodes`` at once (the whole-list form of a memoized Score,
     see hookspecs.WholeListScore); a NodeInfo without a node goes to ``plain(node_info)``. Hits are
     read inline: this runs once per scored node."""
     get = memo.get
 
-    def miss(ni: Any) -> Any:
+    def miss(ni: NodeInfo) -> V | W:
         value = memo_score(memo, fast, ni)
         return plain(ni) if value is None else value
 

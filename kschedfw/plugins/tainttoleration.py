@@ -6,10 +6,10 @@ PreferNoSchedule taints, and NormalizeScore turns fewer such taints into a highe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from kschedfw import hookimpl
-from kschedfw.api import Node, Pod
+from kschedfw.api import Node, Pod, Taint, Toleration
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
@@ -18,6 +18,11 @@ from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins.helper import (default_normalize_values, NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
                                      default_normalize_score,
                                      tolerates)
+
+if TYPE_CHECKING:
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeScore
 
 NAME = "TaintToleration"
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
@@ -28,14 +33,14 @@ ERR_REASON_UNTOLERATED = "node(s) had untolerated taint(s)"
 class _PreScoreState:
     __slots__ = ("tolerations_prefer_no_schedule",)
 
-    def __init__(self, tolerations: tuple) -> None:
+    def __init__(self, tolerations: tuple[Toleration, ...]) -> None:
         self.tolerations_prefer_no_schedule = tolerations
 
     def clone(self) -> "_PreScoreState":
         return self
 
 
-def _prefer_no_schedule_tolerations(tolerations) -> tuple:
+def _prefer_no_schedule_tolerations(tolerations: Iterable[Toleration]) -> tuple[Toleration, ...]:
     """Tolerations with effect PreferNoSchedule or no effect (which means every effect)."""
     return tuple(t for t in tolerations if not t.effect or t.effect == PREFER_NO_SCHEDULE)
 
@@ -46,16 +51,17 @@ class TaintToleration:
     # TaintTolerationComparisonOperators: whether Gt/Lt tolerations count.
     enable_comparison_operators = False  # TaintTolerationComparisonOperators: alpha, off in v1.36
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle
         self.enable_comparison_operators = (handle is not None and
                                             handle.feature_gates.enabled("TaintTolerationComparisonOperators"))
         # The CycleState of the last PreScore and the state it wrote there (Score's fast path).
-        self._cycle: tuple[Any, Any] = (None, None)
+        self._cycle: tuple[CycleState | None, _PreScoreState] = (None, _PreScoreState(()))
 
     # ------------------------------------------------------------------ helpers
 
-    def _untolerated_no_schedule_taint(self, taints, tolerations):
+    def _untolerated_no_schedule_taint(self, taints: Iterable[Taint], tolerations: Iterable[Toleration]
+                                       ) -> Taint | None:
         """The first NoSchedule/NoExecute taint no toleration tolerates, or None."""
         gate = self.enable_comparison_operators
         for taint in taints:
@@ -69,7 +75,8 @@ class TaintToleration:
                 return taint
         return None
 
-    def _count_intolerable_prefer_no_schedule(self, taints, tolerations) -> int:
+    def _count_intolerable_prefer_no_schedule(self, taints: Iterable[Taint],
+                                              tolerations: Iterable[Toleration]) -> int:
         gate = self.enable_comparison_operators
         count = 0
         for taint in taints:
@@ -93,7 +100,7 @@ class TaintToleration:
                                  self.is_schedulable_after_pod_toleration_change),
         ]
 
-    def is_schedulable_after_node_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         original, modified = as_objects(old_obj, new_obj, Node)
         if modified is None:
             return QueueingHint.QueueSkip
@@ -106,7 +113,7 @@ class TaintToleration:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_pod_toleration_change(self, pod, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_pod_toleration_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         _, modified = as_objects(old_obj, new_obj, Pod)
         if modified is not None and modified.uid == pod.uid:
             # The rejected pod itself got a new toleration.
@@ -116,72 +123,80 @@ class TaintToleration:
     # ------------------------------------------------------------------ scheduling
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         return [SignFragment(TOLERATIONS_SIGNER_NAME, tolerations_signature(pod))], None
 
     @hookimpl
-    def filter(self, state, pod, node_info) -> Status | None:
-        taints = node_info.node.taints
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
+        taints = node.taints
         if not taints:
             return None
         if self._untolerated_no_schedule_taint(taints, pod.tolerations) is None:
             return None
         return Status.unresolvable(ERR_REASON_UNTOLERATED)
 
-    def filter_verdict_key(self, state, pod) -> Any:
+    def filter_verdict_key(self, state: CycleState, pod: Pod) -> tuple[Toleration, ...]:
         """Filter reads the Node and the pod's tolerations only (see hookspecs.FilterVerdictKey)."""
         return pod.tolerations
 
-    def filter_nodes(self, state, pod, nodes) -> list[Status | None]:
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None]:
         """:meth:`filter` for each node at once (hookspecs.WholeListFilter)."""
         out: list[Status | None] = [None] * len(nodes)
         tolerations = pod.tolerations
         untolerated = self._untolerated_no_schedule_taint
         for i, ni in enumerate(nodes):
-            taints = ni.node.taints
+            node = ni.node
+            assert node is not None  # Filter sees only NodeInfos with a node
+            taints = node.taints
             if taints and untolerated(taints, tolerations) is not None:
                 out[i] = Status.unresolvable(ERR_REASON_UNTOLERATED)
         return out
 
     @hookimpl
-    def pre_score(self, state, pod, nodes) -> Status | None:
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pre_score_state = _PreScoreState(_prefer_no_schedule_tolerations(pod.tolerations))
         state.write(PRE_SCORE_STATE_KEY, pre_score_state)
         self._cycle = (state, pre_score_state)
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
         cycle_state, s = self._cycle
         if state is cycle_state:  # HOT PATH: this cycle's PreScore state, without a lookup
-            taints = node_info.node.taints
+            taints = node.taints
             if not taints:
                 return 0
             return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
-        s = state.get(PRE_SCORE_STATE_KEY)
-        if not isinstance(s, _PreScoreState):
-            if s is None:
+        written = state.get(PRE_SCORE_STATE_KEY)
+        if not isinstance(written, _PreScoreState):
+            if written is None:
                 return 0, Status.as_status(
                     f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-            return 0, Status.as_status(f"{s!r} convert to tainttoleration.preScoreState error")
-        taints = node_info.node.taints
+            return 0, Status.as_status(f"{written!r} convert to tainttoleration.preScoreState error")
+        s = written
+        taints = node.taints
         if not taints:
             return 0
         return self._count_intolerable_prefer_no_schedule(taints, s.tolerations_prefer_no_schedule)
 
-    def score_nodes(self, state, pod, nodes) -> list[int] | None:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int] | None:
         """:meth:`score` for each node at once (hookspecs.WholeListScore); this cycle's only."""
         cycle_state, s = self._cycle
         if state is not cycle_state:
             return None
         prefer = s.tolerations_prefer_no_schedule
         count = self._count_intolerable_prefer_no_schedule
-        return [count(taints, prefer) if (taints := ni.node.taints) else 0 for ni in nodes]
+        return [count(taints, prefer) if (node := ni.node) is not None and (taints := node.taints) else 0
+                for ni in nodes]
 
     @hookimpl
-    def normalize_score(self, state, pod, scores) -> Status | None:
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
         default_normalize_score(MAX_NODE_SCORE, True, scores)
         return None
 
-    def normalize_score_values(self, state, pod, values: list[int]) -> list[int]:
+    def normalize_score_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int]:
         return default_normalize_values(MAX_NODE_SCORE, True, values)

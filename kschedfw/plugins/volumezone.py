@@ -12,7 +12,7 @@ node label), else UnschedulableAndUnresolvable ``node(s) had no available volume
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
@@ -22,9 +22,18 @@ from kschedfw.plugins.volumebinding.storagehelpers import (LABEL_BETA_REGION, LA
                                                            NotFoundError, get_object, pvc_class,
                                                            volumes_sign_fragments)
 
+if TYPE_CHECKING:
+    from kschedfw.api import PersistentVolume, PersistentVolumeClaim, Pod, StorageClass
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, PreFilterResult, SignFragment
+
 NAME = "VolumeZone"
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 ERR_REASON_CONFLICT = "node(s) had no available volume zone"
+
+#: (pv name, label key, allowed values) of one topology label on a PV
+PVTopology = tuple[str, str, frozenset[str]]
 
 TOPOLOGY_LABELS = (LABEL_BETA_ZONE, LABEL_BETA_REGION, LABEL_ZONE, LABEL_REGION)
 
@@ -39,7 +48,7 @@ def translate_to_ga_label(label: str) -> str:
 
 def label_zones_to_set(value: str) -> frozenset[str] | None:
     """LabelZonesToSet: ``a__b`` -> {a, b}; None when a zone is empty (the label is ignored)."""
-    zones = set()
+    zones: set[str] = set()
     for zone in value.split(LABEL_MULTI_ZONE_DELIMITER):
         zone = zone.strip()
         if not zone:
@@ -48,9 +57,9 @@ def label_zones_to_set(value: str) -> frozenset[str] | None:
     return frozenset(zones)
 
 
-def pv_topologies(pv: Any) -> list[tuple[str, str, frozenset[str]]]:
+def pv_topologies(pv: PersistentVolume) -> list[PVTopology]:
     """(pv name, label key, allowed values) for each topology label on the PV."""
-    out = []
+    out: list[PVTopology] = []
     for key in TOPOLOGY_LABELS:
         value = pv.labels.get(key)
         if value is None:
@@ -65,7 +74,7 @@ def pv_topologies(pv: Any) -> list[tuple[str, str, frozenset[str]]]:
 class _StateData:
     __slots__ = ("pod_pv_topologies",)
 
-    def __init__(self, topologies: list) -> None:
+    def __init__(self, topologies: list[PVTopology]) -> None:
         self.pod_pv_topologies = topologies
 
     def clone(self) -> "_StateData":
@@ -77,16 +86,16 @@ class VolumeZone:
 
     name = NAME
 
-    def __init__(self, args: dict | None = None, handle: Any = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         self.handle = handle
 
     @kschedfw.hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment], None]:
         return volumes_sign_fragments(pod)
 
-    def _pv_topologies_of_pod(self, pod: Any) -> tuple[list, Status | None]:
+    def _pv_topologies_of_pod(self, pod: Pod) -> tuple[list[PVTopology], Status | None]:
         lister = self.handle.lister
-        topologies: list = []
+        topologies: list[PVTopology] = []
         for volume in pod.volumes:
             if volume.source != "persistentVolumeClaim":
                 continue
@@ -94,7 +103,7 @@ class VolumeZone:
             if not claim:
                 return [], Status.unresolvable("PersistentVolumeClaim had no name")
             try:
-                pvc = get_object(lister, "PersistentVolumeClaim", claim, pod.namespace)
+                pvc: PersistentVolumeClaim = get_object(lister, "PersistentVolumeClaim", claim, pod.namespace)
             except NotFoundError as exc:
                 return [], Status.unresolvable(str(exc))
             pv_name = pvc.volume_name
@@ -104,7 +113,7 @@ class VolumeZone:
                     return [], Status.unresolvable(
                         "PersistentVolumeClaim had no pv name and storageClass name")
                 try:
-                    sc = get_object(lister, "StorageClass", class_name)
+                    sc: StorageClass = get_object(lister, "StorageClass", class_name)
                 except NotFoundError as exc:
                     return [], Status.unresolvable(str(exc))
                 mode = sc.volume_binding_mode
@@ -115,14 +124,15 @@ class VolumeZone:
                     continue  # unbound volumes are VolumeBinding's business
                 return [], Status.unresolvable("PersistentVolume had no name")
             try:
-                pv = get_object(lister, "PersistentVolume", pv_name)
+                pv: PersistentVolume = get_object(lister, "PersistentVolume", pv_name)
             except NotFoundError as exc:
                 return [], Status.unresolvable(str(exc))
             topologies.extend(pv_topologies(pv))
         return topologies, None
 
     @kschedfw.hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         if not pod.volumes:
             return None, Status.skip()
         topologies, status = self._pv_topologies_of_pod(pod)
@@ -134,17 +144,19 @@ class VolumeZone:
         return None, None
 
     @kschedfw.hookimpl
-    def filter(self, state, pod, node_info):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         if not pod.volumes:
             return None
-        data = state.get(PRE_FILTER_STATE_KEY)
+        data: _StateData | None = state.get(PRE_FILTER_STATE_KEY)
         if data is None:
             topologies, status = self._pv_topologies_of_pod(pod)
             if status is not None:
                 return status
         else:
             topologies = data.pod_pv_topologies
-        labels = node_info.node.labels
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
+        labels = node.labels
         if not any(key in labels for key in TOPOLOGY_LABELS):
             return None     # e.g. a single-zone cluster whose nodes carry no topology labels
         for _pv_name, key, values in topologies:
@@ -157,7 +169,7 @@ class VolumeZone:
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             ClusterEventWithHint(ClusterEvent(EventResource.StorageClass, ActionType.Add),
                                  self.is_schedulable_after_storage_class_added),
@@ -171,7 +183,8 @@ class VolumeZone:
                                  self.is_schedulable_after_persistent_volume_change),
         ]
 
-    def is_schedulable_after_persistent_volume_claim_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_persistent_volume_claim_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                            ) -> QueueingHint:
         pvc = new_obj
         if pvc is not None and pod.namespace == pvc.namespace:
             for volume in pod.volumes:
@@ -179,12 +192,13 @@ class VolumeZone:
                     return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_storage_class_added(self, pod, old_obj, new_obj):
+    def is_schedulable_after_storage_class_added(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         if new_obj.volume_binding_mode != WAIT_FOR_FIRST_CONSUMER:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
-    def is_schedulable_after_persistent_volume_change(self, pod, old_obj, new_obj):
+    def is_schedulable_after_persistent_volume_change(self, pod: Pod, old_obj: Any, new_obj: Any
+                                                      ) -> QueueingHint:
         if old_obj is None:
             return QueueingHint.Queue
         if pv_topologies(old_obj) != pv_topologies(new_obj):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
+from kschedfw.framework.handle import Handle
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, EventResource, QueueingHint
 from kschedfw.fwk.status import Code, Status
@@ -760,11 +761,11 @@ def test_pre_enqueue(async_preemption, check, want):
 
 
 def test_events_to_register():
-    on = DefaultPreemption({}, None)
+    on = DefaultPreemption({}, Handle())
     (event,) = on.events_to_register()
     assert event.event.resource is EventResource.Pod and event.event.action_type == ActionType.Delete
     assert event.queueing_hint_fn(P("x"), P("y"), None) is QueueingHint.QueueSkip
-    off = DefaultPreemption({}, None, features={"SchedulerAsyncPreemption": False})
+    off = DefaultPreemption({}, Handle(), features={"SchedulerAsyncPreemption": False})
     assert off.events_to_register() == []
     assert off.pre_enqueue(P("x")) is None
 
@@ -776,20 +777,20 @@ def test_events_to_register():
     (10, 100, 5000, 500), (100, 0, 7, 7), (0, 3, 10, 3), (10, 0, 5, 0),
 ])
 def test_calculate_num_candidates(pct, absolute, nodes, want):
-    pl = DefaultPreemption({"minCandidateNodesPercentage": pct, "minCandidateNodesAbsolute": absolute}, None)
+    pl = DefaultPreemption({"minCandidateNodesPercentage": pct, "minCandidateNodesAbsolute": absolute}, Handle())
     assert pl.calculate_num_candidates(nodes) == want
 
 
 def test_args_validation():
     with pytest.raises(ValueError, match="minCandidateNodesPercentage: Invalid value: 101: not in valid range"):
-        DefaultPreemption({"minCandidateNodesPercentage": 101}, None)
-    pl = DefaultPreemption(None, None)
+        DefaultPreemption({"minCandidateNodesPercentage": 101}, Handle())
+    pl = DefaultPreemption(None, Handle())
     assert (pl.min_candidate_nodes_percentage, pl.min_candidate_nodes_absolute) == (10, 100)
 
 
 def test_offset_is_reproducible():
-    a = DefaultPreemption({}, None)
-    b = DefaultPreemption({}, None)
+    a = DefaultPreemption({}, Handle())
+    b = DefaultPreemption({}, Handle())
     assert [a.get_offset_and_num_candidates(7)[0] for _ in range(20)] == \
         [b.get_offset_and_num_candidates(7)[0] for _ in range(20)]
     assert all(0 <= a.get_offset_and_num_candidates(7)[0] < 7 for _ in range(50))

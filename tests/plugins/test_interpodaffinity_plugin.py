@@ -14,6 +14,7 @@ from kschedfw import ActionType, ClusterEvent, Code, EventResource, QueueingHint
 from kschedfw.api import (Affinity, LabelSelector, LabelSelectorRequirement, Node, Pod, PodAffinity,
                           PodAffinityTerm)
 from kschedfw.fwk.types import SignFragment
+from kschedfw.framework.handle import Handle
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 
 Q, SKIP = QueueingHint.Queue, QueueingHint.QueueSkip
@@ -139,7 +140,7 @@ POD_CHANGE_CASES = [
 
 @pytest.mark.parametrize("pod, old, new, want", POD_CHANGE_CASES)
 def test_is_schedulable_after_pod_change(pod, old, new, want):
-    assert InterPodAffinity({}, None).is_schedulable_after_pod_change(pod, old, new) is want
+    assert InterPodAffinity({}, Handle()).is_schedulable_after_pod_change(pod, old, new) is want
 
 
 # --------------------------------------------------------------------------- Test_isSchedulableAfterNodeChange
@@ -185,7 +186,7 @@ NODE_CHANGE_CASES = [
 
 @pytest.mark.parametrize("pod, old, new, want", NODE_CHANGE_CASES)
 def test_is_schedulable_after_node_change(pod, old, new, want):
-    assert InterPodAffinity({}, None).is_schedulable_after_node_change(pod, old, new) is want
+    assert InterPodAffinity({}, Handle()).is_schedulable_after_node_change(pod, old, new) is want
 
 
 # --------------------------------------------------------------------------- TestPodAffinitySignature
@@ -204,7 +205,7 @@ SIGNATURE_CASES = [
 
 @pytest.mark.parametrize("pod, args, want_signature, signable", SIGNATURE_CASES)
 def test_pod_affinity_signature(pod, args, want_signature, signable):
-    fragments, status = InterPodAffinity(args, None).sign_pod(pod)
+    fragments, status = InterPodAffinity(args, Handle()).sign_pod(pod)
     if signable:
         assert status is None
     else:
@@ -216,7 +217,7 @@ def test_pod_affinity_signature(pod, args, want_signature, signable):
 # --------------------------------------------------------------------------- events
 
 def test_events_to_register():
-    plugin = InterPodAffinity({}, None)
+    plugin = InterPodAffinity({}, Handle())
     events = plugin.events_to_register()
     assert [e.event for e in events] == [
         ClusterEvent(EventResource.Pod, ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete),
@@ -228,6 +229,6 @@ def test_events_to_register():
 
 def test_hint_with_unparsable_terms_queues():
     bad = P().name("p").affinity_in("service", "zone", ["{{bad}}"]).obj()
-    plugin = InterPodAffinity({}, None)
+    plugin = InterPodAffinity({}, Handle())
     assert plugin.is_schedulable_after_node_change(bad, None, N("n")) is Q
     assert plugin.is_schedulable_after_pod_change(bad, None, _other().node("n").obj()) is Q

@@ -11,9 +11,15 @@ Filter then only looks the node's labels up in those counts.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
 from kschedfw.fwk.pod_info import POD_TERMS_CACHE, AffinityTerm, pod_matches_all_affinity_terms, pod_terms
+
+if TYPE_CHECKING:
+    from kschedfw.api import Node, Pod
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.fwk.types import NodeInfo
 
 __all__ = [
     "PRE_FILTER_STATE_KEY", "PreFilterState", "existing_anti_affinity_counts",
@@ -29,7 +35,7 @@ __all__ = [
 # {key: {value: count}}: Filter then needs one lookup per topology key instead of one per node
 # label. Zero counts are removed (and empty inner maps with them) so emptiness means "no pair".
 
-Counts = dict  # dict[str, dict[str, int]]
+Counts = dict[str, dict[str, int]]
 
 
 def update_count(counts: Counts, labels: Mapping[str, str], key: str, delta: int) -> None:
@@ -78,7 +84,7 @@ class PreFilterState:
     __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
                  "pod", "affinity_terms", "anti_affinity_terms", "namespace_labels", "self_match")
 
-    def __init__(self, pod: Any, affinity_terms: tuple[AffinityTerm, ...],
+    def __init__(self, pod: Pod, affinity_terms: tuple[AffinityTerm, ...],
                  anti_affinity_terms: tuple[AffinityTerm, ...],
                  namespace_labels: Mapping[str, str] | None) -> None:
         self.pod = pod
@@ -102,7 +108,7 @@ class PreFilterState:
         new.anti_affinity_counts = clone_counts(self.anti_affinity_counts)
         return new
 
-    def update_with_pod(self, other: Any, node: Any, multiplier: int) -> None:
+    def update_with_pod(self, other: Pod, node: Node | None, multiplier: int) -> None:
         """Count ``other`` in (multiplier 1) or out (-1) as if it ran on ``node``."""
         if node is None:
             return
@@ -125,8 +131,8 @@ class PreFilterState:
                 f"anti_affinity_counts={self.anti_affinity_counts!r})")
 
 
-def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
-                                  nodes: Iterable[Any]) -> Counts:
+def existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str] | None,
+                                  nodes: Iterable[NodeInfo]) -> Counts:
     """Pairs where an existing pod's required anti-affinity term selects ``pod``.
 
     ``nodes`` are the nodes hosting pods with required anti-affinity.
@@ -157,8 +163,8 @@ def existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
     return counts
 
 
-def indexed_existing_anti_affinity_counts(pod: Any, ns_labels: Mapping[str, str] | None,
-                                          term_index: Any, nodes: Any) -> Counts:
+def indexed_existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str] | None,
+                                          term_index: PodAffinityTermIndex, nodes: Sequence[NodeInfo]) -> Counts:
     """:func:`existing_anti_affinity_counts` read from the cache's
     :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct required
     anti-affinity term of the assigned pods is matched once, and the pods per topology value of
@@ -183,7 +189,7 @@ def add_domain_counts(counts: Counts, key: str, per_value: Mapping[str, int], am
             inner[value] = inner.get(value, 0) + amount * n
 
 
-def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | None:
+def indexed_counts(term: AffinityTerm, index: PodLabelIndex | None) -> list[tuple[NodeInfo, int]] | None:
     """``(node_info, term.count_matching(node_info.pods))`` for every node where that is not 0,
     read from the cache's :class:`~kschedfw.cache.label_index.PodLabelIndex`; None when the
     term cannot be answered from it (no index, a selector other than one label, a namespace
@@ -197,7 +203,7 @@ def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | No
     if term.all_namespaces:
         return [(ni, sum(per_namespace.values())) for ni, per_namespace in nodes.items()]
     namespaces = term.namespaces
-    out = []
+    out: list[tuple[NodeInfo, int]] = []
     for ni, per_namespace in nodes.items():
         n = 0
         for namespace, count in per_namespace.items():
@@ -208,7 +214,8 @@ def indexed_counts(term: AffinityTerm, index: Any) -> list[tuple[Any, int]] | No
     return out
 
 
-def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] | None:
+def domain_counts(term: AffinityTerm, index: PodLabelIndex | None, nodes: Sequence[NodeInfo] | None
+                  ) -> dict[str, int] | None:
     """``{value of term.topology_key: pods the term selects on nodes with that value}`` over
     every node, from the cache's label index (None when :func:`indexed_counts` cannot answer);
     values may map to 0. Kept from cycle to cycle per term while the snapshot's node list
@@ -224,7 +231,7 @@ def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] 
     if entry is not None:
         changes = index.changes_since(entry[0])
         if changes is not None:
-            counts = entry[1]
+            counts: dict[str, int] = entry[1]
             if changes:
                 label, want = term.single_label
                 all_ns, namespaces = term.all_namespaces, term.namespaces
@@ -253,7 +260,7 @@ def domain_counts(term: AffinityTerm, index: Any, nodes: Any) -> dict[str, int] 
 
 def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
                              anti_affinity_terms: tuple[AffinityTerm, ...],
-                             index: Any, nodes: Any) -> tuple[Counts, Counts] | None:
+                             index: PodLabelIndex, nodes: Sequence[NodeInfo]) -> tuple[Counts, Counts] | None:
     """:func:`incoming_affinity_anti_affinity_counts` from the label index: at most one affinity
     term (several must all match one pod) and every term answerable by :func:`domain_counts`."""
     if len(affinity_terms) > 1:
@@ -280,7 +287,7 @@ def _indexed_incoming_counts(affinity_terms: tuple[AffinityTerm, ...],
 
 def incoming_affinity_anti_affinity_counts(affinity_terms: tuple[AffinityTerm, ...],
                                            anti_affinity_terms: tuple[AffinityTerm, ...],
-                                           nodes: Iterable[Any], index: Any = None
+                                           nodes: Sequence[NodeInfo], index: PodLabelIndex | None = None
                                            ) -> tuple[Counts, Counts]:
     """Pairs of existing pods matching the incoming pod's required terms.
 

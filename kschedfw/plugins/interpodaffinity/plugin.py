@@ -9,13 +9,12 @@ the incoming pod has no preferred terms of its own).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                  EventResource, QueueingHint)
-from kschedfw.framework.handle import Handle
 from kschedfw.fwk.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_affinity,
                                    pod_matches_all_affinity_terms, pod_terms)
 from kschedfw.fwk.status import Code, Status
@@ -27,6 +26,14 @@ from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, PreFilterState)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo, NodeScore, PreFilterResult
 
 __all__ = ["InterPodAffinity", "NAME", "DEFAULT_HARD_POD_AFFINITY_WEIGHT", "LABELS_SIGNER_NAME"]
 
@@ -47,7 +54,7 @@ def _not_found(key: str) -> Status:
     return Status.as_status(f'error reading "{key}" from cycleState: not found')
 
 
-def _has_preferred_terms(pod: Any) -> bool:
+def _has_preferred_terms(pod: Pod) -> bool:
     affinity = pod.affinity
     if affinity is None:
         return False
@@ -62,13 +69,13 @@ class InterPodAffinity:
     args_schema = IN_TREE_ARGS["InterPodAffinity"].schema
     validate_args = staticmethod(IN_TREE_ARGS["InterPodAffinity"].validate)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         args = args or {}
         self.hard_pod_affinity_weight = int(args.get("hardPodAffinityWeight",
                                                      DEFAULT_HARD_POD_AFFINITY_WEIGHT))
         self.ignore_preferred_terms_of_existing_pods = bool(
             args.get("ignorePreferredTermsOfExistingPods", False))
-        self._handle = handle if handle is not None else Handle()
+        self._handle = handle
 
     # ------------------------------------------------------------------ cluster helpers
 
@@ -95,7 +102,7 @@ class InterPodAffinity:
         return tuple(WeightedAffinityTerm(w.weight, w.term.with_namespaces_from_selector(namespaces))
                      for w in terms)
 
-    def _nodes_with(self, attr: str, nodes: list) -> list:
+    def _nodes_with(self, attr: str, nodes: list[NodeInfo]) -> list[NodeInfo]:
         """Snapshot nodes hosting pods with affinity / required anti-affinity.
 
         Falls back to the ``nodes`` argument when the handle has no snapshot (tests, tools).
@@ -107,21 +114,23 @@ class InterPodAffinity:
             return snapshot.have_pods_with_affinity()
         return [ni for ni in nodes if getattr(ni, attr)]
 
-    def _label_index(self, nodes: list) -> Any:
+    def _label_index(self, nodes: list[NodeInfo]) -> PodLabelIndex | None:
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes, else None."""
         snapshot = self._handle.snapshot
         if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self._handle):
             return None
-        return getattr(snapshot, "label_index", None)
+        index: PodLabelIndex | None = getattr(snapshot, "label_index", None)
+        return index
 
-    def _term_index(self) -> Any:
+    def _term_index(self) -> PodAffinityTermIndex | None:
         """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
         snapshot = self._handle.snapshot
         if snapshot is None or not nodememo.wanted(self._handle):
             return None
-        return getattr(snapshot, "term_index", None)
+        index: PodAffinityTermIndex | None = getattr(snapshot, "term_index", None)
+        return index
 
-    def _all_nodes(self, nodes: list) -> list:
+    def _all_nodes(self, nodes: list[NodeInfo]) -> list[NodeInfo]:
         snapshot = self._handle.snapshot
         if snapshot is not None and len(snapshot):
             return snapshot.node_infos()
@@ -130,7 +139,8 @@ class InterPodAffinity:
     # ------------------------------------------------------------------ PreFilter / Filter
 
     @hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         terms = pod_terms(pod)
         term_index = self._term_index()
         # Which nodes host pods with required anti-affinity (only the walk needs the list; the
@@ -164,28 +174,32 @@ class InterPodAffinity:
         return None, None
 
     @hookimpl
-    def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
-        s = state.get(PRE_FILTER_STATE_KEY)
+    def pre_filter_add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_add: Pod,
+                           node_info: NodeInfo) -> Status | None:
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
         s.update_with_pod(pod_to_add, node_info.node, 1)
         return None
 
     @hookimpl
-    def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
-        s = state.get(PRE_FILTER_STATE_KEY)
+    def pre_filter_remove_pod(self, state: CycleState, pod_to_schedule: Pod, pod_to_remove: Pod,
+                              node_info: NodeInfo) -> Status | None:
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
         s.update_with_pod(pod_to_remove, node_info.node, -1)
         return None
 
     @hookimpl
-    def filter(self, state, pod, node_info):
-        s = state.get(PRE_FILTER_STATE_KEY)
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
+        s: PreFilterState | None = state.get(PRE_FILTER_STATE_KEY)
         if s is None:
             return _not_found(PRE_FILTER_STATE_KEY)
+        node = node_info.node
+        assert node is not None  # Filter sees only NodeInfos with a node
         # HOT PATH (every candidate node): the three checks in one call.
-        failed = filtering.failed_check(s, node_info.node.labels)
+        failed = filtering.failed_check(s, node.labels)
         if failed:
             code, reasons = _REJECTIONS[failed]
             return Status(code, reasons)
@@ -194,7 +208,7 @@ class InterPodAffinity:
     # ------------------------------------------------------------------ PreScore / Score
 
     @hookimpl
-    def pre_score(self, state, pod, nodes):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         has_constraints = _has_preferred_terms(pod)
         if self.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status.skip()
@@ -212,7 +226,7 @@ class InterPodAffinity:
         ns_labels = self._namespace_labels(pod.namespace)
         topology_score: scoring.ScoreMap = {}
         hard_weight = self.hard_pod_affinity_weight
-        memo: dict = {}
+        memo: scoring.SelectsMemo = {}
         # Two parts: the incoming pod's preferred terms over every node's pods (from the label
         # index when it can answer), and the existing pods' terms (from the term index, else a
         # walk over the nodes hosting pods with affinity).
@@ -239,15 +253,17 @@ class InterPodAffinity:
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
-        s = state.get(PRE_SCORE_STATE_KEY)
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return 0, Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-        return scoring.score_node(s, node_info.node.labels)
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
+        return scoring.score_node(s, node.labels)
 
     @hookimpl
-    def normalize_score(self, state, pod, scores):
-        s = state.get(PRE_SCORE_STATE_KEY)
+    def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
             return Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         scoring.normalize(s, scores)
@@ -256,7 +272,7 @@ class InterPodAffinity:
     # ------------------------------------------------------------------ Sign
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         """Pods with pod (anti-)affinity depend on other pods' placement: never batched."""
         if has_pod_affinity(pod):
             return None, Status.unschedulable("pods with InterPodAffinity are not signable")
@@ -268,7 +284,7 @@ class InterPodAffinity:
     # ------------------------------------------------------------------ queueing
 
     @hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         return [
             # Add: a pod matching the affinity may appear. Delete: a pod whose anti-affinity (or
             # that the pod's anti-affinity) rejected may go. UpdatePodLabel: either, by relabelling.
@@ -281,7 +297,7 @@ class InterPodAffinity:
                 self.is_schedulable_after_node_change),
         ]
 
-    def is_schedulable_after_pod_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_pod_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """Queue when a pod change can satisfy the pod's affinity or lift an anti-affinity."""
         original, modified = old_obj, new_obj
         if modified is not None and original is not None and pod.uid == modified.uid:
@@ -320,7 +336,7 @@ class InterPodAffinity:
             return QueueingHint.Queue
         return QueueingHint.QueueSkip
 
-    def is_schedulable_after_node_change(self, pod: Any, old_obj: Any, new_obj: Any) -> QueueingHint:
+    def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """Queue when a node gains or changes an affinity topology key, or loses / changes an
         anti-affinity one; any added node helps a pod with anti-affinity."""
         original, modified = old_obj, new_obj

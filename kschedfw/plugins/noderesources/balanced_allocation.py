@@ -12,7 +12,7 @@ resources count only when the pod requests them. Best-effort pods are skipped at
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
@@ -20,10 +20,19 @@ from kschedfw.fwk.signers import requests_dra_backed_resource
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
 from kschedfw.plugins import nodememo
-from kschedfw.plugins.nodememo import NodeMemo, cluster_size
+from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import NodeInfo
+
+#: node name -> (NodeInfo, its generation, balance without the incoming pod)
+WithoutPodCache = dict[str, tuple["NodeInfo", int, int]]
 
 __all__ = ["NodeResourcesBalancedAllocation", "NAME", "PRE_SCORE_STATE_KEY",
            "balanced_resource_scorer", "balanced_resource_score"]
@@ -89,22 +98,21 @@ class NodeResourcesBalancedAllocation:
     args_schema = IN_TREE_ARGS["NodeResourcesBalancedAllocation"].schema
     validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesBalancedAllocation"].validate)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         args = args or {}
         self.handle = handle
         self.enable_dra_extended_resource = True  # v1.36 default (DRAExtendedResource)
         resources = parse_resource_specs(args.get("resources")) or DEFAULT_RESOURCES
         self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
                                                use_requested=True)
-        # node name -> (NodeInfo, its generation, balance without the incoming pod)
-        self._without_pod: dict[str, tuple[Any, int, int]] = {}
+        self._without_pod: WithoutPodCache = {}
         # Scores remembered per node for pods with the same requests (see nodememo): the
         # cycle's CycleState, PreScore's per-node scorer and the memo chosen for the requests.
-        self._memos = NodeMemo()
-        self._cycle: tuple[Any, Any, dict] = (None, None, {})
+        self._memos: NodeMemo[int] = NodeMemo()
+        self._cycle: tuple[CycleState | None, Callable[[NodeInfo], int] | None, Memo[int]] = (None, None, {})
 
     @hookimpl
-    def pre_score(self, state, pod, nodes):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_requests(pod)
         if self.scorer.is_best_effort(pod_requests):
             # Scoring best-effort pods by balance piles them onto the same node (upstream #129138).
@@ -122,14 +130,15 @@ class NodeResourcesBalancedAllocation:
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
         cycle_state, fast, memo = self._cycle
         if state is cycle_state:
+            assert fast is not None  # PreScore keeps a cycle only with its fast scorer
             # the score of an unchanged node for the same requests (see nodememo)
             value = nodememo.memo_score(memo, fast, node_info)
             if value is not None:
                 return value
-        s = state.get(PRE_SCORE_STATE_KEY)
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is not None:
             if s.fast is not None and node_info.node is not None:
                 return s.fast(node_info)
@@ -140,16 +149,17 @@ class NodeResourcesBalancedAllocation:
                 return 0
         return self.scorer.score(node_info, pod_requests)
 
-    def score_nodes(self, state, pod, nodes) -> list[int] | None:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                    ) -> list[int | tuple[int, Status]] | None:
         """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._cycle
-        if state is not cycle_state:
+        if state is not cycle_state or fast is None:
             return None
         return nodememo.memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
 
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         request = compute_pod_resource_request(pod)
         if self.enable_dra_extended_resource and requests_dra_backed_resource(
                 request.scalar_resources, getattr(self.handle, "lister", None)):
@@ -160,20 +170,22 @@ class NodeResourcesBalancedAllocation:
 
 
 def balanced_cpu_memory(pod_cpu: int, pod_memory: int,
-                        without_cache: dict[str, tuple[Any, int, int]]) -> Callable[[Any], int]:
+                        without_cache: WithoutPodCache) -> Callable[[NodeInfo], int]:
     """``balanced_resource_scorer`` for exactly ``[cpu, memory]`` (the default), reading
     NodeInfo directly; same result as the general path. A node's balance without the pod only
     changes with the node, so ``without_cache`` keeps it per NodeInfo and generation."""
     half = MAX_NODE_SCORE // 2
 
-    def score(node_info) -> int:
-        allocatable = node_info.node.allocatable
+    def score(node_info: NodeInfo) -> int:
+        node = node_info.node
+        assert node is not None  # Score sees only NodeInfos with a node
+        allocatable = node.allocatable
         used = node_info.requested
         cpu_capacity = allocatable.get("cpu", 0)
         memory_capacity = allocatable.get("memory", 0)
         cpu = used.get("cpu", 0)
         memory = used.get("memory", 0)
-        key = node_info.node.name
+        key = node.name
         cached = without_cache.get(key)
         if cached is not None and cached[0] is node_info and cached[1] == node_info.generation:
             without = cached[2]

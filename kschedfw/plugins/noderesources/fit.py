@@ -19,7 +19,7 @@ Args (already defaulted): ``ignoredResources`` (extended resources not checked),
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
@@ -34,7 +34,7 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.status import new_rejection as _new_rejection  # the hot-path constructor
 from kschedfw.fwk.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
-from kschedfw.plugins.nodememo import NodeMemo, cluster_size
+from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
@@ -42,6 +42,11 @@ from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, is_scalar_resource_name,
     parse_resource_specs)
+
+if TYPE_CHECKING:
+    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.types import PreFilterResult
 
 __all__ = [
     "NodeResourcesFit", "PodResourceRequest", "InsufficientResource", "compute_pod_resource_request",
@@ -97,12 +102,16 @@ class _PreFilterState:
 
     __slots__ = ("request", "checked_scalars")
 
-    def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...]):
+    def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...]) -> None:
         self.request = request
         self.checked_scalars = checked_scalars
 
     def clone(self) -> "_PreFilterState":
         return self  # never mutated
+
+
+#: stands in for the PreFilter state until the first PreFilter (never read: no cycle matches it)
+_NO_PRE_FILTER_STATE = _PreFilterState(PodResourceRequest(), ())
 
 
 def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[str],
@@ -123,7 +132,11 @@ def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[s
 
 # --------------------------------------------------------------------------- the check
 
-def fit_request_key(state: Any) -> tuple[Any, ...] | None:
+#: what Filter compares against a node: ``(milli_cpu, memory, ephemeral_storage, checked scalars)``
+FitRequestKey = tuple[int, int, int, tuple[tuple[str, int], ...]]
+
+
+def fit_request_key(state: CycleState) -> FitRequestKey | None:
     """What Filter compares against a node, from the PreFilter state: ``(milli_cpu, memory,
     ephemeral_storage, checked scalar resources)``; None without it."""
     fit_state = state.get(PRE_FILTER_STATE_KEY)
@@ -171,8 +184,12 @@ def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], .
     return out
 
 
+#: Filter's verdict on a node that does not fit: the rejection's code and reasons
+Verdict = tuple[Code, tuple[str, ...]]
+
+
 def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
-             node_info: NodeInfo) -> tuple[Code, tuple[str, ...]] | None:
+             node_info: NodeInfo) -> Verdict | None:
     """Filter's verdict to remember per node: None when the pod fits, else the rejection's code
     and reasons (a Status is built afresh from it for every caller)."""
     shortages = _fits(request, checked_scalars, node_info)
@@ -183,7 +200,7 @@ def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int]
     return code, tuple(r.reason for r in shortages)
 
 
-def _status_of(verdict: tuple[Code, tuple[str, ...]] | None) -> Status | None:
+def _status_of(verdict: Verdict | None) -> Status | None:
     """A new Status for a verdict: ``Status.unschedulable(*reasons)`` (or unresolvable) without
     the classmethod call and the unpacking (HOT PATH: once per full node per pod)."""
     return None if verdict is None else _new_rejection(Status, verdict[0], verdict[1])
@@ -266,7 +283,7 @@ class NodeResourcesFit:
     args_schema = IN_TREE_ARGS["NodeResourcesFit"].schema
     validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesFit"].validate)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Any = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         args = args or {}
         self.handle = handle
         self.ignored_resources = frozenset(args.get("ignoredResources") or ())
@@ -278,14 +295,17 @@ class NodeResourcesFit:
         self.enable_dra_extended_resource = True
         # Per-node results remembered for pods with the same request (see nodememo): the cycle's
         # CycleState, the memo PreFilter / PreScore chose for it, and PreScore's per-node scorer.
-        self._fit_memos = NodeMemo()
-        self._filter_cycle: tuple[Any, Any, dict] = (None, None, {})
-        self._score_memos = NodeMemo()
-        self._score_cycle: tuple[Any, Any, dict] = (None, None, {})
+        self._fit_memos: NodeMemo[Verdict | None] = NodeMemo()
+        self._filter_cycle: tuple[CycleState | None, _PreFilterState, Memo[Verdict | None]] = (
+            None, _NO_PRE_FILTER_STATE, {})
+        self._score_memos: NodeMemo[int] = NodeMemo()
+        self._score_cycle: tuple[CycleState | None, Callable[[NodeInfo], int] | None, Memo[int]] = (
+            None, None, {})
 
     # -- PreFilter / Filter
     @hookimpl
-    def pre_filter(self, state, pod, nodes):
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                   ) -> tuple[PreFilterResult | None, Status | None] | None:
         request = compute_pod_resource_request(pod)
         checked = _checked_scalars(request, self.ignored_resources, self.ignored_resource_groups)
         pre_filter_state = _PreFilterState(request, checked)
@@ -296,13 +316,13 @@ class NodeResourcesFit:
             memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
             self._filter_cycle = (state, pre_filter_state, memo)
         else:
-            self._filter_cycle = (None, None, {})
+            self._filter_cycle = (None, _NO_PRE_FILTER_STATE, {})
         return None
 
     @hookimpl
-    def filter(self, state, pod, node_info):
+    def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
         cycle_state, s, memo = self._filter_cycle
-        verdict_memo: dict | None = memo
+        verdict_memo: Memo[Verdict | None] | None = memo
         if state is cycle_state:
             # HOT PATH: an unchanged node gives the same request the same verdict (see nodememo).
             hit = memo.get(node_info)
@@ -319,12 +339,12 @@ class NodeResourcesFit:
             verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
         return _status_of(verdict)
 
-    def filter_verdict_key(self, state, pod) -> Any:
+    def filter_verdict_key(self, state: CycleState, pod: Pod) -> FitRequestKey | None:
         """Filter reads the NodeInfo's pod count and requested resources and the request its
         PreFilter stored (see hookspecs.FilterVerdictKey); None without that state."""
         return fit_request_key(state)
 
-    def filter_nodes(self, state, pod, nodes) -> list[Status | None] | None:
+    def filter_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[Status | None] | None:
         """:meth:`filter` for each node at once (hookspecs.WholeListFilter): this cycle's memo of
         verdicts (fits, or the rejection's code and reasons), without a call per node. An
         unchanged full node costs a dict hit and a fresh Status (the framework sets
@@ -351,7 +371,7 @@ class NodeResourcesFit:
 
     # -- PreScore / Score
     @hookimpl
-    def pre_score(self, state, pod, nodes):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_requests(pod)
         fast = None
         if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
@@ -365,30 +385,32 @@ class NodeResourcesFit:
         return None
 
     @hookimpl
-    def score(self, state, pod, node_info):
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
         cycle_state, fast, memo = self._score_cycle
         if state is cycle_state:
+            assert fast is not None  # PreScore keeps a cycle only with its fast scorer
             # the score of an unchanged node for the same requests (see nodememo)
             value = nodememo.memo_score(memo, fast, node_info)
             if value is not None:
                 return value
-        s = state.get(PRE_SCORE_STATE_KEY)
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is not None and s.fast is not None and node_info.node is not None:
             return s.fast(node_info)
         pod_requests = s.pod_requests if s is not None else self.scorer.pod_requests(pod)
         return self.scorer.score(node_info, pod_requests)
 
-    def score_nodes(self, state, pod, nodes) -> list[int] | None:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
+                    ) -> list[int | tuple[int, Status]] | None:
         """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._score_cycle
-        if state is not cycle_state:
+        if state is not cycle_state or fast is None:
             return None
         return nodememo.memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
 
     # -- batching signature
     @hookimpl
-    def sign_pod(self, pod):
+    def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:
         request = compute_pod_resource_request(pod)
         if self.enable_dra_extended_resource and requests_dra_backed_resource(
                 request.scalar_resources, getattr(self.handle, "lister", None)):
@@ -399,7 +421,7 @@ class NodeResourcesFit:
 
     # -- requeueing
     @hookimpl
-    def events_to_register(self):
+    def events_to_register(self) -> list[ClusterEventWithHint]:
         pod_actions = ActionType.Delete
         if self.enable_in_place_pod_vertical_scaling:
             # An in-place scale-down of another pod may free room.

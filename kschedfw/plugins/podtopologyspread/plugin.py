@@ -20,7 +20,6 @@ from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod, TopologySpreadConstraint
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
-from kschedfw.framework.handle import Handle
 from kschedfw.fwk.status import Status
 from kschedfw.plugins import nodememo
 from kschedfw.plugins.helper import as_objects
@@ -99,9 +98,9 @@ class PodTopologySpread(Filtering, Scoring):
     enable_match_label_keys = True
     enable_taint_toleration_comparison_operators = False  # alpha gate, off in v1.36
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: interface.Handle | None = None) -> None:
+    def __init__(self, args: dict[str, Any] | None, handle: interface.Handle) -> None:
         args = args or {}
-        self.handle = handle if handle is not None else Handle()
+        self.handle = handle
         self.enable_taint_toleration_comparison_operators = self.handle.feature_gates.enabled(
             "TaintTolerationComparisonOperators")
         self.system_defaulted = args.get("defaultingType", SYSTEM_DEFAULTING) == SYSTEM_DEFAULTING

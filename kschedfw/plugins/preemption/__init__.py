@@ -6,7 +6,7 @@ DefaultPreemption is the in-tree user. Out-of-tree preemption plugins can reuse 
 with the extenders; they are offered here too for such plugins.
 """
 
-from kschedfw.plugins.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evaluator,
+from kschedfw.plugins.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evaluator, PreemptionInterface,
                                                    pick_one_node_for_preemption)
 from kschedfw.plugins.preemption.executor import (Executor, aggregate_errors, clear_nominated_node_name,
                                                   get_lower_priority_nominated_pods)
@@ -17,7 +17,7 @@ from kschedfw.plugins.preemption.types import (CandidateList, get_earliest_pod_s
                                                sort_by_importance)
 
 __all__ = [
-    "Evaluator", "Executor", "Candidate", "CandidateList", "Victims", "PREEMPTION_NOT_HELPFUL",
+    "Evaluator", "PreemptionInterface", "Executor", "Candidate", "CandidateList", "Victims", "PREEMPTION_NOT_HELPFUL",
     "pick_one_node_for_preemption", "aggregate_errors", "clear_nominated_node_name",
     "get_lower_priority_nominated_pods", "get_pod_start_time", "get_earliest_pod_start_time",
     "more_important_pod", "now_datetime", "pod_terminating_by_preemption", "sort_by_importance",

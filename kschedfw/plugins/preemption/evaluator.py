@@ -15,10 +15,9 @@ same methods) for the policy parts:
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, TypeVar
 
 from kschedfw.fwk.fit_error import Diagnosis, fit_error_message
-from kschedfw.framework.handle import EmptyLister
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeToStatus, PostFilterResult
 from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
@@ -28,7 +27,7 @@ from kschedfw.plugins.preemption.types import CandidateList, get_earliest_pod_st
 if TYPE_CHECKING:
     import datetime as _dt
 
-    from kschedfw.api import Pod
+    from kschedfw.api import Pod, PodDisruptionBudget
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import Handle
     from kschedfw.fwk.types import NodeInfo
@@ -38,6 +37,27 @@ log = logging.getLogger(__name__)
 MAX_INT32 = (1 << 31) - 1
 MIN_INT64 = -(1 << 63)
 PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+
+_T = TypeVar("_T")
+
+
+class PreemptionInterface(Protocol):
+    """The policy parts a preemption plugin gives the :class:`Evaluator` (upstream
+    ``preemption.Interface``; see the module docstring). It may also offer ``victim_selector``
+    (see :meth:`Evaluator.dry_run_preemption`)."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def candidates_to_victims_map(self, candidates: Sequence[Candidate]) -> Mapping[str, Victims]: ...
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status | None
+                                       ) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                               pdbs: list[PodDisruptionBudget]) -> tuple[list[Pod], int, Status | None]: ...
+
+    def ordered_score_funcs(self, nodes_to_victims: Mapping[str, Victims]
+                            ) -> Sequence[Callable[[str], int]] | None: ...
 
 
 def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
@@ -84,11 +104,11 @@ def pick_one_node_for_preemption(nodes_to_victims: Mapping[str, Victims],
     return names[_pick_by_stages(list(range(len(names))), stages)]
 
 
-def _scoring_all(score: Callable[[str], int]) -> Callable[[list[Any]], list[Any]]:
+def _scoring_all(score: Callable[[str], int]) -> Callable[[list[str]], list[int]]:
     return lambda nodes: [score(n) for n in nodes]
 
 
-def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[list[Any]], list[Any]]]) -> Any:
+def _pick_by_stages(candidates: list[_T], stages: Sequence[Callable[[list[_T]], list[Any]]]) -> _T:
     """Each stage scores the candidates left and keeps those with the highest score; the first
     stage that leaves one decides, else the first candidate left."""
     for score_all in stages:
@@ -104,7 +124,8 @@ def _pick_by_stages(candidates: list[Any], stages: Sequence[Callable[[list[Any]]
 class Evaluator:
     """Runs preemption for a pod with a given preemption interface (see the module docstring)."""
 
-    def __init__(self, plugin_name: str, handle: Handle, interface: Any, executor: Executor) -> None:
+    def __init__(self, plugin_name: str, handle: Handle, interface: PreemptionInterface,
+                 executor: Executor) -> None:
         self.plugin_name = plugin_name
         self.handle = handle
         self.interface = interface
@@ -112,15 +133,14 @@ class Evaluator:
 
     # ------------------------------------------------------------------ listers
     def _latest_pod(self, pod: "Pod") -> tuple["Pod | None", str]:
-        lister = self.handle.lister
-        if isinstance(lister, EmptyLister):
-            return pod, ""  # no cluster to read from (unit tests): use what we were given
-        current = lister.get("Pod", pod.name, pod.namespace)
+        current: Pod | None = self.handle.lister.get("Pod", pod.name, pod.namespace)
         if current is None:
+            if self.handle.client is None:
+                return pod, ""  # no cluster behind the handle (unit tests): use what we were given
             return None, f'pod "{pod.name}" not found'
         return current, ""
 
-    def _pdbs(self) -> list[Any]:
+    def _pdbs(self) -> list[PodDisruptionBudget]:
         return list(self.handle.lister.list("PodDisruptionBudget"))
 
     # ------------------------------------------------------------------ the algorithm
@@ -198,7 +218,7 @@ class Evaluator:
         return self.dry_run_preemption(state, pod, potential, pdbs, offset, num_candidates, m)
 
     def dry_run_preemption(self, state: "CycleState", pod: "Pod", potential_nodes: list["NodeInfo"],
-                           pdbs: list[Any], offset: int, num_candidates: int,
+                           pdbs: list[PodDisruptionBudget], offset: int, num_candidates: int,
                            filter_statuses: NodeToStatus | None = None
                            ) -> tuple[list[Candidate], NodeToStatus, str]:
         """Simulate preemption node by node from ``offset`` (wrapping around), each on a copy of

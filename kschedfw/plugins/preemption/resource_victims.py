@@ -23,7 +23,7 @@ time). Consecutive preemptors then recompute only the node the previous one chan
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import same_objects
@@ -32,9 +32,9 @@ from kschedfw.plugins.noderesources.fit import NodeResourcesFit, fit_request_key
 from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
 
 if TYPE_CHECKING:
-    from kschedfw.api import Pod, PodDisruptionBudget
+    from kschedfw.api import Node, Pod, PodDisruptionBudget
     from kschedfw.fwk.cycle_state import CycleState
-    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.interface import FilterFunction, Handle
     from kschedfw.fwk.types import NodeInfo, NodeToStatus
 
 __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
@@ -42,21 +42,25 @@ __all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
 #: ``(victims, num_pdb_violations, status)``, as ``select_victims_on_node`` returns it
 VictimResult = tuple[list["Pod"], int, Status]
 PlainSelect = Callable[["NodeInfo"], VictimResult]
+#: what Filter's request checks: ``(resource name, amount)`` per checked resource
+Checks = tuple[tuple[str, int], ...]
+#: per node: ``(generation, node, nominated pods, result)``
+Memo = dict["NodeInfo", tuple[int, "Node | None", tuple["Pod", ...], VictimResult]]
 
 _MEMO_KEYS = 4
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
 
 
 def resource_only_plan(handle: "Handle", state: "CycleState"
-                       ) -> tuple[tuple[Callable, ...], str, tuple[Callable, ...]] | None:
+                       ) -> tuple[tuple[FilterFunction, ...], str, tuple[FilterFunction, ...]] | None:
     """``(node-only filters before NodeResourcesFit, its name, node-only filters after it)`` when
     this cycle's Filter plugins allow the arithmetic, else None (any other plugin, a subclass, a
     second NodeResourcesFit, a plugin the engine wraps this cycle, or an AddPod/RemovePod
     extension that runs)."""
     if handle.pre_filter_extensions_to_run(state):
         return None
-    before: list[Callable] = []
-    after: list[Callable] = []
+    before: list[FilterFunction] = []
+    after: list[FilterFunction] = []
     fit_name = ""
     for name, fn in handle.filter_plugins_to_run(state):
         kind = type(getattr(fn, "__self__", None))
@@ -77,9 +81,9 @@ class VictimMemo:
     __slots__ = ("_slots",)
 
     def __init__(self) -> None:
-        self._slots: list[tuple[int, tuple, tuple, dict[Any, tuple]]] = []
+        self._slots: list[tuple[int, Checks, tuple[PodDisruptionBudget, ...], Memo]] = []
 
-    def for_key(self, priority: int, checks: tuple, pdbs: Sequence[Any], num_nodes: int) -> dict[Any, tuple]:
+    def for_key(self, priority: int, checks: Checks, pdbs: Sequence[PodDisruptionBudget], num_nodes: int) -> Memo:
         """The memo ``{node_info: (generation, node, nominated pods, result)}``; the PDBs are kept
         and compared by identity (a changed PDB is a new object). A memo grown past twice the
         cluster starts afresh."""
@@ -112,11 +116,11 @@ class ResourceVictimSelector:
     __slots__ = ("_pod", "_priority", "_checks", "_before", "_after", "_fit_name",
                  "_statuses", "_nominated_nodes", "_nominated", "_pdbs", "_sort", "_plain", "_memo", "_state")
 
-    def __init__(self, *, handle: "Handle", pod: "Pod", state: "CycleState", checks: tuple[tuple[str, int], ...],
-                 before: tuple[Callable, ...], fit_name: str, after: tuple[Callable, ...],
+    def __init__(self, *, handle: "Handle", pod: "Pod", state: "CycleState", checks: Checks,
+                 before: tuple[FilterFunction, ...], fit_name: str, after: tuple[FilterFunction, ...],
                  statuses: "NodeToStatus | None", pdbs: list["PodDisruptionBudget"],
                  sort: Callable[[list["Pod"]], list["Pod"]], plain: PlainSelect,
-                 memo: dict[Any, tuple] | None) -> None:
+                 memo: Memo | None) -> None:
         self._pod = pod
         self._priority = pod.effective_priority
         self._checks = checks
@@ -162,7 +166,7 @@ class ResourceVictimSelector:
                    statuses=statuses, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
 
     # ------------------------------------------------------------------ per node
-    def _node_only_pass(self, fns: tuple[Callable, ...], node_info: "NodeInfo") -> bool:
+    def _node_only_pass(self, fns: tuple[FilterFunction, ...], node_info: "NodeInfo") -> bool:
         """True when every plugin in ``fns`` accepts the node (None); anything else (a status,
         even Success, or an exception) sends the node down the plain path."""
         state, pod = self._state, self._pod

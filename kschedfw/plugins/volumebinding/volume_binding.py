@@ -23,7 +23,6 @@ import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
 from kschedfw.config.pluginargs import IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
 from kschedfw.features import enabled
-from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
@@ -102,18 +101,18 @@ class VolumeBinding:
     """Binds PVCs to PVs (or triggers provisioning) for the node the pod is scheduled to.
 
     Args: ``bindTimeoutSeconds`` (default 600), ``shape`` (StorageCapacityScoring only).
-    ``features`` (a test's override, else ``handle.feature_gates``; v1.36 defaults without a
-    Handle) may turn on the alpha gate StorageCapacityScoring.
+    ``features`` (a test's override, else ``handle.feature_gates``) may turn on the alpha gate
+    StorageCapacityScoring.
     """
 
     name = NAME
     args_schema = IN_TREE_ARGS[NAME].schema
     validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
 
-    def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None, *,
+    def __init__(self, args: dict[str, Any] | None, handle: Handle, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = args or {}
-        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        self.handle = handle
         self.enable_storage_capacity_scoring = enabled(features, "StorageCapacityScoring") if features is not None \
             else self.handle.feature_gates.enabled("StorageCapacityScoring")
         self.bind_timeout_seconds = int(args.get("bindTimeoutSeconds", 600))
