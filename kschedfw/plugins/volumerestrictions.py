@@ -122,12 +122,10 @@ class VolumeRestrictions:
 
     # ------------------------------------------------------------------ prefilter
     def _pvc_used_by_pods(self, key: str) -> bool:
+        """Upstream StorageInfos().IsPVCUsedByPods: does a pod on any node use claim ``key``?"""
         snapshot = getattr(self.handle, "snapshot", None)
         if snapshot is None:
             return False
-        used = getattr(snapshot, "is_pvc_used_by_pods", None)
-        if callable(used):
-            return bool(used(key))
         for node_info in snapshot.node_infos():
             if node_info.pvc_ref_counts.get(key, 0) > 0:
                 return True
