@@ -18,10 +18,10 @@ InterPodAffinity matches with them.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Callable, Iterable, Mapping
 
 from kschedfw.api import LabelSelector, LabelSelectorRequirement
+from kschedfw.api.labelsyntax import label_key_errors, label_value_errors
 
 __all__ = [
     "AffinityTerm", "WeightedAffinityTerm", "PodTerms", "pod_terms", "compile_pod_terms",
@@ -317,72 +317,6 @@ def _merge_label_keys(selector: LabelSelector | None, match_keys: tuple[str, ...
 
 
 # --------------------------------------------------------------------------- selector validation
-# The checks and messages of apimachinery's labels.NewRequirement (content.IsLabelKey /
-# content.IsLabelValue), so a bad selector is reported as upstream reports it.
-
-_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE = re.compile(_NAME_FMT)
-_VALUE_FMT = "(" + _NAME_FMT + ")?"
-_VALUE_RE = re.compile(_VALUE_FMT)
-_DNS_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS_SUBDOMAIN_FMT = _DNS_LABEL + "(\\." + _DNS_LABEL + ")*"
-_DNS_SUBDOMAIN_RE = re.compile(_DNS_SUBDOMAIN_FMT)
-_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-             "with an alphanumeric character")
-_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, '-', "
-              "'_' or '.', and must start and end with an alphanumeric character")
-_DNS_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-            "'-' or '.', and must start and end with an alphanumeric character")
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    out = msg + " (e.g. "
-    for i, example in enumerate(examples):
-        if i:
-            out += " or "
-        out += "'" + example + "', "
-    return out + "regex used for validation is '" + fmt + "')"
-
-
-def _nbytes(text: str) -> int:
-    return len(text.encode("utf-8"))
-
-
-def _label_key_errors(key: str) -> list[str]:
-    errs: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if _nbytes(prefix) > 253:
-                errs.append("prefix part must be no more than 253 bytes")
-            if _DNS_SUBDOMAIN_RE.fullmatch(prefix) is None:
-                errs.append("prefix part " + _regex_error(_DNS_ERR, _DNS_SUBDOMAIN_FMT, "example.com"))
-    else:
-        return ["a valid label key " + _regex_error(_NAME_ERR, _NAME_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif _nbytes(name) > 63:
-        errs.append("name part must be no more than 63 bytes")
-    if _NAME_RE.fullmatch(name) is None:
-        errs.append("name part " + _regex_error(_NAME_ERR, _NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    errs = []
-    if _nbytes(value) > 63:
-        errs.append("must be no more than 63 bytes")
-    if _VALUE_RE.fullmatch(value) is None:
-        errs.append(_regex_error(_VALUE_ERR, _VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
-
-
 def _go_quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
@@ -397,7 +331,7 @@ def _invalid(path: str, value: Any, detail: str) -> str:
 
 def _requirement_errors(key: str, op: str, values: tuple[str, ...]) -> list[str]:
     errs = []
-    key_errs = _label_key_errors(key)
+    key_errs = label_key_errors(key)
     if key_errs:
         errs.append(_invalid("key", key, "; ".join(key_errs)))
     if op in ("In", "NotIn"):
@@ -409,7 +343,7 @@ def _requirement_errors(key: str, op: str, values: tuple[str, ...]) -> list[str]
     elif values:
         errs.append(_invalid("values", values, "values set must be empty for exists and does not exist"))
     for i, value in enumerate(values):
-        value_errs = _label_value_errors(value)
+        value_errs = label_value_errors(value)
         if value_errs:
             errs.append(_invalid(f"values[{i}][{key}]", value, "; ".join(value_errs)))
     return errs

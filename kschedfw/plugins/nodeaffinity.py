@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from kschedfw import hookimpl
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, parse_node_selector, parse_preferred_scheduling_term
+from kschedfw.api.labelsyntax import label_key_errors, label_value_errors
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.signers import node_affinity_signature
@@ -45,38 +46,10 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 OBJECT_NAME_FIELD = "metadata.name"
 
 # --------------------------------------------------------------------------- validation messages
-# Upstream's label key/value syntax checks, with their error texts (users see these in events).
+# Label key/value syntax and its error texts (users see these in events): kschedfw.api.labelsyntax.
 
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_RE = re.compile("^" + _LABEL_KEY_FMT + "$")
-_LABEL_KEY_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-                  "with an alphanumeric character")
-_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
-_LABEL_VALUE_RE = re.compile("^" + _LABEL_VALUE_FMT + "$")
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + _DNS1123_SUBDOMAIN_FMT + "$")
-_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
-                          "characters, '-' or '.', and must start and end with an alphanumeric character")
 _INT64_RE = re.compile(r"^[+-]?[0-9]+$")
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    out = msg + " (e.g. "
-    for i, example in enumerate(examples):
-        if i:
-            out += " or "
-        out += "'" + example + "', "
-    return out + "regex used for validation is '" + fmt + "')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} bytes"
 
 
 def _go_quote(s: str) -> str:
@@ -101,43 +74,6 @@ def _go_quote(s: str) -> str:
 
 def _go_json_list(values: Iterable[str]) -> str:
     return "[" + ",".join(_go_quote(v) for v in values) + "]"
-
-
-def _label_key_errors(key: str) -> list[str]:
-    errs: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            if len(prefix) > 253:
-                errs.append("prefix part " + _max_len_error(253))
-            if not _DNS1123_SUBDOMAIN_RE.match(prefix):
-                errs.append("prefix part " + _regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT,
-                                                          "example.com"))
-    else:
-        return ["a valid label key " + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name",
-                                                    "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _LABEL_KEY_RE.match(name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_ERR, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def _label_value_errors(value: str) -> list[str]:
-    errs: list[str] = []
-    if len(value) > 63:
-        errs.append(_max_len_error(63))
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(_regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
 
 
 def _parse_int64(text: str | None) -> int | None:
@@ -197,7 +133,7 @@ def _compile_expressions(reqs: Iterable[NodeSelectorRequirement], path: str, err
             ok = False
             continue
         r_errs: list[str] = []
-        key_errs = _label_key_errors(key)
+        key_errs = label_key_errors(key)
         if key_errs:
             r_errs.append(f"{p}.key: Invalid value: {_go_quote(key)}: " + "; ".join(key_errs))
         arg: Any = None
@@ -219,7 +155,7 @@ def _compile_expressions(reqs: Iterable[NodeSelectorRequirement], path: str, err
                                   "the value must be an integer")
             arg = _parse_int64(values[0]) if len(values) == 1 else None
         for j, v in enumerate(values):
-            v_errs = _label_value_errors(v)
+            v_errs = label_value_errors(v)
             if v_errs:
                 r_errs.append(f"{p}.values[{j}][{key}]: Invalid value: {_go_quote(v)}: " + "; ".join(v_errs))
         if r_errs:
