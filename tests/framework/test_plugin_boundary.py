@@ -1,8 +1,9 @@
 """Plugins reach the world only through their Handle (issue #8; upstream plugins import
 ``framework``, never the scheduler or a client implementation).
 
-Every module of the in-tree plugins and of the contrib packages is parsed; importing the
-embedded cluster, the scheduler or the simulation (or asking importlib for them) fails here.
+Every module of the in-tree plugins and of the contrib packages is parsed; importing a backend,
+the engine, the scheduler or a composition root (or asking importlib for them) fails here: a
+plugin is written against the contract (``kschedfw.fwk``) and ``kschedfw.api``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ import pytest
 from kschedfw.fwk import interface
 
 ROOT = Path(__file__).resolve().parents[2]
-FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation")
+#: the backends, the engine (upstream's framework/runtime, the algorithm, the queue, the metrics) and
+#: the composition roots: a plugin sees them only through its Handle
+FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation", "kschedfw.kube_runner",
+             "kschedfw.framework", "kschedfw.cycle", "kschedfw.queue", "kschedfw.metrics")
 
 
 def plugin_modules() -> list[Path]:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
-from kschedfw.framework.handle import Handle as StandaloneHandle
 from kschedfw.fwk.status import Code
 from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          more_important_pod, now_datetime, sort_by_importance)
@@ -96,10 +95,10 @@ class CapacityScheduling:
     args_schema = ARGS_SCHEMA
     validate_args = staticmethod(validate_args)
 
-    def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
+    def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         if args:
             raise ValueError(f"{NAME} takes no args, got {sorted(args)}")
-        self.handle: Handle = handle if handle is not None else StandaloneHandle()
+        self.handle: Handle = handle
         self.elastic_quota_infos = ElasticQuotaInfos()
         self.executor = Executor(self.handle, async_preemption=False)
         # Informers: start from what the cluster holds, then follow its changes.
