@@ -269,6 +269,14 @@ class InterPodAffinity:
         scoring.normalize(s, scores)
         return None
 
+    def normalize_score_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int] | None:
+        """:meth:`normalize_score` over plain ints (hookspecs.WholeListNormalizeScore); None,
+        for the NodeScore path to report it, without PreScore's state."""
+        s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
+        if s is None:
+            return None
+        return scoring.normalize_values(s, values)
+
     # ------------------------------------------------------------------ Sign
 
     @hookimpl

@@ -212,3 +212,15 @@ def normalize(state: PreScoreState, scores: list[NodeScore]) -> None:
     else:
         for ns in scores:
             ns.score = 0
+
+
+
+def normalize_values(state: PreScoreState, values: list[int]) -> list[int]:
+    """:func:`normalize` over plain ints: the scores it would leave, in the same order."""
+    if not state.topology_score or not values:
+        return values
+    lo, hi = min(values), max(values)
+    diff = hi - lo
+    if diff > 0:
+        return [int(float(MAX_NODE_SCORE) * ((v - lo) / diff)) for v in values]
+    return [0] * len(values)

@@ -313,3 +313,17 @@ class Scoring:
             else:
                 ns.score = MAX_NODE_SCORE * (max_score + min_score - ns.score) // max_score
         return None
+
+    def normalize_score_values(self, state: CycleState, pod: Pod, values: list[int]) -> list[int] | None:
+        """:meth:`normalize_score` over plain ints (hookspecs.WholeListNormalizeScore) when no
+        node is ignored (the ignored ones are known by name); else None, for the NodeScore path."""
+        s = state.get(PRE_SCORE_STATE_KEY)
+        if type(s) is not PreScoreState or s.ignored_nodes:
+            return None
+        if not values:
+            return values
+        min_score, max_score = min(values), max(0, max(values))
+        if max_score == 0:
+            return [0 if v == INVALID_SCORE else MAX_NODE_SCORE for v in values]
+        return [0 if v == INVALID_SCORE else MAX_NODE_SCORE * (max_score + min_score - v) // max_score
+                for v in values]
