@@ -15,7 +15,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.testing import PluginHarness, make_node, make_pod
 from kschedfw.testing.profiles import simulate_with
-from tests.contract.author_plugins import OnlyNode
+from tests.contract.author_plugins import Misspelled, OnlyNode
 
 
 class PrefersGood:
@@ -57,16 +57,6 @@ def test_such_plugins_schedule_in_a_simulation():
 
 
 def test_a_misspelled_argument_is_refused_at_load():
-    class Misspelled:
-        name = "Misspelled"
-
-        def __init__(self, args: Any, handle: Any) -> None:
-            pass
-
-        @hookimpl
-        def filter(self, state: Any, pod: Any, nodeinfo: Any) -> None:
-            return None
-
     with pytest.raises(PluginLoadError) as err:
         check_plugin_class(Misspelled, "local[Misspelled]")
     message = str(err.value)
