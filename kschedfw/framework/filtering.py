@@ -208,14 +208,14 @@ class NodeFiltering(PlanChoice):
                     results = [fn(state, pod, ni) for ni in survivors]
                 except Exception:
                     return None
-            elif results.count(None) != len(results):
+                if results.count(None) == len(results):  # every node passed: the usual case
+                    continue
+            elif results.count(None) == len(results):
+                continue
+            else:
                 for status in results:  # (a plain loop over the rejections is below anyway)
                     if status is not None and not isinstance(status, Status):
                         return filter_returned(self.faults, name, status)
-            else:
-                continue
-            if results.count(None) == len(results):  # every node passed: the usual case
-                continue
             passed = []
             for ni, status in zip(survivors, results):
                 if status is None:

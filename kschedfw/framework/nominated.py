@@ -122,8 +122,9 @@ class NominatedPods:
         answers without asking the nominator."""
         name = node_info.name
         kept = self._kept.get(name)
-        if kept is not None and not kept.matches(node_info):
-            kept = None
+        if kept is not None and not (kept.source is node_info and kept.generation == node_info.generation
+                                     and kept.node is node_info.node and kept.image_states is node_info.image_states):
+            kept = None  # (NodeStamp.matches, inlined: once per node with nominations per cycle)
         lists = ctx.lists
         source = lists.get(name) if lists is not None and name != ctx.own else None
         if kept is not None and source is not None and kept.nominated is source and kept.priority == ctx.priority:
