@@ -27,7 +27,9 @@ _DNS_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanume
 
 
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """apimachinery's RegexError with examples."""
+    """apimachinery's RegexError, double spaces included."""
+    if not examples:
+        return msg + " (regex used for validation is '" + fmt + "')"
     out = msg + " (e.g. "
     for i, example in enumerate(examples):
         if i:

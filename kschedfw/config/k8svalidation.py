@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kschedfw.api.labelsyntax import regex_error
 from kschedfw.errors import INVALID, FieldError
 
 _QNAME_CHAR = "[A-Za-z0-9]"
@@ -41,18 +42,6 @@ def empty_error() -> str:
 
 def max_len_error(length: int) -> str:
     return f"must be no more than {length} characters"
-
-
-def regex_error(msg: str, fmt: str, *examples: str) -> str:
-    """apimachinery's RegexError, double spaces included."""
-    if not examples:
-        return msg + " (regex used for validation is '" + fmt + "')"
-    msg += " (e.g. "
-    for i, example in enumerate(examples):
-        if i > 0:
-            msg += " or "
-        msg += "'" + example + "', "
-    return msg + "regex used for validation is '" + fmt + "')"
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
