@@ -1,0 +1,156 @@
+"""Pod-level requests (``spec.resources``) in the node-resources scorers, as upstream v1.36 counts them.
+
+Two rules, both found by the differential fuzzer against kube-scheduler v1.36.2 (issue #17):
+
+* NodeResourcesFit scores the incoming pod by its containers: ``nodeResourceStrategyTypeMap`` in
+  ``pkg/scheduler/framework/plugins/noderesources/fit.go`` builds every strategy's
+  ``resourceAllocationScorer`` without ``enablePodLevelResources``, so
+  ``calculatePodResourceRequest`` (``resource_allocation.go``) asks the component-helpers
+  ``PodRequests`` to skip pod-level requests. BalancedAllocation (``balanced_allocation.go``
+  sets ``enablePodLevelResources``), Filter (``computePodResourceRequest``) and the pods already
+  on a node (``PodInfo.CalculateResource``) use them.
+* A pod on a node counts the 100m / 200Mi placeholder, when it has pod-level requests, only for a
+  resource named nowhere in its requests: ``getNonMissingContainerRequests`` and
+  ``PodInfo.CalculateResource`` in ``pkg/scheduler/framework/types.go``, then ``applyNonMissing``
+  per container in component-helpers ``resource/helpers.go``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kschedfw import CycleState
+from kschedfw import testing as kit
+from kschedfw.cache.snapshot import Snapshot
+from kschedfw.framework.handle import Handle
+from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
+from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+
+MI = 2**20
+GI = 2**30
+DEF_CPU, DEF_MEM = 100, 200 * MI
+
+
+def ctr(name: str, **requests: str) -> dict:
+    return kit.container(name, requests=requests or None)
+
+
+def pod(name: str, containers, *, init=(), node: str = "", overhead=None, pod_requests=None,
+        pod_limits=None):
+    spec = {}
+    if pod_requests or pod_limits:
+        spec["resources"] = {k: v for k, v in (("requests", pod_requests), ("limits", pod_limits)) if v}
+    return kit.make_pod(name, node_name=node, containers=containers, init_containers=init,
+                        overhead=overhead, **spec)
+
+
+def sidecar(name: str, **requests: str) -> dict:
+    return kit.container(name, requests=requests or None, restart_policy="Always")
+
+
+def fit(strategy: str = "LeastAllocated", **extra) -> NodeResourcesFit:
+    return NodeResourcesFit({"scoringStrategy": {"type": strategy, **extra}}, Handle())
+
+
+def scores(plugin, incoming, nodes, existing=()) -> dict[str, int]:
+    snapshot = Snapshot.from_objects(nodes, existing)
+    state = CycleState()
+    assert plugin.pre_score(state, incoming, snapshot.node_infos()) is None
+    return {n.name: plugin.score(state, incoming, snapshot.get(n.name)) for n in nodes}
+
+
+N1 = kit.make_node("n1", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"})
+N2 = kit.make_node("n2", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110"})
+# issue #17, class 1: pod-level {cpu: 3, memory: 2Gi}, one container {cpu: 1, memory: 1Gi}
+POD_LEVEL = pod("p", [ctr("c", cpu="1", memory="1Gi")], pod_requests={"cpu": "3", "memory": "2Gi"})
+
+
+@pytest.mark.parametrize("plugin, expected", [
+    # kube-scheduler v1.36.2 on the issue's two nodes: 81 / 90 (pod-level requests would give 50 / 74)
+    pytest.param(fit(), {"n1": 81, "n2": 90}, id="LeastAllocated"),
+    # container requests 1 cpu / 1Gi: n1 (25 + 12) / 2, n2 (12 + 6) / 2
+    pytest.param(fit("MostAllocated"), {"n1": 18, "n2": 9}, id="MostAllocated"),
+    # shape 0% -> 10, 100% -> 0: n1 round((75 + 88) / 2), n2 round((88 + 94) / 2)
+    pytest.param(fit("RequestedToCapacityRatio", requestedToCapacityRatio={
+        "shape": [{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}]}),
+        {"n1": 82, "n2": 91}, id="RequestedToCapacityRatio"),
+])
+def test_fit_scores_the_incoming_pod_by_its_containers(plugin, expected):
+    """Every strategy shares ``calculatePodResourceRequest``, which skips pod-level requests."""
+    assert scores(plugin, POD_LEVEL, [N1, N2]) == expected
+
+
+def test_fit_scores_init_containers_sidecars_placeholders_and_overhead_without_pod_level():
+    """With pod-level requests skipped, the scorer's request is the container one (upstream
+    ``PodRequests`` with ``SkipPodLevelResources`` and ``NonMissingContainerRequests``, applied to
+    init containers too). cpu: the init container (2 cpu) next to the sidecar (100m placeholder)
+    outweighs sidecar + container (1100m); memory: sidecar (200Mi placeholder) + container (1Gi)
+    outweighs sidecar + init container (two placeholders); overhead on top of both."""
+    incoming = pod("p", [ctr("c", cpu="1", memory="1Gi")],
+                   init=[sidecar("s"), ctr("i", cpu="2")], overhead={"cpu": "500m", "memory": "100Mi"},
+                   pod_requests={"cpu": "6", "memory": "6Gi"})
+    plugin = fit()
+    assert plugin.scorer.pod_requests(incoming) == [2100 + 500, DEF_MEM + GI + 100 * MI]
+
+
+def test_balanced_allocation_and_filter_keep_pod_level_requests():
+    balanced = NodeResourcesBalancedAllocation({}, Handle())
+    assert balanced.scorer.pod_requests(POD_LEVEL) == [3000, 2 * GI]
+    small = kit.make_node("small", allocatable={"cpu": "2", "memory": "8Gi", "pods": "110"})
+    plugin = fit()
+    state = CycleState()
+    plugin.pre_filter(state, POD_LEVEL, Snapshot.from_objects([small]).node_infos())
+    status = plugin.filter(state, POD_LEVEL, Snapshot.from_objects([small]).get("small"))
+    assert status is not None and status.reasons == ("Insufficient cpu",)
+
+
+# What a pod already on the node counts for cpu / memory when scoring (upstream
+# PodInfo.CalculateResource's Non0CPU / Non0Mem), in every combination of pod-level requests,
+# containers with and without requests, init and sidecar containers and overhead.
+NON_ZERO_CASES = [
+    pytest.param(pod("x", [ctr("a")]), (DEF_CPU, DEF_MEM), id="no pod level: placeholders"),
+    pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")]), (500 + DEF_CPU, 2 * DEF_MEM),
+                 id="no pod level: placeholder per container lacking it"),
+    pytest.param(pod("x", [ctr("a")], overhead={"cpu": "250m"}), (250 + DEF_CPU, DEF_MEM),
+                 id="no pod level: overhead does not replace the placeholder"),
+    pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}),
+                 (500, 2 * GI), id="pod level memory, one container names cpu (issue #17)"),
+    pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"memory": "2Gi"}),
+                 (2 * DEF_CPU, 2 * GI), id="pod level memory, no cpu anywhere: placeholder per container"),
+    pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"cpu": "1", "memory": "1Gi"}),
+                 (1000, GI), id="pod level cpu and memory: no placeholder"),
+    pytest.param(pod("x", [ctr("a", memory="0"), ctr("b")], pod_requests={"cpu": "2"}),
+                 (2000, 0), id="pod level cpu, explicit zero memory counts as named"),
+    pytest.param(pod("x", [ctr("a", memory="1Gi"), ctr("b")], pod_requests={"cpu": "2"}),
+                 (2000, GI), id="pod level cpu, one container names memory"),
+    pytest.param(pod("x", [ctr("a")], pod_requests={"memory": "2Gi"}, overhead={"cpu": "250m"}),
+                 (250, 2 * GI), id="pod level memory, overhead names cpu"),
+    pytest.param(pod("x", [ctr("a")], pod_requests={"memory": "2Gi"}, overhead={"memory": "100Mi"}),
+                 (DEF_CPU, 2 * GI + 100 * MI), id="pod level memory, overhead memory added on top"),
+    pytest.param(pod("x", [ctr("a")], init=[ctr("i", cpu="1")], pod_requests={"memory": "2Gi"}),
+                 (1000, 2 * GI), id="pod level memory, an init container names cpu"),
+    pytest.param(pod("x", [ctr("a")], init=[ctr("i")], pod_requests={"memory": "2Gi"}),
+                 (DEF_CPU, 2 * GI), id="pod level memory, init container placeholder at its peak"),
+    pytest.param(pod("x", [ctr("a")], init=[sidecar("s")], pod_requests={"memory": "2Gi"}),
+                 (2 * DEF_CPU, 2 * GI), id="pod level memory, sidecar placeholder runs with the container"),
+    pytest.param(pod("x", [ctr("a")], init=[sidecar("s", cpu="300m")], pod_requests={"memory": "2Gi"}),
+                 (300, 2 * GI), id="pod level memory, a sidecar names cpu"),
+    pytest.param(pod("x", [ctr("a", cpu="1")], pod_requests={"hugepages-2Mi": "4Mi"},
+                     pod_limits={"hugepages-2Mi": "4Mi"}),
+                 (1000, DEF_MEM), id="pod level hugepages only, memory named nowhere"),
+]
+
+
+@pytest.mark.parametrize("existing, expected", NON_ZERO_CASES)
+def test_node_counts_the_placeholder_only_where_upstream_does(existing, expected):
+    node_info = Snapshot.from_objects([N1], [existing.with_node("n1")]).get("n1")
+    counted = node_info.non_zero_requested
+    assert (counted.get("cpu", 0), counted.get("memory", 0)) == expected
+
+
+def test_issue_17_pod_level_pod_on_the_node_scores_62():
+    """kube-scheduler v1.36.2: x counts 500m cpu and 2Gi, so n1 scores (62 + 62) / 2 for a
+    1 cpu / 1Gi pod (600m, from a placeholder on x's second container, would give 61)."""
+    x = pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}, node="n1")
+    incoming = pod("p", [ctr("c", cpu="1", memory="1Gi")])
+    assert scores(fit(), incoming, [N1], [x]) == {"n1": 62}
