@@ -396,6 +396,25 @@ def _pod_level_requests_set(pod_level: Mapping[str, int] | None) -> bool:
     return any(k in _POD_LEVEL_RESOURCES or k.startswith("hugepages-") for k in pod_level)
 
 
+def _default_pod_level_requests(requests: dict[str, int], limits: Mapping[str, int],
+                                containers: tuple[Container, ...],
+                                init_containers: tuple[Container, ...]) -> dict[str, int]:
+    """``spec.resources.requests`` as the API server defaults them (upstream ``defaultPodRequests``
+    in ``pkg/apis/core/v1/defaults.go``), only when pod-level limits are set: a missing cpu or
+    memory request takes the containers' aggregated request when some container names it, and
+    any missing request (cpu, memory, hugepages) the pod-level limit otherwise."""
+    if not limits:
+        return requests
+    out = dict(requests)
+    for k, v in _aggregate(containers, init_containers, {}, None, None).items():
+        if k in _POD_LEVEL_RESOURCES:
+            out.setdefault(k, v)
+    for k, v in limits.items():
+        if k in _POD_LEVEL_RESOURCES or k.startswith("hugepages-"):
+            out.setdefault(k, v)
+    return out
+
+
 def compute_pod_request(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
                         overhead: Mapping[str, int], *, pod_level: Mapping[str, int] | None = None,
                         non_zero: bool = False) -> dict[str, int]:
@@ -694,9 +713,10 @@ def parse_pod(d: dict[str, Any], *, template: bool = False) -> Pod:
     pod_res = _parse.mapping(spec.get("resources"), "spec.resources")
     pod_level: dict[str, int] = {}
     if pod_res:
-        pod_level = parse_resource_list(pod_res.get("requests"), field="spec.resources.requests")
-        for k, v in parse_resource_list(pod_res.get("limits"), field="spec.resources.limits").items():
-            pod_level.setdefault(k, v)
+        pod_level = _default_pod_level_requests(
+            parse_resource_list(pod_res.get("requests"), field="spec.resources.requests"),
+            parse_resource_list(pod_res.get("limits"), field="spec.resources.limits"),
+            containers, init_containers)
     conditions = tuple(_parse_condition(c, f"status.conditions[{i}]")
                        for i, c in enumerate(_parse.seq(status.get("conditions"), "status.conditions")))
     return Pod(

@@ -154,3 +154,22 @@ def test_issue_17_pod_level_pod_on_the_node_scores_62():
     x = pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}, node="n1")
     incoming = pod("p", [ctr("c", cpu="1", memory="1Gi")])
     assert scores(fit(), incoming, [N1], [x]) == {"n1": 62}
+
+
+@pytest.mark.parametrize("containers, pod_limits, pod_requests, expected", [
+    pytest.param([ctr("a", cpu="1"), ctr("b", cpu="500m")], {"cpu": "4", "memory": "4Gi"}, None,
+                 {"cpu": 1500, "memory": 4 * GI}, id="containers' cpu, limit's memory"),
+    pytest.param([ctr("a")], {"cpu": "4"}, {"memory": "1Gi"}, {"cpu": 4000, "memory": GI},
+                 id="no container names cpu: the limit"),
+    pytest.param([ctr("a", cpu="1")], {"cpu": "4"}, {"cpu": "2"}, {"cpu": 2000},
+                 id="a pod-level request is kept"),
+    pytest.param([ctr("a", cpu="1")], None, {"memory": "1Gi"}, {"cpu": 1000, "memory": GI},
+                 id="no pod-level limits: no defaulting"),
+])
+def test_pod_level_requests_are_defaulted_as_the_api_server_does(containers, pod_limits, pod_requests,
+                                                                 expected):
+    """Upstream ``defaultPodRequests`` (``pkg/apis/core/v1/defaults.go``): with pod-level limits, a
+    missing pod-level request takes the containers' aggregated request, else the limit. Filter
+    (``computePodResourceRequest``) sees the result."""
+    p = pod("p", containers, pod_requests=pod_requests, pod_limits=pod_limits)
+    assert {k: v for k, v in p.request().items() if k in ("cpu", "memory")} == expected
