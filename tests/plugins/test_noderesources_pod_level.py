@@ -65,8 +65,9 @@ N2 = kit.make_node("n2", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110
 POD_LEVEL = pod("p", [ctr("c", cpu="1", memory="1Gi")], pod_requests={"cpu": "3", "memory": "2Gi"})
 
 
+# Scores kube-scheduler v1.36.2 logged (-v=10) for the issue's pod on its two nodes, per strategy.
 @pytest.mark.parametrize("plugin, expected", [
-    # kube-scheduler v1.36.2 on the issue's two nodes: 81 / 90 (pod-level requests would give 50 / 74)
+    # pod-level requests would give 50 / 74
     pytest.param(fit(), {"n1": 81, "n2": 90}, id="LeastAllocated"),
     # container requests 1 cpu / 1Gi: n1 (25 + 12) / 2, n2 (12 + 6) / 2
     pytest.param(fit("MostAllocated"), {"n1": 18, "n2": 9}, id="MostAllocated"),
@@ -85,12 +86,15 @@ def test_fit_scores_init_containers_sidecars_placeholders_and_overhead_without_p
     ``PodRequests`` with ``SkipPodLevelResources`` and ``NonMissingContainerRequests``, applied to
     init containers too). cpu: the init container (2 cpu) next to the sidecar (100m placeholder)
     outweighs sidecar + container (1100m); memory: sidecar (200Mi placeholder) + container (1Gi)
-    outweighs sidecar + init container (two placeholders); overhead on top of both."""
+    outweighs sidecar + init container (two placeholders); overhead on top of both. kube-scheduler
+    v1.36.2 logged requestedResource [2600, 1Gi + 300Mi] for it on an empty node (RuntimeClass
+    overhead), and [4000, 3Gi + 100Mi] (pod level plus overhead) for BalancedAllocation."""
     incoming = pod("p", [ctr("c", cpu="1", memory="1Gi")],
                    init=[sidecar("s"), ctr("i", cpu="2")], overhead={"cpu": "500m", "memory": "100Mi"},
-                   pod_requests={"cpu": "6", "memory": "6Gi"})
-    plugin = fit()
-    assert plugin.scorer.pod_requests(incoming) == [2100 + 500, DEF_MEM + GI + 100 * MI]
+                   pod_requests={"cpu": "3500m", "memory": "3Gi"})
+    assert fit().scorer.pod_requests(incoming) == [2100 + 500, DEF_MEM + GI + 100 * MI]
+    balanced = NodeResourcesBalancedAllocation({}, Handle())
+    assert balanced.scorer.pod_requests(incoming) == [3500 + 500, 3 * GI + 100 * MI]
 
 
 def test_balanced_allocation_and_filter_keep_pod_level_requests():
@@ -106,60 +110,59 @@ def test_balanced_allocation_and_filter_keep_pod_level_requests():
 
 # What a pod already on the node counts for cpu / memory when scoring (upstream
 # PodInfo.CalculateResource's Non0CPU / Non0Mem), in every combination of pod-level requests,
-# containers with and without requests, init and sidecar containers and overhead.
+# containers with and without requests, init and sidecar containers and overhead (RuntimeClass
+# overhead upstream), then NodeResourcesFit's score for a 1 cpu / 1Gi pod on that 4 cpu / 8Gi
+# node. Each row as kube-scheduler v1.36.2 logged it at -v=10 (requestedResource, resourceScore).
 NON_ZERO_CASES = [
-    pytest.param(pod("x", [ctr("a")]), (DEF_CPU, DEF_MEM), id="no pod level: placeholders"),
-    pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")]), (500 + DEF_CPU, 2 * DEF_MEM),
+    pytest.param(pod("x", [ctr("a")]), (DEF_CPU, DEF_MEM), 78, id="no pod level: placeholders"),
+    pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")]), (500 + DEF_CPU, 2 * DEF_MEM), 71,
                  id="no pod level: placeholder per container lacking it"),
-    pytest.param(pod("x", [ctr("a")], overhead={"cpu": "250m"}), (250 + DEF_CPU, DEF_MEM),
+    pytest.param(pod("x", [ctr("a")], overhead={"cpu": "250m"}), (250 + DEF_CPU, DEF_MEM), 75,
                  id="no pod level: overhead does not replace the placeholder"),
     pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}),
-                 (500, 2 * GI), id="pod level memory, one container names cpu (issue #17)"),
+                 (500, 2 * GI), 62, id="pod level memory, one container names cpu (issue #17)"),
     pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"memory": "2Gi"}),
-                 (2 * DEF_CPU, 2 * GI), id="pod level memory, no cpu anywhere: placeholder per container"),
+                 (2 * DEF_CPU, 2 * GI), 66, id="pod level memory, no cpu anywhere: placeholder per container"),
     pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"cpu": "1", "memory": "1Gi"}),
-                 (1000, GI), id="pod level cpu and memory: no placeholder"),
+                 (1000, GI), 62, id="pod level cpu and memory: no placeholder"),
     pytest.param(pod("x", [ctr("a", memory="0"), ctr("b")], pod_requests={"cpu": "2"}),
-                 (2000, 0), id="pod level cpu, explicit zero memory counts as named"),
+                 (2000, 0), 56, id="pod level cpu, explicit zero memory counts as named"),
     pytest.param(pod("x", [ctr("a", memory="1Gi"), ctr("b")], pod_requests={"cpu": "2"}),
-                 (2000, GI), id="pod level cpu, one container names memory"),
+                 (2000, GI), 50, id="pod level cpu, one container names memory"),
     pytest.param(pod("x", [ctr("a")], pod_requests={"memory": "2Gi"}, overhead={"cpu": "250m"}),
-                 (250, 2 * GI), id="pod level memory, overhead names cpu"),
+                 (250, 2 * GI), 65, id="pod level memory, overhead names cpu"),
     pytest.param(pod("x", [ctr("a")], pod_requests={"memory": "2Gi"}, overhead={"memory": "100Mi"}),
-                 (DEF_CPU, 2 * GI + 100 * MI), id="pod level memory, overhead memory added on top"),
+                 (DEF_CPU, 2 * GI + 100 * MI), 66, id="pod level memory, overhead memory added on top"),
     pytest.param(pod("x", [ctr("a")], init=[ctr("i", cpu="1")], pod_requests={"memory": "2Gi"}),
-                 (1000, 2 * GI), id="pod level memory, an init container names cpu"),
+                 (1000, 2 * GI), 56, id="pod level memory, an init container names cpu"),
     pytest.param(pod("x", [ctr("a")], init=[ctr("i")], pod_requests={"memory": "2Gi"}),
-                 (DEF_CPU, 2 * GI), id="pod level memory, init container placeholder at its peak"),
+                 (DEF_CPU, 2 * GI), 67, id="pod level memory, init container placeholder at its peak"),
     pytest.param(pod("x", [ctr("a")], init=[sidecar("s")], pod_requests={"memory": "2Gi"}),
-                 (2 * DEF_CPU, 2 * GI), id="pod level memory, sidecar placeholder runs with the container"),
+                 (2 * DEF_CPU, 2 * GI), 66, id="pod level memory, sidecar placeholder runs with the container"),
     pytest.param(pod("x", [ctr("a")], init=[sidecar("s", cpu="300m")], pod_requests={"memory": "2Gi"}),
-                 (300, 2 * GI), id="pod level memory, a sidecar names cpu"),
+                 (300, 2 * GI), 64, id="pod level memory, a sidecar names cpu"),
     pytest.param(pod("x", [ctr("a", cpu="1")], pod_requests={"hugepages-2Mi": "4Mi"},
                      pod_limits={"hugepages-2Mi": "4Mi"}),
-                 (1000, DEF_MEM), id="pod level hugepages only, memory named nowhere"),
+                 (1000, DEF_MEM), 67, id="pod level hugepages only, memory named nowhere"),
 ]
 
 
-@pytest.mark.parametrize("existing, expected", NON_ZERO_CASES)
-def test_node_counts_the_placeholder_only_where_upstream_does(existing, expected):
-    node_info = Snapshot.from_objects([N1], [existing.with_node("n1")]).get("n1")
+@pytest.mark.parametrize("existing, expected, score", NON_ZERO_CASES)
+def test_node_counts_the_placeholder_only_where_upstream_does(existing, expected, score):
+    """Issue #17's case: x counts 500m cpu (score 62); a placeholder on its second container
+    would make it 600m (61)."""
+    existing = existing.with_node("n1")
+    node_info = Snapshot.from_objects([N1], [existing]).get("n1")
     counted = node_info.non_zero_requested
     assert (counted.get("cpu", 0), counted.get("memory", 0)) == expected
-
-
-def test_issue_17_pod_level_pod_on_the_node_scores_62():
-    """kube-scheduler v1.36.2: x counts 500m cpu and 2Gi, so n1 scores (62 + 62) / 2 for a
-    1 cpu / 1Gi pod (600m, from a placeholder on x's second container, would give 61)."""
-    x = pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}, node="n1")
     incoming = pod("p", [ctr("c", cpu="1", memory="1Gi")])
-    assert scores(fit(), incoming, [N1], [x]) == {"n1": 62}
+    assert scores(fit(), incoming, [N1], [existing]) == {"n1": score}
 
 
 @pytest.mark.parametrize("containers, pod_limits, pod_requests, expected", [
     pytest.param([ctr("a", cpu="1"), ctr("b", cpu="500m")], {"cpu": "4", "memory": "4Gi"}, None,
                  {"cpu": 1500, "memory": 4 * GI}, id="containers' cpu, limit's memory"),
-    pytest.param([ctr("a")], {"cpu": "4"}, {"memory": "1Gi"}, {"cpu": 4000, "memory": GI},
+    pytest.param([ctr("a")], {"cpu": "4", "memory": "2Gi"}, {"memory": "1Gi"}, {"cpu": 4000, "memory": GI},
                  id="no container names cpu: the limit"),
     pytest.param([ctr("a", cpu="1")], {"cpu": "4"}, {"cpu": "2"}, {"cpu": 2000},
                  id="a pod-level request is kept"),
@@ -170,6 +173,7 @@ def test_pod_level_requests_are_defaulted_as_the_api_server_does(containers, pod
                                                                  expected):
     """Upstream ``defaultPodRequests`` (``pkg/apis/core/v1/defaults.go``): with pod-level limits, a
     missing pod-level request takes the containers' aggregated request, else the limit. Filter
-    (``computePodResourceRequest``) sees the result."""
+    (``computePodResourceRequest``) sees the result. The first three rows are what a v1.36.2 API
+    server stored for those pods."""
     p = pod("p", containers, pod_requests=pod_requests, pod_limits=pod_limits)
     assert {k: v for k, v in p.request().items() if k in ("cpu", "memory")} == expected
