@@ -64,6 +64,12 @@ class _Cycle:
     time: float
     record: "CycleRecord | SummaryRecord"
     nodes: list[str] | None  # every node of the snapshot, for full records
+    #: the cluster's Events from ``events_from`` to ``events_until`` (the pod's next attempt;
+    #: None: none yet) were recorded during this attempt, its victims' Preempted events among
+    #: them. Attempts of one simulated instant (victims without a grace period) share a time,
+    #: not this span.
+    events_from: int = 0
+    events_until: int | None = None
 
 
 class DecisionLog:
@@ -103,10 +109,13 @@ class DecisionLog:
         else:
             return None
         cycles = self.cycles.setdefault(key, [])
+        events = len(getattr(scheduler.cluster, "events", ()))
+        if cycles:
+            cycles[-1].events_until = events
         if len(cycles) >= MAX_ATTEMPTS_PER_POD:  # keep the first, drop the oldest of the rest
             del cycles[1]
             self.dropped[key] = self.dropped.get(key, 0) + 1
-        cycles.append(_Cycle(scheduler.queue.scheduling_cycle, scheduler.clock.now(), record, nodes))
+        cycles.append(_Cycle(scheduler.queue.scheduling_cycle, scheduler.clock.now(), record, nodes, events))
         return record
 
     # ------------------------------------------------------------------ after the run
@@ -134,9 +143,12 @@ class DecisionLog:
             out["nominatedNode"] = outcome.nominated_node
         if key in self.dropped:
             out["attemptsNotKept"] = self.dropped[key]
+        preempted = context.victims.get(key, [])
         for cycle in self.cycles.get(key, ()):
-            victims = [{"pod": v, "priority": self._priority(v, context)}
-                       for v in context.victims.get((key, cycle.time), [])]
+            until = cycle.events_until
+            victims = [{"pod": victim, "priority": self._priority(victim, context)}
+                       for index, victim in preempted
+                       if index >= cycle.events_from and (until is None or index < until)]
             out["attempts"].append(_attempt_json(cycle, context.outcome_of(key, cycle.cycle), victims))
         if any("victims" in a for a in out["attempts"]):
             out["priority"] = self._priority(key, context)
@@ -162,14 +174,15 @@ class _Context:
         for a in scheduler.attempts:
             self.attempts.setdefault((a.pod, a.cycle), []).append(a)
         uid_to_key = {p.uid: p.key for p in result.cluster.list("Pod")}
-        self.victims: dict[tuple[str, float], list[str]] = {}
-        for event in result.cluster.events:
+        #: preemptor -> (index among the cluster's Events, victim) of each Preempted event
+        self.victims: dict[str, list[tuple[int, str]]] = {}
+        for index, event in enumerate(result.cluster.events):
             if event.reason != "Preempted" or not event.message.startswith(PREEMPTED_PREFIX):
                 continue
             uid = event.message[len(PREEMPTED_PREFIX):].split(" ", 1)[0]
             preemptor = uid_to_key.get(uid)
             if preemptor is not None:
-                self.victims.setdefault((preemptor, event.time), []).append(event.object_key)
+                self.victims.setdefault(preemptor, []).append((index, event.object_key))
         self.pending = {qpi.pod.key: qpi for _, qpi in scheduler.queue.list_pending()}
 
     def outcome_of(self, key: str, cycle: int) -> dict[str, Any]:

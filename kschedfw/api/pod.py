@@ -373,12 +373,45 @@ def _parse_condition(d: Any, field: str) -> PodCondition:
 
 # --------------------------------------------------------------------------- pod request
 
-def _with_nonzero_defaults(requests: Mapping[str, int]) -> Mapping[str, int]:
-    if "cpu" in requests and "memory" in requests:
+#: what a container without a cpu / memory request counts for when scoring (upstream
+#: ``DefaultMilliCPURequest`` / ``DefaultMemoryRequest``)
+_NON_ZERO_DEFAULTS: Mapping[str, int] = {"cpu": DEFAULT_MILLI_CPU_REQUEST, "memory": DEFAULT_MEMORY_REQUEST}
+
+
+def _with_defaults(requests: Mapping[str, int], defaults: Mapping[str, int]) -> Mapping[str, int]:
+    """A container's requests with each resource of ``defaults`` it does not name (an explicit 0
+    is named) added (component-helpers ``applyNonMissing``)."""
+    if all(k in requests for k in defaults):
         return requests
     out = dict(requests)
-    out.setdefault("cpu", DEFAULT_MILLI_CPU_REQUEST)
-    out.setdefault("memory", DEFAULT_MEMORY_REQUEST)
+    for k, v in defaults.items():
+        out.setdefault(k, v)
+    return out
+
+
+def _pod_level_requests_set(pod_level: Mapping[str, int] | None) -> bool:
+    """Upstream ``IsPodLevelRequestsSet``: the pod-level requests name cpu, memory or hugepages."""
+    if not pod_level:
+        return False
+    return any(k in _POD_LEVEL_RESOURCES or k.startswith("hugepages-") for k in pod_level)
+
+
+def _default_pod_level_requests(requests: dict[str, int], limits: Mapping[str, int],
+                                containers: tuple[Container, ...],
+                                init_containers: tuple[Container, ...]) -> dict[str, int]:
+    """``spec.resources.requests`` as the API server defaults them (upstream ``defaultPodRequests``
+    in ``pkg/apis/core/v1/defaults.go``), only when pod-level limits are set: a missing cpu or
+    memory request takes the containers' aggregated request when some container names it, and
+    any missing request (cpu, memory, hugepages) the pod-level limit otherwise."""
+    if not limits:
+        return requests
+    out = dict(requests)
+    for k, v in _aggregate(containers, init_containers, {}, None, None).items():
+        if k in _POD_LEVEL_RESOURCES:
+            out.setdefault(k, v)
+    for k, v in limits.items():
+        if k in _POD_LEVEL_RESOURCES or k.startswith("hugepages-"):
+            out.setdefault(k, v)
     return out
 
 
@@ -391,18 +424,38 @@ def compute_pod_request(containers: tuple[Container, ...], init_containers: tupl
     add up. Each ordinary init container runs alone next to the sidecars started before it. The
     pod needs the larger of the two phases, per resource, plus its overhead. Pod-level requests
     (``spec.resources``) replace the container totals for cpu, memory and hugepages.
-    With ``non_zero``, a container without a cpu / memory request counts 100m / 200Mi.
+
+    With ``non_zero``, the scheduler's scoring count (upstream ``PodInfo.CalculateResource``):
+    without pod-level requests every container (init and sidecar too) that names no cpu / memory
+    request counts 100m / 200Mi; with pod-level requests that placeholder is added, to each
+    container lacking it, only for a resource named nowhere in the pod's requests (pod level,
+    any container, overhead), as upstream's ``getNonMissingContainerRequests`` decides.
     """
+    if not non_zero:
+        return _aggregate(containers, init_containers, overhead, pod_level, None)
+    if not _pod_level_requests_set(pod_level):
+        return _aggregate(containers, init_containers, overhead, pod_level, _NON_ZERO_DEFAULTS)
+    requests = _aggregate(containers, init_containers, overhead, pod_level, None)
+    missing = {k: v for k, v in _NON_ZERO_DEFAULTS.items() if k not in requests}
+    if not missing:
+        return requests
+    return _aggregate(containers, init_containers, overhead, pod_level, missing)
+
+
+def _aggregate(containers: tuple[Container, ...], init_containers: tuple[Container, ...],
+               overhead: Mapping[str, int], pod_level: Mapping[str, int] | None,
+               defaults: Mapping[str, int] | None) -> dict[str, int]:
+    """component-helpers ``PodRequests``; ``defaults`` fill each container's missing requests."""
     total: dict[str, int] = {}
     for c in containers:
-        reqs = _with_nonzero_defaults(c.requests) if non_zero else c.requests
+        reqs = _with_defaults(c.requests, defaults) if defaults else c.requests
         for k, v in reqs.items():
             total[k] = total.get(k, 0) + v
     if init_containers:
         sidecars: dict[str, int] = {}
         init_peak: dict[str, int] = {}
         for c in init_containers:
-            reqs = _with_nonzero_defaults(c.requests) if non_zero else c.requests
+            reqs = _with_defaults(c.requests, defaults) if defaults else c.requests
             if c.restart_policy == "Always":
                 for k, v in reqs.items():
                     total[k] = total.get(k, 0) + v
@@ -527,8 +580,16 @@ class Pod:
         return None
 
     # -- resources
-    def request(self, *, non_zero: bool = False) -> dict[str, int]:
-        """Resources the pod needs (cached; do not modify the returned dict)."""
+    def request(self, *, non_zero: bool = False, pod_level: bool = True) -> dict[str, int]:
+        """Resources the pod needs (cached; do not modify the returned dict).
+
+        ``non_zero``: the scoring count of :func:`compute_pod_request`. ``pod_level=False``
+        leaves ``spec.resources`` out (upstream ``SkipPodLevelResources``), as
+        NodeResourcesFit's scorer does; computed afresh each call for a pod that has them.
+        """
+        if not pod_level and self.pod_level_requests:
+            return compute_pod_request(self.containers, self.init_containers, self.overhead,
+                                       non_zero=non_zero)
         if non_zero:
             cached = self._request_nz
             if cached is None:
@@ -652,9 +713,10 @@ def parse_pod(d: dict[str, Any], *, template: bool = False) -> Pod:
     pod_res = _parse.mapping(spec.get("resources"), "spec.resources")
     pod_level: dict[str, int] = {}
     if pod_res:
-        pod_level = parse_resource_list(pod_res.get("requests"), field="spec.resources.requests")
-        for k, v in parse_resource_list(pod_res.get("limits"), field="spec.resources.limits").items():
-            pod_level.setdefault(k, v)
+        pod_level = _default_pod_level_requests(
+            parse_resource_list(pod_res.get("requests"), field="spec.resources.requests"),
+            parse_resource_list(pod_res.get("limits"), field="spec.resources.limits"),
+            containers, init_containers)
     conditions = tuple(_parse_condition(c, f"status.conditions[{i}]")
                        for i, c in enumerate(_parse.seq(status.get("conditions"), "status.conditions")))
     return Pod(

@@ -83,10 +83,13 @@ class ClusterEvent:
 
     def describe(self) -> str:
         """The label with every flag of a combined action named (``NodeAdd|UpdateNodeLabel``),
-        for people reading which events a plugin registered."""
+        for people reading which events a plugin registered. Only the resource's own actions are
+        named (``resource.k8s.io/DeviceClassAdd|Update``, not the node and pod update flags a
+        general ``Update`` is made of), as upstream's ``ActionType.String()`` names them."""
         if self.custom_label:
             return self.custom_label
-        return f"{_resource_name(self.resource)}{describe_action(self.action_type)}"
+        resource = _resource_name(self.resource)
+        return f"{resource}{describe_action(self.action_type, resource)}"
 
     def is_wildcard(self) -> bool:
         return _resource_name(self.resource) == "*" and self.action_type == ActionType.All
@@ -139,16 +142,38 @@ def _action_label(action: ActionType) -> str:
     return ""
 
 
+#: the update flags that can happen to a node, and to a pod (upstream ``nodeActionTypes`` and
+#: ``podActionTypes`` in ``pkg/scheduler/framework/types.go``, plus UpdateNodeDeclaredFeature and
+#: kschedfw's UpdatePodOther); every other resource has only Add, Delete and a general Update
+_NODE_UPDATES = (ActionType.UpdateNodeAllocatable | ActionType.UpdateNodeLabel | ActionType.UpdateNodeTaint
+                 | ActionType.UpdateNodeCondition | ActionType.UpdateNodeAnnotation
+                 | ActionType.UpdateNodeDeclaredFeature)
+_POD_UPDATES = (ActionType.UpdatePodLabel | ActionType.UpdatePodScaleDown | ActionType.UpdatePodToleration
+                | ActionType.UpdatePodSchedulingGatesEliminated | ActionType.UpdatePodGeneratedResourceClaim
+                | ActionType.UpdatePodOther)
+_UPDATES_OF = {"Node": _NODE_UPDATES, "Pod": _POD_UPDATES, "AssignedPod": _POD_UPDATES,
+               "UnschedulablePod": _POD_UPDATES, "*": ActionType.Update}
+
+
+def _single_flags(action: ActionType) -> list[str]:
+    return [flag.name for flag in ActionType if flag.name and flag.value and (flag.value & (flag.value - 1)) == 0
+            and action & flag]
+
+
 @functools.lru_cache(maxsize=None)
-def describe_action(action: ActionType) -> str:
-    """Every flag of ``action`` by name, ``|``-joined (``Add|UpdateNodeLabel``), ``All`` or
-    ``Update``: a readable form of a registration, which upstream's labels leave blank."""
+def describe_action(action: ActionType, resource: str = "*") -> str:
+    """The actions of ``action`` that can happen to ``resource``, by name, ``|``-joined
+    (``Add|UpdateNodeLabel``), ``All`` or ``Update`` (every update the resource has): a readable
+    form of a registration, which upstream's labels leave blank."""
     if action == ActionType.All:
         return "All"
-    if action == ActionType.Update:
-        return "Update"
-    names = [flag.name for flag in ActionType if flag.name and flag.value and (flag.value & (flag.value - 1)) == 0
-             and action & flag]
+    names = _single_flags(action & (ActionType.Add | ActionType.Delete))
+    update = action & ActionType.Update
+    own = _UPDATES_OF.get(resource, ActionType.Nothing)  # Nothing: no flags of its own
+    if update and update & own == own:
+        names.append("Update")
+    elif update:  # the resource's own update flags; any others only when it has none of them
+        names.extend(_single_flags(update & own or update))
     return "|".join(names) or "None"
 
 

@@ -104,7 +104,7 @@ class NodeResourcesBalancedAllocation:
         self.enable_dra_extended_resource = True  # v1.36 default (DRAExtendedResource)
         resources = parse_resource_specs(args.get("resources")) or DEFAULT_RESOURCES
         self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
-                                               use_requested=True)
+                                               use_requested=True, pod_level=True)
         self._without_pod: WithoutPodCache = {}
         # Scores remembered per node for pods with the same requests (see nodememo): the
         # cycle's CycleState, PreScore's per-node scorer and the memo chosen for the requests.

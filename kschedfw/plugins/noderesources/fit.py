@@ -9,7 +9,9 @@ extended/hugepages resource. A shortage is UnschedulableAndUnresolvable when the
 more than the node's whole allocatable (evicting pods would not help), else Unschedulable.
 
 PreScore/Score rank feasible nodes with the configured ``scoringStrategy`` (LeastAllocated,
-MostAllocated or RequestedToCapacityRatio) over ``scoringStrategy.resources``.
+MostAllocated or RequestedToCapacityRatio) over ``scoringStrategy.resources``. Every strategy
+scores the incoming pod by its container requests, leaving its pod-level requests out, as upstream
+v1.36 does (see ``resource_allocation``).
 
 Args (already defaulted): ``ignoredResources`` (extended resources not checked),
 ``ignoredResourceGroups`` (extended resource name prefixes before ``/`` not checked),

@@ -12,6 +12,14 @@ NodeResourcesFit's strategies count cpu and memory with the scoring defaults (10
 container that requests nothing, via ``NodeInfo.non_zero_requested``); BalancedAllocation uses the
 real requests (``use_requested``). An extended resource the pod does not request, and any resource
 the node does not offer, are left out of the score.
+
+Only BalancedAllocation reads the incoming pod's pod-level requests (``spec.resources``,
+``pod_level``): upstream v1.36 builds NodeResourcesFit's scorers (``nodeResourceStrategyTypeMap`` in
+``fit.go``) without ``enablePodLevelResources``, so ``calculatePodResourceRequest`` skips them
+and Fit scores the pod by its containers (init and sidecar containers at their peak, 100m / 200Mi
+for each container naming no cpu / memory request) plus its overhead. The pods already on the node
+count with their pod-level requests in both (``NodeInfo``), as does Filter. kschedfw mirrors this
+because it is what kube-scheduler does in clusters.
 """
 
 from __future__ import annotations
@@ -85,15 +93,16 @@ def _kind(name: str) -> int:
 class ResourceAllocationScorer:
     """Computes per-resource (requested, allocated, allocatable) for a node and scores it."""
 
-    __slots__ = ("name", "resources", "names", "weights", "use_requested", "scorer", "_plan")
+    __slots__ = ("name", "resources", "names", "weights", "use_requested", "pod_level", "scorer", "_plan")
 
     def __init__(self, name: str, scorer: ScorerFn, resources: Sequence[tuple[str, int]],
-                 *, use_requested: bool = False) -> None:
+                 *, use_requested: bool = False, pod_level: bool = False) -> None:
         self.name = name
         self.resources = tuple(resources)
         self.names = tuple(r[0] for r in self.resources)
         self.weights = tuple(r[1] for r in self.resources)
         self.use_requested = use_requested
+        self.pod_level = pod_level
         self.scorer = scorer
         # Per scored resource: (index, name, read the scoring-counted requests (cpu, memory)
         # rather than the real ones, skip unless the pod requests it (extended resources)).
@@ -109,9 +118,10 @@ class ResourceAllocationScorer:
         """The pod's request for each configured resource (upstream calculatePodResourceRequestList).
 
         With ``use_requested`` off, a container without a cpu or memory request counts 100m /
-        200Mi. Overhead is included.
+        200Mi. Overhead is included; pod-level requests only with ``pod_level`` (upstream
+        ``enablePodLevelResources``, off for NodeResourcesFit: see the module docstring).
         """
-        requests = pod.request(non_zero=not self.use_requested)
+        requests = pod.request(non_zero=not self.use_requested, pod_level=self.pod_level)
         return [requests.get(name, 0) for name in self.names]
 
     @staticmethod
