@@ -148,7 +148,9 @@ class _Generator:
                                 for p in rng.sample(SCORE_PLUGINS, rng.randint(1, 3))]
         if rng.random() < 0.15:
             score["disabled"] = [{"name": "ImageLocality"}]
-            score["enabled"] = [e for e in score.get("enabled", []) if e["name"] != "ImageLocality"]
+            enabled = [e for e in score.pop("enabled", []) if e["name"] != "ImageLocality"]
+            if enabled:
+                score["enabled"] = enabled
         if score:
             profile["plugins"] = {"score": score}
         return profile
