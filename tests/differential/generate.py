@@ -87,6 +87,10 @@ class _Generator:
         self.nodes: list[dict[str, Any]] = []
         self.free: dict[str, dict[str, int]] = {}  # per node: cpu (m), memory (Mi), gpu, pods left
         self.gpu_nodes = 0
+        self.owner_of: dict[str, dict[str, Any]] = {}  # app -> the ownerReference of its pods
+        self.template_hash: dict[str, str] = {}
+        self.mean_cpu = 0  # millicpu a pod asks for on average
+        self.containers_now = 1
 
     def scenario(self, seed: int) -> Scenario:
         config = self.config()
@@ -259,7 +263,6 @@ class _Generator:
         """A ReplicaSet per app (most apps) and a Service for some, so that default spreading
         (the owners' selectors) applies to their pods."""
         rng = self.rng
-        self.owner_of: dict[str, dict[str, Any]] = {}
         self.template_hash = {app: f"{rng.getrandbits(40):010x}" for app in self.apps}
         out: list[dict[str, Any]] = []
         for app in self.apps:
