@@ -140,7 +140,7 @@ def test_the_budget_bounds_the_time_spent() -> None:
 
     started = time.monotonic()
     small = shrink(s, slow, budget_s=0.5)
-    assert time.monotonic() - started < 0.5 + 0.2
+    assert time.monotonic() - started < 0.5 + 0.5  # the last call may start just before the end
     assert len(small.pods) >= 3 and len(small.pods) < len(s.pods)  # some progress, still differs
 
 
