@@ -26,11 +26,14 @@ _KIND_RESOURCES = {
 
 
 #: kinds upstream only lists (the default selector's Services and controllers, InterPodAffinity's
-#: Namespaces, preemption's PriorityClasses and PDBs) or never reads (RuntimeClasses, which only
-#: the API server's admission reads): it has no handler for them, so no cluster event and no
-#: scheduler_event_handling_duration_seconds sample
+#: Namespaces, preemption's PriorityClasses and PDBs): it has no handler for them, so no cluster
+#: event and no scheduler_event_handling_duration_seconds sample
 LISTED_ONLY_KINDS = frozenset(("Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace",
-                               "PriorityClass", "PodDisruptionBudget", "RuntimeClass"))
+                               "PriorityClass", "PodDisruptionBudget"))
+
+#: kinds without a cluster event: those listed only, and RuntimeClasses, which the embedded
+#: cluster's admission reads and kube-scheduler never does
+NO_EVENT_KINDS = LISTED_ONLY_KINDS | {"RuntimeClass"}
 
 
 def resource_for_kind(kind: str) -> str:
