@@ -82,6 +82,8 @@ CLASSES = [
         "tolerations": [{"key": "k", "operator": "Equal", "value": "v"},
                         {"key": "e", "operator": "Exists", "effect": "NoSchedule"}]}),
     runtime_class("sched2", handler="sched2", scheduling={"tolerations": [{"key": "k", "value": "v"}]}),
+    runtime_class("emptyoh", handler="h", overhead={}),
+    runtime_class("emptysched", handler="h", scheduling={}),
 ]
 OVERHEAD = {"cpu": "250m", "memory": "64Mi"}
 SCHED_TOLERATIONS = [{"key": "k", "operator": "Equal", "value": "v"},
@@ -105,6 +107,9 @@ def admitted(p):
     pytest.param(pod("oh-diff", runtimeClassName="oh", overhead={"cpu": "100m"}),
                  'pods "oh-diff" is forbidden: pod rejected: Pod\'s Overhead doesn\'t match '
                  "RuntimeClass's defined Overhead", id="overhead differs from the class's"),
+    pytest.param(pod("emptyoh-with", runtimeClassName="emptyoh", overhead={"cpu": "100m"}),
+                 'pods "emptyoh-with" is forbidden: pod rejected: Pod\'s Overhead doesn\'t match '
+                 "RuntimeClass's defined Overhead", id="overhead, class with an empty overhead"),
     pytest.param(pod("plain-overhead", runtimeClassName="plain", overhead={"cpu": "100m"}),
                  'pods "plain-overhead" is forbidden: pod rejected: Pod Overhead set without '
                  "corresponding RuntimeClass defined Overhead", id="overhead, class without one"),
@@ -131,6 +136,11 @@ def test_pod_is_refused(p, message):
     pytest.param(pod("oh-empty", runtimeClassName="oh", overhead={}), OVERHEAD, None, None,
                  id="empty overhead replaced"),
     pytest.param(pod("plain", runtimeClassName="plain"), None, None, None, id="class without overhead"),
+    pytest.param(pod("emptyoh-emptyoverhead", runtimeClassName="emptyoh", overhead={}), None, None, None,
+                 id="class with an empty overhead clears an empty one"),
+    pytest.param(pod("emptysched-dups", runtimeClassName="emptysched", tolerations=[
+        {"key": "a", "operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "v"}]),
+        None, None, [{"key": "a", "operator": "Exists"}], id="empty scheduling still merges tolerations"),
     pytest.param(pod("sched-nosel", runtimeClassName="sched"), None, {"zone": "a"}, SCHED_TOLERATIONS,
                  id="scheduling copied"),
     pytest.param(pod("sched-sel", runtimeClassName="sched", nodeSelector={"zone": "a", "x": "y"}),
