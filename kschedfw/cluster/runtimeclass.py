@@ -25,6 +25,10 @@ OVERHEAD_MISMATCH = "pod rejected: Pod's Overhead doesn't match RuntimeClass's d
 OVERHEAD_WITHOUT_CLASS = "pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead"
 
 
+class Forbidden(ValueError):
+    """Upstream's reason for refusing the pod."""
+
+
 def admit_runtime_class(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
     """The pod as the RuntimeClass plugin leaves it (Admit, then Validate), or
     :class:`AdmissionError` with upstream's message. ``lookup`` finds a class by name."""
@@ -32,10 +36,6 @@ def admit_runtime_class(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None
         return _admit(pod, lookup)
     except Forbidden as exc:
         raise AdmissionError(f'pods "{pod.name}" is forbidden: {exc}') from None
-
-
-class Forbidden(ValueError):
-    """Upstream's reason for refusing the pod."""
 
 
 def _admit(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
