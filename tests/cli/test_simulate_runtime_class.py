@@ -125,3 +125,12 @@ def test_refusals_name_where_the_object_is(tmp_path):
         {"object": "Pod default/web", "source": f"{where}:4",
          "reason": 'pods "web" is forbidden: pod rejected: RuntimeClass "nope" not found'},
     ]
+
+
+def test_a_class_that_cannot_be_read_is_refused_with_its_field(tmp_path):
+    text = CLUSTER.replace("overhead: {podFixed: {cpu: 250m}}", "overhead: {podFixed: {cpu: lots}}")
+    result, payload = simulate(tmp_path, text)
+    assert result.exit_code == 1
+    [refused] = [r for r in payload["rejected"] if r["object"] == "RuntimeClass kata"]
+    assert refused["source"] == f"{tmp_path / 'cluster.yaml'}:10"
+    assert refused["reason"].startswith("overhead.podFixed.cpu: invalid quantity 'lots'")
