@@ -32,7 +32,7 @@ from kschedfw.fwk.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue import PriorityQueue
 from kschedfw.queue.active_queue import InFlightEvent
-from kschedfw.scheduler_events import LISTED_ONLY_KINDS, event_label, pod_event_labels, resource_for_kind
+from kschedfw.scheduler_events import NO_EVENT_KINDS, event_label, pod_event_labels, resource_for_kind
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -156,7 +156,7 @@ class Scheduler:
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
-        if event.kind in LISTED_ONLY_KINDS:  # read through the lister; upstream has no handler
+        if event.kind in NO_EVENT_KINDS:  # read through a lister or not at all; upstream has no handler
             return
         metrics = self.metrics
         if metrics is None:

@@ -31,6 +31,10 @@ _KIND_RESOURCES = {
 LISTED_ONLY_KINDS = frozenset(("Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace",
                                "PriorityClass", "PodDisruptionBudget"))
 
+#: kinds without a cluster event: those listed only, and RuntimeClasses, which the embedded
+#: cluster's admission reads and kube-scheduler never does
+NO_EVENT_KINDS = LISTED_ONLY_KINDS | {"RuntimeClass"}
+
 
 def resource_for_kind(kind: str) -> str:
     """The event resource for an object kind; custom resources are named by their kind."""

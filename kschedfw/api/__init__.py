@@ -23,7 +23,7 @@ from kschedfw.api.pod import (DEFAULT_SCHEDULER_NAME, Affinity, Container, Conta
 from kschedfw.api.node import ContainerImage, Node, NodeCondition, Taint, parse_node
 from kschedfw.api.other import (CSINode, GenericObject, Namespace, PersistentVolume,
                                 PersistentVolumeClaim, PodDisruptionBudget, PriorityClass,
-                                StorageClass)
+                                RuntimeClass, StorageClass)
 from kschedfw.api.load import load_manifests, parse_manifests, parse_object
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "Taint", "ContainerImage", "NodeCondition", "Node", "parse_node",
     # other kinds
     "PriorityClass", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim",
-    "PersistentVolume", "StorageClass", "CSINode", "GenericObject",
+    "PersistentVolume", "StorageClass", "CSINode", "RuntimeClass", "GenericObject",
     # loading
     "parse_object", "load_manifests", "parse_manifests",
 ]

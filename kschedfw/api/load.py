@@ -50,7 +50,7 @@ def parse_object(d: Any, *, source: str = "", line: int | None = None,
     """Build the typed object for one manifest dict, chosen by its ``kind``.
 
     Pod, Node, PriorityClass, PodDisruptionBudget, Namespace, PersistentVolumeClaim,
-    PersistentVolume, StorageClass and CSINode get their own classes; anything else becomes a
+    PersistentVolume, StorageClass, CSINode and RuntimeClass get their own classes; anything else becomes a
     :class:`~kschedfw.api.other.GenericObject`. ``default_kind`` is used when the dict has no
     ``kind`` (items of a ``PodList`` as the API server returns them). A ``metadata.name`` (or
     ``generateName``) is required unless ``template`` is true (scheduler_perf templates, whose

@@ -1,5 +1,6 @@
 """The other objects the scheduler reads: priority classes, PDBs, namespaces, storage objects,
-and :class:`GenericObject` for every other kind (custom resources pass through unchanged)."""
+the RuntimeClasses the API server's admission reads, and :class:`GenericObject` for every other
+kind (custom resources pass through unchanged)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ from kschedfw.errors import ManifestError
 
 __all__ = [
     "PriorityClass", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim",
-    "PersistentVolume", "StorageClass", "CSINode", "GenericObject",
+    "PersistentVolume", "StorageClass", "CSINode", "RuntimeClass", "RuntimeClassScheduling",
+    "GenericObject",
     "parse_priority_class", "parse_pod_disruption_budget", "parse_namespace",
     "parse_persistent_volume_claim", "parse_persistent_volume", "parse_storage_class",
-    "parse_csi_node", "parse_generic_object", "CLUSTER_SCOPED_KINDS",
+    "parse_csi_node", "parse_runtime_class", "parse_generic_object", "CLUSTER_SCOPED_KINDS",
 ]
 
 CLUSTER_SCOPED_KINDS = _parse.CLUSTER_SCOPED_KINDS
@@ -301,6 +303,54 @@ def parse_csi_node(d: dict[str, Any], *, template: bool = False) -> CSINode:
     return CSINode(m.name, drivers, d)
 
 
+# --------------------------------------------------------------------------- RuntimeClass
+
+@attrs.frozen(slots=True)
+class RuntimeClassScheduling:
+    """``scheduling`` of a RuntimeClass: ``node_selector`` is None when absent; ``tolerations``
+    are kept as written, as admission merges them."""
+
+    node_selector: dict[str, str] | None = None
+    tolerations: tuple[dict[str, Any], ...] = ()
+
+
+@attrs.frozen(slots=True)
+class RuntimeClass(_FromDict):
+    """A ``node.k8s.io/v1`` RuntimeClass. The scheduler never reads one; the API server's
+    RuntimeClass admission copies its overhead and scheduling into the pods that name it.
+    ``overhead`` is None when the class has no ``overhead`` (``{}`` when it has one without
+    ``podFixed``), ``scheduling`` None when it has no ``scheduling``: upstream tells them apart."""
+
+    _KIND = "RuntimeClass"
+
+    name: str
+    handler: str = ""
+    overhead: dict[str, int] | None = None
+    scheduling: RuntimeClassScheduling | None = None
+    raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+
+
+def parse_runtime_class(d: dict[str, Any], *, template: bool = False) -> RuntimeClass:
+    m = _parse.metadata(d, "RuntimeClass", namespaced=False, template=template)
+    overhead = None
+    if d.get("overhead") is not None:
+        pod_fixed = _parse.mapping(d["overhead"], "overhead").get("podFixed")
+        overhead = parse_resource_list(pod_fixed, field="overhead.podFixed")
+    scheduling = None
+    if d.get("scheduling") is not None:
+        s = _parse.mapping(d["scheduling"], "scheduling")
+        tolerations = tuple(_parse.mapping(t, f"scheduling.tolerations[{i}]") for i, t in enumerate(
+            _parse.seq(s.get("tolerations"), "scheduling.tolerations")))
+        for i, t in enumerate(tolerations):
+            for key in ("key", "operator", "value", "effect"):
+                _parse.string(t.get(key), f"scheduling.tolerations[{i}].{key}")
+            _parse.integer(t.get("tolerationSeconds"), f"scheduling.tolerations[{i}].tolerationSeconds")
+        node_selector = None if s.get("nodeSelector") is None \
+            else _parse.string_map(s["nodeSelector"], "scheduling.nodeSelector")
+        scheduling = RuntimeClassScheduling(node_selector, tolerations)
+    return RuntimeClass(m.name, _parse.string(d.get("handler"), "handler"), overhead, scheduling, d)
+
+
 # --------------------------------------------------------------------------- anything else
 
 @attrs.frozen(slots=True)
@@ -346,4 +396,5 @@ _PARSERS: dict[str, Callable[..., Any]] = {
     "PersistentVolume": parse_persistent_volume,
     "StorageClass": parse_storage_class,
     "CSINode": parse_csi_node,
+    "RuntimeClass": parse_runtime_class,
 }

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 import attrs
 
 from kschedfw.cluster.apivalidation import (invalid_message, validate_node_manifest,
-                                             validate_pod_manifest)
+                                             validate_pod_manifest, validate_runtime_class_manifest)
 from kschedfw.errors import UNSUPPORTED, FieldError
 from kschedfw.features import enabled
 
@@ -67,15 +67,18 @@ def _operator_errors(pod: "Pod", comparison_operators: bool) -> list[FieldError]
 
 
 def validate_create(obj: Any, gates: Mapping[str, bool] | None = None) -> None:
-    """ValidatePodCreate / ValidateNode for a Pod or Node written in a manifest (see
-    :mod:`kschedfw.cluster.apivalidation`); other kinds pass. Raises :class:`AdmissionError`
-    with the API server's message."""
+    """ValidatePodCreate / ValidateNode / ValidateRuntimeClass for a Pod, Node or RuntimeClass
+    written in a manifest (see :mod:`kschedfw.cluster.apivalidation`); other kinds pass. Raises
+    :class:`AdmissionError` with the API server's message."""
     kind = getattr(obj, "kind", None) or type(obj).__name__
     if kind == "Pod":
         errs = validate_pod_manifest(obj.raw) + _operator_errors(
             obj, enabled(gates, "TaintTolerationComparisonOperators"))
     elif kind == "Node":
         errs = validate_node_manifest(obj.raw)
+    elif kind == "RuntimeClass":
+        errs = validate_runtime_class_manifest(obj.raw)
+        kind = "RuntimeClass.node.k8s.io"  # the API server names a group's kind so
     else:
         return
     if errs:

@@ -1,7 +1,8 @@
-"""What kube-apiserver's validation refuses when a Pod or Node is created, in its words.
+"""What kube-apiserver's validation refuses when a Pod, Node or RuntimeClass is created, in its
+words.
 
-The subset of ``pkg/apis/core/validation`` (``ValidatePodCreate``, ``ValidateNode``) that
-matters for scheduling input: object names and labels, required container fields, resource
+The subset of ``pkg/apis/core/validation`` (``ValidatePodCreate``, ``ValidateNode``) and of
+``pkg/apis/node/validation`` (``ValidateRuntimeClass``) that matters for scheduling input: object names and labels, required container fields, resource
 quantities (non-negative; requests within limits; extended resources and hugepages equal to
 their limit), toleration and taint shape. Checked on the manifest (``raw``) so that what was
 written, not what a parser defaulted, is judged; objects built in code without a manifest are
@@ -17,13 +18,14 @@ from fractions import Fraction
 from typing import Any
 
 from kschedfw.api.quantity import parse_quantity
-from kschedfw.config.k8svalidation import (GoValue, is_dns1123_subdomain, is_qualified_name,
+from kschedfw.config.k8svalidation import (DNS1123_SUBDOMAIN_FMT, GoValue, is_dns1123_subdomain, is_qualified_name,
                                            is_valid_label_value, max_len_error, regex_error)
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
 
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_LABEL_MAX_LENGTH = 63
 _DNS1123_LABEL_RE = re.compile("^" + DNS1123_LABEL_FMT + "$")
+_DNS1123_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
 _DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric "
                       "characters or '-', and must start and end with an alphanumeric character")
 NEGATIVE = "must be greater than or equal to 0"
@@ -40,7 +42,10 @@ def is_dns1123_label(value: str) -> list[str]:
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
     if not _DNS1123_LABEL_RE.match(value):
-        errs.append(regex_error(_DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))
+        if _DNS1123_SUBDOMAIN_RE.match(value):  # a subdomain: its dots are what is wrong
+            errs.append("must not contain dots")
+        else:
+            errs.append(regex_error(_DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))
     return errs
 
 
@@ -72,13 +77,18 @@ def _metadata(raw: dict, *, namespaced: bool) -> list[FieldError]:
     if namespaced and isinstance(namespace, str) and namespace:
         errs.extend(FieldError(("metadata", "namespace"), INVALID, m, namespace)
                     for m in is_dns1123_label(namespace))
-    for key, value in _dict(meta.get("labels")).items():
-        errs.extend(FieldError(("metadata", "labels"), INVALID, m, key)
-                    for m in is_qualified_name(str(key)))
-        if isinstance(value, str):
-            errs.extend(FieldError(("metadata", "labels"), INVALID, m, value)
-                        for m in is_valid_label_value(value))
+    errs.extend(_labels(meta.get("labels"), ("metadata", "labels")))
     errs.extend(validate_annotations(meta.get("annotations")))
+    return errs
+
+
+def _labels(labels: Any, path: Path) -> list[FieldError]:
+    """ValidateLabels: each key a qualified name, each value a label value."""
+    errs: list[FieldError] = []
+    for key, value in _dict(labels).items():
+        errs.extend(FieldError(path, INVALID, m, key) for m in is_qualified_name(str(key)))
+        if isinstance(value, str):
+            errs.extend(FieldError(path, INVALID, m, value) for m in is_valid_label_value(value))
     return errs
 
 
@@ -112,7 +122,7 @@ def validate_pod_manifest(raw: dict) -> list[FieldError]:
     names: set[str] = set()
     errs.extend(_containers(containers, ("spec", "containers"), names))
     errs.extend(_containers(_list(spec.get("initContainers")), ("spec", "initContainers"), names))
-    errs.extend(_tolerations(_list(spec.get("tolerations"))))
+    errs.extend(_tolerations(_list(spec.get("tolerations")), ("spec", "tolerations")))
     return errs
 
 
@@ -180,13 +190,13 @@ def _resources(resources: dict, path: Path) -> list[FieldError]:
     return errs
 
 
-def _tolerations(tolerations: list) -> list[FieldError]:
+def _tolerations(tolerations: list, path: Path) -> list[FieldError]:
     """validateTolerations: the checks that do not depend on a feature gate (Gt/Lt operators
     are checked in :func:`kschedfw.cluster.admission.validate_pod`)."""
     errs: list[FieldError] = []
     for i, t in enumerate(tolerations):
         t = _dict(t)
-        here = ("spec", "tolerations", i)
+        here = (*path, i)
         key, operator, value = t.get("key") or "", t.get("operator") or "Equal", t.get("value")
         if key:
             errs.extend(FieldError((*here, "key"), INVALID, m, key) for m in is_qualified_name(key))
@@ -241,6 +251,41 @@ def validate_node_manifest(raw: dict) -> list[FieldError]:
             if amount < 0:
                 errs.append(FieldError(("status", section, name), INVALID, NEGATIVE,
                                        _shown(shown)))
+    return errs
+
+
+# ------------------------------------------------------------------------------ runtime classes
+
+def validate_runtime_class_manifest(raw: dict) -> list[FieldError]:
+    """ValidateRuntimeClass's findings for the manifest ``raw``, in upstream's order: name,
+    handler (a DNS label), overhead (as container limits, under upstream's path
+    ``overhead.limits``), scheduling's node selector and tolerations (no two alike)."""
+    if not raw:
+        return []
+    errs = _metadata(raw, namespaced=False)
+    handler = raw.get("handler")
+    if not handler:
+        errs.append(FieldError(("handler",), REQUIRED))
+    elif isinstance(handler, str):
+        errs.extend(FieldError(("handler",), INVALID, m, handler) for m in is_dns1123_label(handler))
+    overhead = raw.get("overhead")
+    if isinstance(overhead, dict):
+        errs.extend(_resources({"limits": _dict(overhead.get("podFixed"))}, ("overhead",)))
+    scheduling = raw.get("scheduling")
+    if isinstance(scheduling, dict):
+        errs.extend(_labels(scheduling.get("nodeSelector"), ("scheduling", "nodeSelector")))
+        tolerations = _list(scheduling.get("tolerations"))
+        errs.extend(_tolerations(tolerations, ("scheduling", "tolerations")))
+        seen: set[tuple[str, str, str, str]] = set()
+        for i, t in enumerate(tolerations):
+            t = _dict(t)
+            key = tuple(str(t.get(f) or "") for f in ("key", "operator", "value", "effect"))
+            if key in seen:
+                seconds = t.get("tolerationSeconds")
+                shown = ('{"Key":"%s","Operator":"%s","Value":"%s","Effect":"%s","TolerationSeconds":%s}'
+                         % (*key, "null" if seconds is None else seconds))
+                errs.append(FieldError(("scheduling", "tolerations", i), DUPLICATE, "", GoValue(shown)))
+            seen.add(key)  # type: ignore[arg-type]
     return errs
 
 

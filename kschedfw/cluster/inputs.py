@@ -43,6 +43,10 @@ SCHEDULER_KINDS = frozenset({
     "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
 })
 
+#: Built-in kinds the embedded API server reads to admit pods: RuntimeClasses give pods their
+#: overhead, node selector and tolerations (the scheduler itself never reads them).
+ADMISSION_KINDS = frozenset({"RuntimeClass"})
+
 #: Custom resources the scheduler reads, as (group, kind): those `kschedfw run` watches (the
 #: contrib plugins' PodGroups and ElasticQuotas). Any other custom resource is never read.
 SCHEDULER_CUSTOM_RESOURCES = frozenset(
@@ -125,7 +129,7 @@ def ignored_kinds(located: Iterable[Located]) -> list[str]:
         if not isinstance(api_version, str) or not isinstance(kind, str):
             continue  # typed objects: kinds the scheduler reads
         group = api_version.rpartition("/")[0]
-        if (kind not in SCHEDULER_KINDS if group in BUILT_IN_GROUPS
+        if (kind not in SCHEDULER_KINDS | ADMISSION_KINDS if group in BUILT_IN_GROUPS
                 else (group, kind) not in SCHEDULER_CUSTOM_RESOURCES):
             seen.setdefault(f"{kind} ({api_version})", []).append(x)
     out = []
@@ -148,8 +152,8 @@ class Rejection:
 def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
           ) -> tuple[Inputs, list[Rejection]]:
     """The objects the API server would accept on create (initial ones and those of scenario
-    ``create`` steps), and a rejection (file:line, upstream's message) for each Pod or Node its
-    validation refuses (``spec: {}`` is ``spec.containers: Required value``). Done here, on what
+    ``create`` steps), and a rejection (file:line, upstream's message) for each Pod, Node or
+    RuntimeClass its validation refuses (``spec: {}`` is ``spec.containers: Required value``). Done here, on what
     users wrote, rather than in the embedded cluster, which ported upstream unit tests also use
     as an unvalidated fake client.
     """

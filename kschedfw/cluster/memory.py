@@ -20,6 +20,7 @@ from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
+from kschedfw.cluster.runtimeclass import admit_runtime_class
 from kschedfw.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
                                     WatchCallback, WatchEvent)
@@ -104,6 +105,7 @@ class MemoryCluster(TimerFacet):
         if kind == "Pod":
             validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
             obj = admit_pod(obj, self.list("PriorityClass"))
+            obj = admit_runtime_class(obj, lambda name: self.get("RuntimeClass", name))
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
@@ -271,8 +273,8 @@ class MemoryCluster(TimerFacet):
     def load(self, objects: Iterable[Any], spacing: float = 0.0) -> None:
         """Create objects one after another, ``spacing`` simulated seconds apart from now, like
         ``kubectl create -f``: in file order, except that kinds others depend on come first
-        (priority classes and namespaces, nodes, then the rest; the sort is stable)."""
-        order = {"PriorityClass": 0, "Namespace": 1, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
+        (priority and runtime classes and namespaces, nodes, then the rest; the sort is stable)."""
+        order = {"PriorityClass": 0, "RuntimeClass": 0, "Namespace": 1, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
         start = self.clock.now()
         for i, obj in enumerate(sorted(objects, key=lambda o: order.get(kind_of(o), 5))):
             if spacing and i:

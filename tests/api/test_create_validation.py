@@ -58,6 +58,8 @@ def refused(obj, gates=None) -> str:
     (pod({"containers": [{"name": "c"}]}), 'Pod "ok" is invalid: spec.containers[0].image: Required value'),
     (pod({"containers": [c(name="C_1")]}),
      f'Pod "ok" is invalid: spec.containers[0].name: Invalid value: "C_1": {LABEL}'),
+    (pod({"containers": [c(name="a.b")]}),
+     'Pod "ok" is invalid: spec.containers[0].name: Invalid value: "a.b": must not contain dots'),
     (pod({"initContainers": [{"name": "i"}], "containers": [c()]}),
      'Pod "ok" is invalid: spec.initContainers[0].image: Required value'),
     (pod({"containers": [c(resources={"requests": {"cpu": "2"}, "limits": {"cpu": "1"}})]}),

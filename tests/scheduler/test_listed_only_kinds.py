@@ -43,7 +43,8 @@ def test_listed_only_kinds_raise_no_cluster_event():
     for d in ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "d"},
                "spec": {"selector": {"app": "web"}}},
               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d"}},
-              {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 9}):
+              {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "hi"}, "value": 9},
+              {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "kata"}, "handler": "kata"}):
         sim.scheduler.on_watch_event(WatchEvent("ADDED", d["kind"], None, parse_object(d)))
     assert moved == []
     assert b'scheduler_event_handling_duration_seconds_count{event="' not in metrics.render()
