@@ -50,7 +50,6 @@ class Harness:
         self.workdir = workdir
         self.registry = default_registry()
         self.gates = FeatureGates()
-        self.scenarios = 0
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -62,9 +61,9 @@ class Harness:
 
     def play(self, scenario: Scenario) -> Tally:
         """Every pod's decisions compared; the diffs name pod, attempt and field."""
-        self.scenarios += 1
         folder = Path(tempfile.mkdtemp(prefix=f"{scenario.kind}-{scenario.seed}-", dir=self.workdir))
         config = self.config(scenario)
+        started = time.monotonic()
         tally = Tally()
         apiserver.label_namespaces(self.cp, scenario.objects)
         try:
@@ -76,6 +75,7 @@ class Harness:
                     tally.add(self._one_pod(upstream, config, manifest))
         finally:
             apiserver.clear(self.cp, scenario.objects)
+        tally.seconds = time.monotonic() - started
         return tally
 
     def _one_pod(self, upstream: KubeScheduler, config: SchedulerConfig, manifest: dict[str, Any]) -> Tally:
@@ -108,9 +108,7 @@ class Harness:
 
     def check(self, scenario: Scenario) -> tuple[Tally, Path | None]:
         """Play ``scenario``; on a mismatch write a reproduction and return its folder too."""
-        started = time.monotonic()
         tally = self.play(scenario)
-        tally.seconds = time.monotonic() - started
         if tally.identical:
             return tally, None
         folder = self.workdir / f"repro-{scenario.kind}-{scenario.seed}"

@@ -1,0 +1,45 @@
+"""Campaigns: generated scenarios per (kind, seed), and replaying a reproduction folder.
+
+``pytest tests/differential --seeds 0-29 --kind all --budget 60``; CI plays the default seeds
+(conftest ``CI_SEEDS``). A mismatch is shrunk when the shrinker is there, written as a
+reproduction folder, and the test fails with the diffs and the commands that replay it."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from tests.differential.harness import read_reproduction, replay_commands, write_reproduction
+
+
+def _optional(module: str, name: str):
+    try:
+        return getattr(importlib.import_module(f"tests.differential.{module}"), name)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"tests.differential.{module}":
+            raise
+        return None
+
+
+def test_campaign(campaign_case, within_budget, harness, tally):
+    kind, seed = campaign_case
+    generate = _optional("generate", "generate")
+    if generate is None:
+        pytest.skip("tests/differential/generate.py is not there yet")
+    scenario = generate(seed, kind)
+    result, folder = harness.check(scenario)
+    tally.add(result)
+    if folder is None:
+        return
+    shrink = _optional("shrink", "shrink")
+    if shrink is not None:  # the smallest scenario that still differs replaces the whole one
+        folder = write_reproduction(shrink(scenario, harness.differs), folder.with_name(folder.name + "-min"))
+    pytest.fail(f"{kind} seed {seed}: {result.summary()}\n" + "\n".join(result.diffs)
+                + f"\nreproduction in {folder}\n{replay_commands(folder)}", pytrace=False)
+
+
+def test_replay(replay_dir, harness, tally):
+    result = harness.play(read_reproduction(replay_dir))
+    tally.add(result)
+    assert result.identical, "\n".join([result.summary(), *result.diffs])
