@@ -97,10 +97,7 @@ def within_budget(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture
 def replay_dir(request: pytest.FixtureRequest) -> Path:
-    folder = request.config.getoption("replay")
-    if folder is None:
-        pytest.skip("no --replay DIR given")
-    return Path(folder)
+    return Path(request.config.getoption("replay"))
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
