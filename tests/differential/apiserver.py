@@ -83,11 +83,14 @@ def _create_node(cp: ControlPlane, node: dict[str, Any]) -> dict[str, Any]:
     return created
 
 
-def read_state(cp: ControlPlane) -> list[Any]:
-    """Every object the scheduler would list, as stored, parsed as kschedfw reads the API server
-    (namespaced ones from the scenario's namespaces only)."""
+def read_state(cp: ControlPlane, kinds: Iterable[str] | None = None) -> list[Any]:
+    """Every object (of ``kinds``: default all) the scheduler would list, as stored, parsed as
+    kschedfw reads the API server (namespaced ones from the scenario's namespaces only)."""
+    wanted = set(kinds) if kinds is not None else None
     out: list[Any] = []
     for r in STATE:
+        if wanted is not None and r.kind not in wanted:
+            continue
         try:
             items = cp.api("GET", r.path + ("?fieldSelector=" + r.field_selector if r.field_selector else ""))["items"]
         except APIError as exc:
@@ -102,6 +105,12 @@ def read_state(cp: ControlPlane) -> list[Any]:
                 continue
             out.append(parse_api_object(r, item))
     return out
+
+
+#: what a scenario changes while it plays (pods: created, bound, preempted, deleted); nothing
+#: writes the other objects then (no kubelet, no controllers), so they are read once
+CHANGING = ("Pod",)
+STATIC = tuple(r.kind for r in STATE if r.kind not in CHANGING)
 
 
 def delete_pod(cp: ControlPlane, namespace: str, name: str) -> None:

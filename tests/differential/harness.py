@@ -70,16 +70,18 @@ class Harness:
             for obj in scenario.objects:
                 if obj["kind"] != "Namespace":
                     apiserver.create(self.cp, obj)
+            static = apiserver.read_state(self.cp, apiserver.STATIC)
             with KubeScheduler(self.cp, scenario.config, folder) as upstream:
                 for manifest in scenario.pods:
-                    tally.add(self._one_pod(upstream, config, manifest))
+                    tally.add(self._one_pod(upstream, config, static, manifest))
         finally:
             apiserver.clear(self.cp, scenario.objects)
         tally.seconds = time.monotonic() - started
         return tally
 
-    def _one_pod(self, upstream: KubeScheduler, config: SchedulerConfig, manifest: dict[str, Any]) -> Tally:
-        state = apiserver.read_state(self.cp)
+    def _one_pod(self, upstream: KubeScheduler, config: SchedulerConfig, static: list[Any],
+                 manifest: dict[str, Any]) -> Tally:
+        state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
         stored = apiserver.create(self.cp, manifest)
         if manifest["spec"].get("nodeName"):  # already placed: part of the state, nothing to decide
             return Tally()
