@@ -18,7 +18,7 @@ from tests.differential import harness as harness_module
 from tests.differential.decision import Tally
 
 #: the seeds CI plays on every run (each kind), bounded to a few minutes on two cores
-CI_SEEDS = "0-1"
+CI_SEEDS = "0-4"
 KINDS = ("default", "variants")
 
 _TALLY = pytest.StashKey[Tally]()
