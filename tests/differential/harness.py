@@ -50,6 +50,7 @@ class Harness:
         self.workdir = workdir
         self.registry = default_registry()
         self.gates = FeatureGates()
+        self._profiles: set[str] = set()
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -63,6 +64,8 @@ class Harness:
         """Every pod's decisions compared; the diffs name pod, attempt and field."""
         folder = Path(tempfile.mkdtemp(prefix=f"{scenario.kind}-{scenario.seed}-", dir=self.workdir))
         config = self.config(scenario)
+        self._profiles = {p.get("schedulerName", "default-scheduler") for p in scenario.config.get("profiles")
+                          or [{}]}
         started = time.monotonic()
         tally = Tally()
         apiserver.label_namespaces(self.cp, scenario.objects)
@@ -83,7 +86,7 @@ class Harness:
                  manifest: dict[str, Any]) -> Tally:
         state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
         stored = apiserver.create(self.cp, manifest)
-        if manifest["spec"].get("nodeName"):  # already placed: part of the state, nothing to decide
+        if not self._decided_by_a_profile(manifest):  # part of the state, nothing to decide
             return Tally()
         meta = stored["metadata"]
         key = f"{meta['namespace']}/{meta['name']}"
@@ -102,6 +105,14 @@ class Harness:
         if decided != "bound":
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
         return compare_pod(key, theirs, mine)
+
+    def _decided_by_a_profile(self, manifest: dict[str, Any]) -> bool:
+        """Whether a scheduling attempt follows the pod's creation: not when it is already placed,
+        gated, or for no profile of the scenario (kube-scheduler would then never log a decision)."""
+        spec = manifest["spec"]
+        if spec.get("nodeName") or spec.get("schedulingGates"):
+            return False
+        return spec.get("schedulerName", "default-scheduler") in self._profiles
 
     # ------------------------------------------------------------------ for the shrinker and campaigns
     def differs(self, scenario: Scenario) -> bool:

@@ -102,3 +102,12 @@ def test_non_zero_placeholder_of_a_pod_with_pod_level_requests(harness, tally):
                                            [x, pod("new", "1", "1Gi")]))
     assert result.score_tables == 1
     assert result.diffs == []
+
+
+def test_placed_gated_and_foreign_pods_are_state_only(harness, tally):
+    objects = [node("n1", "2"), node("n2", "4")]
+    pods = [pod("placed", "1", nodeName="n2"), pod("gated", "1", schedulingGates=[{"name": "example.com/wait"}]),
+            pod("foreign", "1", schedulerName="someone-else"), pod("decided", "1")]
+    result = play(harness, tally, scenario(objects, pods))
+    assert result.diffs == []
+    assert (result.pods, result.score_tables) == (1, 1)
