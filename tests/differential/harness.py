@@ -16,7 +16,9 @@ from __future__ import annotations
 import json
 import shlex
 import tempfile
+import textwrap
 import time
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -101,9 +103,14 @@ class Harness:
         decided = upstream.wait(done, DECISION_TIMEOUT, f"kube-scheduler's decision on {key}")
         theirs = log.attempts(key)
         pod = parse_api_object(BY_KIND["Pod"], stored)
-        mine = ours.attempts(config, self.registry, self.gates, state, pod)
         if decided != "bound":
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
+        try:
+            mine = ours.attempts(config, self.registry, self.gates, state, pod)
+        except Exception as exc:  # a crash is a finding too: keep it as a mismatch, go on
+            return Tally(pods=1, outcomes=len(theirs), diffs=[
+                f"pod {key}:\n  kschedfw raised {type(exc).__name__}: {exc}\n"
+                + textwrap.indent("".join(traceback.format_exc(limit=-4)), "    ")])
         return compare_pod(key, theirs, mine)
 
     def _decided_by_a_profile(self, manifest: dict[str, Any]) -> bool:

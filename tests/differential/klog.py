@@ -49,12 +49,13 @@ class _Open:
     nominated: str = ""
     victims_expected: int = 0
     victims: list[str] = attrs.field(factory=list)
+    hint: str = ""
     ended: bool = False
 
     def freeze(self) -> Attempt:
         return Attempt(feasible=self.feasible if self.chosen else 0, scores=self.scores, totals=self.totals,
                        chosen=self.chosen, message=self.message, nominated=self.nominated,
-                       victims=tuple(sorted(self.victims)))
+                       victims=tuple(sorted(self.victims)), hint=self.hint)
 
 
 class SchedulerLog:
@@ -117,6 +118,8 @@ class SchedulerLog:
         current = attempts[-1]
         if message == "Plugin scored node for pod":
             current.scores.setdefault(kv["plugin"], {})[kv["node"]] = int(kv["score"])
+        elif message == "OpportunisticBatch provided node hint":
+            current.hint = kv.get("hint", "")
         elif message == "Calculated node's final score for pod":
             current.totals[kv["node"]] = int(kv["score"])
         elif message == "Successfully bound pod to node":

@@ -111,3 +111,15 @@ def test_placed_gated_and_foreign_pods_are_state_only(harness, tally):
     result = play(harness, tally, scenario(objects, pods))
     assert result.diffs == []
     assert (result.pods, result.score_tables) == (1, 1)
+
+
+def test_batching_hints_compare_placements_only(harness, tally):
+    """Identical pods that each fill a node, with no default spreading: kube-scheduler hands each
+    cycle after the first the previous cycle's next-best node (OpportunisticBatching, on in
+    v1.36) and scores nothing; kschedfw's fresh cycle must pick that same node."""
+    cfg = config({"schedulerName": "default-scheduler",
+                  "pluginConfig": [{"name": "PodTopologySpread", "args": {"defaultingType": "List"}}]})
+    nodes = [node(f"n{i}", "4", f"{3000 + 200 * i}Mi") for i in range(4)]
+    result = play(harness, tally, scenario(nodes, [pod(f"p{i}", "3", "3000Mi") for i in range(4)], cfg))
+    assert result.diffs == []
+    assert (result.pods, result.score_tables, result.outcomes) == (4, 4 - result.hinted, 4)

@@ -15,6 +15,9 @@ from tests.differential.manifests import node, pod, priority_class, scenario
 #: kube-scheduler v1.36.2 -v=10 lines (a request dump between them, as it writes them)
 LOG = r'''I1128 02:39:18.040801   23567 server.go:309] "Handlers synced"
 I1128 02:39:18.133641   23567 schedule_one.go:123] "Attempting to schedule pod" pod="fuzz-a/l3"
+I1128 02:39:18.059000   23567 schedule_one.go:123] "Attempting to schedule pod" pod="fuzz-a/l2"
+I1128 02:39:18.059100   23567 batch.go:89] "OpportunisticBatch provided node hint" pod="fuzz-a/l2" profile="default-scheduler" cycleCount=4 hint="n2" remainingNodes=2
+I1128 02:39:18.059800   23567 schedule_one.go:481] "Successfully bound pod to node" pod="fuzz-a/l2" node="n2" evaluatedNodes=1 feasibleNodes=1
 I1128 02:39:18.134445   23567 schedule_one.go:982] "Plugin scored node for pod" pod="fuzz-a/l3" plugin="TaintToleration" node="n1" score=300
 I1128 02:39:18.134452   23567 schedule_one.go:982] "Plugin scored node for pod" pod="fuzz-a/l3" plugin="NodeResourcesFit" node="n1" score=61
 I1128 02:39:18.134470   23567 schedule_one.go:982] "Plugin scored node for pod" pod="fuzz-a/l3" plugin="TaintToleration" node="n2" score=300
@@ -44,7 +47,7 @@ def test_parse_line_decodes_quoted_values():
 
 def test_log_is_read_incrementally_into_attempts(tmp_path):
     path = tmp_path / "kube-scheduler.log"
-    head, tail = LOG[:700], LOG[700:]
+    head, tail = LOG[:1000], LOG[1000:]
     path.write_text(head)
     log = SchedulerLog(path)
     log.poll()
@@ -55,6 +58,7 @@ def test_log_is_read_incrementally_into_attempts(tmp_path):
     assert log.attempts("fuzz-a/l3") == [Attempt(
         feasible=2, scores={"TaintToleration": {"n1": 300, "n2": 300}, "NodeResourcesFit": {"n1": 61, "n2": 62}},
         totals={"n1": 361, "n2": 362}, chosen="n2")]
+    assert log.attempts("fuzz-a/l2") == [Attempt(feasible=1, chosen="n2", hint="n2")]
     # nominated, one of two victims deleted so far: not settled until the second
     assert log.decided("fuzz-a/h") == ""
     with path.open("a") as out:
@@ -73,6 +77,8 @@ def test_a_tie_is_no_mismatch_but_a_score_is():
     tally = compare_pod("ns/p", [up], [other])
     assert (tally.score_tables, tally.score_tables_identical, tally.outcomes_identical) == (1, 0, 1)
     assert "P b: 5 != 4" in tally.diffs[0]
+    hinted = compare_pod("ns/p", [Attempt(feasible=1, chosen="a", hint="a")], [other])
+    assert hinted.identical and (hinted.score_tables, hinted.hinted) == (0, 1)
     fewer = compare_pod("ns/p", [Attempt(nominated="a"), up], [Attempt(nominated="a")])
     assert "kube-scheduler made 2, kschedfw 1" in fewer.diffs[0]
 
