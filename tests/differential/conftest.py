@@ -1,7 +1,8 @@
 """The differential fuzzer's session: one etcd + kube-apiserver, the campaign options, the summary.
 
 Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|all``, ``--budget
-MIN`` (no new seed is started after MIN minutes), ``--replay DIR`` (play a reproduction folder)."""
+MIN`` (no new seed is started after MIN minutes), ``--replay DIR`` (play a reproduction folder),
+``--repro-dir DIR`` (where reproductions go)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--budget", type=float, default=None, metavar="MIN",
                     help="start no new seed after MIN minutes")
     group.addoption("--replay", metavar="DIR", default=None, help="play one reproduction folder again")
+    group.addoption("--repro-dir", metavar="DIR", default=None,
+                    help="where reproductions and kube-scheduler logs go (default: pytest's temporary folder)")
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -64,14 +67,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def harness(tmp_path_factory: pytest.TempPathFactory) -> Iterator[harness_module.Harness]:
+def harness(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[harness_module.Harness]:
     assets = find_assets()
     if assets is None:
         pytest.skip(missing_assets_reason())
     if not os.access(assets / "kube-scheduler", os.X_OK):
         pytest.skip(f"no executable kube-scheduler beside the control plane binaries in {assets}")
+    chosen = request.config.getoption("repro_dir")
+    workdir = Path(chosen) if chosen else tmp_path_factory.mktemp("differential")
+    workdir.mkdir(parents=True, exist_ok=True)
     with ControlPlane(assets) as cp:
-        h = harness_module.Harness(cp, tmp_path_factory.mktemp("differential"))
+        h = harness_module.Harness(cp, workdir.resolve())
         harness_module.use(h)
         try:
             yield h

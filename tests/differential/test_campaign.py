@@ -36,10 +36,13 @@ def test_campaign(campaign_case, within_budget, harness, tally):
     if folder is None:
         return
     shrink = _optional("shrink", "shrink")
-    if shrink is not None:  # the smallest scenario that still differs replaces the whole one
-        folder = write_reproduction(shrink(scenario, harness.differs), folder.with_name(folder.name + "-min"))
-    pytest.fail(f"{kind} seed {seed}: {result.summary()}\n" + "\n".join(result.diffs)
-                + f"\nreproduction in {folder}\n{replay_commands(folder)}", pytrace=False)
+    report = [f"{kind} seed {seed}: {result.summary()}", *result.diffs]
+    if shrink is not None:  # the smallest scenario that still differs, with its own diffs
+        small = shrink(scenario, harness.differs)
+        small_result = harness.play(small)
+        folder = write_reproduction(small, folder.with_name(folder.name + "-min"), small_result)
+        report += [f"shrunk to {len(small.objects)} objects and {len(small.pods)} pods:", *small_result.diffs]
+    pytest.fail("\n".join([*report, f"reproduction in {folder}", replay_commands(folder)]), pytrace=False)
 
 
 @pytest.mark.skipif("not config.getoption('replay')", reason="no --replay DIR given")
