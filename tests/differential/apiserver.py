@@ -113,6 +113,20 @@ CHANGING = ("Pod",)
 STATIC = tuple(r.kind for r in STATE if r.kind not in CHANGING)
 
 
+#: the start of the pods' start times (see :func:`start`)
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def start(cp: ControlPlane, namespace: str, name: str, number: int) -> None:
+    """Do a kubelet's part: give a bound pod its ``status.startTime``, ``number`` seconds after
+    :data:`EPOCH`. Without one, upstream's preemption takes "now" as every victim's start time
+    (``util.GetPodStartTime``), so its last tie-break between candidate nodes, the latest start
+    of the highest-priority victims, would be decided by the clock."""
+    when = (EPOCH + dt.timedelta(seconds=number)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    cp.api("PATCH", f"/api/v1/namespaces/{namespace}/pods/{name}/status", {"status": {"startTime": when}},
+           content_type="application/merge-patch+json")
+
+
 def delete_pod(cp: ControlPlane, namespace: str, name: str) -> None:
     try:
         cp.api("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}", {"gracePeriodSeconds": 0})

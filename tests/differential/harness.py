@@ -53,6 +53,7 @@ class Harness:
         self.registry = default_registry()
         self.gates = FeatureGates()
         self._profiles: set[str] = set()
+        self._started = 0  # pods given a start time, over the session: each one a later time
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -77,6 +78,7 @@ class Harness:
                     apiserver.create(self.cp, obj)
             static = apiserver.read_state(self.cp, apiserver.STATIC)
             with KubeScheduler(self.cp, scenario.config, folder) as upstream:
+                static = in_cache_order(static, upstream.log.nodes_added)
                 for manifest in scenario.pods:
                     tally.add(self._one_pod(upstream, config, static, manifest))
         finally:
@@ -88,9 +90,11 @@ class Harness:
                  manifest: dict[str, Any]) -> Tally:
         state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
         stored = apiserver.create(self.cp, manifest)
-        if not self._decided_by_a_profile(manifest):  # part of the state, nothing to decide
-            return Tally()
         meta = stored["metadata"]
+        if not self._decided_by_a_profile(manifest):  # part of the state, nothing to decide
+            if manifest["spec"].get("nodeName"):
+                self._start(meta)
+            return Tally()
         key = f"{meta['namespace']}/{meta['name']}"
         log = upstream.log
 
@@ -103,7 +107,9 @@ class Harness:
         decided = upstream.wait(done, DECISION_TIMEOUT, f"kube-scheduler's decision on {key}")
         theirs = log.attempts(key)
         pod = parse_api_object(BY_KIND["Pod"], stored)
-        if decided != "bound":
+        if decided == "bound":
+            self._start(meta)
+        else:
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
         try:
             mine = ours.attempts(config, self.registry, self.gates, state, pod)
@@ -112,6 +118,10 @@ class Harness:
                 f"pod {key}:\n  kschedfw raised {type(exc).__name__}: {exc}\n"
                 + textwrap.indent("".join(traceback.format_exc(limit=-4)), "    ")])
         return compare_pod(key, theirs, mine)
+
+    def _start(self, meta: dict[str, Any]) -> None:
+        self._started += 1
+        apiserver.start(self.cp, meta["namespace"], meta["name"], self._started)
 
     def _decided_by_a_profile(self, manifest: dict[str, Any]) -> bool:
         """Whether a scheduling attempt follows the pod's creation: not when it is already placed,
@@ -134,6 +144,14 @@ class Harness:
         folder = self.workdir / f"repro-{scenario.kind}-{scenario.seed}"
         write_reproduction(scenario, folder, tally)
         return tally, folder
+
+
+def in_cache_order(objects: list[Any], nodes_added: list[str]) -> list[Any]:
+    """``objects`` with the nodes in the order kube-scheduler's cache added them, so that kschedfw
+    builds its cache in the same order (the others keep theirs)."""
+    rank = {name: i for i, name in enumerate(nodes_added)}
+    nodes = sorted((o for o in objects if type(o).__name__ == "Node"), key=lambda n: rank.get(n.name, len(rank)))
+    return [o for o in objects if type(o).__name__ != "Node"] + nodes
 
 
 _ACTIVE: list[Harness] = []

@@ -66,6 +66,9 @@ class SchedulerLog:
         self._file: IO[str] | None = None
         self._partial = ""
         self.synced = False
+        #: nodes in the order kube-scheduler's cache added them (its informer's order, not the
+        #: API server's: the image sizes and the node tree of its snapshot depend on it)
+        self.nodes_added: list[str] = []
         self._attempts: dict[str, list[_Open]] = {}
 
     def close(self) -> None:
@@ -95,6 +98,9 @@ class SchedulerLog:
         message, kv = parsed
         if message == "Handlers synced":
             self.synced = True
+            return
+        if message == "Add event for node":
+            self.nodes_added.append(kv.get("node", ""))
             return
         if message == "Preemptor Pod preempted victim Pod":
             attempt = self._nominating(kv.get("preemptor", ""))
