@@ -132,3 +132,22 @@ def test_image_size_is_the_first_reporting_nodes(harness):
     result = harness.play(scenario(nodes, [pod("p")]))
     assert result.score_tables == 1
     assert result.diffs == []
+
+
+def test_a_kschedfw_exception_is_a_mismatch_and_the_scenario_goes_on(harness, monkeypatch):
+    from tests.differential import ours
+
+    calls = []
+
+    def broken(config, registry, gates, state, pod):
+        calls.append(pod.key)
+        if len(calls) == 1:
+            raise RuntimeError("boom")
+        return real(config, registry, gates, state, pod)
+
+    real = ours.attempts
+    monkeypatch.setattr(ours, "attempts", broken)
+    result = harness.play(scenario([node("n1", "2")], [pod("first"), pod("second")]))
+    assert calls == ["fuzz-a/first", "fuzz-a/second"]
+    assert len(result.diffs) == 1 and "kschedfw raised RuntimeError: boom" in result.diffs[0]
+    assert (result.pods, result.outcomes_identical) == (2, 1)
