@@ -39,8 +39,10 @@ VICTIM_L1 = ('I1128 02:39:18.212773   23567 executor.go:152] "Preemptor Pod pree
 
 
 def test_parse_line_decodes_quoted_values():
-    message, kv = parse_line('I1128 02:39:18.249336   23567 schedule_one.go:1239] "Unable to schedule pod; no fit; '
-                             'waiting" pod="fuzz-a/big" err="0/3 nodes: \\"x\\" y." n=3')
+    parsed = parse_line('I1128 02:39:18.249336   23567 schedule_one.go:1239] "Unable to schedule pod; no fit; '
+                        'waiting" pod="fuzz-a/big" err="0/3 nodes: \\"x\\" y." n=3')
+    assert parsed is not None
+    message, kv = parsed
     assert message == "Unable to schedule pod; no fit; waiting"
     assert kv == {"pod": "fuzz-a/big", "err": '0/3 nodes: "x" y.', "n": "3"}
 
