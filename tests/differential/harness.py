@@ -53,7 +53,7 @@ class Harness:
         self.registry = default_registry()
         self.gates = FeatureGates()
         self._profiles: set[str] = set()
-        self._started = 0  # pods given a start time, over the session: each one a later time
+        self._started = 0  # pods of the scenario given a start time: each one a later time
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -70,6 +70,7 @@ class Harness:
         self._profiles = {p.get("schedulerName", "default-scheduler") for p in scenario.config.get("profiles")
                           or [{}]}
         started = time.monotonic()
+        self._started = 0
         tally = Tally()
         apiserver.label_namespaces(self.cp, scenario.objects)
         try:
