@@ -99,3 +99,12 @@ def test_reproduction_is_read_by_replay_and_by_simulate(tmp_path, capsys):
     assert main(["simulate", "--config", str(folder / "config.yaml"), str(folder / "cluster.yaml")]) == 0
     out = capsys.readouterr().out
     assert "fuzz-a/a" in out and "fuzz-a/b" in out and "2 bound" in out
+
+
+def test_nodes_follow_kube_schedulers_cache_order():
+    from kschedfw.api import parse_object
+    from tests.differential.harness import in_cache_order
+
+    objects = [parse_object(o) for o in (node("n0"), priority_class("fuzz-low", 1), node("n1"), node("n2"))]
+    ordered = in_cache_order(objects, ["n2", "n0", "n1"])
+    assert [getattr(o, "name", None) for o in ordered] == ["fuzz-low", "n2", "n0", "n1"]
