@@ -10,7 +10,7 @@ from tests.differential.conftest import parse_seeds
 from tests.differential.decision import Attempt, compare_pod
 from tests.differential.harness import read_reproduction, write_reproduction
 from tests.differential.klog import SchedulerLog, parse_line
-from tests.differential.manifests import node, pod, priority_class, scenario
+from tests.differential.manifests import namespace, node, pod, priority_class, scenario
 
 #: kube-scheduler v1.36.2 -v=10 lines (a request dump between them, as it writes them)
 LOG = r'''I1128 02:39:18.040801   23567 server.go:309] "Handlers synced"
@@ -92,8 +92,19 @@ def test_seed_lists():
 
 
 def test_reproduction_is_read_by_replay_and_by_simulate(tmp_path, capsys):
-    original = scenario([priority_class("fuzz-low", 10), node("n1", "2"), node("n2", "4")],
-                        [pod("a", "1", priorityClassName="fuzz-low"), pod("b", "3")], seed=7)
+    runtime_class = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "metadata": {"name": "fuzz-rc"},
+                     "handler": "h", "overhead": {"podFixed": {"cpu": "100m"}}}
+    owner = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web", "namespace": "fuzz-a"},
+             "spec": {"selector": {"matchLabels": {"app": "web"}},
+                      "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+                          {"name": "c", "image": "x"}]}}}}
+    budget = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": "fuzz-a"},
+              "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "web"}}}}
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "fuzz-a"},
+               "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    original = scenario([namespace("fuzz-a", team="x"), priority_class("fuzz-low", 10), runtime_class, owner, budget,
+                         service, node("n1", "2"), node("n2", "4")],
+                        [pod("a", "1", labels={"app": "web"}, priorityClassName="fuzz-low"), pod("b", "3")], seed=7)
     folder = write_reproduction(original, tmp_path / "repro")
     assert read_reproduction(folder) == original
     assert main(["simulate", "--config", str(folder / "config.yaml"), str(folder / "cluster.yaml")]) == 0
