@@ -1,0 +1,165 @@
+"""A scenario's objects on the real API server: created before kube-scheduler starts, read back as
+the scheduler's state before each pod, and removed afterwards (namespaces excepted)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from typing import Any, Iterable
+
+from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.testing.controlplane import APIError, ControlPlane
+
+from tests.differential.scenario import NAMESPACES
+
+#: kinds a scenario may hold beyond those the scheduler watches: read by admission only
+EXTRA = {"RuntimeClass": Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False)}
+
+#: what the scheduler's state is read from (optional APIs only when served)
+STATE = tuple(r for r in RESOURCES if r.kind not in ("PodGroup", "ElasticQuota"))
+
+NOT_READY = "node.kubernetes.io/not-ready"
+
+
+def resource(kind: str) -> Resource:
+    try:
+        return BY_KIND.get(kind) or EXTRA[kind]
+    except KeyError:
+        raise ValueError(f"the differential harness cannot create a {kind}") from None
+
+
+def path_of(obj: dict[str, Any]) -> str:
+    meta = obj["metadata"]
+    return resource(obj["kind"]).object_path(meta["name"], meta.get("namespace", "default"))
+
+
+def ensure_namespaces(cp: ControlPlane) -> None:
+    for name in NAMESPACES:
+        try:
+            cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
+        except APIError as exc:
+            if exc.status != 409:
+                raise
+
+
+def label_namespaces(cp: ControlPlane, objects: Iterable[dict[str, Any]]) -> None:
+    """Give each namespace the labels the scenario's Namespace object has (none if it has none)."""
+    wanted = {o["metadata"]["name"]: (o["metadata"].get("labels") or {}) for o in objects if o["kind"] == "Namespace"}
+    for name in NAMESPACES:
+        ns = cp.api("GET", f"/api/v1/namespaces/{name}")
+        labels = {"kubernetes.io/metadata.name": name, **wanted.get(name, {})}
+        if (ns["metadata"].get("labels") or {}) != labels:
+            ns["metadata"]["labels"] = labels
+            cp.api("PUT", f"/api/v1/namespaces/{name}", ns)
+
+
+def create(cp: ControlPlane, obj: dict[str, Any]) -> dict[str, Any]:
+    """Create one object as a client would; a Node as its kubelet would have it: Ready."""
+    kind = obj["kind"]
+    if kind == "Namespace":
+        raise ValueError("namespaces are relabelled, not created")
+    if kind == "Node":
+        return _create_node(cp, obj)
+    r = resource(kind)
+    namespace = obj["metadata"].get("namespace", "default")
+    base = r.path.rsplit("/", 1)[0] + (f"/namespaces/{namespace}/{r.plural}" if r.namespaced else f"/{r.plural}")
+    return cp.api("POST", base, obj)
+
+
+def _create_node(cp: ControlPlane, node: dict[str, Any]) -> dict[str, Any]:
+    status = dict(node.get("status") or {})
+    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "Ready"]
+    now = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    status["conditions"] = [*conditions, {"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                          "message": "ready", "lastHeartbeatTime": now, "lastTransitionTime": now}]
+    status.setdefault("capacity", status.get("allocatable", {}))
+    created = cp.api("POST", "/api/v1/nodes", {**node, "status": status})
+    # the server may add the not-ready taint at create (TaintNodesByCondition): drop it again
+    taints = (created.get("spec") or {}).get("taints") or []
+    kept = [t for t in taints if t.get("key") != NOT_READY]
+    if len(kept) != len(taints):
+        created = cp.api("PATCH", f"/api/v1/nodes/{node['metadata']['name']}", {"spec": {"taints": kept or None}},
+                         content_type="application/merge-patch+json")
+    return created
+
+
+def read_state(cp: ControlPlane, kinds: Iterable[str] | None = None) -> list[Any]:
+    """Every object (of ``kinds``: default all) the scheduler would list, as stored, parsed as
+    kschedfw reads the API server (namespaced ones from the scenario's namespaces only)."""
+    wanted = set(kinds) if kinds is not None else None
+    out: list[Any] = []
+    for r in STATE:
+        if wanted is not None and r.kind not in wanted:
+            continue
+        try:
+            items = cp.api("GET", r.path + ("?fieldSelector=" + r.field_selector if r.field_selector else ""))["items"]
+        except APIError as exc:
+            if exc.status == 404 and r.optional:
+                continue
+            raise
+        for item in items:
+            meta = item["metadata"]
+            if r.kind == "Namespace" and meta["name"] not in NAMESPACES:
+                continue
+            if r.namespaced and meta.get("namespace") not in NAMESPACES:
+                continue
+            out.append(parse_api_object(r, item))
+    return out
+
+
+#: what a scenario changes while it plays (pods: created, bound, preempted, deleted); nothing
+#: writes the other objects then (no kubelet, no controllers), so they are read once
+CHANGING = ("Pod",)
+STATIC = tuple(r.kind for r in STATE if r.kind not in CHANGING)
+
+
+#: the start of the pods' start times (see :func:`start`)
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def start(cp: ControlPlane, namespace: str, name: str, number: int) -> None:
+    """Do a kubelet's part: give a bound pod its ``status.startTime``, ``number`` seconds after
+    :data:`EPOCH`. Without one, upstream's preemption takes "now" as every victim's start time
+    (``util.GetPodStartTime``), so its last tie-break between candidate nodes, the latest start
+    of the highest-priority victims, would be decided by the clock."""
+    when = (EPOCH + dt.timedelta(seconds=number)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    cp.api("PATCH", f"/api/v1/namespaces/{namespace}/pods/{name}/status", {"status": {"startTime": when}},
+           content_type="application/merge-patch+json")
+
+
+def delete_pod(cp: ControlPlane, namespace: str, name: str) -> None:
+    try:
+        cp.api("DELETE", f"/api/v1/namespaces/{namespace}/pods/{name}", {"gracePeriodSeconds": 0})
+    except APIError as exc:
+        if exc.status != 404:
+            raise
+
+
+def clear(cp: ControlPlane, objects: Iterable[dict[str, Any]], timeout: float = 30.0) -> None:
+    """Delete every pod of the scenario's namespaces (grace 0) and every object but namespaces;
+    return when they are gone."""
+    for ns in NAMESPACES:
+        cp.api("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0})
+    paths = [path_of(o) for o in objects if o["kind"] != "Namespace"]
+    for path in paths:
+        try:
+            cp.api("DELETE", path, {"gracePeriodSeconds": 0})
+        except APIError as exc:
+            if exc.status != 404:
+                raise
+    deadline = time.monotonic() + timeout
+    while any(cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"] for ns in NAMESPACES) or any(
+            _exists(cp, p) for p in paths):
+        if time.monotonic() > deadline:
+            raise AssertionError("the scenario's objects were not deleted in time")
+        time.sleep(0.02)
+
+
+def _exists(cp: ControlPlane, path: str) -> bool:
+    try:
+        cp.api("GET", path)
+    except APIError as exc:
+        if exc.status == 404:
+            return False
+        raise
+    return True

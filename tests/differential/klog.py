@@ -1,0 +1,160 @@
+"""Reading kube-scheduler's ``-v=10`` log as it grows: each pod's scheduling attempts.
+
+Only complete lines are parsed, from where the last read stopped, so polling stays cheap while
+the scheduler writes megabytes of request dumps. The lines used (``schedule_one.go``,
+``preemption/executor.go``) carry the pod as ``pod="namespace/name"``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import IO
+
+import attrs
+
+from tests.differential.decision import Attempt
+
+#: klog's text format: severity, date, time, pid, file:line] "message" key=value ...
+_LINE = re.compile(r'^[IWEF]\d{4} [\d:.]+\s+\d+ [^\]]+\] "((?:[^"\\]|\\.)*)"(.*)$')
+_PAIR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s"]\S*)')
+
+
+def _value(text: str) -> str:
+    if text.startswith('"'):
+        try:
+            return json.loads(text)
+        except ValueError:  # a Go escape JSON lacks (\x..): keep it as written
+            return text[1:-1]
+    return text
+
+
+def parse_line(line: str) -> tuple[str, dict[str, str]] | None:
+    """A structured klog line's message and key/value pairs (values of quoted strings decoded)."""
+    match = _LINE.match(line)
+    if match is None:
+        return None
+    return _value(f'"{match.group(1)}"'), {k: _value(v) for k, v in _PAIR.findall(match.group(2))}
+
+
+@attrs.define
+class _Open:
+    """An attempt being read: fields filled line by line."""
+
+    scores: dict[str, dict[str, int]] = attrs.field(factory=dict)
+    totals: dict[str, int] = attrs.field(factory=dict)
+    feasible: int | None = None
+    chosen: str = ""
+    message: str = ""
+    nominated: str = ""
+    victims_expected: int = 0
+    victims: list[str] = attrs.field(factory=list)
+    hint: str = ""
+    ended: bool = False
+
+    def freeze(self) -> Attempt:
+        return Attempt(feasible=self.feasible if self.chosen else 0, scores=self.scores, totals=self.totals,
+                       chosen=self.chosen, message=self.message, nominated=self.nominated,
+                       victims=tuple(sorted(self.victims)), hint=self.hint)
+
+
+class SchedulerLog:
+    """Follows one kube-scheduler log file; :meth:`poll` reads what was appended since."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+        self._partial = ""
+        self.synced = False
+        #: nodes in the order kube-scheduler's cache added them (its informer's order, not the
+        #: API server's: the image sizes and the node tree of its snapshot depend on it)
+        self.nodes_added: list[str] = []
+        self._attempts: dict[str, list[_Open]] = {}
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def poll(self) -> None:
+        if self._file is None:
+            try:
+                self._file = open(self.path, encoding="utf-8", errors="replace")
+            except FileNotFoundError:
+                return
+        chunk = self._file.read()
+        if not chunk:
+            return
+        lines = (self._partial + chunk).split("\n")
+        self._partial = lines.pop()
+        for line in lines:
+            if line[:1] in "IWEF" and '"' in line:
+                self._feed(line)
+
+    def _feed(self, line: str) -> None:
+        parsed = parse_line(line)
+        if parsed is None:
+            return
+        message, kv = parsed
+        if message == "Handlers synced":
+            self.synced = True
+            return
+        if message == "Add event for node":
+            self.nodes_added.append(kv.get("node", ""))
+            return
+        if message == "Preemptor Pod preempted victim Pod":
+            attempt = self._nominating(kv.get("preemptor", ""))
+            if attempt is not None:
+                attempt.victims.append(kv.get("victim", ""))
+            return
+        if message == "Start the preemption asynchronously":
+            attempt = self._nominating(kv.get("preemptor", ""))
+            if attempt is not None:
+                attempt.victims_expected = int(kv.get("numVictims", "0"))
+            return
+        pod = kv.get("pod")
+        if pod is None:
+            return
+        if message == "Attempting to schedule pod":
+            self._attempts.setdefault(pod, []).append(_Open())
+            return
+        attempts = self._attempts.get(pod)
+        if not attempts:
+            return
+        current = attempts[-1]
+        if message == "Plugin scored node for pod":
+            current.scores.setdefault(kv["plugin"], {})[kv["node"]] = int(kv["score"])
+        elif message == "OpportunisticBatch provided node hint":
+            current.hint = kv.get("hint", "")
+        elif message == "Calculated node's final score for pod":
+            current.totals[kv["node"]] = int(kv["score"])
+        elif message == "Successfully bound pod to node":
+            current.chosen, current.feasible, current.ended = kv["node"], int(kv["feasibleNodes"]), True
+        elif message in ("Unable to schedule pod; no fit; waiting", "Error scheduling pod; retrying"):
+            current.message = kv.get("err", "")
+        elif message == "Updating pod condition and nominated node name":
+            current.nominated, current.ended = kv.get("nominatedNodeName", ""), True
+
+    def _nominating(self, preemptor: str) -> _Open | None:
+        attempts = [a for a in self._attempts.get(preemptor, []) if a.nominated]
+        return attempts[-1] if attempts else None
+
+    # ------------------------------------------------------------------ per pod
+    def attempts(self, pod: str) -> list[Attempt]:
+        """The pod's finished attempts (``namespace/name``), in order."""
+        return [a.freeze() for a in self._attempts.get(pod, []) if a.ended]
+
+    def settled(self, pod: str) -> bool:
+        """Every attempt begun has ended, and a preemption's victims have all been deleted."""
+        attempts = self._attempts.get(pod, [])
+        return bool(attempts) and all(a.ended and len(a.victims) >= a.victims_expected for a in attempts)
+
+    def decided(self, pod: str) -> str:
+        """"bound", "unschedulable" (the last attempt nominated nothing), "preempting" (it
+        nominated a node: a retry follows), or "" while an attempt is under way."""
+        if not self.settled(pod):
+            return ""
+        last = self._attempts[pod][-1]
+        if last.chosen:
+            return "bound"
+        return "preempting" if last.nominated else "unschedulable"

@@ -1,0 +1,48 @@
+"""Small manifests for hand-written scenarios (the generator writes its own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.differential.scenario import Kind, Scenario
+
+CONFIG_API = "kubescheduler.config.k8s.io/v1"
+
+
+def config(*profiles: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": CONFIG_API, "kind": "KubeSchedulerConfiguration",
+            "profiles": list(profiles) or [{"schedulerName": "default-scheduler"}]}
+
+
+def namespace(name: str, **labels: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}
+
+
+def node(name: str, cpu: str = "4", memory: str = "8Gi", *, labels: dict[str, str] | None = None,
+         taints: list[dict[str, str]] | None = None, **allocatable: str) -> dict[str, Any]:
+    resources = {"cpu": cpu, "memory": memory, "pods": "110", **allocatable}
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name, **(labels or {})}},
+            "spec": {"taints": taints or []},
+            "status": {"capacity": resources, "allocatable": resources}}
+
+
+def priority_class(name: str, value: int) -> dict[str, Any]:
+    return {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value}
+
+
+def pod(name: str, cpu: str = "100m", memory: str = "128Mi", *, ns: str = "fuzz-a",
+        labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    """A pod of one container; ``spec`` fields are added as given (terminationGracePeriodSeconds
+    is 0: there is no kubelet to end a victim)."""
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "labels": labels or {}},
+            "spec": {"terminationGracePeriodSeconds": 0,
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"cpu": cpu, "memory": memory}}}], **spec}}
+
+
+def scenario(objects: list[dict[str, Any]], pods: list[dict[str, Any]], cfg: dict[str, Any] | None = None,
+             kind: Kind = "default", seed: int = 0) -> Scenario:
+    return Scenario(seed=seed, kind=kind, config=cfg or config(), objects=tuple(objects), pods=tuple(pods))

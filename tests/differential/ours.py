@@ -1,0 +1,49 @@
+"""kschedfw's side: one pod's scheduling attempts, in-process, on the state upstream saw.
+
+The state (everything the API server held just before the pod was created) and the pod as the
+server stored it (admission filled its priority and overhead) are loaded into the embedded
+cluster, and the simulation runs until that pod is decided: bound, unschedulable, or, after a
+preemption, its retry. The attempts come from the same recorder ``simulate --explain -o json``
+uses, so no scoring is re-implemented here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kschedfw.config.expand import SchedulerConfig
+from kschedfw.explain import DecisionLog
+from kschedfw.features import FeatureGates
+from kschedfw.framework.registry import Registry
+from kschedfw.simulation import Simulation
+
+from tests.differential.decision import Attempt
+
+#: results of an attempt that placed the pod
+_PLACED = ("Scheduled", "Assumed", "Waiting")
+
+
+def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, state: list[Any],
+             pod: Any) -> list[Attempt]:
+    """``pod``'s attempts on ``state`` (parsed objects, the pod last)."""
+    simulation = Simulation(config, registry, [*state, pod], seed=0, feature_gates=gates)
+    log = DecisionLog(simulation.scheduler, [pod.key]).attach()
+    result = simulation.run()
+    (explained,) = log.explain(result, [pod.key])
+    out = []
+    victims_seen: set[str] = set()
+    for a in explained["attempts"]:
+        placed = a["result"] in _PLACED
+        # both attempts of a preemption by victims of 0 s grace share one simulated instant, and
+        # the recorder joins victims to attempts by time: keep them on the nominating attempt
+        victims = tuple(sorted(v["pod"] for v in a.get("victims", ()) if a.get("nominatedNode")
+                               and v["pod"] not in victims_seen))
+        victims_seen.update(victims)
+        out.append(Attempt(
+            feasible=a["feasible"] if placed else 0,
+            scores={p: {n: s["weighted"] for n, s in nodes.items()} for p, nodes in a.get("scores", {}).items()},
+            totals={n: e["total"] for n, e in a.get("nodes", {}).items() if e.get("total") is not None},
+            chosen=(a.get("node") or a.get("chosen") or "") if placed else "",
+            message="" if placed else a.get("message", ""),
+            nominated=a.get("nominatedNode", ""),
+            victims=victims))
+    return out

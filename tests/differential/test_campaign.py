@@ -1,0 +1,53 @@
+"""Campaigns: generated scenarios per (kind, seed), and replaying a reproduction folder.
+
+``pytest tests/differential --seeds 0-29 --kind all --budget 60``; CI plays the default seeds
+(conftest ``CI_SEEDS``). A mismatch is shrunk when the shrinker is there, written as a
+reproduction folder, and the test fails with the diffs and the commands that replay it."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from tests.differential.harness import read_reproduction, replay_commands, write_reproduction
+
+
+def _optional(module: str, name: str):
+    try:
+        return getattr(importlib.import_module(f"tests.differential.{module}"), name)
+    except ModuleNotFoundError as exc:
+        if exc.name != f"tests.differential.{module}":
+            raise
+        return None
+
+
+generate = _optional("generate", "generate")
+
+
+# (marks, not a skip in the test: the session's control plane would be started first)
+@pytest.mark.skipif(generate is None, reason="tests/differential/generate.py is not there yet")
+def test_campaign(campaign_case, within_budget, harness, tally):
+    kind, seed = campaign_case
+    assert generate is not None
+    scenario = generate(seed, kind)
+    result, folder = harness.check(scenario)
+    tally.add(result)
+    if folder is None:
+        return
+    shrink = _optional("shrink", "shrink")
+    report = [f"{kind} seed {seed}: {result.summary()}", *result.diffs]
+    if shrink is not None:  # the smallest scenario that still differs, with its own diffs
+        small = shrink(scenario, harness.differs)
+        small_result = harness.play(small)
+        folder = write_reproduction(small, folder.with_name(folder.name + "-min"), small_result)
+        report += [f"shrunk to {len(small.objects)} objects and {len(small.pods)} pods:", *small_result.diffs]
+    pytest.fail("\n".join([*report, f"reproduction in {folder}", replay_commands(folder)]), pytrace=False)
+
+
+@pytest.mark.skipif("not config.getoption('replay')", reason="no --replay DIR given")
+def test_replay(replay_dir, harness, tally):
+    result = harness.play(read_reproduction(replay_dir))
+    tally.add(result)
+    if not result.identical:
+        pytest.fail("\n".join([result.summary(), *result.diffs]), pytrace=False)
