@@ -32,6 +32,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--kind", default="all", choices=(*KINDS, "all"), help="scenario kind (default all)")
     group.addoption("--budget", type=float, default=None, metavar="MIN",
                     help="start no new seed after MIN minutes")
+    group.addoption("--shrink-budget", type=float, default=120.0, metavar="S",
+                    help="seconds the shrinker may spend on one differing seed (0: do not shrink; default 120)")
     group.addoption("--replay", metavar="DIR", default=None, help="play one reproduction folder again")
     group.addoption("--repro-dir", metavar="DIR", default=None,
                     help="where reproductions and kube-scheduler logs go (default: pytest's temporary folder)")

@@ -27,7 +27,7 @@ generate = _optional("generate", "generate")
 
 # (marks, not a skip in the test: the session's control plane would be started first)
 @pytest.mark.skipif(generate is None, reason="tests/differential/generate.py is not there yet")
-def test_campaign(campaign_case, within_budget, harness, tally):
+def test_campaign(campaign_case, within_budget, harness, tally, request):
     kind, seed = campaign_case
     assert generate is not None
     scenario = generate(seed, kind)
@@ -37,8 +37,9 @@ def test_campaign(campaign_case, within_budget, harness, tally):
         return
     shrink = _optional("shrink", "shrink")
     report = [f"{kind} seed {seed}: {result.summary()}", *result.diffs]
-    if shrink is not None:  # the smallest scenario that still differs, with its own diffs
-        small = shrink(scenario, harness.differs)
+    budget_s = request.config.getoption("shrink_budget")
+    if shrink is not None and budget_s > 0:  # the smallest scenario that still differs, with its own diffs
+        small = shrink(scenario, harness.differs, budget_s)
         small_result = harness.play(small)
         folder = write_reproduction(small, folder.with_name(folder.name + "-min"), small_result)
         report += [f"shrunk to {len(small.objects)} objects and {len(small.pods)} pods:", *small_result.diffs]

@@ -75,8 +75,6 @@ def test_two_profiles_most_allocated_and_changed_weights(harness):
     assert (result.pods, result.score_tables) == (3, 3)
 
 
-@pytest.mark.xfail(reason="issue #17 class 1: NodeResourcesFit scores pod-level requests (fixed by F1)",
-                   strict=False)
 def test_fit_scores_container_requests_of_a_pod_with_pod_level_requests(harness):
     incoming = pod("plr", "1", "1Gi")
     incoming["spec"]["resources"] = {"requests": {"cpu": "3", "memory": "2Gi"}}
@@ -85,8 +83,6 @@ def test_fit_scores_container_requests_of_a_pod_with_pod_level_requests(harness)
     assert result.diffs == []
 
 
-@pytest.mark.xfail(reason="issue #17 class 2: the non-zero placeholder per container (fixed by F1)",
-                   strict=False)
 def test_non_zero_placeholder_of_a_pod_with_pod_level_requests(harness):
     x = pod("x", "500m", nodeName="n1")
     x["spec"]["resources"] = {"requests": {"memory": "2Gi"}}
