@@ -1,0 +1,356 @@
+"""Port of upstream's allocator table (``structured/internal/allocatortesting/allocator_testing.go``,
+run there against the ``incubating`` variant v1.36 uses): one case per upstream case, same name,
+same input and expectation. As upstream, results are compared ignoring the order of claims and of
+devices within a claim (gomega ``ConsistOf``); configs compare in order.
+
+Cases upstream has that are not here need features this port leaves out (consumable capacity,
+list-type attributes); see ``structured/features.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import attrs
+import pytest
+
+from kschedfw.plugins.dynamicresources.structured import AllocatedState, Allocator, AllocatorError
+from tests.plugins.dynamicresources.builders import *  # noqa: F403
+from tests.plugins.dynamicresources.builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE1, DEVICE2, DRIVER_A,
+                                                     DRIVER_B, NO_FEATURES, NODE1, NODE2, POOL1, POOL2, POOL3, POOL4,
+                                                     REGION1, REGION2, REQ0, REQ1, SLICE1, SLICE2)
+
+
+@attrs.frozen(kw_only=True)
+class Case:
+    claims: list[dict[str, Any]] = attrs.Factory(list)
+    classes: list[dict[str, Any]] = attrs.Factory(list)
+    slices: list[dict[str, Any]] = attrs.Factory(list)
+    node: Any = None
+    features: Any = NO_FEATURES
+    allocated: list[Any] = attrs.Factory(list)
+    expect: list[dict[str, Any]] | None = None
+    error: str | None = None  # substring of the error, as upstream's ContainSubstring
+    invocations: int | None = None
+
+
+def _normalize_selector(sel: dict[str, Any] | None) -> Any:
+    if sel is None:
+        return None
+    terms = []
+    for t in sel.get("nodeSelectorTerms") or []:
+        terms.append({k: sorted(json.dumps({**r, "values": sorted(r.get("values") or [])}, sort_keys=True)
+                                for r in t.get(k) or []) for k in ("matchExpressions", "matchFields")})
+    return sorted(json.dumps(t, sort_keys=True) for t in terms)
+
+
+def _normalize(allocation: dict[str, Any]) -> str:
+    devices = allocation.get("devices") or {}
+    return json.dumps({
+        "results": sorted(json.dumps(r, sort_keys=True) for r in devices.get("results") or []),
+        "config": devices.get("config"),
+        "nodeSelector": _normalize_selector(allocation.get("nodeSelector")),
+    }, sort_keys=True)
+
+
+CASES: dict[str, Case] = {}
+
+MEM_1GI = selector(f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("1Gi")) >= 0')
+MEM_2GI = selector(f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("2Gi")) >= 0')
+LOCAL1 = local_node_selector(NODE1)
+
+
+def _admin(c: dict[str, Any], index: int = 0, **fields: Any) -> dict[str, Any]:
+    return with_exactly(c, index, adminAccess=True, **fields)
+
+
+def _first_sub_all(c: dict[str, Any]) -> dict[str, Any]:
+    c = copy.deepcopy(c)
+    c["spec"]["devices"]["requests"][0]["firstAvailable"][0].update(allocationMode="All", count=0)
+    return c
+
+
+CASES.update({
+    "empty": Case(),
+    "simple": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "other-node": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B),
+                slice_with_one_device(SLICE2, NODE2, POOL2, DRIVER_A)],
+        node=node(NODE2, REGION2),
+        expect=[allocation(local_node_selector(NODE2), result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    "small-and-large": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, MEM_1GI), request(REQ1, CLASS_A, 1, MEM_2GI))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, {"memory": "1Gi"}),
+                       device(DEVICE2, {"memory": "2Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "small-and-large-backtrack-requests": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, MEM_1GI), request(REQ1, CLASS_A, 1, MEM_2GI))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE2, {"memory": "2Gi"}),
+                       device(DEVICE1, {"memory": "1Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "small-and-large-backtrack-claims": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1, MEM_1GI)), claim(CLAIM1, request(REQ1, CLASS_A, 1, MEM_2GI))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE2, {"memory": "2Gi"}),
+                       device(DEVICE1, {"memory": "1Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "devices-split-across-different-slices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    "obsolete-slice": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_("slice-1-obsolete", NODE1, resource_pool(POOL1, 2), DRIVER_A, device(DEVICE1)),
+                slice_("slice-1-obsolete", NODE1, resource_pool(POOL1, 2, generation=2), DRIVER_A, device(DEVICE2))],
+        node=node(NODE1, REGION1), expect=[]),
+    "duplicate-slice": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[with_pool(slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A), resourceSliceCount=2),
+                with_pool(slice_with_one_device(SLICE1 + "-2", NODE1, POOL1, DRIVER_A), resourceSliceCount=2)],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "no-slices": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "not-enough-suitable-devices": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A), claim_with_request(CLAIM0, REQ1, CLASS_A)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "no-classes": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="could not retrieve device class class-a"),
+    "unknown-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, "unknown-class")], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        error="could not retrieve device class unknown-class"),
+    "empty-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, "")], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: missing device class name (unsupported request type?)"),
+    "no-claims-to-allocate": Case(
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "all-devices-single": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "all-devices-with-consumed-counters": Case(
+        features=features(partitionable_devices=True),
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, resource_pool(POOL1, 2), DRIVER_A,
+                       device(DEVICE1, consumes=[counter_consumption(COUNTER_SET1, {"memory": "4Gi"})])),
+                slice_(SLICE2, NODE1, resource_pool(POOL1, 2), DRIVER_A,
+                       counter_sets=[counter_set(COUNTER_SET1, {"memory": "8Gi"})])],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "all-devices-many": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL2, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    "all-devices-of-the-incomplete-pool": Case(
+        claims=[claim(CLAIM0, with_exactly(claim(CLAIM0, all_device_request(REQ0, CLASS_A)), count=1)
+                      ["spec"]["devices"]["requests"][0])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[with_pool(slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A), resourceSliceCount=2)],
+        node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently "
+              "being updated"),
+    "all-devices-plus-another": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A)), claim(CLAIM1, request(REQ0, CLASS_B, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ0, DRIVER_B, POOL1, DEVICE1))]),
+    "all-devices-plus-another-reversed": Case(
+        claims=[claim(CLAIM1, request(REQ0, CLASS_B, 1)), claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_B, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "all-devices-many-plus-another": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A)), claim(CLAIM1, request(REQ0, CLASS_B, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE2)),
+                allocation(LOCAL1, result(REQ0, DRIVER_B, POOL1, DEVICE1))]),
+    "all-devices-many-plus-another-reversed": Case(
+        claims=[claim(CLAIM1, request(REQ0, CLASS_B, 1)), claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_B, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE2))]),
+    "all-devices-no-solution": Case(
+        claims=[claim(CLAIM1, request(REQ0, CLASS_A, 1)), claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "all-devices-no-solution-reversed": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "all-devices-slice-without-devices": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1)),
+    "all-devices-no-slices": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "all-devices-some-allocated": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], allocated=[device_id(DRIVER_A, POOL1, DEVICE1)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1)),
+    "all-devices-some-allocated-admin-access": Case(
+        features=features(admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A), allocationMode="All")],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+                           result(REQ0, DRIVER_A, POOL1, DEVICE2, True))]),
+    "all-devices-some-allocating-admin-access": Case(
+        features=features(admin_access=True),
+        claims=[_admin(_admin(claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))), 1,
+                       allocationMode="All")],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1)),
+    "count-devices-some-allocated-admin-access": Case(
+        features=features(admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A), count=2)],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True),
+                           result(REQ0, DRIVER_A, POOL1, DEVICE2, True))]),
+    "separate-claims-share-device-admin-access": Case(
+        features=features(admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A)), _admin(claim_with_request(CLAIM1, REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True)),
+                allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True))]),
+    "admin-access-claims-device-allocating-for-non-admin-access": Case(
+        features=features(admin_access=True),
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A), _admin(claim_with_request(CLAIM1, REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True))]),
+    "all-devices-slice-without-devices-prioritized-list": Case(
+        features=features(prioritized_list=True),
+        claims=[_first_sub_all(claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1), sub_request(SUB_REQ1, CLASS_B, 1))))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A), slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1))]),
+    "all-devices-no-slices-prioritized-list": Case(
+        features=features(prioritized_list=True),
+        claims=[_first_sub_all(claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1), sub_request(SUB_REQ1, CLASS_B, 1))))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1))]),
+    "all-devices-some-allocated-prioritized-list": Case(
+        features=features(prioritized_list=True),
+        claims=[_first_sub_all(claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1), sub_request(SUB_REQ1, CLASS_B, 1))))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1)],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_B, POOL2, DEVICE1))]),
+    "network-attached-device": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, node_label_selector(REGION_KEY, REGION1), POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(node_label_selector(REGION_KEY, REGION1), result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "unsuccessful-allocation-network-attached-device": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, node_label_selector(REGION_KEY, REGION1), POOL1, DRIVER_A)],
+        node=node(NODE2, REGION2)),
+    "many-network-attached-devices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 4))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, node_label_selector(REGION_KEY, REGION1), POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE_SELECTION_ALL, POOL2, DRIVER_A),
+                slice_with_one_device(SLICE1, node_label_selector(PLANET_KEY, PLANET_VALUE_EARTH), POOL3, DRIVER_A),
+                slice_with_one_device(SLICE1, LOCAL1, POOL4, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation({"nodeSelectorTerms": [{
+            "matchExpressions": [{"key": REGION_KEY, "operator": "In", "values": [REGION1]},
+                                 {"key": PLANET_KEY, "operator": "In", "values": [PLANET_VALUE_EARTH]}],
+            "matchFields": [{"key": FIELD_NAME_KEY, "operator": "In", "values": [NODE1]}]}]},
+            result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL2, DEVICE1),
+            result(REQ0, DRIVER_A, POOL3, DEVICE1), result(REQ0, DRIVER_A, POOL4, DEVICE1))]),
+    "local-and-network-attached-devices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, node_label_selector(REGION_KEY, REGION1), POOL1, DRIVER_A),
+                slice_with_one_device(SLICE1, NODE1, POOL2, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL2, DEVICE1))]),
+    "several-different-drivers": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A), claim_with_request(CLAIM0, REQ0, CLASS_B)],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+                slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1)),
+                allocation(LOCAL1, result(REQ0, DRIVER_B, POOL1, DEVICE1))]),
+    "already-allocated-devices": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1), device_id(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "admin-access-disabled": Case(
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: admin access is requested, but the feature is disabled"),
+    "admin-access-enabled": Case(
+        features=features(admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1), device_id(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True))]),
+})
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_allocator(name: str) -> None:
+    tc = CASES[name]
+    claims = copy.deepcopy(tc.claims)
+    slices = copy.deepcopy(tc.slices)
+    classes = copy.deepcopy(tc.classes)
+    allocator = Allocator(claims, AllocatedState(allocated_devices=frozenset(tc.allocated)), classes, slices,
+                          tc.features)
+    target = tc.node if tc.node is not None else node(NODE1, REGION1)
+    if tc.error is not None:
+        with pytest.raises(AllocatorError) as excinfo:
+            allocator.allocate(target)
+        assert tc.error in str(excinfo.value)
+        return
+    results = allocator.allocate(target) or []
+    assert sorted(_normalize(r) for r in results) == sorted(_normalize(r) for r in tc.expect or [])
+    # the inputs are not modified
+    assert (claims, slices, classes) == (tc.claims, tc.slices, tc.classes)
+    if tc.invocations is not None:
+        assert allocator.num_allocate_one_invocations == tc.invocations
