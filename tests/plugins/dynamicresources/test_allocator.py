@@ -18,9 +18,10 @@ import pytest
 
 from kschedfw.plugins.dynamicresources.structured import AllocatedState, Allocator, AllocatorError
 from tests.plugins.dynamicresources.builders import *  # noqa: F403
-from tests.plugins.dynamicresources.builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE1, DEVICE2, DRIVER_A,
+from tests.plugins.dynamicresources.builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE0, DEVICE1,
+                                                     DEVICE2, DEVICE3, DRIVER_A,
                                                      DRIVER_B, NO_FEATURES, NODE1, NODE2, POOL1, POOL2, POOL3, POOL4,
-                                                     REGION1, REGION2, REQ0, REQ1, SLICE1, SLICE2)
+                                                     REGION1, REGION2, REQ0, REQ1, REQ2, SLICE1, SLICE2)
 
 
 @attrs.frozen(kw_only=True)
@@ -331,6 +332,151 @@ CASES.update({
         classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
         node=node(NODE1, REGION1),
         expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True))]),
+})
+
+
+INT_ATTRIBUTE = f"{DRIVER_A}/numa"
+VERSION_ATTRIBUTE = f"{DRIVER_A}/driverVersion"
+STRING_ATTRIBUTE = f"{DRIVER_A}/stringAttribute"
+BOOL_ATTRIBUTE = f"{DRIVER_A}/boolAttribute"
+NON_EXISTENT_ATTRIBUTE = f"{DRIVER_A}/NonExistentAttribute"
+ALL_FOUR = {"driverVersion": {"version": "1.0.0"}, "numa": {"int": 1},
+            "stringAttribute": {"string": "stringAttributeValue"}, "boolAttribute": {"bool": True}}
+
+
+def _selectors(c: dict[str, Any], *expressions: str, mode: str | None = None) -> dict[str, Any]:
+    fields: dict[str, Any] = {"selectors": [selector(e) for e in expressions]}
+    if mode:
+        fields["allocationMode"] = mode
+    return with_exactly(c, **fields)
+
+
+def _with_class_selector(c: dict[str, Any], expression: str) -> dict[str, Any]:
+    c = copy.deepcopy(c)
+    c["spec"]["selectors"][0]["cel"]["expression"] = expression
+    return c
+
+
+def _two_devices(attribute: str, first: Any, second: Any) -> dict[str, Any]:
+    return slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, None, {attribute: first}),
+                  device(DEVICE2, None, {attribute: second}))
+
+
+CASES.update({
+    "with-constraint": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1),
+                      constraints=[match_attribute(INT_ATTRIBUTE), match_attribute(VERSION_ATTRIBUTE),
+                                   match_attribute(STRING_ATTRIBUTE), match_attribute(BOOL_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, None, ALL_FOUR), device(DEVICE2, None, ALL_FOUR))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "with-constraint-non-existent-attribute": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A, match_attribute(NON_EXISTENT_ATTRIBUTE))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1)),
+    "with-constraint-not-matching-int-attribute": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(INT_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("numa", {"int": 1}, {"int": 2})], node=node(NODE1, REGION1)),
+    "with-constraint-not-matching-int-attribute-all-devices": Case(
+        claims=[with_exactly(claim(CLAIM0, request(REQ0, CLASS_A, 0), constraints=[match_attribute(INT_ATTRIBUTE)]),
+                             allocationMode="All")],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("numa", {"int": 1}, {"int": 2})], node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: cannot add device driver-a/pool-1/device-2 because a claim constraint "
+              "would not be satisfied"),
+    "with-constraint-not-matching-string-attribute": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(STRING_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("stringAttribute", {"string": "stringAttributeValue"},
+                             {"string": "stringAttributeValue2"})], node=node(NODE1, REGION1)),
+    "with-constraint-not-matching-bool-attribute": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(BOOL_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("boolAttribute", {"bool": True}, {"bool": False})], node=node(NODE1, REGION1)),
+    "with-constraint-not-matching-version-attribute": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), constraints=[match_attribute(VERSION_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("driverVersion", {"version": "1.0.0"}, {"version": "2.0.0"})],
+        node=node(NODE1, REGION1)),
+    "with-constraint-for-request": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1),
+                      constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_two_devices("driverVersion", {"version": "1.0.0"}, {"version": "2.0.0"})],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "with-constraint-for-request-retry": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1),
+                      constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0), match_attribute(STRING_ATTRIBUTE)])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       device(DEVICE1, None, {"driverVersion": {"version": "1.0.0"}, "stringAttribute": {"string": "a"}}),
+                       device(DEVICE2, None, {"driverVersion": {"version": "2.0.0"}, "stringAttribute": {"string": "b"}}),
+                       device(DEVICE3, None, {"driverVersion": {"version": "3.0.0"}, "stringAttribute": {"string": "b"}}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2), result(REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "with-class-device-config": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[class_with_config(CLASS_A, DRIVER_A, "classAttribute")],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                           config=[config_entry("FromClass", [REQ0], DRIVER_A, "classAttribute")])]),
+    "with-class-device-config-with-multiple-request-and-configs": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1), request(REQ2, CLASS_B, 1))],
+        classes=[class_with_config(CLASS_A, DRIVER_A, "classAttribute-A"),
+                 class_with_config(CLASS_B, DRIVER_B, "classAttribute-B")],
+        slices=[slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 2),
+                slice_with_one_device(SLICE2, NODE1, POOL1, DRIVER_B)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE0), result(REQ1, DRIVER_A, POOL1, DEVICE1),
+                           result(REQ2, DRIVER_B, POOL1, DEVICE1),
+                           config=[config_entry("FromClass", [REQ0, REQ1], DRIVER_A, "classAttribute-A"),
+                                   config_entry("FromClass", [REQ2], DRIVER_B, "classAttribute-B")])]),
+    "claim-with-device-config": Case(
+        claims=[claim_with_device_config(CLAIM0, REQ0, CLASS_A, DRIVER_A, "deviceAttribute")],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                           config=[config_entry("FromClaim", None, DRIVER_A, "deviceAttribute")])]),
+    "unknown-selector": Case(
+        claims=[with_exactly(claim_with_request(CLAIM0, REQ0, CLASS_A), selectors=[{}])],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="CEL expression empty (unsupported selector type?)"),
+    "unknown-allocation-mode": Case(
+        claims=[with_exactly(claim_with_request(CLAIM0, REQ0, CLASS_A), allocationMode="future-mode")],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="unsupported count mode future-mode"),
+    "unknown-constraint": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A, {})],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="empty constraint (unsupported constraint type?)"),
+    "invalid-CEL-one-device": Case(
+        claims=[_selectors(claim_with_request(CLAIM0, REQ0, CLASS_A), "noSuchVar")],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="undeclared reference"),
+    "invalid-CEL-one-device-class": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)],
+        classes=[_with_class_selector(device_class(CLASS_A, DRIVER_A), "noSuchVar")],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="undeclared reference"),
+    "invalid-CEL-all-devices": Case(
+        claims=[_selectors(claim_with_request(CLAIM0, REQ0, CLASS_A), "noSuchVar", mode="All")],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1), error="undeclared reference"),
+    "too-many-devices-single-request": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))], classes=[device_class(CLASS_A, DRIVER_A)],
+        error="exceeds the claim limit"),
+    "many-devices-okay": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 32))], classes=[device_class(CLASS_A, DRIVER_A)]),
+    "too-many-devices-total": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 32), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 33)], node=node(NODE1, REGION1),
+        error="exceeds the claim limit"),
+    "all-devices-invalid-CEL": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 500))], classes=[device_class(CLASS_A, DRIVER_A)],
+        error="exceeds the claim limit"),
 })
 
 
