@@ -480,6 +480,141 @@ CASES.update({
 })
 
 
+PL = features(prioritized_list=True)
+
+
+def _mem(quantity: str) -> dict[str, Any]:
+    return selector(f'device.capacity["{DRIVER_A}"].memory.compareTo(quantity("{quantity}")) >= 0')
+
+
+def _req(name: str, cls: str, count: int, *selectors: dict[str, Any]) -> dict[str, Any]:
+    return request(name, cls, count, *selectors)
+
+
+def _version_device(name: str, memory: str, version: str) -> dict[str, Any]:
+    return device(name, {"memory": memory}, {"driverVersion": {"version": version}})
+
+
+CASES.update({
+    "prioritized-list-first-unavailable": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_B, 1),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-non-available": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_B, 2),
+                                                            sub_request(SUB_REQ1, CLASS_A, 2)))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A),
+                slice_with_one_device(SLICE2, NODE1, POOL2, DRIVER_B)], node=node(NODE1, REGION1)),
+    "prioritized-list-device-config": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 1),
+                                                            sub_request(SUB_REQ1, CLASS_B, 2)),
+                      config=[device_claim_config([REQ0_SUB_REQ0], device_configuration(DRIVER_A, "foo")),
+                              device_claim_config([REQ0_SUB_REQ1], device_configuration(DRIVER_B, "bar"))])],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_B, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE1),
+                           result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE2),
+                           config=[config_entry("FromClaim", [REQ0_SUB_REQ1], DRIVER_B, "bar")])]),
+    "prioritized-list-class-config": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 2),
+                                                            sub_request(SUB_REQ1, CLASS_B, 2)))],
+        classes=[class_with_config(CLASS_A, DRIVER_A, "foo"), class_with_config(CLASS_B, DRIVER_B, "bar")],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_B, device(DEVICE1), device(DEVICE2)),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE3))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE1),
+                           result(REQ0_SUB_REQ1, DRIVER_B, POOL1, DEVICE2),
+                           config=[config_entry("FromClass", [REQ0_SUB_REQ1], DRIVER_B, "bar")])]),
+    "prioritized-list-subrequests-with-expressions": Case(
+        features=PL,
+        claims=[claim(CLAIM0, _req(REQ0, CLASS_A, 1, _mem("1Gi")),
+                      request_with_prioritized_list(REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("4Gi")),
+                                                    sub_request(SUB_REQ1, CLASS_A, 2, _mem("2Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, {"memory": "2Gi"}),
+                       device(DEVICE2, {"memory": "2Gi"}), device(DEVICE3, {"memory": "1Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE3), result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                           result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "prioritized-list-subrequests-with-constraints-ref-parent-request": Case(
+        features=PL,
+        claims=[claim(CLAIM0, _req(REQ0, CLASS_A, 1, _mem("8Gi")),
+                      request_with_prioritized_list(REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("2Gi")),
+                                                    sub_request(SUB_REQ1, CLASS_A, 1, _mem("1Gi"))),
+                      constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0, REQ1)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _version_device(DEVICE1, "8Gi", "1.0.0")),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, _version_device(DEVICE2, "2Gi", "2.0.0"),
+                       _version_device(DEVICE3, "1Gi", "1.0.0"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1_SUB_REQ1, DRIVER_A, POOL2, DEVICE3))]),
+    "prioritized-list-subrequests-with-constraints-ref-sub-request": Case(
+        features=PL,
+        claims=[claim(CLAIM0, _req(REQ0, CLASS_A, 1, _mem("8Gi")),
+                      request_with_prioritized_list(REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("2Gi")),
+                                                    sub_request(SUB_REQ1, CLASS_A, 1, _mem("1Gi"))),
+                      constraints=[match_attribute(VERSION_ATTRIBUTE, REQ0, REQ1_SUB_REQ0)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _version_device(DEVICE1, "8Gi", "1.0.0")),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, _version_device(DEVICE2, "2Gi", "2.0.0"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1_SUB_REQ1, DRIVER_A, POOL2, DEVICE2))]),
+    "prioritized-list-subrequests-with-allocation-mode-all": Case(
+        features=PL,
+        claims=[_first_sub_all(claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1), sub_request(SUB_REQ1, CLASS_A, 1))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "prioritized-list-allocation-mode-all-multiple-requests": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request_with_prioritized_list(
+            REQ1, sub_request(SUB_REQ0, CLASS_A, 0, mode="All"), sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "prioritized-list-disabled": Case(
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: has subrequests, but the DRAPrioritizedList feature is disabled"),
+    "prioritized-list-multi-request": Case(
+        features=PL,
+        claims=[claim(CLAIM0, _req(REQ1, CLASS_A, 1, _mem("8Gi")),
+                      request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 1, _mem("8Gi")),
+                                                    sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, {"memory": "8Gi"})),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE2, {"memory": "4Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ1, DRIVER_A, POOL1, DEVICE1), result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE2))]),
+    "prioritized-list-with-backtracking": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 1, _mem("8Gi")),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))),
+                      _req(REQ1, CLASS_A, 1, _mem("8Gi")))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, {"memory": "8Gi"})),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE2, {"memory": "4Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE2), result(REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-too-many-in-first-subrequest": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_B, 500),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator(name: str) -> None:
     tc = CASES[name]
