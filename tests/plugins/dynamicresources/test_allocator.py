@@ -21,7 +21,8 @@ from tests.plugins.dynamicresources.builders import *  # noqa: F403
 from tests.plugins.dynamicresources.builders import (CLAIM0, CLAIM1, CLASS_A, CLASS_B, DEVICE0, DEVICE1,
                                                      DEVICE2, DEVICE3, DRIVER_A,
                                                      DRIVER_B, NO_FEATURES, NODE1, NODE2, POOL1, POOL2, POOL3, POOL4,
-                                                     REGION1, REGION2, REQ0, REQ1, REQ2, SLICE1, SLICE2)
+                                                     REGION1, REGION2, REQ0, REQ1, REQ2, SLICE1, SLICE2,
+                                                     SLICE3, SLICE4)
 
 
 @attrs.frozen(kw_only=True)
@@ -612,6 +613,166 @@ CASES.update({
         classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
         slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
         expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+})
+
+
+PD = features(partitionable_devices=True)
+PD_PL = features(partitionable_devices=True, prioritized_list=True)
+
+
+def cdev(name: str, *consumption: tuple[str, dict[str, str]], from_counters: bool = True,
+         node_selection: Any = None, **fields: Any) -> dict[str, Any]:
+    """A device consuming counters (upstream ``device(name, fromCounters, nil).withDeviceCounterConsumption``)."""
+    return device(name, consumes=[counter_consumption(cs, counters) for cs, counters in consumption],
+                  capacity_from_counters=from_counters, node_selection=node_selection, **fields)
+
+
+def counters_slice(name: str, node_selection: Any, pool: Any, driver: str,
+                   *sets: tuple[str, dict[str, str]]) -> dict[str, Any]:
+    return slice_(name, node_selection, pool, driver, counter_sets=[counter_set(n, c) for n, c in sets])
+
+
+POOL1_OF_2 = resource_pool(POOL1, 2)
+POOL2_OF_2 = resource_pool(POOL2, 2)
+
+CASES.update({
+    "partitionable-devices-single-device": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-prioritized-list": Case(
+        features=PD_PL,
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request_with_prioritized_list(
+            REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("6Gi")), sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi"})), cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-multiple-devices": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi"})), cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-multiple-capacity-pools": Case(
+        features=PD_PL,
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request_with_prioritized_list(
+            REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("6Gi")), sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), (COUNTER_SET2, {"cpus": "4"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi"}), (COUNTER_SET2, {"cpus": "6"})),
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}), (COUNTER_SET2, {"cpus": "4"}))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}),
+                               (COUNTER_SET2, {"cpus": "8"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-multiple-counters": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi", "cpus": "6"}),
+                            (COUNTER_SET2, {"cpus": "4", "memory": "2Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi", "cpus": "4"}),
+                            (COUNTER_SET2, {"cpus": "6", "memory": "6Gi"})),
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi", "cpus": "4"}),
+                            (COUNTER_SET2, {"cpus": "4", "memory": "4Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"cpus": "8", "memory": "18Gi"}),
+                               (COUNTER_SET2, {"cpus": "12", "memory": "18Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2), result(REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-multiple-pools": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"cpus": "6", "memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"cpus": "4", "memory": "6Gi"})),
+                       cdev(DEVICE3, (COUNTER_SET1, {"cpus": "4", "memory": "4Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"cpus": "8", "memory": "18Gi"})),
+                slice_(SLICE3, NODE1, POOL2_OF_2, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"cpus": "6", "memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"cpus": "1", "memory": "7Gi"})),
+                       cdev(DEVICE3, (COUNTER_SET1, {"cpus": "1", "memory": "7Gi"}))),
+                counters_slice(SLICE4, NODE1, POOL2_OF_2, DRIVER_A, (COUNTER_SET1, {"cpus": "8", "memory": "18Gi"}))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE2), device_id(DRIVER_A, POOL1, DEVICE3),
+                   device_id(DRIVER_A, POOL2, DEVICE1)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE2), result(REQ1, DRIVER_A, POOL2, DEVICE3))]),
+    "partitionable-devices-unused-counters-in-counter-set": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "5Gi"}), from_counters=False),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "4Gi"}), from_counters=False),
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi", "unused": "1Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2), result(REQ0, DRIVER_A, POOL1, DEVICE3))]),
+    "partitionable-devices-no-capacity-available": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "16Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE2)], node=node(NODE1, REGION1)),
+    "partitionable-devices-overallocated-capacity-pool": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "20Gi"}))),
+                counters_slice(SLICE2, NODE1, POOL1, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE2)], node=node(NODE1, REGION1)),
+    "partitionable-devices-disabled-device-consumes-counters": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL1, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        node=node(NODE1, REGION1)),
+    "partitionable-devices-disabled-other-device-do-not-consume-counters": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), from_counters=False), device(DEVICE2)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2))]),
+    "partitionable-devices-disabled-per-device-node-selection": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE_SELECTION_PER_DEVICE, POOL1, DRIVER_A, device(DEVICE2, node_selection=NODE1))],
+        node=node(NODE1, REGION1)),
+    "partitionable-devices-per-device-node-selection-nodename": Case(
+        features=PD_PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1, _mem("6Gi")), sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), node_selection=NODE1),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi"}), node_selection=NODE2)),
+                counters_slice(SLICE2, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-per-device-node-selection-node-selector": Case(
+        features=PD_PL, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}),
+                            node_selection=node_label_selector(REGION_KEY, REGION1))),
+                counters_slice(SLICE2, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(node_label_selector(REGION_KEY, REGION1), result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-per-device-node-selection-node-selector-multiple-devices": Case(
+        features=PD_PL, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 3), request(REQ1, CLASS_B, 3))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_(SLICE1, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}),
+                            node_selection=node_label_selector(REGION_KEY, REGION1)),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "4Gi"}), node_selection=NODE1),
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}), node_selection=NODE_SELECTION_ALL)),
+                counters_slice(SLICE2, NODE_SELECTION_PER_DEVICE, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "18Gi"})),
+                slice_(SLICE3, NODE1, POOL2_OF_2, DRIVER_B, cdev(DEVICE1, (COUNTER_SET2, {"memory": "4Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET2, {"memory": "4Gi"})), cdev(DEVICE3, (COUNTER_SET2, {"memory": "4Gi"}))),
+                counters_slice(SLICE4, NODE1, POOL2_OF_2, DRIVER_B, (COUNTER_SET2, {"memory": "12Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1), result(REQ0, DRIVER_A, POOL1, DEVICE2),
+                           result(REQ0, DRIVER_A, POOL1, DEVICE3), result(REQ1, DRIVER_B, POOL2, DEVICE1),
+                           result(REQ1, DRIVER_B, POOL2, DEVICE2), result(REQ1, DRIVER_B, POOL2, DEVICE3))]),
 })
 
 
