@@ -776,6 +776,176 @@ CASES.update({
 })
 
 
+TAINT_NONE = {"key": "taint-key", "value": "taint-value", "effect": "None"}
+TAINT_NO_SCHEDULE = {"key": "taint-key", "value": "taint-value", "effect": "NoSchedule"}
+TAINT_NO_EXECUTE = {"key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+TOLERATION_NO_SCHEDULE = {"operator": "Exists", "key": "taint-key", "effect": "NoSchedule"}
+TOLERATION_NO_EXECUTE = {"operator": "Equal", "key": "taint-key", "value": "taint-value-2", "effect": "NoExecute"}
+DT = features(device_taints=True)
+
+
+def _tainted(*per_device: list[dict[str, Any]]) -> dict[str, Any]:
+    return slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                  *(device(f"device-{i + 1}", taints=t) for i, t in enumerate(per_device)))
+
+
+def _gen(name: str, generation: str, **extra: Any) -> dict[str, Any]:
+    attrs_ = {"generation": {"string": generation}}
+    attrs_.update({k: {"bool": v} for k, v in extra.items()})
+    return device(name, None, attrs_)
+
+
+def _gen_sub(name: str, generation: str) -> dict[str, Any]:
+    return sub_request(name, CLASS_A, 0, selector(f'device.attributes["{DRIVER_A}"].generation == "{generation}"'),
+                       mode="All")
+
+
+_V6_OR_V5 = claim(CLAIM0, request_with_prioritized_list(REQ0, _gen_sub(SUB_REQ0, "v6"), _gen_sub(SUB_REQ1, "v5")))
+
+CASES.update({
+    "tainted-two-devices": Case(
+        features=DT, claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_tainted([TAINT_NO_SCHEDULE], [TAINT_NO_EXECUTE])], node=node(NODE1, REGION1)),
+    "tainted-one-device-two-taints": Case(
+        features=DT, claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_tainted([TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE])], node=node(NODE1, REGION1)),
+    "tainted-two-devices-tolerated": Case(
+        features=DT, claims=[with_tolerations(claim_with_request(CLAIM0, REQ0, CLASS_A), TOLERATION_NO_EXECUTE)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE], [TAINT_NO_EXECUTE])],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2, False, TOLERATION_NO_EXECUTE))]),
+    "tainted-two-devices-prioritized-list-tolerated": Case(
+        features=features(device_taints=True, prioritized_list=True),
+        claims=[claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1),
+            sub_request(SUB_REQ1, CLASS_A, 1, tolerations=(TOLERATION_NO_EXECUTE,))))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE], [TAINT_NO_EXECUTE])],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE2, False, TOLERATION_NO_EXECUTE))]),
+    "tainted-no-effect": Case(
+        features=DT, claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_tainted([TAINT_NONE])], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "tainted-one-device-two-taints-both-tolerated": Case(
+        features=DT,
+        claims=[with_tolerations(claim_with_request(CLAIM0, REQ0, CLASS_A), TOLERATION_NO_SCHEDULE, TOLERATION_NO_EXECUTE)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE])],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, False, TOLERATION_NO_SCHEDULE,
+                                          TOLERATION_NO_EXECUTE))]),
+    "tainted-disabled": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_tainted([TAINT_NO_SCHEDULE, TAINT_NO_EXECUTE])], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "tainted-prioritized-list": Case(
+        features=features(device_taints=True, prioritized_list=True),
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_B, 1),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1)),
+    "tainted-prioritized-list-disabled": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_B, 1),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "tainted-admin-access": Case(
+        features=features(device_taints=True, admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1), device_id(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1)),
+    "tainted-admin-access-disabled": Case(
+        features=features(admin_access=True),
+        claims=[_admin(claim_with_request(CLAIM0, REQ0, CLASS_A))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE1), device_id(DRIVER_A, POOL1, DEVICE2)],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1, True))]),
+    "tainted-all-devices-single": Case(
+        features=DT, claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1)),
+    "tainted-all-devices-single-disabled": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[_tainted([TAINT_NO_SCHEDULE])], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-allocation-mode-all": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 0, mode="All"),
+                                                            sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE2)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-allocation-mode-all-with-selectors": Case(
+        features=PL, claims=[_V6_OR_V5], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _gen(DEVICE1, "v5"))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-allocation-mode-all-with-selectors-multiple-pools": Case(
+        features=PL, claims=[_V6_OR_V5], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _gen(DEVICE1, "v5")),
+                slice_(SLICE2, NODE1, POOL2, DRIVER_A, _gen(DEVICE1, "v5"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1),
+                           result(REQ0_SUB_REQ1, DRIVER_A, POOL2, DEVICE1))]),
+    "prioritized-list-allocation-mode-all-with-selectors-multiple-pools-across-nodes": Case(
+        features=PL, claims=[_V6_OR_V5], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _gen(DEVICE1, "v5")),
+                slice_(SLICE2, NODE2, POOL2, DRIVER_A, _gen(DEVICE1, "v5"), _gen(DEVICE2, "v6"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-allocation-mode-all-with-selectors-deviceclass-subset": Case(
+        features=PL, claims=[_V6_OR_V5],
+        classes=[_with_class_selector(device_class(CLASS_A, DRIVER_A),
+                                      f'device.driver == "{DRIVER_A}" && device.attributes["{DRIVER_A}"].selected')],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _gen(DEVICE1, "v6", selected=False),
+                       _gen(DEVICE2, "v5", selected=False), _gen(DEVICE3, "v5", selected=True))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE3))]),
+    "max-number-devices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 32))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 32)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, *multiple_results(REQ0, DRIVER_A, POOL1, 32, 0))]),
+    "partitionable-devices-with-attribute-selector": Case(
+        features=PD,
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2),
+                      request(REQ1, CLASS_A, 1, selector(f'device.attributes["{DRIVER_A}"].special')))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       *(device(f"device-{n}", None, {"special": {"bool": n == 1}},
+                                consumes=[counter_consumption(COUNTER_SET1, {f"cpu{n}": "1"}),
+                                          counter_consumption(COUNTER_SET2, {"mem": "10Gi"})]) for n in (1, 2, 3))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A,
+                               (COUNTER_SET1, {"cpu1": "1", "cpu2": "1", "cpu3": "1"}), (COUNTER_SET2, {"mem": "30Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2), result(REQ0, DRIVER_A, POOL1, DEVICE3),
+                           result(REQ1, DRIVER_A, POOL1, DEVICE1))]),
+    "prioritized-list-max-allocation-limit-request": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 32),
+                                                            sub_request(SUB_REQ1, CLASS_A, 16)),
+                      request_with_prioritized_list(REQ1, sub_request(SUB_REQ0, CLASS_A, 32),
+                                                    sub_request(SUB_REQ1, CLASS_A, 16)))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 64)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, *multiple_results(REQ0_SUB_REQ1, DRIVER_A, POOL1, 16, 0),
+                           *multiple_results(REQ1_SUB_REQ1, DRIVER_A, POOL1, 16, 16))],
+        invocations=75),
+    "prioritized-list-max-allocation-allocation-mode-all": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ0, sub_request(SUB_REQ0, CLASS_A, 0, mode="All"),
+                                                            sub_request(SUB_REQ1, CLASS_A, 2)),
+                      request(REQ1, CLASS_B, 2))],
+        classes=[device_class(CLASS_A, DRIVER_A), device_class(CLASS_B, DRIVER_B)],
+        slices=[slice_with_multiple_devices(SLICE1, NODE1, POOL1, DRIVER_A, 31),
+                slice_with_multiple_devices(SLICE2, NODE1, POOL2, DRIVER_B, 2)],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, "device-0"),
+                           result(REQ0_SUB_REQ1, DRIVER_A, POOL1, "device-1"), result(REQ1, DRIVER_B, POOL2, "device-0"),
+                           result(REQ1, DRIVER_B, POOL2, "device-1"))],
+        invocations=42),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator(name: str) -> None:
     tc = CASES[name]
