@@ -946,6 +946,118 @@ CASES.update({
 })
 
 
+BC = features(device_binding_and_status=True)
+PD_BC = features(partitionable_devices=True, device_binding_and_status=True)
+TAINT_KEY1 = {"key": "key1", "value": "value1", "effect": "NoSchedule"}
+TOLERATION_NO_SCHEDULE_KEY1 = {"operator": "Exists", "key": "key1", "effect": "NoSchedule"}
+
+
+def _bc(name: str, ready: str, failed: str, **fields: Any) -> dict[str, Any]:
+    return device(name, binding_conditions=[ready], binding_failure_conditions=[failed], **fields)
+
+
+def _bc_result(req: str, dev: str, ready: str | None, failed: str | None, *tolerations: dict[str, Any]) -> dict[str, Any]:
+    return result(req, DRIVER_A, POOL1, dev, False, *tolerations, binding_conditions=[ready] if ready else None,
+                  binding_failure_conditions=[failed] if failed else None)
+
+
+def _mem_counters(counter_set_: str, memory: str) -> list[dict[str, Any]]:
+    return [counter_consumption(counter_set_, {"memory": memory})]
+
+
+CASES.update({
+    "device-binding-conditions": Case(
+        features=BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _bc(DEVICE1, "IsPrepare", "BindingFailed"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"))]),
+    "binding-conditions-multiple-devices": Case(
+        features=BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _bc(DEVICE1, "IsPrepare", "BindingFailed"),
+                       _bc(DEVICE2, "IsPrepare2", "BindingFailed2"), _bc(DEVICE3, "IsPrepare3", "BindingFailed3"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"),
+                           _bc_result(REQ0, DEVICE2, "IsPrepare2", "BindingFailed2"),
+                           _bc_result(REQ1, DEVICE3, "IsPrepare3", "BindingFailed3"))]),
+    "binding-conditions-with-and-without": Case(
+        features=BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request(REQ1, CLASS_A, 1))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), _bc(DEVICE2, "IsPrepare", "BindingFailed"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1),
+                           _bc_result(REQ1, DEVICE2, "IsPrepare", "BindingFailed"))]),
+    "binding-conditions-without-feature-gate": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _bc(DEVICE1, "IsPrepare", "BindingFailed"))],
+        node=node(NODE1, REGION1)),
+    "node-restriction": Case(
+        features=BC, claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, node_label_selector(PLANET_KEY, PLANET_VALUE_EARTH), POOL1, DRIVER_A,
+                       device(DEVICE1, binds_to_node=True))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "partitionable-devices-with-binding-conditions": Case(
+        features=PD_BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "4Gi"),
+                           capacity_from_counters=True)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"))]),
+    "partitionable-devices-with-binding-conditions-multiple": Case(
+        features=PD_BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "4Gi")),
+                       _bc(DEVICE2, "IsPrepare2", "BindingFailed2", consumes=_mem_counters(COUNTER_SET1, "4Gi"))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"),
+                           _bc_result(REQ0, DEVICE2, "IsPrepare2", "BindingFailed2"))]),
+    "partitionable-devices-with-binding-conditions-some-devices-no-conditions": Case(
+        features=PD_BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 3))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "2Gi")),
+                       device(DEVICE2, consumes=_mem_counters(COUNTER_SET1, "2Gi")),
+                       _bc(DEVICE3, "IsReady", "BindingTimeout", consumes=_mem_counters(COUNTER_SET1, "4Gi"))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"),
+                           _bc_result(REQ0, DEVICE2, None, None), _bc_result(REQ0, DEVICE3, "IsReady", "BindingTimeout"))]),
+    "partitionable-devices-with-binding-conditions-multi-slices": Case(
+        features=PD_BC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE4, NODE1, resource_pool(POOL1, 4), DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "4Gi"))),
+                counters_slice(SLICE3, NODE1, resource_pool(POOL1, 4), DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"})),
+                slice_(SLICE2, NODE1, resource_pool(POOL1, 4), DRIVER_A,
+                       device(DEVICE2, consumes=_mem_counters(COUNTER_SET2, "4Gi"))),
+                counters_slice(SLICE1, NODE1, resource_pool(POOL1, 4), DRIVER_A, (COUNTER_SET2, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE2, None, None),
+                           _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed"))]),
+    "partitionable-devices-with-binding-conditions-and-taints": Case(
+        features=features(partitionable_devices=True, device_binding_and_status=True, device_taints=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 2))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "4Gi"),
+                           taints=[TAINT_KEY1]),
+                       device(DEVICE2, consumes=_mem_counters(COUNTER_SET1, "4Gi"))),
+                counters_slice(SLICE2, NODE1, POOL1, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1)),
+    "partitionable-devices-with-binding-conditions-and-taints-tolerated": Case(
+        features=features(partitionable_devices=True, device_binding_and_status=True, device_taints=True),
+        claims=[with_tolerations(claim(CLAIM0, request(REQ0, CLASS_A, 2)), TOLERATION_NO_SCHEDULE_KEY1)],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _bc(DEVICE1, "IsPrepare", "BindingFailed", consumes=_mem_counters(COUNTER_SET1, "4Gi"),
+                           taints=[TAINT_KEY1]),
+                       device(DEVICE2, consumes=_mem_counters(COUNTER_SET1, "4Gi"))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, _bc_result(REQ0, DEVICE1, "IsPrepare", "BindingFailed", TOLERATION_NO_SCHEDULE_KEY1),
+                           _bc_result(REQ0, DEVICE2, None, None, TOLERATION_NO_SCHEDULE_KEY1))]),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator(name: str) -> None:
     tc = CASES[name]
