@@ -1058,6 +1058,168 @@ CASES.update({
 })
 
 
+
+def _gen_slice(name: str, node_name: str, dev: str, generation: int) -> dict[str, Any]:
+    return slice_(name, node_name, resource_pool(POOL1, 2, generation=generation), DRIVER_A, device(dev))
+
+
+def _typed(name: str, type_: str, **fields: Any) -> dict[str, Any]:
+    return device(name, None, {"type": {"string": type_}}, **fields)
+
+
+def _type_is(type_: str) -> dict[str, Any]:
+    return selector(f'device.attributes["{DRIVER_A}"].type == "{type_}"')
+
+
+CASES.update({
+    "allocation-mode-all-with-multi-host-resource-pool": Case(
+        claims=[claim(CLAIM0, all_device_request(REQ0, CLASS_A))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE2, NODE2, POOL1_OF_2, DRIVER_A, device(DEVICE2))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "multi-host-resource-pool-with-stale-slice-for-current-node": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_gen_slice(SLICE1, NODE1, DEVICE1, 1), _gen_slice(SLICE2, NODE2, DEVICE2, 2)],
+        node=node(NODE1, REGION1)),
+    "multi-host-resource-pool-complete-update-from-node-1-to-node-2": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_gen_slice(SLICE1, NODE1, DEVICE1, 1), _gen_slice(SLICE1, NODE1, DEVICE2, 1),
+                _gen_slice(SLICE2, NODE2, DEVICE1, 2), _gen_slice(SLICE2, NODE2, DEVICE2, 2)],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "multi-host-resource-pool-complete-update-from-node-2-to-node-1": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_gen_slice(SLICE1, NODE2, DEVICE1, 1), _gen_slice(SLICE1, NODE2, DEVICE2, 1),
+                _gen_slice(SLICE2, NODE1, DEVICE1, 2), _gen_slice(SLICE2, NODE1, DEVICE2, 2)],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "multi-host-resource-pool-incomplete-update-from-node-1-to-node-2": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_gen_slice(SLICE1, NODE1, DEVICE1, 1), _gen_slice(SLICE1, NODE1, DEVICE2, 1),
+                _gen_slice(SLICE2, NODE2, DEVICE1, 2)],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "multi-host-resource-pool-incomplete-update-from-node-2-to-node-1": Case(
+        claims=[claim_with_request(CLAIM0, REQ0, CLASS_A)], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[_gen_slice(SLICE1, NODE2, DEVICE1, 1), _gen_slice(SLICE1, NODE2, DEVICE2, 1),
+                _gen_slice(SLICE2, NODE1, DEVICE1, 2)],
+        node=node(NODE1, REGION1)),
+    "partitionable-devices-same-counter-set-name-in-different-resource-slices": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, resource_pool(POOL1, 4), DRIVER_A, device(DEVICE1)),
+                counters_slice(SLICE2, NODE1, resource_pool(POOL1, 4), DRIVER_A, (COUNTER_SET1, {})),
+                slice_(SLICE3, NODE1, resource_pool(POOL1, 4), DRIVER_A, device(DEVICE2)),
+                counters_slice(SLICE4, NODE1, resource_pool(POOL1, 4), DRIVER_A, (COUNTER_SET1, {}))],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "partitionable-devices-device-counter-consumption-references-unknown-counter-set": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, cdev(DEVICE1, (COUNTER_SET2, {}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {}))],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "partitionable-devices-device-counter-consumption-references-unknown-counter-in-counter-set": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "8Gi"}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"other-memory": "8Gi"}))],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "partitionable-devices-device-counter-consumption-references-counter-set-in-other-pool": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "8Gi"}), from_counters=False)),
+                counters_slice(SLICE2, NODE1, POOL2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "partitionable-devices-devices-on-different-nodes-consume-same-counter-set": Case(
+        features=PD_PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(
+            REQ0, sub_request(SUB_REQ0, CLASS_A, 1, _mem("6Gi")), sub_request(SUB_REQ1, CLASS_A, 1, _mem("2Gi"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[counters_slice(SLICE1, NODE1, resource_pool(POOL1, 3), DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"})),
+                slice_(SLICE2, NODE1, resource_pool(POOL1, 3), DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "6Gi"})),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "2Gi"}))),
+                slice_(SLICE3, NODE2, resource_pool(POOL1, 3), DRIVER_A,
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "6Gi"}), from_counters=False))],
+        allocated=[device_id(DRIVER_A, POOL1, DEVICE3)], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE2))]),
+    "partitionable-devices-validation-error-on-non-targeting-slice": Case(
+        features=PD, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[counters_slice(SLICE1, NODE1, resource_pool(POOL1, 3), DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"})),
+                slice_(SLICE2, NODE1, resource_pool(POOL1, 3), DRIVER_A, cdev(DEVICE1, (COUNTER_SET1, {"memory": "6Gi"}))),
+                slice_(SLICE3, NODE2, resource_pool(POOL1, 3), DRIVER_A,
+                       cdev(DEVICE3, (COUNTER_SET2, {"memory": "6Gi"}), from_counters=False))],
+        node=node(NODE1, REGION1), error="invalid resource pools were encountered"),
+    "different-resourceslices-in-pool-can-target-different-nodes": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE2, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE2))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE2))]),
+    "invalid-pool-is-ok-if-devices-can-be-allocated-from-other": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE3, NODE1, resource_pool(POOL2, 1), DRIVER_A, device(DEVICE2))],
+        node=node(NODE1, REGION1), expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL2, DEVICE2))]),
+    "invalid-pool-is-error-if-no-other-device-can-be-allocated": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE3, NODE1, resource_pool(POOL2, 1), DRIVER_A, device(DEVICE2))],
+        allocated=[device_id(DRIVER_A, POOL2, DEVICE2)], node=node(NODE1, REGION1),
+        error="invalid resource pools were encountered"),
+    "no-allocation-from-incomplete-pools": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1))], node=node(NODE1, REGION1)),
+    "check-combinations-within-single-request-single-pool-single-slice": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1), device(DEVICE2), device(DEVICE3), device(DEVICE4))],
+        node=node(NODE1, REGION1), invocations=16),
+    "check-combinations-within-single-request-single-pool-multiple-slices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1), device(DEVICE2)),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE3), device(DEVICE4))],
+        node=node(NODE1, REGION1), invocations=16),
+    "check-combinations-within-single-request-multiple-pools-multiple-slices": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE1)),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, device(DEVICE2)),
+                slice_(SLICE3, NODE1, POOL2, DRIVER_A, device(DEVICE3), device(DEVICE4))],
+        node=node(NODE1, REGION1), invocations=16),
+    "check-combinations-within-single-request-many-pools": Case(
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 5))], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1)), slice_(SLICE2, NODE1, POOL2, DRIVER_A, device(DEVICE2)),
+                slice_(SLICE3, NODE1, POOL3, DRIVER_A, device(DEVICE3)), slice_(SLICE4, NODE1, POOL4, DRIVER_A, device(DEVICE4))],
+        node=node(NODE1, REGION1), invocations=16),
+    "check-combinations-with-backtracking": Case(
+        claims=[claim(CLAIM0, request(REQ1, CLASS_A, 2), request(REQ2, CLASS_A, 1, _type_is("X")))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _typed(DEVICE1, "X"), _typed(DEVICE2, "Y"), _typed(DEVICE3, "Y"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ1, DRIVER_A, POOL1, DEVICE2), result(REQ1, DRIVER_A, POOL1, DEVICE3),
+                           result(REQ2, DRIVER_A, POOL1, DEVICE1))],
+        invocations=12),
+    "check-combinations-with-backtracking-across-slices-and-pools": Case(
+        features=BC,
+        claims=[claim(CLAIM0, request(REQ1, CLASS_A, 2), request(REQ2, CLASS_A, 1, _type_is("X")))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A, _typed(DEVICE1, "X")),
+                slice_(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, _typed(DEVICE2, "Y")),
+                slice_(SLICE3, NODE1, POOL2, DRIVER_A, _typed(DEVICE3, "Y", binding_conditions=["IsPrepare"],
+                                                             binding_failure_conditions=[]))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ1, DRIVER_A, POOL1, DEVICE2),
+                           result(REQ1, DRIVER_A, POOL2, DEVICE3, binding_conditions=["IsPrepare"]),
+                           result(REQ2, DRIVER_A, POOL1, DEVICE1))],
+        invocations=12),
+    "check-combinations-with-prioritized-list": Case(
+        features=PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(REQ1, sub_request(SUB_REQ0, CLASS_A, 3, _type_is("Y")),
+                                                            sub_request(SUB_REQ1, CLASS_A, 2)),
+                      request_with_prioritized_list(REQ2, sub_request(SUB_REQ0, CLASS_A, 2),
+                                                    sub_request(SUB_REQ1, CLASS_A, 1, _type_is("X"))))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _typed(DEVICE1, "X"), _typed(DEVICE2, "Y"), _typed(DEVICE3, "Y"))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                           result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3), result(REQ2_SUB_REQ1, DRIVER_A, POOL1, DEVICE1))],
+        invocations=26),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator(name: str) -> None:
     tc = CASES[name]
