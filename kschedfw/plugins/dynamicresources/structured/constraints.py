@@ -15,15 +15,16 @@ from kschedfw.plugins.dynamicresources.structured.types import DeviceID
 _VALUE_KINDS = ("string", "int", "bool", "version")
 
 
-def lookup_attribute(attributes: Mapping[str, Any], device_id: DeviceID, name: str) -> Mapping[str, Any] | None:
+def lookup_attribute(attributes: Mapping[str, Mapping[str, Any]], device_id: DeviceID,
+                     name: str) -> Mapping[str, Any] | None:
     """A fully qualified attribute; the driver's own attributes may also be stored without domain."""
     attr = attributes.get(name)
     if attr is not None:
-        return attr  # type: ignore[no-any-return]
+        return attr
     domain, sep, ident = name.partition("/")
     if not sep or domain != device_id.driver:
         return None
-    return attributes.get(ident)  # type: ignore[no-any-return]
+    return attributes.get(ident)
 
 
 def _kind(attr: Mapping[str, Any]) -> str | None:
@@ -52,7 +53,7 @@ class MatchAttributeConstraint(_Constraint):
         super().__init__(request_names, attribute)
         self.value: tuple[str, Any] | None = None
 
-    def add(self, request: str, sub_request: str, attributes: Mapping[str, Any], device_id: DeviceID) -> bool:
+    def add(self, request: str, sub_request: str, attributes: Mapping[str, Mapping[str, Any]], device_id: DeviceID) -> bool:
         if not self.applies(request, sub_request):
             return True
         attr = lookup_attribute(attributes, device_id, self.attribute)
@@ -80,7 +81,7 @@ class DistinctAttributeConstraint(_Constraint):
         # the value of the earlier one (and removing one drops it)
         self.values: dict[str, tuple[str, Any]] = {}
 
-    def add(self, request: str, sub_request: str, attributes: Mapping[str, Any], device_id: DeviceID) -> bool:
+    def add(self, request: str, sub_request: str, attributes: Mapping[str, Mapping[str, Any]], device_id: DeviceID) -> bool:
         if not self.applies(request, sub_request):
             return True
         attr = lookup_attribute(attributes, device_id, self.attribute)

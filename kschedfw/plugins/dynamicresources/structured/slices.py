@@ -30,7 +30,7 @@ class Device:
         self.raw = raw
         self.name: str = raw.get("name", "")
         self.driver = driver
-        self.attributes: Mapping[str, Any] = raw.get("attributes") or {}
+        self.attributes: Mapping[str, Mapping[str, Any]] = raw.get("attributes") or {}
         self.consumes_counters: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), _counters(c.get("counters"))) for c in raw.get("consumesCounters") or ()]
         self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or ())
