@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, Callable
 
 from cel_expr_python import cel
@@ -51,11 +52,21 @@ def quantity_message(amount: Fraction | int) -> Any:
 
 
 def _amount(q: Any) -> Fraction:
-    return Fraction(q.value)
+    return _fraction(q.value)
+
+
+@lru_cache(maxsize=4096)
+def _fraction(text: str) -> Fraction:
+    return Fraction(text)
+
+
+@lru_cache(maxsize=4096)
+def _quantity_text(text: str) -> str:
+    return str(Fraction(parse_quantity(text)))
 
 
 def _string_to_quantity(text: str) -> Any:
-    return quantity_message(parse_quantity(text))
+    return QuantityMessage(value=_quantity_text(text))
 
 
 def _is_quantity(text: str) -> bool:

@@ -78,11 +78,15 @@ class _DeviceResult:
 
 
 class Allocator:
-    """Allocates a pod's unallocated claims; reusable for every node of one scheduling cycle."""
+    """Allocates a pod's unallocated claims; reusable for every node of one scheduling cycle.
+
+    ``slices`` are ResourceSlice dicts or :class:`~.slices.Slice` objects; passing the same
+    ``Slice`` objects to the allocators of later cycles reuses their parsed form and CEL results.
+    """
 
     def __init__(self, claims_to_allocate: list[Mapping[str, Any]], allocated_state: AllocatedState,
                  classes: Mapping[str, Mapping[str, Any]] | Iterable[Mapping[str, Any]],
-                 slices: Iterable[Mapping[str, Any]], features: Features | None = None,
+                 slices: Iterable[Mapping[str, Any] | Slice], features: Features | None = None,
                  cel_cache: Cache | None = None) -> None:
         self.claims = list(claims_to_allocate)
         self.allocated_state = allocated_state
@@ -92,7 +96,7 @@ class Allocator:
             self.classes = {(c.get("metadata") or {}).get("name", ""): c for c in classes}
         self.features = features or Features()
         self.cel_cache = cel_cache or _CELL_CACHE
-        self.all_slices = [Slice(s) for s in slices]
+        self.all_slices = [s if isinstance(s, Slice) else Slice(s) for s in slices]
         self.slices_on_node: dict[str, list[Slice]] = {}
         self.slices_shared: list[Slice] = []
         for s in self.all_slices:
@@ -340,11 +344,17 @@ class _Allocation:
             compiled = self.a.cel_cache.get_or_compile(expression)
             if compiled.error is not None:
                 raise AllocatorError(f"{owner}: selector #{i}: CEL compile error: {compiled.error}")
-            try:
-                if not device_matches(compiled, device.cel_data()):
-                    return False
-            except CELRuntimeError as err:
-                raise AllocatorError(f"{owner}: selector #{i}: CEL runtime error: {err}") from None
+            outcome = device.cel_results.get(expression)
+            if outcome is None:
+                try:
+                    outcome = device_matches(compiled, device.cel_data())
+                except CELRuntimeError as err:
+                    outcome = str(err)
+                device.cel_results[expression] = outcome
+            if isinstance(outcome, str):
+                raise AllocatorError(f"{owner}: selector #{i}: CEL runtime error: {outcome}")
+            if not outcome:
+                return False
         return True
 
     def _allocate_device(self, r: tuple[int, int, int, int], candidate: _Candidate,

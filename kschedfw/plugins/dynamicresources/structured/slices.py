@@ -1,5 +1,9 @@
-"""ResourceSlices as the allocator reads them: parsed once per :class:`~.allocator.Allocator`
-(node selectors, counters, quantities) instead of once per node."""
+"""ResourceSlices as the allocator reads them, parsed once (node selectors, counters, quantities).
+
+A :class:`Slice` also remembers, per device, what each CEL selector answered: selectors are pure
+functions of the device, so a caller that keeps its ``Slice`` objects while the ResourceSlice is
+unchanged (and passes them to every :class:`~.allocator.Allocator`) evaluates each selector once
+per device instead of once per device, node and pod."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ class Device:
 
     __slots__ = ("name", "raw", "driver", "attributes", "consumes_counters", "taints", "binding_conditions",
                  "binding_failure_conditions", "binds_to_node", "node_name", "all_nodes", "node_selector",
-                 "_cel_data")
+                 "cel_results", "_cel_data")
 
     def __init__(self, raw: Mapping[str, Any], driver: str, field: str) -> None:
         self.raw = raw
@@ -40,6 +44,8 @@ class Device:
         self.node_name: str = raw.get("nodeName") or ""
         self.all_nodes = bool(raw.get("allNodes") or False)
         self.node_selector = _selector(raw.get("nodeSelector"), f"{field}.nodeSelector")
+        # expression -> matches, or the runtime error's text
+        self.cel_results: dict[str, bool | str] = {}
         self._cel_data: dict[str, Any] | None = None
 
     def cel_data(self) -> dict[str, Any]:
