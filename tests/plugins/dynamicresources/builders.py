@@ -151,8 +151,11 @@ def device(name: str, capacity: dict[str, str] | None = None, attributes: dict[s
            *, taints: list[dict[str, Any]] | None = None, consumes: list[dict[str, Any]] | None = None,
            node_selection: Any = None, binding_conditions: list[str] | None = None,
            binding_failure_conditions: list[str] | None = None, binds_to_node: bool | None = None,
-           capacity_from_counters: bool = False) -> dict[str, Any]:
+           capacity_from_counters: bool = False, allow_multiple: bool = False,
+           policies: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     d: dict[str, Any] = {"name": name}
+    if allow_multiple:
+        d["allowMultipleAllocations"] = True
     if attributes:
         d["attributes"] = attributes
     if capacity:
@@ -169,6 +172,8 @@ def device(name: str, capacity: dict[str, str] | None = None, attributes: dict[s
         d["allNodes"] = True
     elif node_selection:
         d["nodeName"] = node_selection
+    if policies:
+        d.setdefault("capacity", {}).update(policies)
     if binding_conditions is not None:
         d["bindingConditions"] = binding_conditions
     if binding_failure_conditions is not None:
@@ -266,3 +271,41 @@ def config_entry(source: str, requests: list[str] | None, driver: str, attribute
         out["requests"] = requests
     out.update(device_configuration(driver, attribute))
     return out
+
+
+CAPACITY0, CAPACITY1 = "capacity-0", "capacity-1"
+FIXED_SHARE_ID = "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"
+
+
+def class_with_allow_multiple_allocations(name: str, driver: str, multiple: bool) -> dict[str, Any]:
+    c = device_class(name, driver)
+    c["spec"]["selectors"][0]["cel"]["expression"] = (
+        f'device.driver == "{driver}" && device.allowMultipleAllocations == {str(multiple).lower()}')
+    return c
+
+
+def policy_range(value: str) -> dict[str, Any]:
+    """upstream withCapacityRequestPolicyRange: default 2, valid range 2..4 in steps of 2."""
+    return {"value": value, "requestPolicy": {"default": "2", "validRange": {"min": "2", "step": "2", "max": "4"}}}
+
+
+def policy_valid_values(default: str, value: str, *more: str) -> dict[str, Any]:
+    """upstream withCapacityRequestPolicyValidValues: the default is the smallest valid value."""
+    return {"value": value, "requestPolicy": {"default": default, "validValues": [default, *more]}}
+
+
+def with_capacity_request(request_: dict[str, Any], quantity: str | None) -> dict[str, Any]:
+    request_ = copy.deepcopy(request_)
+    body = request_["exactly"] if "exactly" in request_ else request_
+    body["capacity"] = {"requests": {CAPACITY0: quantity} if quantity is not None else {}}
+    return request_
+
+
+def shared_result(req: str, driver: str, pool: str, dev: str, consumed: dict[str, str] | None = None,
+                  *tolerations: dict[str, Any]) -> dict[str, Any]:
+    """A device shared by several allocations (upstream ``withConsumedCapacity(&fixedShareID, ...)``)."""
+    r = result(req, driver, pool, dev, False, *tolerations)
+    r["shareID"] = FIXED_SHARE_ID
+    if consumed:
+        r["consumedCapacity"] = consumed
+    return r

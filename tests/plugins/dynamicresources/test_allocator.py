@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import copy
 import json
+from fractions import Fraction
 from typing import Any
 
 import attrs
 import pytest
 
+from kschedfw.api.quantity import parse_quantity
 from kschedfw.plugins.dynamicresources.structured import AllocatedState, Allocator, AllocatorError
 from tests.plugins.dynamicresources.builders import (
+    CAPACITY0, CAPACITY1, FIXED_SHARE_ID, class_with_allow_multiple_allocations, policy_range, policy_valid_values,
+    shared_result, with_capacity_request,
     CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, COUNTER_SET2, DEVICE0, DEVICE1, DEVICE2, DEVICE3, DEVICE4,
     DRIVER_A, DRIVER_B, FIELD_NAME_KEY, NODE1, NODE2, NODE_SELECTION_ALL, NODE_SELECTION_PER_DEVICE,
     NO_FEATURES, PLANET_KEY, PLANET_VALUE_EARTH, POOL1, POOL2, POOL3, POOL4, REGION1, REGION2, REGION_KEY,
@@ -38,6 +42,8 @@ class Case:
     node: Any = None
     features: Any = NO_FEATURES
     allocated: list[Any] = attrs.Factory(list)
+    allocated_shared: list[Any] = attrs.Factory(list)
+    allocated_capacity: dict[Any, dict[str, str]] = attrs.Factory(dict)
     expect: list[dict[str, Any]] | None = None
     error: str | None = None  # substring of the error, as upstream's ContainSubstring
     invocations: int | None = None
@@ -53,10 +59,20 @@ def _normalize_selector(sel: dict[str, Any] | None) -> Any:
     return sorted(json.dumps(t, sort_keys=True) for t in terms)
 
 
+def _normalize_result(r: dict[str, Any]) -> str:
+    """Share IDs are random (upstream replaces them by a fixed one); quantities compare by value."""
+    r = dict(r)
+    if "shareID" in r:
+        r["shareID"] = FIXED_SHARE_ID
+    if "consumedCapacity" in r:
+        r["consumedCapacity"] = {k: str(Fraction(parse_quantity(v))) for k, v in r["consumedCapacity"].items()}
+    return json.dumps(r, sort_keys=True)
+
+
 def _normalize(allocation: dict[str, Any]) -> str:
     devices = allocation.get("devices") or {}
     return json.dumps({
-        "results": sorted(json.dumps(r, sort_keys=True) for r in devices.get("results") or []),
+        "results": sorted(_normalize_result(r) for r in devices.get("results") or []),
         "config": devices.get("config"),
         "nodeSelector": _normalize_selector(allocation.get("nodeSelector")),
     }, sort_keys=True)
@@ -1225,14 +1241,293 @@ CASES.update({
 })
 
 
+CC = features(consumable_capacity=True)
+CC_PL = features(consumable_capacity=True, prioritized_list=True)
+MULTI_CLASS_A = class_with_allow_multiple_allocations(CLASS_A, DRIVER_A, True)
+DEDICATED_CLASS_A = class_with_allow_multiple_allocations(CLASS_A, DRIVER_A, False)
+DEVICE1_POOL1 = device_id(DRIVER_A, POOL1, DEVICE1)
+
+
+def _capacity_claim(name: str, *quantities: str | None, names: tuple[str, ...] = (REQ0, REQ1, REQ2)) -> dict[str, Any]:
+    return claim(name, *(with_capacity_request(request(n, CLASS_A, 1), q) for n, q in zip(names, quantities)))
+
+
+def _shared(dev: str, capacity: dict[str, str] | None = None, **fields: Any) -> dict[str, Any]:
+    return device(dev, capacity, allow_multiple=True, **fields)
+
+
+CASES.update({
+    "consumable-capacity-disabled-feature": Case(
+        features=BC, claims=[_capacity_claim(CLAIM0, "1")], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)], node=node(NODE1, REGION1),
+        error="claim claim-0, request req-0: has capacity requests, but the DRAConsumableCapacity feature is disabled"),
+    "consumable-capacity-disabled-feature-with-prioritized-list": Case(
+        features=features(prioritized_list=True, device_binding_and_status=True),
+        claims=[claim(CLAIM0, request_with_prioritized_list(
+            REQ0, with_capacity_request(sub_request(SUB_REQ0, CLASS_A, 1), "1"),
+            with_capacity_request(sub_request(SUB_REQ1, CLASS_A, 1), "1")))],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_with_one_device(SLICE1, NODE1, POOL1, DRIVER_A)],
+        node=node(NODE1, REGION1),
+        error="claim claim-0, subrequest subReq-0: has capacity requests, but the DRAConsumableCapacity feature is "
+              "disabled"),
+    "consumable-capacity-multi-allocatable-device-with-missing-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1")], classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY1: "1"}))], node=node(NODE1, REGION1),
+        expect=[]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-with-missing-capacity-request": Case(
+        features=CC, claims=[claim(CLAIM0, with_capacity_request(all_device_request(REQ0, CLASS_A), "1"))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY1: "1"}))], node=node(NODE1, REGION1),
+        expect=[]),
+    "consumable-capacity-multi-allocatable-device-without-capacity-without-capacity-request": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[MULTI_CLASS_A], slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1)),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "1"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "1"}))]),
+    "consumable-capacity-multi-allocatable-device-without-policy-without-capacity-request-block": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[MULTI_CLASS_A], slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-without-policy-with-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1"), _capacity_claim(CLAIM1, "1")],
+        classes=[MULTI_CLASS_A], slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"}))]),
+    "consumable-capacity-multi-allocatable-device-with-policy-without-capacity-request": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-zero-request-policy": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1)), claim(CLAIM1, request(REQ0, CLASS_A, 1))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE1, policies={CAPACITY0: policy_valid_values("0", "1")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "0"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "0"}))]),
+    "consumable-capacity-multi-allocatable-device-violates-zero-request-policy": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE1, policies={CAPACITY0: policy_valid_values("0", "1")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-with-range-policy-with-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1"), _capacity_claim(CLAIM1, "1")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-range-policy-step": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "3")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "4"}))]),
+    "consumable-capacity-multi-allocatable-device-with-valid-values-policy": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "2")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE1, policies={CAPACITY0: policy_valid_values("1", "4", "2")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-valid-values-policy-round-up": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "2")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE1, policies={CAPACITY0: policy_valid_values("1", "3", "3")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "3"}))]),
+    "consumable-capacity-multi-allocatable-device-with-exceeded-consumable-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1"), _capacity_claim(CLAIM1, "2")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-with-request-over-max-sharing-policy": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "6")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("10")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-with-allocated-capacity-use-remaining": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "2")], allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "2"}},
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-allocated-capacity-next-device": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "2")], allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "2"}},
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("2")}),
+                       _shared(DEVICE2, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "2"}))]),
+    "consumable-capacity-with-multi-allocatable-device-backtrack": Case(
+        features=CC,
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "2"),
+                      with_capacity_request(request(REQ1, CLASS_A, 1), "2"),
+                      constraints=[match_attribute(STRING_ATTRIBUTE)]),
+                _capacity_claim(CLAIM1, "2")],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE2, None, attributes={"stringAttribute": {"string": "stringAttributeValue1"}},
+                               policies={CAPACITY0: policy_range("2")}),
+                       _shared(DEVICE1, None, attributes={"stringAttribute": {"string": "stringAttributeValue2"}},
+                               policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}),
+                           shared_result(REQ1, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"})),
+                allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-subrequest": Case(
+        features=CC_PL,
+        claims=[claim(CLAIM0, request_with_prioritized_list(
+            REQ0, with_capacity_request(sub_request(SUB_REQ0, CLASS_A, 1), "4"),
+            with_capacity_request(sub_request(SUB_REQ1, CLASS_A, 1), "2"), sub_request(SUB_REQ1, CLASS_A, 1)))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0_SUB_REQ1, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-with-no-available-consumable-capacity": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "2")], allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "2"}},
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-filter-out-no-capacity": Case(
+        features=CC, claims=[claim(CLAIM0, with_capacity_request(all_device_request(REQ0, CLASS_A), "2"))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}), _shared(DEVICE2))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-filter-out-insufficient-capacity": Case(
+        features=CC, claims=[claim(CLAIM0, with_capacity_request(all_device_request(REQ0, CLASS_A), "2"))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}))]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-sufficient": Case(
+        features=CC,
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "1"),
+                      with_capacity_request(all_device_request(REQ1, CLASS_A), "1"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"}),
+                           shared_result(REQ1, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"}),
+                           shared_result(REQ1, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "1"}))]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-sufficient": Case(
+        features=CC, allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "1"}},
+        claims=[claim(CLAIM0, with_capacity_request(all_device_request(REQ0, CLASS_A), "1"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "2"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1"}),
+                           shared_result(REQ0, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "1"}))]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-allocating-insufficient": Case(
+        features=CC,
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "1"),
+                      with_capacity_request(all_device_request(REQ1, CLASS_A), "1"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "1"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-multi-allocatable-device-allocation-mode-all-in-use-insufficient": Case(
+        features=CC, allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "1"}},
+        claims=[claim(CLAIM0, with_capacity_request(all_device_request(REQ0, CLASS_A), "1"))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "1"}),
+                       _shared(DEVICE2, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "1"}))]),
+    "consumable-capacity-dedicated-device-with-consumable-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1")], classes=[DEDICATED_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, {CAPACITY0: "1"}))], node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, result(REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "consumable-capacity-dedicated-device-with-multiple-consumable-capacity-request": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1"), _capacity_claim(CLAIM1, "1")], classes=[DEDICATED_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "allow-multiple-allocations-exclude-multi-allocatable-device-by-class-selector": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1")], classes=[DEDICATED_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, {CAPACITY0: "1"}))], node=node(NODE1, REGION1),
+        expect=[]),
+    "allow-multiple-allocations-not-allocate-multi-allocatable-device-which-already-dedicated": Case(
+        features=CC, allocated=[DEVICE1_POOL1], claims=[_capacity_claim(CLAIM0, "1")], classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "allow-multiple-allocations-not-allocate-dedicated-device-which-change-from-multi-allocatable": Case(
+        features=CC, claims=[_capacity_claim(CLAIM0, "1")], allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "1"}},
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, device(DEVICE1, policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "allow-multiple-allocations-with-partitionable-device": Case(
+        features=features(prioritized_list=True, partitionable_devices=True, consumable_capacity=True),
+        claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), request_with_prioritized_list(
+            REQ1, sub_request(SUB_REQ0, CLASS_A, 1, _mem("6Gi")), sub_request(SUB_REQ1, CLASS_A, 1, _mem("4Gi"))))],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {"memory": "4Gi"}), allow_multiple=True),
+                       cdev(DEVICE2, (COUNTER_SET1, {"memory": "6Gi"}), allow_multiple=True),
+                       cdev(DEVICE3, (COUNTER_SET1, {"memory": "4Gi"}), allow_multiple=True)),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {"memory": "8Gi"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {"memory": "4Gi"}),
+                           shared_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE3, {"memory": "4Gi"}))]),
+    "allow-multiple-allocations-with-shared-device-counter-cross-cycle": Case(
+        features=features(partitionable_devices=True, consumable_capacity=True),
+        claims=[claim(CLAIM0, with_capacity_request(
+            request(REQ0, CLASS_A, 1, selector(f'device.attributes["{DRIVER_A}"].mode == "b"')), "1"))],
+        allocated_shared=[(DEVICE1_POOL1, FIXED_SHARE_ID)], allocated_capacity={DEVICE1_POOL1: {CAPACITY0: "1"}},
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       cdev(DEVICE1, (COUNTER_SET1, {CAPACITY0: "1"}), allow_multiple=True,
+                            attributes={"mode": {"string": "a"}}),
+                       cdev(DEVICE2, (COUNTER_SET1, {CAPACITY0: "1"}), allow_multiple=True,
+                            attributes={"mode": {"string": "b"}})),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {CAPACITY0: "1"}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "consumable-capacity-with-partitionable-device-multiple-capacity-pools": Case(
+        features=features(prioritized_list=True, partitionable_devices=True, consumable_capacity=True),
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "1"),
+                      with_capacity_request(request(REQ2, CLASS_A, 1), "2"),
+                      request_with_prioritized_list(
+                          REQ1,
+                          with_capacity_request(sub_request(SUB_REQ0, CLASS_A, 1, selector(
+                              f'device.capacity["{DRIVER_A}"]["{CAPACITY0}"].compareTo(quantity("4")) >= 0')), "1"),
+                          with_capacity_request(sub_request(SUB_REQ1, CLASS_A, 1, selector(
+                              f'device.capacity["{DRIVER_A}"]["{CAPACITY0}"].compareTo(quantity("2")) >= 0')), "1")))],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       *(cdev(name, (COUNTER_SET1, {CAPACITY0: c0}), (COUNTER_SET2, {CAPACITY1: "4"}), allow_multiple=True,
+                              policies={CAPACITY1: policy_range("4")})
+                         for name, c0 in ((DEVICE1, "2"), (DEVICE2, "4"), (DEVICE3, "2")))),
+                counters_slice(SLICE2, NODE1, POOL1_OF_2, DRIVER_A, (COUNTER_SET1, {CAPACITY0: "4"}),
+                               (COUNTER_SET2, {CAPACITY1: "8"}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1", CAPACITY1: "2"}),
+                           shared_result(REQ2, DRIVER_A, POOL1, DEVICE3, {CAPACITY0: "2", CAPACITY1: "2"}),
+                           shared_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1", CAPACITY1: "2"}))]),
+})
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_allocator(name: str) -> None:
     tc = CASES[name]
     claims = copy.deepcopy(tc.claims)
     slices = copy.deepcopy(tc.slices)
     classes = copy.deepcopy(tc.classes)
-    allocator = Allocator(claims, AllocatedState(allocated_devices=frozenset(tc.allocated)), classes, slices,
-                          tc.features)
+    state = AllocatedState(
+        allocated_devices=frozenset(tc.allocated), allocated_shared_device_ids=frozenset(tc.allocated_shared),
+        aggregated_capacity={d: {k: Fraction(parse_quantity(v)) for k, v in c.items()}
+                             for d, c in tc.allocated_capacity.items()})
+    allocator = Allocator(claims, state, classes, slices, tc.features)
     target = tc.node if tc.node is not None else node(NODE1, REGION1)
     if tc.error is not None:
         with pytest.raises(AllocatorError) as excinfo:

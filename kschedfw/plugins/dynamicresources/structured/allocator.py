@@ -13,10 +13,12 @@ request trying combinations rather than permutations; the first complete solutio
 
 from __future__ import annotations
 
+import uuid
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
 
 from kschedfw.plugins.dynamicresources.cel import Cache, CELRuntimeError, device_matches
+from kschedfw.plugins.dynamicresources.structured.capacity import Amount, consumed_from_request, fits
 from kschedfw.plugins.dynamicresources.structured.constraints import (DistinctAttributeConstraint,
                                                                       MatchAttributeConstraint)
 from kschedfw.plugins.dynamicresources.structured.features import Features
@@ -66,12 +68,13 @@ class _Candidate:
 
 
 class _DeviceResult:
-    __slots__ = ("request", "parent", "id", "device", "slice", "admin_access")
+    __slots__ = ("request", "parent", "id", "device", "slice", "admin_access", "share_id", "consumed")
 
     def __init__(self, request: str, parent: str, device_id: DeviceID, device: Device, slice_: Slice,
-                 admin_access: bool) -> None:
+                 admin_access: bool, share_id: str, consumed: dict[str, Amount]) -> None:
         self.request, self.parent, self.id = request, parent, device_id
         self.device, self.slice, self.admin_access = device, slice_, admin_access
+        self.share_id, self.consumed = share_id, consumed
 
     def request_name(self) -> str:
         return f"{self.parent}/{self.request}" if self.parent else self.request
@@ -126,6 +129,8 @@ class _Allocation:
         self.matches: dict[tuple[DeviceID, RequestKey], bool] = {}
         self.allocating: dict[DeviceID, set[int]] = {}
         self.consumed_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
+        # capacity consumed by the allocations of this attempt on shareable devices
+        self.allocating_capacity: dict[DeviceID, dict[str, Fraction]] = {}
         self.result: list[list[_DeviceResult]] = [[] for _ in self.claims]
         self.pools: list[Pool] = []
 
@@ -156,6 +161,14 @@ class _Allocation:
             if not self.features.prioritized_list and subs:
                 raise AllocatorError(f"claim {ref}, request {request.get('name', '')}: has subrequests, "
                                      "but the DRAPrioritizedList feature is disabled")
+            if not self.features.consumable_capacity:
+                if (request.get("exactly") or {}).get("capacity") is not None:
+                    raise AllocatorError(f"claim {ref}, request {request.get('name', '')}: has capacity requests, "
+                                         "but the DRAConsumableCapacity feature is disabled")
+                for sub in subs:
+                    if sub.capacity is not None:
+                        raise AllocatorError(f"claim {ref}, subrequest {sub.name}: has capacity requests, "
+                                             "but the DRAConsumableCapacity feature is disabled")
             if subs:
                 parent = exact_request(request)
                 parent.name = request.get("name", "")
@@ -214,8 +227,12 @@ class _Allocation:
                                          f"pool {pool.pool_id} is currently invalid")
                 for s in pool.slices_targeting_node:
                     for device in s.devices:
-                        if self._is_selectable(key, data, s, device):
-                            data.all_devices.append(_Candidate(DeviceID(s.driver, s.pool, device.name), device, s, pool))
+                        if not self._is_selectable(key, data, s, device):
+                            continue
+                        device_id = DeviceID(s.driver, s.pool, device.name)
+                        if self.features.consumable_capacity and not self._capacity_fits(request, device_id, device):
+                            continue
+                        data.all_devices.append(_Candidate(device_id, device, s, pool))
             data.num_devices = len(data.all_devices)
         else:
             raise AllocatorError(f"claim {ref}, request {request.name}: unsupported count mode "
@@ -301,6 +318,8 @@ class _Allocation:
                         continue
                     if not self._is_selectable(key, data, s, device):
                         continue
+                    if self.features.consumable_capacity and not self._capacity_fits(request, device_id, device):
+                        continue
                     ok, undo = self._allocate_device(r, _Candidate(device_id, device, s, pool), False)
                     if not ok:
                         continue
@@ -317,6 +336,17 @@ class _Allocation:
 
     def _device_in_use(self, device_id: DeviceID) -> bool:
         return device_id in self.a.allocated_state.allocated_devices or bool(self.allocating.get(device_id))
+
+    def _capacity_fits(self, request: Request, device_id: DeviceID, device: Device) -> bool:
+        """upstream CmpRequestOverCapacity; a request for a capacity the device lacks does not fit."""
+        current = self.a.allocated_state.aggregated_capacity.get(device_id, {})
+        try:
+            return fits(current, request.capacity_requests, device.capacity, self.allocating_capacity.get(device_id, {}))
+        except KeyError:
+            return False
+
+    def _device_capacity_in_use(self, device_id: DeviceID) -> bool:
+        return device_id in self.a.allocated_state.aggregated_capacity or device_id in self.allocating_capacity
 
     def _is_selectable(self, key: RequestKey, data: _RequestData, s: Slice, device: Device) -> bool:
         if not self.features.device_binding_and_status and device.binding_conditions:
@@ -363,13 +393,16 @@ class _Allocation:
         data = self.request_data[(r[0], r[1], r[2])]
         request = data.request
         device, device_id = candidate.device, candidate.id
-        if request.admin_access and claim_index in self.allocating.get(device_id, ()):
+        multiple = self.features.consumable_capacity and device.allow_multiple_allocations
+        if not multiple and request.admin_access and claim_index in self.allocating.get(device_id, ()):
             return False, _noop
         if not request.admin_access and self._device_in_use(device_id):
             return False, _noop
         if not self.features.partitionable_devices and device.consumes_counters:
             return False, _noop
-        if device.consumes_counters and not self._check_available_counters(candidate):
+        # As upstream, counters taken here are not given back when a later check rejects the device.
+        skip_counters = multiple and self._device_capacity_in_use(device_id)
+        if not skip_counters and device.consumes_counters and not self._check_available_counters(candidate):
             return False, _noop
         if data.parent is None:
             base_name, sub_name, parent_name = request.name, "", ""
@@ -386,17 +419,39 @@ class _Allocation:
                 for earlier in constraints[:i]:
                     earlier.remove(base_name, sub_name)
                 return False, _noop
-        self.allocating.setdefault(device_id, set()).add(claim_index)
+        claims_using = self.allocating.setdefault(device_id, set())
+        if not multiple:
+            claims_using.add(claim_index)
+        consumed: dict[str, Amount] = {}
+        share_id = ""
+        if self.features.consumable_capacity:
+            if not self._capacity_fits(request, device_id, device):
+                return False, _noop
+            if multiple:
+                consumed = consumed_from_request(request.capacity_requests, device.capacity)
+                share_id = str(uuid.uuid4())
+                allocating = self.allocating_capacity.setdefault(device_id, {})
+                for name, (value, _) in consumed.items():
+                    allocating[name] = allocating.get(name, Fraction(0)) + value
         results = self.result[claim_index]
         results.append(_DeviceResult(request.name, parent_name, device_id, device, candidate.slice,
-                                     request.admin_access))
+                                     request.admin_access, share_id, consumed))
         before = len(results) - 1
 
         def undo() -> None:
             for constraint in constraints:
                 constraint.remove(base_name, sub_name)
             self.allocating[device_id].discard(claim_index)
-            if self.features.partitionable_devices and device.consumes_counters:
+            if multiple:
+                if consumed:
+                    allocating = self.allocating_capacity.get(device_id)
+                    if allocating is not None:
+                        for name, (value, _) in consumed.items():
+                            if name in allocating:
+                                allocating[name] -= value
+                        if all(v == 0 for v in allocating.values()):
+                            del self.allocating_capacity[device_id]
+            elif self.features.partitionable_devices and device.consumes_counters:
                 self._release_counters(candidate)
             del results[before:]
 
@@ -409,10 +464,10 @@ class _Allocation:
         available = self.a.available_counters.get(pool.pool)
         if available is None:
             available = {name: dict(counters) for name, counters in pool.counter_sets.items()}
-            allocated = self.a.allocated_state.allocated_devices
+            state = self.a.allocated_state
             for s in pool.slices_targeting_node + pool.slices_not_targeting_node:
                 for d in s.devices:
-                    if DeviceID(s.driver, s.pool, d.name) not in allocated:
+                    if not state.is_allocated(DeviceID(s.driver, s.pool, d.name)):
                         continue
                     for set_name, counters in d.consumes_counters:
                         counter_set = available.get(set_name, {})
@@ -454,6 +509,10 @@ class _Allocation:
             tolerations = _lookup_request(requests, d).tolerations
             if tolerations:
                 entry["tolerations"] = [dict(t) for t in tolerations]
+            if d.share_id:
+                entry["shareID"] = d.share_id
+            if d.consumed:
+                entry["consumedCapacity"] = {name: text for name, (_, text) in d.consumed.items()}
             if self.features.device_binding_and_status:
                 if d.device.binding_conditions:
                     entry["bindingConditions"] = list(d.device.binding_conditions)

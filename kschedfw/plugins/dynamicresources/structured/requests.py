@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from kschedfw.plugins.dynamicresources.structured.capacity import parse_requests
+
 EXACT_COUNT = "ExactCount"
 ALL = "All"
 
 
 class Request:
     __slots__ = ("name", "class_name", "allocation_mode", "count", "admin_access", "has_admin_access",
-                 "selectors", "tolerations", "capacity")
+                 "selectors", "tolerations", "capacity", "capacity_requests")
 
     def __init__(self, name: str, body: Mapping[str, Any] | None, *, sub_request: bool) -> None:
         body = body or {}
@@ -26,6 +28,7 @@ class Request:
         self.selectors: list[Mapping[str, Any]] = list(body.get("selectors") or ())
         self.tolerations: list[Mapping[str, Any]] = list(body.get("tolerations") or ())
         self.capacity: Mapping[str, Any] | None = body.get("capacity")
+        self.capacity_requests = parse_requests(self.capacity)
 
 
 def exact_request(request: Mapping[str, Any]) -> Request:

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from kschedfw.api.quantity import parse_quantity
 from kschedfw.api.selectors import NodeSelector, parse_node_selector
 from kschedfw.plugins.dynamicresources.cel import device_data
+from kschedfw.plugins.dynamicresources.structured.capacity import Capacity
 
 
 def _counters(raw: Mapping[str, Any] | None) -> dict[str, Fraction]:
@@ -26,7 +27,7 @@ def _selector(raw: Any, field: str) -> NodeSelector | None:
 class Device:
     """One entry of ``spec.devices``; ``raw`` is the API dict."""
 
-    __slots__ = ("name", "raw", "driver", "attributes", "consumes_counters", "taints", "binding_conditions",
+    __slots__ = ("name", "raw", "driver", "attributes", "capacity", "allow_multiple_allocations", "consumes_counters", "taints", "binding_conditions",
                  "binding_failure_conditions", "binds_to_node", "node_name", "all_nodes", "node_selector",
                  "cel_results", "_cel_data")
 
@@ -35,6 +36,8 @@ class Device:
         self.name: str = raw.get("name", "")
         self.driver = driver
         self.attributes: Mapping[str, Mapping[str, Any]] = raw.get("attributes") or {}
+        self.capacity = {name: Capacity(c or {}) for name, c in (raw.get("capacity") or {}).items()}
+        self.allow_multiple_allocations = bool(raw.get("allowMultipleAllocations") or False)
         self.consumes_counters: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), _counters(c.get("counters"))) for c in raw.get("consumesCounters") or ()]
         self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or ())

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from fractions import Fraction
+from typing import Mapping, NamedTuple
 
 import attrs
 
@@ -27,6 +28,16 @@ class AllocatedState:
     in-flight allocations (upstream ``AllocatedState.AllocatedDevices``)."""
 
     allocated_devices: frozenset[DeviceID] = frozenset()
+    # devices that allow multiple allocations: (device, share ID) of each allocation ...
+    allocated_shared_device_ids: frozenset[tuple[DeviceID, str]] = frozenset()
+    # ... and the capacity those allocations consume together
+    aggregated_capacity: Mapping[DeviceID, Mapping[str, Fraction]] = attrs.Factory(dict)
+
+    def is_allocated(self, device_id: DeviceID) -> bool:
+        """upstream IsDeviceAllocated: taken whole, or shared by at least one allocation."""
+        return (device_id in self.allocated_devices
+                or any(shared == device_id for shared, _ in self.allocated_shared_device_ids)
+                or device_id in self.aggregated_capacity)
 
 
 class AllocatorError(Exception):
