@@ -20,6 +20,7 @@ import pytest
 from kschedfw.api.quantity import parse_quantity
 from kschedfw.plugins.dynamicresources.structured import AllocatedState, Allocator, AllocatorError
 from tests.plugins.dynamicresources.builders import (
+    REQ3, REQ2_SUB_REQ0, distinct_attribute,
     CAPACITY0, CAPACITY1, FIXED_SHARE_ID, class_with_allow_multiple_allocations, policy_range, policy_valid_values,
     shared_result, with_capacity_request,
     CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, COUNTER_SET2, DEVICE0, DEVICE1, DEVICE2, DEVICE3, DEVICE4,
@@ -1514,6 +1515,77 @@ CASES.update({
         expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1", CAPACITY1: "2"}),
                            shared_result(REQ2, DRIVER_A, POOL1, DEVICE3, {CAPACITY0: "2", CAPACITY1: "2"}),
                            shared_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "1", CAPACITY1: "2"}))]),
+})
+
+
+
+def _bool_selector_sub(name: str) -> dict[str, Any]:
+    return sub_request(name, CLASS_A, 1, selector(f'device.attributes["{DRIVER_A}"].boolAttribute'))
+
+
+CASES.update({
+    "with-distinct-constraints": Case(
+        features=CC,
+        claims=[claim(CLAIM0, *(request(r, CLASS_A, 1) for r in (REQ0, REQ1, REQ2, REQ3)),
+                      constraints=[distinct_attribute(BOOL_ATTRIBUTE, REQ0, REQ1),
+                                   distinct_attribute(VERSION_ATTRIBUTE, REQ0, REQ1, REQ2),
+                                   distinct_attribute(INT_ATTRIBUTE, REQ0, REQ1, REQ2, REQ3)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, *(
+            _shared(name, None, attributes={"driverVersion": {"version": version}, "numa": {"int": numa},
+                                            "boolAttribute": {"bool": flag}})
+            for name, version, numa, flag in ((DEVICE1, "1.0.0", 0, True), (DEVICE2, "1.0.1", 1, False),
+                                              (DEVICE3, "1.0.2", 2, True), (DEVICE4, "1.0.0", 3, True))))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1), shared_result(REQ1, DRIVER_A, POOL1, DEVICE2),
+                           shared_result(REQ2, DRIVER_A, POOL1, DEVICE3), shared_result(REQ3, DRIVER_A, POOL1, DEVICE4))]),
+    "with-distinct-constraints-attribute-not-set": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), constraints=[distinct_attribute(BOOL_ATTRIBUTE, REQ0)])],
+        classes=[device_class(CLASS_A, DRIVER_A)], slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1))],
+        node=node(NODE1, REGION1), expect=[]),
+    "with-distinct-constraints-unknown-type-attribute": Case(
+        features=CC, claims=[claim(CLAIM0, request(REQ0, CLASS_A, 1), constraints=[distinct_attribute(BOOL_ATTRIBUTE, REQ0)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, None, attributes={"boolAttribute": {}}))],
+        node=node(NODE1, REGION1), error="unsupported attribute value"),
+    "with-distinct-constraints-with-subrequests": Case(
+        features=CC_PL,
+        claims=[claim(CLAIM0, *(request_with_prioritized_list(r, _bool_selector_sub(SUB_REQ0),
+                                                              sub_request(SUB_REQ1, CLASS_A, 1))
+                                for r in (REQ0, REQ1, REQ2)),
+                      constraints=[distinct_attribute(BOOL_ATTRIBUTE, REQ0, REQ1)])],
+        classes=[device_class(CLASS_A, DRIVER_A)],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A, _shared(DEVICE1, None, attributes={"boolAttribute": {"bool": True}}),
+                       _shared(DEVICE2, None, attributes={"boolAttribute": {"bool": False}}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0_SUB_REQ0, DRIVER_A, POOL1, DEVICE1),
+                           shared_result(REQ1_SUB_REQ1, DRIVER_A, POOL1, DEVICE2),
+                           shared_result(REQ2_SUB_REQ0, DRIVER_A, POOL1, DEVICE1))]),
+    "distinct-constraint-one-multi-allocatable-device-with-distinct-constraint": Case(
+        features=CC,
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "1"),
+                      with_capacity_request(request(REQ1, CLASS_A, 1), "1"),
+                      constraints=[distinct_attribute(STRING_ATTRIBUTE)])],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1, DRIVER_A,
+                       _shared(DEVICE1, None, attributes={"stringAttribute": {"string": "stringAttributeValue"}},
+                               policies={CAPACITY0: policy_range("2")}))],
+        node=node(NODE1, REGION1), expect=[]),
+    "distinct-constraint-two-multi-allocatable-devices-with-distinct-constraint": Case(
+        features=CC,
+        claims=[claim(CLAIM0, with_capacity_request(request(REQ0, CLASS_A, 1), "2"),
+                      with_capacity_request(request(REQ1, CLASS_A, 1), "2"),
+                      constraints=[distinct_attribute(STRING_ATTRIBUTE)])],
+        classes=[MULTI_CLASS_A],
+        slices=[slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _shared(DEVICE1, None, attributes={"stringAttribute": {"string": "stringAttributeValue1"}},
+                               policies={CAPACITY0: policy_range("4")})),
+                slice_(SLICE1, NODE1, POOL1_OF_2, DRIVER_A,
+                       _shared(DEVICE2, None, attributes={"stringAttribute": {"string": "stringAttributeValue2"}},
+                               policies={CAPACITY0: policy_range("4")}))],
+        node=node(NODE1, REGION1),
+        expect=[allocation(LOCAL1, shared_result(REQ0, DRIVER_A, POOL1, DEVICE1, {CAPACITY0: "2"}),
+                           shared_result(REQ1, DRIVER_A, POOL1, DEVICE2, {CAPACITY0: "2"}))]),
 })
 
 
