@@ -13,7 +13,8 @@ Engine: cel-expr-python (the CEL C++ runtime), with the Kubernetes ``quantity`` 
 libraries from :mod:`.library` and the strings, math, optional and bindings extensions. Two known
 differences from cel-go: ``device`` is typed as a map rather than an object (a misspelt field such
 as ``device.drivr`` fails when evaluated, not when compiled), and the empty-map default is given to
-the domains an expression names as string literals (computed names are not covered).
+the domains an expression indexes the maps with as string literals (``device.attributes["dom"]``;
+computed names are not covered).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class CompilationResult:
     expression: str
     program: Any = None
     error: str | None = None
-    # string literals of the expression: the domains that read as an empty map when absent
+    # domains the expression indexes the maps with: they read as an empty map when absent
     literals: frozenset[str] = frozenset()
 
 
@@ -60,7 +61,8 @@ def _environment() -> Any:
 _ENV = _environment()
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
-_STRING_LITERAL = re.compile(r"""(?:[rR]?)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
+# a domain named literally where the maps are indexed: device.attributes["dom"], device.capacity['dom']
+_DOMAIN_INDEX = re.compile(r"""\b(?:attributes|capacity)\s*\[\s*(?:"([^"\\\n]*)"|'([^'\\\n]*)')\s*\]""")
 _TYPE_NAMES = {"INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
                "NULL": "null_type", "LIST": "list", "MAP": "map", "DURATION": "google.protobuf.Duration",
                "TIMESTAMP": "google.protobuf.Timestamp", "TYPE": "type"}
@@ -71,12 +73,7 @@ def _strip_status(text: str) -> str:
 
 
 def _literals(expression: str) -> frozenset[str]:
-    out = set()
-    for token in _STRING_LITERAL.findall(expression):
-        body = token[1:-1]
-        if "\\" not in body:
-            out.add(body)
-    return frozenset(out)
+    return frozenset(a or b for a, b in _DOMAIN_INDEX.findall(expression))
 
 
 def compile_expression(expression: str) -> CompilationResult:

@@ -118,17 +118,17 @@ def parse_semver(text: str) -> tuple[int, int, int, tuple[str, ...]]:
     numbers: list[int] = []
     for label, part in (("major", parts[0]), ("minor", parts[1])):
         if not _NUMERIC.fullmatch(part):
-            raise SemverError(f"Invalid character(s) found in {label} number {part!r}")
+            raise SemverError(f"Invalid character(s) found in {label} number \"{part}\"")
         if len(part) > 1 and part[0] == "0":
-            raise SemverError(f"{label.capitalize()} number must not contain leading zeroes {part!r}")
+            raise SemverError(f"{label.capitalize()} number must not contain leading zeroes \"{part}\"")
         numbers.append(int(part))
     rest = parts[2]
     cut = min((i for i in (rest.find("-"), rest.find("+")) if i >= 0), default=len(rest))
     patch_text, rest = rest[:cut], rest[cut:]
     if not _NUMERIC.fullmatch(patch_text):
-        raise SemverError(f"Invalid character(s) found in patch number {patch_text!r}")
+        raise SemverError(f"Invalid character(s) found in patch number \"{patch_text}\"")
     if len(patch_text) > 1 and patch_text[0] == "0":
-        raise SemverError(f"Patch number must not contain leading zeroes {patch_text!r}")
+        raise SemverError(f"Patch number must not contain leading zeroes \"{patch_text}\"")
     build = ""
     if "+" in rest:
         rest, build = rest.split("+", 1)
@@ -136,7 +136,7 @@ def parse_semver(text: str) -> tuple[int, int, int, tuple[str, ...]]:
             if not ident:
                 raise SemverError("Build meta data is empty")
             if not _IDENTIFIER.fullmatch(ident):
-                raise SemverError(f"Invalid character(s) found in build meta data {ident!r}")
+                raise SemverError(f"Invalid character(s) found in build meta data \"{ident}\"")
     pre: tuple[str, ...] = ()
     if rest.startswith("-"):
         pre = tuple(rest[1:].split("."))
@@ -144,9 +144,9 @@ def parse_semver(text: str) -> tuple[int, int, int, tuple[str, ...]]:
             if not ident:
                 raise SemverError("Prerelease is empty")
             if not _IDENTIFIER.fullmatch(ident):
-                raise SemverError(f"Invalid character(s) found in prerelease {ident!r}")
+                raise SemverError(f"Invalid character(s) found in prerelease \"{ident}\"")
             if _NUMERIC.fullmatch(ident) and len(ident) > 1 and ident[0] == "0":
-                raise SemverError(f"Version prerelease number must not contain leading zeroes {ident!r}")
+                raise SemverError(f"Version prerelease number must not contain leading zeroes \"{ident}\"")
     return numbers[0], numbers[1], int(patch_text), pre
 
 

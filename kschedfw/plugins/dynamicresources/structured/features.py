@@ -15,11 +15,10 @@ partitionable_devices     DRAPartitionableDevices: beta, on   in (shared counter
                                                               per-device node selection)
 device_binding_and_status DRADeviceBindingConditions +        in (binding conditions in the
                           DRAResourceClaimDeviceStatus: on    result, such pools tried last)
-consumable_capacity       DRAConsumableCapacity: beta, on     not yet: ``allowMultipleAllocations``
-                                                              is visible to CEL, but a device is
-                                                              always allocated whole and capacity
-                                                              requests are not checked
-list_type_attributes      DRAListTypeAttributes: alpha, off   out
+consumable_capacity       DRAConsumableCapacity: beta, on     in (shared devices, capacity
+                                                              requests and request policies)
+list_type_attributes      DRAListTypeAttributes: alpha, off   out (list values are rejected as
+                                                              upstream does with the gate off)
 ========================  ==================================  =============================
 """
 
