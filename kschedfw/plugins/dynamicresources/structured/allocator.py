@@ -340,6 +340,9 @@ class _Allocation:
     def _capacity_fits(self, request: Request, device_id: DeviceID, device: Device) -> bool:
         """upstream CmpRequestOverCapacity; a request for a capacity the device lacks does not fit."""
         current = self.a.allocated_state.aggregated_capacity.get(device_id, {})
+        if (request.capacity_requests is None and device.capacity_without_policy and not current
+                and device_id not in self.allocating_capacity):
+            return True  # each capacity is consumed whole, once: it fits
         try:
             return fits(current, request.capacity_requests, device.capacity, self.allocating_capacity.get(device_id, {}))
         except KeyError:

@@ -132,7 +132,7 @@ def fits(current: Mapping[str, Fraction], requests: dict[str, Amount] | None, ca
         consumed = cap.consumed(requests.get(name) if requests is not None else None)
         if cap.violates_policy(consumed):
             return False
-        total = current.get(name, Fraction(0)) + consumed[0] + allocating.get(name, Fraction(0))
+        total = current.get(name, 0) + consumed[0] + allocating.get(name, 0)
         if total > cap.value[0]:
             return False
     return True

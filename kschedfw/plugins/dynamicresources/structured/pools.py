@@ -106,6 +106,18 @@ def _check_slices_in_pool(all_slices: list[Slice], driver: str, pool: str,
 
 def _build_pool(driver: str, pool_name: str, pool_slices: list[Slice], features: Features,
                 all_for_pool: list[Slice] | None) -> Pool:
+    """A pool is a function of its slices: built once per set of Slice objects (and features), the
+    result kept on the first slice, so allocators that share Slice objects share their pools."""
+    key = (features, tuple(pool_slices), tuple(all_for_pool) if all_for_pool is not None else None)
+    built = pool_slices[0].pools_built
+    pool = built.get(key)
+    if pool is None:
+        pool = built[key] = _new_pool(driver, pool_name, list(pool_slices), features, all_for_pool)
+    return pool
+
+
+def _new_pool(driver: str, pool_name: str, pool_slices: list[Slice], features: Features,
+              all_for_pool: list[Slice] | None) -> Pool:
     pool_slices.sort(key=lambda s: s.name)
     if features.partitionable_devices:
         device_slices = [s for s in pool_slices if not s.shared_counters]

@@ -27,7 +27,8 @@ def _selector(raw: Any, field: str) -> NodeSelector | None:
 class Device:
     """One entry of ``spec.devices``; ``raw`` is the API dict."""
 
-    __slots__ = ("name", "raw", "driver", "attributes", "capacity", "allow_multiple_allocations", "consumes_counters", "taints", "binding_conditions",
+    __slots__ = ("name", "raw", "driver", "attributes", "capacity", "allow_multiple_allocations", "capacity_without_policy",
+                 "consumes_counters", "taints", "binding_conditions",
                  "binding_failure_conditions", "binds_to_node", "node_name", "all_nodes", "node_selector",
                  "cel_results", "_cel_data")
 
@@ -38,6 +39,7 @@ class Device:
         self.attributes: Mapping[str, Mapping[str, Any]] = raw.get("attributes") or {}
         self.capacity = {name: Capacity(c or {}) for name, c in (raw.get("capacity") or {}).items()}
         self.allow_multiple_allocations = bool(raw.get("allowMultipleAllocations") or False)
+        self.capacity_without_policy = not any(c.has_policy for c in self.capacity.values())
         self.consumes_counters: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), _counters(c.get("counters"))) for c in raw.get("consumesCounters") or ()]
         self.taints: list[Mapping[str, Any]] = list(raw.get("taints") or ())
@@ -62,7 +64,7 @@ class Slice:
     """One ResourceSlice; ``raw`` is the API dict."""
 
     __slots__ = ("raw", "name", "driver", "pool", "generation", "slice_count", "node_name", "all_nodes",
-                 "node_selector", "per_device_node_selection", "shared_counters", "devices")
+                 "node_selector", "per_device_node_selection", "shared_counters", "devices", "pools_built")
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
         spec = raw.get("spec") or {}
@@ -80,3 +82,5 @@ class Slice:
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("name", ""), _counters(c.get("counters"))) for c in spec.get("sharedCounters") or ()]
         self.devices = [Device(d, self.driver, f"spec.devices[{i}]") for i, d in enumerate(spec.get("devices") or ())]
+        # pools built from this slice and others, by what they were built from (see pools.build_pool)
+        self.pools_built: dict[Any, Any] = {}
