@@ -20,19 +20,18 @@ import pytest
 from kschedfw.api.quantity import parse_quantity
 from kschedfw.plugins.dynamicresources.structured import AllocatedState, Allocator, AllocatorError
 from tests.plugins.dynamicresources.builders import (
-    REQ3, REQ2_SUB_REQ0, distinct_attribute,
-    CAPACITY0, CAPACITY1, FIXED_SHARE_ID, class_with_allow_multiple_allocations, policy_range, policy_valid_values,
-    shared_result, with_capacity_request,
-    CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, COUNTER_SET2, DEVICE0, DEVICE1, DEVICE2, DEVICE3, DEVICE4,
-    DRIVER_A, DRIVER_B, FIELD_NAME_KEY, NODE1, NODE2, NODE_SELECTION_ALL, NODE_SELECTION_PER_DEVICE,
-    NO_FEATURES, PLANET_KEY, PLANET_VALUE_EARTH, POOL1, POOL2, POOL3, POOL4, REGION1, REGION2, REGION_KEY,
-    REQ0, REQ0_SUB_REQ0, REQ0_SUB_REQ1, REQ1, REQ1_SUB_REQ0, REQ1_SUB_REQ1, REQ2, REQ2_SUB_REQ1, SLICE1,
-    SLICE2, SLICE3, SLICE4, SUB_REQ0, SUB_REQ1, all_device_request, allocation, claim,
-    claim_with_device_config, claim_with_request, class_with_config, config_entry, counter_consumption,
-    counter_set, device, device_claim_config, device_class, device_configuration, device_id, features,
-    local_node_selector, match_attribute, multiple_results, node, node_label_selector, request,
-    request_with_prioritized_list, resource_pool, result, selector, slice_, slice_with_multiple_devices,
-    slice_with_one_device, sub_request, with_exactly, with_pool, with_tolerations)
+    CAPACITY0, CAPACITY1, CLAIM0, CLAIM1, CLASS_A, CLASS_B, COUNTER_SET1, COUNTER_SET2, DEVICE0, DEVICE1,
+    DEVICE2, DEVICE3, DEVICE4, DRIVER_A, DRIVER_B, FIELD_NAME_KEY, FIXED_SHARE_ID, NODE1, NODE2,
+    NODE_SELECTION_ALL, NODE_SELECTION_PER_DEVICE, NO_FEATURES, PLANET_KEY, PLANET_VALUE_EARTH, POOL1, POOL2,
+    POOL3, POOL4, REGION1, REGION2, REGION_KEY, REQ0, REQ0_SUB_REQ0, REQ0_SUB_REQ1, REQ1, REQ1_SUB_REQ0,
+    REQ1_SUB_REQ1, REQ2, REQ2_SUB_REQ0, REQ2_SUB_REQ1, REQ3, SLICE1, SLICE2, SLICE3, SLICE4, SUB_REQ0, SUB_REQ1,
+    all_device_request, allocation, claim, claim_with_device_config, claim_with_request,
+    class_with_allow_multiple_allocations, class_with_config, config_entry, counter_consumption, counter_set,
+    device, device_claim_config, device_class, device_configuration, device_id, distinct_attribute, features,
+    local_node_selector, match_attribute, multiple_results, node, node_label_selector, policy_range,
+    policy_valid_values, request, request_with_prioritized_list, resource_pool, result, selector, shared_result,
+    slice_, slice_with_multiple_devices, slice_with_one_device, sub_request, with_capacity_request,
+    with_exactly, with_pool, with_tolerations)
 
 
 @attrs.frozen(kw_only=True)
