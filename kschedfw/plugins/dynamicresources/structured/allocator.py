@@ -31,7 +31,7 @@ from kschedfw.plugins.dynamicresources.structured.types import (ALLOCATION_RESUL
 
 Constraint = MatchAttributeConstraint | DistinctAttributeConstraint
 RequestKey = tuple[int, int, int]  # claim index, request index, subrequest index
-_CELL_CACHE = Cache()
+_CEL_CACHE = Cache()
 
 
 class _MaxSizeExceeded(Exception):
@@ -98,7 +98,7 @@ class Allocator:
         else:
             self.classes = {(c.get("metadata") or {}).get("name", ""): c for c in classes}
         self.features = features or Features()
-        self.cel_cache = cel_cache or _CELL_CACHE
+        self.cel_cache = cel_cache or _CEL_CACHE
         self.all_slices = [s if isinstance(s, Slice) else Slice(s) for s in slices]
         self.slices_on_node: dict[str, list[Slice]] = {}
         self.slices_shared: list[Slice] = []
