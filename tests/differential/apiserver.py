@@ -15,8 +15,10 @@ from tests.differential.scenario import NAMESPACES
 #: kinds a scenario may hold beyond those the scheduler watches: read by admission only
 EXTRA = {"RuntimeClass": Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False)}
 
-#: what the scheduler's state is read from (optional APIs only when served)
-STATE = tuple(r for r in RESOURCES if r.kind not in ("PodGroup", "ElasticQuota"))
+#: what the scheduler's state is read from (optional APIs only when served), and what admission
+#: reads when that state is loaded into the embedded cluster (a stored pod keeps its
+#: runtimeClassName, which the embedded cluster admits against the RuntimeClass again)
+STATE = (*(r for r in RESOURCES if r.kind not in ("PodGroup", "ElasticQuota")), *EXTRA.values())
 
 NOT_READY = "node.kubernetes.io/not-ready"
 

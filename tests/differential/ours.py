@@ -28,6 +28,8 @@ def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, s
     simulation = Simulation(config, registry, [*state, pod], seed=0, feature_gates=gates)
     log = DecisionLog(simulation.scheduler, [pod.key]).attach()
     result = simulation.run()
+    if result.rejected:  # the state is what the API server accepted: a refusal is kschedfw's fault
+        raise AssertionError(f"the embedded cluster refused what the API server holds: {result.rejected}")
     (explained,) = log.explain(result, [pod.key])
     out = []
     victims_seen: set[str] = set()
