@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from kschedfw.cache.node_tree import NodeTree
 from kschedfw.cache.label_index import PodLabelIndex
-from kschedfw.cache.snapshot import Snapshot, fill_image_states
+from kschedfw.cache.image_states import ImageStates, fill_image_states
+from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.fwk.types import NodeInfo
 
@@ -30,6 +31,7 @@ class Cache:
         self._tree = NodeTree()
         self._pod_states: dict[str, "Pod"] = {}  # uid -> pod as the cache holds it
         self._assumed: set[str] = set()  # uids of assumed pods not yet confirmed by the cluster
+        self._images = ImageStates()
         self._images_dirty = True
         self._order_dirty = True
         self._snapshot = Snapshot()
@@ -40,6 +42,9 @@ class Cache:
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
         info = self._nodes.get(node.name)
+        if info is not None and info.node is not None:
+            self._images.remove_node(info.node)  # (upstream UpdateNode: remove, then add)
+        self._images.add_node(node)
         if info is None:
             info = NodeInfo(node=node)
             self._nodes[node.name] = info
@@ -65,6 +70,8 @@ class Cache:
         if info is None:
             return
         self._tree.remove(node.name)
+        if info.node is not None:
+            self._images.remove_node(info.node)
         if info.pods:
             info.set_node(None)  # keep pods until they are deleted, as upstream does
         else:
@@ -186,7 +193,7 @@ class Cache:
         """The view for the next cycle. NodeInfos are shared, not copied: the core is single-threaded
         and nothing changes them while a cycle runs, so only order and image counts are refreshed."""
         if self._images_dirty:
-            fill_image_states(info for info in self._nodes.values() if info.node is not None)
+            fill_image_states(self._nodes.values(), self._images)
             self._images_dirty = False
         if self._order_dirty:
             self._snapshot = Snapshot(self._nodes[name] for name in self._tree.list())

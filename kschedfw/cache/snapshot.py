@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
-from kschedfw.fwk.types import ImageStateSummary, NodeInfo
+from kschedfw.cache.image_states import fill_image_states
+from kschedfw.fwk.types import NodeInfo
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
@@ -80,25 +81,3 @@ class Snapshot:
             cached = (version, [ni for ni in self._node_infos if has(ni)])
             self._lists[key] = cached
         return cached[1]
-
-
-def fill_image_states(node_infos: Iterable[NodeInfo]) -> None:
-    """Set each NodeInfo's image_states with the number of nodes that have each image.
-
-    Images are keyed by the names the node reports, as upstream's cache keys them; the pod side
-    normalises its image names (``normalized_image_name``) before looking them up.
-    """
-    infos = list(node_infos)
-    counts: dict[str, int] = {}
-    for ni in infos:
-        seen: set[str] = set()
-        for image in (ni.node.images if ni.node is not None else ()):
-            seen.update(image.names)
-        for name in seen:
-            counts[name] = counts.get(name, 0) + 1
-    for ni in infos:
-        states: dict[str, ImageStateSummary] = {}
-        for image in (ni.node.images if ni.node is not None else ()):
-            for name in image.names:
-                states[name] = ImageStateSummary(size=image.size_bytes, num_nodes=counts[name])
-        ni.image_states = states

@@ -115,13 +115,11 @@ def test_batching_hints_compare_placements_only(harness):
     assert (result.pods, result.score_tables, result.outcomes) == (4, 4 - result.hinted, 4)
 
 
-@pytest.mark.xfail(reason="found by the fuzzer: ImageLocality takes an image's size from the node that "
-                          "reported it first (not fixed here)", strict=False)
 def test_image_size_is_the_first_reporting_nodes(harness):
     """One image name, two sizes: kube-scheduler's cache keeps the size of the first node that
     reported the name for every node (pkg/scheduler/backend/cache/cache.go, addNodeImageStates:
-    a cacheImageState's size is set when the name is first seen and never updated); kschedfw
-    scores each node with its own size."""
+    a cacheImageState's size is set when the name is first seen and never updated); kschedfw's
+    cache keeps the same (kschedfw/cache/image_states.py)."""
     nodes = [node("n1", "4"), node("n2", "4"), node("n3", "4")]
     for n, size in zip(nodes, (900_000_000, 300_000_000)):
         n["status"]["images"] = [{"names": ["registry.k8s.io/pause:3.10"], "sizeBytes": size}]
