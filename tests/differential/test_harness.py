@@ -5,7 +5,6 @@ session's counts, which are the campaign's.)"""
 
 from __future__ import annotations
 
-
 from tests.differential.manifests import config, namespace, node, pod, priority_class, scenario
 
 ZONE = "topology.kubernetes.io/zone"
