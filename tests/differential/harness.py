@@ -40,6 +40,14 @@ from tests.differential.upstream import KubeScheduler
 MAX_ATTEMPTS = 4
 #: how long one pod's decision may take kube-scheduler
 DECISION_TIMEOUT = 30.0
+#: a preempting pod not retried this long after its last attempt (longer than the longest pod
+#: backoff, 10 s) is parked: no event its plugins' queueing hints accept came, so upstream leaves it
+#: in the unschedulable pods until the 5-minute flush. Its attempts so far are the decision.
+PARKED_AFTER = 12.0
+#: kschedfw's attempts compared for a parked pod: those within this many simulated seconds of its
+#: first one (a retry the victims' deletion triggered would come after a backoff of seconds; the
+#: flush after 5 minutes)
+PARKED_HORIZON = 60.0
 
 CLUSTER_FILE, CONFIG_FILE, ORIGIN_FILE, DIFF_FILE = "cluster.yaml", "config.yaml", "origin.json", "diff.txt"
 
@@ -99,9 +107,16 @@ class Harness:
         key = f"{meta['namespace']}/{meta['name']}"
         log = upstream.log
 
+        last_attempt = [0, time.monotonic()]  # attempts seen, when the count last changed
+
         def done() -> str:
             decided = log.decided(key)
-            if decided == "preempting" and len(log.attempts(key)) < MAX_ATTEMPTS:
+            count = len(log.attempts(key))
+            if decided == "preempting" and count < MAX_ATTEMPTS:
+                if count != last_attempt[0]:
+                    last_attempt[:] = [count, time.monotonic()]
+                if time.monotonic() - last_attempt[1] >= PARKED_AFTER:
+                    return "parked"
                 return ""  # its retry follows once the victims are gone
             return decided
 
@@ -113,7 +128,8 @@ class Harness:
         else:
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
         try:
-            mine = ours.attempts(config, self.registry, self.gates, state, pod)
+            mine = ours.attempts(config, self.registry, self.gates, state, pod,
+                                 horizon=PARKED_HORIZON if decided == "parked" else None)
         except Exception as exc:  # a crash is a finding too: keep it as a mismatch, go on
             return Tally(pods=1, outcomes=len(theirs), diffs=[
                 f"pod {key}:\n  kschedfw raised {type(exc).__name__}: {exc}\n"

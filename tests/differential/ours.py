@@ -23,8 +23,9 @@ _PLACED = ("Scheduled", "Assumed", "Waiting")
 
 
 def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, state: list[Any],
-             pod: Any) -> list[Attempt]:
-    """``pod``'s attempts on ``state`` (parsed objects, the pod last)."""
+             pod: Any, horizon: float | None = None) -> list[Attempt]:
+    """``pod``'s attempts on ``state`` (parsed objects, the pod last); with ``horizon``, only
+    those within that many simulated seconds of the first."""
     simulation = Simulation(config, registry, [*state, pod], seed=0, feature_gates=gates)
     log = DecisionLog(simulation.scheduler, [pod.key]).attach()
     result = simulation.run()
@@ -33,7 +34,11 @@ def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, s
     (explained,) = log.explain(result, [pod.key])
     out = []
     victims_seen: set[str] = set()
-    for a in explained["attempts"]:
+    explained_attempts = explained["attempts"]
+    if horizon is not None and explained_attempts:
+        first = explained_attempts[0]["time"]
+        explained_attempts = [a for a in explained_attempts if a["time"] - first < horizon]
+    for a in explained_attempts:
         placed = a["result"] in _PLACED
         # both attempts of a preemption by victims of 0 s grace share one simulated instant, and
         # the recorder joins victims to attempts by time: keep them on the nominating attempt
