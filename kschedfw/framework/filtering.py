@@ -81,7 +81,8 @@ class NodeFiltering(PlanChoice):
         return self.nominated.run(state, pod, node_info, self._add_pod_extensions(state))
 
     def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
-        """See :meth:`NominatedPods.pods_to_add`."""
+        """See :meth:`NominatedPods.pods_to_add` (what the Handle calls directly: preemption's
+        dry run asks once per node with nominations)."""
         return self.nominated.pods_to_add(state, pod, node_name)
 
     def _add_pod_extensions(self, state: CycleState) -> Plan:
@@ -203,19 +204,14 @@ class NodeFiltering(PlanChoice):
                     else not_one_per_node(self.faults, name, "Filter", results, len(survivors))
                 if wrong is not None:
                     return Status(Code.Error, (f'running "{name}" filter plugin: {wrong.message()}',), plugin=name)
+            from_form = results is not None
             if results is None:
                 try:
                     results = [fn(state, pod, ni) for ni in survivors]
                 except Exception:
                     return None
-                if results.count(None) == len(results):  # every node passed: the usual case
-                    continue
-            elif results.count(None) == len(results):
+            if results.count(None) == len(results):  # every node passed: the usual case
                 continue
-            else:
-                for status in results:  # (a plain loop over the rejections is below anyway)
-                    if status is not None and not isinstance(status, Status):
-                        return filter_returned(self.faults, name, status)
             passed = []
             for ni, status in zip(survivors, results):
                 if status is None:
@@ -226,7 +222,10 @@ class NodeFiltering(PlanChoice):
                 elif type(status) is Status and status.code is Code.Success:
                     passed.append(ni)
                 else:
-                    return None
+                    # a whole-list form's value that is no Status breaks the guard's rules
+                    wrong = next((v for v in results if v is not None and not isinstance(v, Status)), None) \
+                        if from_form else None
+                    return None if wrong is None else filter_returned(self.faults, name, wrong)
             survivors = passed
         return failed
 

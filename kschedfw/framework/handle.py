@@ -184,8 +184,12 @@ class Handle:
         return self.nominator.nominated_node_names() if self.nominator is not None else ()
 
     def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
-        if self.framework is not None:
-            return self.framework.nominated_pods_to_add(state, pod, node_name)
+        framework = self.framework
+        if framework is not None:
+            nominated = getattr(framework, "nominated", None)  # the engine's own: one call less
+            if nominated is not None:
+                return nominated.pods_to_add(state, pod, node_name)
+            return framework.nominated_pods_to_add(state, pod, node_name)
         uid, priority = pod.uid, pod.effective_priority
         return [p for p in self.nominated_pods_for_node(node_name) if p.uid != uid and p.effective_priority >= priority]
 

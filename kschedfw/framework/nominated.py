@@ -204,9 +204,15 @@ class NominatedPods:
         addGENominatedPods: priority at least ``pod``'s, ``pod`` itself excluded), in nomination
         order. Worked out once per node and cycle (``state``) while the nominations stay as they
         are, for Filter and then preemption's dry run. Do not change the list."""
-        if self._handle.nominator is None:
+        nominator = self._handle.nominator
+        if nominator is None:
             return []
-        known = self._cycle_pods(state, pod)
+        cycle = self._cycle  # (_cycle_pods, inlined: called per node by preemption's dry run)
+        if cycle[0] is state and cycle[1] is pod and cycle[2] is not None \
+                and cycle[2] == getattr(nominator, "version", None):
+            known = cycle[3]
+        else:
+            known = self._cycle_pods(state, pod)
         to_add = known.get(node_name)
         if to_add is None:
             to_add = known[node_name] = self._nominated_to(pod, node_name)
