@@ -22,6 +22,7 @@ from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Exten
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.framework.nominated import NominatedPods
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
@@ -186,7 +187,7 @@ class Handle:
     def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
         framework = self.framework
         if framework is not None:
-            nominated = getattr(framework, "nominated", None)  # the engine's own: one call less
+            nominated: "NominatedPods | None" = getattr(framework, "nominated", None)  # the engine's: one call less
             if nominated is not None:
                 return nominated.pods_to_add(state, pod, node_name)
             return framework.nominated_pods_to_add(state, pod, node_name)
