@@ -173,23 +173,11 @@ class NodeFiltering(PlanChoice):
         when a plugin raised or returned something else: the chunk is then taken node by node;
         or the Error of a whole-list form that broke the guard's rules."""
         failed: dict[NodeInfo, Status] = {}
-        survivors = chunk
+        survivors: list[NodeInfo] | None = chunk
         if nominated is not None:
-            survivors = []
-            nodes, outcome = nominated.nodes, self.nominated.outcome
-            for ni in chunk:
-                if ni.name not in nodes:
-                    survivors.append(ni)
-                    continue
-                status = outcome(nominated, state, pod, ni)
-                if status is PLAIN:
-                    survivors.append(ni)
-                elif status is None or (type(status) is Status and status.code is Code.Success):
-                    continue  # passed both passes: not filtered again
-                elif type(status) is Status and status.code in _REJECTED_CODES:
-                    failed[ni] = status
-                else:
-                    return None
+            survivors = self.nominated.filter_chunk(nominated, state, pod, chunk, failed)
+            if survivors is None:
+                return None
         for index, (name, fn) in enumerate(plan):
             if not survivors:
                 break

@@ -23,7 +23,7 @@ import attrs
 
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.node_stamp import NodeStamp
-from kschedfw.fwk.status import Status
+from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo, same_objects
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ RunAddPod = Callable[[CycleState, "Pod", "Pod", NodeInfo], "Status | None"]
 #: :meth:`NominatedPods.outcome`: no nominated pod to add, the node takes the plain Filter
 PLAIN: Any = object()
 _MISSING: Any = object()
+_REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: outcomes kept per node (distinct verdict keys seen while the node and its nominations stayed put)
 _KEPT_OUTCOMES = 8
 
@@ -158,6 +159,46 @@ class NominatedPods:
                 kept.outcomes.clear()
             kept.outcomes[key] = None if status is None else _copy_kept(status)
         return status
+
+    def filter_chunk(self, ctx: NominatedContext, state: CycleState, pod: "Pod", chunk: list[NodeInfo],
+                     failed: dict[NodeInfo, Status]) -> list[NodeInfo] | None:
+        """A chunk of a Filter search: the nodes left for the plain Filter (those without
+        nominations to leave room for), the rejections of the others put in ``failed``; None when
+        a node's two passes gave anything but a success or a plain rejection (the chunk is then
+        taken node by node). HOT PATH: :meth:`outcome`'s answer from a kept entry is inlined, as
+        hundreds of nodes per pod may have nominations."""
+        nodes, kept_map, lists, own = ctx.nodes, self._kept, ctx.lists, ctx.own
+        priority, key, cycle_pods = ctx.priority, ctx.key, ctx.cycle_pods
+        survivors: list[NodeInfo] = []
+        for ni in chunk:
+            name = ni.name
+            if name not in nodes:
+                survivors.append(ni)
+                continue
+            status: Any = _MISSING
+            kept = kept_map.get(name) if lists is not None and name != own else None
+            if kept is not None and lists is not None and kept.source is ni and kept.generation == ni.generation \
+                    and kept.node is ni.node and kept.image_states is ni.image_states \
+                    and kept.nominated is not None and kept.nominated is lists.get(name) \
+                    and kept.priority == priority:
+                pods = cycle_pods[name] = kept.pods
+                if not pods:
+                    status = PLAIN
+                elif key is not None:
+                    known = kept.outcomes.get(key, _MISSING)
+                    if known is not _MISSING:
+                        status = None if known is None else _copy_kept(known)
+            if status is _MISSING:
+                status = self.outcome(ctx, state, pod, ni)
+            if status is PLAIN:
+                survivors.append(ni)
+            elif status is None or (type(status) is Status and status.code is Code.Success):
+                continue  # passed both passes: not filtered again
+            elif type(status) is Status and status.code in _REJECTED_CODES:
+                failed[ni] = status
+            else:
+                return None
+        return survivors
 
     def run(self, state: CycleState, pod: "Pod", node_info: NodeInfo, extensions: Plan) -> Status | None:
         """Upstream RunFilterPluginsWithNominatedPods for one node, nothing kept or reused."""
