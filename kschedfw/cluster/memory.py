@@ -175,11 +175,11 @@ class MemoryCluster(TimerFacet):
             raise NotFound(f'{kind} "{name}" not found')
         self._emit(WatchEvent(DELETED, kind, old, None))
         if kind == "Pod" and old.resource_claims:
-            to_delete, to_update = claims_after_pod_removal(old, self.list("ResourceClaim", old.namespace))
-            for claim in to_delete:
-                self.remove("ResourceClaim", claim.name, claim.namespace)
+            to_update, to_delete = claims_after_pod_removal(old, self.list("ResourceClaim", old.namespace))
             for claim in to_update:
                 self.update(claim)
+            for claim in to_delete:
+                self.remove("ResourceClaim", claim.name, claim.namespace)
         return old
 
     def _with_version(self, obj: Any) -> Any:

@@ -83,15 +83,16 @@ def with_generated_claims(pod: Pod, get: Callable[[str, str, str], Any], create:
 
 
 def claims_after_pod_removal(pod: Pod, claims: list[Any]) -> tuple[list[Any], list[Any]]:
-    """(claims to delete, claims to update) once ``pod`` is gone: the claims generated for it go;
-    the others drop it from ``reservedFor`` and, reserved for nobody, are deallocated."""
-    to_delete: list[Any] = []
+    """(claims to update, then claims to delete) once ``pod`` is gone: the claims it reserved drop
+    it from ``reservedFor`` and, reserved for nobody, are deallocated (the update that requeues pods
+    waiting for devices); the claims generated for it are deleted after that."""
     to_update: list[Any] = []
+    to_delete: list[Any] = []
     for claim in claims:
         ref = controller_ref(claim)
-        if ref is not None and str(ref.get("uid") or "") == pod.uid and ref.get("kind") == "Pod":
+        owned = ref is not None and str(ref.get("uid") or "") == pod.uid and ref.get("kind") == "Pod"
+        if owned:
             to_delete.append(claim)
-            continue
         status = raw_of(claim).get("status") or {}
         reserved = [r for r in status.get("reservedFor") or () if isinstance(r, dict)]
         if not any(str(r.get("uid") or "") == pod.uid for r in reserved):
@@ -107,4 +108,4 @@ def claims_after_pod_removal(pod: Pod, claims: list[Any]) -> tuple[list[Any], li
             if not meta["finalizers"]:
                 del meta["finalizers"]
         to_update.append(parse_object(raw))
-    return to_delete, to_update
+    return to_update, to_delete

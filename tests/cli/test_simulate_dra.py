@@ -113,3 +113,22 @@ def test_the_seventeenth_gpu_pod_stays_pending(capsys, tmp_path):
     devices = [(r["pool"], r["device"]) for c in claims_of(written).values()
                for r in (c.get("status") or {}).get("allocation", {}).get("devices", {}).get("results", ())]
     assert len(devices) == 16 and len(set(devices)) == 16
+
+
+def test_deleting_a_gpu_pod_frees_its_device_for_the_pending_one(capsys, tmp_path):
+    """The pod's generated claim is deallocated and deleted with it; that claim update requeues
+    the pod waiting for a device (DynamicResources' queueing hint), which then gets it."""
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump(cluster([pod(f"p{i:02d}", "one-gpu") for i in range(17)])))
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text(yaml.safe_dump({"kind": "Scenario", "cluster": ["cluster.yaml"], "steps": [
+        {"at": "10s", "delete": {"kind": "Pod", "namespace": "default", "name": "p00"}},
+        {"advance": "1m"}]}))
+    after = tmp_path / "after.yaml"
+    code = main(["simulate", str(scenario), "--output", "json", "--write-out", str(after)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = {p["pod"]: p for p in json.loads(out)["pods"]}
+    assert result["default/p16"]["status"] == "Bound"
+    claims = claims_of(yaml.safe_load(after.read_text())["items"])
+    assert not any(c["metadata"]["ownerReferences"][0]["name"] == "p00" for c in claims.values())
+    assert len(claims) == 16
