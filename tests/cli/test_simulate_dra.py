@@ -60,6 +60,7 @@ def simulate(capsys, tmp_path, pods):
     code = main(["simulate", str(path), "--output", "json", "--write-out", str(after)])
     out, err = capsys.readouterr()
     assert code == 0, err
+    assert "not read by the scheduler" not in err  # the templates are the embedded cluster's to read
     result = json.loads(out)
     written = yaml.safe_load(after.read_text())["items"]
     return {p["pod"]: p for p in result["pods"]}, written
