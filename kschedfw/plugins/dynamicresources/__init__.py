@@ -34,7 +34,7 @@ import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
                       Status)
 from kschedfw.api import parse_object
-from kschedfw.api.accessors import name_of, raw_of, spec_of, status_of, uid_of
+from kschedfw.api.accessors import name_of, namespace_of, raw_of, spec_of, status_of, uid_of
 from kschedfw.api.resources import is_extended_resource
 from kschedfw.api.selectors import parse_node_selector
 from kschedfw.clock import rfc3339
@@ -331,13 +331,12 @@ class DynamicResources:
         except ScoreError as exc:
             return 0, Status.as_status(str(exc))
 
-    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int | tuple[int, Status]]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         data: _StateData | None = state.get(STATE_KEY)
-        if data is None or data.empty() or not data.node_allocations:
+        if data is not None and not data.empty() and not data.node_allocations:
             return [0] * len(nodes)
-        return [compute_score(data.claims, data.node_allocations[n.name]) if n.name in data.node_allocations
-                else 0 for n in nodes]
+        return [self.score(state, pod, n) for n in nodes]
 
     @kschedfw.hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
@@ -380,7 +379,7 @@ class DynamicResources:
             self.manager.remove_pending_allocation(uid_of(claim))
             if update is None or not is_allocated(claim) or not is_reserved_for_pod(pod, claim):
                 continue
-            current = self.handle.lister.get("ResourceClaim", name_of(claim), claim_key(claim).split("/")[0])
+            current = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
             if current is None or uid_of(current) != uid_of(claim):
                 continue
             new = copy.deepcopy(raw_of(current))
@@ -432,7 +431,7 @@ class DynamicResources:
         try:
             if update is None:
                 return None
-            current = self.handle.lister.get("ResourceClaim", name_of(claim), claim_key(claim).split("/")[0])
+            current = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
             if current is None or uid_of(current) != uid_of(claim):
                 current = claim
             new = copy.deepcopy(raw_of(current))
