@@ -17,6 +17,10 @@
   the ``resource.kubernetes.io/delete-protection`` finalizer and ``allocationTimestamp``) and
   ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``; PostFilter asks
   for the deallocation of an allocated claim that no node can use the same way.
+* Fast path (``Handle.fast_paths``), when every device is node-local and dedicated: the allocator
+  is kept while slices and classes stay, the devices in use are counted from the claims that
+  changed, and a node's allocation is reused for the next pod asking the same while none of the
+  node's devices was taken or freed (the plain path recomputes everything; both agree).
 
 Not ported: waiting in PreBind for devices with binding conditions, and allocating devices for
 extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
@@ -27,8 +31,9 @@ allocating devices for extended resource <name> is not supported yet``.
 from __future__ import annotations
 
 import copy
+import json
 import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
@@ -48,6 +53,7 @@ from kschedfw.plugins.dynamicresources.manager import manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
+from kschedfw.plugins.nodememo import wanted
 
 if TYPE_CHECKING:
     from kschedfw.api import NodeSelector, Pod
@@ -75,7 +81,8 @@ class _StateData:
     """Claims of the pod for this cycle (empty: nothing to do). Shared across clones."""
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
-                 "unavailable_claims", "extended_resources", "dra_backed", "lock")
+                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo_key", "taken",
+                 "prioritized")
 
     def __init__(self) -> None:
         self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
@@ -90,6 +97,10 @@ class _StateData:
         self.extended_resources: dict[str, int] = {}
         self.dra_backed: frozenset[str] = frozenset()
         self.lock = threading.Lock()  # Filter may run in parallel
+        # what a node's allocation depends on besides the node's taken devices (None: no memo)
+        self.memo_key: tuple[Any, ...] | None = None
+        self.taken: frozenset[Any] = frozenset()
+        self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
 
     def empty(self) -> bool:
         return not self.claims and not self.extended_resources
@@ -111,6 +122,12 @@ class DynamicResources:
         self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
         self.manager = manager_for(handle.lister)
+        self.fast_paths = wanted(handle)
+        # memo key -> node name -> (the node's taken devices, allocator results): see _allocate;
+        # the last few keys (say the two templates a workload alternates)
+        self.memo: dict[Any, dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]]] = {}
+        # the allocator of the last cycle and the slices and classes version it was built for
+        self._allocator: tuple[int, Allocator] | None = None
 
     @staticmethod
     def _seconds(value: Any, default: float) -> float:
@@ -204,11 +221,15 @@ class DynamicResources:
             selectors.append(selector)
         if to_allocate:
             lister = self.handle.lister
-            data.allocator = Allocator(
-                [raw_of(claims[i]) for i in to_allocate],
-                self.manager.allocated_state(lister.list("ResourceClaim")),
-                [raw_of(c) for c in lister.list("DeviceClass")],
-                self.manager.slices(lister.list("ResourceSlice")))
+            manager = self.manager
+            classes = manager.classes(lister.list("DeviceClass"))
+            slices = manager.slices(lister.list("ResourceSlice"))
+            allocated = manager.allocated_state(lister.list("ResourceClaim"))
+            data.allocator = self._new_allocator([raw_of(claims[i]) for i in to_allocate], allocated, classes, slices)
+            if self.fast_paths and manager.node_local_only:
+                data.memo_key = (manager.version, *(json.dumps(spec_of(claims[i]), sort_keys=True)
+                                                    for i in to_allocate))
+                data.taken = allocated.allocated_devices
         # Recorded as upstream does once PreFilter got this far (PostFilter then reports
         # "still not schedulable" rather than "no new claims to deallocate").
         data.claims = claims
@@ -217,7 +238,26 @@ class DynamicResources:
         data.to_allocate = to_allocate
         data.extended_resources = extended
         data.dra_backed = backed
+        data.prioritized = any(request.get("firstAvailable") for claim in claims
+                               for request in (spec_of(claim).get("devices") or {}).get("requests") or ())
         return None, None
+
+    def _new_allocator(self, claims: list[Mapping[str, Any]], allocated: Any, classes: list[Any],
+                       slices: list[Any]) -> Allocator:
+        """The allocator for this cycle. On the fast path the last one is reused while the slices
+        and classes are the same: its parsed slices stay, the claims and taken devices are new
+        (with node-local dedicated devices it keeps nothing else between allocations)."""
+        version = self.manager.version
+        if self.fast_paths and self.manager.node_local_only and self._allocator is not None \
+                and self._allocator[0] == version:
+            allocator = self._allocator[1]
+            allocator.claims = claims
+            allocator.allocated_state = allocated
+            allocator.available_counters = {}
+            return allocator
+        allocator = Allocator(claims, allocated, [raw_of(c) for c in classes], slices)
+        self._allocator = (version, allocator)
+        return allocator
 
     def _check_device_classes(self, claim: Any) -> Status | None:
         for request in (spec_of(claim).get("devices") or {}).get("requests") or ():
@@ -273,7 +313,7 @@ class DynamicResources:
         results = None
         if data.allocator is not None:
             try:
-                results = data.allocator.allocate(node)
+                results = self._allocate(data, node)
             except FailedAllocationOnNode as exc:
                 return Status.unresolvable(str(exc))
             except AllocatorError as exc:
@@ -288,6 +328,28 @@ class DynamicResources:
             with data.lock:
                 data.node_allocations[node.name] = results
         return None
+
+    def _allocate(self, data: _StateData, node: Any) -> list[dict[str, Any]] | None:
+        """The allocator's results on ``node``. With only node-local dedicated devices they
+        depend on the claims' specs, the slices and classes, and which of the node's devices
+        are taken, so the next pod asking the same reuses them on every node where none of
+        that changed (one node per cycle, as a rule)."""
+        assert data.allocator is not None
+        if data.memo_key is None:
+            return data.allocator.allocate(node)
+        taken = data.taken
+        node_taken = frozenset(d for d in self.manager.node_devices.get(node.name, ()) if d in taken)
+        memo = self.memo.get(data.memo_key)
+        if memo is None:
+            memo = self.memo[data.memo_key] = {}
+            while len(self.memo) > 4:
+                del self.memo[next(iter(self.memo))]
+        hit = memo.get(node.name)
+        if hit is not None and hit[0] == node_taken:
+            return hit[1]
+        results = data.allocator.allocate(node)
+        memo[node.name] = (node_taken, results)
+        return results
 
     # ------------------------------------------------------------------ postfilter
     @kschedfw.hookimpl
@@ -321,7 +383,7 @@ class DynamicResources:
         data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return 0, Status.as_status("not found")
-        if data.empty():
+        if data.empty() or not data.prioritized:
             return 0
         allocations = data.node_allocations.get(node_info.name)
         if allocations is None:
@@ -334,7 +396,7 @@ class DynamicResources:
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int | tuple[int, Status]]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         data: _StateData | None = state.get(STATE_KEY)
-        if data is not None and not data.empty() and not data.node_allocations:
+        if data is not None and (data.empty() or not data.prioritized or not data.node_allocations):
             return [0] * len(nodes)
         return [self.score(state, pod, n) for n in nodes]
 

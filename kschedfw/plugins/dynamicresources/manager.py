@@ -48,10 +48,24 @@ class DRAManager:
     def __init__(self) -> None:
         # claim uid -> the claim as Reserve assumed it, allocation included (upstream inFlightAllocations)
         self.in_flight: dict[str, dict[str, Any]] = {}
-        # claim uid -> (listed object, its devices): recomputed only when the object changes
-        self._claim_devices: dict[str, tuple[Any, _Devices]] = {}
+        # the claims listed last time, by object identity, with their devices; counted below
+        self._listed: dict[int, tuple[Any, _Devices]] = {}
+        self._listed_by_uid: dict[str, _Devices] = {}
+        self._dedicated: dict[DeviceID, int] = {}
+        self._shared: dict[tuple[DeviceID, str], int] = {}
+        self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
         # slice uid or name -> (listed object, parsed Slice): the Slice keeps its CEL results
         self._slices: dict[str, tuple[Any, Slice]] = {}
+        self._slice_list: list[Slice] = []
+        #: bumped whenever a ResourceSlice or DeviceClass is added, changed or removed
+        self.version = 0
+        self._classes: list[Any] = []
+        #: node name -> the devices its node-local slices publish (see :attr:`node_local_only`)
+        self.node_devices: dict[str, tuple[DeviceID, ...]] = {}
+        #: whether every device is node-local and dedicated: each slice names its node, nothing
+        #: consumes counters or is shared; an allocation on a node then depends only on the
+        #: claims, the slices and classes, and which of the node's own devices are taken
+        self.node_local_only = True
 
     # ------------------------------------------------------------------ claims
     def pending_allocation(self, claim_uid: str) -> Mapping[str, Any] | None:
@@ -66,44 +80,90 @@ class DRAManager:
 
     def allocated_state(self, claims: Iterable[Any]) -> AllocatedState:
         """Devices taken by the listed claims' allocations and by in-flight ones (upstream
-        GatherAllocatedState)."""
-        dedicated: set[DeviceID] = set()
-        shared: set[tuple[DeviceID, str]] = set()
-        capacity: dict[DeviceID, dict[str, Fraction]] = {}
-        seen: set[str] = set()
-        cache = self._claim_devices
-        for claim in claims:
-            uid = uid_of(claim)
-            seen.add(uid)
-            if uid in self.in_flight:
-                continue
-            entry = cache.get(uid)
-            if entry is None or entry[0] is not claim:
-                entry = (claim, allocated_devices(status_of(claim).get("allocation")))
-                cache[uid] = entry
-            _add(entry[1], dedicated, shared, capacity)
-        for uid in [uid for uid in cache if uid not in seen]:
-            del cache[uid]
-        for claim in self.in_flight.values():
+        GatherAllocatedState). Only the claims that changed since the last call are looked at
+        (as upstream's allocatedDevices follows the claim informer)."""
+        listed = {id(claim): claim for claim in claims}
+        known = self._listed
+        for key in known.keys() - listed.keys():
+            obj, devices = known.pop(key)
+            self._listed_by_uid.pop(uid_of(obj), None)
+            self._count(devices, -1)
+        for key in listed.keys() - known.keys():
+            obj = listed[key]
+            devices = allocated_devices(status_of(obj).get("allocation"))
+            known[key] = (obj, devices)
+            self._listed_by_uid[uid_of(obj)] = devices
+            self._count(devices, 1)
+        dedicated = set(self._dedicated)
+        shared = set(self._shared)
+        capacity = {device: dict(amounts) for device, amounts in self._capacity.items()}
+        for uid, claim in self.in_flight.items():
+            if self._listed_by_uid.get(uid, _NO_DEVICES) != _NO_DEVICES:
+                continue  # written meanwhile: counted as listed
             _add(allocated_devices(status_of(claim).get("allocation")), dedicated, shared, capacity)
         return AllocatedState(allocated_devices=frozenset(dedicated), allocated_shared_device_ids=frozenset(shared),
                               aggregated_capacity=capacity)
 
+    def _count(self, devices: _Devices, delta: int) -> None:
+        for device in devices[0]:
+            _bump(self._dedicated, device, delta)
+        for share in devices[1]:
+            _bump(self._shared, share, delta)
+        for device, name, value in devices[2]:
+            amounts = self._capacity.setdefault(device, {})
+            amounts[name] = amounts.get(name, Fraction(0)) + delta * value
+            if not amounts[name]:
+                del amounts[name]
+            if not amounts:
+                del self._capacity[device]
+
     # ------------------------------------------------------------------ slices
     def slices(self, listed: Iterable[Any]) -> list[Slice]:
         """The allocator's form of the listed ResourceSlices, parsed once per object."""
-        out: list[Slice] = []
         cache = self._slices
         fresh: dict[str, tuple[Any, Slice]] = {}
+        changed = False
         for obj in listed:
             key = uid_of(obj) or str((raw_of(obj).get("metadata") or {}).get("name") or "")
             entry = cache.get(key)
             if entry is None or entry[0] is not obj:
                 entry = (obj, Slice(raw_of(obj)))
+                changed = True
             fresh[key] = entry
-            out.append(entry[1])
-        self._slices = fresh
-        return out
+        if changed or len(fresh) != len(cache):
+            self._slices = fresh
+            self._slice_list = [entry[1] for entry in fresh.values()]
+            self._index_devices()
+            self.version += 1
+        return self._slice_list
+
+    def classes(self, listed: Iterable[Any]) -> list[Any]:
+        """The listed DeviceClasses; a change bumps :attr:`version`."""
+        current = list(listed)
+        if len(current) != len(self._classes) or any(a is not b for a, b in zip(current, self._classes)):
+            self._classes = current
+            self.version += 1
+        return self._classes
+
+    def _index_devices(self) -> None:
+        node_devices: dict[str, list[DeviceID]] = {}
+        node_local_only = True
+        for s in self._slice_list:
+            if not s.node_name or s.shared_counters or any(
+                    d.allow_multiple_allocations or d.consumes_counters for d in s.devices):
+                node_local_only = False
+                break
+            node_devices.setdefault(s.node_name, []).extend(DeviceID(s.driver, s.pool, d.name) for d in s.devices)
+        self.node_local_only = node_local_only
+        self.node_devices = {name: tuple(ids) for name, ids in node_devices.items()} if node_local_only else {}
+
+
+def _bump(counts: dict[Any, int], key: Any, delta: int) -> None:
+    count = counts.get(key, 0) + delta
+    if count:
+        counts[key] = count
+    else:
+        del counts[key]
 
 
 def _add(devices: _Devices, dedicated: set[DeviceID], shared: set[tuple[DeviceID, str]],
