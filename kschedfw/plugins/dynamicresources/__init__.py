@@ -81,8 +81,8 @@ class _StateData:
     """Claims of the pod for this cycle (empty: nothing to do). Shared across clones."""
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
-                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo_key", "taken",
-                 "prioritized")
+                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "taken",
+                 "prioritized", "has_selectors")
 
     def __init__(self) -> None:
         self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
@@ -97,9 +97,11 @@ class _StateData:
         self.extended_resources: dict[str, int] = {}
         self.dra_backed: frozenset[str] = frozenset()
         self.lock = threading.Lock()  # Filter may run in parallel
-        # what a node's allocation depends on besides the node's taken devices (None: no memo)
-        self.memo_key: tuple[Any, ...] | None = None
+        # node name -> (its taken devices, allocator results) for pods asking what this one
+        # asks (None: no memo); taken: the devices in use this cycle
+        self.memo: dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]] | None = None
         self.taken: frozenset[Any] = frozenset()
+        self.has_selectors = False  # whether an allocated claim is limited to some nodes
         self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
 
     def empty(self) -> bool:
@@ -227,13 +229,14 @@ class DynamicResources:
             allocated = manager.allocated_state(lister.list("ResourceClaim"))
             data.allocator = self._new_allocator([raw_of(claims[i]) for i in to_allocate], allocated, classes, slices)
             if self.fast_paths and manager.node_local_only:
-                data.memo_key = (manager.version, *(json.dumps(spec_of(claims[i]), sort_keys=True)
-                                                    for i in to_allocate))
+                data.memo = self._memo_for((manager.version, *(json.dumps(spec_of(claims[i]), sort_keys=True)
+                                                               for i in to_allocate)))
                 data.taken = allocated.allocated_devices
         # Recorded as upstream does once PreFilter got this far (PostFilter then reports
         # "still not schedulable" rather than "no new claims to deallocate").
         data.claims = claims
         data.available_on_nodes = selectors
+        data.has_selectors = any(selector is not None for selector in selectors)
         data.allocations = [None] * len(claims)
         data.to_allocate = to_allocate
         data.extended_resources = extended
@@ -298,9 +301,8 @@ class DynamicResources:
             return Status.as_status("not found")
         if data.empty():
             return None
-        allocatable = node_info.allocatable
         for name in data.extended_resources:
-            have = allocatable.get(name)
+            have = node_info.allocatable.get(name)
             if name in data.dra_backed and not have:
                 return Status.unresolvable(
                     f"kschedfw: allocating devices for extended resource {name} is not supported yet")
@@ -309,7 +311,8 @@ class DynamicResources:
         node = node_info.node
         assert node is not None  # Filter sees only NodeInfos with a node
         unavailable = [i for i, selector in enumerate(data.available_on_nodes)
-                       if selector is not None and not selector.matches(node.labels, node.name)]
+                       if selector is not None and not selector.matches(node.labels, node.name)
+                       ] if data.has_selectors else None
         results = None
         if data.allocator is not None:
             try:
@@ -329,21 +332,27 @@ class DynamicResources:
                 data.node_allocations[node.name] = results
         return None
 
+    def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]]:
+        """The per-node results for pods asking the same as ``key`` (slices and classes version,
+        claim specs); the last few keys are kept (say the two templates a workload alternates)."""
+        memo = self.memo.pop(key, None)
+        if memo is None:
+            memo = {}
+        self.memo[key] = memo  # most recently used last
+        while len(self.memo) > 4:
+            del self.memo[next(iter(self.memo))]
+        return memo
+
     def _allocate(self, data: _StateData, node: Any) -> list[dict[str, Any]] | None:
         """The allocator's results on ``node``. With only node-local dedicated devices they
         depend on the claims' specs, the slices and classes, and which of the node's devices
         are taken, so the next pod asking the same reuses them on every node where none of
         that changed (one node per cycle, as a rule)."""
         assert data.allocator is not None
-        if data.memo_key is None:
-            return data.allocator.allocate(node)
-        taken = data.taken
-        node_taken = frozenset(d for d in self.manager.node_devices.get(node.name, ()) if d in taken)
-        memo = self.memo.get(data.memo_key)
+        memo = data.memo
         if memo is None:
-            memo = self.memo[data.memo_key] = {}
-            while len(self.memo) > 4:
-                del self.memo[next(iter(self.memo))]
+            return data.allocator.allocate(node)
+        node_taken = data.taken.intersection(self.manager.node_devices.get(node.name, ()))
         hit = memo.get(node.name)
         if hit is not None and hit[0] == node_taken:
             return hit[1]

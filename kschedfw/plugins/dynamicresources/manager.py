@@ -54,8 +54,8 @@ class DRAManager:
         self._dedicated: dict[DeviceID, int] = {}
         self._shared: dict[tuple[DeviceID, str], int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
-        # slice uid or name -> (listed object, parsed Slice): the Slice keeps its CEL results
-        self._slices: dict[str, tuple[Any, Slice]] = {}
+        # the slices listed last time, by object identity, parsed (a Slice keeps its CEL results)
+        self._slices: dict[int, tuple[Any, Slice]] = {}
         self._slice_list: list[Slice] = []
         #: bumped whenever a ResourceSlice or DeviceClass is added, changed or removed
         self.version = 0
@@ -94,12 +94,15 @@ class DRAManager:
             known[key] = (obj, devices)
             self._listed_by_uid[uid_of(obj)] = devices
             self._count(devices, 1)
+        capacity = {device: dict(amounts) for device, amounts in self._capacity.items()}
+        pending = [claim for uid, claim in self.in_flight.items()
+                   if self._listed_by_uid.get(uid, _NO_DEVICES) == _NO_DEVICES]  # else written meanwhile
+        if not pending:
+            return AllocatedState(allocated_devices=frozenset(self._dedicated),
+                                  allocated_shared_device_ids=frozenset(self._shared), aggregated_capacity=capacity)
         dedicated = set(self._dedicated)
         shared = set(self._shared)
-        capacity = {device: dict(amounts) for device, amounts in self._capacity.items()}
-        for uid, claim in self.in_flight.items():
-            if self._listed_by_uid.get(uid, _NO_DEVICES) != _NO_DEVICES:
-                continue  # written meanwhile: counted as listed
+        for claim in pending:
             _add(allocated_devices(status_of(claim).get("allocation")), dedicated, shared, capacity)
         return AllocatedState(allocated_devices=frozenset(dedicated), allocated_shared_device_ids=frozenset(shared),
                               aggregated_capacity=capacity)
@@ -120,19 +123,12 @@ class DRAManager:
     # ------------------------------------------------------------------ slices
     def slices(self, listed: Iterable[Any]) -> list[Slice]:
         """The allocator's form of the listed ResourceSlices, parsed once per object."""
-        cache = self._slices
-        fresh: dict[str, tuple[Any, Slice]] = {}
-        changed = False
-        for obj in listed:
-            key = uid_of(obj) or str((raw_of(obj).get("metadata") or {}).get("name") or "")
-            entry = cache.get(key)
-            if entry is None or entry[0] is not obj:
-                entry = (obj, Slice(raw_of(obj)))
-                changed = True
-            fresh[key] = entry
-        if changed or len(fresh) != len(cache):
-            self._slices = fresh
-            self._slice_list = [entry[1] for entry in fresh.values()]
+        current = {id(obj): obj for obj in listed}
+        known = self._slices
+        if current.keys() != known.keys():
+            self._slices = {key: known[key] if key in known else (obj, Slice(raw_of(obj)))
+                            for key, obj in current.items()}
+            self._slice_list = [entry[1] for entry in self._slices.values()]
             self._index_devices()
             self.version += 1
         return self._slice_list
