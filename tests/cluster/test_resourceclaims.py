@@ -58,7 +58,8 @@ def test_claim_status_write_and_pod_removal():
     cluster.create(parse_object(TEMPLATE))
     cluster.create(pod())
     [claim] = cluster.list("ResourceClaim")
-    raw = {**claim.raw, "metadata": {**claim.raw["metadata"], "finalizers": ["resource.kubernetes.io/delete-protection"]},
+    finalizers = ["resource.kubernetes.io/delete-protection"]
+    raw = {**claim.raw, "metadata": {**claim.raw["metadata"], "finalizers": finalizers},
            "status": {"allocation": {"devices": {"results": []}},
                       "reservedFor": [{"resource": "pods", "name": "web", "uid": "uid-web"}]}}
     events = []

@@ -25,7 +25,8 @@ def devices(control_plane: ControlPlane, namespace: str, cluster):  # noqa: F811
     for node, models in gpus.items():
         control_plane.api("POST", f"{RESOURCE}/resourceslices", {
             "metadata": {"name": f"{node}-gpus"},
-            "spec": {"driver": driver, "nodeName": node, "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+            "spec": {"driver": driver, "nodeName": node,
+                     "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
                      "devices": [{"name": f"gpu-{i}", "attributes": {"model": {"string": m}}}
                                  for i, m in enumerate(models)]}})
         made.append(f"{RESOURCE}/resourceslices/{node}-gpus")
@@ -75,7 +76,8 @@ def test_kube_scheduler_and_kschedfw_allocate_the_same_devices(control_plane, na
                               {"metadata": {"name": name}, "spec": {"devices": spec}})
 
         def pod(name):
-            return pod_manifest(name, ns, scheduler=scheduler, resourceClaims=[{"name": "gpu", "resourceClaimName": name}])
+            return pod_manifest(name, ns, scheduler=scheduler,
+                                resourceClaims=[{"name": "gpu", "resourceClaimName": name}])
         return [[pod("prefer-h100")], [pod("two")], [pod("one-more")]]
 
     def allocated(ns: str) -> dict[str, list[tuple[str, str, str]]]:

@@ -36,7 +36,8 @@ def claim_and_pod(cp, namespace, name, scheduler):
         "metadata": {"name": name},
         "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": f"{namespace}-gpu"}}]}}})
     cp.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-           pod_manifest(name, namespace, scheduler=scheduler, resourceClaims=[{"name": "gpu", "resourceClaimName": name}]))
+           pod_manifest(name, namespace, scheduler=scheduler,
+                        resourceClaims=[{"name": "gpu", "resourceClaimName": name}]))
 
 
 def test_pods_get_devices_and_the_third_waits(control_plane, namespace, scheduler_name, nodes,  # noqa: F811

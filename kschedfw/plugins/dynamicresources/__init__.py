@@ -225,12 +225,15 @@ class DynamicResources:
             lister = self.handle.lister
             manager = self.manager
             classes = manager.classes(lister.list("DeviceClass"))
-            slices = manager.slices(lister.list("ResourceSlice"))
+            try:
+                slices = manager.slices(lister.list("ResourceSlice"))
+            except ValueError as exc:  # a slice the API server would have refused
+                return None, Status.as_status(str(exc))
             allocated = manager.allocated_state(lister.list("ResourceClaim"))
             data.allocator = self._new_allocator([raw_of(claims[i]) for i in to_allocate], allocated, classes, slices)
             if self.fast_paths and manager.node_local_only:
-                data.memo = self._memo_for((manager.version, *(json.dumps(spec_of(claims[i]), sort_keys=True)
-                                                               for i in to_allocate)))
+                specs = (json.dumps(spec_of(claims[i]), sort_keys=True, default=str) for i in to_allocate)
+                data.memo = self._memo_for((manager.version, *specs))
                 data.taken = allocated.allocated_devices
         # Recorded as upstream does once PreFilter got this far (PostFilter then reports
         # "still not schedulable" rather than "no new claims to deallocate").
