@@ -366,3 +366,84 @@ def test_compute_score(claims, allocations, want):
 def test_compute_score_more_claims_than_allocations():
     with pytest.raises(ScoreError, match="number of allocations 0 is smaller than number of claims needing allocation"):
         compute_score([PENDING], [])
+
+
+# ---------------------------------------------------------------- PreBind and Unreserve (TestPlugin)
+
+def _cycle_to_pre_bind(objects, p=None, claim_changes=None):
+    """PreFilter, Filter, Reserve on the single node; then ``claim_changes`` (raw -> raw) are made
+    to the stored claim, as upstream's ``prepare.prebind``; then PreBind."""
+    p = p or pod(RESOURCE_NAME)
+    lister = FakeLister(*objects)
+    client = Client(lister)
+    plugin = DynamicResources({}, Handle(lister=lister, client=client, clock=_Clock()))
+    state = CycleState()
+    plugin.pre_filter(state, p, [node(NODE)])
+    assert plugin.filter(state, p, node(NODE)) is None
+    assert plugin.reserve(state, p, NODE) is None
+    if claim_changes is not None:
+        stored = lister.get("ResourceClaim", CLAIM_NAME, NAMESPACE)
+        lister.add(parse_object(claim_changes(copy.deepcopy(stored.raw))))
+    return plugin, state, client, plugin.pre_bind(state, p, NODE)
+
+
+def test_with_resources_has_finalizer():
+    raw = copy.deepcopy(PENDING.raw)
+    raw["metadata"]["finalizers"] = [FINALIZER]
+    with_finalizer = parse_object(raw)
+    _, _, client, status = _cycle_to_pre_bind([with_finalizer, device_class(), WORKER_SLICE])
+    assert status is None
+    assert client.writes == [written(with_finalizer, ALLOCATION)]
+
+
+def test_with_resources_finalizer_gets_added_before_pre_bind():
+    def add(raw):
+        raw["metadata"]["finalizers"] = [FINALIZER]
+        return raw
+    _, _, client, status = _cycle_to_pre_bind([PENDING, device_class(), WORKER_SLICE], claim_changes=add)
+    assert status is None
+    assert [w["metadata"]["finalizers"] for w in client.writes] == [[FINALIZER]]
+
+
+def test_skip_bind():
+    """Reserve then Unreserve (say a Permit plugin said no): nothing stays in flight, nothing written."""
+    lister = FakeLister(PENDING, device_class(), WORKER_SLICE)
+    client = Client(lister)
+    plugin = DynamicResources({}, Handle(lister=lister, client=client))
+    state = CycleState()
+    p = pod(RESOURCE_NAME)
+    plugin.pre_filter(state, p, [node(NODE)])
+    plugin.filter(state, p, node(NODE))
+    plugin.reserve(state, p, NODE)
+    assert list(plugin.manager.in_flight) == [PENDING.uid]
+    plugin.unreserve(state, p, NODE)
+    assert plugin.manager.in_flight == {} and client.writes == []
+
+
+def test_claim_allocated_elsewhere_before_pre_bind():
+    def allocate(raw):
+        raw["status"] = {"allocation": allocation(("req-1", "instance-1"))}
+        return raw
+    plugin, _, client, status = _cycle_to_pre_bind([PENDING, device_class(), WORKER_SLICE], claim_changes=allocate)
+    assert st(status) == error(f"claim default/{CLAIM_NAME} got allocated elsewhere in the meantime")
+    assert client.writes == [] and plugin.manager.in_flight == {}
+
+
+def test_add_allocation_timestamp_failure():
+    """upstream: the allocated claim got deallocated before PreBind."""
+    allocated = claim(allocation=ALLOCATION)
+
+    def deallocate(raw):
+        raw.pop("status")
+        return raw
+    lister = FakeLister(allocated)
+    client = Client(lister)
+    plugin = DynamicResources({}, Handle(lister=lister, client=client, clock=_Clock()))
+    state = CycleState()
+    p = pod(RESOURCE_NAME)
+    plugin.pre_filter(state, p, [node(NODE)])
+    assert plugin.filter(state, p, node(NODE)) is None
+    lister.add(parse_object(deallocate(copy.deepcopy(allocated.raw))))
+    assert st(plugin.pre_bind(state, p, NODE)) == error(
+        f"claim default/{CLAIM_NAME} got deallocated elsewhere in the meantime")
+    assert client.writes == []
