@@ -49,7 +49,7 @@ from kschedfw.fwk.interface import ResourceClaimStatusWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
-from kschedfw.plugins.dynamicresources.manager import manager_for
+from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
@@ -124,6 +124,7 @@ class DynamicResources:
         self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
         self.manager = manager_for(handle.lister)
+        self.claims = ClaimsView(handle.lister, self.manager)
         self.fast_paths = wanted(handle)
         # memo key -> node name -> (the node's taken devices, allocator results): see _allocate;
         # the last few keys (say the two templates a workload alternates)
@@ -174,7 +175,7 @@ class DynamicResources:
         if not pod.resource_claims:
             return None
         try:
-            pod_resource_claims(self.handle.lister, pod)
+            pod_resource_claims(self.claims, pod)
         except ClaimError as exc:
             return Status.unresolvable(str(exc))
         return None
@@ -192,7 +193,7 @@ class DynamicResources:
         data = _StateData()
         state.write(STATE_KEY, data)
         try:
-            claims = [claim for _, claim in pod_resource_claims(self.handle.lister, pod)]
+            claims = [claim for _, claim in pod_resource_claims(self.claims, pod)]
         except ClaimError as exc:
             return None, Status.unresolvable(str(exc))
         extended, backed = self._dra_extended_resources(pod)
@@ -453,9 +454,10 @@ class DynamicResources:
             self.manager.remove_pending_allocation(uid_of(claim))
             if update is None or not is_allocated(claim) or not is_reserved_for_pod(pod, claim):
                 continue
-            current = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
-            if current is None or uid_of(current) != uid_of(claim):
+            listed = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
+            if listed is None or uid_of(listed) != uid_of(claim):
                 continue
+            current = self.manager.claim(listed)
             new = copy.deepcopy(raw_of(current))
             status = new.setdefault("status", {})
             status["reservedFor"] = [r for r in reserved_for(current) if str(r.get("uid") or "") != pod.uid]
@@ -465,6 +467,7 @@ class DynamicResources:
                 data.claims[index] = self._write_status(update, new)
             except Exception:
                 continue  # as upstream: retried with the pod's next attempt
+            self.manager.assume_written(uid_of(claim), listed, data.claims[index])
         return None
 
     @kschedfw.hookimpl
@@ -505,9 +508,10 @@ class DynamicResources:
         try:
             if update is None:
                 return None
-            current = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
-            if current is None or uid_of(current) != uid_of(claim):
-                current = claim
+            listed = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
+            if listed is None or uid_of(listed) != uid_of(claim):
+                listed = None
+            current = claim if listed is None else self.manager.claim(listed)
             new = copy.deepcopy(raw_of(current))
             if (new.get("metadata") or {}).get("deletionTimestamp"):
                 raise RuntimeError(f"claim {claim_key(claim)} got deleted in the meantime")
@@ -522,10 +526,13 @@ class DynamicResources:
                 raise RuntimeError(f"claim {claim_key(claim)} got deallocated elsewhere in the meantime")
             status["allocation"].setdefault("allocationTimestamp", rfc3339(self.handle.clock.now_datetime()))
             try:
-                return self._write_status(update, new)
+                written = self._write_status(update, new)
             except Exception as exc:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise RuntimeError(f"add {what} to claim {claim_key(claim)}: {exc}") from exc
+            if listed is not None:
+                self.manager.assume_written(uid_of(claim), listed, written)
+            return written
         finally:
             if allocation is not None:
                 self.manager.remove_pending_allocation(uid_of(claim))
@@ -554,7 +561,7 @@ class DynamicResources:
         if new_obj is None:
             return QueueingHint.QueueSkip   # deletes are not registered
         try:
-            claims = pod_resource_claims(self.handle.lister, pod)
+            claims = pod_resource_claims(self.claims, pod)
         except ClaimError:
             return QueueingHint.QueueSkip
         uses_claim = any(uid_of(claim) == uid_of(new_obj) for _, claim in claims)
@@ -572,7 +579,7 @@ class DynamicResources:
         if pod.uid != new_obj.uid:
             return QueueingHint.QueueSkip
         try:
-            pod_resource_claims(self.handle.lister, new_obj)
+            pod_resource_claims(self.claims, new_obj)
         except ClaimError:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue

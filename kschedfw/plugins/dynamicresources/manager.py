@@ -1,7 +1,8 @@
 """What the plugin needs of the cluster's DRA objects across cycles (upstream ``dra_manager.go`` and
 ``allocateddevices.go``): the devices allocated claims use, the allocations this scheduler made in
-Reserve that PreBind has not written yet (in flight), and ResourceSlices in the allocator's parsed
-form.
+Reserve that PreBind has not written yet (in flight), the claims PreBind wrote that the lister
+does not show yet (assumed, as upstream's assume cache), and ResourceSlices in the allocator's
+parsed form.
 
 One manager serves every profile of a scheduler (upstream's SharedDRAManager): it is kept per
 lister, so two profiles never hand out one device while both allocations are in flight.
@@ -48,9 +49,12 @@ class DRAManager:
     def __init__(self) -> None:
         # claim uid -> the claim as Reserve assumed it, allocation included (upstream inFlightAllocations)
         self.in_flight: dict[str, dict[str, Any]] = {}
+        # claim uid -> (the listed claim a write replaced, the claim written): until the lister
+        # shows another object for it (upstream AssumeClaimAfterAPICall)
+        self.assumed: dict[str, tuple[Any, Any]] = {}
         # the claims listed last time, by object identity, with their devices; counted below
         self._listed: dict[int, tuple[Any, _Devices]] = {}
-        self._listed_by_uid: dict[str, _Devices] = {}
+        self._listed_by_uid: dict[str, tuple[Any, _Devices]] = {}
         self._dedicated: dict[DeviceID, int] = {}
         self._shared: dict[tuple[DeviceID, str], int] = {}
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
@@ -78,6 +82,21 @@ class DRAManager:
     def remove_pending_allocation(self, claim_uid: str) -> bool:
         return self.in_flight.pop(claim_uid, None) is not None
 
+    def assume_written(self, claim_uid: str, before: Any, written: Any) -> None:
+        """``written`` stands for the claim until the lister has something else than ``before``."""
+        self.assumed[claim_uid] = (before, written)
+
+    def claim(self, listed: Any) -> Any:
+        """The claim as this scheduler last wrote it, while the lister still has the older one."""
+        uid = uid_of(listed)
+        entry = self.assumed.get(uid)
+        if entry is None:
+            return listed
+        if entry[0] is not listed:
+            del self.assumed[uid]
+            return listed
+        return entry[1]
+
     def allocated_state(self, claims: Iterable[Any]) -> AllocatedState:
         """Devices taken by the listed claims' allocations and by in-flight ones (upstream
         GatherAllocatedState). Only the claims that changed since the last call are looked at
@@ -92,11 +111,18 @@ class DRAManager:
             obj = listed[key]
             devices = allocated_devices(status_of(obj).get("allocation"))
             known[key] = (obj, devices)
-            self._listed_by_uid[uid_of(obj)] = devices
+            self._listed_by_uid[uid_of(obj)] = (obj, devices)
             self._count(devices, 1)
         capacity = {device: dict(amounts) for device, amounts in self._capacity.items()}
+        by_uid = self._listed_by_uid
         pending = [claim for uid, claim in self.in_flight.items()
-                   if self._listed_by_uid.get(uid, _NO_DEVICES) == _NO_DEVICES]  # else written meanwhile
+                   if by_uid.get(uid, (None, _NO_DEVICES))[1] == _NO_DEVICES]  # else written meanwhile
+        for uid, (before, written) in list(self.assumed.items()):
+            listed_entry = by_uid.get(uid, (None, _NO_DEVICES))
+            if listed_entry[0] is not before:
+                del self.assumed[uid]  # the lister caught up
+            elif uid not in self.in_flight and listed_entry[1] == _NO_DEVICES:
+                pending.append(written)  # allocated by the write the lister does not show yet
         if not pending:
             return AllocatedState(allocated_devices=frozenset(self._dedicated),
                                   allocated_shared_device_ids=frozenset(self._shared), aggregated_capacity=capacity)
@@ -160,6 +186,20 @@ def _bump(counts: dict[Any, int], key: Any, delta: int) -> None:
         counts[key] = count
     else:
         del counts[key]
+
+
+class ClaimsView:
+    """A lister whose ResourceClaims are the ones this scheduler wrote while the lister lags."""
+
+    def __init__(self, lister: Any, manager: DRAManager) -> None:
+        self.lister, self.manager = lister, manager
+
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        obj = self.lister.get(kind, name, namespace)
+        return self.manager.claim(obj) if kind == "ResourceClaim" and obj is not None else obj
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        return list(self.lister.list(kind, namespace))
 
 
 def _add(devices: _Devices, dedicated: set[DeviceID], shared: set[tuple[DeviceID, str]],

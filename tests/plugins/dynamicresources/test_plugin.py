@@ -447,3 +447,42 @@ def test_add_allocation_timestamp_failure():
     assert st(plugin.pre_bind(state, p, NODE)) == error(
         f"claim default/{CLAIM_NAME} got deallocated elsewhere in the meantime")
     assert client.writes == []
+
+
+class LaggingClient:
+    """Writes that the lister (an informer) has not seen yet."""
+
+    def __init__(self):
+        self.writes = []
+
+    def update_resource_claim_status(self, claim):
+        self.writes.append(claim)
+        return claim
+
+
+def test_written_claims_count_until_the_lister_shows_them():
+    """upstream AssumeClaimAfterAPICall: after PreBind the device stays taken, and the claim reads as
+    allocated, while the informer still has the claim as it was."""
+    second = claim(name=f"{POD_NAME}-other", uid="uid-second")
+    second_pod = kit.make_pod("other", namespace=NAMESPACE, uid="5678",
+                              resourceClaims=[{"name": "c", "resourceClaimName": second.name}])
+    lister = FakeLister(PENDING, second, device_class(), WORKER_SLICE)
+    client = LaggingClient()
+    plugin = DynamicResources({}, Handle(lister=lister, client=client, clock=_Clock()))
+    p = pod(RESOURCE_NAME)
+    state = CycleState()
+    plugin.pre_filter(state, p, [node(NODE)])
+    plugin.filter(state, p, node(NODE))
+    plugin.reserve(state, p, NODE)
+    assert plugin.pre_bind(state, p, NODE) is None
+    assert plugin.manager.in_flight == {}
+    assert plugin.claims.get("ResourceClaim", CLAIM_NAME, NAMESPACE).raw["status"]["allocation"]["devices"] == \
+        ALLOCATION["devices"]
+    state = CycleState()
+    plugin.pre_filter(state, second_pod, [node(NODE)])
+    assert st(plugin.filter(state, second_pod, node(NODE))) == uau("cannot allocate all claims")
+    lister.add(client.writes[-1])  # the informer catches up
+    state = CycleState()
+    plugin.pre_filter(state, second_pod, [node(NODE)])
+    assert st(plugin.filter(state, second_pod, node(NODE))) == uau("cannot allocate all claims")
+    assert plugin.manager.assumed == {}
