@@ -9,20 +9,23 @@
   checks the DeviceClasses of claims that need devices and builds the structured allocator
   (:mod:`.structured`) once per cycle over the ResourceSlices, with the devices that allocated
   claims and this scheduler's in-flight allocations take (:mod:`.manager`).
-* Filter checks an allocated claim's node selector (``resourceclaim not available on the node``)
-  and runs the allocator on the node (``cannot allocate all claims``), keeping its result per node;
-  Score rates the ``firstAvailable`` choices (:mod:`.scoring`).
+* Filter checks an allocated claim's node selector and its devices' binding conditions
+  (:mod:`.binding`; ``resourceclaim not available on the node``) and runs the allocator on the
+  node (``cannot allocate all claims``), keeping its result per node; Score rates the
+  ``firstAvailable`` choices (:mod:`.scoring`).
 * Reserve records the node's allocations as in flight, so the next pods do not take the same
   devices before PreBind writes them; Unreserve drops them. PreBind writes the allocation (with
   the ``resource.kubernetes.io/delete-protection`` finalizer and ``allocationTimestamp``) and
-  ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``; PostFilter asks
-  for the deallocation of an allocated claim that no node can use the same way.
+  ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``, and the claim
+  as written counts until the lister shows it (upstream's assume cache); PostFilter asks for the
+  deallocation of an allocated claim that no node can use the same way.
 * Fast path (``Handle.fast_paths``), when every device is node-local and dedicated: the allocator
   is kept while slices and classes stay, the devices in use are counted from the claims that
   changed, and a node's allocation is reused for the next pod asking the same while none of the
   node's devices was taken or freed (the plain path recomputes everything; both agree).
 
-Not ported: waiting in PreBind for devices with binding conditions, and allocating devices for
+Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), the
+``filterTimeout`` of one Filter call (the allocator is not interruptible), and allocating devices for
 extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
 only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
 allocating devices for extended resource <name> is not supported yet``.
@@ -47,6 +50,7 @@ from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.fwk.interface import ResourceClaimStatusWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
+from kschedfw.plugins.dynamicresources.binding import BindingFailed, ready_for_binding, timed_out
 from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
@@ -82,7 +86,7 @@ class _StateData:
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
                  "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "taken",
-                 "prioritized", "has_selectors")
+                 "prioritized", "has_selectors", "not_ready")
 
     def __init__(self) -> None:
         self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
@@ -102,6 +106,8 @@ class _StateData:
         self.memo: dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]] | None = None
         self.taken: frozenset[Any] = frozenset()
         self.has_selectors = False  # whether an allocated claim is limited to some nodes
+        # allocated claims whose devices failed binding or timed out waiting for it: no node helps
+        self.not_ready: list[int] = []
         self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
 
     def empty(self) -> bool:
@@ -240,7 +246,8 @@ class DynamicResources:
         # "still not schedulable" rather than "no new claims to deallocate").
         data.claims = claims
         data.available_on_nodes = selectors
-        data.has_selectors = any(selector is not None for selector in selectors)
+        data.not_ready = self._not_ready_for_binding(claims)
+        data.has_selectors = bool(data.not_ready) or any(selector is not None for selector in selectors)
         data.allocations = [None] * len(claims)
         data.to_allocate = to_allocate
         data.extended_resources = extended
@@ -265,6 +272,24 @@ class DynamicResources:
         allocator = Allocator(claims, allocated, [raw_of(c) for c in classes], slices)
         self._allocator = (version, allocator)
         return allocator
+
+    def _not_ready_for_binding(self, claims: list[Any]) -> list[int]:
+        """Allocated claims whose devices failed their binding conditions or waited for them
+        past ``bindingTimeout`` (upstream checks this per node in Filter; the answer is the same
+        for every node)."""
+        out = []
+        now = self.handle.clock.now_datetime()
+        for index, claim in enumerate(claims):
+            if not is_allocated(claim):
+                continue
+            try:
+                ready = ready_for_binding(claim)
+            except BindingFailed:
+                out.append(index)
+                continue
+            if not ready and timed_out(claim, self.binding_timeout_seconds, now):
+                out.append(index)
+        return out
 
     def _check_device_classes(self, claim: Any) -> Status | None:
         for request in (spec_of(claim).get("devices") or {}).get("requests") or ():
@@ -316,7 +341,7 @@ class DynamicResources:
         assert node is not None  # Filter sees only NodeInfos with a node
         unavailable = [i for i, selector in enumerate(data.available_on_nodes)
                        if selector is not None and not selector.matches(node.labels, node.name)
-                       ] if data.has_selectors else None
+                       ] + data.not_ready if data.has_selectors else None
         results = None
         if data.allocator is not None:
             try:

@@ -486,3 +486,59 @@ def test_written_claims_count_until_the_lister_shows_them():
     plugin.pre_filter(state, second_pod, [node(NODE)])
     assert st(plugin.filter(state, second_pod, node(NODE))) == uau("cannot allocate all claims")
     assert plugin.manager.assumed == {}
+
+
+# ---------------------------------------------------------------- binding conditions (TestPlugin)
+
+def _with_binding_conditions(conditions=None, stamp=None):
+    alloc = copy.deepcopy(ALLOCATION)
+    alloc["devices"]["results"][0].update(bindingConditions=["condition"], bindingFailureConditions=["failed"])
+    if stamp:
+        alloc["allocationTimestamp"] = stamp
+    raw = copy.deepcopy(claim(allocation=alloc).raw)
+    device = {"driver": DRIVER, "pool": NODE, "device": "instance-1"}
+    if conditions is not None:
+        device["conditions"] = [{"type": t, "status": s} for t, s in conditions.items()]
+    raw["status"]["devices"] = [device]
+    return parse_object(raw)
+
+
+BOUND = _with_binding_conditions({"condition": "True", "failed": "False"})
+FAILED_BINDING = _with_binding_conditions({"condition": "False", "failed": "True"})
+TIMED_OUT = _with_binding_conditions(stamp="2025-12-31T23:49:00Z")
+WAITING = _with_binding_conditions(stamp="2025-12-31T23:59:00Z")
+
+
+def _filter_then_post_filter(c):
+    lister = FakeLister(c, WORKER_SLICE)
+    client = Client(lister)
+    plugin = DynamicResources({}, Handle(lister=lister, client=client, clock=_Clock()))
+    state = CycleState()
+    p = pod(RESOURCE_NAME)
+    assert plugin.pre_filter(state, p, [node(NODE)]) == (None, None)
+    filtered = st(plugin.filter(state, p, node(NODE)))
+    if filtered is None:
+        return filtered, None, client.writes
+    return filtered, st(plugin.post_filter(state, p, NodeToStatus())[1]), client.writes
+
+
+def test_bound_claim_with_succeeded_binding_conditions():
+    assert _filter_then_post_filter(BOUND) == (None, None, [])
+
+
+def test_claim_still_waiting_for_binding_conditions_within_the_timeout():
+    assert _filter_then_post_filter(WAITING) == (None, None, [])
+
+
+def test_bound_claim_with_failed_binding_is_deallocated():
+    filtered, post, writes = _filter_then_post_filter(FAILED_BINDING)
+    assert filtered == uau("resourceclaim not available on the node")
+    assert post == (Code.Unschedulable, "deallocation of ResourceClaim completed")
+    assert [w.get("status") for w in writes] == [{}]
+
+
+def test_bound_claim_with_timed_out_binding_is_deallocated():
+    filtered, post, writes = _filter_then_post_filter(TIMED_OUT)
+    assert filtered == uau("resourceclaim not available on the node")
+    assert post == (Code.Unschedulable, "deallocation of ResourceClaim completed")
+    assert [w.get("status") for w in writes] == [{}]
