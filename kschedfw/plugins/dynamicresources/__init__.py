@@ -85,7 +85,7 @@ class _StateData:
     """Claims of the pod for this cycle (empty: nothing to do). Shared across clones."""
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
-                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "taken",
+                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "pending_by_node",
                  "prioritized", "has_selectors", "not_ready")
 
     def __init__(self) -> None:
@@ -101,10 +101,10 @@ class _StateData:
         self.extended_resources: dict[str, int] = {}
         self.dra_backed: frozenset[str] = frozenset()
         self.lock = threading.Lock()  # Filter may run in parallel
-        # node name -> (its taken devices, allocator results) for pods asking what this one
-        # asks (None: no memo); taken: the devices in use this cycle
-        self.memo: dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]] | None = None
-        self.taken: frozenset[Any] = frozenset()
+        # node name -> (what its taken devices were, allocator results) for pods asking what
+        # this one asks (None: no memo); see DynamicResources._allocate
+        self.memo: dict[str, tuple[Any, list[dict[str, Any]] | None]] | None = None
+        self.pending_by_node: dict[str, frozenset[Any]] = {}
         self.has_selectors = False  # whether an allocated claim is limited to some nodes
         # allocated claims whose devices failed binding or timed out waiting for it: no node helps
         self.not_ready: list[int] = []
@@ -134,7 +134,7 @@ class DynamicResources:
         self.fast_paths = wanted(handle)
         # memo key -> node name -> (the node's taken devices, allocator results): see _allocate;
         # the last few keys (say the two templates a workload alternates)
-        self.memo: dict[Any, dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]]] = {}
+        self.memo: dict[Any, dict[str, tuple[Any, list[dict[str, Any]] | None]]] = {}
         # the allocator of the last cycle and the slices and classes version it was built for
         self._allocator: tuple[int, Allocator] | None = None
 
@@ -241,7 +241,7 @@ class DynamicResources:
             if self.fast_paths and manager.node_local_only:
                 specs = (json.dumps(spec_of(claims[i]), sort_keys=True, default=str) for i in to_allocate)
                 data.memo = self._memo_for((manager.version, *specs))
-                data.taken = allocated.allocated_devices
+                data.pending_by_node = manager.pending_by_node
         # Recorded as upstream does once PreFilter got this far (PostFilter then reports
         # "still not schedulable" rather than "no new claims to deallocate").
         data.claims = claims
@@ -361,7 +361,7 @@ class DynamicResources:
                 data.node_allocations[node.name] = results
         return None
 
-    def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[frozenset[Any], list[dict[str, Any]] | None]]:
+    def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, list[dict[str, Any]] | None]]:
         """The per-node results for pods asking the same as ``key`` (slices and classes version,
         claim specs); the last few keys are kept (say the two templates a workload alternates)."""
         memo = self.memo.pop(key, None)
@@ -376,17 +376,19 @@ class DynamicResources:
         """The allocator's results on ``node``. With only node-local dedicated devices they
         depend on the claims' specs, the slices and classes, and which of the node's devices
         are taken, so the next pod asking the same reuses them on every node where none of
-        that changed (one node per cycle, as a rule)."""
+        that changed (one node per cycle, as a rule): the node's generation (bumped when a
+        listed claim takes or frees one of its devices) and its in-flight devices tell."""
         assert data.allocator is not None
         memo = data.memo
         if memo is None:
             return data.allocator.allocate(node)
-        node_taken = data.taken.intersection(self.manager.node_devices.get(node.name, ()))
-        hit = memo.get(node.name)
+        name = node.name
+        node_taken = (self.manager.node_generation.get(name, 0), data.pending_by_node.get(name))
+        hit = memo.get(name)
         if hit is not None and hit[0] == node_taken:
             return hit[1]
         results = data.allocator.allocate(node)
-        memo[node.name] = (node_taken, results)
+        memo[name] = (node_taken, results)
         return results
 
     # ------------------------------------------------------------------ postfilter

@@ -64,8 +64,12 @@ class DRAManager:
         #: bumped whenever a ResourceSlice or DeviceClass is added, changed or removed
         self.version = 0
         self._classes: list[Any] = []
-        #: node name -> the devices its node-local slices publish (see :attr:`node_local_only`)
-        self.node_devices: dict[str, tuple[DeviceID, ...]] = {}
+        # device -> the node whose slice publishes it (see node_local_only)
+        self._device_node: dict[DeviceID, str] = {}
+        #: node name -> a count bumped whenever a listed claim takes or frees one of its devices
+        self.node_generation: dict[str, int] = {}
+        #: node name -> its devices taken by in-flight or assumed claims, as of allocated_state
+        self.pending_by_node: dict[str, frozenset[DeviceID]] = {}
         #: whether every device is node-local and dedicated: each slice names its node, nothing
         #: consumes counters or is shared; an allocation on a node then depends only on the
         #: claims, the slices and classes, and which of the node's own devices are taken
@@ -123,6 +127,13 @@ class DRAManager:
                 del self.assumed[uid]  # the lister caught up
             elif uid not in self.in_flight and listed_entry[1] == _NO_DEVICES:
                 pending.append(written)  # allocated by the write the lister does not show yet
+        pending_by_node: dict[str, set[DeviceID]] = {}
+        for claim in pending:
+            for device in allocated_devices(status_of(claim).get("allocation"))[0]:
+                node = self._device_node.get(device)
+                if node is not None:
+                    pending_by_node.setdefault(node, set()).add(device)
+        self.pending_by_node = {node: frozenset(devices) for node, devices in pending_by_node.items()}
         if not pending:
             return AllocatedState(allocated_devices=frozenset(self._dedicated),
                                   allocated_shared_device_ids=frozenset(self._shared), aggregated_capacity=capacity)
@@ -134,8 +145,12 @@ class DRAManager:
                               aggregated_capacity=capacity)
 
     def _count(self, devices: _Devices, delta: int) -> None:
+        device_node, generation = self._device_node, self.node_generation
         for device in devices[0]:
             _bump(self._dedicated, device, delta)
+            node = device_node.get(device)
+            if node is not None:
+                generation[node] = generation.get(node, 0) + 1
         for share in devices[1]:
             _bump(self._shared, share, delta)
         for device, name, value in devices[2]:
@@ -156,7 +171,6 @@ class DRAManager:
                             for key, obj in current.items()}
             self._slice_list = [entry[1] for entry in self._slices.values()]
             self._index_devices()
-            self.version += 1
         return self._slice_list
 
     def classes(self, listed: Iterable[Any]) -> list[Any]:
@@ -168,16 +182,19 @@ class DRAManager:
         return self._classes
 
     def _index_devices(self) -> None:
-        node_devices: dict[str, list[DeviceID]] = {}
+        device_node: dict[DeviceID, str] = {}
         node_local_only = True
         for s in self._slice_list:
             if not s.node_name or s.shared_counters or any(
                     d.allow_multiple_allocations or d.consumes_counters for d in s.devices):
                 node_local_only = False
                 break
-            node_devices.setdefault(s.node_name, []).extend(DeviceID(s.driver, s.pool, d.name) for d in s.devices)
+            device_node.update((DeviceID(s.driver, s.pool, d.name), s.node_name) for d in s.devices)
         self.node_local_only = node_local_only
-        self.node_devices = {name: tuple(ids) for name, ids in node_devices.items()} if node_local_only else {}
+        self._device_node = device_node if node_local_only else {}
+        # taken devices were counted against the old index: the generations start afresh
+        self.node_generation = {}
+        self.version += 1
 
 
 def _bump(counts: dict[Any, int], key: Any, delta: int) -> None:
