@@ -43,9 +43,10 @@ SCHEDULER_KINDS = frozenset({
     "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
 })
 
-#: Built-in kinds the embedded API server reads to admit pods: RuntimeClasses give pods their
-#: overhead, node selector and tolerations (the scheduler itself never reads them).
-ADMISSION_KINDS = frozenset({"RuntimeClass"})
+#: Built-in kinds the embedded cluster reads besides the scheduler's: RuntimeClasses give pods
+#: their overhead, node selector and tolerations at admission; ResourceClaimTemplates give pods
+#: their generated ResourceClaims (the resourceclaim controller's part).
+ADMISSION_KINDS = frozenset({"RuntimeClass", "ResourceClaimTemplate"})
 
 #: Custom resources the scheduler reads, as (group, kind): those `kschedfw run` watches (the
 #: contrib plugins' PodGroups and ElasticQuotas). Any other custom resource is never read.

@@ -20,6 +20,7 @@ from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
+from kschedfw.cluster.resourceclaims import claims_after_pod_removal, with_generated_claims
 from kschedfw.cluster.runtimeclass import admit_runtime_class
 from kschedfw.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
@@ -109,10 +110,20 @@ class MemoryCluster(TimerFacet):
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
+            obj = with_generated_claims(obj, self.get, self.create)
         obj = self._evolved(obj, self._stamp(obj))
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
+        if kind == "ResourceClaimTemplate":
+            self._generate_claims_for_waiting_pods(obj.namespace)
         return obj
+
+    def _generate_claims_for_waiting_pods(self, namespace: str) -> None:
+        """A new template: the pods that name it get their claims now (the resourceclaim controller)."""
+        for pod in self.list("Pod", namespace):
+            updated = with_generated_claims(pod, self.get, self.create)
+            if updated is not pod:
+                self.update(updated)
 
     def stored_now(self) -> _dt.datetime:
         """Now as the API server stores a creationTimestamp: whole seconds, truncated (the
@@ -163,6 +174,12 @@ class MemoryCluster(TimerFacet):
         if old is None:
             raise NotFound(f'{kind} "{name}" not found')
         self._emit(WatchEvent(DELETED, kind, old, None))
+        if kind == "Pod" and old.resource_claims:
+            to_update, to_delete = claims_after_pod_removal(old, self.list("ResourceClaim", old.namespace))
+            for claim in to_update:
+                self.update(claim)
+            for claim in to_delete:
+                self.remove("ResourceClaim", claim.name, claim.namespace)
         return old
 
     def _with_version(self, obj: Any) -> Any:
@@ -200,6 +217,24 @@ class MemoryCluster(TimerFacet):
         bound = self._evolved(current, changes)
         self._objects["Pod"][key_of(bound)] = bound
         self._emit(WatchEvent(MODIFIED, "Pod", current, bound))
+
+    def update_resource_claim_status(self, claim: Any) -> Any:
+        """PUT resourceclaims/status: the claim's status, and its finalizers as the scheduler's
+        Update before it (DynamicResources PreBind) sets them."""
+        current = self.get("ResourceClaim", claim.name, claim.namespace)
+        if current is None or (claim.uid and current.uid != claim.uid):
+            raise NotFound(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        sent = claim.raw
+        raw = {**current.raw, "metadata": dict(current.raw.get("metadata") or {})}
+        raw.pop("status", None)
+        if sent.get("status"):
+            raw["status"] = sent["status"]
+        finalizers = (sent.get("metadata") or {}).get("finalizers")
+        if finalizers:
+            raw["metadata"]["finalizers"] = list(finalizers)
+        else:
+            raw["metadata"].pop("finalizers", None)
+        return self.update(attrs.evolve(current, raw=raw))
 
     def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """Bindings complete at once here: a simulation is reproducible from its seed."""

@@ -3,7 +3,8 @@
 wrong-claim, missing-class, claim-with-request-with-unknown-device-class, wrong-topology,
 good-topology, reserved-okay, extended-resource-name-with-node-resource,
 non-DRA-extended-resource-name-with-zero-allocatable; TestIsSchedulableAfterClaimChange;
-TestIsSchedulableAfterPodChange), plus the honest rejection of claims that need allocation."""
+TestIsSchedulableAfterPodChange), plus the honest rejection of extended resources backed by devices.
+The cases that allocate devices are in tests/plugins/dynamicresources/test_plugin.py."""
 
 import copy
 
@@ -33,7 +34,8 @@ class RecordingClient:
         self.updates = []
 
     def update_resource_claim_status(self, claim):
-        self.updates.append(claim)
+        self.updates.append(claim.raw)
+        return claim
 
 
 def pod(claims=None, statuses=None, requests=None, name=POD_NAME, uid=POD_UID):
@@ -172,13 +174,11 @@ def _uau(msg):
                  {"preenqueue": None, "prefilter": SKIP,
                   "postfilter": (Code.Unschedulable, "no new claims to deallocate")},
                  id="non-DRA-extended-resource-name-with-zero-allocatable"),
-    # Not ported yet: the structured allocator. These pods are rejected honestly.
     pytest.param(POD_WITH_CLAIM_NAME, [PENDING_CLAIM, device_class()], [node()],
-                 {"preenqueue": None,
-                  "prefilter": _uau("kschedfw: allocating devices for ResourceClaim default/my-pod-my-resource "
-                                    "is not supported yet"),
+                 {"preenqueue": None, "prefilter": None, "filter": {NODE_NAME: _uau("cannot allocate all claims")},
                   "postfilter": (Code.Unschedulable, "still not schedulable")},
-                 id="no-resources (allocation not ported)"),
+                 id="no-resources"),
+    # Not ported yet: devices for extended resources. These pods are rejected honestly.
     pytest.param(pod(requests={EXTENDED: "1"}), [device_class(extended_resource_name=EXTENDED)],
                  [node({EXTENDED: "0"})],
                  {"preenqueue": None, "prefilter": None,

@@ -422,11 +422,20 @@ class KubeBackend(TimerFacet):
         return parse_api_object(BY_KIND["PersistentVolumeClaim"], answer)
 
     def update_resource_claim_status(self, claim: Any) -> Any:
+        """PUT resourceclaims/status; a finalizer the claim gains is first written with an
+        Update of the claim, as DynamicResources' PreBind does upstream (status ignores it)."""
         if self.dry_run:
             return claim
         resource = BY_KIND["ResourceClaim"]
-        answer = self.client.request("PUT", resource.object_path(claim.name, claim.namespace) + "/status",
-                                     body=claim.raw)
+        path = resource.object_path(claim.name, claim.namespace)
+        body = claim.raw
+        wanted = set((body.get("metadata") or {}).get("finalizers") or ())
+        known = self.get("ResourceClaim", claim.name, claim.namespace)
+        have = set(((getattr(known, "raw", None) or {}).get("metadata") or {}).get("finalizers") or ())
+        if wanted - have:
+            updated = self.client.request("PUT", path, body=body)
+            body = {**updated, "status": body.get("status") or {}}
+        answer = self.client.request("PUT", path + "/status", body=body)
         return parse_api_object(resource, answer)
 
     def record_event(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:

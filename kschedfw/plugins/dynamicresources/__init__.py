@@ -1,43 +1,63 @@
 """DynamicResources: ResourceClaims (DRA) of a pod (upstream ``plugins/dynamicresources``).
 
-What is ported:
-
 * Pods without ``spec.resourceClaims`` and without extended resources backed by a DeviceClass
   cost next to nothing, as upstream: PreEnqueue passes, PreFilter records an empty state and
   returns Skip, Filter is not reached, Score returns 0, Reserve/Unreserve/PreBind do nothing,
   PreBindPreFlight returns Skip and PostFilter answers Unschedulable ``no new claims to
   deallocate`` (which appears in every FitError of the default profile).
-* Claim lookup with upstream's texts: PreEnqueue and PreFilter reject a pod whose claims do not
-  exist yet (``could not find ResourceClaim "<ns>/<name>"``), were not generated yet, are being
-  deleted or are not owned by the pod; missing DeviceClasses are reported as upstream.
-* Claims that are already allocated: Filter checks the allocation's node selector (``resourceclaim
-  not available on the node``); PostFilter asks for deallocation of such a claim through
-  ``handle.client.update_resource_claim_status(claim_dict)`` when the client offers it; PreBind
-  adds the pod to ``status.reservedFor`` the same way.
+* PreEnqueue and PreFilter find the pod's claims (:mod:`.claims`) with upstream's texts. PreFilter
+  checks the DeviceClasses of claims that need devices and builds the structured allocator
+  (:mod:`.structured`) once per cycle over the ResourceSlices, with the devices that allocated
+  claims and this scheduler's in-flight allocations take (:mod:`.manager`).
+* Filter checks an allocated claim's node selector and its devices' binding conditions
+  (:mod:`.binding`; ``resourceclaim not available on the node``) and runs the allocator on the
+  node (``cannot allocate all claims``), keeping its result per node; Score rates the
+  ``firstAvailable`` choices (:mod:`.scoring`).
+* Reserve records the node's allocations as in flight, so the next pods do not take the same
+  devices before PreBind writes them; Unreserve drops them. PreBind writes the allocation (with
+  the ``resource.kubernetes.io/delete-protection`` finalizer and ``allocationTimestamp``) and
+  ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``, and the claim
+  as written counts until the lister shows it (upstream's assume cache); PostFilter asks for the
+  deallocation of an allocated claim that no node can use the same way.
+* Fast path (``Handle.fast_paths``), when every device is node-local and dedicated: the allocator
+  is kept while slices and classes stay, the devices in use are counted from the claims that
+  changed, and a node's allocation is reused for the next pod asking the same while none of the
+  node's devices was taken or freed (the plain path recomputes everything; both agree).
 
-Not ported yet: the structured-parameters allocator. A pod with a claim that still needs
-devices (or with an extended resource that only a DeviceClass provides on a node) is rejected
-with UnschedulableAndUnresolvable ``kschedfw: allocating devices for ResourceClaim <ns>/<name>
-is not supported yet`` (resp. ``... for extended resource <name> ...``) instead of being placed.
+Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), the
+``filterTimeout`` of one Filter call (the allocator is not interruptible), and allocating devices for
+extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
+only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
+allocating devices for extended resource <name> is not supported yet``.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+import json
+import threading
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint,
                       Status)
+from kschedfw.api import parse_object
+from kschedfw.api.accessors import name_of, namespace_of, raw_of, spec_of, status_of, uid_of
 from kschedfw.api.resources import is_extended_resource
 from kschedfw.api.selectors import parse_node_selector
-from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.clock import rfc3339
 from kschedfw.config.k8svalidation import parse_duration
+from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.fwk.interface import ResourceClaimStatusWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
+from kschedfw.plugins.dynamicresources.binding import BindingFailed, ready_for_binding, timed_out
+from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
+                                                      is_reserved_for_pod, pod_resource_claims, reserved_for)
+from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
+from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
+from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
-from kschedfw.api.accessors import (controller_ref, is_being_deleted, name_of, namespace_of, raw_of, spec_of,
-                                    status_of, uid_of)
+from kschedfw.plugins.nodememo import wanted
 
 if TYPE_CHECKING:
     from kschedfw.api import NodeSelector, Pod
@@ -49,13 +69,12 @@ if TYPE_CHECKING:
 NAME = "DynamicResources"
 STATE_KEY = NAME
 RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
+# upstream resourceapi.Finalizer: set on a claim the scheduler allocates
+CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 MSG_NO_NEW_CLAIMS = "no new claims to deallocate"
 MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
-
-
-class _ClaimError(Exception):
-    """A reason that makes the pod unschedulable (upstream: errors of foreachPodResourceClaim)."""
+MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
 def is_dra_extended_resource_name(name: str) -> bool:
@@ -65,15 +84,31 @@ def is_dra_extended_resource_name(name: str) -> bool:
 class _StateData:
     """Claims of the pod for this cycle (empty: nothing to do). Shared across clones."""
 
-    __slots__ = ("claims", "available_on_nodes", "unavailable_claims", "extended_resources",
-                 "dra_backed")
+    __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
+                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "pending_by_node",
+                 "prioritized", "has_selectors", "not_ready")
 
     def __init__(self) -> None:
-        self.claims: list[Any] = []  # ResourceClaims as listed (untyped objects)
+        self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
         self.available_on_nodes: list[NodeSelector | None] = []
+        # per claim: the allocation Reserve picked for it (None: nothing to allocate)
+        self.allocations: list[dict[str, Any] | None] = []
+        self.to_allocate: list[int] = []  # indices of the claims the allocator allocates
+        self.allocator: Allocator | None = None
+        # node name -> the allocator's results on it, one per claim in to_allocate
+        self.node_allocations: dict[str, list[dict[str, Any]]] = {}
         self.unavailable_claims: set[int] = set()
         self.extended_resources: dict[str, int] = {}
         self.dra_backed: frozenset[str] = frozenset()
+        self.lock = threading.Lock()  # Filter may run in parallel
+        # node name -> (what its taken devices were, allocator results) for pods asking what
+        # this one asks (None: no memo); see DynamicResources._allocate
+        self.memo: dict[str, tuple[Any, list[dict[str, Any]] | None]] | None = None
+        self.pending_by_node: dict[str, frozenset[Any]] = {}
+        self.has_selectors = False  # whether an allocated claim is limited to some nodes
+        # allocated claims whose devices failed binding or timed out waiting for it: no node helps
+        self.not_ready: list[int] = []
+        self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
 
     def empty(self) -> bool:
         return not self.claims and not self.extended_resources
@@ -94,6 +129,14 @@ class DynamicResources:
         self.handle = handle
         self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
+        self.manager = manager_for(handle.lister)
+        self.claims = ClaimsView(handle.lister, self.manager)
+        self.fast_paths = wanted(handle)
+        # memo key -> node name -> (the node's taken devices, allocator results): see _allocate;
+        # the last few keys (say the two templates a workload alternates)
+        self.memo: dict[Any, dict[str, tuple[Any, list[dict[str, Any]] | None]]] = {}
+        # the allocator of the last cycle and the slices and classes version it was built for
+        self._allocator: tuple[int, Allocator] | None = None
 
     @staticmethod
     def _seconds(value: Any, default: float) -> float:
@@ -103,52 +146,16 @@ class DynamicResources:
             return float(value)
         return parse_duration(str(value)) / 1e9
 
-    def _claim_status_writer(self) -> Callable[[dict[str, Any]], Any] | None:
+    def _claim_status_writer(self) -> Callable[[Any], Any] | None:
         """The client's ResourceClaim status write, if the backend offers one."""
         client = self.handle.client
         return client.update_resource_claim_status if isinstance(client, ResourceClaimStatusWriter) else None
 
-    # ------------------------------------------------------------------ claims
-    def _foreach_pod_resource_claim(self, pod: Pod) -> list[tuple[str, Any]]:
-        """(pod claim name, ResourceClaim) for each claim of the pod; raises _ClaimError."""
-        out: list[tuple[str, Any]] = []
-        if not pod.resource_claims:
-            return out
-        statuses = (raw_of(pod).get("status") or {}).get("resourceClaimStatuses") or ()
-        for pod_claim in pod.resource_claims:
-            claim_name, must_check_owner = self._claim_name(pod, pod_claim, statuses)
-            if claim_name is None:
-                continue        # intentionally not generated: nothing to do for it
-            claim = self.handle.lister.get("ResourceClaim", claim_name, pod.namespace)
-            if claim is None:
-                raise _ClaimError(f'could not find ResourceClaim "{pod.namespace}/{claim_name}"')
-            if is_being_deleted(claim):
-                raise _ClaimError(f'resourceclaim "{name_of(claim)}" is being deleted')
-            if must_check_owner:
-                ref = controller_ref(claim)
-                if namespace_of(claim) != pod.namespace:
-                    raise _ClaimError(
-                        f"ResourceClaim {namespace_of(claim)}/{name_of(claim)} is not in the same "
-                        f"namespace as Pod {pod.namespace}/{pod.name}")
-                if ref is None or str(ref.get("uid") or "") != pod.uid:
-                    raise _ClaimError(
-                        f"ResourceClaim {namespace_of(claim)}/{name_of(claim)} was not created for "
-                        f"Pod {pod.namespace}/{pod.name} (Pod is not owner)")
-            out.append((str(pod_claim.get("name") or ""), claim))
-        return out
-
-    @staticmethod
-    def _claim_name(pod: Pod, pod_claim: Mapping[str, Any], statuses: Iterable[Any]) -> tuple[str | None, bool]:
-        if pod_claim.get("resourceClaimName"):
-            return str(pod_claim["resourceClaimName"]), False
-        if pod_claim.get("resourceClaimTemplateName"):
-            for status in statuses:
-                if isinstance(status, dict) and status.get("name") == pod_claim.get("name"):
-                    name = status.get("resourceClaimName")
-                    return (str(name) if name else None), True
-            raise _ClaimError(f'pod "{pod.namespace}/{pod.name}": ResourceClaim not created yet')
-        raise _ClaimError(f'pod "{pod.namespace}/{pod.name}", spec.resourceClaim '
-                          f'"{pod_claim.get("name", "")}": none of the supported fields are set')
+    def _write_status(self, update: Callable[[Any], Any], raw: dict[str, Any]) -> Any:
+        """Write a claim's status; the stored claim (or what was sent, if the client answers nothing)."""
+        sent = parse_object(raw)
+        written = update(sent)
+        return written if written is not None else sent
 
     def _dra_extended_resources(self, pod: Pod) -> tuple[dict[str, int], frozenset[str]]:
         """(requested extended resources, those a DeviceClass maps) when at least one is mapped
@@ -174,8 +181,8 @@ class DynamicResources:
         if not pod.resource_claims:
             return None
         try:
-            self._foreach_pod_resource_claim(pod)
-        except _ClaimError as exc:
+            pod_resource_claims(self.claims, pod)
+        except ClaimError as exc:
             return Status.unresolvable(str(exc))
         return None
 
@@ -192,41 +199,97 @@ class DynamicResources:
         data = _StateData()
         state.write(STATE_KEY, data)
         try:
-            claims = self._foreach_pod_resource_claim(pod)
-        except _ClaimError as exc:
+            claims = [claim for _, claim in pod_resource_claims(self.claims, pod)]
+        except ClaimError as exc:
             return None, Status.unresolvable(str(exc))
         extended, backed = self._dra_extended_resources(pod)
         if not claims and not extended:
             return None, Status.skip()
         selectors: list[NodeSelector | None] = []
-        to_allocate: list[Any] = []
-        for _pod_claim_name, claim in claims:
+        to_allocate: list[int] = []
+        for index, claim in enumerate(claims):
             allocation = status_of(claim).get("allocation")
             selector = None
-            if allocation is None:
+            if allocation is not None:
+                if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+                    return None, Status.unresolvable("resourceclaim in use")
+                if isinstance(allocation, dict) and allocation.get("nodeSelector") is not None:
+                    try:
+                        selector = parse_node_selector(allocation["nodeSelector"],
+                                                       "status.allocation.nodeSelector")
+                    except Exception as exc:
+                        return None, Status.as_status(str(exc))
+            else:
+                if self.manager.pending_allocation(uid_of(claim)) is not None:
+                    return None, Status.unresolvable(
+                        f"resource claim {claim_key(claim)} is in the process of being allocated")
                 status = self._check_device_classes(claim)
                 if status is not None:
                     return None, status
-                to_allocate.append(claim)
-            elif isinstance(allocation, dict) and allocation.get("nodeSelector") is not None:
-                try:
-                    selector = parse_node_selector(allocation["nodeSelector"],
-                                                   "status.allocation.nodeSelector")
-                except Exception as exc:
-                    return None, Status.as_status(str(exc))
+                to_allocate.append(index)
             selectors.append(selector)
+        if to_allocate:
+            lister = self.handle.lister
+            manager = self.manager
+            classes = manager.classes(lister.list("DeviceClass"))
+            try:
+                slices = manager.slices(lister.list("ResourceSlice"))
+            except ValueError as exc:  # a slice the API server would have refused
+                return None, Status.as_status(str(exc))
+            allocated = manager.allocated_state(lister.list("ResourceClaim"))
+            data.allocator = self._new_allocator([raw_of(claims[i]) for i in to_allocate], allocated, classes, slices)
+            if self.fast_paths and manager.node_local_only:
+                specs = (json.dumps(spec_of(claims[i]), sort_keys=True, default=str) for i in to_allocate)
+                data.memo = self._memo_for((manager.version, *specs))
+                data.pending_by_node = manager.pending_by_node
         # Recorded as upstream does once PreFilter got this far (PostFilter then reports
         # "still not schedulable" rather than "no new claims to deallocate").
-        data.claims = [claim for _, claim in claims]
+        data.claims = claims
         data.available_on_nodes = selectors
+        data.not_ready = self._not_ready_for_binding(claims)
+        data.has_selectors = bool(data.not_ready) or any(selector is not None for selector in selectors)
+        data.allocations = [None] * len(claims)
+        data.to_allocate = to_allocate
         data.extended_resources = extended
         data.dra_backed = backed
-        if to_allocate:
-            claim = to_allocate[0]
-            return None, Status.unresolvable(
-                f"kschedfw: allocating devices for ResourceClaim "
-                f"{namespace_of(claim)}/{name_of(claim)} is not supported yet")
+        data.prioritized = any(request.get("firstAvailable") for claim in claims
+                               for request in (spec_of(claim).get("devices") or {}).get("requests") or ())
         return None, None
+
+    def _new_allocator(self, claims: list[Mapping[str, Any]], allocated: Any, classes: list[Any],
+                       slices: list[Any]) -> Allocator:
+        """The allocator for this cycle. On the fast path the last one is reused while the slices
+        and classes are the same: its parsed slices stay, the claims and taken devices are new
+        (with node-local dedicated devices it keeps nothing else between allocations)."""
+        version = self.manager.version
+        if self.fast_paths and self.manager.node_local_only and self._allocator is not None \
+                and self._allocator[0] == version:
+            allocator = self._allocator[1]
+            allocator.claims = claims
+            allocator.allocated_state = allocated
+            allocator.available_counters = {}
+            return allocator
+        allocator = Allocator(claims, allocated, [raw_of(c) for c in classes], slices)
+        self._allocator = (version, allocator)
+        return allocator
+
+    def _not_ready_for_binding(self, claims: list[Any]) -> list[int]:
+        """Allocated claims whose devices failed their binding conditions or waited for them
+        past ``bindingTimeout`` (upstream checks this per node in Filter; the answer is the same
+        for every node)."""
+        out = []
+        now = self.handle.clock.now_datetime()
+        for index, claim in enumerate(claims):
+            if not is_allocated(claim):
+                continue
+            try:
+                ready = ready_for_binding(claim)
+            except BindingFailed:
+                out.append(index)
+                continue
+            if not ready and timed_out(claim, self.binding_timeout_seconds, now):
+                out.append(index)
+        return out
 
     def _check_device_classes(self, claim: Any) -> Status | None:
         for request in (spec_of(claim).get("devices") or {}).get("requests") or ():
@@ -246,8 +309,7 @@ class DynamicResources:
                         break
             else:
                 status = Status.unresolvable(
-                    f"resource claim {namespace_of(claim)}/{name_of(claim)}, request {req_name}: "
-                    "unknown request type")
+                    f"resource claim {claim_key(claim)}, request {req_name}: unknown request type")
             if status is not None:
                 return status
         return None
@@ -268,9 +330,8 @@ class DynamicResources:
             return Status.as_status("not found")
         if data.empty():
             return None
-        allocatable = node_info.allocatable
         for name in data.extended_resources:
-            have = allocatable.get(name)
+            have = node_info.allocatable.get(name)
             if name in data.dra_backed and not have:
                 return Status.unresolvable(
                     f"kschedfw: allocating devices for extended resource {name} is not supported yet")
@@ -279,11 +340,56 @@ class DynamicResources:
         node = node_info.node
         assert node is not None  # Filter sees only NodeInfos with a node
         unavailable = [i for i, selector in enumerate(data.available_on_nodes)
-                       if selector is not None and not selector.matches(node.labels, node.name)]
+                       if selector is not None and not selector.matches(node.labels, node.name)
+                       ] + data.not_ready if data.has_selectors else None
+        results = None
+        if data.allocator is not None:
+            try:
+                results = self._allocate(data, node)
+            except FailedAllocationOnNode as exc:
+                return Status.unresolvable(str(exc))
+            except AllocatorError as exc:
+                return Status.as_status(str(exc))
+            if results is None or len(results) != len(data.to_allocate):
+                return Status.unresolvable(MSG_CANNOT_ALLOCATE)
         if unavailable:
-            data.unavailable_claims.update(unavailable)
+            with data.lock:
+                data.unavailable_claims.update(unavailable)
             return Status.unresolvable(MSG_NOT_AVAILABLE)
+        if results is not None:
+            with data.lock:
+                data.node_allocations[node.name] = results
         return None
+
+    def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, list[dict[str, Any]] | None]]:
+        """The per-node results for pods asking the same as ``key`` (slices and classes version,
+        claim specs); the last few keys are kept (say the two templates a workload alternates)."""
+        memo = self.memo.pop(key, None)
+        if memo is None:
+            memo = {}
+        self.memo[key] = memo  # most recently used last
+        while len(self.memo) > 4:
+            del self.memo[next(iter(self.memo))]
+        return memo
+
+    def _allocate(self, data: _StateData, node: Any) -> list[dict[str, Any]] | None:
+        """The allocator's results on ``node``. With only node-local dedicated devices they
+        depend on the claims' specs, the slices and classes, and which of the node's devices
+        are taken, so the next pod asking the same reuses them on every node where none of
+        that changed (one node per cycle, as a rule): the node's generation (bumped when a
+        listed claim takes or frees one of its devices) and its in-flight devices tell."""
+        assert data.allocator is not None
+        memo = data.memo
+        if memo is None:
+            return data.allocator.allocate(node)
+        name = node.name
+        node_taken = (self.manager.node_generation.get(name, 0), data.pending_by_node.get(name))
+        hit = memo.get(name)
+        if hit is not None and hit[0] == node_taken:
+            return hit[1]
+        results = data.allocator.allocate(node)
+        memo[name] = (node_taken, results)
+        return results
 
     # ------------------------------------------------------------------ postfilter
     @kschedfw.hookimpl
@@ -297,7 +403,7 @@ class DynamicResources:
         update = self._claim_status_writer()
         for index in sorted(data.unavailable_claims):
             claim = data.claims[index]
-            reserved = status_of(claim).get("reservedFor") or []
+            reserved = reserved_for(claim)
             if update is not None and (not reserved or (
                     len(reserved) == 1 and str(reserved[0].get("uid") or "") == pod.uid)):
                 new = copy.deepcopy(raw_of(claim))
@@ -305,7 +411,7 @@ class DynamicResources:
                 for key in ("reservedFor", "allocation", "devices"):
                     status.pop(key, None)
                 try:
-                    update(new)
+                    self._write_status(update, new)
                 except Exception as exc:
                     return None, Status.as_status(str(exc))
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
@@ -313,13 +419,26 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ score
     @kschedfw.hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int:
-        # Only prioritized-list subrequests score; the allocator that produces them is not ported.
-        return 0
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+        data: _StateData | None = state.get(STATE_KEY)
+        if data is None:
+            return 0, Status.as_status("not found")
+        if data.empty() or not data.prioritized:
+            return 0
+        allocations = data.node_allocations.get(node_info.name)
+        if allocations is None:
+            return 0
+        try:
+            return compute_score(data.claims, allocations)
+        except ScoreError as exc:
+            return 0, Status.as_status(str(exc))
 
-    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int]:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int | tuple[int, Status]]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
-        return [0] * len(nodes)
+        data: _StateData | None = state.get(STATE_KEY)
+        if data is not None and (data.empty() or not data.prioritized or not data.node_allocations):
+            return [0] * len(nodes)
+        return [self.score(state, pod, n) for n in nodes]
 
     @kschedfw.hookimpl
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status | None:
@@ -332,14 +451,50 @@ class DynamicResources:
     # ------------------------------------------------------------------ reserve / bind
     @kschedfw.hookimpl
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status | None:
-        data = state.get(STATE_KEY)
+        data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
-        # Allocated claims are reserved for the pod in PreBind, as upstream.
+        if data.empty() or not data.to_allocate:
+            # Allocated claims are reserved for the pod in PreBind, as upstream.
+            return None
+        results = data.node_allocations.get(node_name)
+        if not results:
+            return Status.as_status("claim allocation not found for node")
+        if len(results) != len(data.to_allocate):
+            return Status.as_status(f"internal error, have {len(results)} allocations, "
+                                    f"{len(data.to_allocate)} claims to allocate, want {len(data.to_allocate)} claims")
+        for index, allocation in zip(data.to_allocate, results):
+            data.allocations[index] = allocation
+            assumed = copy.deepcopy(raw_of(data.claims[index]))
+            _add_finalizer(assumed)
+            assumed.setdefault("status", {})["allocation"] = allocation
+            self.manager.signal_pending_allocation(uid_of(data.claims[index]), assumed)
         return None
 
     @kschedfw.hookimpl
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        data: _StateData | None = state.get(STATE_KEY)
+        if data is None or data.empty():
+            return None
+        update = self._claim_status_writer()
+        for index, claim in enumerate(data.claims):
+            self.manager.remove_pending_allocation(uid_of(claim))
+            if update is None or not is_allocated(claim) or not is_reserved_for_pod(pod, claim):
+                continue
+            listed = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
+            if listed is None or uid_of(listed) != uid_of(claim):
+                continue
+            current = self.manager.claim(listed)
+            new = copy.deepcopy(raw_of(current))
+            status = new.setdefault("status", {})
+            status["reservedFor"] = [r for r in reserved_for(current) if str(r.get("uid") or "") != pod.uid]
+            if not status["reservedFor"]:
+                del status["reservedFor"]
+            try:
+                data.claims[index] = self._write_status(update, new)
+            except Exception:
+                continue  # as upstream: retried with the pod's next attempt
+            self.manager.assume_written(uid_of(claim), listed, data.claims[index])
         return None
 
     @kschedfw.hookimpl
@@ -361,21 +516,53 @@ class DynamicResources:
         if data.empty():
             return None
         update = self._claim_status_writer()
-        if update is None:
-            return None
-        for claim in data.claims:
-            reserved = status_of(claim).get("reservedFor") or []
-            if any(str(r.get("uid") or "") == pod.uid for r in reserved if isinstance(r, dict)):
+        for index, claim in enumerate(data.claims):
+            if is_reserved_for_pod(pod, claim):
                 continue
-            new = copy.deepcopy(raw_of(claim))
-            status = new.setdefault("status", {})
-            status["reservedFor"] = list(reserved) + [
-                {"resource": "pods", "name": pod.name, "uid": pod.uid}]
             try:
-                update(new)
+                written = self._bind_claim(update, data, index, pod)
             except Exception as exc:
                 return Status.as_status(str(exc))
+            if written is not None:
+                data.claims[index] = written
         return None
+
+    def _bind_claim(self, update: Callable[[Any], Any] | None, data: _StateData, index: int, pod: Pod) -> Any:
+        """Write the claim's allocation (if Reserve made one) and the pod in ``reservedFor``
+        (upstream bindClaim); the pending allocation ends either way."""
+        claim = data.claims[index]
+        allocation = data.allocations[index]
+        try:
+            if update is None:
+                return None
+            listed = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
+            if listed is None or uid_of(listed) != uid_of(claim):
+                listed = None
+            current = claim if listed is None else self.manager.claim(listed)
+            new = copy.deepcopy(raw_of(current))
+            if (new.get("metadata") or {}).get("deletionTimestamp"):
+                raise RuntimeError(f"claim {claim_key(claim)} got deleted in the meantime")
+            status = new.setdefault("status", {})
+            if allocation is not None:
+                if status.get("allocation") is not None:
+                    raise RuntimeError(f"claim {claim_key(claim)} got allocated elsewhere in the meantime")
+                _add_finalizer(new)
+                status["allocation"] = copy.deepcopy(allocation)
+            status["reservedFor"] = reserved_for(current) + [{"resource": "pods", "name": pod.name, "uid": pod.uid}]
+            if status.get("allocation") is None:
+                raise RuntimeError(f"claim {claim_key(claim)} got deallocated elsewhere in the meantime")
+            status["allocation"].setdefault("allocationTimestamp", rfc3339(self.handle.clock.now_datetime()))
+            try:
+                written = self._write_status(update, new)
+            except Exception as exc:
+                what = "allocation and reservation" if allocation is not None else "reservation"
+                raise RuntimeError(f"add {what} to claim {claim_key(claim)}: {exc}") from exc
+            if listed is not None:
+                self.manager.assume_written(uid_of(claim), listed, written)
+            return written
+        finally:
+            if allocation is not None:
+                self.manager.remove_pending_allocation(uid_of(claim))
 
     # ------------------------------------------------------------------ events
     @kschedfw.hookimpl
@@ -401,12 +588,11 @@ class DynamicResources:
         if new_obj is None:
             return QueueingHint.QueueSkip   # deletes are not registered
         try:
-            claims = self._foreach_pod_resource_claim(pod)
-        except _ClaimError:
+            claims = pod_resource_claims(self.claims, pod)
+        except ClaimError:
             return QueueingHint.QueueSkip
         uses_claim = any(uid_of(claim) == uid_of(new_obj) for _, claim in claims)
-        if old_obj is not None and status_of(old_obj).get("allocation") is not None and \
-                status_of(new_obj).get("allocation") is None:
+        if old_obj is not None and is_allocated(old_obj) and not is_allocated(new_obj):
             return QueueingHint.Queue   # a deallocation frees devices for other pods too
         if not uses_claim:
             return QueueingHint.QueueSkip
@@ -420,10 +606,17 @@ class DynamicResources:
         if pod.uid != new_obj.uid:
             return QueueingHint.QueueSkip
         try:
-            self._foreach_pod_resource_claim(new_obj)
-        except _ClaimError:
+            pod_resource_claims(self.claims, new_obj)
+        except ClaimError:
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 
 
-__all__ = ["DynamicResources", "MSG_NO_NEW_CLAIMS", "MSG_NOT_AVAILABLE"]
+def _add_finalizer(raw: dict[str, Any]) -> None:
+    meta = raw.setdefault("metadata", {})
+    finalizers = list(meta.get("finalizers") or ())
+    if CLAIM_FINALIZER not in finalizers:
+        meta["finalizers"] = finalizers + [CLAIM_FINALIZER]
+
+
+__all__ = ["DynamicResources", "MSG_NO_NEW_CLAIMS", "MSG_NOT_AVAILABLE", "MSG_CANNOT_ALLOCATE"]
