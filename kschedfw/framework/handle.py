@@ -22,7 +22,6 @@ from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Exten
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.framework.nominated import NominatedPods
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
@@ -136,6 +135,10 @@ class Handle:
         #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
         #: its ``fast_paths``; off: the plain path, which the fast one must equal)
         self.fast_paths = fast_paths
+        #: the profile runtime's :meth:`NominatedPods.pods_to_add
+        #: <kschedfw.framework.nominated.NominatedPods.pods_to_add>`, set by it (preemption's dry run
+        #: asks once per node with nominations: one call, not a walk through the framework)
+        self.pods_to_add: Callable[[CycleState, Pod, str], list[Pod]] | None = None
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = None
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
@@ -185,11 +188,11 @@ class Handle:
         return self.nominator.nominated_node_names() if self.nominator is not None else ()
 
     def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
+        pods_to_add = self.pods_to_add
+        if pods_to_add is not None:
+            return pods_to_add(state, pod, node_name)
         framework = self.framework
         if framework is not None:
-            nominated: "NominatedPods | None" = getattr(framework, "nominated", None)  # the engine's: one call less
-            if nominated is not None:
-                return nominated.pods_to_add(state, pod, node_name)
             return framework.nominated_pods_to_add(state, pod, node_name)
         uid, priority = pod.uid, pod.effective_priority
         return [p for p in self.nominated_pods_for_node(node_name) if p.uid != uid and p.effective_priority >= priority]

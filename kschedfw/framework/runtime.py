@@ -78,6 +78,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.faults = PluginFaults()
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
+        self.handle.pods_to_add = self.nominated.pods_to_add
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []
