@@ -131,7 +131,8 @@ def _selectors(selectors: list, path: Path, compile_cel: CELCompiler | None) -> 
             errs.append(FieldError((*path, i, "cel"), REQUIRED))
             continue
         here = (*path, i, "cel", "expression")
-        expression = cel.get("expression") if isinstance(cel.get("expression"), str) else ""
+        written = cel.get("expression")
+        expression = written if isinstance(written, str) else ""
         if len(expression) > CEL_EXPRESSION_MAX_LENGTH:
             errs.append(FieldError(here, "Too long", f"may not be more than {CEL_EXPRESSION_MAX_LENGTH} bytes"))
         elif compile_cel is not None:
