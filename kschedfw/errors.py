@@ -63,7 +63,7 @@ class FieldError:
     def body(self) -> str:
         """The text after the path: ``Invalid value: 0: must be positive``."""
         text = self.kind
-        if self.value is not MISSING and self.kind in (INVALID, DUPLICATE, UNSUPPORTED, NOT_FOUND):
+        if self.value is not MISSING and self.kind in (INVALID, DUPLICATE, UNSUPPORTED, NOT_FOUND, TOO_MANY):
             text += f": {_go_value(self.value)}"
         if self.detail:
             text += f": {self.detail}"

@@ -72,6 +72,31 @@ class _Cycle:
     events_until: int | None = None
 
 
+@attrs.define
+class _DetailedRecord(CycleRecord):
+    """A full record that also asks each rejecting plugin having an ``explain_rejection(pod,
+    node)`` method (DynamicResources: the request and selector a node cannot satisfy) why, when
+    Filter is done: the plugin's state is then the one its Filter saw."""
+
+    pod: Any = None
+    framework: Any = None
+    rejection_details: dict[str, list[str]] = attrs.Factory(dict)
+
+    def filtered(self, nodes: list[str], feasible: list[str], diagnosis: Any) -> None:
+        super().filtered(nodes, feasible, diagnosis)
+        plugins = getattr(self.framework, "plugins", {})
+        snapshot = self.framework.handle.snapshot
+        for name, status in diagnosis.node_to_status.items():
+            why = getattr(plugins.get(status.plugin), "explain_rejection", None)
+            if why is None:
+                continue
+            node_info = snapshot.get(name)
+            if node_info is not None and node_info.node is not None:
+                lines = why(self.pod, node_info.node)
+                if lines:
+                    self.rejection_details[name] = list(lines)
+
+
 class DecisionLog:
     """Records each real scheduling cycle: in full for the ``detail`` pods, as a summary for the
     others when ``summarize_all``. Install it with :meth:`attach` before the run."""
@@ -103,7 +128,8 @@ class DecisionLog:
         record: CycleRecord | SummaryRecord
         nodes: list[str] | None = None
         if key in self.detail:
-            record, nodes = CycleRecord(), [ni.name for ni in snapshot.node_infos()]
+            record = _DetailedRecord(pod=pod, framework=scheduler.frameworks[pod.scheduler_name])
+            nodes = [ni.name for ni in snapshot.node_infos()]
         elif self.summarize_all:
             record = SummaryRecord(num_nodes=len(snapshot), top_n=self.top_n)
         else:
@@ -141,6 +167,9 @@ class DecisionLog:
         }
         if outcome is not None and outcome.nominated_node:
             out["nominatedNode"] = outcome.nominated_node
+        claims = _claim_devices(context.result.cluster, key)
+        if claims:
+            out["claims"] = claims
         if key in self.dropped:
             out["attemptsNotKept"] = self.dropped[key]
         preempted = context.victims.get(key, [])
@@ -220,6 +249,29 @@ class _Context:
         return [{"plugin": p, "events": by_plugin.get(p, [])} for p in sorted(rejectors)]
 
 
+def _claim_devices(cluster: Any, key: str) -> list[dict[str, Any]]:
+    """The pod's ResourceClaims after the run: for each, the devices allocated per request
+    (driver/pool/device, as the claim's ``status.allocation`` has them; none when unallocated)."""
+    namespace, _, name = key.partition("/")
+    pod = cluster.get("Pod", name, namespace)
+    if pod is None:
+        return []
+    raw = pod.raw or {}
+    generated = {s.get("name"): s.get("resourceClaimName")
+                 for s in (raw.get("status") or {}).get("resourceClaimStatuses") or () if isinstance(s, dict)}
+    out = []
+    for ref in (raw.get("spec") or {}).get("resourceClaims") or ():
+        if not isinstance(ref, dict):
+            continue
+        claim_name = ref.get("resourceClaimName") or generated.get(ref.get("name"))
+        claim = cluster.get("ResourceClaim", claim_name, namespace) if claim_name else None
+        allocation = ((claim.raw.get("status") or {}).get("allocation") or {}) if claim is not None else {}
+        results = (allocation.get("devices") or {}).get("results") or ()
+        out.append({"name": ref.get("name"), "claim": f"{namespace}/{claim_name}" if claim_name else "",
+                    "devices": [{f: r.get(f) for f in ("request", "driver", "pool", "device")} for r in results]})
+    return out
+
+
 def _status_json(status: Status | None) -> dict[str, Any]:
     if status is None:
         return {"fits": True, "plugin": "", "reason": ""}
@@ -265,6 +317,9 @@ def _full_detail(out: dict[str, Any], record: CycleRecord, nodes: list[str]) -> 
         else:  # sampled out (enough feasible nodes were found) or the nominated node was enough
             entry = {"fits": None, "plugin": "", "reason": "not evaluated"}
         entry["total"] = record.node_totals.get(name)
+        details = getattr(record, "rejection_details", {}).get(name)
+        if details and entry["fits"] is False:
+            entry["details"] = details
         node_json[name] = entry
     out["nodes"] = node_json
     out["scores"] = {plugin: {n: {"raw": s.raw[n], "normalized": s.normalized[n], "weighted": s.weighted[n]}
@@ -297,6 +352,10 @@ def render(explained: dict[str, Any]) -> str:
         lines.append("  no scheduling attempt" + (f": {explained['message']}" if explained.get("message") else ""))
     if explained.get("attemptsNotKept"):
         lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
+    for claim in explained.get("claims", ()):
+        devices = ", ".join(f"{d['request']}: {d['driver']}/{d['pool']}/{d['device']}" for d in claim["devices"])
+        lines.append(f"  claim {claim['name']} ({claim['claim'] or 'not created'}): "
+                     + (f"allocated {devices}" if devices else "not allocated"))
     for number, attempt in enumerate(attempts, 1):
         lines.extend(_render_attempt(number, attempt, explained.get("priority")))
     for wake in explained.get("wakeUpEvents", ()):
@@ -373,6 +432,7 @@ def _render_nodes(a: dict[str, Any]) -> list[str]:
             lines.append("    " + n.ljust(width) + f"  {v['reason']}")
         else:
             lines.append("    " + n.ljust(width) + f"  rejected by {v['plugin'] or '?'}: {v['reason']}")
+            lines.extend(f"      {detail}" for detail in v.get("details", ()))
     return lines
 
 

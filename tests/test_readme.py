@@ -1,28 +1,38 @@
 """The README's "Write a plugin" section is a working project: its plugin module, entry point,
-configuration and tests are written out as files and its tests run, so the example cannot drift."""
+configuration and tests are written out as files and its tests run; the DRA section's manifest is
+simulated and must print what the README shows. So the examples cannot drift."""
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
+from kschedfw.cli.main import main
+
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Write a plugin"
+DRA_SECTION = "## Allocate devices (DRA)"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+
+
+def section_blocks(heading: str) -> list[tuple[str, str]]:
+    """``(language, text)`` of each fenced block under ``heading``, up to the next ``## ``."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index(heading):]
+    section = section[:section.index("\n## ", len(heading))]
+    return BLOCK.findall(section)
 
 
 def readme_blocks() -> dict[str, tuple[str, str]]:
     """``{path: (language, text)}`` for each fenced block of the section; a block's first line
     names its file (``# my_plugin/plugin.py``)."""
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index(SECTION):]
-    section = section[:section.index("\n## ", len(SECTION))]
     blocks = {}
-    for lang, body in BLOCK.findall(section):
+    for lang, body in section_blocks(SECTION):
         first = body.splitlines()[0]
         assert first.startswith("# "), f"README {lang} block under {SECTION!r} must start with '# <file>': {first!r}"
         blocks[first[2:].strip()] = (lang, body)
@@ -62,3 +72,30 @@ def test_readme_plugin_example_passes_its_own_tests(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{expected} passed" in done.stdout, done.stdout
+
+
+def console_runs(text: str) -> list[tuple[list[str], list[str]]]:
+    """``(argv, expected output lines)`` for each ``$ kschedfw ...`` of a console block."""
+    runs: list[tuple[list[str], list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("$ "):
+            argv = shlex.split(line[2:])
+            assert argv[0] == "kschedfw", line
+            runs.append((argv[1:], []))
+        else:
+            runs[-1][1].append(line.rstrip())
+    return runs
+
+
+def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
+    blocks = section_blocks(DRA_SECTION)
+    manifests = [body for lang, body in blocks if lang == "yaml"]
+    runs = [run for lang, body in blocks if lang == "console" for run in console_runs(body)]
+    assert len(manifests) == 1 and runs
+    (tmp_path / manifests[0].splitlines()[0][2:].strip()).write_text(manifests[0])
+    monkeypatch.chdir(tmp_path)
+    for argv, expected in runs:
+        capsys.readouterr()
+        assert main(argv) == 0
+        printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+        assert printed == expected, "\n".join(printed)

@@ -50,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.cli.gates import parse_gates_or_report
     from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
     from kschedfw.cluster.inputs import admit, ignored_kinds
+    from kschedfw.plugins.dynamicresources.cel import compile_error
     from kschedfw.diff import Setup, compare
     from kschedfw.framework.registry import default_registry
     from kschedfw.framework.runtime import FrameworkError
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         config = load_config_or_report(config_path or None, registry, gates, "diff")
         if isinstance(config, int):
             return 2
-        admitted, refused = admit(inputs, gates)
+        admitted, refused = admit(inputs, gates, compile_error)
         refusals.append(refused)
         refused_pods = {r.object.removeprefix("Pod "): r.reason for r in refused if r.object.startswith("Pod ")}
         setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects),

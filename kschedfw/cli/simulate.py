@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, unreadable
+    from kschedfw.plugins.dynamicresources.cel import compile_error
     from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
     from kschedfw.report import render_html
     from kschedfw.framework.registry import default_registry
@@ -75,7 +76,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         return inputs
     for warning in ignored_kinds(inputs.located):
         print(warning, file=sys.stderr)
-    inputs, refused = admit(inputs, gates)
+    inputs, refused = admit(inputs, gates, compile_error)
     objects, steps = inputs.objects, list(inputs.steps)
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]

@@ -1,5 +1,5 @@
-"""What the API server checks when an object is created: validation of Pods and Nodes, and
-Priority admission.
+"""What the API server checks when an object is created: validation of Pods, Nodes, RuntimeClasses
+and DRA objects, and Priority admission.
 
 Upstream's Priority admission plugin resolves ``spec.priorityClassName`` to ``spec.priority`` and
 ``spec.preemptionPolicy``, falls back to the global default class (or 0), and refuses a pod that
@@ -14,6 +14,9 @@ import attrs
 
 from kschedfw.cluster.apivalidation import (invalid_message, validate_node_manifest,
                                              validate_pod_manifest, validate_runtime_class_manifest)
+from kschedfw.cluster.dravalidation import GROUP as DRA_GROUP
+from kschedfw.cluster.dravalidation import VALIDATORS as DRA_VALIDATORS
+from kschedfw.cluster.dravalidation import CELCompiler, strict_decoding_message
 from kschedfw.errors import UNSUPPORTED, FieldError
 from kschedfw.features import enabled
 
@@ -66,12 +69,21 @@ def _operator_errors(pod: "Pod", comparison_operators: bool) -> list[FieldError]
             for i, toleration in enumerate(pod.tolerations) if toleration.operator in ("Gt", "Lt")]
 
 
-def validate_create(obj: Any, gates: Mapping[str, bool] | None = None) -> None:
+def validate_create(obj: Any, gates: Mapping[str, bool] | None = None,
+                    compile_cel: CELCompiler | None = None) -> None:
     """ValidatePodCreate / ValidateNode / ValidateRuntimeClass for a Pod, Node or RuntimeClass
-    written in a manifest (see :mod:`kschedfw.cluster.apivalidation`); other kinds pass. Raises
-    :class:`AdmissionError` with the API server's message."""
+    written in a manifest (see :mod:`kschedfw.cluster.apivalidation`), strict decoding and
+    validation for DRA objects (:mod:`kschedfw.cluster.dravalidation`, CEL compiled by
+    ``compile_cel``); other kinds pass. Raises :class:`AdmissionError` with the API server's
+    message."""
     kind = getattr(obj, "kind", None) or type(obj).__name__
-    if kind == "Pod":
+    if kind in DRA_VALIDATORS and isinstance(obj.raw, dict) and obj.raw:
+        undecodable = strict_decoding_message(kind, obj.raw)
+        if undecodable:
+            raise AdmissionError(undecodable)
+        errs = DRA_VALIDATORS[kind](obj.raw, compile_cel)
+        kind = f"{kind}.{DRA_GROUP}"
+    elif kind == "Pod":
         errs = validate_pod_manifest(obj.raw) + _operator_errors(
             obj, enabled(gates, "TaintTolerationComparisonOperators"))
     elif kind == "Node":

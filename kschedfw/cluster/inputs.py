@@ -17,6 +17,7 @@ import attrs
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
                                manifest_files, yaml_documents)
 from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.scenario import Step, parse_scenario
 from kschedfw.errors import ManifestError
@@ -150,11 +151,12 @@ class Rejection:
     reason: str
 
 
-def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
+def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None, compile_cel: CELCompiler | None = None
           ) -> tuple[Inputs, list[Rejection]]:
     """The objects the API server would accept on create (initial ones and those of scenario
     ``create`` steps), and a rejection (file:line, upstream's message) for each Pod, Node or
-    RuntimeClass its validation refuses (``spec: {}`` is ``spec.containers: Required value``). Done here, on what
+    RuntimeClass its validation refuses (``spec: {}`` is ``spec.containers: Required value``), and
+    for each DRA object (``compile_cel`` compiles its selectors). Done here, on what
     users wrote, rather than in the embedded cluster, which ported upstream unit tests also use
     as an unvalidated fake client.
     """
@@ -162,7 +164,7 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None
 
     def accepted(obj: Any, where: str) -> bool:
         try:
-            validate_create(obj, gates)
+            validate_create(obj, gates, compile_cel)
         except AdmissionError as exc:
             refused.append(Rejection(display(obj), where, str(exc)))
             return False

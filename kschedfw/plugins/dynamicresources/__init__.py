@@ -56,6 +56,7 @@ from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserve
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
+from kschedfw.plugins.dynamicresources.structured.diagnosis import unsatisfied_requests
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.plugins.nodememo import wanted
 
@@ -137,6 +138,8 @@ class DynamicResources:
         self.memo: dict[Any, dict[str, tuple[Any, list[dict[str, Any]] | None]]] = {}
         # the allocator of the last cycle and the slices and classes version it was built for
         self._allocator: tuple[int, Allocator] | None = None
+        # the pod and state of the last PreFilter, for explain_rejection during that cycle
+        self._last_cycle: tuple[str, _StateData] | None = None
 
     @staticmethod
     def _seconds(value: Any, default: float) -> float:
@@ -198,6 +201,7 @@ class DynamicResources:
                    ) -> tuple[PreFilterResult | None, Status | None]:
         data = _StateData()
         state.write(STATE_KEY, data)
+        self._last_cycle = (pod.uid, data)
         try:
             claims = [claim for _, claim in pod_resource_claims(self.claims, pod)]
         except ClaimError as exc:
@@ -360,6 +364,15 @@ class DynamicResources:
             with data.lock:
                 data.node_allocations[node.name] = results
         return None
+
+    def explain_rejection(self, pod: Pod, node: Any) -> list[str]:
+        """For ``--explain``, during the cycle that rejected ``node``: which request of the pod's
+        claims the node cannot satisfy, and with which selector (empty when not this cycle's pod
+        or nothing was being allocated)."""
+        last = self._last_cycle
+        if last is None or last[0] != pod.uid or last[1].allocator is None:
+            return []
+        return unsatisfied_requests(last[1].allocator, node)
 
     def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, list[dict[str, Any]] | None]]:
         """The per-node results for pods asking the same as ``key`` (slices and classes version,

@@ -29,7 +29,7 @@ from cel_expr_python.ext import ext_bindings, ext_math, ext_optional, ext_string
 from kschedfw.api.quantity import parse_quantity
 from kschedfw.plugins.dynamicresources.cel import library
 
-__all__ = ["CompilationResult", "Cache", "CELRuntimeError", "compile_expression", "device_data",
+__all__ = ["CompilationResult", "Cache", "CELRuntimeError", "compile_error", "compile_expression", "device_data",
            "device_matches"]
 
 
@@ -87,6 +87,11 @@ def compile_expression(expression: str) -> CompilationResult:
         name = _TYPE_NAMES.get(result_type, result_type)
         return CompilationResult(expression, error=f"must evaluate to bool or the unknown type, not {name}")
     return CompilationResult(expression, program=compiled, literals=_literals(expression))
+
+
+def compile_error(expression: str) -> str | None:
+    """Why the API server would refuse this selector on create (upstream's detail), or None."""
+    return compile_expression(expression).error
 
 
 class Cache:
