@@ -131,10 +131,10 @@ def extension_point(point: str, where: int | str | None, *, framework_arg: bool 
     def decorate(method: _Method) -> _Method:
         @functools.wraps(method)
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-            framework = args[0] if framework_arg else self
-            observers = getattr(framework, "point_observers", None)
+            observers = (args[0] if framework_arg else self).point_observers
             if observers is None:
                 return method(self, *args, **kwargs)
+            framework = args[0] if framework_arg else self
             observe = observers[point]
             clock = framework.instrumentation.now  # type: ignore[union-attr]
             start = clock()
