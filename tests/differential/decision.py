@@ -31,6 +31,8 @@ class Attempt:
     victims: tuple[str, ...] = ()
     #: the node opportunistic batching handed over from the previous cycle: nothing was scored
     hint: str = ""
+    #: ``claim request pool/device`` allocated to the pod's claims once it was bound, sorted
+    devices: tuple[str, ...] = ()
 
     def best(self) -> set[str]:
         """The nodes with the highest total: any of them is a correct choice."""
@@ -120,7 +122,7 @@ def outcome_diff(up: Attempt, us: Attempt) -> list[str]:
         out.append(f"feasible nodes: {up.feasible} != {us.feasible}")
     if up.chosen != us.chosen and not (up.chosen and us.chosen in up.best()):
         out.append(f"node: {_show(up.chosen)} != {_show(us.chosen)} (best total: {sorted(up.best())})")
-    for name in ("message", "nominated", "victims"):
+    for name in ("message", "nominated", "victims", "devices"):
         theirs, mine = getattr(up, name), getattr(us, name)
         if theirs != mine:
             out.append(f"{name}: {theirs!r} != {mine!r}")
