@@ -149,8 +149,7 @@ def clear(cp: ControlPlane, objects: Iterable[dict[str, Any]], timeout: float = 
     for claim in list_claims(cp):
         meta = claim["metadata"]
         path = CLAIMS.object_path(meta["name"], meta["namespace"])
-        _ignore_gone(cp, "PUT", path + "/status", free(claim))
-        _ignore_gone(cp, "PUT", path, without_finalizer(free(claim)))
+        _free(cp, path)
         _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
     paths = [path_of(o) for o in objects if o["kind"] != "Namespace"]
     for path in paths:
@@ -231,24 +230,21 @@ def release_claims(cp: ControlPlane) -> None:
         kept = [r for r in reserved if r.get("uid") in pods]
         owner = next((r for r in meta.get("ownerReferences") or [] if r.get("kind") == "Pod"), None)
         orphan = owner is not None and owner.get("uid") not in pods
-        if len(kept) != len(reserved) or (orphan and status):
-            claim = _ignore_gone(cp, "PUT", path + "/status",
-                                 {**free(claim), "status": {**status, "reservedFor": kept}} if kept else free(claim))
-            if claim and not kept:
-                claim = _ignore_gone(cp, "PUT", path, without_finalizer(claim))
+        if kept and len(kept) != len(reserved):
+            _ignore_gone(cp, "PATCH", path + "/status", {"status": {"reservedFor": kept}}, MERGE)
+        elif not kept and (status or meta.get("finalizers")) and (reserved or orphan):
+            _free(cp, path)
         if orphan:
             _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
 
 
-def free(claim: dict[str, Any]) -> dict[str, Any]:
-    """``claim`` deallocated (a list item: with its kind again, for a write)."""
-    return {"apiVersion": CLAIMS.group_version, "kind": "ResourceClaim",
-            **{k: v for k, v in claim.items() if k != "status"}}
+MERGE = "application/merge-patch+json"
 
 
-def without_finalizer(claim: dict[str, Any]) -> dict[str, Any]:
-    meta = {k: v for k, v in claim["metadata"].items() if k != "finalizers"}
-    return {**claim, "metadata": meta}
+def _free(cp: ControlPlane, path: str) -> None:
+    """Deallocate a claim and drop the finalizer kube-scheduler put on it when it allocated it."""
+    _ignore_gone(cp, "PATCH", path + "/status", {"status": None}, MERGE)
+    _ignore_gone(cp, "PATCH", path, {"metadata": {"finalizers": None}}, MERGE)
 
 
 def allocated_devices(claims: Iterable[dict[str, Any]]) -> tuple[str, ...]:
@@ -273,10 +269,11 @@ def pod_devices(cp: ControlPlane, pod: dict[str, Any]) -> tuple[str, ...]:
     return allocated_devices(c for c in claims if c)
 
 
-def _ignore_gone(cp: ControlPlane, method: str, path: str, body: Any = None) -> Any:
+def _ignore_gone(cp: ControlPlane, method: str, path: str, body: Any = None, content_type: str = "application/json"
+                 ) -> Any:
     try:
-        return cp.api(method, path, body)
+        return cp.api(method, path, body, content_type=content_type)
     except APIError as exc:
-        if exc.status not in (404, 409):
+        if exc.status != 404:
             raise
     return None
