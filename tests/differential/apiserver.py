@@ -217,10 +217,11 @@ def generate_claims(cp: ControlPlane, pod: dict[str, Any]) -> tuple[dict[str, An
     return stored, made
 
 
-def release_claims(cp: ControlPlane) -> None:
+def release_claims(cp: ControlPlane) -> bool:
     """The controller's part once pods are gone (deleted by the harness or preempted): claims drop
     the missing pods from ``reservedFor``, claims reserved for nobody are deallocated, and claims
-    generated for a missing pod are deleted."""
+    generated for a missing pod are deleted. Whether a claim was written."""
+    wrote = False
     pods = {p["metadata"]["uid"] for ns in NAMESPACES for p in cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"]}
     for claim in list_claims(cp):
         meta = claim["metadata"]
@@ -232,10 +233,14 @@ def release_claims(cp: ControlPlane) -> None:
         orphan = owner is not None and owner.get("uid") not in pods
         if kept and len(kept) != len(reserved):
             _ignore_gone(cp, "PATCH", path + "/status", {"status": {"reservedFor": kept}}, MERGE)
+            wrote = True
         elif not kept and (status or meta.get("finalizers")) and (reserved or orphan):
             _free(cp, path)
+            wrote = True
         if orphan:
             _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
+            wrote = True
+    return wrote
 
 
 MERGE = "application/merge-patch+json"

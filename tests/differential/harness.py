@@ -50,6 +50,9 @@ PARKED_AFTER = 12.0
 #: flush after 5 minutes)
 PARKED_HORIZON = 60.0
 
+#: seconds kube-scheduler is given to see claims the harness freed before the next pod is created
+CLAIMS_SETTLE = 0.3
+
 CLUSTER_FILE, CONFIG_FILE, ORIGIN_FILE, DIFF_FILE = "cluster.yaml", "config.yaml", "origin.json", "diff.txt"
 
 
@@ -136,8 +139,10 @@ class Harness:
                 theirs = [*theirs[:-1], attrs.evolve(theirs[-1], devices=apiserver.pod_devices(self.cp, stored))]
         else:
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
-        if self._claims:  # the pod or its victims may be gone: free their claims before the next pod
-            apiserver.release_claims(self.cp)
+        # the pod or its victims may be gone: free their claims before the next pod, and give
+        # kube-scheduler's claim informer time to see it (its log shows no claim update or delete)
+        if self._claims and apiserver.release_claims(self.cp):
+            time.sleep(CLAIMS_SETTLE)
         try:
             mine = ours.attempts(config, self.registry, self.gates, state, pod,
                                  horizon=PARKED_HORIZON if decided == "parked" else None)
