@@ -191,3 +191,20 @@ def test_a_victims_devices_are_freed_for_the_next_pod(harness):
     assert result.diffs == []
     # holder bound with the GPU; preemptor nominated, then bound; next bound with the freed GPU
     assert (result.pods, result.outcomes, result.allocations) == (3, 4, 2)
+
+
+def test_claim_errors_and_all_devices_of_a_pool(harness):
+    """A selector that fails at run time (an attribute no device has), a claim naming no existing
+    DeviceClass, and a shared claim asking for All devices where one pool is empty: the same
+    messages, nodes and devices on both sides."""
+    missing = {"cel": {"expression": f'device.attributes["{GPU_DRIVER}"].speed > 1'}}
+    objects = [node("n1"), node("n2"), device_class("gpu", GPU_DRIVER), gpu_slice("n1", GPU_DRIVER),
+               gpu_slice("n2", GPU_DRIVER, "a100", "l4"),
+               claim_template("bad-selector", _exactly("gpu", selectors=[missing])),
+               claim("no-class", _exactly("gpu", cls="nope")),
+               claim("all", {"name": "all", "exactly": {"deviceClassName": "gpu", "allocationMode": "All"}})]
+    pods = [with_claims(pod("bad"), gpu="template:bad-selector"), with_claims(pod("unknown"), gpu="claim:no-class"),
+            with_claims(pod("all-1"), gpu="claim:all"), with_claims(pod("all-2"), gpu="claim:all")]
+    result = harness.play(scenario(objects, pods))
+    assert result.diffs == []
+    assert (result.pods, result.outcomes, result.allocations) == (4, 4, 2)
