@@ -132,11 +132,11 @@ def test_a_kschedfw_exception_is_a_mismatch_and_the_scenario_goes_on(harness, mo
 
     calls = []
 
-    def broken(config, registry, gates, state, pod):
+    def broken(config, registry, gates, state, pod, horizon=None):
         calls.append(pod.key)
         if len(calls) == 1:
             raise RuntimeError("boom")
-        return real(config, registry, gates, state, pod)
+        return real(config, registry, gates, state, pod, horizon=horizon)
 
     real = ours.attempts
     monkeypatch.setattr(ours, "attempts", broken)
