@@ -84,8 +84,7 @@ class Harness:
                           or [{}]}
         started = time.monotonic()
         self._started = 0
-        self._claims = any(o["kind"] == "ResourceClaim" or o["spec"].get("resourceClaims")
-                           for o in (*scenario.objects, *scenario.pods) if o["kind"] in ("ResourceClaim", "Pod"))
+        self._claims = any(p["spec"].get("resourceClaims") for p in scenario.pods)
         tally = Tally()
         apiserver.label_namespaces(self.cp, scenario.objects)
         try:
