@@ -7,13 +7,16 @@ import datetime as dt
 import time
 from typing import Any, Iterable
 
+from kschedfw.api.accessors import raw_of
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
+from kschedfw.cluster.resourceclaims import with_generated_claims
 from kschedfw.testing.controlplane import APIError, ControlPlane
 
 from tests.differential.scenario import NAMESPACES
 
 #: kinds a scenario may hold beyond those the scheduler watches: read by admission only
-EXTRA = {"RuntimeClass": Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False)}
+EXTRA = {"RuntimeClass": Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False),
+         "ResourceClaimTemplate": Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates")}
 
 #: what the scheduler's state is read from (optional APIs only when served), and what admission
 #: reads when that state is loaded into the embedded cluster (a stored pod keeps its
@@ -109,9 +112,10 @@ def read_state(cp: ControlPlane, kinds: Iterable[str] | None = None) -> list[Any
     return out
 
 
-#: what a scenario changes while it plays (pods: created, bound, preempted, deleted); nothing
-#: writes the other objects then (no kubelet, no controllers), so they are read once
-CHANGING = ("Pod",)
+#: what a scenario changes while it plays (pods: created, bound, preempted, deleted; claims:
+#: generated, allocated, freed); nothing writes the other objects then (no kubelet, no
+#: controllers), so they are read once
+CHANGING = ("Pod", "ResourceClaim")
 STATIC = tuple(r.kind for r in STATE if r.kind not in CHANGING)
 
 
@@ -138,10 +142,15 @@ def delete_pod(cp: ControlPlane, namespace: str, name: str) -> None:
 
 
 def clear(cp: ControlPlane, objects: Iterable[dict[str, Any]], timeout: float = 30.0) -> None:
-    """Delete every pod of the scenario's namespaces (grace 0) and every object but namespaces;
-    return when they are gone."""
+    """Delete every pod of the scenario's namespaces (grace 0), every claim (freed first: kube-scheduler
+    put a finalizer on those it allocated) and every object but namespaces; return when they are gone."""
     for ns in NAMESPACES:
         cp.api("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0})
+    for claim in list_claims(cp):
+        meta = claim["metadata"]
+        path = CLAIMS.object_path(meta["name"], meta["namespace"])
+        _free(cp, path)
+        _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
     paths = [path_of(o) for o in objects if o["kind"] != "Namespace"]
     for path in paths:
         try:
@@ -165,3 +174,111 @@ def _exists(cp: ControlPlane, path: str) -> bool:
             return False
         raise
     return True
+
+
+# ---------------------------------------------------------------------- the resourceclaim controller
+# Nothing runs kube-controller-manager beside the test API server: the harness does its part for
+# the claims of the scenario's pods, as ``kschedfw/cluster/resourceclaims.py`` does in the embedded
+# cluster (same claim names, so both schedulers see the same objects).
+
+CLAIMS = BY_KIND["ResourceClaim"]
+
+
+def list_claims(cp: ControlPlane) -> list[dict[str, Any]]:
+    return [c for ns in NAMESPACES for c in cp.api("GET", f"{CLAIMS.discovery_path}/namespaces/{ns}/resourceclaims")
+            ["items"]]
+
+
+def generate_claims(cp: ControlPlane, pod: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The stored ``pod`` with ``status.resourceClaimStatuses`` naming a claim made from each
+    template it names (created, owned by the pod), and those claims as stored."""
+    parsed = parse_api_object(BY_KIND["Pod"], pod)
+    made: list[dict[str, Any]] = []
+
+    def get(kind: str, name: str, namespace: str) -> Any:
+        try:
+            return parse_api_object(resource(kind), cp.api("GET", resource(kind).object_path(name, namespace)))
+        except APIError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def create_claim(claim: Any) -> Any:
+        made.append(create(cp, {**raw_of(claim), "kind": "ResourceClaim"}))
+        return claim
+
+    updated = with_generated_claims(parsed, get, create_claim)
+    if updated is parsed:
+        return pod, made
+    meta = pod["metadata"]
+    statuses = raw_of(updated)["status"]["resourceClaimStatuses"]
+    stored = cp.api("PATCH", f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}/status",
+                    {"status": {"resourceClaimStatuses": statuses}}, content_type="application/merge-patch+json")
+    return stored, made
+
+
+def release_claims(cp: ControlPlane) -> bool:
+    """The controller's part once pods are gone (deleted by the harness or preempted): claims drop
+    the missing pods from ``reservedFor``, claims reserved for nobody are deallocated, and claims
+    generated for a missing pod are deleted. Whether a claim was written."""
+    wrote = False
+    pods = {p["metadata"]["uid"] for ns in NAMESPACES for p in cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"]}
+    for claim in list_claims(cp):
+        meta = claim["metadata"]
+        path = CLAIMS.object_path(meta["name"], meta["namespace"])
+        status = claim.get("status") or {}
+        reserved = status.get("reservedFor") or []
+        kept = [r for r in reserved if r.get("uid") in pods]
+        owner = next((r for r in meta.get("ownerReferences") or [] if r.get("kind") == "Pod"), None)
+        orphan = owner is not None and owner.get("uid") not in pods
+        if kept and len(kept) != len(reserved):
+            _ignore_gone(cp, "PATCH", path + "/status", {"status": {"reservedFor": kept}}, MERGE)
+            wrote = True
+        elif not kept and (status or meta.get("finalizers")) and (reserved or orphan):
+            _free(cp, path)
+            wrote = True
+        if orphan:
+            _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
+            wrote = True
+    return wrote
+
+
+MERGE = "application/merge-patch+json"
+
+
+def _free(cp: ControlPlane, path: str) -> None:
+    """Deallocate a claim and drop the finalizer kube-scheduler put on it when it allocated it."""
+    _ignore_gone(cp, "PATCH", path + "/status", {"status": None}, MERGE)
+    _ignore_gone(cp, "PATCH", path, {"metadata": {"finalizers": None}}, MERGE)
+
+
+def allocated_devices(claims: Iterable[dict[str, Any]]) -> tuple[str, ...]:
+    """``claim request pool/device`` for every device allocated to ``claims``, sorted."""
+    return tuple(sorted(
+        f"{c['metadata']['name']} {r['request']} {r['pool']}/{r['device']}" for c in claims
+        for r in ((c.get("status") or {}).get("allocation") or {}).get("devices", {}).get("results") or ()))
+
+
+def claim_names(pod: dict[str, Any]) -> list[str]:
+    """The claims ``pod`` uses: named, or generated for it (from its status)."""
+    generated = {s["name"]: s.get("resourceClaimName") for s in (pod.get("status") or {}).get("resourceClaimStatuses")
+                 or ()}
+    names = [c.get("resourceClaimName") or generated.get(c["name"]) for c in pod["spec"].get("resourceClaims") or ()]
+    return [n for n in names if n]
+
+
+def pod_devices(cp: ControlPlane, pod: dict[str, Any]) -> tuple[str, ...]:
+    """The devices allocated to ``pod``'s claims as the API server holds them."""
+    ns = pod["metadata"]["namespace"]
+    claims = [_ignore_gone(cp, "GET", CLAIMS.object_path(name, ns)) for name in claim_names(pod)]
+    return allocated_devices(c for c in claims if c)
+
+
+def _ignore_gone(cp: ControlPlane, method: str, path: str, body: Any = None, content_type: str = "application/json"
+                 ) -> Any:
+    try:
+        return cp.api(method, path, body, content_type=content_type)
+    except APIError as exc:
+        if exc.status != 404:
+            raise
+    return None

@@ -1,6 +1,6 @@
 """The differential fuzzer's session: one etcd + kube-apiserver, the campaign options, the summary.
 
-Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|all``, ``--budget
+Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|dra|all``, ``--budget
 MIN`` (no new seed is started after MIN minutes), ``--replay DIR`` (play a reproduction folder),
 ``--repro-dir DIR`` (where reproductions go)."""
 
@@ -20,7 +20,7 @@ from tests.differential.decision import Tally
 
 #: the seeds CI plays on every run (each kind), bounded to a few minutes on two cores
 CI_SEEDS = "0-4"
-KINDS = ("default", "variants")
+KINDS = ("default", "variants", "dra")
 
 _TALLY = pytest.StashKey[Tally]()
 _STARTED = pytest.StashKey[float]()

@@ -31,6 +31,8 @@ class Attempt:
     victims: tuple[str, ...] = ()
     #: the node opportunistic batching handed over from the previous cycle: nothing was scored
     hint: str = ""
+    #: ``claim request pool/device`` allocated to the pod's claims once it was bound, sorted
+    devices: tuple[str, ...] = ()
 
     def best(self) -> set[str]:
         """The nodes with the highest total: any of them is a correct choice."""
@@ -51,12 +53,15 @@ class Tally:
     outcomes_identical: int = 0
     #: attempts where kube-scheduler took a batching hint (no score table to compare)
     hinted: int = 0
+    #: bound attempts whose allocated devices were compared (kube-scheduler allocated some, both
+    #: chose the same node)
+    allocations: int = 0
     seconds: float = 0.0
     diffs: list[str] = attrs.field(factory=list)
 
     def add(self, other: "Tally") -> None:
         for name in ("pods", "score_tables", "score_tables_identical", "outcomes", "outcomes_identical", "hinted",
-                     "seconds"):
+                     "allocations", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.diffs.extend(other.diffs)
 
@@ -67,7 +72,8 @@ class Tally:
     def summary(self) -> str:
         return (f"pods compared: {self.pods}; score tables identical: {self.score_tables_identical}/"
                 f"{self.score_tables}; outcomes identical: {self.outcomes_identical}/{self.outcomes}"
-                + (f" ({self.hinted} placed by a batching hint, no scores)" if self.hinted else ""))
+                + (f" ({self.hinted} placed by a batching hint, no scores)" if self.hinted else "")
+                + (f"; allocations compared: {self.allocations}" if self.allocations else ""))
 
 
 def compare_pod(pod: str, upstream: list[Attempt], ours: list[Attempt]) -> Tally:
@@ -90,6 +96,7 @@ def compare_pod(pod: str, upstream: list[Attempt], ours: list[Attempt]) -> Tally
             else:
                 tally.score_tables_identical += 1
         tally.outcomes += 1
+        tally.allocations += bool(up.devices) and up.chosen == us.chosen
         outcome = outcome_diff(up, us)
         if outcome:
             lines.append(f"{where} outcome differs")
@@ -120,8 +127,10 @@ def outcome_diff(up: Attempt, us: Attempt) -> list[str]:
         out.append(f"feasible nodes: {up.feasible} != {us.feasible}")
     if up.chosen != us.chosen and not (up.chosen and us.chosen in up.best()):
         out.append(f"node: {_show(up.chosen)} != {_show(us.chosen)} (best total: {sorted(up.best())})")
-    for name in ("message", "nominated", "victims"):
+    for name in ("message", "nominated", "victims", "devices"):
         theirs, mine = getattr(up, name), getattr(us, name)
+        if name == "devices" and up.chosen != us.chosen:
+            continue  # another node of a tie: other devices
         if theirs != mine:
             out.append(f"{name}: {theirs!r} != {mine!r}")
     return out

@@ -17,6 +17,7 @@ import uuid
 import zlib
 from typing import Any
 
+from tests.differential.devices import Devices
 from tests.differential.scenario import NAMESPACES, Kind, Scenario
 
 CONFIG_API = "kubescheduler.config.k8s.io/v1"
@@ -71,7 +72,8 @@ HEARTBEAT = "2026-01-01T00:00:00Z"
 
 
 def generate(seed: int, kind: Kind) -> Scenario:
-    """The scenario of ``seed``: the default profile (``kind="default"``) or variations of it."""
+    """The scenario of ``seed``: the default profile (``kind="default"``) or variations of it, or
+    the default profile on a cluster with devices (``kind="dra"``)."""
     return _Generator(random.Random(f"{kind}/{seed}"), kind).scenario(seed)
 
 
@@ -108,6 +110,8 @@ class _Generator:
         pods = self.pods()
         objects = [*self.namespaces(), *self.priority_classes(), *self.runtime_classes(), *nodes,
                    *owners, *self.pdbs(pods)]
+        if self.kind == "dra":
+            objects += self.devices(pods)
         return Scenario(seed=seed, kind=self.kind, config=config, objects=tuple(objects), pods=tuple(pods))
 
     # ------------------------------------------------------------------ configuration
@@ -267,6 +271,17 @@ class _Generator:
             self.free[name] = {"cpu": cpu, "memory": memory, GPU: gpus, "pods": pods}
             self.gpu_nodes += bool(gpus)
         return self.nodes
+
+    def devices(self, pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Device objects, and claims for about half the pending pods. A pod with claims gets no
+        PriorityClass: it never preempts, so no victim's devices would have to be freed by the
+        resourceclaim controller (which runs beside neither scheduler) before its retry."""
+        devices = Devices(self.rng, self.nodes, self.zones)
+        objects = [*devices.device_classes(), *devices.resource_slices(), *devices.claims_and_templates(NAMESPACES)]
+        for pod in pods:
+            if not pod["spec"].get("nodeName") and self.rng.random() < 0.5 and devices.attach(pod):
+                pod["spec"].pop("priorityClassName", None)
+        return objects
 
     # ------------------------------------------------------------------ owners
     def owners(self) -> list[dict[str, Any]]:

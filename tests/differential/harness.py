@@ -22,6 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import attrs
 import yaml
 
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object
@@ -49,6 +50,9 @@ PARKED_AFTER = 12.0
 #: flush after 5 minutes)
 PARKED_HORIZON = 60.0
 
+#: seconds kube-scheduler is given to see claims the harness freed before the next pod is created
+CLAIMS_SETTLE = 0.3
+
 CLUSTER_FILE, CONFIG_FILE, ORIGIN_FILE, DIFF_FILE = "cluster.yaml", "config.yaml", "origin.json", "diff.txt"
 
 
@@ -62,6 +66,7 @@ class Harness:
         self.gates = FeatureGates()
         self._profiles: set[str] = set()
         self._started = 0  # pods of the scenario given a start time: each one a later time
+        self._claims = False  # whether the scenario's pods use ResourceClaims
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -79,6 +84,7 @@ class Harness:
                           or [{}]}
         started = time.monotonic()
         self._started = 0
+        self._claims = any(p["spec"].get("resourceClaims") for p in scenario.pods)
         tally = Tally()
         apiserver.label_namespaces(self.cp, scenario.objects)
         try:
@@ -99,6 +105,9 @@ class Harness:
                  manifest: dict[str, Any]) -> Tally:
         state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
         stored = apiserver.create(self.cp, manifest)
+        if manifest["spec"].get("resourceClaims"):  # the resourceclaim controller's part, before a decision
+            stored, claims = apiserver.generate_claims(self.cp, stored)
+            state += [parse_api_object(BY_KIND["ResourceClaim"], c) for c in claims]
         meta = stored["metadata"]
         if not self._decided_by_a_profile(manifest):  # part of the state, nothing to decide
             if manifest["spec"].get("nodeName"):
@@ -125,8 +134,14 @@ class Harness:
         pod = parse_api_object(BY_KIND["Pod"], stored)
         if decided == "bound":
             self._start(meta)
+            if theirs and manifest["spec"].get("resourceClaims"):
+                theirs = [*theirs[:-1], attrs.evolve(theirs[-1], devices=apiserver.pod_devices(self.cp, stored))]
         else:
             apiserver.delete_pod(self.cp, meta["namespace"], meta["name"])
+        # the pod or its victims may be gone: free their claims before the next pod, and give
+        # kube-scheduler's claim informer time to see it (its log shows no claim update or delete)
+        if self._claims and apiserver.release_claims(self.cp):
+            time.sleep(CLAIMS_SETTLE)
         try:
             mine = ours.attempts(config, self.registry, self.gates, state, pod,
                                  horizon=PARKED_HORIZON if decided == "parked" else None)

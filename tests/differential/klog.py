@@ -130,6 +130,10 @@ class SchedulerLog:
             current.totals[kv["node"]] = int(kv["score"])
         elif message == "Successfully bound pod to node":
             current.chosen, current.feasible, current.ended = kv["node"], int(kv["feasibleNodes"]), True
+            # a nomination within the attempt that bound the pod was no preemption: with a PreBind
+            # to do (claims to write), the binding cycle names the node first so that others expect
+            # the pod there (NominatedNodeNameForExpectation, schedule_one.go)
+            current.nominated = ""
         elif message in ("Unable to schedule pod; no fit; waiting", "Error scheduling pod; retrying"):
             current.message = kv.get("err", "")
         elif message == "Updating pod condition and nominated node name":

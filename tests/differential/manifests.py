@@ -46,3 +46,41 @@ def pod(name: str, cpu: str = "100m", memory: str = "128Mi", *, ns: str = "fuzz-
 def scenario(objects: list[dict[str, Any]], pods: list[dict[str, Any]], cfg: dict[str, Any] | None = None,
              kind: Kind = "default", seed: int = 0) -> Scenario:
     return Scenario(seed=seed, kind=kind, config=cfg or config(), objects=tuple(objects), pods=tuple(pods))
+
+
+RESOURCE_API = "resource.k8s.io/v1"
+
+
+def device_class(name: str, driver: str) -> dict[str, Any]:
+    return {"apiVersion": RESOURCE_API, "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{driver}"'}}]}}
+
+
+def gpu_slice(node_name: str, driver: str, *models: str) -> dict[str, Any]:
+    """``node_name``'s pool of one slice: a device per model, named gpu-0, gpu-1, ..."""
+    return {"apiVersion": RESOURCE_API, "kind": "ResourceSlice", "metadata": {"name": f"{node_name}-gpus"},
+            "spec": {"driver": driver, "nodeName": node_name,
+                     "pool": {"name": node_name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"gpu-{i}", "attributes": {"model": {"string": m}}}
+                                 for i, m in enumerate(models)]}}
+
+
+def claim_template(name: str, *requests: dict[str, Any], ns: str = "fuzz-a") -> dict[str, Any]:
+    return {"apiVersion": RESOURCE_API, "kind": "ResourceClaimTemplate", "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": {"devices": {"requests": list(requests)}}}}
+
+
+def claim(name: str, *requests: dict[str, Any], ns: str = "fuzz-a") -> dict[str, Any]:
+    return {"apiVersion": RESOURCE_API, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": {"devices": {"requests": list(requests)}}}
+
+
+def with_claims(manifest: dict[str, Any], **claims: str) -> dict[str, Any]:
+    """``manifest`` (a pod) using ``claims``: pod claim name -> ``template:NAME`` or ``claim:NAME``,
+    all named by its first container."""
+    fields = {"template": "resourceClaimTemplateName", "claim": "resourceClaimName"}
+    spec = manifest["spec"]
+    spec["resourceClaims"] = [{"name": name, fields[ref.partition(":")[0]]: ref.partition(":")[2]}
+                              for name, ref in claims.items()]
+    spec["containers"][0]["resources"]["claims"] = [{"name": name} for name in claims]
+    return manifest

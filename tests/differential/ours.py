@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
+from kschedfw.api.accessors import raw_of
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.explain import DecisionLog
 from kschedfw.features import FeatureGates
 from kschedfw.framework.registry import Registry
 from kschedfw.simulation import Simulation
 
+from tests.differential.apiserver import allocated_devices, claim_names
 from tests.differential.decision import Attempt
 
 #: results of an attempt that placed the pod
@@ -53,4 +57,15 @@ def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, s
             message="" if placed else a.get("message", ""),
             nominated=a.get("nominatedNode", ""),
             victims=victims))
+    if out and out[-1].chosen:
+        out[-1] = attrs.evolve(out[-1], devices=_devices(result.cluster, pod))
     return out
+
+
+def _devices(cluster: Any, pod: Any) -> tuple[str, ...]:
+    """The devices the embedded cluster's claims of ``pod`` hold after the run."""
+    placed = cluster.get("Pod", pod.name, pod.namespace)
+    if placed is None or not placed.resource_claims:
+        return ()
+    claims = (cluster.get("ResourceClaim", name, pod.namespace) for name in claim_names(raw_of(placed)))
+    return allocated_devices(raw_of(c) for c in claims if c is not None)

@@ -179,7 +179,7 @@ def test_seeds_0_to_29_cover_every_feature_of_the_issue(kind: str) -> None:
     assert len(set(sizes)) > 10  # sizes vary with the seed
 
 
-@pytest.mark.parametrize("kind", ["default", "variants"])
+@pytest.mark.parametrize("kind", ["default", "variants", "dra"])
 def test_every_pod_is_uniquely_named_in_a_fuzz_namespace_and_stops_at_once(kind: str) -> None:
     for seed in SEEDS:
         s = generate(seed, kind)  # type: ignore[arg-type]
@@ -207,7 +207,7 @@ def kschedfw_cli(*args: str) -> subprocess.CompletedProcess[str]:
                           cwd=Path(__file__).parents[2], timeout=120)
 
 
-@pytest.mark.parametrize("kind,seeds", [("default", (0, 1, 2)), ("variants", (0, 1, 2, 3))])
+@pytest.mark.parametrize("kind,seeds", [("default", (0, 1, 2)), ("variants", (0, 1, 2, 3)), ("dra", (0, 1, 2))])
 def test_kschedfw_simulates_generated_scenarios_without_rejecting_anything(kind: str, seeds: tuple[int, ...],
                                                                            tmp_path: Path) -> None:
     statuses: collections.Counter[str] = collections.Counter()
@@ -255,6 +255,10 @@ COLLECTIONS = {
     "ReplicaSet": "/apis/apps/v1/namespaces/{ns}/replicasets",
     "Service": "/api/v1/namespaces/{ns}/services",
     "Pod": "/api/v1/namespaces/{ns}/pods",
+    "DeviceClass": "/apis/resource.k8s.io/v1/deviceclasses",
+    "ResourceSlice": "/apis/resource.k8s.io/v1/resourceslices",
+    "ResourceClaimTemplate": "/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaimtemplates",
+    "ResourceClaim": "/apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims",
 }
 
 
@@ -283,7 +287,7 @@ def create_all(cp: ControlPlane, s: Scenario) -> tuple[list[str], list[str], lis
 
 
 @pytest.mark.parametrize("kind,seed", [("default", 0), ("default", 5), ("variants", 0), ("variants", 5),
-                                       ("variants", 9)])
+                                       ("variants", 9), ("dra", 0), ("dra", 5)])
 def test_a_real_api_server_accepts_every_generated_object(api_server: ControlPlane, kind: str, seed: int) -> None:
     s = generate(seed, kind)  # type: ignore[arg-type]
     refused, created, pods = create_all(api_server, s)
@@ -324,3 +328,56 @@ def test_kube_scheduler_accepts_every_generated_configuration(tmp_path: Path) ->
         if run.returncode != 0:
             failures.append(f"{which}: {run.stderr.strip().splitlines()[-1]}")
     assert len(configs) > 30 and failures == []
+
+
+DEVICE_FEATURES = {
+    "DeviceClass selector", "per-node slice", "empty slice", "all-node slice", "nodeSelector slice",
+    "device capacity", "ResourceClaimTemplate", "ResourceClaim", "exactly count 2", "allocationMode All",
+    "firstAvailable", "CEL selector on attributes", "CEL selector on capacity", "matchAttribute",
+    "pod with template claim", "pod with named claim", "pod with two claims", "pod without claims",
+}
+
+
+def device_features(s: Scenario) -> set[str]:
+    found: set[str] = set()
+    for o in s.objects:
+        spec = o.get("spec") or {}
+        if o["kind"] == "DeviceClass" and len(spec["selectors"]) > 1:
+            found.add("DeviceClass selector")
+        if o["kind"] == "ResourceSlice":
+            found |= {"per-node slice" if "nodeName" in spec else
+                      "all-node slice" if spec.get("allNodes") else "nodeSelector slice"}
+            found |= {"empty slice"} if not spec["devices"] else set()
+            found |= {"device capacity"} if any("capacity" in d for d in spec["devices"]) else set()
+        if o["kind"] in ("ResourceClaimTemplate", "ResourceClaim"):
+            found.add(o["kind"])
+            devices = (spec.get("spec") or spec)["devices"]
+            found |= {"matchAttribute"} if devices.get("constraints") else set()
+            for r in devices["requests"]:
+                exactly = r.get("exactly") or {}
+                found |= {"firstAvailable"} if "firstAvailable" in r else set()
+                found |= {"exactly count 2"} if exactly.get("count") == 2 else set()
+                found |= {"allocationMode All"} if exactly.get("allocationMode") == "All" else set()
+                for sel in [*exactly.get("selectors", []), *(x for sub in r.get("firstAvailable", [])
+                                                             for x in sub.get("selectors", []))]:
+                    text = sel["cel"]["expression"]
+                    found.add("CEL selector on capacity" if "capacity" in text else "CEL selector on attributes")
+    for pod in s.pods:
+        claims = pod["spec"].get("resourceClaims") or []
+        found |= {"pod without claims"} if not claims else set()
+        found |= {"pod with two claims"} if len(claims) > 1 else set()
+        found |= {"pod with template claim" for c in claims if "resourceClaimTemplateName" in c}
+        found |= {"pod with named claim" for c in claims if "resourceClaimName" in c}
+    return found
+
+
+def test_dra_seeds_0_to_29_cover_every_device_feature_and_keep_the_cluster_features() -> None:
+    counts: collections.Counter[str] = collections.Counter()
+    for seed in SEEDS:
+        s = generate(seed, "dra")
+        counts.update(device_features(s) | features(s))
+        for pod in s.pods:  # a pod with claims never preempts (no victim's devices to free first)
+            assert not (pod["spec"].get("resourceClaims") and pod["spec"].get("priorityClassName"))
+            assert not (pod["spec"].get("resourceClaims") and pod["spec"].get("nodeName"))
+    print("dra", dict(sorted(counts.items())))
+    assert {f: counts[f] for f in DEVICE_FEATURES | CLUSTER_FEATURES if counts[f] < 2} == {}
