@@ -175,7 +175,6 @@ class NominatedPods:
             if name not in nodes:
                 survivors.append(ni)
                 continue
-            status: Any = _MISSING
             kept = kept_map.get(name) if lists is not None and name != own else None
             if kept is not None and lists is not None and kept.source is ni and kept.generation == ni.generation \
                     and kept.node is ni.node and kept.image_states is ni.image_states \
@@ -183,13 +182,16 @@ class NominatedPods:
                     and kept.priority == priority:
                 pods = cycle_pods[name] = kept.pods
                 if not pods:
-                    status = PLAIN
-                elif key is not None:
+                    survivors.append(ni)
+                    continue
+                if key is not None:
                     known = kept.outcomes.get(key, _MISSING)
-                    if known is not _MISSING:
-                        status = None if known is None else _copy_kept(known)
-            if status is _MISSING:
-                status = self.outcome(ctx, state, pod, ni)
+                    if known is None:
+                        continue  # passed both passes: not filtered again
+                    if known is not _MISSING:  # (a kept outcome is a plain rejection)
+                        failed[ni] = _copy_kept(known)
+                        continue
+            status = self.outcome(ctx, state, pod, ni)
             if status is PLAIN:
                 survivors.append(ni)
             elif status is None or (type(status) is Status and status.code is Code.Success):
