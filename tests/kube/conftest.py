@@ -7,6 +7,9 @@ from typing import Iterator
 
 import pytest
 
+from kschedfw.cluster.kube.backend import KubeBackend
+from kschedfw.cluster.kube.client import KubeClient
+from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.testing.controlplane import ControlPlane, find_assets, missing_assets_reason
 
 _names = itertools.count(1)
@@ -27,3 +30,13 @@ def namespace(control_plane: ControlPlane) -> str:
     name = f"t{next(_names)}"
     control_plane.api("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
     return name
+
+
+@pytest.fixture
+def backend(control_plane: ControlPlane) -> Iterator[KubeBackend]:
+    """kschedfw's kube backend on the session's API server, stopped after the test."""
+    client = KubeClient(load_connection(control_plane.kubeconfig))
+    backend = KubeBackend(client)
+    yield backend
+    backend.stop()
+    client.close()

@@ -13,15 +13,6 @@ from kschedfw.fwk.interface import Conflict, NotFound
 from tests.kube.helpers import pod_manifest
 
 
-@pytest.fixture
-def backend(control_plane):
-    client = KubeClient(load_connection(control_plane.kubeconfig))
-    backend = KubeBackend(client)
-    yield backend
-    backend.stop()
-    client.close()
-
-
 def create_pod(cp, namespace, name, **spec):
     return parse_api_object(BY_KIND["Pod"], cp.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                                                    pod_manifest(name, namespace, **spec)))

@@ -5,23 +5,10 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cluster.kube.backend import KubeBackend
-from kschedfw.cluster.kube.client import KubeClient
-from kschedfw.cluster.kube.credentials import load_connection
 
 FINALIZER = "resource.kubernetes.io/delete-protection"
-
-
-@pytest.fixture
-def backend(control_plane):
-    client = KubeClient(load_connection(control_plane.kubeconfig))
-    backend = KubeBackend(client)
-    yield backend
-    backend.stop()
-    client.close()
 
 
 def test_allocation_with_finalizer_then_deallocation(control_plane, namespace, backend):
