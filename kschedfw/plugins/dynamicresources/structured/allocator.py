@@ -13,11 +13,12 @@ request trying combinations rather than permutations; the first complete solutio
 
 from __future__ import annotations
 
+import functools
 import uuid
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
 
-from kschedfw.plugins.dynamicresources.cel import Cache, CELRuntimeError, device_matches
+from kschedfw.plugins.dynamicresources import cel
 from kschedfw.plugins.dynamicresources.structured.capacity import Amount, consumed_from_request, fits
 from kschedfw.plugins.dynamicresources.structured.constraints import (DistinctAttributeConstraint,
                                                                       MatchAttributeConstraint)
@@ -31,7 +32,13 @@ from kschedfw.plugins.dynamicresources.structured.types import (ALLOCATION_RESUL
 
 Constraint = MatchAttributeConstraint | DistinctAttributeConstraint
 RequestKey = tuple[int, int, int]  # claim index, request index, subrequest index
-_CEL_CACHE = Cache()
+
+
+@functools.cache
+def _shared_cel_cache() -> cel.Cache:
+    """The compile cache of allocators given none: made on first use, so the CEL engine is only
+    imported when a selector is compiled."""
+    return cel.Cache()
 
 
 class _MaxSizeExceeded(Exception):
@@ -90,7 +97,7 @@ class Allocator:
     def __init__(self, claims_to_allocate: list[Mapping[str, Any]], allocated_state: AllocatedState,
                  classes: Mapping[str, Mapping[str, Any]] | Iterable[Mapping[str, Any]],
                  slices: Iterable[Mapping[str, Any] | Slice], features: Features | None = None,
-                 cel_cache: Cache | None = None) -> None:
+                 cel_cache: cel.Cache | None = None) -> None:
         self.claims = list(claims_to_allocate)
         self.allocated_state = allocated_state
         if isinstance(classes, Mapping):
@@ -98,7 +105,7 @@ class Allocator:
         else:
             self.classes = {(c.get("metadata") or {}).get("name", ""): c for c in classes}
         self.features = features or Features()
-        self.cel_cache = cel_cache or _CEL_CACHE
+        self.cel_cache = cel_cache or _shared_cel_cache()
         self.all_slices = [s if isinstance(s, Slice) else Slice(s) for s in slices]
         self.slices_on_node: dict[str, list[Slice]] = {}
         self.slices_shared: list[Slice] = []
@@ -380,8 +387,8 @@ class _Allocation:
             outcome = device.cel_results.get(expression)
             if outcome is None:
                 try:
-                    outcome = device_matches(compiled, device.cel_data())
-                except CELRuntimeError as err:
+                    outcome = cel.device_matches(compiled, device.cel_data())
+                except cel.CELRuntimeError as err:
                     outcome = str(err)
                 device.cel_results[expression] = outcome
             if isinstance(outcome, str):

@@ -12,7 +12,7 @@ from typing import Any, Mapping
 
 from kschedfw.api.quantity import parse_quantity
 from kschedfw.api.selectors import NodeSelector, parse_node_selector
-from kschedfw.plugins.dynamicresources.cel import device_data
+from kschedfw.plugins.dynamicresources import cel
 from kschedfw.plugins.dynamicresources.structured.capacity import Capacity
 
 
@@ -56,7 +56,7 @@ class Device:
     def cel_data(self) -> dict[str, Any]:
         """The CEL ``device`` variable, built on first use."""
         if self._cel_data is None:
-            self._cel_data = device_data(self.driver, self.raw)
+            self._cel_data = cel.device_data(self.driver, self.raw)
         return self._cel_data
 
 
