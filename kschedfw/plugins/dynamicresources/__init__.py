@@ -24,8 +24,11 @@
   changed, and a node's allocation is reused for the next pod asking the same while none of the
   node's devices was taken or freed (the plain path recomputes everything; both agree).
 
-Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), the
-``filterTimeout`` of one Filter call (the allocator is not interruptible), and allocating devices for
+* ``filterTimeout`` (DRASchedulerFilterTimeout, beta, on; default 10s, 0 turns it off) bounds one
+  Filter call's search: past it, Filter returns the Error ``node <name>: timed out trying to
+  allocate devices`` and the pod retries after backoff, as upstream.
+
+Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), and allocating devices for
 extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
 only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
 allocating devices for extended resource <name> is not supported yet``.
@@ -36,6 +39,7 @@ from __future__ import annotations
 import copy
 import json
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
@@ -55,7 +59,8 @@ from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserve
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
-from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
+from kschedfw.plugins.dynamicresources.structured import (AllocationTimeout, Allocator, AllocatorError,
+                                                          FailedAllocationOnNode)
 from kschedfw.plugins.dynamicresources.structured.diagnosis import unsatisfied_requests
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.plugins.nodememo import wanted
@@ -128,7 +133,9 @@ class DynamicResources:
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         args = args or {}
         self.handle = handle
-        self.filter_timeout_seconds = self._seconds(args.get("filterTimeout"), 0.0)
+        # upstream applies filterTimeout only with DRASchedulerFilterTimeout (beta, on); 0 turns it off
+        self.filter_timeout_seconds = (self._seconds(args.get("filterTimeout"), 0.0)
+                                       if handle.feature_gates.enabled("DRASchedulerFilterTimeout") else 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
         self.manager = manager_for(handle.lister)
         self.claims = ClaimsView(handle.lister, self.manager)
@@ -350,6 +357,10 @@ class DynamicResources:
         if data.allocator is not None:
             try:
                 results = self._allocate(data, node)
+            except AllocationTimeout:
+                # an Error, not a rejection: the pod retries after backoff instead of waiting
+                # for a cluster event (upstream: the slices of this node may be the cause)
+                return Status.as_status(f"node {node.name}: timed out trying to allocate devices")
             except FailedAllocationOnNode as exc:
                 return Status.unresolvable(str(exc))
             except AllocatorError as exc:
@@ -392,15 +403,16 @@ class DynamicResources:
         that changed (one node per cycle, as a rule): the node's generation (bumped when a
         listed claim takes or frees one of its devices) and its in-flight devices tell."""
         assert data.allocator is not None
+        deadline = time.monotonic() + self.filter_timeout_seconds if self.filter_timeout_seconds > 0 else None
         memo = data.memo
         if memo is None:
-            return data.allocator.allocate(node)
+            return data.allocator.allocate(node, deadline)
         name = node.name
         node_taken = (self.manager.node_generation.get(name, 0), data.pending_by_node.get(name))
         hit = memo.get(name)
         if hit is not None and hit[0] == node_taken:
             return hit[1]
-        results = data.allocator.allocate(node)
+        results = data.allocator.allocate(node, deadline)
         memo[name] = (node_taken, results)
         return results
 

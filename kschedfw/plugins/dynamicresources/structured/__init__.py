@@ -3,7 +3,8 @@
 from kschedfw.plugins.dynamicresources.structured.allocator import Allocator
 from kschedfw.plugins.dynamicresources.structured.features import Features
 from kschedfw.plugins.dynamicresources.structured.slices import Slice
-from kschedfw.plugins.dynamicresources.structured.types import (AllocatedState, AllocatorError, DeviceID,
-                                                                FailedAllocationOnNode)
+from kschedfw.plugins.dynamicresources.structured.types import (AllocatedState, AllocationTimeout, AllocatorError,
+                                                                DeviceID, FailedAllocationOnNode)
 
-__all__ = ["Allocator", "AllocatedState", "AllocatorError", "DeviceID", "FailedAllocationOnNode", "Features", "Slice"]
+__all__ = ["Allocator", "AllocatedState", "AllocationTimeout", "AllocatorError", "DeviceID", "FailedAllocationOnNode",
+           "Features", "Slice"]

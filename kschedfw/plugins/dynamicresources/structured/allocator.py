@@ -14,6 +14,7 @@ request trying combinations rather than permutations; the first complete solutio
 from __future__ import annotations
 
 import functools
+import time
 import uuid
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping
@@ -28,7 +29,8 @@ from kschedfw.plugins.dynamicresources.structured.requests import (ALL, EXACT_CO
                                                                    sub_requests, taint_prevents_allocation)
 from kschedfw.plugins.dynamicresources.structured.slices import Device, Slice
 from kschedfw.plugins.dynamicresources.structured.types import (ALLOCATION_RESULTS_MAX_SIZE, AllocatedState,
-                                                                AllocatorError, DeviceID, FailedAllocationOnNode)
+                                                                AllocationTimeout, AllocatorError, DeviceID,
+                                                                FailedAllocationOnNode)
 
 Constraint = MatchAttributeConstraint | DistinctAttributeConstraint
 RequestKey = tuple[int, int, int]  # claim index, request index, subrequest index
@@ -118,16 +120,19 @@ class Allocator:
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.num_allocate_one_invocations = 0
 
-    def allocate(self, node: Any) -> list[dict[str, Any]] | None:
-        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit."""
-        return _Allocation(self, node).run()
+    def allocate(self, node: Any, deadline: float | None = None) -> list[dict[str, Any]] | None:
+        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit.
+        Past ``deadline`` (a ``time.monotonic()`` value) the search stops with
+        :class:`AllocationTimeout`, as upstream's allocator stops when its context is done."""
+        return _Allocation(self, node, deadline).run()
 
 
 class _Allocation:
     """State of one ``allocate`` call."""
 
-    def __init__(self, allocator: Allocator, node: Any) -> None:
+    def __init__(self, allocator: Allocator, node: Any, deadline: float | None = None) -> None:
         self.a = allocator
+        self.deadline = deadline
         self.features = allocator.features
         self.node = node
         self.claims = allocator.claims
@@ -251,6 +256,8 @@ class _Allocation:
     def _allocate_one(self, r: tuple[int, int, int, int], allocate_sub_request: bool,
                       start: tuple[int, int, int]) -> bool:
         self.a.num_allocate_one_invocations += 1
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise AllocationTimeout("filter operation aborted: context deadline exceeded")
         claim_index, request_index, sub_index, device_index = r
         if claim_index >= len(self.claims):
             return True

@@ -46,5 +46,9 @@ class AllocatorError(Exception):
     other nodes."""
 
 
+class AllocationTimeout(AllocatorError):
+    """The search ran past its deadline (upstream: the Filter context's ``DeadlineExceeded``)."""
+
+
 class FailedAllocationOnNode(AllocatorError):
     """Allocation failed on this node only (upstream: wraps ``ErrFailedAllocationOnNode``)."""
