@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mappi
 
 import attrs
 
+from kschedfw.explain import claim_devices
 from kschedfw.simulation import PodOutcome, Simulation
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import PreFilterResult
 
-__all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange",
+__all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange", "PodDevices",
            "Comparison", "compare", "PLACED"]
 
 #: Outcomes in which the pod sits on a node.
@@ -186,7 +187,9 @@ class Reason:
 @attrs.frozen
 class PodChange:
     """A pod that ended differently: ``moved``, ``unscheduled`` (placed on A only), ``scheduled``
-    (placed on B only) or ``status`` (placed on neither, in different states)."""
+    (placed on B only), ``status`` (placed on neither, in different states) or ``devices`` (on the
+    same node, with other devices allocated to its ResourceClaims). ``devices_a``/``devices_b``: the
+    pod's claims and their allocated devices on each side (empty for a pod without claims)."""
 
     pod: str
     change: str
@@ -194,6 +197,8 @@ class PodChange:
     b: PodOutcome
     why_a: Reason | None
     why_b: Reason | None
+    devices_a: "PodDevices" = ()
+    devices_b: "PodDevices" = ()
 
 
 @attrs.frozen
@@ -210,12 +215,17 @@ class Comparison:
         return bool(self.changes)
 
 
+#: A pod's ResourceClaims after a run: (pod's claim name, ("request: driver/pool/device", ...)) each.
+PodDevices = tuple[tuple[str, tuple[str, ...]], ...]
+
+
 @attrs.define
 class _Run:
     outcomes: dict[str, PodOutcome]
     decisions: dict[str, Decision]
     usage: tuple[NodeUsage, ...]
     preemptor_of: dict[str, tuple[str, str]]  # victim key -> (preemptor key, node)
+    devices: dict[str, PodDevices] = attrs.Factory(dict)  # pod key -> its claims' devices (pods with claims)
 
     def victims_of(self, key: str) -> tuple[str, ...]:
         return tuple(sorted(v for v, (p, _) in self.preemptor_of.items() if p == key))
@@ -239,10 +249,12 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
     for key in keys:
         oa = run_a.outcomes.get(key) or PodOutcome(key, "", "Deleted")
         ob = run_b.outcomes.get(key) or PodOutcome(key, "", "Deleted")
-        change = _change(oa, ob)
+        devices_a, devices_b = run_a.devices.get(key, ()), run_b.devices.get(key, ())
+        change = _change(oa, ob) or ("devices" if devices_a != devices_b else None)
         if change is None:
             continue
-        changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, run_a, key), _reason(ob, oa, run_b, key)))
+        changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, run_a, key), _reason(ob, oa, run_b, key),
+                                 devices_a, devices_b))
     return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage)
 
 
@@ -322,7 +334,18 @@ def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run
     for key, why in setup.refused.items():
         outcomes.setdefault(key, PodOutcome(key, "", "Refused", message=why))
     kept = {k: r.decision for k, r in decisions.items() if r.decision is not None}
-    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup))
+    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster))
+
+
+def _devices(cluster: Any) -> dict[str, PodDevices]:
+    """Every pod with ResourceClaims: its claims and the devices allocated to them."""
+    out = {}
+    for pod in cluster.list("Pod"):
+        if (pod.raw.get("spec") or {}).get("resourceClaims"):
+            out[pod.key] = tuple((c["name"], tuple(f"{d['request']}: {d['driver']}/{d['pool']}/{d['device']}"
+                                                   for d in c["devices"]))
+                                 for c in claim_devices(cluster, pod.key))
+    return out
 
 
 def _preemptions(cluster: Any, setup: Setup) -> dict[str, tuple[str, str]]:

@@ -167,7 +167,7 @@ class DecisionLog:
         }
         if outcome is not None and outcome.nominated_node:
             out["nominatedNode"] = outcome.nominated_node
-        claims = _claim_devices(context.result.cluster, key)
+        claims = claim_devices(context.result.cluster, key)
         if claims:
             out["claims"] = claims
         if key in self.dropped:
@@ -249,7 +249,7 @@ class _Context:
         return [{"plugin": p, "events": by_plugin.get(p, [])} for p in sorted(rejectors)]
 
 
-def _claim_devices(cluster: Any, key: str) -> list[dict[str, Any]]:
+def claim_devices(cluster: Any, key: str) -> list[dict[str, Any]]:
     """The pod's ResourceClaims after the run: for each, the devices allocated per request
     (driver/pool/device, as the claim's ``status.allocation`` has them; none when unallocated)."""
     namespace, _, name = key.partition("/")

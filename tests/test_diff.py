@@ -105,3 +105,35 @@ def test_a_pod_held_at_permit_is_recorded_like_any_other():
     assert recorders[0].decision is not None and recorders[0].decision.node == "n1"
     # each wait times out after 10 s and the pod is retried, to wait again: it ends held at Permit
     assert len(recorders) > 1 and [p.status for p in result.pods] == ["Waiting"]
+
+
+def test_same_node_other_devices_is_a_devices_change():
+    """A pod on the same node on both sides whose claim got other devices (here B's slice lists the
+    GPUs the other way round, and the allocator takes them in slice order)."""
+    from kschedfw.api import parse_object
+    from kschedfw.diff import Setup, compare
+
+    def objects(devices):
+        return tuple(parse_object(o) for o in (
+            {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+             "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+            {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"}, "spec": {}},
+            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "n1-gpus"},
+             "spec": {"driver": "gpu.example.com", "nodeName": "n1",
+                      "pool": {"name": "n1", "generation": 1, "resourceSliceCount": 1},
+                      "devices": [{"name": d} for d in devices]}},
+            {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": "train-gpu", "namespace": "default"},
+             "spec": {"devices": {"requests": [{"name": "gpus", "exactly": {"deviceClassName": "gpu"}}]}}},
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train", "namespace": "default"},
+             "spec": {"containers": [{"name": "c", "image": "x"}],
+                      "resourceClaims": [{"name": "gpu", "resourceClaimName": "train-gpu"}]}}))
+
+    registry = default_registry()
+    config = default_config(registry, FeatureGates())
+    comparison = compare(Setup("A", config, {}, objects(["gpu-0", "gpu-1"])),
+                         Setup("B", config, {}, objects(["gpu-1", "gpu-0"])), registry)
+    [change] = comparison.changes
+    assert (change.pod, change.change, change.a.node, change.b.node) == ("default/train", "devices", "n1", "n1")
+    assert change.devices_a == (("gpu", ("gpus: gpu.example.com/n1/gpu-0",)),)
+    assert change.devices_b == (("gpu", ("gpus: gpu.example.com/n1/gpu-1",)),)

@@ -119,7 +119,7 @@ def as_json(c: "Comparison") -> dict:
         "a": c.a.label, "b": c.b.label, "pods": c.pods,
         "summary": _counts(c),
         "changes": [{"pod": ch.pod, "change": ch.change,
-                     "a": _outcome_json(ch.a), "b": _outcome_json(ch.b),
+                     "a": _outcome_json(ch.a, ch.devices_a), "b": _outcome_json(ch.b, ch.devices_b),
                      "decidedBy": {"a": _reason_json(ch.why_a), "b": _reason_json(ch.why_b)}}
                     for ch in c.changes],
         "nodes": [{"node": ua.node, "a": _usage_json(ua), "b": _usage_json(ub)}
@@ -128,14 +128,17 @@ def as_json(c: "Comparison") -> dict:
 
 
 def _counts(c: "Comparison") -> dict[str, int]:
-    counts = {"moved": 0, "unscheduled": 0, "scheduled": 0, "status": 0}
+    counts = {"moved": 0, "unscheduled": 0, "scheduled": 0, "status": 0, "devices": 0}
     for ch in c.changes:
         counts[ch.change] += 1
     return counts
 
 
-def _outcome_json(o: Any) -> dict:
-    return {"status": o.status, "node": o.node, "message": o.message}
+def _outcome_json(o: Any, devices: Any) -> dict:
+    out: dict[str, Any] = {"status": o.status, "node": o.node, "message": o.message}
+    if devices:
+        out["claims"] = [{"name": name, "devices": list(allocated)} for name, allocated in devices]
+    return out
 
 
 def _reason_json(r: "Reason | None") -> dict | None:
@@ -174,7 +177,7 @@ def render(c: "Comparison") -> str:
         lines.append(f"no differences: all {c.pods} pods end the same on both sides")
     else:
         names = {"moved": "moved", "unscheduled": "no longer scheduled", "scheduled": "newly scheduled",
-                 "status": "in another state"}
+                 "status": "in another state", "devices": "on other devices"}
         parts = [f"{n} {names[kind]}" for kind, n in counts.items() if n]
         lines.append(f"{len(c.changes)} of {c.pods} pods differ: " + ", ".join(parts))
     for ch in c.changes:
@@ -196,6 +199,9 @@ def _render_change(ch: "PodChange") -> list[str]:
     for side, why in (("B", ch.why_b), ("A", ch.why_a)):
         if why is not None:
             lines.extend(_wrap(f"{side}: {_render_reason(why)}", "  ", "      "))
+    for side, devices in (("A", ch.devices_a), ("B", ch.devices_b)):
+        for name, allocated in devices:
+            lines.extend(_wrap(f"{side} claim {name}: " + (", ".join(allocated) or "not allocated"), "  ", "      "))
     return lines
 
 

@@ -120,7 +120,7 @@ def test_bin_packing_moves_a_pod_and_names_the_score_plugin(web):
     result = run_cli("diff", web["cluster"], "--config", "", "--config", web["binpack"], "-o", "json")
     assert result.exit_code == 1, result.output  # differences found, as diff(1)
     out = result.json
-    assert out["summary"] == {"moved": 1, "unscheduled": 0, "scheduled": 0, "status": 0}
+    assert out["summary"] == {"moved": 1, "unscheduled": 0, "scheduled": 0, "status": 0, "devices": 0}
     [change] = out["changes"]
     # LeastAllocated spreads the second pod away from the first; MostAllocated packs it with it
     assert change["pod"] == "default/web-2" and change["change"] == "moved"
@@ -312,3 +312,55 @@ def test_unusable_cluster_files_are_exit_2(tmp_path):
     bad.write_text("apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus: {allocatable: {cpu: lots}}\n")
     invalid = run_cli("diff", str(bad))  # simulate says 1 here; diff keeps 1 for "differences"
     assert invalid.exit_code == 2 and f"{bad}:" in invalid.stderr, invalid.output
+
+
+GPU_POD = """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: train-{i}, namespace: default}}
+  spec:
+    containers: [{{name: c, image: x, resources: {{requests: {{cpu: "1", memory: 1Gi}}, claims: [{{name: gpu}}]}}}}]
+    resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
+"""
+
+DEVICES = """\
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu, namespace: default}
+  spec: {spec: {devices: {requests: [{name: gpus, exactly: {deviceClassName: gpu}}]}}}
+""" + "".join(f"""\
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {{name: {n}-gpus}}
+  spec:
+    driver: gpu.example.com
+    nodeName: {n}
+    pool: {{name: {n}, generation: 1, resourceSliceCount: 1}}
+    devices: [{{name: gpu-0}}, {{name: gpu-1}}]
+""" for n in ("n1", "n2"))
+
+
+def test_moved_pods_with_claims_show_their_devices_on_each_side(tmp_path):
+    # as the bin-packing case, with a GPU claim per pod and two GPUs per node: MostAllocated packs
+    # the second pod onto the first one's node, which leaves the third no GPU there
+    files = _write(tmp_path, cluster=NODES + DEVICES + "".join(GPU_POD.format(i=i) for i in (1, 2, 3)),
+                   binpack=BIN_PACKING)
+    result = run_cli("diff", files["cluster"], "--config", "", "--config", files["binpack"], "-o", "json")
+    assert result.exit_code == 1, result.output
+    changes = {c["pod"]: c for c in result.json["changes"]}
+    assert set(changes) == {"default/train-2", "default/train-3"}
+    moved = changes["default/train-2"]
+    assert (moved["a"]["node"], moved["b"]["node"]) == ("n1", "n2")
+    assert moved["a"]["claims"] == [{"name": "gpu", "devices": ["gpus: gpu.example.com/n1/gpu-0"]}]
+    assert moved["b"]["claims"] == [{"name": "gpu", "devices": ["gpus: gpu.example.com/n2/gpu-1"]}]
+    third = changes["default/train-3"]
+    assert third["decidedBy"]["b"]["kind"] == "filter"
+    assert third["decidedBy"]["b"]["plugins"] == ["DynamicResources"]
+    assert third["decidedBy"]["b"]["message"] == "cannot allocate all claims"
+    text = run_cli("diff", files["cluster"], "--config", "", "--config", files["binpack"]).output
+    assert "  A claim gpu: gpus: gpu.example.com/n1/gpu-0" in text
+    assert "  B claim gpu: gpus: gpu.example.com/n2/gpu-1" in text
