@@ -21,7 +21,7 @@ from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, extenders_
 from kschedfw.extenders.http_extender import ExtenderConfigError
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.batch import BatchMetrics
-from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState
+from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY, PODS_TO_ACTIVATE_KEY, CycleState
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
                                  pod_scheduling_properties_change)
 from kschedfw.fwk.fit_error import Diagnosis, FitError
@@ -90,6 +90,7 @@ class Scheduler:
         self.ignored_pods: dict[str, str] = {}  # pod key -> schedulerName nobody serves
         self.bound_count = 0
         self.bound_uids: set[str] = set()  # pods this scheduler bound (not the ones that came bound)
+        self.waiting_bindings: set[str] = set()  # pods whose binding cycle waits (BINDING_MAY_WAIT_KEY)
         self.frameworks: dict[str, Framework] = {}
         self._handles: list[Handle] = []
         #: upstream's batching counters (gate OpportunisticBatching), for every profile
@@ -421,9 +422,14 @@ class Scheduler:
             return self._bind(fwk, state, assumed, host)
 
         def finished(status: Status) -> None:
+            self.waiting_bindings.discard(pod.uid)
             self._bind_finished(fwk, state, qpi, assumed, host, cycle, pods_to_activate, status)
 
-        self.cluster.submit_binding(pre_bind_and_bind, finished)
+        if state.get(BINDING_MAY_WAIT_KEY):
+            self.waiting_bindings.add(pod.uid)
+            self.cluster.submit_binding(pre_bind_and_bind, finished, may_wait=True)
+        else:
+            self.cluster.submit_binding(pre_bind_and_bind, finished)
 
     def _bind_finished(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod", host: str,
                        cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:

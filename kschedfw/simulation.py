@@ -49,7 +49,7 @@ class InvariantError(AssertionError):
 class PodOutcome:
     key: str
     scheduler_name: str
-    status: str  # Bound (by this run) | Running | Succeeded | Failed | Pending | Gated | Waiting | Ignored | Terminating
+    status: str  # Bound (by this run) | Running | Succeeded | Failed | Pending | Gated | Waiting | Binding | Ignored | Terminating
     node: str = ""
     reason: str = ""
     message: str = ""
@@ -216,6 +216,9 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
                                        message=f'no profile for schedulerName "{pod.scheduler_name}"'))
         elif pod.uid in waiting:
             outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Waiting", message="waiting at Permit"))
+        elif pod.uid in scheduler.waiting_bindings:
+            outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Binding", reason=reason,
+                                       message=message or "waiting in its binding cycle (PreBind or Bind)"))
         elif pod.key in pending:
             queue_name, qpi = pending[pod.key]
             if queue_name == "gated" or qpi.gated:

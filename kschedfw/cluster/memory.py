@@ -22,6 +22,7 @@ from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
 from kschedfw.cluster.resourceclaims import claims_after_pod_removal, with_generated_claims
 from kschedfw.cluster.runtimeclass import admit_runtime_class
+from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
 from kschedfw.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
                                     WatchCallback, WatchEvent)
@@ -236,9 +237,33 @@ class MemoryCluster(TimerFacet):
             raw["metadata"].pop("finalizers", None)
         return self.update(attrs.evolve(current, raw=raw))
 
-    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-        """Bindings complete at once here: a simulation is reproducible from its seed."""
-        done(work())
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None], *,
+                       may_wait: bool = False) -> None:
+        """Bindings complete at once here, so a simulation is reproducible from its seed; one that
+        may wait runs in lock step with the simulation (:mod:`.stepped_binding`)."""
+        if not may_wait:
+            done(work())
+            return
+        SteppedBinding(self._call_quietly, self.clock.now, work, done).start()
+
+    def _call_quietly(self, when: float, callback: Callable[[], None]) -> None:
+        """A waiting binding's next poll: a timer that is not progress (a run with nothing else
+        left settles while a pod waits for its devices, as it would wait for ever)."""
+        self._timers.call_at(when, callback, quiet=True)
+
+    def wait_for(self, ready: Callable[[], bool], interval: float, timeout: float) -> bool:
+        """Poll on the simulated clock, from a binding submitted with ``may_wait``."""
+        binding = current_binding()
+        if binding is None:
+            raise RuntimeError("wait_for outside a binding cycle that may wait: the plugin must write "
+                               "BINDING_MAY_WAIT_KEY to the cycle state in Reserve or Permit")
+        deadline = self.clock.now() + timeout
+        while not ready():
+            left = deadline - self.clock.now()
+            if left <= 0:
+                return False
+            binding.sleep(min(interval, left))
+        return True
 
     def recorder_for(self, profile: str) -> "MemoryCluster":
         """Events are kept in one list here, whichever profile records them."""

@@ -12,25 +12,26 @@ from typing import Any, Callable
 
 
 class Timers:
-    """A heap of (when, callback); callbacks due at the same time run in the order they were set."""
+    """A heap of (when, callback); callbacks due at the same time run in the order they were set.
+    A ``quiet`` one (a waiting binding's next poll) does not count as something happening."""
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, int, Callable[[], None]]] = []
+        self._heap: list[tuple[float, int, Callable[[], None], bool]] = []
         self._seq = itertools.count()
 
-    def call_at(self, when: float, callback: Callable[[], None]) -> None:
-        heapq.heappush(self._heap, (when, next(self._seq), callback))
+    def call_at(self, when: float, callback: Callable[[], None], quiet: bool = False) -> None:
+        heapq.heappush(self._heap, (when, next(self._seq), callback, quiet))
 
     def next_deadline(self) -> float | None:
         return self._heap[0][0] if self._heap else None
 
     def run_due(self, now: float) -> bool:
-        """Run every callback due at ``now``; whether any ran."""
+        """Run every callback due at ``now``; whether any that is not quiet ran."""
         ran = False
         while self._heap and self._heap[0][0] <= now:
-            _, _, callback = heapq.heappop(self._heap)
+            _, _, callback, quiet = heapq.heappop(self._heap)
             callback()
-            ran = True
+            ran = ran or not quiet
         return ran
 
 

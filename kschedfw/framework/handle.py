@@ -142,6 +142,7 @@ class Handle:
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = None
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
+        self._backend = backend
         self._activate = activate
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
         self.extenders: Sequence[Extender] = ()
@@ -151,6 +152,13 @@ class Handle:
         if self._subscriber is None:
             return _no_unsubscribe
         return self._subscriber.subscribe(kind, callback)
+
+    def wait_for(self, ready: Callable[[], bool], interval: float, timeout: float) -> bool:
+        """Poll ``ready`` from a binding cycle that may wait (see the Handle protocol); without a
+        backend there is no time to wait in: ``ready`` is asked once."""
+        if self._backend is None:
+            return bool(ready())
+        return self._backend.wait_for(ready, interval, timeout)
 
     def activate(self, pods: Iterable[Pod]) -> None:
         if self._activate is not None:

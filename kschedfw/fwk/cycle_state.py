@@ -12,6 +12,11 @@ class StateNotFound(KeyError):
 
 PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
 
+#: Written (any true value) by a plugin, in Reserve or Permit, whose PreBind or Bind will wait for
+#: the cluster through ``Handle.wait_for``: the embedded cluster then runs that binding cycle where
+#: it can wait on the simulated clock (a kschedfw key; upstream's binding goroutine can always block).
+BINDING_MAY_WAIT_KEY = "kschedfw.io/binding-may-wait"
+
 
 class CycleState:
     """A key/value store for one scheduling cycle.

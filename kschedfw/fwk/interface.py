@@ -298,6 +298,12 @@ class Handle(Protocol):
     @property
     def clock(self) -> Clock: ...
 
+    def wait_for(self, ready: Callable[[], bool], interval: float, timeout: float) -> bool:
+        """From PreBind or Bind only, in a cycle marked with ``BINDING_MAY_WAIT_KEY``: poll ``ready``
+        now and every ``interval`` seconds until it is true (True) or ``timeout`` passed (False),
+        as upstream's ``wait.PollUntilContextTimeout`` in a binding goroutine; other pods are
+        scheduled meanwhile. A Handle without a backend calls ``ready`` once."""
+
     @property
     def feature_gates(self) -> FeatureGateReader: ...
 
@@ -386,10 +392,17 @@ class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
         """The event recorder of one profile's plugins (a victim's Preempted event names the
         preemptor's profile, as upstream)."""
 
-    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None], *,
+                       may_wait: bool = False) -> None:
         """Run ``work`` (the Bind step) and hand its result to ``done`` on the scheduler's thread:
         at once (the embedded cluster, so a run stays reproducible) or after the API call
-        returned, while the scheduler goes on (a real API server, as upstream's goroutine)."""
+        returned, while the scheduler goes on (a real API server, as upstream's goroutine).
+        ``may_wait``: ``work`` may call :meth:`wait_for` (the cycle has ``BINDING_MAY_WAIT_KEY``)."""
+
+    def wait_for(self, ready: Callable[[], bool], interval: float, timeout: float) -> bool:
+        """From a binding cycle submitted with ``may_wait``: call ``ready`` now and then every
+        ``interval`` seconds of the backend's clock until it returns true (True) or ``timeout``
+        seconds passed (False); what ``ready`` raises propagates. The scheduler goes on meanwhile."""
 
     def apply_extender_binding(self, pod: Pod, node_name: str) -> None:
         """A binding extender bound ``pod`` through its own API server: a backend that stands in

@@ -306,6 +306,23 @@ def test_submit_binding_hands_the_result_to_done_on_the_scheduler_thread(world):
     assert outcomes == [("bound", threading.get_ident())]
 
 
+def test_a_binding_that_may_wait_polls_until_ready_while_the_caller_goes_on(world):
+    ns = world.namespace
+    backend = world.backend
+    outcomes: list[tuple[object, int]] = []
+
+    def work() -> bool:
+        return backend.wait_for(lambda: backend.get("Pod", "attached", ns) is not None, 0.1, 30.0)
+    backend.submit_binding(work, lambda result: outcomes.append((result, threading.get_ident())), may_wait=True)
+    assert outcomes == []  # submit_binding returned while the work waits
+    world.create(pod_manifest("attached", ns))
+    world.settle(lambda: backend.get("Pod", "attached", ns), "the pod")
+    world.advance(0.2)
+    backend.run_due_timers()  # the embedded cluster's next poll is a timer on its clock
+    world.settle(lambda: outcomes, "the outcome")
+    assert outcomes == [(True, threading.get_ident())]
+
+
 # ------------------------------------------------------------------------------------ clock and timers
 def test_the_clock_never_goes_back_and_its_datetime_is_utc_at_the_same_instant(world):
     clock = world.backend.clock

@@ -235,9 +235,12 @@ class KubeBackend(TimerFacet):
         return [o for (ns, _), o in objects.items() if ns == namespace]
 
     # ------------------------------------------------------------------ Backend: writes
-    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None], *,
+                       may_wait: bool = False) -> None:
         """Run ``work`` (the Bind plugins) on a bind worker; ``done(result)`` is called on the
-        scheduler's thread by :meth:`deliver`. A dry run binds inline (there is no round trip)."""
+        scheduler's thread by :meth:`deliver`. A dry run binds inline (there is no round trip).
+        One that may wait (minutes, for DRA's binding conditions) gets a thread of its own, so
+        it holds no bind worker, as upstream's goroutine per pod."""
         def bind() -> Any:
             try:
                 return work()
@@ -245,7 +248,23 @@ class KubeBackend(TimerFacet):
                 from kschedfw.fwk.status import Status
                 log.exception("binding failed")
                 return Status.as_status(exc)
-        self.run_api_calls(bind, done)
+        if not may_wait or self.dry_run:
+            self.run_api_calls(bind, done)
+            return
+
+        def run() -> None:
+            self._inbox.put((_DONE, "", done, bind()))
+        threading.Thread(target=run, name="bind-wait", daemon=True).start()
+
+    def wait_for(self, ready: Callable[[], bool], interval: float, timeout: float) -> bool:
+        """Poll on the wall clock; a dry run (nothing is written, so nothing changes) asks once,
+        and stopping the backend ends the wait as a timeout."""
+        deadline = time.monotonic() + timeout
+        while not ready():
+            left = deadline - time.monotonic()
+            if left <= 0 or self.dry_run or self._closing.wait(min(interval, left)):
+                return False
+        return True
 
     def run_api_calls(self, work: Callable[[], Any], done: Callable[[Any], None]) -> None:
         """Run ``work`` (API calls only: binds, a preemption's evictions) on a worker and hand

@@ -23,14 +23,17 @@
   is kept while slices and classes stay, the devices in use are counted from the claims that
   changed, and a node's allocation is reused for the next pod asking the same while none of the
   node's devices was taken or freed (the plain path recomputes everything; both agree).
-
 * ``filterTimeout`` (DRASchedulerFilterTimeout, beta, on; default 10s, 0 turns it off) bounds one
   Filter call's search: past it, Filter returns the Error ``node <name>: timed out trying to
   allocate devices`` and the pod retries after backoff, as upstream.
+* Devices with binding conditions (DRADeviceBindingConditions): Reserve marks the cycle
+  (``BINDING_MAY_WAIT_KEY``) and PreBind, after writing the claims, re-reads them every 5 s through
+  ``Handle.wait_for`` until every condition is true; a failure condition or ``bindingTimeout``
+  (default 10m) is an Error, and the next attempt's PreFilter deallocates such a claim. On the
+  embedded cluster the wait runs on the simulated clock while other pods are scheduled.
 
-Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), and allocating devices for
-extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
-only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
+Not ported: allocating devices for extended resources backed by a DeviceClass
+(DRAExtendedResource): a pod whose extended resource only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
 allocating devices for extended resource <name> is not supported yet``.
 """
 
@@ -52,9 +55,11 @@ from kschedfw.api.selectors import parse_node_selector
 from kschedfw.clock import rfc3339
 from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY
 from kschedfw.fwk.interface import ResourceClaimStatusWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
-from kschedfw.plugins.dynamicresources.binding import BindingFailed, ready_for_binding, timed_out
+from kschedfw.plugins.dynamicresources.binding import (BindingFailed, BindingTimeout, has_binding_conditions,
+                                                       ready_for_binding, timed_out)
 from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
@@ -79,6 +84,8 @@ RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 
 MSG_NO_NEW_CLAIMS = "no new claims to deallocate"
+#: how often PreBind re-reads claims waiting for binding conditions (upstream: 5 s)
+BINDING_POLL_SECONDS = 5.0
 MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
 
@@ -137,6 +144,10 @@ class DynamicResources:
         self.filter_timeout_seconds = (self._seconds(args.get("filterTimeout"), 0.0)
                                        if handle.feature_gates.enabled("DRASchedulerFilterTimeout") else 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
+        gates = handle.feature_gates
+        # PreBind waits for devices' binding conditions only with both gates (beta, on in v1.36)
+        self.binding_conditions = (gates.enabled("DRADeviceBindingConditions")
+                                   and gates.enabled("DRAResourceClaimDeviceStatus"))
         self.manager = manager_for(handle.lister)
         self.claims = ClaimsView(handle.lister, self.manager)
         self.fast_paths = wanted(handle)
@@ -494,7 +505,17 @@ class DynamicResources:
             _add_finalizer(assumed)
             assumed.setdefault("status", {})["allocation"] = allocation
             self.manager.signal_pending_allocation(uid_of(data.claims[index]), assumed)
+        if self._waits_for_binding_conditions(data):
+            state.write(BINDING_MAY_WAIT_KEY, True)
         return None
+
+    def _waits_for_binding_conditions(self, data: _StateData) -> bool:
+        """Whether PreBind will wait for devices' binding conditions (both gates on, as upstream)."""
+        if not self.binding_conditions:
+            return False
+        return any(has_binding_conditions(data.allocations[i] if data.allocations[i] is not None
+                                          else status_of(claim).get("allocation"))
+                   for i, claim in enumerate(data.claims))
 
     @kschedfw.hookimpl
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
@@ -550,7 +571,36 @@ class DynamicResources:
                 return Status.as_status(str(exc))
             if written is not None:
                 data.claims[index] = written
-        return None
+        if not state.get(BINDING_MAY_WAIT_KEY) or not self._waits_for_binding_conditions(data):
+            return None
+        return self._wait_for_binding_conditions(data, pod, node_name)
+
+    def _wait_for_binding_conditions(self, data: _StateData, pod: Pod, node_name: str) -> Status | None:
+        """Upstream PreBind's wait: the claims are re-read every 5 s until every device's binding
+        conditions are true, or a failure condition is true, or ``bindingTimeout`` passed; a
+        failure or timeout is an Error, so the pod is unreserved and tried again (and the next
+        PreFilter deallocates a claim that failed or timed out)."""
+        self.handle.event_recorder.record_event(pod, "Normal", "BindingConditionsPending",
+                                                f"waiting for binding conditions for device on node {node_name}")
+
+        def ready() -> bool:
+            now = self.handle.clock.now_datetime()
+            for index, claim in enumerate(data.claims):
+                listed = self.handle.lister.get("ResourceClaim", name_of(claim), namespace_of(claim))
+                if listed is not None and uid_of(listed) == uid_of(claim):
+                    data.claims[index] = claim = self.manager.claim(listed)
+                if not ready_for_binding(claim):
+                    if timed_out(claim, self.binding_timeout_seconds, now):
+                        raise BindingTimeout(f"device binding timeout: claim={name_of(claim)}")
+                    return False
+            return True
+
+        try:
+            if self.handle.wait_for(ready, BINDING_POLL_SECONDS, self.binding_timeout_seconds):
+                return None
+            raise BindingTimeout("device binding timeout: context deadline exceeded")
+        except (BindingFailed, BindingTimeout) as exc:
+            return Status.as_status(str(exc))
 
     def _bind_claim(self, update: Callable[[Any], Any] | None, data: _StateData, index: int, pod: Pod) -> Any:
         """Write the claim's allocation (if Reserve made one) and the pod in ``reservedFor``

@@ -14,6 +14,11 @@ class BindingFailed(Exception):
     """A binding failure condition of a device is true (upstream ErrDeviceBindingFailed)."""
 
 
+class BindingTimeout(Exception):
+    """Devices waited for their binding conditions past ``bindingTimeout`` (upstream
+    ErrDeviceBindingTimeout)."""
+
+
 def _results(claim: Any) -> list[Mapping[str, Any]]:
     allocation = status_of(claim).get("allocation") or {}
     return list((allocation.get("devices") or {}).get("results") or ())
@@ -27,6 +32,13 @@ def _device_status(claim: Any, result: Mapping[str, Any]) -> Mapping[str, Any] |
 
 def _condition(device: Mapping[str, Any], type_: str) -> Mapping[str, Any] | None:
     return next((c for c in device.get("conditions") or () if c.get("type") == type_), None)
+
+
+def has_binding_conditions(allocation: Mapping[str, Any] | None) -> bool:
+    """Whether a device of an allocation result has binding conditions (upstream
+    ``hasBindingConditions``, per claim)."""
+    results = ((allocation or {}).get("devices") or {}).get("results") or ()
+    return any(r.get("bindingConditions") for r in results)
 
 
 def ready_for_binding(claim: Any) -> bool:
