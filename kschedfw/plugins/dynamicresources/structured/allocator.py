@@ -118,19 +118,20 @@ class Allocator:
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.num_allocate_one_invocations = 0
 
-    def allocate(self, node: Any) -> list[dict[str, Any]] | None:
-        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit."""
-        return _Allocation(self, node).run()
+    def allocate(self, node: Any, claims: list[Mapping[str, Any]] | None = None) -> list[dict[str, Any]] | None:
+        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit;
+        ``claims`` stand in for :attr:`claims` on this node (a claim whose requests depend on it)."""
+        return _Allocation(self, node, claims).run()
 
 
 class _Allocation:
     """State of one ``allocate`` call."""
 
-    def __init__(self, allocator: Allocator, node: Any) -> None:
+    def __init__(self, allocator: Allocator, node: Any, claims: list[Mapping[str, Any]] | None = None) -> None:
         self.a = allocator
         self.features = allocator.features
         self.node = node
-        self.claims = allocator.claims
+        self.claims = allocator.claims if claims is None else claims
         self.request_data: dict[RequestKey, _RequestData] = {}
         self.constraints: list[list[Constraint]] = []
         self.matches: dict[tuple[DeviceID, RequestKey], bool] = {}
