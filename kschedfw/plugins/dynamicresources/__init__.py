@@ -175,9 +175,11 @@ class DynamicResources:
         """The special claim for the pod's extended resources that a DeviceClass backs: the one an
         earlier attempt created, else a new one in memory; None when no such resource is
         requested (upstream preFilterExtendedResources)."""
-        resolver = self.manager.class_resolver(self.handle.lister.list("DeviceClass"))
-        requests = extended.dra_scalar_requests(pod, resolver)
+        requests = extended.dra_scalar_requests(pod)
         if not requests:
+            return None
+        resolver = self.manager.class_resolver(self.handle.lister.list("DeviceClass"))
+        if not extended.backs_any(resolver, requests):
             return None
         data.extended_requests = requests
         data.resolver = resolver

@@ -96,14 +96,15 @@ def _created(obj: Any) -> _dt.datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=_dt.timezone.utc)
 
 
-def dra_scalar_requests(pod: Pod, resolver: DeviceClassResolver) -> dict[str, int]:
-    """The pod's non-zero requests of extended resources a DeviceClass may back, when one of them
-    is backed (upstream hasDeviceClassMappedExtendedResource); {} otherwise."""
-    requests = {name: amount for name, amount in pod.request().items()
-                if amount and is_dra_extended_resource_name(name)}
-    if not resolver or not any(resolver.get(name) is not None for name in requests):
-        return {}
-    return requests
+def dra_scalar_requests(pod: Pod) -> dict[str, int]:
+    """The pod's non-zero requests of extended resources a DeviceClass may back."""
+    return {name: amount for name, amount in pod.request().items()
+            if amount and is_dra_extended_resource_name(name)}
+
+
+def backs_any(resolver: DeviceClassResolver, resource_names: Iterable[str]) -> bool:
+    """Whether a DeviceClass backs one of the resources (upstream hasDeviceClassMappedExtendedResource)."""
+    return bool(resolver) and any(resolver.get(name) is not None for name in resource_names)
 
 
 def find_extended_resource_claim(pod: Pod, claims: Iterable[Any]) -> Any | None:
@@ -245,6 +246,6 @@ def requests_and_mappings(pod: Pod, extended: Mapping[str, int], resolver: Devic
 
 
 __all__ = ["DeviceClassResolver", "EXTENDED_RESOURCE_CLAIM_ANNOTATION", "MSG_CANNOT_SCHEDULE", "MSG_CANNOT_FIT",
-           "RESOURCE_DEVICE_CLASS_PREFIX", "SPECIAL_CLAIM_IN_MEM_NAME", "dra_scalar_requests", "filter_node",
+           "RESOURCE_DEVICE_CLASS_PREFIX", "SPECIAL_CLAIM_IN_MEM_NAME", "backs_any", "dra_scalar_requests", "filter_node",
            "find_extended_resource_claim", "has_requests", "in_memory_claim", "is_dra_extended_resource_name",
            "is_special_claim_name", "requests_and_mappings"]
