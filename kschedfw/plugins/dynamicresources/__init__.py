@@ -19,16 +19,22 @@
   ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``, and the claim
   as written counts until the lister shows it (upstream's assume cache); PostFilter asks for the
   deallocation of an allocated claim that no node can use the same way.
+* Extended resources backed by a DeviceClass (DRAExtendedResource, beta and on in v1.36;
+  :mod:`.extended`): a pod requesting one gets upstream's special claim, last among its claims.
+  Filter gives it one ``exactly`` request per container and resource the node does not advertise
+  (a node that does is NodeResourcesFit's, for the device plugin) and allocates it with the rest;
+  Reserve keeps it in flight; PreBind creates it (``<pod>-extended-resources-``, owned by the pod)
+  through ``handle.client.create_resource_claim``, writes its allocation like any claim's, then the
+  pod's ``status.extendedResourceClaimStatus``; a special claim left from an earlier attempt is
+  deleted in PostFilter and Unreserve (``ResourceClaimWriter``).
 * Fast path (``Handle.fast_paths``), when every device is node-local and dedicated: the allocator
   is kept while slices and classes stay, the devices in use are counted from the claims that
   changed, and a node's allocation is reused for the next pod asking the same while none of the
-  node's devices was taken or freed (the plain path recomputes everything; both agree).
+  node's devices was taken or freed (the plain path recomputes everything; both agree). Not for a
+  pod with extended resources backed by a DeviceClass (its claim differs per node).
 
-Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), the
-``filterTimeout`` of one Filter call (the allocator is not interruptible), and allocating devices for
-extended resources backed by a DeviceClass (DRAExtendedResource): a pod whose extended resource
-only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
-allocating devices for extended resource <name> is not supported yet``.
+Not ported: waiting in PreBind for devices with binding conditions (the pod binds at once), and the
+``filterTimeout`` of one Filter call (the allocator is not interruptible).
 """
 
 from __future__ import annotations
@@ -53,8 +59,7 @@ from kschedfw.plugins.dynamicresources.binding import BindingFailed, ready_for_b
 from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
 from kschedfw.plugins.dynamicresources import extended
-from kschedfw.plugins.dynamicresources.extended import (RESOURCE_DEVICE_CLASS_PREFIX, DeviceClassResolver,
-                                                        is_dra_extended_resource_name)
+from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import Allocator, AllocatorError, FailedAllocationOnNode
