@@ -64,12 +64,18 @@ def test_pod_gets_a_device_for_its_extended_resource(capsys, tmp_path):
 
 def test_a_second_pod_waits_for_the_only_device(capsys, tmp_path):
     result, written = simulate(capsys, tmp_path, [node("n1"), gpu_slice("n1", 1), GPU_CLASS, gpu_pod("a"),
-                                                  gpu_pod("b")])
+                                                  gpu_pod("b")], "--explain", "default/b")
     by_name = {p["pod"]: p for p in result["pods"]}
     assert by_name["default/a"]["status"] == "Bound"
     assert by_name["default/b"]["status"] != "Bound"
     assert "cannot allocate all claims" in json.dumps(by_name["default/b"])
     assert len([i for i in written if i["kind"] == "ResourceClaim"]) == 1
+    (explained,) = result["explain"]
+    assert "claims" not in explained  # nothing created for b
+    n1 = explained["attempts"][0]["nodes"]["n1"]
+    assert (n1["plugin"], n1["reason"]) == ("DynamicResources", "cannot allocate all claims")
+    assert n1["details"] == ["claim default/<extended-resources>, request container-0-request-0: wants 1 device(s) "
+                             "of class gpu; the node has 1 device(s), 1 of the class, 0 free"]
 
 
 def test_a_node_advertising_the_resource_is_the_device_plugins(capsys, tmp_path):
