@@ -188,8 +188,8 @@ class ExtendedResourceClaimStatus(TypedDict):
 class ResourceClaimWriter(Protocol):
     """A Client that can also create and delete ResourceClaims and write a pod's
     ``status.extendedResourceClaimStatus``: DynamicResources' claim for extended resources
-    backed by a DeviceClass (DRAExtendedResource). Optional: without it that claim stays in the
-    scheduler."""
+    backed by a DeviceClass (DRAExtendedResource). Optional: without it that claim is neither
+    created nor recorded (the pod binds all the same)."""
 
     def create_resource_claim(self, claim: Any) -> Any:
         """POST resourceclaims; a ``metadata.generateName`` gets its suffix. The created claim."""

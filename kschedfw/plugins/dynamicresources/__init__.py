@@ -619,7 +619,7 @@ class DynamicResources:
         node_claim = data.node_extended.get(node_name)
         try:
             if update is None or writer is None:
-                return None  # no API to write to: the allocation stays in the scheduler
+                return None  # no API to write to: nothing is created or recorded
             if extended.is_special_claim_name(name_of(claim)):
                 if node_claim is None:
                     raise RuntimeError(f"extended resource claim not found for node {node_name}")
