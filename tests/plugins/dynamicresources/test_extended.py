@@ -500,3 +500,17 @@ def test_fit_node_hint_queues_for_a_node_leaving_the_resource_to_a_class():
     assert fit.is_schedulable_after_node_change(POD, None, new) == QueueingHint.Queue
     fit_off = NodeResourcesFit({}, Handle(lister=lister, feature_gates=FeatureGates({"DRAExtendedResource": False})))
     assert fit_off.is_schedulable_after_node_change(POD, None, new) == QueueingHint.QueueSkip
+
+
+def test_fit_node_hint_queues_when_a_node_stops_advertising_a_class_backed_resource():
+    """upstream haveAnyRequestedResourcesIncreased: a node leaving the resource to a DeviceClass
+    may now allocate it through DRA."""
+    from kschedfw.fwk.events import QueueingHint
+    fit = NodeResourcesFit({}, Handle(lister=FakeLister(CLASS)))
+    base = {"cpu": "4", "memory": "8Gi", "pods": "110"}
+    before = kit.make_node("n", allocatable={**base, GPU: "1"})
+    after = kit.make_node("n", allocatable={**base, GPU: "0"})
+    assert fit.is_schedulable_after_node_change(POD, before, after) == QueueingHint.Queue
+    assert fit.is_schedulable_after_node_change(POD, after, after) == QueueingHint.Queue
+    no_class = NodeResourcesFit({}, Handle(lister=FakeLister()))
+    assert no_class.is_schedulable_after_node_change(POD, before, after) == QueueingHint.QueueSkip
