@@ -251,7 +251,9 @@ class _Context:
 
 def claim_devices(cluster: Any, key: str) -> list[dict[str, Any]]:
     """The pod's ResourceClaims after the run: for each, the devices allocated per request
-    (driver/pool/device, as the claim's ``status.allocation`` has them; none when unallocated)."""
+    (driver/pool/device, as the claim's ``status.allocation`` has them; none when unallocated),
+    with the claim the scheduler created for extended resources backed by a DeviceClass last
+    (``status.extendedResourceClaimStatus``)."""
     namespace, _, name = key.partition("/")
     pod = cluster.get("Pod", name, namespace)
     if pod is None:
@@ -264,12 +266,19 @@ def claim_devices(cluster: Any, key: str) -> list[dict[str, Any]]:
         if not isinstance(ref, dict):
             continue
         claim_name = ref.get("resourceClaimName") or generated.get(ref.get("name"))
-        claim = cluster.get("ResourceClaim", claim_name, namespace) if claim_name else None
-        allocation = ((claim.raw.get("status") or {}).get("allocation") or {}) if claim is not None else {}
-        results = (allocation.get("devices") or {}).get("results") or ()
-        out.append({"name": ref.get("name"), "claim": f"{namespace}/{claim_name}" if claim_name else "",
-                    "devices": [{f: r.get(f) for f in ("request", "driver", "pool", "device")} for r in results]})
+        out.append(_claim_entry(cluster, namespace, ref.get("name"), claim_name))
+    extended = (raw.get("status") or {}).get("extendedResourceClaimStatus")
+    if isinstance(extended, dict) and extended.get("resourceClaimName"):
+        out.append(_claim_entry(cluster, namespace, "for extended resources", extended["resourceClaimName"]))
     return out
+
+
+def _claim_entry(cluster: Any, namespace: str, name: Any, claim_name: Any) -> dict[str, Any]:
+    claim = cluster.get("ResourceClaim", claim_name, namespace) if claim_name else None
+    allocation = ((claim.raw.get("status") or {}).get("allocation") or {}) if claim is not None else {}
+    results = (allocation.get("devices") or {}).get("results") or ()
+    return {"name": name, "claim": f"{namespace}/{claim_name}" if claim_name else "",
+            "devices": [{f: r.get(f) for f in ("request", "driver", "pool", "device")} for r in results]}
 
 
 def _status_json(status: Status | None) -> dict[str, Any]:

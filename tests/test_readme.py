@@ -91,8 +91,9 @@ def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, 
     blocks = section_blocks(DRA_SECTION)
     manifests = [body for lang, body in blocks if lang == "yaml"]
     runs = [run for lang, body in blocks if lang == "console" for run in console_runs(body)]
-    assert len(manifests) == 1 and runs
-    (tmp_path / manifests[0].splitlines()[0][2:].strip()).write_text(manifests[0])
+    assert manifests and runs
+    for manifest in manifests:  # each starts with "# <file>"
+        (tmp_path / manifest.splitlines()[0][2:].strip()).write_text(manifest)
     monkeypatch.chdir(tmp_path)
     for argv, expected in runs:
         capsys.readouterr()

@@ -127,3 +127,28 @@ def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
     spec["preemptionPolicy"] = preemption_policy
     raw["spec"] = spec
     return attrs.evolve(pod, priority=priority, preemption_policy=preemption_policy, raw=raw)
+
+
+def validate_extended_resource_claim_status(pod: "Pod", status: Mapping[str, Any]) -> None:
+    """The API server's check of ``status.extendedResourceClaimStatus`` on a pods/status update
+    (upstream validatePodExtendedResourceClaimStatus): mappings present, each naming a container
+    of the pod and a resource that container requests, and a claim name."""
+    path = "status.extendedResourceClaimStatus"
+    containers = {c.name: c for c in (*pod.init_containers, *pod.containers)}
+    errors = []
+    mappings = list(status.get("requestMappings") or ())
+    if not mappings:
+        errors.append(f"{path}.requestMappings: Required value: at least one request mapping is required")
+    for i, mapping in enumerate(mappings):
+        container = containers.get(str(mapping.get("containerName") or ""))
+        if container is None:
+            errors.append(f'{path}.requestMappings[{i}].containerName: Invalid value: "{mapping.get("containerName")}": '
+                          "must match the name of an entry in spec.initContainers.name or spec.containers.name")
+        elif mapping.get("resourceName") not in container.requests:
+            errors.append(f'{path}.requestMappings[{i}].resourceName: Invalid value: "{mapping.get("resourceName")}": '
+                          "must match the extended resource name of an entry in "
+                          "spec.initContainers.resources.requests or spec.containers.resources.requests")
+    if not status.get("resourceClaimName"):
+        errors.append(f"{path}.resourceClaimName: Required value")
+    if errors:
+        raise AdmissionError(f'Pod "{pod.name}" is invalid: ' + ", ".join(errors))

@@ -9,23 +9,27 @@ simulated clock.
 from __future__ import annotations
 
 import builtins
+import copy
 import datetime as _dt
 import itertools
+import uuid
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
-from kschedfw.api import Pod
+from kschedfw.api import Pod, parse_object
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
-from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_pod, validate_priority_class
-from kschedfw.cluster.resourceclaims import claims_after_pod_removal, with_generated_claims
+from kschedfw.cluster.admission import (AdmissionError, admit_pod, validate_extended_resource_claim_status,
+                                        validate_pod, validate_priority_class)
+from kschedfw.cluster.resourceclaims import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
+                                             with_generated_claims)
 from kschedfw.cluster.runtimeclass import admit_runtime_class
 from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
 from kschedfw.features import enabled
-from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, NotFound, Unsubscribe,
-                                    WatchCallback, WatchEvent)
+from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
+                                    Unsubscribe, WatchCallback, WatchEvent)
 
 __all__ = ["MemoryCluster", "EventRecord", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
            "DELETED", "kind_of", "key_of"]
@@ -237,6 +241,45 @@ class MemoryCluster(TimerFacet):
             raw["metadata"].pop("finalizers", None)
         return self.update(attrs.evolve(current, raw=raw))
 
+    def create_resource_claim(self, claim: Any) -> Any:
+        """POST resourceclaims. A ``generateName`` gets a suffix derived from the claim's owner
+        (reproducible, where the API server's is random) and the claim a fresh uid."""
+        raw = copy.deepcopy(claim.raw)
+        meta = raw.setdefault("metadata", {})
+        if not meta.get("name"):
+            prefix = str(meta.get("generateName") or "")
+            owner: dict[str, Any] = next(iter(meta.get("ownerReferences") or ()), {})
+            meta["name"] = prefix + generated_suffix(f"{owner.get('uid', '')}/{prefix}")
+        meta["uid"] = str(uuid.uuid5(uuid.NAMESPACE_OID, f"ResourceClaim/{meta.get('namespace', '')}/{meta['name']}/"
+                                                         f"{next(self._resource_version)}"))
+        raw.pop("status", None)
+        return self.create(parse_object(raw))
+
+    def delete_resource_claim(self, claim: Any) -> None:
+        """Drop the delete-protection finalizer (an update), then delete (upstream deleteClaim)."""
+        current = self.get("ResourceClaim", claim.name, claim.namespace)
+        if current is None or (claim.uid and current.uid != claim.uid):
+            raise NotFound(f'resourceclaims.resource.k8s.io "{claim.name}" not found')
+        meta = current.raw.get("metadata") or {}
+        if CLAIM_FINALIZER in (meta.get("finalizers") or ()):
+            finalizers = [f for f in meta["finalizers"] if f != CLAIM_FINALIZER]
+            new_meta = {k: v for k, v in meta.items() if k != "finalizers"}
+            if finalizers:
+                new_meta["finalizers"] = finalizers
+            self.update(attrs.evolve(current, raw={**current.raw, "metadata": new_meta}))
+        self.remove("ResourceClaim", claim.name, claim.namespace)
+
+    def set_extended_resource_claim_status(self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        """Patch pods/status with ``extendedResourceClaimStatus``, validated as the API server does."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            raise NotFound(f'pods "{pod.name}" not found')
+        validate_extended_resource_claim_status(current, status)
+        raw = dict(current.raw)
+        raw["status"] = {**(raw.get("status") or {}), "extendedResourceClaimStatus": copy.deepcopy(dict(status))}
+        self.update(current._evolve_keep_caches(raw=raw))
+
+
     def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None], *,
                        may_wait: bool = False) -> None:
         """Bindings complete at once here, so a simulation is reproducible from its seed; one that
@@ -389,8 +432,8 @@ def _check_pod_update(old: Pod, new: Pod) -> None:
 
 
 if TYPE_CHECKING:
-    from kschedfw.fwk.interface import Backend
+    from kschedfw.fwk.interface import Backend, ResourceClaimWriter
 
-    def _implements_the_contract(cluster: MemoryCluster) -> Backend:
-        """Never called: mypy proves here that MemoryCluster is a Backend."""
-        return cluster
+    def _implements_the_contract(cluster: MemoryCluster) -> tuple[Backend, ResourceClaimWriter]:
+        """Never called: mypy proves here that MemoryCluster is a Backend with the claim writes."""
+        return cluster, cluster

@@ -33,7 +33,8 @@ def generate_name(pod_name: str, claim_name: str) -> str:
     return base
 
 
-def _suffix(seed: str) -> str:
+def generated_suffix(seed: str) -> str:
+    """Five characters of the API server's generateName alphabet, derived from ``seed``."""
     digest = hashlib.sha256(seed.encode()).digest()
     return "".join(_ALPHABET[b % len(_ALPHABET)] for b in digest[:5])
 
@@ -44,7 +45,7 @@ def _claim_from_template(pod: Pod, pod_claim_name: str, template: Any) -> Any:
     prefix = generate_name(pod.name, pod_claim_name)
     annotations = {**(meta.get("annotations") or {}), POD_CLAIM_NAME_ANNOTATION: pod_claim_name}
     metadata: dict[str, Any] = {
-        "name": prefix + _suffix(f"{pod.uid}/{pod_claim_name}"), "generateName": prefix, "namespace": pod.namespace,
+        "name": prefix + generated_suffix(f"{pod.uid}/{pod_claim_name}"), "generateName": prefix, "namespace": pod.namespace,
         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod.name, "uid": pod.uid,
                              "controller": True}],
         "annotations": annotations}

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from typing import (TYPE_CHECKING, Any, Callable, Collection, Iterable, Literal, Mapping, Protocol, Sequence,
-                    runtime_checkable)
+                    TypedDict, runtime_checkable)
 
 import attrs
 
@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
     "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
-    "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "EventRecorder",
+    "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "ResourceClaimWriter",
+    "ContainerExtendedResourceRequest", "ExtendedResourceClaimStatus", "EventRecorder",
     "SharedLister", "Nominator", "WaitingPodHandle", "Extender", "FeatureGateReader", "PreemptionMetrics",
     "FilterFunction", "Handle", "Backend",
     "Plugin", "PluginFactory",
@@ -165,6 +166,40 @@ class ResourceClaimStatusWriter(Protocol):
     PostFilter deallocation). Optional: without it allocations stay in the scheduler."""
 
     def update_resource_claim_status(self, claim: Any) -> Any: ...
+
+
+class ContainerExtendedResourceRequest(TypedDict):
+    """Which device request of the pod's extended resource claim serves a container's extended
+    resource (core/v1 ContainerExtendedResourceRequest)."""
+
+    containerName: str
+    resourceName: str
+    requestName: str
+
+
+class ExtendedResourceClaimStatus(TypedDict):
+    """A pod's ``status.extendedResourceClaimStatus`` (core/v1 PodExtendedResourceClaimStatus)."""
+
+    requestMappings: list[ContainerExtendedResourceRequest]
+    resourceClaimName: str
+
+
+@runtime_checkable
+class ResourceClaimWriter(Protocol):
+    """A Client that can also create and delete ResourceClaims and write a pod's
+    ``status.extendedResourceClaimStatus``: DynamicResources' claim for extended resources
+    backed by a DeviceClass (DRAExtendedResource). Optional: without it that claim is neither
+    created nor recorded (the pod binds all the same)."""
+
+    def create_resource_claim(self, claim: Any) -> Any:
+        """POST resourceclaims; a ``metadata.generateName`` gets its suffix. The created claim."""
+
+    def delete_resource_claim(self, claim: Any) -> None:
+        """Drop the claim's ``resource.kubernetes.io/delete-protection`` finalizer (an Update),
+        then DELETE it (upstream deleteClaim); NotFound when it is gone."""
+
+    def set_extended_resource_claim_status(self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        """Patch pods/status with ``extendedResourceClaimStatus``; NotFound when this pod is gone."""
 
 
 @runtime_checkable

@@ -2,9 +2,9 @@
 (TestPlugin: empty, empty-with-extended-resources-enabled, missing-claim, deleted-claim,
 wrong-claim, missing-class, claim-with-request-with-unknown-device-class, wrong-topology,
 good-topology, reserved-okay, extended-resource-name-with-node-resource,
-non-DRA-extended-resource-name-with-zero-allocatable; TestIsSchedulableAfterClaimChange;
-TestIsSchedulableAfterPodChange), plus the honest rejection of extended resources backed by devices.
-The cases that allocate devices are in tests/plugins/dynamicresources/test_plugin.py."""
+non-DRA-extended-resource-name-with-zero-allocatable, extended-resource-name-no-resource;
+TestIsSchedulableAfterClaimChange; TestIsSchedulableAfterPodChange). The cases that allocate devices
+are in tests/plugins/dynamicresources/test_plugin.py and test_extended.py."""
 
 import copy
 
@@ -178,14 +178,13 @@ def _uau(msg):
                  {"preenqueue": None, "prefilter": None, "filter": {NODE_NAME: _uau("cannot allocate all claims")},
                   "postfilter": (Code.Unschedulable, "still not schedulable")},
                  id="no-resources"),
-    # Not ported yet: devices for extended resources. These pods are rejected honestly.
+    # upstream extended-resource-name-no-resource (on a node advertising none): no slice, no device
     pytest.param(pod(requests={EXTENDED: "1"}), [device_class(extended_resource_name=EXTENDED)],
                  [node({EXTENDED: "0"})],
                  {"preenqueue": None, "prefilter": None,
-                  "filter": {NODE_NAME: _uau(f"kschedfw: allocating devices for extended resource {EXTENDED} "
-                                             "is not supported yet")},
+                  "filter": {NODE_NAME: _uau("cannot allocate all claims")},
                   "postfilter": (Code.Unschedulable, "still not schedulable")},
-                 id="extended-resource-name-with-zero-allocatable (allocation not ported)"),
+                 id="extended-resource-name-no-resource"),
 ])
 def test_plugin(p, objects, nodes, want):
     assert run(new_plugin(*objects), p, nodes) == want

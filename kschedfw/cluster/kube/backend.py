@@ -36,9 +36,10 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable, uid_refused
+from kschedfw.cluster.resourceclaims import CLAIM_FINALIZER
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
-from kschedfw.fwk.interface import Conflict, NotFound, WatchEvent
+from kschedfw.fwk.interface import Conflict, ExtendedResourceClaimStatus, NotFound, WatchEvent
 
 __all__ = ["KubeBackend", "LeadershipLost"]
 
@@ -457,6 +458,43 @@ class KubeBackend(TimerFacet):
         answer = self.client.request("PUT", path + "/status", body=body)
         return parse_api_object(resource, answer)
 
+    def create_resource_claim(self, claim: Any) -> Any:
+        """POST resourceclaims (the API server completes a ``generateName``)."""
+        if self.dry_run:  # named as the API server would, with a fixed suffix
+            meta = claim.raw.get("metadata") or {}
+            name = meta.get("name") or f"{meta.get('generateName', '')}dryrn"
+            return parse_api_object(BY_KIND["ResourceClaim"], {**claim.raw, "metadata": {**meta, "name": name}})
+        resource = BY_KIND["ResourceClaim"]
+        answer = self.client.request("POST", f"/apis/{resource.group_version}/namespaces/{claim.namespace}/"
+                                             f"{resource.plural}", body=claim.raw)
+        return parse_api_object(resource, answer)
+
+    def delete_resource_claim(self, claim: Any) -> None:
+        """Update the claim without the delete-protection finalizer (again with the stored claim
+        after a conflict, as upstream's retry.RetryOnConflict), then DELETE it."""
+        if self.dry_run:
+            return
+        path = BY_KIND["ResourceClaim"].object_path(claim.name, claim.namespace)
+        body = claim.raw
+        for attempt in range(5):
+            if attempt:
+                body = self.client.request("GET", path)
+            meta = dict(body.get("metadata") or {})
+            meta["finalizers"] = [f for f in meta.get("finalizers") or () if f != CLAIM_FINALIZER]
+            try:
+                self.client.request("PUT", path, body={**body, "metadata": meta})
+                break
+            except Conflict:
+                if attempt == 4:
+                    raise
+        self.client.request("DELETE", path)
+
+    def set_extended_resource_claim_status(self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
+        """Strategic-merge patch of pods/status (upstream schedutil.PatchPodStatus)."""
+        if self.dry_run:
+            return
+        self._patch_status(pod, {"extendedResourceClaimStatus": dict(status)})
+
     def record_event(self, obj: Any, type_: str, reason: str, message: str, controller: str = "") -> None:
         if self.dry_run and reason == "Preempted":
             self._decide(Decision(obj.key, obj.scheduler_name, "Preempted", node=obj.node_name, reason=reason,
@@ -532,9 +570,10 @@ def _not_found(message: str) -> NotFound:
 
 if TYPE_CHECKING:
     from kschedfw.fwk.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
-        ResourceClaimStatusWriter
+        ResourceClaimStatusWriter, ResourceClaimWriter
 
     def _implements_the_contract(backend: KubeBackend) -> tuple[Backend, BackgroundApiCalls,
-                                                                PersistentVolumeClaimBinder, ResourceClaimStatusWriter]:
+                                                                PersistentVolumeClaimBinder, ResourceClaimStatusWriter,
+                                                                ResourceClaimWriter]:
         """Never called: mypy proves here that KubeBackend is a Backend with the optional facets."""
-        return backend, backend, backend, backend
+        return backend, backend, backend, backend, backend

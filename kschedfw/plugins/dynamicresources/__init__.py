@@ -19,10 +19,19 @@
   ``reservedFor`` through ``handle.client.update_resource_claim_status(claim)``, and the claim
   as written counts until the lister shows it (upstream's assume cache); PostFilter asks for the
   deallocation of an allocated claim that no node can use the same way.
+* Extended resources backed by a DeviceClass (DRAExtendedResource, beta and on in v1.36;
+  :mod:`.extended`): a pod requesting one gets upstream's special claim, last among its claims.
+  Filter gives it one ``exactly`` request per container and resource the node does not advertise
+  (a node that does is NodeResourcesFit's, for the device plugin) and allocates it with the rest;
+  Reserve keeps it in flight; PreBind creates it (``<pod>-extended-resources-``, owned by the pod)
+  through ``handle.client.create_resource_claim``, writes its allocation like any claim's, then the
+  pod's ``status.extendedResourceClaimStatus``; a special claim left from an earlier attempt is
+  deleted in PostFilter and Unreserve (``ResourceClaimWriter``).
 * Fast path (``Handle.fast_paths``), when every device is node-local and dedicated: the allocator
   is kept while slices and classes stay, the devices in use are counted from the claims that
   changed, and a node's allocation is reused for the next pod asking the same while none of the
-  node's devices was taken or freed (the plain path recomputes everything; both agree).
+  node's devices was taken or freed (the plain path recomputes everything; both agree). Not for a
+  pod with extended resources backed by a DeviceClass (its claim differs per node).
 * ``filterTimeout`` (DRASchedulerFilterTimeout, beta, on; default 10s, 0 turns it off) bounds one
   Filter call's search: past it, Filter returns the Error ``node <name>: timed out trying to
   allocate devices`` and the pod retries after backoff, as upstream.
@@ -31,10 +40,6 @@
   ``Handle.wait_for`` until every condition is true; a failure condition or ``bindingTimeout``
   (default 10m) is an Error, and the next attempt's PreFilter deallocates such a claim. On the
   embedded cluster the wait runs on the simulated clock while other pods are scheduled.
-
-Not ported: allocating devices for extended resources backed by a DeviceClass
-(DRAExtendedResource): a pod whose extended resource only a DeviceClass provides on a node is rejected with UnschedulableAndUnresolvable ``kschedfw:
-allocating devices for extended resource <name> is not supported yet``.
 """
 
 from __future__ import annotations
@@ -50,18 +55,19 @@ from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResou
                       Status)
 from kschedfw.api import parse_object
 from kschedfw.api.accessors import name_of, namespace_of, raw_of, spec_of, status_of, uid_of
-from kschedfw.api.resources import is_extended_resource
 from kschedfw.api.selectors import parse_node_selector
 from kschedfw.clock import rfc3339
 from kschedfw.config.k8svalidation import parse_duration
 from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY
-from kschedfw.fwk.interface import ResourceClaimStatusWriter
+from kschedfw.fwk.interface import ResourceClaimStatusWriter, ResourceClaimWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.dynamicresources.binding import (BindingFailed, BindingTimeout, has_binding_conditions,
                                                        ready_for_binding, timed_out)
 from kschedfw.plugins.dynamicresources.claims import (ClaimError, can_be_reserved, claim_key, is_allocated,
                                                       is_reserved_for_pod, pod_resource_claims, reserved_for)
+from kschedfw.plugins.dynamicresources import extended
+from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import (AllocationTimeout, Allocator, AllocatorError,
@@ -79,7 +85,6 @@ if TYPE_CHECKING:
 
 NAME = "DynamicResources"
 STATE_KEY = NAME
-RESOURCE_DEVICE_CLASS_PREFIX = "deviceclass.resource.kubernetes.io/"
 # upstream resourceapi.Finalizer: set on a claim the scheduler allocates
 CLAIM_FINALIZER = "resource.kubernetes.io/delete-protection"
 
@@ -90,16 +95,12 @@ MSG_NOT_AVAILABLE = "resourceclaim not available on the node"
 MSG_CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
-def is_dra_extended_resource_name(name: str) -> bool:
-    return is_extended_resource(name) or name.startswith(RESOURCE_DEVICE_CLASS_PREFIX)
-
-
 class _StateData:
     """Claims of the pod for this cycle (empty: nothing to do). Shared across clones."""
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
-                 "unavailable_claims", "extended_resources", "dra_backed", "lock", "memo", "pending_by_node",
-                 "prioritized", "has_selectors", "not_ready")
+                 "unavailable_claims", "lock", "memo", "pending_by_node", "prioritized", "has_selectors",
+                 "not_ready", "extended_index", "extended_requests", "extended_uid", "resolver", "node_extended")
 
     def __init__(self) -> None:
         self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
@@ -111,8 +112,15 @@ class _StateData:
         # node name -> the allocator's results on it, one per claim in to_allocate
         self.node_allocations: dict[str, list[dict[str, Any]]] = {}
         self.unavailable_claims: set[int] = set()
-        self.extended_resources: dict[str, int] = {}
-        self.dra_backed: frozenset[str] = frozenset()
+        # DRAExtendedResource: the index of the special claim in claims (the last; -1: none), the
+        # pod's requests of extended resources a DeviceClass may back, the special claim's uid as
+        # PreFilter found it, the class mapping, and per node the claim as that node needs it
+        # with the container request mappings (see extended)
+        self.extended_index = -1
+        self.extended_requests: dict[str, int] = {}
+        self.extended_uid = ""
+        self.resolver: DeviceClassResolver | None = None
+        self.node_extended: dict[str, tuple[dict[str, Any], list[dict[str, str]]]] = {}
         self.lock = threading.Lock()  # Filter may run in parallel
         # node name -> (what its taken devices were, allocator results) for pods asking what
         # this one asks (None: no memo); see DynamicResources._allocate
@@ -124,7 +132,7 @@ class _StateData:
         self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
 
     def empty(self) -> bool:
-        return not self.claims and not self.extended_resources
+        return not self.claims
 
     def clone(self) -> "_StateData":
         return self
@@ -140,14 +148,15 @@ class DynamicResources:
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         args = args or {}
         self.handle = handle
+        gates = handle.feature_gates
         # upstream applies filterTimeout only with DRASchedulerFilterTimeout (beta, on); 0 turns it off
         self.filter_timeout_seconds = (self._seconds(args.get("filterTimeout"), 0.0)
-                                       if handle.feature_gates.enabled("DRASchedulerFilterTimeout") else 0.0)
+                                       if gates.enabled("DRASchedulerFilterTimeout") else 0.0)
         self.binding_timeout_seconds = self._seconds(args.get("bindingTimeout"), 600.0)
-        gates = handle.feature_gates
         # PreBind waits for devices' binding conditions only with both gates (beta, on in v1.36)
         self.binding_conditions = (gates.enabled("DRADeviceBindingConditions")
                                    and gates.enabled("DRAResourceClaimDeviceStatus"))
+        self.enable_extended_resource = gates.enabled("DRAExtendedResource")
         self.manager = manager_for(handle.lister)
         self.claims = ClaimsView(handle.lister, self.manager)
         self.fast_paths = wanted(handle)
@@ -178,23 +187,25 @@ class DynamicResources:
         written = update(sent)
         return written if written is not None else sent
 
-    def _dra_extended_resources(self, pod: Pod) -> tuple[dict[str, int], frozenset[str]]:
-        """(requested extended resources, those a DeviceClass maps) when at least one is mapped
-        (DRAExtendedResource); ({}, {}) otherwise."""
-        candidates = {name: amount for name, amount in pod.request().items()
-                      if amount and is_dra_extended_resource_name(name)}
-        if not candidates:
-            return {}, frozenset()
-        mapped: set[str] = set()
-        for device_class in self.handle.lister.list("DeviceClass"):
-            explicit = spec_of(device_class).get("extendedResourceName")
-            if explicit:
-                mapped.add(str(explicit))
-            mapped.add(RESOURCE_DEVICE_CLASS_PREFIX + name_of(device_class))
-        backed = frozenset(name for name in candidates if name in mapped)
-        if not backed:
-            return {}, frozenset()
-        return candidates, backed
+    def _claim_writer(self) -> ResourceClaimWriter | None:
+        """The client's ResourceClaim create and delete and pod status write, if it offers them."""
+        client = self.handle.client
+        return client if isinstance(client, ResourceClaimWriter) else None
+
+    def _extended_claim(self, pod: Pod, data: _StateData) -> Any | None:
+        """The special claim for the pod's extended resources that a DeviceClass backs: the one an
+        earlier attempt created, else a new one in memory; None when no such resource is
+        requested (upstream preFilterExtendedResources)."""
+        requests = extended.dra_scalar_requests(pod)
+        if not requests:
+            return None
+        resolver = self.manager.class_resolver(self.handle.lister.list("DeviceClass"))
+        if not extended.backs_any(resolver, requests):
+            return None
+        data.extended_requests = requests
+        data.resolver = resolver
+        found = extended.find_extended_resource_claim(pod, self.claims.list("ResourceClaim", pod.namespace))
+        return found if found is not None else extended.in_memory_claim(pod)
 
     # ------------------------------------------------------------------ queue
     @kschedfw.hookimpl
@@ -224,8 +235,12 @@ class DynamicResources:
             claims = [claim for _, claim in pod_resource_claims(self.claims, pod)]
         except ClaimError as exc:
             return None, Status.unresolvable(str(exc))
-        extended, backed = self._dra_extended_resources(pod)
-        if not claims and not extended:
+        special = self._extended_claim(pod, data) if self.enable_extended_resource else None
+        if special is not None:
+            data.extended_index = len(claims)
+            data.extended_uid = uid_of(special)
+            claims.append(special)
+        if not claims:
             return None, Status.skip()
         selectors: list[NodeSelector | None] = []
         to_allocate: list[int] = []
@@ -245,7 +260,8 @@ class DynamicResources:
                 if self.manager.pending_allocation(uid_of(claim)) is not None:
                     return None, Status.unresolvable(
                         f"resource claim {claim_key(claim)} is in the process of being allocated")
-                status = self._check_device_classes(claim)
+                # the special claim gets its requests per node in Filter
+                status = self._check_device_classes(claim) if index != data.extended_index else None
                 if status is not None:
                     return None, status
                 to_allocate.append(index)
@@ -260,7 +276,7 @@ class DynamicResources:
                 return None, Status.as_status(str(exc))
             allocated = manager.allocated_state(lister.list("ResourceClaim"))
             data.allocator = self._new_allocator([raw_of(claims[i]) for i in to_allocate], allocated, classes, slices)
-            if self.fast_paths and manager.node_local_only:
+            if self.fast_paths and manager.node_local_only and data.extended_index < 0:
                 specs = (json.dumps(spec_of(claims[i]), sort_keys=True, default=str) for i in to_allocate)
                 data.memo = self._memo_for((manager.version, *specs))
                 data.pending_by_node = manager.pending_by_node
@@ -272,8 +288,6 @@ class DynamicResources:
         data.has_selectors = bool(data.not_ready) or any(selector is not None for selector in selectors)
         data.allocations = [None] * len(claims)
         data.to_allocate = to_allocate
-        data.extended_resources = extended
-        data.dra_backed = backed
         data.prioritized = any(request.get("firstAvailable") for claim in claims
                                for request in (spec_of(claim).get("devices") or {}).get("requests") or ())
         return None, None
@@ -352,13 +366,21 @@ class DynamicResources:
             return Status.as_status("not found")
         if data.empty():
             return None
-        for name in data.extended_resources:
-            have = node_info.allocatable.get(name)
-            if name in data.dra_backed and not have:
-                return Status.unresolvable(
-                    f"kschedfw: allocating devices for extended resource {name} is not supported yet")
-            if have is None:
-                return Status.unresolvable("cannot fit resource")
+        node_claims = None
+        if data.extended_index >= 0:  # DRAExtendedResource
+            assert data.resolver is not None
+            status, node_claim, mappings = extended.filter_node(
+                data.claims[data.extended_index], data.extended_requests, data.resolver, node_info, pod,
+                data.extended_index == 0)
+            if status is not None:
+                return status
+            if node_claim is None and data.extended_index == 0:
+                return None  # every resource comes from a device plugin here
+            if node_claim is not None:
+                with data.lock:
+                    data.node_extended[node_info.name] = (node_claim, mappings)
+                node_claims = [node_claim if i == data.extended_index else raw_of(data.claims[i])
+                               for i in data.to_allocate]
         node = node_info.node
         assert node is not None  # Filter sees only NodeInfos with a node
         unavailable = [i for i, selector in enumerate(data.available_on_nodes)
@@ -367,7 +389,7 @@ class DynamicResources:
         results = None
         if data.allocator is not None:
             try:
-                results = self._allocate(data, node)
+                results = self._allocate(data, node, node_claims)
             except AllocationTimeout:
                 # an Error, not a rejection: the pod retries after backoff instead of waiting
                 # for a cluster event (upstream: the slices of this node may be the cause)
@@ -394,7 +416,12 @@ class DynamicResources:
         last = self._last_cycle
         if last is None or last[0] != pod.uid or last[1].allocator is None:
             return []
-        return unsatisfied_requests(last[1].allocator, node)
+        data = last[1]
+        assert data.allocator is not None
+        node_claim = data.node_extended.get(node.name)
+        claims = None if node_claim is None else [node_claim[0] if i == data.extended_index else raw_of(data.claims[i])
+                                                  for i in data.to_allocate]
+        return unsatisfied_requests(data.allocator, node, claims)
 
     def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, list[dict[str, Any]] | None]]:
         """The per-node results for pods asking the same as ``key`` (slices and classes version,
@@ -407,7 +434,7 @@ class DynamicResources:
             del self.memo[next(iter(self.memo))]
         return memo
 
-    def _allocate(self, data: _StateData, node: Any) -> list[dict[str, Any]] | None:
+    def _allocate(self, data: _StateData, node: Any, claims: list[Any] | None = None) -> list[dict[str, Any]] | None:
         """The allocator's results on ``node``. With only node-local dedicated devices they
         depend on the claims' specs, the slices and classes, and which of the node's devices
         are taken, so the next pod asking the same reuses them on every node where none of
@@ -417,13 +444,13 @@ class DynamicResources:
         deadline = time.monotonic() + self.filter_timeout_seconds if self.filter_timeout_seconds > 0 else None
         memo = data.memo
         if memo is None:
-            return data.allocator.allocate(node, deadline)
+            return data.allocator.allocate(node, claims, deadline)
         name = node.name
         node_taken = (self.manager.node_generation.get(name, 0), data.pending_by_node.get(name))
         hit = memo.get(name)
         if hit is not None and hit[0] == node_taken:
             return hit[1]
-        results = data.allocator.allocate(node, deadline)
+        results = data.allocator.allocate(node, deadline=deadline)
         memo[name] = (node_taken, results)
         return results
 
@@ -438,6 +465,8 @@ class DynamicResources:
             return None, Status.unschedulable(MSG_NO_NEW_CLAIMS)
         update = self._claim_status_writer()
         for index in sorted(data.unavailable_claims):
+            if index == data.extended_index:
+                continue  # deleted below when it exists
             claim = data.claims[index]
             reserved = reserved_for(claim)
             if update is not None and (not reserved or (
@@ -451,6 +480,15 @@ class DynamicResources:
                 except Exception as exc:
                     return None, Status.as_status(str(exc))
                 return None, Status.unschedulable("deallocation of ResourceClaim completed")
+        if data.extended_index >= 0 and not extended.is_special_claim_name(name_of(data.claims[data.extended_index])):
+            # left from an earlier attempt: delete it, the next attempt starts afresh
+            writer = self._claim_writer()
+            if writer is not None:
+                try:
+                    writer.delete_resource_claim(data.claims[data.extended_index])
+                except Exception as exc:
+                    return None, Status.as_status(str(exc))
+                return None, Status.unschedulable("deletion of ResourceClaim completed")
         return None, Status.unschedulable("still not schedulable")
 
     # ------------------------------------------------------------------ score
@@ -495,13 +533,16 @@ class DynamicResources:
             return None
         results = data.node_allocations.get(node_name)
         if not results:
+            if data.to_allocate == [data.extended_index]:
+                return None  # only the special claim, and a device plugin serves the node
             return Status.as_status("claim allocation not found for node")
         if len(results) != len(data.to_allocate):
             return Status.as_status(f"internal error, have {len(results)} allocations, "
                                     f"{len(data.to_allocate)} claims to allocate, want {len(data.to_allocate)} claims")
         for index, allocation in zip(data.to_allocate, results):
             data.allocations[index] = allocation
-            assumed = copy.deepcopy(raw_of(data.claims[index]))
+            node_claim = data.node_extended.get(node_name) if index == data.extended_index else None
+            assumed = copy.deepcopy(raw_of(data.claims[index]) if node_claim is None else node_claim[0])
             _add_finalizer(assumed)
             assumed.setdefault("status", {})["allocation"] = allocation
             self.manager.signal_pending_allocation(uid_of(data.claims[index]), assumed)
@@ -524,6 +565,9 @@ class DynamicResources:
             return None
         update = self._claim_status_writer()
         for index, claim in enumerate(data.claims):
+            if index == data.extended_index:
+                self._unreserve_extended_claim(data)
+                continue
             self.manager.remove_pending_allocation(uid_of(claim))
             if update is None or not is_allocated(claim) or not is_reserved_for_pod(pod, claim):
                 continue
@@ -542,6 +586,21 @@ class DynamicResources:
                 continue  # as upstream: retried with the pod's next attempt
             self.manager.assume_written(uid_of(claim), listed, data.claims[index])
         return None
+
+    def _unreserve_extended_claim(self, data: _StateData) -> None:
+        """The special claim is no longer in flight and, if it exists in the API server (PreBind
+        created it, or an earlier attempt did), it is deleted (upstream unreserveExtendedResourceClaim)."""
+        self.manager.remove_pending_allocation(data.extended_uid)
+        claim = data.claims[data.extended_index]
+        if extended.is_special_claim_name(name_of(claim)):
+            return
+        self.manager.assumed.pop(uid_of(claim), None)
+        writer = self._claim_writer()
+        if writer is not None:
+            try:
+                writer.delete_resource_claim(claim)
+            except Exception:
+                pass  # as upstream: logged; the pod's next attempt finds and deletes it
 
     @kschedfw.hookimpl
     def pre_bind_pre_flight(self, state: CycleState, pod: Pod, node_name: str
@@ -564,6 +623,11 @@ class DynamicResources:
         update = self._claim_status_writer()
         for index, claim in enumerate(data.claims):
             if is_reserved_for_pod(pod, claim):
+                continue
+            if index == data.extended_index:
+                status = self._bind_extended_claim(update, data, pod, node_name)
+                if status is not None:
+                    return status
                 continue
             try:
                 written = self._bind_claim(update, data, index, pod)
@@ -602,9 +666,61 @@ class DynamicResources:
         except (BindingFailed, BindingTimeout) as exc:
             return Status.as_status(str(exc))
 
-    def _bind_claim(self, update: Callable[[Any], Any] | None, data: _StateData, index: int, pod: Pod) -> Any:
+    def _bind_extended_claim(self, update: Callable[[Any], Any] | None, data: _StateData, pod: Pod,
+                             node_name: str) -> Status | None:
+        """PreBind of the special claim: create it (when still in memory), write its allocation and
+        ``reservedFor`` as for any claim, then the pod's ``status.extendedResourceClaimStatus``
+        (upstream bindClaim for the extended resource claim)."""
+        index = data.extended_index
+        claim = data.claims[index]
+        if data.allocations[index] is None and not extended.has_requests(claim):
+            return None  # a device plugin serves the extended resources on this node
+        writer = self._claim_writer()
+        node_claim = data.node_extended.get(node_name)
+        try:
+            if update is None or writer is None:
+                return None  # no API to write to: nothing is created or recorded
+            if extended.is_special_claim_name(name_of(claim)):
+                if node_claim is None:
+                    raise RuntimeError(f"extended resource claim not found for node {node_name}")
+                data.claims[index] = claim = self._create_extended_claim(writer, node_claim[0])
+            written = self._bind_claim(update, data, index, pod, assume_unlisted=True)
+            if written is not None:
+                data.claims[index] = claim = written
+            mappings = node_claim[1] if node_claim is not None else []
+            if not mappings:
+                raise RuntimeError(f"nil or empty request mappings, no update of pod {pod.namespace}/{pod.name} "
+                                   "ExtendedResourceClaimStatus")
+            try:
+                writer.set_extended_resource_claim_status(pod, {"requestMappings": [
+                    {"containerName": m["containerName"], "resourceName": m["resourceName"],
+                     "requestName": m["requestName"]} for m in mappings], "resourceClaimName": name_of(claim)})
+            except Exception as exc:
+                raise RuntimeError(f"update pod {pod.namespace}/{pod.name} ExtendedResourceClaimStatus: {exc}") from exc
+        except Exception as exc:
+            return Status.as_status(str(exc))
+        finally:
+            self.manager.remove_pending_allocation(data.extended_uid)
+        return None
+
+    @staticmethod
+    def _create_extended_claim(writer: ResourceClaimWriter, node_claim: Mapping[str, Any]) -> Any:
+        """POST the special claim as Filter shaped it for the node, without name, uid and status."""
+        raw = copy.deepcopy(dict(node_claim))
+        meta = raw["metadata"] = dict(raw.get("metadata") or {})
+        meta.pop("name", None)
+        meta.pop("uid", None)
+        raw.pop("status", None)
+        try:
+            return writer.create_resource_claim(parse_object(raw))
+        except Exception as exc:
+            raise RuntimeError(f"create claim for extended resources {meta.get('namespace', '')}/: {exc}") from exc
+
+    def _bind_claim(self, update: Callable[[Any], Any] | None, data: _StateData, index: int, pod: Pod,
+                    assume_unlisted: bool = False) -> Any:
         """Write the claim's allocation (if Reserve made one) and the pod in ``reservedFor``
-        (upstream bindClaim); the pending allocation ends either way."""
+        (upstream bindClaim); the pending allocation ends either way. ``assume_unlisted``: the
+        claim was just created, so what is written counts even before the lister shows it."""
         claim = data.claims[index]
         allocation = data.allocations[index]
         try:
@@ -632,7 +748,7 @@ class DynamicResources:
             except Exception as exc:
                 what = "allocation and reservation" if allocation is not None else "reservation"
                 raise RuntimeError(f"add {what} to claim {claim_key(claim)}: {exc}") from exc
-            if listed is not None:
+            if listed is not None or assume_unlisted:
                 self.manager.assume_written(uid_of(claim), listed, written)
             return written
         finally:

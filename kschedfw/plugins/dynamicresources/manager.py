@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
 from kschedfw.api.accessors import raw_of, status_of, uid_of
+from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver
 from kschedfw.plugins.dynamicresources.structured import AllocatedState, DeviceID, Slice
 from kschedfw.plugins.dynamicresources.structured.capacity import amount
 
@@ -64,6 +65,8 @@ class DRAManager:
         #: bumped whenever a ResourceSlice or DeviceClass is added, changed or removed
         self.version = 0
         self._classes: list[Any] = []
+        # the DeviceClasses listed last time and the extended resource names they back
+        self._resolver: tuple[list[Any], DeviceClassResolver] = ([], DeviceClassResolver(()))
         # device -> the node whose slice publishes it (see node_local_only)
         self._device_node: dict[DeviceID, str] = {}
         #: node name -> a count bumped whenever a listed claim takes or frees one of its devices
@@ -180,6 +183,15 @@ class DRAManager:
             self._classes = current
             self.version += 1
         return self._classes
+
+    def class_resolver(self, listed: Iterable[Any]) -> DeviceClassResolver:
+        """Which DeviceClass backs which extended resource, for the listed classes (DRAExtendedResource);
+        built again only when the list changed."""
+        current = list(listed)
+        known = self._resolver[0]
+        if len(current) != len(known) or any(a is not b for a, b in zip(current, known)):
+            self._resolver = (current, DeviceClassResolver(current))
+        return self._resolver[1]
 
     def _index_devices(self) -> None:
         device_node: dict[DeviceID, str] = {}

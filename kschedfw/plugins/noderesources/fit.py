@@ -36,6 +36,8 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.status import new_rejection as _new_rejection  # the hot-path constructor
 from kschedfw.fwk.types import NodeInfo, SignFragment
 from kschedfw.plugins import nodememo
+from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver, is_dra_extended_resource_name
+from kschedfw.plugins.dynamicresources.manager import manager_for
 from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
@@ -100,13 +102,17 @@ def compute_pod_resource_request(pod: Pod) -> PodResourceRequest:
 
 
 class _PreFilterState:
-    """PreFilter's output: the request plus the scalar resources this plugin checks."""
+    """PreFilter's output: the request plus the scalar resources this plugin checks, and those of
+    them a DeviceClass backs (DRAExtendedResource: left to DynamicResources on a node that does
+    not advertise them)."""
 
-    __slots__ = ("request", "checked_scalars")
+    __slots__ = ("request", "checked_scalars", "dra_backed")
 
-    def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...]) -> None:
+    def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
+                 dra_backed: frozenset[str] = frozenset()) -> None:
         self.request = request
         self.checked_scalars = checked_scalars
+        self.dra_backed = dra_backed
 
     def clone(self) -> "_PreFilterState":
         return self  # never mutated
@@ -140,11 +146,12 @@ FitRequestKey = tuple[int, int, int, tuple[tuple[str, int], ...]]
 
 def fit_request_key(state: CycleState) -> FitRequestKey | None:
     """What Filter compares against a node, from the PreFilter state: ``(milli_cpu, memory,
-    ephemeral_storage, checked scalar resources)``; None without it."""
+    ephemeral_storage, checked scalar resources)``; None without it, or when a DeviceClass
+    backs a requested resource (the verdict then depends on the classes too)."""
     fit_state = state.get(PRE_FILTER_STATE_KEY)
     request = getattr(fit_state, "request", None)
     scalars = getattr(fit_state, "checked_scalars", None)
-    if request is None or scalars is None:
+    if request is None or scalars is None or getattr(fit_state, "dra_backed", None):
         return None
     return request.milli_cpu, request.memory, request.ephemeral_storage, scalars
 
@@ -162,9 +169,11 @@ class InsufficientResource:
 
 
 def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
-          node_info: NodeInfo) -> list[InsufficientResource]:
+          node_info: NodeInfo, dra_backed: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """What the node lacks for the pod, in upstream's order: pods, cpu, memory,
-    ephemeral-storage, then the checked scalar resources (each requested, i.e. non-zero)."""
+    ephemeral-storage, then the checked scalar resources (each requested, i.e. non-zero); a
+    resource in ``dra_backed`` that the node does not advertise is DynamicResources' to check
+    (upstream shouldDelegateResourceToDRA)."""
     out: list[InsufficientResource] = []
     node = node_info.node
     alloc = node.allocatable if node is not None else {}
@@ -179,6 +188,8 @@ def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], .
                          ("ephemeral-storage", request.ephemeral_storage), *checked_scalars):
         if amount > 0:
             cap = alloc.get(name, 0)
+            if dra_backed and cap <= 0 and name in dra_backed:
+                continue
             in_use = used.get(name, 0)
             if amount > cap - in_use:
                 out.append(InsufficientResource(name, f"Insufficient {name}", amount, in_use, cap,
@@ -191,10 +202,10 @@ Verdict = tuple[Code, tuple[str, ...]]
 
 
 def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
-             node_info: NodeInfo) -> Verdict | None:
+             node_info: NodeInfo, dra_backed: frozenset[str] = frozenset()) -> Verdict | None:
     """Filter's verdict to remember per node: None when the pod fits, else the rejection's code
     and reasons (a Status is built afresh from it for every caller)."""
-    shortages = _fits(request, checked_scalars, node_info)
+    shortages = _fits(request, checked_scalars, node_info, dra_backed)
     if not shortages:
         return None
     code = (Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in shortages)
@@ -210,27 +221,39 @@ def _status_of(verdict: Verdict | None) -> Status | None:
 
 def fits_request(request: PodResourceRequest, node_info: NodeInfo,
                  ignored_resources: Iterable[str] = (),
-                 ignored_resource_groups: Iterable[str] = ()) -> list[InsufficientResource]:
-    """Every resource ``node_info`` lacks for ``request``, in upstream's order (upstream fitsRequest)."""
+                 ignored_resource_groups: Iterable[str] = (),
+                 resolver: DeviceClassResolver | None = None) -> list[InsufficientResource]:
+    """Every resource ``node_info`` lacks for ``request``, in upstream's order (upstream
+    fitsRequest); ``resolver``: the DeviceClasses backing extended resources (DRAExtendedResource)."""
     checked = _checked_scalars(request, frozenset(ignored_resources),
                                frozenset(ignored_resource_groups))
-    return _fits(request, checked, node_info)
+    return _fits(request, checked, node_info, _dra_backed(checked, resolver))
 
 
-def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
+def fits(pod: Pod, node_info: NodeInfo, resolver: DeviceClassResolver | None = None) -> list[InsufficientResource]:
     """What ``node_info`` lacks to host ``pod`` (upstream ``Fits``, no ignored resources)."""
-    return fits_request(compute_pod_resource_request(pod), node_info)
+    return fits_request(compute_pod_resource_request(pod), node_info, resolver=resolver)
 
 
-def is_fit(pod: Pod, node: Node | None) -> bool:
+def is_fit(pod: Pod, node: Node | None, resolver: DeviceClassResolver | None = None) -> bool:
     """Would the pod fit on an empty ``node``? False for no node (upstream ``isFit``)."""
     if node is None:
         return False
-    return not fits(pod, NodeInfo(node=node))
+    return not fits(pod, NodeInfo(node=node), resolver)
 
 
-def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node) -> bool:
-    """Did the node's allocatable grow for the pod count or a resource the pod requests?"""
+def _dra_backed(checked_scalars: tuple[tuple[str, int], ...], resolver: DeviceClassResolver | None) -> frozenset[str]:
+    """The checked resources a DeviceClass backs (none without a resolver: the gate is off)."""
+    if not resolver:
+        return frozenset()
+    return frozenset(name for name, _ in checked_scalars
+                     if is_dra_extended_resource_name(name) and resolver.get(name) is not None)
+
+
+def have_any_requested_resources_increased(pod: Pod, original: Node, modified: Node,
+                                           resolver: DeviceClassResolver | None = None) -> bool:
+    """Did the node's allocatable grow for the pod count or a resource the pod requests, or does
+    the node leave a requested resource to a DeviceClass?"""
     before, after = original.allocatable, modified.allocatable
     if after.get("pods", 0) > before.get("pods", 0):
         return True
@@ -243,6 +266,8 @@ def have_any_requested_resources_increased(pod: Pod, original: Node, modified: N
             return True
     for name, amount in request.scalar_resources.items():
         if amount != 0 and after.get(name, 0) > before.get(name, 0):
+            return True
+        if amount != 0 and resolver and after.get(name, 0) <= 0 and resolver.get(name) is not None:
             return True
     return False
 
@@ -294,7 +319,8 @@ class NodeResourcesFit:
         # Feature gates as in a default v1.36 scheduler (instance attributes so tests can flip them).
         self.enable_in_place_pod_vertical_scaling = True
         self.enable_scheduling_queue_hint = True
-        self.enable_dra_extended_resource = True
+        gates = getattr(handle, "feature_gates", None)
+        self.enable_dra_extended_resource = gates is None or gates.enabled("DRAExtendedResource")
         # Per-node results remembered for pods with the same request (see nodememo): the cycle's
         # CycleState, the memo PreFilter / PreScore chose for it, and PreScore's per-node scorer.
         self._fit_memos: NodeMemo[Verdict | None] = NodeMemo()
@@ -310,10 +336,11 @@ class NodeResourcesFit:
                    ) -> tuple[PreFilterResult | None, Status | None] | None:
         request = compute_pod_resource_request(pod)
         checked = _checked_scalars(request, self.ignored_resources, self.ignored_resource_groups)
-        pre_filter_state = _PreFilterState(request, checked)
+        dra_backed = _dra_backed(checked, self._resolver()) if checked else frozenset()
+        pre_filter_state = _PreFilterState(request, checked, dra_backed)
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
         # Filter's verdict depends on these and the NodeInfo only (is_zero is a shortcut).
-        key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked)
+        key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked, dra_backed)
         if nodememo.wanted(self.handle):
             memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
             self._filter_cycle = (state, pre_filter_state, memo)
@@ -336,7 +363,7 @@ class NodeResourcesFit:
             if s is None:
                 return Status.as_status(
                     f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        verdict = _verdict(s.request, s.checked_scalars, node_info)
+        verdict = _verdict(s.request, s.checked_scalars, node_info, s.dra_backed)
         if verdict_memo is not None and node_info.node is not None:
             verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
         return _status_of(verdict)
@@ -355,7 +382,7 @@ class NodeResourcesFit:
         if state is not cycle_state:
             return None
         get = memo.get
-        request, checked = s.request, s.checked_scalars
+        request, checked, dra_backed = s.request, s.checked_scalars, s.dra_backed
         new_rejection, status_cls = _new_rejection, Status
         out: list[Status | None] = [None] * len(nodes)
         for i, ni in enumerate(nodes):
@@ -364,12 +391,20 @@ class NodeResourcesFit:
             if hit is not None and hit[1] is node and hit[0] == ni.generation:
                 verdict = hit[2]
             else:
-                verdict = _verdict(request, checked, ni)
+                verdict = _verdict(request, checked, ni, dra_backed)
                 if node is not None:
                     memo[ni] = (ni.generation, node, verdict)
             if verdict is not None:
                 out[i] = new_rejection(status_cls, verdict[0], verdict[1])
         return out
+
+    def _resolver(self) -> DeviceClassResolver | None:
+        """Which DeviceClass backs which extended resource (None: DRAExtendedResource is off or
+        there is no lister)."""
+        lister = getattr(self.handle, "lister", None)
+        if not self.enable_dra_extended_resource or lister is None:
+            return None
+        return manager_for(lister).class_resolver(lister.list("DeviceClass"))
 
     # -- PreScore / Score
     @hookimpl
@@ -466,11 +501,12 @@ class NodeResourcesFit:
     def is_schedulable_after_node_change(self, pod: Pod, old_obj: Any, new_obj: Any) -> QueueingHint:
         """A node was added or its allocatable changed: may ``pod`` fit now?"""
         original, modified = _as(Node, old_obj, new_obj)
-        if not is_fit(pod, modified):
+        resolver = self._resolver()
+        if not is_fit(pod, modified, resolver):
             return QueueingHint.QueueSkip
         if original is None:
             return QueueingHint.Queue
-        if not have_any_requested_resources_increased(pod, original, modified):
+        if not have_any_requested_resources_increased(pod, original, modified, resolver):
             return QueueingHint.QueueSkip
         return QueueingHint.Queue
 

@@ -120,22 +120,25 @@ class Allocator:
         self.available_counters: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.num_allocate_one_invocations = 0
 
-    def allocate(self, node: Any, deadline: float | None = None) -> list[dict[str, Any]] | None:
-        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit.
+    def allocate(self, node: Any, claims: list[Mapping[str, Any]] | None = None,
+                 deadline: float | None = None) -> list[dict[str, Any]] | None:
+        """Allocation results for ``node`` (``.name``, ``.labels``), or None if the claims do not fit;
+        ``claims`` stand in for :attr:`claims` on this node (a claim whose requests depend on it).
         Past ``deadline`` (a ``time.monotonic()`` value) the search stops with
         :class:`AllocationTimeout`, as upstream's allocator stops when its context is done."""
-        return _Allocation(self, node, deadline).run()
+        return _Allocation(self, node, claims, deadline).run()
 
 
 class _Allocation:
     """State of one ``allocate`` call."""
 
-    def __init__(self, allocator: Allocator, node: Any, deadline: float | None = None) -> None:
+    def __init__(self, allocator: Allocator, node: Any, claims: list[Mapping[str, Any]] | None = None,
+                 deadline: float | None = None) -> None:
         self.a = allocator
         self.deadline = deadline
         self.features = allocator.features
         self.node = node
-        self.claims = allocator.claims
+        self.claims = allocator.claims if claims is None else claims
         self.request_data: dict[RequestKey, _RequestData] = {}
         self.constraints: list[list[Constraint]] = []
         self.matches: dict[tuple[DeviceID, RequestKey], bool] = {}

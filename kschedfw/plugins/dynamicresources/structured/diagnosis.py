@@ -17,14 +17,14 @@ from kschedfw.plugins.dynamicresources.structured.requests import ALL
 from kschedfw.plugins.dynamicresources.structured.types import AllocatorError, DeviceID
 
 
-def unsatisfied_requests(allocator: Allocator, node: Any) -> list[str]:
+def unsatisfied_requests(allocator: Allocator, node: Any, claims: list[Any] | None = None) -> list[str]:
     """One line per request that ``node`` cannot satisfy even alone; when each could be, one line
-    saying they do not fit together."""
-    attempt = _Allocation(allocator, node)
+    saying they do not fit together (``claims`` as for ``Allocator.allocate``)."""
+    attempt = _Allocation(allocator, node, claims)
     slices = allocator.slices_on_node.get(node.name, []) + allocator.slices_shared
     attempt.pools = gather_pools(slices, node, allocator.features, allocator.all_slices)
     try:
-        for claim_index, claim in enumerate(allocator.claims):
+        for claim_index, claim in enumerate(attempt.claims):
             attempt._prepare_claim(claim_index, claim)
     except AllocatorError as exc:
         return [str(exc)]
@@ -56,7 +56,7 @@ def unsatisfied_requests(allocator: Allocator, node: Any) -> list[str]:
             continue
         selectors = " && ".join(f"`{(sel.get('cel') or {}).get('expression', '')}`" for sel in request.selectors)
         wants = "all devices" if request.allocation_mode == ALL else f"{needed} device(s)"
-        lines.append(f"claim {claim_ref(allocator.claims[key[0]])}, request {data.request_name()}: wants {wants} "
+        lines.append(f"claim {claim_ref(attempt.claims[key[0]])}, request {data.request_name()}: wants {wants} "
                      f"of class {request.class_name}" + (f" matching {selectors}" if selectors else "")
                      + f"; the node has {on_node} device(s), {of_class} of the class, "
                      + (f"{selected} matching, " if selectors else "") + f"{free} free")
