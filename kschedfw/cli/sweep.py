@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from kschedfw.sweep import ExecutorError, executor, run_all
     from kschedfw.sweep.matrix import Run, expand, parse_seeds
     from kschedfw.sweep.results import ResultsFile, ResultsFileError
-    from kschedfw.sweep.simulate_run import COLUMNS, simulate_row
+    from kschedfw.cli.sweep_run import COLUMNS, simulate_row
 
     problems = _check_paths(args)
     try:

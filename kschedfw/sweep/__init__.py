@@ -9,7 +9,8 @@ package runs its own per-run function the same way::
 every executor.
 """
 
-from kschedfw.sweep.executors import Executor, ExecutorError, executor
+from kschedfw.sweep.errors import ExecutorError
+from kschedfw.sweep.executors import Executor, executor
 from kschedfw.sweep.runner import run_all
 
 __all__ = ["executor", "Executor", "ExecutorError", "run_all"]

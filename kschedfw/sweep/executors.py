@@ -9,9 +9,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Callable, Iterable, Iterator, Protocol
 
-
-class ExecutorError(RuntimeError):
-    """An executor cannot be had (Ray not installed, a cluster that cannot be reached, ...)."""
+from kschedfw.sweep.errors import ExecutorError
 
 
 class Executor(Protocol):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterable, Iterator
 
-from kschedfw.sweep.executors import ExecutorError
+from kschedfw.sweep.errors import ExecutorError
 
 LOCAL = "local"
 

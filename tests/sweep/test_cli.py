@@ -8,8 +8,8 @@ import json
 import pytest
 
 from kschedfw.cli.main import main
-from kschedfw.sweep import simulate_run
-from kschedfw.sweep.simulate_run import COLUMNS
+from kschedfw.cli import sweep_run as simulate_run
+from kschedfw.cli.sweep_run import COLUMNS
 
 
 def sweep(capsys, *args):

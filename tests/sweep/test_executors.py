@@ -10,7 +10,7 @@ import pytest
 
 from kschedfw.sweep import ExecutorError, executor, run_all
 from kschedfw.sweep.matrix import Run, expand
-from kschedfw.sweep.simulate_run import simulate_row
+from kschedfw.cli.sweep_run import simulate_row
 from tests.sweep import work
 
 LOCAL = [pytest.param({"workers": 1}, id="in-process"), pytest.param({"workers": 2}, id="processes")]
