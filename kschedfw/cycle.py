@@ -16,7 +16,7 @@ import logging
 import random
 from itertools import compress
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import attrs
 
@@ -108,8 +108,9 @@ class ScheduleAlgorithm:
         # upstream disables signatures (so batching) for a scheduler with extenders; ties by
         # name do without it too, since a batch orders tied nodes by its own random draws
         self._batching = not self.extenders and ties == "random"
-        if ties == "name":  # chosen once: the default path pays nothing for the option
-            self._select = self._select_by_name  # type: ignore[method-assign]
+        # chosen once: the default path pays nothing for the option
+        self._select: Callable[[list[str], list[int], bool], str] = (
+            _select_by_name if ties == "name" else self._select_at_random)
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
                      recorder: "CycleRecorder | None" = None, *, dry_run: bool = False,
@@ -322,16 +323,16 @@ class ScheduleAlgorithm:
         (``random_ties=False``), or, with ``ties="name"``, by the smallest name."""
         return self._select([name for name, _ in totals], [score for _, score in totals], random_ties)
 
-    def _select(self, names: list[str], totals: list[int], random_ties: bool) -> str:
+    def _select_at_random(self, names: list[str], totals: list[int], random_ties: bool) -> str:
         best = max(totals)
         if not random_ties or totals.count(best) == 1:
             return names[totals.index(best)]
         return self.rng.choice(list(compress(names, map(best.__eq__, totals))))
 
-    @staticmethod
-    def _select_by_name(names: list[str], totals: list[int], random_ties: bool) -> str:
-        """``ties="name"``: the smallest name among the best totals (the same in a dry run)."""
-        best = max(totals)
-        if totals.count(best) == 1:
-            return names[totals.index(best)]
-        return min(compress(names, map(best.__eq__, totals)))
+
+def _select_by_name(names: list[str], totals: list[int], random_ties: bool) -> str:
+    """``ties="name"``: the smallest name among the best totals (the same in a dry run)."""
+    best = max(totals)
+    if totals.count(best) == 1:
+        return names[totals.index(best)]
+    return min(compress(names, map(best.__eq__, totals)))
