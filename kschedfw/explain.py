@@ -182,7 +182,10 @@ class DecisionLog:
         if any("victims" in a for a in out["attempts"]):
             out["priority"] = self._priority(key, context)
         if outcome is not None and outcome.status == "Pending":
-            out["wakeUpEvents"] = context.wake_up_events(key)
+            if context.result.scheduler.queue.once:
+                out["notRetried"] = "one attempt per pod (--once)"
+            else:
+                out["wakeUpEvents"] = context.wake_up_events(key)
         return out
 
 
@@ -367,6 +370,8 @@ def render(explained: dict[str, Any]) -> str:
                      + (f"allocated {devices}" if devices else "not allocated"))
     for number, attempt in enumerate(attempts, 1):
         lines.extend(_render_attempt(number, attempt, explained.get("priority")))
+    if explained.get("notRetried"):
+        lines.append(f"  not retried: {explained['notRetried']}")
     for wake in explained.get("wakeUpEvents", ()):
         who = f"{wake['plugin']}: " if wake["plugin"] else ""
         lines.append(f"  would be retried on {who}{', '.join(wake['events']) or 'no registered event'}")

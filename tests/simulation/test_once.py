@@ -83,3 +83,10 @@ items:
     assert pods["default/big"]["status"] == "Pending"
     assert pods["default/big"]["message"].startswith("0/1 nodes are available: 1 Insufficient cpu.")
     assert pods["default/small"]["status"] == "Bound"
+    # explain says the pod is not retried instead of naming the events that would retry it
+    assert main(["simulate", str(path), "--once", "--explain", "default/big"]) == 0
+    text = capsys.readouterr().out
+    assert "not retried: one attempt per pod (--once)" in text
+    assert "would be retried" not in text
+    assert main(["simulate", str(path), "--explain", "default/big"]) == 0
+    assert "would be retried on NodeResourcesFit" in capsys.readouterr().out
