@@ -420,15 +420,6 @@ def test_with_resources_has_finalizer():
     assert client.writes == [written(with_finalizer, ALLOCATION)]
 
 
-def test_with_resources_finalizer_gets_added_before_pre_bind():
-    def add(raw):
-        raw["metadata"]["finalizers"] = [FINALIZER]
-        return raw
-    _, _, client, status = _cycle_to_pre_bind([PENDING, device_class(), WORKER_SLICE], claim_changes=add)
-    assert status is None
-    assert [w["metadata"]["finalizers"] for w in client.writes] == [[FINALIZER]]
-
-
 def test_skip_bind():
     """Reserve then Unreserve (say a Permit plugin said no): nothing stays in flight, nothing written."""
     lister = FakeLister(PENDING, device_class(), WORKER_SLICE)
@@ -527,42 +518,13 @@ def _with_binding_conditions(conditions=None, stamp=None):
     return parse_object(raw)
 
 
-BOUND = _with_binding_conditions({"condition": "True", "failed": "False"})
-FAILED_BINDING = _with_binding_conditions({"condition": "False", "failed": "True"})
-TIMED_OUT = _with_binding_conditions(stamp="2025-12-31T23:49:00Z")
 WAITING = _with_binding_conditions(stamp="2025-12-31T23:59:00Z")
 
 
-def _filter_then_post_filter(c):
-    lister = FakeLister(c, WORKER_SLICE)
-    client = Client(lister)
-    plugin = DynamicResources({}, Handle(lister=lister, client=client, clock=_Clock()))
-    state = CycleState()
-    p = pod(RESOURCE_NAME)
-    assert plugin.pre_filter(state, p, [node(NODE)]) == (None, None)
-    filtered = st(plugin.filter(state, p, node(NODE)))
-    if filtered is None:
-        return filtered, None, client.writes
-    return filtered, st(plugin.post_filter(state, p, NodeToStatus())[1]), client.writes
-
-
-def test_bound_claim_with_succeeded_binding_conditions():
-    assert _filter_then_post_filter(BOUND) == (None, None, [])
-
-
 def test_claim_still_waiting_for_binding_conditions_within_the_timeout():
-    assert _filter_then_post_filter(WAITING) == (None, None, [])
-
-
-def test_bound_claim_with_failed_binding_is_deallocated():
-    filtered, post, writes = _filter_then_post_filter(FAILED_BINDING)
-    assert filtered == uau("resourceclaim not available on the node")
-    assert post == (Code.Unschedulable, "deallocation of ResourceClaim completed")
-    assert [w.get("status") for w in writes] == [{}]
-
-
-def test_bound_claim_with_timed_out_binding_is_deallocated():
-    filtered, post, writes = _filter_then_post_filter(TIMED_OUT)
-    assert filtered == uau("resourceclaim not available on the node")
-    assert post == (Code.Unschedulable, "deallocation of ResourceClaim completed")
-    assert [w.get("status") for w in writes] == [{}]
+    """Devices not ready yet but within bindingTimeout: the node stays feasible (PreBind waits)."""
+    lister = FakeLister(WAITING, WORKER_SLICE)
+    plugin = DynamicResources({}, Handle(lister=lister, client=Client(lister), clock=_Clock()))
+    state, p = CycleState(), pod(RESOURCE_NAME)
+    assert plugin.pre_filter(state, p, [node(NODE)]) == (None, None)
+    assert plugin.filter(state, p, node(NODE)) is None
