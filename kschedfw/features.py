@@ -18,6 +18,7 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "DRASchedulerFilterTimeout": True,            # beta
     "DRADeviceBindingConditions": True,           # beta
     "DRAResourceClaimDeviceStatus": True,         # beta
+    "DRADeviceTaints": True,                      # beta: taints on devices keep pods off them
     "DRAExtendedResource": True,                  # beta: extended resources backed by a DeviceClass
     "OpportunisticBatching": True,                # beta: reuse a signature's sorted scored nodes
 }

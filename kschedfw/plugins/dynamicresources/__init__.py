@@ -71,7 +71,7 @@ from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver
 from kschedfw.plugins.dynamicresources.manager import ClaimsView, manager_for
 from kschedfw.plugins.dynamicresources.scoring import ScoreError, compute_score
 from kschedfw.plugins.dynamicresources.structured import (AllocationTimeout, Allocator, AllocatorError,
-                                                          FailedAllocationOnNode)
+                                                          FailedAllocationOnNode, Features)
 from kschedfw.plugins.dynamicresources.structured.diagnosis import unsatisfied_requests
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.plugins.nodememo import wanted
@@ -156,6 +156,9 @@ class DynamicResources:
         # PreBind waits for devices' binding conditions only with both gates (beta, on in v1.36)
         self.binding_conditions = (gates.enabled("DRADeviceBindingConditions")
                                    and gates.enabled("DRAResourceClaimDeviceStatus"))
+        # upstream AllocatorFeatures: the allocator's optional behaviour follows the gates
+        self.allocator_features = Features(device_taints=gates.enabled("DRADeviceTaints"),
+                                           device_binding_and_status=self.binding_conditions)
         self.enable_extended_resource = gates.enabled("DRAExtendedResource")
         self.manager = manager_for(handle.lister)
         self.claims = ClaimsView(handle.lister, self.manager)
@@ -305,7 +308,7 @@ class DynamicResources:
             allocator.allocated_state = allocated
             allocator.available_counters = {}
             return allocator
-        allocator = Allocator(claims, allocated, [raw_of(c) for c in classes], slices)
+        allocator = Allocator(claims, allocated, [raw_of(c) for c in classes], slices, self.allocator_features)
         self._allocator = (version, allocator)
         return allocator
 
@@ -528,8 +531,12 @@ class DynamicResources:
         data: _StateData | None = state.get(STATE_KEY)
         if data is None:
             return Status.as_status("not found")
-        if data.empty() or not data.to_allocate:
-            # Allocated claims are reserved for the pod in PreBind, as upstream.
+        if data.empty():
+            return None
+        if not data.to_allocate:
+            # Allocated claims are reserved for the pod in PreBind, as upstream, where PreBind
+            # may still wait for their devices' binding conditions.
+            self._mark_binding_may_wait(state, data)
             return None
         results = data.node_allocations.get(node_name)
         if not results:
@@ -546,9 +553,14 @@ class DynamicResources:
             _add_finalizer(assumed)
             assumed.setdefault("status", {})["allocation"] = allocation
             self.manager.signal_pending_allocation(uid_of(data.claims[index]), assumed)
+        self._mark_binding_may_wait(state, data)
+        return None
+
+    def _mark_binding_may_wait(self, state: CycleState, data: _StateData) -> None:
+        """Tell the scheduler that PreBind will wait for binding conditions (it then runs the
+        binding cycle where waiting is possible)."""
         if self._waits_for_binding_conditions(data):
             state.write(BINDING_MAY_WAIT_KEY, True)
-        return None
 
     def _waits_for_binding_conditions(self, data: _StateData) -> bool:
         """Whether PreBind will wait for devices' binding conditions (both gates on, as upstream)."""
@@ -740,9 +752,10 @@ class DynamicResources:
                 _add_finalizer(new)
                 status["allocation"] = copy.deepcopy(allocation)
             status["reservedFor"] = reserved_for(current) + [{"resource": "pods", "name": pod.name, "uid": pod.uid}]
-            if status.get("allocation") is None:
-                raise RuntimeError(f"claim {claim_key(claim)} got deallocated elsewhere in the meantime")
-            status["allocation"].setdefault("allocationTimestamp", rfc3339(self.handle.clock.now_datetime()))
+            if self.binding_conditions:  # upstream stamps the allocation only with both gates on
+                if status.get("allocation") is None:
+                    raise RuntimeError(f"claim {claim_key(claim)} got deallocated elsewhere in the meantime")
+                status["allocation"].setdefault("allocationTimestamp", rfc3339(self.handle.clock.now_datetime()))
             try:
                 written = self._write_status(update, new)
             except Exception as exc:
