@@ -287,7 +287,7 @@ class DynamicResources:
         # "still not schedulable" rather than "no new claims to deallocate").
         data.claims = claims
         data.available_on_nodes = selectors
-        data.not_ready = self._not_ready_for_binding(claims)
+        data.not_ready = self._not_ready_for_binding(claims) if self.binding_conditions else []
         data.has_selectors = bool(data.not_ready) or any(selector is not None for selector in selectors)
         data.allocations = [None] * len(claims)
         data.to_allocate = to_allocate
