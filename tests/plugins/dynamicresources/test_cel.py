@@ -182,3 +182,30 @@ def test_cache_compiles_each_expression_once() -> None:
     cache.get_or_compile("false")
     cache.get_or_compile("1 == 1")
     assert cache.get_or_compile("true") is not first  # the oldest entry made room
+
+
+@pytest.mark.parametrize("expression,error", [
+    # the texts kube-apiserver v1.36.2 answers when a DeviceClass with the selector is created
+    ('device.drivr == "x"', "compilation failed: ERROR: <input>:1:7: undefined field 'drivr'\n"
+                            ' | device.drivr == "x"\n'
+                            " | ......^"),
+    ('device.driver == "a" && device.capacityy["x"].mem > 1',
+     "compilation failed: ERROR: <input>:1:31: undefined field 'capacityy'\n"
+     ' | device.driver == "a" && device.capacityy["x"].mem > 1\n'
+     " | ..............................^"),
+    ("device.driver", "must evaluate to bool or the unknown type, not string"),
+    ("foo == 1", "compilation failed: ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')\n"
+                 " | foo == 1\n"
+                 " | ^"),
+])
+def test_device_is_checked_as_an_object_of_its_fields(expression, error):
+    assert compile_expression(expression).error == error
+
+
+@pytest.mark.parametrize("expression", [
+    "device.allowMultipleAllocations", 'device.attributes["a.com"].x.y == 1', '"device.drivr" == device.driver',
+    'device.attributes.exists(d, d == "a.com")', 'cel.bind(x, device.driver, x == "a")',
+    'device.capacity["a.com"].memory.compareTo(quantity("1Gi")) >= 0',
+])
+def test_what_upstream_accepts_compiles(expression):
+    assert compile_expression(expression).error is None

@@ -10,11 +10,14 @@ capacities are ``Quantity``. A domain the device does not have reads as an empty
 the runtime error ``no such key: x``), as upstream's map with a default value.
 
 Engine: cel-expr-python (the CEL C++ runtime), with the Kubernetes ``quantity`` and ``semver``
-libraries from :mod:`.library` and the strings, math, optional and bindings extensions. Two known
-differences from cel-go: ``device`` is typed as a map rather than an object (a misspelt field such
-as ``device.drivr`` fails when evaluated, not when compiled), and the empty-map default is given to
-the domains an expression indexes the maps with as string literals (``device.attributes["dom"]``;
-computed names are not covered).
+libraries from :mod:`.library` and the strings, math, optional and bindings extensions. An
+expression is checked against ``device`` declared as a message of its fields (so ``device.drivr``
+is upstream's compile error ``undefined field 'drivr'``, and ``device.driver`` alone is "not
+string"), then compiled for evaluation against the map :func:`device_data` builds. Known
+differences from cel-go: what is read from ``attributes`` and ``capacity`` is dynamic (cel-go types
+capacities as quantities, so ``device.capacity[...].x > 1`` is refused there when compiled and
+here when evaluated), and the empty-map default is given to the domains an expression indexes the
+maps with as string literals (``device.attributes["dom"]``; computed names are not covered).
 """
 
 from __future__ import annotations
@@ -48,17 +51,22 @@ class CompilationResult:
     literals: frozenset[str] = frozenset()
 
 
-def _environment() -> Any:
+def _environment(device: Any) -> Any:
     return cel.NewEnv(
         descriptor_pool=library.POOL,
-        variables={"device": cel.Type.Map(cel.Type.STRING, cel.Type.DYN)},
+        variables={"device": device},
         extensions=[ext_strings.ExtStrings(), ext_math.ExtMath(), ext_optional.ExtOptional(),
                     ext_bindings.ExtBindings()],
         functions=library.function_decls(),
     )
 
 
-_ENV = _environment()
+#: where expressions are evaluated: ``device`` is the map :func:`device_data` builds
+_ENV = _environment(cel.Type.Map(cel.Type.STRING, cel.Type.DYN))
+#: where they are checked first: ``device`` as a message of its fields, as cel-go declares it
+_CHECK_ENV = _environment(cel.Type(library.DEVICE_TYPE_NAME))
+# cel-cpp names the message in an unknown field's error; cel-go does not
+_NOT_IN_STRUCT = re.compile(r" not found in struct '[^']*'")
 _STATUS_PREFIX = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX = re.compile(r" \[[A-Z_]+\]$")
 # a domain named literally where the maps are indexed: device.attributes["dom"], device.capacity['dom']
@@ -79,10 +87,12 @@ def _literals(expression: str) -> frozenset[str]:
 def compile_expression(expression: str) -> CompilationResult:
     """Compile once; the result says why when the expression cannot be used (upstream texts)."""
     try:
+        checked = _CHECK_ENV.compile(expression)
         compiled = _ENV.compile(expression)
     except RuntimeError as err:
-        return CompilationResult(expression, error="compilation failed: " + _strip_status(str(err)))
-    result_type = compiled.return_type().name()
+        text = _NOT_IN_STRUCT.sub("", _strip_status(str(err)))
+        return CompilationResult(expression, error="compilation failed: " + text)
+    result_type = checked.return_type().name()
     if result_type not in ("BOOL", "DYN"):
         name = _TYPE_NAMES.get(result_type, result_type)
         return CompilationResult(expression, error=f"must evaluate to bool or the unknown type, not {name}")

@@ -15,22 +15,40 @@ from functools import lru_cache
 from typing import Any, Callable
 
 from cel_expr_python import cel
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, struct_pb2
 
 from kschedfw.api.quantity import parse_quantity
 
 QUANTITY_TYPE_NAME = "kubernetes.Quantity"
 SEMVER_TYPE_NAME = "kubernetes.Semver"
+#: the type ``device`` is checked against: its fields (a misspelt one is a compile error, as in
+#: cel-go) and their types (``device.driver`` alone is a string, not a bool); the domains of
+#: ``attributes`` and ``capacity`` are Structs, so what is read from them is dynamic
+DEVICE_TYPE_NAME = "kubernetes.Device"
 
 
 def _descriptor_pool() -> descriptor_pool.DescriptorPool:
+    field = descriptor_pb2.FieldDescriptorProto
     proto = descriptor_pb2.FileDescriptorProto(name="kschedfw/dra_cel.proto", package="kubernetes",
-                                               syntax="proto3")
+                                               syntax="proto3", dependency=["google/protobuf/struct.proto"])
     for name in ("Quantity", "Semver"):
         message = proto.message_type.add(name=name)
-        message.field.add(name="value", number=1, type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                          label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+        message.field.add(name="value", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+    device = proto.message_type.add(name="Device")
+    device.field.add(name="driver", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+    device.field.add(name="allowMultipleAllocations", number=2, type=field.TYPE_BOOL, label=field.LABEL_OPTIONAL)
+    for number, name in ((3, "attributes"), (4, "capacity")):
+        entry = device.nested_type.add(name=f"{name.capitalize()}Entry")
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, type=field.TYPE_STRING, label=field.LABEL_OPTIONAL)
+        entry.field.add(name="value", number=2, type=field.TYPE_MESSAGE, type_name=".google.protobuf.Struct",
+                        label=field.LABEL_OPTIONAL)
+        device.field.add(name=name, number=number, type=field.TYPE_MESSAGE, label=field.LABEL_REPEATED,
+                         type_name=f".{DEVICE_TYPE_NAME}.{entry.name}")
+    struct_file = descriptor_pb2.FileDescriptorProto()
+    struct_pb2.DESCRIPTOR.CopyToProto(struct_file)
     pool = descriptor_pool.DescriptorPool()
+    pool.Add(struct_file)
     pool.Add(proto)
     return pool
 
