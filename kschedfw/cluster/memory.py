@@ -269,6 +269,16 @@ class MemoryCluster(TimerFacet):
             self.update(attrs.evolve(current, raw={**current.raw, "metadata": new_meta}))
         self.remove("ResourceClaim", claim.name, claim.namespace)
 
+    def patch_pod_annotations(self, pod: Pod, annotations: Mapping[str, str]) -> None:
+        """Merge ``annotations`` into this pod's (NotFound for a same-named successor)."""
+        current = self.get("Pod", pod.name, pod.namespace)
+        if current is None or current.uid != pod.uid:
+            raise NotFound(f'pods "{pod.name}" not found')
+        merged = {**current.annotations, **annotations}
+        raw = dict(current.raw)
+        raw["metadata"] = {**(raw.get("metadata") or {}), "annotations": merged}
+        self.update(attrs.evolve(current, annotations=merged, raw=raw))
+
     def set_extended_resource_claim_status(self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
         """Patch pods/status with ``extendedResourceClaimStatus``, validated as the API server does."""
         current = self.get("Pod", pod.name, pod.namespace)

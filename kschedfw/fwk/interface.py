@@ -203,6 +203,16 @@ class ResourceClaimWriter(Protocol):
 
 
 @runtime_checkable
+class PodAnnotationWriter(Protocol):
+    """A Client that can set annotations on a pod (a PreBind recording its choice on the pod, as
+    out-of-tree plugins do through the clientset). Optional: a test Handle's client may lack it."""
+
+    def patch_pod_annotations(self, pod: Pod, annotations: Mapping[str, str]) -> None:
+        """Merge ``annotations`` into the pod's (JSON merge patch, the pod's uid as precondition);
+        NotFound when this pod is gone."""
+
+
+@runtime_checkable
 class BackgroundApiCalls(Protocol):
     """A Client whose API calls can run off the scheduler's thread (a real API server): upstream
     runs them in a goroutine. Optional: without it they run at once, in the cycle."""

@@ -306,6 +306,26 @@ def test_submit_binding_hands_the_result_to_done_on_the_scheduler_thread(world):
     assert outcomes == [("bound", threading.get_ident())]
 
 
+def test_patch_pod_annotations_merges_and_refuses_a_successor(world):
+    ns = world.namespace
+    backend = world.backend
+    pod = world.create(pod_manifest("annotated", ns))
+    world.settle(lambda: backend.get("Pod", "annotated", ns), "the pod")
+    pod = backend.get("Pod", "annotated", ns)
+    backend.patch_pod_annotations(pod, {"example.com/gpu-index": "3"})
+    backend.patch_pod_annotations(pod, {"example.com/other": "x"})
+    world.settle(lambda: len(backend.get("Pod", "annotated", ns).annotations) >= 2, "the annotations")
+    assert world.server("Pod", "annotated", ns).annotations == {"example.com/gpu-index": "3",
+                                                                 "example.com/other": "x"}
+    world.delete("Pod", "annotated", ns)
+    successor = pod_manifest("annotated", ns)
+    successor["metadata"]["uid"] = "successor"  # the API server gives it a new one anyway
+    world.create(successor)
+    world.settle(lambda: (p := backend.get("Pod", "annotated", ns)) is not None and p.uid != pod.uid, "the successor")
+    with pytest.raises(NotFound):
+        backend.patch_pod_annotations(pod, {"example.com/gpu-index": "4"})
+
+
 def test_a_binding_that_may_wait_polls_until_ready_while_the_caller_goes_on(world):
     ns = world.namespace
     backend = world.backend

@@ -21,7 +21,7 @@ import logging
 import queue
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
@@ -488,6 +488,21 @@ class KubeBackend(TimerFacet):
                 if attempt == 4:
                     raise
         self.client.request("DELETE", path)
+
+    def patch_pod_annotations(self, pod: Pod, annotations: Mapping[str, str]) -> None:
+        """JSON merge patch of the pod's annotations, with its uid (a same-named successor is
+        refused: NotFound)."""
+        if self.dry_run:
+            return
+        body = {"metadata": {"uid": pod.uid, "annotations": dict(annotations)}}
+        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}"
+        try:
+            self.client.request("PATCH", path, body=body, content_type=MERGE_PATCH)
+        except ApiError as exc:
+            # a successor refuses another uid as immutable (422): this pod is gone
+            if exc.status == 422 and self.client.request("GET", path).get("metadata", {}).get("uid") != pod.uid:
+                raise _not_found(str(exc)) from None
+            raise
 
     def set_extended_resource_claim_status(self, pod: Pod, status: ExtendedResourceClaimStatus) -> None:
         """Strategic-merge patch of pods/status (upstream schedutil.PatchPodStatus)."""
