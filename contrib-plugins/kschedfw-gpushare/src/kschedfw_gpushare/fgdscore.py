@@ -60,8 +60,10 @@ def fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int,
         best_score, best_device = 0, None
         cpu_after = node.cpu_left - shape.cpu
         idle = list(node.idle)
+        tried = set()
         for i, g in enumerate(node.idle):
-            if g >= shape.milli:
+            if g >= shape.milli and g not in tried:  # devices with the same idle milli score the same
+                tried.add(g)
                 idle[i] = g - shape.milli
                 score = _sigmoid_score(before - workload.frag(cpu_after, idle, node.model))
                 idle[i] = g
@@ -120,15 +122,16 @@ class FGDScore:
         if not pod.request():
             return [MAX_NODE_SCORE] * len(nodes)
         shape = pod_shape(pod)
-        node_of = self.state.node
+        key = (NAME, shape)
+        cache = self.state.nodes
+        refresh = self.state.refresh
         out: list = []
+        append = out.append
         for info in nodes:
-            node = node_of(info)
-            found = node.memo.get((NAME, shape))
-            if found is None:
-                out.append(self._score(shape, pod, node))
-            else:
-                out.append(found[0])
+            kept = cache.get(info)
+            node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+            found = node.memo.get(key)
+            append(found[0] if found is not None else self._score(shape, pod, node))
         return out
 
     def _score(self, shape: PodShape, pod: "Pod", node: NodeGpu) -> "int | tuple[int, Status | None]":

@@ -86,15 +86,66 @@ class Workload:
     def __init__(self, typical: Iterable[Mapping[str, Any] | TypicalPod]) -> None:
         self.typical = typical_pod_list(typical)
         self._memo: dict[tuple[int, tuple[int, ...], str], float] = {}
+        self._compiled: dict[str, tuple[tuple[int, int, int, float, int], ...]] = {}
 
     def frag(self, cpu_left: int, idle: Sequence[int], model: str) -> float:
-        key = (cpu_left, tuple(sorted(idle)), model)
+        ordered = tuple(sorted(idle, reverse=True))
+        key = (cpu_left, ordered, model)
         value = self._memo.get(key)
         if value is None:
             if len(self._memo) >= _MEMO_LIMIT:
                 self._memo.clear()
-            value = self._memo[key] = node_frag(cpu_left, idle, model, self.typical)
+            value = self._memo[key] = self._frag(cpu_left, ordered, model)
         return value
+
+    def _compile(self, model: str) -> tuple[tuple[int, int, int, float, int], ...]:
+        """The typical pods as (cpu, milli, count, p, kind) for nodes of ``model``: kind 0 is a
+        CPU-only pod, 1 one the model cannot run, 2 one it can; out-of-range p dropped."""
+        compiled = []
+        for (cpu, milli, count, pod_model), p in self.typical:
+            if p < 0 or p > 1:
+                continue
+            kind = 0 if milli == 0 else (2 if model_matches(model, pod_model) else 1)
+            compiled.append((cpu, milli, count, p, kind))
+        out = self._compiled[model] = tuple(compiled)
+        return out
+
+    def _frag(self, cpu_left: int, ordered: tuple[int, ...], model: str) -> float:
+        """:func:`node_frag` on the idle milli sorted largest first, with the same float
+        operations in the same order."""
+        compiled = self._compiled.get(model) or self._compile(model)
+        q1 = q2 = q4 = xl = xr = na = 0.0
+        total = sum(ordered)
+        n = len(ordered)
+        for cpu, milli, count, p, kind in compiled:
+            if kind == 0:
+                if cpu_left >= cpu:
+                    xl += p * total
+                else:
+                    xr += p * total
+            elif kind == 1:
+                na += p * total
+            elif (ordered[count - 1] >= milli if 0 < count <= n else (count <= 0 and n > 0 and ordered[0] >= milli)):
+                if cpu_left >= cpu:
+                    unusable = 0
+                    for g in ordered:
+                        if g < milli:
+                            unusable += g
+                    q2 += p * unusable
+                else:
+                    q4 += p * total
+            elif cpu_left >= cpu:
+                q2 += p * total
+            else:
+                q1 += p * total
+        out = 0.0
+        out += q1
+        out += q2
+        out += q4
+        out += xl
+        out += xr
+        out += na
+        return out
 
 
 @lru_cache(maxsize=16)

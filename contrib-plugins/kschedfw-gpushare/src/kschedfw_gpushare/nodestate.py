@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.fwk.interface import Handle, WatchEvent
 
+_NODES_LIMIT = 50_000
+
 NO_GPU_TAG = "no-gpu"
 SHARE_GPU_TAG = "share-gpu"
 
@@ -76,8 +78,9 @@ class GpuShareState:
     def __init__(self, handle: "Handle | None" = None) -> None:
         #: pod uid -> (node name, devices) for pods Reserve placed
         self.reservations: dict[str, tuple[str, tuple[int, ...]]] = {}
-        self._versions: dict[str, int] = {}
-        self._nodes: dict[str, tuple[Any, int, int, NodeGpu]] = {}
+        #: NodeInfo -> (its generation, its state); an entry goes when the node's reservations change
+        self.nodes: dict[Any, tuple[int, NodeGpu]] = {}
+        self._infos: dict[str, list[Any]] = {}  # node name -> the NodeInfos in ``nodes`` with that name
         self._lock = threading.Lock()
         if handle is not None:
             handle.subscribe("Pod", self._on_pod_event)
@@ -87,7 +90,7 @@ class GpuShareState:
         with self._lock:
             self._drop(pod.uid)
             self.reservations[pod.uid] = (node_name, devices)
-            self._bump(node_name)
+            self._forget(node_name)
 
     def unreserve(self, pod: "Pod") -> None:
         with self._lock:
@@ -100,10 +103,11 @@ class GpuShareState:
     def _drop(self, uid: str) -> None:
         kept = self.reservations.pop(uid, None)
         if kept is not None:
-            self._bump(kept[0])
+            self._forget(kept[0])
 
-    def _bump(self, node_name: str) -> None:
-        self._versions[node_name] = self._versions.get(node_name, 0) + 1
+    def _forget(self, node_name: str) -> None:
+        for info in self._infos.pop(node_name, ()):
+            self.nodes.pop(info, None)
 
     def _on_pod_event(self, event: "WatchEvent") -> None:
         """A deleted pod, or one bound elsewhere or with its devices written on it, needs no
@@ -122,15 +126,21 @@ class GpuShareState:
 
     # ------------------------------------------------------------------ node state
     def node(self, node_info: "NodeInfo") -> NodeGpu:
-        """The node's state now (memoised on the NodeInfo's identity and generation and on its
-        reservations)."""
-        name = node_info.name
-        kept = self._nodes.get(name)
-        version = self._versions.get(name, 0)
-        if kept is not None and kept[0] is node_info and kept[1] == node_info.generation and kept[2] == version:
-            return kept[3]
+        """The node's state now (memoised on the NodeInfo and its generation, and dropped when
+        the node's reservations change). The whole-list forms inline this."""
+        kept = self.nodes.get(node_info)
+        if kept is not None and kept[0] == node_info.generation:
+            return kept[1]
+        return self.refresh(node_info)
+
+    def refresh(self, node_info: "NodeInfo") -> NodeGpu:
         state = self.build(node_info)
-        self._nodes[name] = (node_info, node_info.generation, version, state)
+        if len(self.nodes) >= _NODES_LIMIT:  # clones (preemption dry runs) must not pile up
+            self.nodes.clear()
+            self._infos.clear()
+        if node_info not in self.nodes:
+            self._infos.setdefault(node_info.name, []).append(node_info)
+        self.nodes[node_info] = (node_info.generation, state)
         return state
 
     def build(self, node_info: "NodeInfo", without: "Pod | None" = None) -> NodeGpu:

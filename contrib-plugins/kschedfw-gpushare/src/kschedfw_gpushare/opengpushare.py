@@ -91,9 +91,23 @@ class OpenGpuShare:
         if shape.milli <= 0:
             return [None] * len(nodes)
         preset = gpu_index_of(pod.annotations)
-        node_of = self.state.node
+        cache = self.state.nodes
+        refresh = self.state.refresh
         verdict = self._verdict
-        return [verdict(shape, preset, node_of(info)) for info in nodes]
+        out: list[Status | None] = []
+        append = out.append
+        if preset is None and shape.count == 1 and not shape.model:
+            milli = shape.milli  # the usual pod: one (part of a) GPU of any model
+            for info in nodes:
+                kept = cache.get(info)
+                node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+                append(None if node.max_idle >= milli else verdict(shape, preset, node))
+            return out
+        for info in nodes:
+            kept = cache.get(info)
+            node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+            append(verdict(shape, preset, node))
+        return out
 
     def _verdict(self, shape: PodShape, preset: tuple[int, ...] | None, node: NodeGpu) -> Status | None:
         if node.count == 0:
