@@ -41,6 +41,7 @@ ERR_CARD_MODEL = "node(s) didn't match the pod's GPU card model"
 ERR_NO_GPU_COUNT = "pod asks for GPU milli without a GPU count"
 ERR_INSUFFICIENT_MILLI = "Insufficient alibabacloud.com/gpu-milli"
 ERR_INSUFFICIENT_COUNT = "Insufficient alibabacloud.com/gpu-count"
+_NO_GPU = (ERR_NO_GPU,)
 
 ARGS_SCHEMA = schema(
     gpuSelMethod={"type": "string", "default": "best",
@@ -93,16 +94,23 @@ class OpenGpuShare:
         preset = gpu_index_of(pod.annotations)
         cache = self.state.nodes
         refresh = self.state.refresh
-        verdict = self._verdict
         out: list[Status | None] = []
         append = out.append
-        if preset is None and shape.count == 1 and not shape.model:
-            milli = shape.milli  # the usual pod: one (part of a) GPU of any model
+        if preset is None and not shape.model and (shape.count == 1 or (shape.count > 1 and shape.milli == MILLI)):
+            # the usual pods: one (part of a) GPU, or whole GPUs, of any model
+            one, milli, count = shape.count == 1, shape.milli, shape.count
+            short = (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI else (ERR_INSUFFICIENT_COUNT,)
             for info in nodes:
                 kept = cache.get(info)
                 node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
-                append(None if node.max_idle >= milli else verdict(shape, preset, node))
+                if (node.max_idle >= milli) if one else (node.free >= count):
+                    append(None)
+                elif node.count == 0:
+                    append(new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU))
+                else:
+                    append(new_rejection(Status, Code.Unschedulable, short))
             return out
+        verdict = self._verdict
         for info in nodes:
             kept = cache.get(info)
             node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
