@@ -208,6 +208,8 @@ def reference_fgd(typical, n, shape):
             idle[i] -= shape.milli
             need -= 1
     free = [i for i, g in enumerate(n.idle) if g == 1000][:shape.count]
+    if n.cpu_left < shape.cpu:  # the simulator's Sub fails and leaves the node as it was
+        return 50, tuple(free)
     return sigmoid_score(before, node_frag(n.cpu_left - shape.cpu, idle, n.model, typical)), tuple(free)
 
 
