@@ -114,16 +114,16 @@ _CHOICES: dict[tuple[int, int, tuple[int, ...], str, PodShape], tuple[int, froze
 def memo_fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
     """:func:`fgd_choice`, kept on the node state and across nodes with the same cpu left, idle
     multiset and model."""
-    local = node.memo.get((NAME, shape))
+    local = node.memo.get((workload.serial, shape))
     if local is not None:
         return local
-    key = (id(workload), node.cpu_left, tuple(sorted(node.idle)), node.model, shape)
+    key = (workload.serial, node.cpu_left, tuple(sorted(node.idle)), node.model, shape)
     found = _CHOICES.get(key)
     if found is None:
         if len(_CHOICES) >= _MEMO_LIMIT:
             _CHOICES.clear()
         found = _CHOICES[key] = _choice(workload, node, shape)
-    result = node.memo[(NAME, shape)] = (found[0], _devices(node, shape, found[1]))
+    result = node.memo[(workload.serial, shape)] = (found[0], _devices(node, shape, found[1]))
     return result
 
 
@@ -154,7 +154,7 @@ class FGDScore:
         if not pod.request():
             return [MAX_NODE_SCORE] * len(nodes)
         shape = pod_shape(pod)
-        key = (NAME, shape)
+        key = (self.workload.serial, shape)
         cache = self.state.nodes
         refresh = self.state.refresh
         out: list = []

@@ -10,6 +10,7 @@ follow the simulator's order (per category, then over categories), so the floats
 
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
@@ -19,6 +20,7 @@ from kschedfw_gpushare.resources import PodShape, model_matches
 _Q1_LACK_BOTH, _Q2_LACK_GPU, _Q3_SATISFIED, _Q4_LACK_CPU, _XL_SATISFIED, _XR_LACK_CPU, _NO_ACCESS = range(7)
 
 _MEMO_LIMIT = 1_000_000
+_SERIALS = itertools.count(1)
 
 
 class TypicalPod(NamedTuple):
@@ -85,6 +87,8 @@ class Workload:
 
     def __init__(self, typical: Iterable[Mapping[str, Any] | TypicalPod]) -> None:
         self.typical = typical_pod_list(typical)
+        #: unique for the process's life, unlike id(): keys memos shared between workloads
+        self.serial = next(_SERIALS)
         self._memo: dict[tuple[int, tuple[int, ...], str], float] = {}
         self._compiled: dict[str, tuple[tuple[int, int, int, float, int], ...]] = {}
 
