@@ -227,3 +227,17 @@ def test_memoised_fgd_matches_the_plain_loop_on_shuffled_nodes():
         for order in (idle, sorted(idle), idle[::-1]):
             n = node(order, cpu_left=cpu_left)
             assert memo_fgd_choice(workload, n, pod) == reference_fgd(SHARE_HEAVY, n, pod), (order, pod)
+
+
+def test_memoised_fgd_across_cpu_bands_matches_the_plain_loop():
+    """Nodes differing only in cpu left share F within a band; a node short of cpu is not
+    mistaken for one with a little to spare."""
+    from kschedfw_gpushare.fgdscore import memo_fgd_choice
+
+    workload = Workload(SHARE_HEAVY)
+    for cpu_left in (0, 100, 1999, 2000, 2001, 3999, 4000, 7999, 8000, 8100, 12000, 16000, 20000):
+        for idle in ([1000, 1000], [1000, 300, 1000], [500, 0, 1000, 1000]):
+            for pod in (share(300), share(500, cpu=8000), whole(1), whole(2, cpu=2000)):
+                n = node(idle, cpu_left=cpu_left)
+                assert memo_fgd_choice(workload, n, pod) == reference_fgd(SHARE_HEAVY, n, pod), (cpu_left, idle, pod)
+                assert workload.frag(cpu_left, idle, "G2") == node_frag(cpu_left, idle, "G2", SHARE_HEAVY)

@@ -108,16 +108,18 @@ def fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int,
     return score, _devices(node, shape, winners)
 
 
-_CHOICES: dict[tuple[int, int, tuple[int, ...], str, PodShape], tuple[int, frozenset[int]]] = {}
+_CHOICES: dict[tuple[Any, ...], tuple[int, frozenset[int]]] = {}
 
 
 def memo_fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
-    """:func:`fgd_choice`, kept on the node state and across nodes with the same cpu left, idle
-    multiset and model."""
+    """:func:`fgd_choice`, kept on the node state and across nodes with the same idle multiset and
+    model whose cpu left before and after the pod is in the same bands (F reads no more) and
+    that are alike short of cpu or not (a whole-GPU pod then scores the node as unchanged)."""
     local = node.memo.get((workload.serial, shape))
     if local is not None:
         return local
-    key = (workload.serial, node.cpu_left, tuple(sorted(node.idle)), node.model, shape)
+    key = (workload.serial, workload.cpu_band(node.cpu_left), workload.cpu_band(node.cpu_left - shape.cpu),
+           node.cpu_left < shape.cpu, tuple(sorted(node.idle)), node.model, shape)
     found = _CHOICES.get(key)
     if found is None:
         if len(_CHOICES) >= _MEMO_LIMIT:

@@ -10,6 +10,7 @@ follow the simulator's order (per category, then over categories), so the floats
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from functools import lru_cache
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
@@ -82,19 +83,26 @@ def node_frag(cpu_left: int, idle: Sequence[int], model: str, typical: Sequence[
 
 
 class Workload:
-    """A target workload M with F memoised on (cpu left, idle multiset, model): F reads nothing
-    else, and many nodes share a state (every empty node of a type)."""
+    """A target workload M with F memoised on (cpu band, idle multiset, model): F reads nothing
+    else (:meth:`cpu_band`), and many nodes share a state (every empty node of a type)."""
 
     def __init__(self, typical: Iterable[Mapping[str, Any] | TypicalPod]) -> None:
         self.typical = typical_pod_list(typical)
         #: unique for the process's life, unlike id(): keys memos shared between workloads
         self.serial = next(_SERIALS)
         self._memo: dict[tuple[int, tuple[int, ...], str], float] = {}
+        self._cpus = sorted({t.shape.cpu for t in self.typical})
         self._compiled: dict[str, tuple[tuple[int, int, int, float, int], ...]] = {}
+
+    def cpu_band(self, cpu_left: int) -> int:
+        """How many of the typical pods' cpu values ``cpu_left`` reaches: F reads cpu left only
+        through ``cpu_left >= cpu``, so nodes in the same band (and with the same devices and
+        model) have the same F."""
+        return bisect.bisect_right(self._cpus, cpu_left)
 
     def frag(self, cpu_left: int, idle: Sequence[int], model: str) -> float:
         ordered = tuple(sorted(idle, reverse=True))
-        key = (cpu_left, ordered, model)
+        key = (bisect.bisect_right(self._cpus, cpu_left), ordered, model)
         value = self._memo.get(key)
         if value is None:
             if len(self._memo) >= _MEMO_LIMIT:
