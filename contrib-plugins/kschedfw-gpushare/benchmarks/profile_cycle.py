@@ -67,7 +67,13 @@ def config(policy: str, typical: list[dict]) -> str:
         "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
         "percentageOfNodesToScore": 100,
         "profiles": [{"schedulerName": "default-scheduler",
+                      # as the experiment runs it: Open-Gpu-Share filters first, no preemption (every
+                      # pod has priority 0), no default PreScore (their Score is off)
                       "plugins": {"multiPoint": {"enabled": [{"name": "Open-Gpu-Share"}]},
+                                  "filter": {"enabled": [{"name": "Open-Gpu-Share"}]},
+                                  "postFilter": {"disabled": [{"name": "DefaultPreemption"}]},
+                                  "preScore": {"disabled": [{"name": "*"}],
+                                               "enabled": [{"name": plugin}] if plugin == "RandomScore" else []},
                                   "score": {"disabled": [{"name": "*"}], "enabled": [{"name": plugin, "weight": 1000}]}},
                       "pluginConfig": [{"name": "Open-Gpu-Share", "args": share_args},
                                        {"name": plugin, "args": args}]}]})

@@ -98,17 +98,19 @@ class OpenGpuShare:
         append = out.append
         if preset is None and not shape.model and (shape.count == 1 or (shape.count > 1 and shape.milli == MILLI)):
             # the usual pods: one (part of a) GPU, or whole GPUs, of any model
+            # one status per reason for the whole call: the framework only names the plugin
+            # on it, the same for every node
             one, milli, count = shape.count == 1, shape.milli, shape.count
-            short = (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI else (ERR_INSUFFICIENT_COUNT,)
+            short = new_rejection(Status, Code.Unschedulable, (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI
+                                  else (ERR_INSUFFICIENT_COUNT,))
+            no_gpu = new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU)
             for info in nodes:
                 kept = cache.get(info)
                 node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
                 if (node.max_idle >= milli) if one else (node.free >= count):
                     append(None)
-                elif node.count == 0:
-                    append(new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU))
                 else:
-                    append(new_rejection(Status, Code.Unschedulable, short))
+                    append(short if node.count else no_gpu)
             return out
         verdict = self._verdict
         for info in nodes:
