@@ -191,7 +191,7 @@ def reference_fgd(typical, n, shape):
     """The spec's loop, plainly: every device that holds a sharing pod, strict > keeps the
     first best; whole-GPU pods on the ascending-idle devices, recorded on the lowest free ones."""
     before = node_frag(n.cpu_left, n.idle, n.model, typical)
-    if shape.count == 1 and shape.milli < 1000:
+    if shape.gpus == 1 and shape.milli < 1000:
         best = None
         for i, g in enumerate(n.idle):
             if g >= shape.milli:
@@ -202,12 +202,12 @@ def reference_fgd(typical, n, shape):
                     best = (s, (i,))
         return best or (0, None)
     idle = list(n.idle)
-    need = shape.count
+    need = shape.gpus
     for i in sorted(range(len(idle)), key=lambda j: idle[j]):
         if need and idle[i] >= shape.milli:
             idle[i] -= shape.milli
             need -= 1
-    free = [i for i, g in enumerate(n.idle) if g == 1000][:shape.count]
+    free = [i for i, g in enumerate(n.idle) if g == 1000][:shape.gpus]
     if n.cpu_left < shape.cpu:  # the simulator's Sub fails and leaves the node as it was
         return 50, tuple(free)
     return sigmoid_score(before, node_frag(n.cpu_left - shape.cpu, idle, n.model, typical)), tuple(free)
@@ -222,7 +222,7 @@ def test_memoised_fgd_matches_the_plain_loop_on_shuffled_nodes():
         idle = [rng.choice([0, 100, 200, 500, 700, 1000]) for _ in range(rng.choice([1, 2, 4, 8]))]
         cpu_left = rng.choice([4000, 10000, 30000])
         pod = rng.choice([share(100), share(200, cpu=2000), share(500), whole(1), whole(2)])
-        if pod.milli == 1000 and sum(g == 1000 for g in idle) < pod.count:
+        if pod.milli == 1000 and sum(g == 1000 for g in idle) < pod.gpus:
             continue  # the Filter removes the node
         for order in (idle, sorted(idle), idle[::-1]):
             n = node(order, cpu_left=cpu_left)

@@ -41,7 +41,7 @@ def _after_sub(idle: Sequence[int], shape: PodShape) -> list[int]:
     """The idle milli after placing a pod the simulator's ``Sub`` way: each GPU on the
     device with the least idle milli that holds it (stable by index)."""
     out = list(idle)
-    need = shape.count
+    need = shape.gpus
     if need == 0:
         return out
     for i in sorted(range(len(out)), key=out.__getitem__):
@@ -77,7 +77,7 @@ def _first_device(idle: Sequence[int], winners: frozenset[int]) -> tuple[int, ..
 
 def _whole_score(workload: Workload, node: NodeGpu, shape: PodShape) -> int:
     before = workload.frag(node.cpu_left, node.idle, node.model)
-    if node.cpu_left < shape.cpu or node.count < shape.count:
+    if node.cpu_left < shape.cpu or node.count < shape.gpus:
         after = before  # the simulator scores the unchanged node when Sub fails
     else:
         after = workload.frag(node.cpu_left - shape.cpu, _after_sub(node.idle, shape), node.model)

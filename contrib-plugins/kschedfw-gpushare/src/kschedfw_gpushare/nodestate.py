@@ -159,7 +159,7 @@ class GpuShareState:
             if pod.uid == skip_uid:
                 cpu_left += int(pod.request().get("cpu", 0))
                 continue
-            tag = affinity_tag(shape.milli, shape.count)
+            tag = affinity_tag(shape.milli, shape.gpus)
             if tag != NO_GPU_TAG:
                 affinity[tag] = affinity.get(tag, 0) + 1
             if shape.milli <= 0:
@@ -172,13 +172,13 @@ class GpuShareState:
                 if 0 <= d < len(idle):
                     idle[d] -= shape.milli
         for shape in unplaced:
-            if shape.count == 1 and shape.milli < MILLI:
+            if shape.gpus == 1 and shape.milli < MILLI:
                 chosen = best_fit(idle, shape.milli)
                 devices = (chosen,) if chosen is not None else None
             elif shape.milli >= MILLI:
                 devices = exclusive(idle, shape.total_milli)
             else:
-                devices = packed(idle, shape.milli, shape.count)
+                devices = packed(idle, shape.milli, shape.gpus)
             for d in devices or ():
                 idle[d] -= shape.milli
         return NodeGpu(name, cpu_left, cpu_capacity, tuple(idle), node_gpu_model(node), affinity)

@@ -96,11 +96,11 @@ class OpenGpuShare:
         refresh = self.state.refresh
         out: list[Status | None] = []
         append = out.append
-        if preset is None and not shape.model and (shape.count == 1 or (shape.count > 1 and shape.milli == MILLI)):
+        if preset is None and not shape.model and (shape.gpus == 1 or (shape.gpus > 1 and shape.milli == MILLI)):
             # the usual pods: one (part of a) GPU, or whole GPUs, of any model
             # one status per reason for the whole call: the framework only names the plugin
             # on it, the same for every node
-            one, milli, count = shape.count == 1, shape.milli, shape.count
+            one, milli, count = shape.gpus == 1, shape.milli, shape.gpus
             short = new_rejection(Status, Code.Unschedulable, (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI
                                   else (ERR_INSUFFICIENT_COUNT,))
             no_gpu = new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU)
@@ -124,19 +124,19 @@ class OpenGpuShare:
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_NO_GPU,))
         if shape.model and not model_matches(node.model, shape.model):
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_CARD_MODEL,))
-        if shape.count <= 0:
+        if shape.gpus <= 0:
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_NO_GPU_COUNT,))
         if preset is not None:
             fit = preset_fits(node, preset, shape.milli)
-        elif shape.count == 1:
+        elif shape.gpus == 1:
             fit = node.max_idle >= shape.milli
         elif shape.milli >= MILLI:
-            fit = node.free >= shape.count
+            fit = node.free >= shape.gpus
         else:
-            fit = devices.fits(node.idle, shape.milli, shape.count)
+            fit = devices.fits(node.idle, shape.milli, shape.gpus)
         if fit:
             return None
-        reason = ERR_INSUFFICIENT_MILLI if shape.count == 1 and shape.milli < MILLI else ERR_INSUFFICIENT_COUNT
+        reason = ERR_INSUFFICIENT_MILLI if shape.gpus == 1 and shape.milli < MILLI else ERR_INSUFFICIENT_COUNT
         return new_rejection(Status, Code.Unschedulable, (reason,))
 
     @hookimpl
@@ -155,8 +155,8 @@ class OpenGpuShare:
             return preset if preset_fits(node, preset, shape.milli) else None
         if shape.milli >= MILLI:
             return devices.exclusive(node.idle, shape.total_milli)
-        if shape.count != 1:
-            return devices.packed(node.idle, shape.milli, shape.count)
+        if shape.gpus != 1:
+            return devices.packed(node.idle, shape.milli, shape.gpus)
         if self.method == "FGDScore":
             assert self.workload is not None
             return fgd_choice(self.workload, node, shape)[1]
