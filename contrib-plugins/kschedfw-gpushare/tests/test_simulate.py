@@ -152,3 +152,30 @@ def test_a_deleted_pod_frees_its_device(tmp_path, capsys):
     assert "a" not in objects
     assert objects["c"]["metadata"]["annotations"][GPU_INDEX] == "0"
     assert devices_in_use(objects) == {("a10-1", 0): 800}
+
+
+def test_one_feasible_node_is_not_scored(tmp_path):
+    """As upstream (and the simulator), a single feasible node is taken without scoring, so
+    RandomScore draws nothing for it; with two, it draws once."""
+    import random
+
+    from kschedfw.plugins.defaultbinder import DefaultBinder
+    from kschedfw.plugins.noderesources.fit import NodeResourcesFit
+    from kschedfw.plugins.queuesort import PrioritySort
+    from kschedfw.testing import simulate_with
+
+    from gpukit import gpu_node, gpu_pod
+
+    classes = [PrioritySort, NodeResourcesFit, kschedfw_gpushare.OpenGpuShare, kschedfw_gpushare.RandomScore,
+               DefaultBinder]
+    only_t4 = [gpu_node("g2", 8), gpu_node("t4", 2, "T4"), gpu_pod("p", 1000, model="T4")]
+    result = simulate_with(classes, only_t4, args={"RandomScore": {"seed": 9}})
+    assert [(o.status, o.node) for o in result.pods] == [("Bound", "t4")]
+    plugin = result.scheduler.frameworks["default-scheduler"].plugins["RandomScore"]
+    assert plugin.rng.getstate() == random.Random(9).getstate()
+    either = [gpu_node("g2", 8), gpu_node("t4", 2, "T4"), gpu_pod("p", 1000)]
+    result = simulate_with(classes, either, args={"RandomScore": {"seed": 9}})
+    plugin = result.scheduler.frameworks["default-scheduler"].plugins["RandomScore"]
+    drawn = random.Random(9)
+    drawn.randrange(2)
+    assert plugin.rng.getstate() == drawn.getstate()
