@@ -46,8 +46,8 @@ class NodeGpu:
     """One node at one state: cpu left, idle milli per device, model, the GPU classes of its
     pods, and a memo of per-pod-shape answers (valid as long as this object is)."""
 
-    __slots__ = ("name", "cpu_left", "cpu_capacity", "idle", "count", "model", "affinity", "key",
-                 "max_idle", "free", "memo")
+    __slots__ = ("name", "cpu_left", "cpu_capacity", "idle", "count", "model", "affinity", "max_idle", "free",
+                 "memo")
 
     def __init__(self, name: str, cpu_left: int, cpu_capacity: int, idle: tuple[int, ...], model: str,
                  affinity: dict[str, int]) -> None:
@@ -58,8 +58,6 @@ class NodeGpu:
         self.count = len(idle)
         self.model = model
         self.affinity = affinity
-        #: what every policy's answer depends on (GpuClustering adds ``affinity``)
-        self.key = (cpu_left, idle, model)
         self.max_idle = max(idle, default=0)
         self.free = sum(1 for g in idle if g == MILLI)
         self.memo: dict[Any, Any] = {}
