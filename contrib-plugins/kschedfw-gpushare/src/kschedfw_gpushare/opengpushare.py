@@ -42,6 +42,7 @@ ERR_NO_GPU_COUNT = "pod asks for GPU milli without a GPU count"
 ERR_INSUFFICIENT_MILLI = "Insufficient alibabacloud.com/gpu-milli"
 ERR_INSUFFICIENT_COUNT = "Insufficient alibabacloud.com/gpu-count"
 _NO_GPU = (ERR_NO_GPU,)
+_CARD_MODEL = (ERR_CARD_MODEL,)
 
 ARGS_SCHEMA = schema(
     gpuSelMethod={"type": "string", "default": "best",
@@ -96,21 +97,29 @@ class OpenGpuShare:
         refresh = self.state.refresh
         out: list[Status | None] = []
         append = out.append
-        if preset is None and not shape.model and (shape.gpus == 1 or (shape.gpus > 1 and shape.milli == MILLI)):
-            # the usual pods: one (part of a) GPU, or whole GPUs, of any model
-            # one status per reason for the whole call: the framework only names the plugin
-            # on it, the same for every node
-            one, milli, count = shape.gpus == 1, shape.milli, shape.gpus
+        if preset is None and (shape.gpus == 1 or (shape.gpus > 1 and shape.milli == MILLI)):
+            # the usual pods: one (part of a) GPU, or whole GPUs. One status per reason for the
+            # whole call: the framework only names the plugin on it, the same for every node
+            one, milli, count, wanted = shape.gpus == 1, shape.milli, shape.gpus, shape.model
             short = new_rejection(Status, Code.Unschedulable, (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI
                                   else (ERR_INSUFFICIENT_COUNT,))
             no_gpu = new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU)
+            other_model = new_rejection(Status, Code.UnschedulableAndUnresolvable, _CARD_MODEL)
+            accepted: dict[str, bool] = {}  # node model -> the pod accepts it
             for info in nodes:
                 kept = cache.get(info)
                 node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
-                if (node.max_idle >= milli) if one else (node.free >= count):
-                    append(None)
-                else:
-                    append(short if node.count else no_gpu)
+                if not node.count:
+                    append(no_gpu)
+                    continue
+                if wanted:
+                    ok = accepted.get(node.model)
+                    if ok is None:
+                        ok = accepted[node.model] = model_matches(node.model, wanted)
+                    if not ok:
+                        append(other_model)
+                        continue
+                append(None if ((node.max_idle >= milli) if one else (node.free >= count)) else short)
             return out
         verdict = self._verdict
         for info in nodes:
