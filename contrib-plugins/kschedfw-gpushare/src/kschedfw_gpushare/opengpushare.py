@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from kschedfw import Status, hookimpl
 from kschedfw.errors import FieldError
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
+from kschedfw.fwk.interface import PodAnnotationWriter
 from kschedfw.fwk.status import Code, new_rejection
 from kschedfw.fwk.types import PreBindPreFlightResult
 
@@ -26,7 +27,6 @@ from kschedfw_gpushare.args import (GPU_SEL_METHODS, SEED, TYPICAL_PODS, check_c
                                     check_typical_pods, schema)
 from kschedfw_gpushare.fgdscore import fgd_choice, workload_from
 from kschedfw_gpushare.nodestate import NodeGpu, state_for
-from kschedfw_gpushare.podwriter import write_pod_annotations
 from kschedfw_gpushare.resources import (GPU_INDEX, MILLI, PodShape, format_gpu_index, gpu_index_of, model_matches,
                                          pod_shape)
 
@@ -209,10 +209,10 @@ class OpenGpuShare:
         if chosen is None:
             return None
         client = self.handle.client if self.handle is not None else None
-        if client is None:
-            return Status.as_status("no client to write the pod's GPU index with")
+        if not isinstance(client, PodAnnotationWriter):
+            return Status.as_status("no client to write the pod's GPU index with (a PodAnnotationWriter)")
         try:
-            write_pod_annotations(client, pod, {GPU_INDEX: format_gpu_index(chosen)})
+            client.patch_pod_annotations(pod, {GPU_INDEX: format_gpu_index(chosen)})
         except Exception as exc:  # noqa: BLE001 - any client failure is an Error status
             return Status.as_status(exc)
         return None
