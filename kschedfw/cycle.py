@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 __all__ = ["ScheduleAlgorithm", "ScheduleResult", "num_feasible_nodes_to_find", "CLEAR_NOMINATION",
-           "fit_status"]
+           "fit_status", "TIES"]
 
 _name = attrgetter("name")
 _first, _second = itemgetter(0), itemgetter(1)
@@ -48,6 +48,11 @@ _plugin_and_code = attrgetter("plugin", "code")
 
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+#: How a cycle breaks a tie between nodes with the best total: "random" (upstream: uniformly, from
+#: the seeded randomness) or "name" (a kschedfw extension, not upstream: the smallest node name,
+#: as simulators that order their nodes by name do).
+TIES = ("random", "name")
 
 #: A failed attempt's nominating info that clears any nominatedNodeName.
 CLEAR_NOMINATION = NominatingInfo("", NominatingMode.Override)
@@ -83,10 +88,12 @@ def fit_status(fit_error: FitError) -> Status:
 
 class ScheduleAlgorithm:
     """Upstream's schedulePod with the state it keeps between cycles: the round-robin start
-    index (``nextStartNodeIndex``) and the seeded randomness that breaks score ties."""
+    index (``nextStartNodeIndex``) and the seeded randomness that breaks score ties (or, with
+    ``ties="name"``, not upstream, the smallest node name among the best)."""
 
     def __init__(self, *, percentage_of_nodes_to_score: int | None = None, rng: random.Random | None = None,
-                 nominator: "Nominator | None" = None, extenders: "Sequence[HTTPExtender]" = ()) -> None:
+                 nominator: "Nominator | None" = None, extenders: "Sequence[HTTPExtender]" = (),
+                 ties: str = "random") -> None:
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         self.rng = rng if rng is not None else random.Random(0)
         self.nominator = nominator
@@ -96,6 +103,14 @@ class ScheduleAlgorithm:
         self._extenders_need_many = has_extender_filters(self.extenders) or \
             has_prioritizing_extenders(self.extenders)
         self.next_start_node_index = 0
+        if ties not in TIES:
+            raise ValueError(f"ties: {ties!r} is not one of {', '.join(TIES)}")
+        self.ties = ties
+        # upstream disables signatures (so batching) for a scheduler with extenders; ties by
+        # name do without it too, since a batch orders tied nodes by its own random draws
+        self._batching = not self.extenders and ties == "random"
+        if ties == "name":  # chosen once: the default path pays nothing for the option
+            self._select = self._select_by_name  # type: ignore[method-assign]
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
                      recorder: "CycleRecorder | None" = None, *, dry_run: bool = False,
@@ -106,8 +121,7 @@ class ScheduleAlgorithm:
         the start index nor the tie-breaking randomness moves (ties go to the first best node).
         ``signature`` and ``cycle`` (the queue's signature of the pod and the scheduling cycle)
         let a real cycle use and feed the profile's opportunistic batch (``fwk.batch``)."""
-        # upstream disables signatures (so batching) for a scheduler with extenders
-        batch = fwk.batch if not dry_run and cycle is not None and not self.extenders else None
+        batch = fwk.batch if not dry_run and cycle is not None and self._batching else None
         result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run, batch, signature, cycle or 0)
         if recorder is not None:
             recorder.result(result.evaluated_nodes, result.feasible_nodes, result.suggested_host, status)
@@ -304,7 +318,8 @@ class ScheduleAlgorithm:
         return names, totals, None
 
     def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:
-        """Highest total wins; ties are broken uniformly at random (seeded), or by node order."""
+        """Highest total wins; ties are broken uniformly at random (seeded), or by node order
+        (``random_ties=False``), or, with ``ties="name"``, by the smallest name."""
         return self._select([name for name, _ in totals], [score for _, score in totals], random_ties)
 
     def _select(self, names: list[str], totals: list[int], random_ties: bool) -> str:
@@ -312,3 +327,11 @@ class ScheduleAlgorithm:
         if not random_ties or totals.count(best) == 1:
             return names[totals.index(best)]
         return self.rng.choice(list(compress(names, map(best.__eq__, totals))))
+
+    @staticmethod
+    def _select_by_name(names: list[str], totals: list[int], random_ties: bool) -> str:
+        """``ties="name"``: the smallest name among the best totals (the same in a dry run)."""
+        best = max(totals)
+        if totals.count(best) == 1:
+            return names[totals.index(best)]
+        return min(compress(names, map(best.__eq__, totals)))

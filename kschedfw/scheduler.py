@@ -73,7 +73,11 @@ class PodsToActivate:
 class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
-                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
+                 once: bool = False, ties: str = "random") -> None:
+        """``once`` and ``ties`` are kschedfw extensions, not upstream: with ``once`` a pod whose
+        attempt fails is never retried (see :class:`~kschedfw.queue.PriorityQueue`); ``ties``
+        is how the cycle breaks ties between the best nodes (:data:`kschedfw.cycle.TIES`)."""
         # extenders' ignoredByScheduler resources are NodeResourcesFit's ignoredResources (upstream)
         config = with_extender_ignored_resources(config)
         try:
@@ -106,19 +110,20 @@ class Scheduler:
                 fwk.batch.rng = random.Random(f"batch/{seed}/{profile.scheduler_name}")
             self.frameworks[profile.scheduler_name] = fwk
         first = next(iter(self.frameworks.values()))
-        batching = any(fwk.batch is not None for fwk in self.frameworks.values())
+        # the cycle uses no batch when ties go by name: signing the pods would be wasted
+        batching = ties == "random" and any(fwk.batch is not None for fwk in self.frameworks.values())
         self.queue = PriorityQueue(less=first.less, frameworks=self.frameworks, clock=self.clock,
                                    sort_key=first.queue_sort_key,
                                    pod_initial_backoff=float(config.pod_initial_backoff_seconds),
                                    pod_max_backoff=float(config.pod_max_backoff_seconds),
                                    pod_lister=self._current_pod, namespace_labels=self._namespace_labels,
                                    pod_signers={name: fwk.sign_pod for name, fwk in self.frameworks.items()}
-                                   if batching else None)
+                                   if batching else None, once=once)
         for handle in self._handles:
             handle.nominator = self.queue.nominator
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
                                            rng=random.Random(seed), nominator=self.queue.nominator,
-                                           extenders=self.extenders)
+                                           extenders=self.extenders, ties=ties)
         cluster.watch(self.on_watch_event)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None

@@ -75,17 +75,24 @@ class SimulationResult:
 
 
 class Simulation:
+    """``once`` and ``ties`` are kschedfw extensions, not upstream. ``once``: every pending pod
+    gets exactly one attempt, in queue order, as capacity-planning simulators do; a pod whose
+    attempt fails is never retried and is reported Pending with that attempt's reason and
+    message. ``ties="name"``: among the nodes with the best total score the smallest name wins,
+    instead of upstream's seeded random pick (``"random"``)."""
+
     def __init__(self, config: "SchedulerConfig", registry: "Registry", objects: Iterable[Any] = (),
                  steps: Iterable[Step] = (), *, seed: int = 0,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  on_progress: Callable[[int, int], None] | None = None,
-                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
+                 once: bool = False, ties: str = "random") -> None:
         objects = list(objects)
         # the files are created before the scheduling loop starts at 0: the last object at 0
         self.clock = SimulatedClock(-creation_span(len(objects)))
         self.cluster = MemoryCluster(self.clock, feature_gates)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates,
-                                   fast_paths=fast_paths)
+                                   fast_paths=fast_paths, once=once, ties=ties)
         self.steps = sorted(steps, key=lambda s: s.at)
         self._steps_left = len(self.steps)
         self.settle_seconds = settle_seconds

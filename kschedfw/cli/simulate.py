@@ -34,6 +34,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     add_feature_gates_option(parser)
+    add_run_options(parser)
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
@@ -48,6 +49,17 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="same as kschedfw --debug")
     parser.set_defaults(func=run)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """The options that change how a run schedules (kschedfw extensions, not upstream); `sweep`
+    takes them too."""
+    parser.add_argument("--once", action="store_true",
+                        help="give each pending pod exactly one scheduling attempt: a pod that does not fit "
+                             "is reported Pending and never retried (capacity planning; not upstream)")
+    parser.add_argument("--ties", choices=("random", "name"), default="random",
+                        help="break ties between the best-scored nodes at random (upstream, seeded by "
+                             "--seed) or by the smallest node name (not upstream); default random")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -90,7 +102,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     try:
         with progress_bar(args.progress, len(pod_keys)) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
-                             feature_gates=gates)
+                             feature_gates=gates, once=args.once, ties=args.ties)
             # the loaded cluster stays out of cycle collection until the report is out: the
             # loop's and the report's full collections would each walk all of it again
             until_reported.enter_context(frozen())

@@ -13,6 +13,10 @@ Three sub-queues and a nominator:
   (rejected by a PreEnqueue plugin, never tried).
 - **nominator**: pods nominated to nodes by preemption.
 
+With ``once`` (a kschedfw extension, not upstream: ``kschedfw simulate --once``) a pod whose
+attempt failed is set aside instead of requeued: no event, flush, update or activation moves
+it back, and it stays listed as unschedulable until it is deleted.
+
 The queue is single-threaded, never blocks and reads time only through the injected clock.
 Upstream's two timers are methods the caller runs: :meth:`PriorityQueue.flush_backoff_q_completed`
 (every whole second) and :meth:`PriorityQueue.flush_unschedulable_pods_leftover` (every 30 s);
@@ -202,7 +206,8 @@ class PriorityQueue:
                  pod_lister: PodLister | None = None,
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL,
-                 pod_signers: Mapping[str, Callable[[Any], Any]] | None = None) -> None:
+                 pod_signers: Mapping[str, Callable[[Any], Any]] | None = None,
+                 once: bool = False) -> None:
         """
         ``less``: the QueueSort function (one for all profiles, as upstream requires).
         ``frameworks``: schedulerName -> that profile's :class:`QueueFramework`.
@@ -219,6 +224,8 @@ class PriorityQueue:
         None it acts at ``now`` (like calling upstream's flushUnschedulablePodsLeftover directly).
         ``pod_signers``: schedulerName -> ``pod -> signature`` (gate OpportunisticBatching; None
         when off): a queued pod is signed when it enters the queue and when it is updated there.
+        ``once``: every pod gets one attempt; a failed one is set aside, never requeued (see the
+        module docstring).
         """
         self._clock = clock
         self._less = less
@@ -235,6 +242,9 @@ class PriorityQueue:
         self._backoff_q = BackoffQueue(clock.now, pod_initial_backoff, pod_max_backoff, less,
                                        sort_key=sort_key, pop_from_backoff_q=pop_from_backoff_q)
         self._unschedulable = UnschedulablePods()
+        self.once = once
+        #: ``once``: key -> the entry of a pod whose one attempt failed
+        self._set_aside: dict[str, QueuedPodInfo] = {}
         #: uid -> the pod object of the queued (not in-flight) QueuedPodInfo with that uid,
         #: noted whenever a QueuedPodInfo enters a sub-queue or its pod is replaced there; an
         #: entry may outlive its pod's stay. The nominator skips resolving a stored pod that
@@ -270,12 +280,12 @@ class PriorityQueue:
         """Counts per upstream ``scheduler_pending_pods`` label."""
         gated = self._unschedulable.gated_count
         return {ACTIVE_Q: len(self._active_q), BACKOFF_Q: len(self._backoff_q),
-                UNSCHEDULABLE_Q: len(self._unschedulable) - gated, GATED: gated}
+                UNSCHEDULABLE_Q: len(self._unschedulable) - gated + len(self._set_aside), GATED: gated}
 
     def get_pod(self, key: str) -> QueuedPodInfo | None:
         """The queued entry for ``namespace/name`` (in flight pods are not queued)."""
         return (self._backoff_q.get(key) or self._unschedulable.get(key)
-                or self._active_q.get(key))
+                or self._active_q.get(key) or self._set_aside.get(key))
 
     def list_pending(self) -> list[tuple[str, QueuedPodInfo]]:
         """``(queue, entry)`` for every queued pod: activeQ and backoffQ in pop order, then the
@@ -284,6 +294,7 @@ class PriorityQueue:
         out += [(BACKOFF_Q, q) for q in self._backoff_q.list()]
         out += [(GATED if q.gating_plugin else UNSCHEDULABLE_Q, q)
                 for q in self._unschedulable.values()]
+        out += [(UNSCHEDULABLE_Q, q) for q in self._set_aside.values()]
         return out
 
     def in_flight_pods(self) -> list[Any]:
@@ -302,6 +313,7 @@ class PriorityQueue:
         yield from self._active_q.values()
         yield from self._backoff_q.values()
         yield from self._unschedulable.values()
+        yield from self._set_aside.values()
 
     # ------------------------------------------------------------------ helpers
     def new_queued_pod_info(self, pod: Any, *plugins: str) -> QueuedPodInfo:
@@ -544,6 +556,11 @@ class PriorityQueue:
                   else [EVENT_UNSCHEDULED_POD_UPDATE])
         if self._active_q.add_events_if_pod_in_flight(old_pod, new_pod, events):
             return
+        set_aside = self._set_aside.get(new_pod.key)
+        if set_aside is not None:  # ``once``: its attempt is spent, whatever changed
+            self.nominator.update_nominated_pod(old_pod if old_pod is not None else set_aside.pod, new_pod)
+            set_aside.pod = new_pod
+            return
         if old_pod is not None:
             for sub_queue in (self._active_q, self._backoff_q):
                 qpi = sub_queue.update(new_pod, old_pod.key)
@@ -574,7 +591,8 @@ class PriorityQueue:
         key = pod.key
         if self._active_q.delete(key) or self._backoff_q.delete(key):
             return
-        self._unschedulable.delete(key)
+        if self._set_aside.pop(key, None) is None:
+            self._unschedulable.delete(key)
 
     def pop(self) -> QueuedPodInfo | None:
         """The next pod to try (None when activeQ, and the backoff heap, are empty). The pod is
@@ -610,10 +628,14 @@ class PriorityQueue:
     def add_unschedulable_if_not_present(self, qpi: QueuedPodInfo, pod_scheduling_cycle: int) -> bool:
         """Put a pod back after a failed attempt. The caller has set ``unschedulable_plugins``
         / ``pending_plugins`` (both empty means an error). Events seen while the pod was in
-        flight decide: pool, backoffQ or activeQ. Also calls :meth:`done`. Returns False (and
-        logs) when the pod is already queued."""
+        flight decide: pool, backoffQ or activeQ; with ``once`` it is set aside instead. Also
+        calls :meth:`done`. Returns False (and logs) when the pod is already queued."""
         try:
             key = qpi.pod.key
+            if self.once:
+                qpi.timestamp = self._clock.now()
+                self._set_aside[key] = qpi
+                return True
             if key in self._unschedulable or self._active_q.has(key) or self._backoff_q.has(key):
                 where = ("unschedulable pods" if key in self._unschedulable else
                          "the active queue" if self._active_q.has(key) else "the backoff queue")
