@@ -45,11 +45,16 @@ class InvariantError(AssertionError):
     """A pod that is neither bound, queued, waiting nor reported: the scheduler lost it."""
 
 
+#: Every PodOutcome status: Bound (by this run), or Running/Succeeded/Failed (it came bound),
+#: Pending, Gated, Waiting (at Permit), Ignored (no profile), Terminating.
+STATUSES = ("Bound", "Running", "Succeeded", "Failed", "Pending", "Gated", "Waiting", "Ignored", "Terminating")
+
+
 @attrs.frozen
 class PodOutcome:
     key: str
     scheduler_name: str
-    status: str  # Bound (by this run) | Running | Succeeded | Failed | Pending | Gated | Waiting | Ignored | Terminating
+    status: str  # one of STATUSES
     node: str = ""
     reason: str = ""
     message: str = ""
@@ -250,4 +255,4 @@ def _gated_message(pod: Any, qpi: Any) -> str:
     return f"gated by {qpi.gating_plugin}" if qpi.gating_plugin else "gated"
 
 
-__all__ = ["Simulation", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]
+__all__ = ["Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]

@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate | diff | run."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | sweep | diff | run."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Iterator
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate", "diff", "run")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "sweep", "diff", "run")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,14 +10,17 @@ import sys
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 from kschedfw.gcpause import frozen
 
 if TYPE_CHECKING:
-    from kschedfw.cluster.inputs import Inputs
+    from kschedfw.cluster.inputs import Inputs, Rejection
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.features import FeatureGates
     from kschedfw.framework.registry import Registry
+    from kschedfw.simulation import SimulationResult
 
 DEMO = "demo/cluster.yaml"
 
@@ -67,28 +70,56 @@ def run(args: argparse.Namespace) -> int:
         return _run(args, until_reported)
 
 
-def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
-    from kschedfw.cluster.inputs import admit, ignored_kinds, locate_rejections, unreadable
+@attrs.frozen
+class Loaded:
+    """What a run simulates: the registry and configuration, and the admitted inputs with the
+    objects the API server would have refused."""
+
+    registry: "Registry"
+    config: "SchedulerConfig"
+    inputs: "Inputs"
+    refused: list["Rejection"]
+
+    def rejected(self, result: "SimulationResult") -> list["Rejection"]:
+        """Every object left out: unreadable, refused at creation, or refused during the run."""
+        from kschedfw.cluster.inputs import locate_rejections, unreadable
+        return ([unreadable(exc) for exc in self.inputs.malformed] + self.refused
+                + locate_rejections(result.rejected, self.inputs.located))
+
+
+def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureGates",
+             command: str) -> Loaded | int:
+    """The configuration and the cluster files of one run, or the exit code after the reasons
+    went to stderr (see :func:`load_config_or_report` and :func:`read_inputs_or_report`)."""
+    from kschedfw.cluster.inputs import admit, ignored_kinds
+    from kschedfw.framework.registry import default_registry
     from kschedfw.plugins.dynamicresources.cel import compile_error
+    registry = default_registry()
+    config = load_config_or_report(config_path, registry, gates, command)
+    if isinstance(config, int):
+        return config
+    inputs = read_inputs_or_report(cluster_paths, every_malformed=True)
+    if isinstance(inputs, int):
+        return inputs
+    for warning in ignored_kinds(inputs.located):
+        print(warning, file=sys.stderr)
+    inputs, refused = admit(inputs, gates, compile_error)
+    return Loaded(registry, config, inputs, refused)
+
+
+def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
     from kschedfw.report import render_html
-    from kschedfw.framework.registry import default_registry
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
     gates = feature_gates_of(args, "simulate")
     if gates is None:
         return 2
-    registry = default_registry()
-    config = load_config_or_report(args.config, registry, gates, "simulate")
-    if isinstance(config, int):
-        return config
-    inputs = read_inputs_or_report(args.cluster, every_malformed=True)
-    if isinstance(inputs, int):
-        return inputs
-    for warning in ignored_kinds(inputs.located):
-        print(warning, file=sys.stderr)
-    inputs, refused = admit(inputs, gates, compile_error)
+    loaded = load_run(args.config, args.cluster, gates, "simulate")
+    if isinstance(loaded, int):
+        return loaded
+    registry, config, inputs = loaded.registry, loaded.config, loaded.inputs
     objects, steps = inputs.objects, list(inputs.steps)
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
@@ -116,9 +147,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         return 1
     if args.write_out:
         _write_out(args.write_out, result)
-    rejected = ([unreadable(exc) for exc in inputs.malformed] + refused
-                + locate_rejections(result.rejected, inputs.located))
-    payload = _as_json(result, rejected) if args.output == "json" or args.report else None
+    rejected = loaded.rejected(result)
+    payload = simulation_json(result, rejected) if args.output == "json" or args.report else None
     asked = [k for k in args.explain if k != ALL]
     explained = []
     if log is not None and args.explain:
@@ -220,7 +250,8 @@ def progress_bar(mode: str, total: int, description: str = "binding pods") -> An
     return BindProgress(total, description)
 
 
-def _as_json(result: Any, rejected: list) -> dict:
+def simulation_json(result: Any, rejected: list) -> dict:
+    """`simulate -o json`'s report (`sweep` writes its summary and nodes in each row)."""
     from kschedfw.report import node_usage
     return {
         "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
