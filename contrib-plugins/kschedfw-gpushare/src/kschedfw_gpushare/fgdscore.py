@@ -1,0 +1,140 @@
+"""FGDScore: Fragmentation Gradient Descent. A node scores how little the pod would raise its
+fragmentation F (:mod:`~kschedfw_gpushare.frag`): ``int(100 * sigmoid((F_before - F_after) /
+1000))``, truncated as the simulator truncates (its ties between nodes and devices depend on
+it). A GPU-sharing pod is tried on every device that can hold it and keeps the best (ties: the
+lowest index), which is also the device Open-Gpu-Share gives it with ``gpuSelMethod: FGDScore``.
+No normalisation (the simulator has none).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from kschedfw import MAX_NODE_SCORE, Status, hookimpl
+from kschedfw.errors import FieldError
+
+from kschedfw_gpushare.args import TYPICAL_PODS, check_methods, check_typical_pods, schema
+from kschedfw_gpushare.devices import exclusive
+from kschedfw_gpushare.frag import Workload, shared_workload, typical_pod_list
+from kschedfw_gpushare.nodestate import NodeGpu, state_for
+from kschedfw_gpushare.resources import PodShape, model_matches, pod_shape
+
+if TYPE_CHECKING:
+    from kschedfw import CycleState, Handle, NodeInfo
+    from kschedfw.api import Pod
+
+NAME = "FGDScore"
+ARGS_SCHEMA = schema(typicalPods=TYPICAL_PODS)
+_MEMO_LIMIT = 500_000
+
+
+def validate_args(args: Mapping[str, Any]) -> list[FieldError]:
+    return check_methods(args) + check_typical_pods(args, required=True)
+
+
+def _sigmoid_score(delta: float) -> int:
+    return int(1.0 / (1.0 + math.exp(-delta / 1000)) * MAX_NODE_SCORE)
+
+
+def _after_sub(idle: Sequence[int], shape: PodShape) -> list[int]:
+    """The idle milli after placing a pod the simulator's ``Sub`` way: each GPU on the
+    device with the least idle milli that holds it (stable by index)."""
+    out = list(idle)
+    need = shape.count
+    if need == 0:
+        return out
+    for i in sorted(range(len(out)), key=out.__getitem__):
+        if shape.milli <= out[i]:
+            out[i] -= shape.milli
+            need -= 1
+            if need <= 0:
+                break
+    return out
+
+
+def fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
+    """(score, devices) of the pod on the node; devices None when none can hold it."""
+    before = workload.frag(node.cpu_left, node.idle, node.model)
+    if shape.is_share:
+        best_score, best_device = 0, None
+        cpu_after = node.cpu_left - shape.cpu
+        idle = list(node.idle)
+        for i, g in enumerate(node.idle):
+            if g >= shape.milli:
+                idle[i] = g - shape.milli
+                score = _sigmoid_score(before - workload.frag(cpu_after, idle, node.model))
+                idle[i] = g
+                if best_device is None or score > best_score:
+                    best_score, best_device = score, i
+        return best_score, (best_device,) if best_device is not None else None
+    if node.cpu_left < shape.cpu or node.count < shape.count:
+        after = before  # the simulator scores the unchanged node when Sub fails
+    else:
+        after = workload.frag(node.cpu_left - shape.cpu, _after_sub(node.idle, shape), node.model)
+    return _sigmoid_score(before - after), exclusive(node.idle, shape.total_milli)
+
+
+_CHOICES: dict[tuple[int, Any, PodShape], tuple[int, tuple[int, ...] | None]] = {}
+
+
+def memo_fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
+    """:func:`fgd_choice`, kept on the node state and across nodes in the same state."""
+    local = node.memo.get((NAME, shape))
+    if local is not None:
+        return local
+    key = (id(workload), node.key, shape)
+    found = _CHOICES.get(key)
+    if found is None:
+        if len(_CHOICES) >= _MEMO_LIMIT:
+            _CHOICES.clear()
+        found = _CHOICES[key] = fgd_choice(workload, node, shape)
+    node.memo[(NAME, shape)] = found
+    return found
+
+
+def workload_from(args: Mapping[str, Any]) -> Workload:
+    return shared_workload(typical_pod_list(args.get("typicalPods") or ()))
+
+
+class FGDScore:
+    """Score plugin: the (node, device) that raises fragmentation least."""
+
+    name = NAME
+    args_schema = ARGS_SCHEMA
+    validate_args = staticmethod(validate_args)
+
+    def __init__(self, args: Mapping[str, Any] | None = None, handle: "Handle | None" = None) -> None:
+        args = dict(args or {})
+        errors = validate_args(args)
+        if errors:
+            raise ValueError("; ".join(str(e) for e in errors))
+        self.workload = workload_from(args)
+        self.state = state_for(handle)
+
+    @hookimpl
+    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tuple[int, Status | None]":
+        return self._score(pod_shape(pod), pod, self.state.node(node_info))
+
+    def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> list:
+        if not pod.request():
+            return [MAX_NODE_SCORE] * len(nodes)
+        shape = pod_shape(pod)
+        node_of = self.state.node
+        out: list = []
+        for info in nodes:
+            node = node_of(info)
+            found = node.memo.get((NAME, shape))
+            if found is None:
+                out.append(self._score(shape, pod, node))
+            else:
+                out.append(found[0])
+        return out
+
+    def _score(self, shape: PodShape, pod: "Pod", node: NodeGpu) -> "int | tuple[int, Status | None]":
+        if not pod.request():
+            return MAX_NODE_SCORE
+        if not model_matches(node.model, shape.model):
+            return 0, Status.as_status(f"Node ({node.name}) {node.model or 'without GPU'} does not match "
+                                       f"GPU type request of pod {shape.model}")
+        return memo_fgd_choice(self.workload, node, shape)[0]
