@@ -97,8 +97,7 @@ def test_config_has_one_policy_at_weight_1000_and_every_default_score_off():
     assert cfg["percentageOfNodesToScore"] == 100
     assert profile["plugins"]["score"] == {"disabled": [{"name": "*"}],
                                            "enabled": [{"name": "FGDScore", "weight": 1000}]}
-    for point in ("filter", "reserve", "preBind"):
-        assert profile["plugins"][point]["enabled"] == [{"name": "Open-Gpu-Share"}]
+    assert profile["plugins"]["multiPoint"]["enabled"] == [{"name": "Open-Gpu-Share"}]
     args = {c["name"]: c["args"] for c in profile["pluginConfig"]}
     assert args["Open-Gpu-Share"] == {"gpuSelMethod": "FGDScore", "typicalPods": [{"p": 1}]}
     assert args["FGDScore"]["typicalPods"] == [{"p": 1}]
@@ -106,3 +105,21 @@ def test_config_has_one_policy_at_weight_1000_and_every_default_score_off():
     assert random["plugins"]["preScore"]["enabled"] == [{"name": "RandomScore"}]
     assert {c["name"]: c["args"] for c in random["pluginConfig"]} == {
         "Open-Gpu-Share": {"gpuSelMethod": "random", "seed": 7}, "RandomScore": {"seed": 7}}
+
+
+def test_only_policies_with_a_pre_score_get_it_enabled():
+    classes = {cls.name: cls for cls in procedure.plugin_classes()}
+    for policy in procedure.POLICIES.values():
+        assert policy.pre_score == hasattr(classes[policy.plugin], "pre_score"), policy.label
+
+
+def test_every_policy_loads_as_a_valid_configuration():
+    reg = procedure.registry()
+    for policy in procedure.POLICIES.values():
+        typical = [{"cpuMilli": 1000, "gpuMilli": 500, "gpuNumber": 1, "gpuType": "", "probability": 1.0}]
+        plugins = procedure.load_scheduler_config(procedure.scheduler_config(policy, 42, typical), reg).profiles[0].plugins
+        assert [(e.name, e.weight) for e in plugins["score"]] == [(policy.plugin, 1000)]
+        assert [e.name for e in plugins["pre_score"]] == ([policy.plugin] if policy.pre_score else [])
+        for point in ("filter", "reserve", "pre_bind"):
+            assert "Open-Gpu-Share" in [e.name for e in plugins[point]]
+        assert "NodeResourcesFit" in [e.name for e in plugins["filter"]]  # memory is enforced

@@ -145,9 +145,9 @@ def arrivals(pods: list[dict[str, Any]], nodes: list[dict[str, Any]], seed: int,
 def scheduler_config(policy: Policy, seed: int, typical_pods: list[dict[str, Any]] | None = None
                      ) -> dict[str, Any]:
     """The KubeSchedulerConfiguration of a run: every node scored, the default filters plus
-    Open-Gpu-Share (Filter, Reserve, PreBind), every default Score (and PreScore) plugin off and
-    the policy's plugin alone at weight 1000. The default PreScore plugins only prepare for
-    their Score, which is off, so they are left out."""
+    Open-Gpu-Share (at every point it extends: Filter, Reserve, PreBind), every default Score
+    plugin off and the policy's plugin alone at weight 1000. The default PreScore plugins only
+    prepare for their Score, which is off, so they are left out too."""
     pre_score: dict[str, Any] = {"disabled": [{"name": "*"}]}
     if policy.pre_score:
         pre_score["enabled"] = [{"name": policy.plugin}]
@@ -172,9 +172,7 @@ def scheduler_config(policy: Policy, seed: int, typical_pods: list[dict[str, Any
         "profiles": [{
             "schedulerName": "default-scheduler",
             "plugins": {
-                "filter": {"enabled": [{"name": OPEN_GPU_SHARE}]},
-                "reserve": {"enabled": [{"name": OPEN_GPU_SHARE}]},
-                "preBind": {"enabled": [{"name": OPEN_GPU_SHARE}]},
+                "multiPoint": {"enabled": [{"name": OPEN_GPU_SHARE}]},
                 "preScore": pre_score,
                 "score": {"disabled": [{"name": "*"}], "enabled": [{"name": policy.plugin, "weight": 1000}]},
             },
@@ -187,8 +185,12 @@ def registry() -> Any:
     """The installed plugins, with this package's own classes added (so a source checkout runs
     without being installed)."""
     from kschedfw.framework.registry import Registry
-    from kschedfw_gpushare import plugin_classes
     return Registry.discover(plugin_classes())
+
+
+def plugin_classes() -> list[type]:
+    import kschedfw_gpushare as package
+    return [getattr(package, name) for name in package.__all__ if isinstance(getattr(package, name), type)]
 
 
 def load_scheduler_config(config: dict[str, Any], reg: Any) -> Any:

@@ -55,10 +55,11 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workloads", default="default", help="comma-separated, e.g. default,cpu050 (default: default)")
     p.add_argument("--policies", default="all", help=f"all, or some of {','.join(POLICIES)} (default: all)")
     p.add_argument("--seeds", default=PAPER_SEEDS, help=f"e.g. 42,43 or 42-51 (default: {PAPER_SEEDS}, the paper's)")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, help="local worker processes (default: one per core; 1: in-process)")
-    where.add_argument("--ray", metavar="ADDRESS",
-                       help="run on Ray: 'local' starts one on this machine, or a cluster's address")
+    p.add_argument("--workers", type=int,
+                   help="worker processes (default: one per core; 1: in this process; with --ray local: Ray's CPUs)")
+    p.add_argument("--ray", metavar="ADDRESS",
+                   help="run on Ray: 'local' starts one on this machine, or a cluster's address "
+                        "(ray://HEAD:10001 or HEAD:6379); needs pip install kschedfw[ray]")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     p.add_argument("--expected", metavar="FILE", nargs="?", const="",
                    help="then print the comparison with the paper (FILE: its analysis_allo_discrete.csv; "
