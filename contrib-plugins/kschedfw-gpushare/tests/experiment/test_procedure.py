@@ -120,6 +120,9 @@ def test_every_policy_loads_as_a_valid_configuration():
         plugins = procedure.load_scheduler_config(procedure.scheduler_config(policy, 42, typical), reg).profiles[0].plugins
         assert [(e.name, e.weight) for e in plugins["score"]] == [(policy.plugin, 1000)]
         assert [e.name for e in plugins["pre_score"]] == ([policy.plugin] if policy.pre_score else [])
-        for point in ("filter", "reserve", "pre_bind"):
+        for point in ("reserve", "pre_bind"):
             assert "Open-Gpu-Share" in [e.name for e in plugins[point]]
-        assert "NodeResourcesFit" in [e.name for e in plugins["filter"]]  # memory is enforced
+        filters = [e.name for e in plugins["filter"]]
+        assert filters[0] == "Open-Gpu-Share"  # first: it rejects the most nodes
+        assert "NodeResourcesFit" in filters  # memory is enforced
+        assert "DefaultPreemption" not in [e.name for e in plugins["post_filter"]]

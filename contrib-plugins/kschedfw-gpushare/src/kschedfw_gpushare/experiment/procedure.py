@@ -146,8 +146,15 @@ def scheduler_config(policy: Policy, seed: int, typical_pods: list[dict[str, Any
                      ) -> dict[str, Any]:
     """The KubeSchedulerConfiguration of a run: every node scored, the default filters plus
     Open-Gpu-Share (at every point it extends: Filter, Reserve, PreBind), every default Score
-    plugin off and the policy's plugin alone at weight 1000. The default PreScore plugins only
-    prepare for their Score, which is off, so they are left out too."""
+    plugin off and the policy's plugin alone at weight 1000.
+
+    Three changes make the run faster without changing where any pod goes. Open-Gpu-Share
+    filters first (naming it under ``filter`` too puts it before the defaults): a node must pass
+    every filter, so the order only decides which plugin a rejection names, and Open-Gpu-Share
+    rejects most nodes of a filling cluster for the least work. The default PreScore plugins
+    only prepare for their Score, which is off. DefaultPreemption is off: every pod of the trace
+    has priority 0, so it can never find a victim, and with one attempt per pod it would
+    search every node for each pod that does not fit."""
     pre_score: dict[str, Any] = {"disabled": [{"name": "*"}]}
     if policy.pre_score:
         pre_score["enabled"] = [{"name": policy.plugin}]
@@ -173,6 +180,8 @@ def scheduler_config(policy: Policy, seed: int, typical_pods: list[dict[str, Any
             "schedulerName": "default-scheduler",
             "plugins": {
                 "multiPoint": {"enabled": [{"name": OPEN_GPU_SHARE}]},
+                "filter": {"enabled": [{"name": OPEN_GPU_SHARE}]},
+                "postFilter": {"disabled": [{"name": "DefaultPreemption"}]},
                 "preScore": pre_score,
                 "score": {"disabled": [{"name": "*"}], "enabled": [{"name": policy.plugin, "weight": 1000}]},
             },
