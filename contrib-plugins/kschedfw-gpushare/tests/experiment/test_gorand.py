@@ -7,7 +7,7 @@ from kschedfw_gpushare.experiment.gorand import GoRand
 
 def test_seed_1_int_stream_is_gos():
     r = GoRand(1)
-    assert [r.int() for _ in range(5)] == [5577006791947779410, 8674665223082153551, 6129484611666145821,
+    assert [r.int_() for _ in range(5)] == [5577006791947779410, 8674665223082153551, 6129484611666145821,
                                           4037200794235010051, 3916589616287113937]
 
 

@@ -71,7 +71,7 @@ def test_arrivals_shuffle_after_one_hidden_int_then_tune_then_prefix_nodes():
     nodes = [node("n-b", 1), node("n-a", 2)]
     arrived = procedure.arrivals(pods, nodes, seed=42, ratio=1.3)
     rng = GoRand(42)
-    rng.int()
+    rng.int_()
     shuffled = rng.shuffled(sorted(names(pods)))
     assert names(arrived.pods)[:4] == shuffled
     assert all("-tuned-" in n for n in names(arrived.pods)[4:])

@@ -75,8 +75,8 @@ class GoRand:
     def int31(self) -> int:
         return self.int63() >> 32
 
-    def int(self) -> int:
-        """``Int()`` on a 64-bit platform: the same value as ``Int63()``."""
+    def int_(self) -> int:
+        """Go's ``Int()`` on a 64-bit platform (the same value as ``Int63()``)."""
         return self.int63()
 
     def int63n(self, n: int) -> int:

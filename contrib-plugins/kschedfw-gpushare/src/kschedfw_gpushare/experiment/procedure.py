@@ -129,7 +129,7 @@ def arrivals(pods: list[dict[str, Any]], nodes: list[dict[str, Any]], seed: int,
     """The simulator's draws for ``seed``, in its order (see the module docstring)."""
     originals = _by_name(pods)
     rng = GoRand(seed)
-    rng.int()  # the simulator evaluates one Int() for a debug log line
+    rng.int_()  # the simulator evaluates one Int() for a debug log line
     shuffled = rng.shuffled(originals)
     capacity = sum(node_gpu_milli(n) for n in nodes)
     arrived = tune(shuffled, originals, capacity, rng, ratio)
