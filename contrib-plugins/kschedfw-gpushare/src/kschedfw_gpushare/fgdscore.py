@@ -41,7 +41,7 @@ def _after_sub(idle: Sequence[int], shape: PodShape) -> list[int]:
     """The idle milli after placing a pod the simulator's ``Sub`` way: each GPU on the
     device with the least idle milli that holds it (stable by index)."""
     out = list(idle)
-    need = shape.count
+    need = shape.gpus
     if need == 0:
         return out
     for i in sorted(range(len(out)), key=out.__getitem__):
@@ -53,44 +53,80 @@ def _after_sub(idle: Sequence[int], shape: PodShape) -> list[int]:
     return out
 
 
-def fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
-    """(score, devices) of the pod on the node; devices None when none can hold it."""
+def share_scores(workload: Workload, node: NodeGpu, shape: PodShape) -> dict[int, int]:
+    """A sharing pod's score on each device, by the device's idle milli (devices with the same
+    idle milli leave the same node behind, so they score the same)."""
     before = workload.frag(node.cpu_left, node.idle, node.model)
-    if shape.is_share:
-        best_score, best_device = 0, None
-        cpu_after = node.cpu_left - shape.cpu
-        idle = list(node.idle)
-        for i, g in enumerate(node.idle):
-            if g >= shape.milli:
-                idle[i] = g - shape.milli
-                score = _sigmoid_score(before - workload.frag(cpu_after, idle, node.model))
-                idle[i] = g
-                if best_device is None or score > best_score:
-                    best_score, best_device = score, i
-        return best_score, (best_device,) if best_device is not None else None
-    if node.cpu_left < shape.cpu or node.count < shape.count:
+    cpu_after = node.cpu_left - shape.cpu
+    idle = list(node.idle)
+    scores: dict[int, int] = {}
+    for i, g in enumerate(node.idle):
+        if g >= shape.milli and g not in scores:
+            idle[i] = g - shape.milli
+            scores[g] = _sigmoid_score(before - workload.frag(cpu_after, idle, node.model))
+            idle[i] = g
+    return scores
+
+
+def _first_device(idle: Sequence[int], winners: frozenset[int]) -> tuple[int, ...] | None:
+    for i, g in enumerate(idle):
+        if g in winners:
+            return (i,)
+    return None
+
+
+def _whole_score(workload: Workload, node: NodeGpu, shape: PodShape) -> int:
+    before = workload.frag(node.cpu_left, node.idle, node.model)
+    if node.cpu_left < shape.cpu or node.count < shape.gpus:
         after = before  # the simulator scores the unchanged node when Sub fails
     else:
         after = workload.frag(node.cpu_left - shape.cpu, _after_sub(node.idle, shape), node.model)
-    return _sigmoid_score(before - after), exclusive(node.idle, shape.total_milli)
+    return _sigmoid_score(before - after)
 
 
-_CHOICES: dict[tuple[int, Any, PodShape], tuple[int, tuple[int, ...] | None]] = {}
+def _choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, frozenset[int]]:
+    """(score, the idle milli values of the best devices) for a sharing pod; (score, empty)
+    otherwise. Depends only on the node's cpu left, idle multiset and model."""
+    if not shape.is_share:
+        return _whole_score(workload, node, shape), frozenset()
+    scores = share_scores(workload, node, shape)
+    if not scores:
+        return 0, frozenset()
+    best = max(scores.values())
+    return best, frozenset(g for g, s in scores.items() if s == best)
+
+
+def _devices(node: NodeGpu, shape: PodShape, winners: frozenset[int]) -> tuple[int, ...] | None:
+    if shape.is_share:
+        return _first_device(node.idle, winners)  # the strict > of the device loop: lowest index
+    return exclusive(node.idle, shape.total_milli)
+
+
+def fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
+    """(score, devices) of the pod on the node; devices None when none can hold it."""
+    score, winners = _choice(workload, node, shape)
+    return score, _devices(node, shape, winners)
+
+
+_CHOICES: dict[tuple[Any, ...], tuple[int, frozenset[int]]] = {}
 
 
 def memo_fgd_choice(workload: Workload, node: NodeGpu, shape: PodShape) -> tuple[int, tuple[int, ...] | None]:
-    """:func:`fgd_choice`, kept on the node state and across nodes in the same state."""
-    local = node.memo.get((NAME, shape))
+    """:func:`fgd_choice`, kept on the node state and across nodes with the same idle multiset and
+    model whose cpu left before and after the pod is in the same bands (F reads no more) and
+    that are alike short of cpu or not (a whole-GPU pod then scores the node as unchanged)."""
+    local = node.memo.get((workload.serial, shape))
     if local is not None:
         return local
-    key = (id(workload), node.key, shape)
+    key = (workload.serial, workload.cpu_band(node.cpu_left), workload.cpu_band(node.cpu_left - shape.cpu),
+           node.cpu_left < shape.cpu, tuple(sorted(node.idle)), node.model, shape)
     found = _CHOICES.get(key)
     if found is None:
         if len(_CHOICES) >= _MEMO_LIMIT:
             _CHOICES.clear()
-        found = _CHOICES[key] = fgd_choice(workload, node, shape)
-    node.memo[(NAME, shape)] = found
-    return found
+        found = _CHOICES[key] = _choice(workload, node, shape)
+    result = node.memo[(workload.serial, shape)] = (found[0], _devices(node, shape, found[1]))
+    return result
 
 
 def workload_from(args: Mapping[str, Any]) -> Workload:
@@ -120,15 +156,16 @@ class FGDScore:
         if not pod.request():
             return [MAX_NODE_SCORE] * len(nodes)
         shape = pod_shape(pod)
-        node_of = self.state.node
+        key = (self.workload.serial, shape)
+        cache = self.state.nodes
+        refresh = self.state.refresh
         out: list = []
+        append = out.append
         for info in nodes:
-            node = node_of(info)
-            found = node.memo.get((NAME, shape))
-            if found is None:
-                out.append(self._score(shape, pod, node))
-            else:
-                out.append(found[0])
+            kept = cache.get(info)
+            node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+            found = node.memo.get(key)
+            append(found[0] if found is not None else self._score(shape, pod, node))
         return out
 
     def _score(self, shape: PodShape, pod: "Pod", node: NodeGpu) -> "int | tuple[int, Status | None]":

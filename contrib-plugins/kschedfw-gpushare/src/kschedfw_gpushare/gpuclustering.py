@@ -12,7 +12,7 @@ from kschedfw_gpushare.scoring import GpuScore, go_quo, model_mismatch
 
 
 def clustering_score(node: NodeGpu, shape: PodShape) -> int:
-    tag = affinity_tag(shape.milli, shape.count)
+    tag = affinity_tag(shape.milli, shape.gpus)
     if tag == NO_GPU_TAG:
         return 0
     fill = go_quo(25 * (MAX_SPEC_GPU - node.idle_total), MAX_SPEC_GPU)

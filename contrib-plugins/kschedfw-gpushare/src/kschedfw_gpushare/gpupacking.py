@@ -18,7 +18,7 @@ def packing_score(node: NodeGpu, shape: PodShape) -> int | None:
     free = node.free
     if free == node.count:
         return max(33 - free, free)
-    need = shape.count
+    need = shape.gpus
     taken = []
     free_taken = 0
     for i in sorted(range(node.count), key=node.idle.__getitem__):

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.fwk.interface import Handle, WatchEvent
 
+_NODES_LIMIT = 50_000
+
 NO_GPU_TAG = "no-gpu"
 SHARE_GPU_TAG = "share-gpu"
 
@@ -44,8 +46,8 @@ class NodeGpu:
     """One node at one state: cpu left, idle milli per device, model, the GPU classes of its
     pods, and a memo of per-pod-shape answers (valid as long as this object is)."""
 
-    __slots__ = ("name", "cpu_left", "cpu_capacity", "idle", "count", "model", "affinity", "key",
-                 "max_idle", "free", "memo")
+    __slots__ = ("name", "cpu_left", "cpu_capacity", "idle", "count", "model", "affinity", "max_idle", "free",
+                 "memo")
 
     def __init__(self, name: str, cpu_left: int, cpu_capacity: int, idle: tuple[int, ...], model: str,
                  affinity: dict[str, int]) -> None:
@@ -56,8 +58,6 @@ class NodeGpu:
         self.count = len(idle)
         self.model = model
         self.affinity = affinity
-        #: what every policy's answer depends on (GpuClustering adds ``affinity``)
-        self.key = (cpu_left, idle, model)
         self.max_idle = max(idle, default=0)
         self.free = sum(1 for g in idle if g == MILLI)
         self.memo: dict[Any, Any] = {}
@@ -76,8 +76,9 @@ class GpuShareState:
     def __init__(self, handle: "Handle | None" = None) -> None:
         #: pod uid -> (node name, devices) for pods Reserve placed
         self.reservations: dict[str, tuple[str, tuple[int, ...]]] = {}
-        self._versions: dict[str, int] = {}
-        self._nodes: dict[str, tuple[Any, int, int, NodeGpu]] = {}
+        #: NodeInfo -> (its generation, its state); an entry goes when the node's reservations change
+        self.nodes: dict[Any, tuple[int, NodeGpu]] = {}
+        self._infos: dict[str, list[Any]] = {}  # node name -> the NodeInfos in ``nodes`` with that name
         self._lock = threading.Lock()
         if handle is not None:
             handle.subscribe("Pod", self._on_pod_event)
@@ -87,7 +88,7 @@ class GpuShareState:
         with self._lock:
             self._drop(pod.uid)
             self.reservations[pod.uid] = (node_name, devices)
-            self._bump(node_name)
+            self._forget(node_name)
 
     def unreserve(self, pod: "Pod") -> None:
         with self._lock:
@@ -100,10 +101,11 @@ class GpuShareState:
     def _drop(self, uid: str) -> None:
         kept = self.reservations.pop(uid, None)
         if kept is not None:
-            self._bump(kept[0])
+            self._forget(kept[0])
 
-    def _bump(self, node_name: str) -> None:
-        self._versions[node_name] = self._versions.get(node_name, 0) + 1
+    def _forget(self, node_name: str) -> None:
+        for info in self._infos.pop(node_name, ()):
+            self.nodes.pop(info, None)
 
     def _on_pod_event(self, event: "WatchEvent") -> None:
         """A deleted pod, or one bound elsewhere or with its devices written on it, needs no
@@ -122,15 +124,21 @@ class GpuShareState:
 
     # ------------------------------------------------------------------ node state
     def node(self, node_info: "NodeInfo") -> NodeGpu:
-        """The node's state now (memoised on the NodeInfo's identity and generation and on its
-        reservations)."""
-        name = node_info.name
-        kept = self._nodes.get(name)
-        version = self._versions.get(name, 0)
-        if kept is not None and kept[0] is node_info and kept[1] == node_info.generation and kept[2] == version:
-            return kept[3]
+        """The node's state now (memoised on the NodeInfo and its generation, and dropped when
+        the node's reservations change). The whole-list forms inline this."""
+        kept = self.nodes.get(node_info)
+        if kept is not None and kept[0] == node_info.generation:
+            return kept[1]
+        return self.refresh(node_info)
+
+    def refresh(self, node_info: "NodeInfo") -> NodeGpu:
         state = self.build(node_info)
-        self._nodes[name] = (node_info, node_info.generation, version, state)
+        if len(self.nodes) >= _NODES_LIMIT:  # clones (preemption dry runs) must not pile up
+            self.nodes.clear()
+            self._infos.clear()
+        if node_info not in self.nodes:
+            self._infos.setdefault(node_info.name, []).append(node_info)
+        self.nodes[node_info] = (node_info.generation, state)
         return state
 
     def build(self, node_info: "NodeInfo", without: "Pod | None" = None) -> NodeGpu:
@@ -149,7 +157,7 @@ class GpuShareState:
             if pod.uid == skip_uid:
                 cpu_left += int(pod.request().get("cpu", 0))
                 continue
-            tag = affinity_tag(shape.milli, shape.count)
+            tag = affinity_tag(shape.milli, shape.gpus)
             if tag != NO_GPU_TAG:
                 affinity[tag] = affinity.get(tag, 0) + 1
             if shape.milli <= 0:
@@ -162,13 +170,13 @@ class GpuShareState:
                 if 0 <= d < len(idle):
                     idle[d] -= shape.milli
         for shape in unplaced:
-            if shape.count == 1 and shape.milli < MILLI:
+            if shape.gpus == 1 and shape.milli < MILLI:
                 chosen = best_fit(idle, shape.milli)
                 devices = (chosen,) if chosen is not None else None
             elif shape.milli >= MILLI:
                 devices = exclusive(idle, shape.total_milli)
             else:
-                devices = packed(idle, shape.milli, shape.count)
+                devices = packed(idle, shape.milli, shape.gpus)
             for d in devices or ():
                 idle[d] -= shape.milli
         return NodeGpu(name, cpu_left, cpu_capacity, tuple(idle), node_gpu_model(node), affinity)

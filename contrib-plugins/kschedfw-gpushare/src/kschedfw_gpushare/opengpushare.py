@@ -41,6 +41,8 @@ ERR_CARD_MODEL = "node(s) didn't match the pod's GPU card model"
 ERR_NO_GPU_COUNT = "pod asks for GPU milli without a GPU count"
 ERR_INSUFFICIENT_MILLI = "Insufficient alibabacloud.com/gpu-milli"
 ERR_INSUFFICIENT_COUNT = "Insufficient alibabacloud.com/gpu-count"
+_NO_GPU = (ERR_NO_GPU,)
+_CARD_MODEL = (ERR_CARD_MODEL,)
 
 ARGS_SCHEMA = schema(
     gpuSelMethod={"type": "string", "default": "best",
@@ -91,28 +93,59 @@ class OpenGpuShare:
         if shape.milli <= 0:
             return [None] * len(nodes)
         preset = gpu_index_of(pod.annotations)
-        node_of = self.state.node
+        cache = self.state.nodes
+        refresh = self.state.refresh
+        out: list[Status | None] = []
+        append = out.append
+        if preset is None and (shape.gpus == 1 or (shape.gpus > 1 and shape.milli == MILLI)):
+            # the usual pods: one (part of a) GPU, or whole GPUs. One status per reason for the
+            # whole call: the framework only names the plugin on it, the same for every node
+            one, milli, count, wanted = shape.gpus == 1, shape.milli, shape.gpus, shape.model
+            short = new_rejection(Status, Code.Unschedulable, (ERR_INSUFFICIENT_MILLI,) if one and milli < MILLI
+                                  else (ERR_INSUFFICIENT_COUNT,))
+            no_gpu = new_rejection(Status, Code.UnschedulableAndUnresolvable, _NO_GPU)
+            other_model = new_rejection(Status, Code.UnschedulableAndUnresolvable, _CARD_MODEL)
+            accepted: dict[str, bool] = {}  # node model -> the pod accepts it
+            for info in nodes:
+                kept = cache.get(info)
+                node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+                if not node.count:
+                    append(no_gpu)
+                    continue
+                if wanted:
+                    ok = accepted.get(node.model)
+                    if ok is None:
+                        ok = accepted[node.model] = model_matches(node.model, wanted)
+                    if not ok:
+                        append(other_model)
+                        continue
+                append(None if ((node.max_idle >= milli) if one else (node.free >= count)) else short)
+            return out
         verdict = self._verdict
-        return [verdict(shape, preset, node_of(info)) for info in nodes]
+        for info in nodes:
+            kept = cache.get(info)
+            node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+            append(verdict(shape, preset, node))
+        return out
 
     def _verdict(self, shape: PodShape, preset: tuple[int, ...] | None, node: NodeGpu) -> Status | None:
         if node.count == 0:
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_NO_GPU,))
         if shape.model and not model_matches(node.model, shape.model):
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_CARD_MODEL,))
-        if shape.count <= 0:
+        if shape.gpus <= 0:
             return new_rejection(Status, Code.UnschedulableAndUnresolvable, (ERR_NO_GPU_COUNT,))
         if preset is not None:
             fit = preset_fits(node, preset, shape.milli)
-        elif shape.count == 1:
+        elif shape.gpus == 1:
             fit = node.max_idle >= shape.milli
         elif shape.milli >= MILLI:
-            fit = node.free >= shape.count
+            fit = node.free >= shape.gpus
         else:
-            fit = devices.fits(node.idle, shape.milli, shape.count)
+            fit = devices.fits(node.idle, shape.milli, shape.gpus)
         if fit:
             return None
-        reason = ERR_INSUFFICIENT_MILLI if shape.count == 1 and shape.milli < MILLI else ERR_INSUFFICIENT_COUNT
+        reason = ERR_INSUFFICIENT_MILLI if shape.gpus == 1 and shape.milli < MILLI else ERR_INSUFFICIENT_COUNT
         return new_rejection(Status, Code.Unschedulable, (reason,))
 
     @hookimpl
@@ -131,8 +164,8 @@ class OpenGpuShare:
             return preset if preset_fits(node, preset, shape.milli) else None
         if shape.milli >= MILLI:
             return devices.exclusive(node.idle, shape.total_milli)
-        if shape.count != 1:
-            return devices.packed(node.idle, shape.milli, shape.count)
+        if shape.gpus != 1:
+            return devices.packed(node.idle, shape.milli, shape.gpus)
         if self.method == "FGDScore":
             assert self.workload is not None
             return fgd_choice(self.workload, node, shape)[1]

@@ -27,7 +27,7 @@ def write_pod_annotations(client: Any, pod: "Pod", annotations: Mapping[str, str
     if callable(patch):
         patch(pod, dict(annotations))
         return
-    api = getattr(client, "client", None)
+    api: Any = getattr(client, "client", None)
     if callable(getattr(api, "request", None)):
         if getattr(client, "dry_run", False):
             return

@@ -1,6 +1,7 @@
 """RandomScore: a uniform pick among the feasible nodes. PreScore draws one with the plugin's
 seeded generator; Score gives it 100 and every other node 0. With one feasible node the
-framework does not score, so nothing is drawn (as in the simulator)."""
+framework does not score, so nothing is drawn (as in the simulator). Enable it at preScore as
+well as score (``multiPoint`` does both)."""
 
 from __future__ import annotations
 
@@ -38,8 +39,9 @@ class RandomScore(GpuScore):
     def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> Any:
         try:
             chosen = state.read(STATE_KEY)
-        except KeyError as exc:
-            return 0, Status.as_status(f'reading "{STATE_KEY}" from cycleState: {exc}')
+        except KeyError:
+            return 0, Status.as_status(f'reading "{STATE_KEY}" from cycleState: not found (enable RandomScore '
+                                       "at preScore too)")
         return MAX_NODE_SCORE if node_info.name == chosen else MIN_NODE_SCORE
 
     def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> list:

@@ -40,17 +40,17 @@ class PodShape(NamedTuple):
 
     cpu: int
     milli: int
-    count: int
+    gpus: int
     model: str
 
     @property
     def total_milli(self) -> int:
-        return self.milli * self.count
+        return self.milli * self.gpus
 
     @property
     def is_share(self) -> bool:
         """One GPU, partly: it shares a device with other pods."""
-        return self.count == 1 and self.milli < MILLI
+        return self.gpus == 1 and self.milli < MILLI
 
 
 def gpu_milli_of(annotations: Mapping[str, str]) -> int:
@@ -131,7 +131,7 @@ def shape_of(pod_or_manifest: "Pod | Mapping[str, Any]") -> PodShape:
 def pod_gpu_milli_total(pod_or_manifest: "Pod | Mapping[str, Any]") -> int:
     """GPU milli the pod asks for in all: milli per GPU times the GPU count (0 for CPU-only)."""
     shape = shape_of(pod_or_manifest)
-    return max(shape.milli, 0) * shape.count
+    return max(shape.milli, 0) * shape.gpus
 
 
 def model_matches(node_model: str, pod_model: str) -> bool:

@@ -70,6 +70,17 @@ class GpuScore:
 
     def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> list:
         shape = pod_shape(pod)
-        node_of = self.state.node
-        memo = self._memo_score
-        return [memo(shape, node_of(info)) for info in nodes]
+        key = (self.name, shape)
+        cache = self.state.nodes
+        refresh = self.state.refresh
+        node_score = self.node_score
+        out: list = []
+        append = out.append
+        for info in nodes:
+            kept = cache.get(info)
+            node = kept[1] if kept is not None and kept[0] == info.generation else refresh(info)
+            found = node.memo.get(key)
+            if found is None:
+                found = node.memo[key] = node_score(shape, node)
+            append(found)
+        return out

@@ -41,6 +41,6 @@ def typical_pods(pods: Iterable[Any], threshold: int = POPULARITY_THRESHOLD) -> 
 
 
 def as_dict(shape: PodShape, probability: float) -> dict[str, Any]:
-    return {"cpuMilli": shape.cpu, "gpuMilli": shape.milli, "gpuNumber": shape.count, "gpuType": shape.model,
+    return {"cpuMilli": shape.cpu, "gpuMilli": shape.milli, "gpuNumber": shape.gpus, "gpuType": shape.model,
             "probability": probability}
 
