@@ -105,7 +105,6 @@ class ScheduleAlgorithm:
         self.next_start_node_index = 0
         if ties not in TIES:
             raise ValueError(f"ties: {ties!r} is not one of {', '.join(TIES)}")
-        self.ties = ties
         # upstream disables signatures (so batching) for a scheduler with extenders; ties by
         # name do without it too, since a batch orders tied nodes by its own random draws
         self._batching = not self.extenders and ties == "random"
@@ -118,7 +117,8 @@ class ScheduleAlgorithm:
                      ) -> tuple[ScheduleResult, Status | None]:
         """Find feasible nodes, score them, pick one. ``dry_run``: every node is filtered (no
         sampling, no nominated-node shortcut, no batching), PostFilter does not run, and neither
-        the start index nor the tie-breaking randomness moves (ties go to the first best node).
+        the start index nor the tie-breaking randomness moves (ties go to the first best node, or
+        with ``ties="name"`` to the smallest name, as in a real cycle).
         ``signature`` and ``cycle`` (the queue's signature of the pod and the scheduling cycle)
         let a real cycle use and feed the profile's opportunistic batch (``fwk.batch``)."""
         batch = fwk.batch if not dry_run and cycle is not None and self._batching else None

@@ -61,8 +61,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="give each pending pod exactly one scheduling attempt: a pod that does not fit "
                              "is reported Pending and never retried (capacity planning; not upstream)")
     parser.add_argument("--ties", choices=("random", "name"), default="random",
-                        help="break ties between the best-scored nodes at random (upstream, seeded by "
-                             "--seed) or by the smallest node name (not upstream); default random")
+                        help="break ties between the best-scored nodes at random (upstream, from the "
+                             "run's seed) or by the smallest node name (not upstream); default random")
 
 
 def run(args: argparse.Namespace) -> int:

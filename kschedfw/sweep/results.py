@@ -1,12 +1,14 @@
-"""The results file of a sweep: a CSV with one row per run, appended to as runs finish, so a
-sweep that stops resumes from what it holds."""
+"""The results file of a sweep: a CSV with one row per run, each on one line, appended to as
+runs finish, so a sweep that stops resumes from what it holds."""
 
 from __future__ import annotations
 
 import csv
 import io
-import os
+import re
 from typing import Iterable, Sequence
+
+_LINE_BREAKS = re.compile(r"[\r\n]+")
 
 
 class ResultsFileError(ValueError):
@@ -17,42 +19,55 @@ class ResultsFile:
     def __init__(self, path: str, columns: Sequence[str]) -> None:
         self.path = path
         self.columns = list(columns)
+        self._repaired = False
 
     def read(self) -> list[dict[str, str]]:
-        """The complete rows already written (none when there is no file; a row cut short by an
-        interrupted write is left out, so its run is done again)."""
+        """The rows already written (none when there is no file). A last line without its
+        newline is a row an interrupted sweep was writing: it is left out, so its run is done
+        again."""
         try:
             with open(self.path, newline="", encoding="utf-8") as fh:
-                reader = csv.reader(fh)
-                header = next(reader, None)
-                if header is None:
-                    return []
-                if header != self.columns:
-                    raise ResultsFileError(f"{self.path} has other columns than this sweep writes "
-                                           f"({', '.join(header[:8])}...)")
-                return [dict(zip(header, row)) for row in reader if len(row) == len(header)]
+                lines = fh.read().split("\n")[:-1]  # what follows the last newline is cut short
         except FileNotFoundError:
             return []
+        if not lines:
+            return []
+        header = _parse(lines[0])
+        if header != self.columns:
+            raise ResultsFileError(f"{self.path} has other columns than this sweep writes "
+                                   f"({', '.join(header[:8])}, ...)")
+        rows = (_parse(line) for line in lines[1:])
+        return [dict(zip(header, row)) for row in rows if len(row) == len(header)]
 
     def append(self, rows: Iterable[dict[str, str]]) -> None:
-        """Append ``rows``, each written and flushed whole (with the header first in a new file)."""
-        with open(self.path, "a", newline="", encoding="utf-8") as fh:
+        """Append ``rows``, each one line written and flushed whole (the header first in a new
+        file; a row cut short at the end is dropped first)."""
+        if not self._repaired:
+            self._drop_row_cut_short()
+        with open(self.path, "ab") as fh:
             if fh.tell() == 0:
                 fh.write(_line(self.columns))
-            elif not _ends_with_newline(self.path):
-                fh.write("\n")  # after a row cut short: what follows starts a line of its own
             for row in rows:
                 fh.write(_line([row[c] for c in self.columns]))
                 fh.flush()
 
+    def _drop_row_cut_short(self) -> None:
+        try:
+            with open(self.path, "r+b") as fh:
+                content = fh.read()
+                if content and not content.endswith(b"\n"):
+                    fh.truncate(content.rfind(b"\n") + 1)
+        except FileNotFoundError:
+            pass
+        self._repaired = True
 
-def _line(values: Sequence[str]) -> str:
+
+def _line(values: Sequence[str]) -> bytes:
+    """One CSV line: line breaks inside a value become spaces, so every row is one line."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(values)
-    return out.getvalue()
+    csv.writer(out, lineterminator="\n").writerow([_LINE_BREAKS.sub(" ", v) for v in values])
+    return out.getvalue().encode("utf-8")
 
 
-def _ends_with_newline(path: str) -> bool:
-    with open(path, "rb") as fh:
-        fh.seek(-1, os.SEEK_END)
-        return fh.read(1) == b"\n"
+def _parse(line: str) -> list[str]:
+    return next(csv.reader([line]), [])
