@@ -69,9 +69,9 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("compare", help="our seed means beside the paper's",
-                       description="Per workload and policy, the mean ± sd over seeds at 100%% and 130%% arrived, "
+                       description="Per workload and policy, the mean ± sd over seeds at 100% and 130% arrived, "
                                    "ours and the paper's, whether ours is within 2 sd of the paper's (at least "
-                                   "0.3 points), and whether the paper's order of the policies holds at 100%%. "
+                                   "0.3 points), and whether the paper's order of the policies holds at 100%. "
                                    "Exit status 1 when something is out of tolerance.")
     p.add_argument("results", metavar="OUT.csv")
     p.add_argument("--expected", metavar="FILE",
