@@ -9,6 +9,7 @@ plugin is written against the contract (``kschedfw.fwk``) and ``kschedfw.api``.
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,23 @@ FORBIDDEN = ("kschedfw.cluster", "kschedfw.scheduler", "kschedfw.simulation", "k
              "kschedfw.framework", "kschedfw.cycle", "kschedfw.queue", "kschedfw.metrics")
 
 
+def applications() -> dict[str, Path]:
+    """The packages behind the contrib packages' console scripts (``[project.scripts]``), by dotted
+    name: their own composition roots, which run simulations as kschedfw's ``cli/`` does, not plugins."""
+    found = {}
+    for pyproject in sorted(ROOT.glob("contrib-plugins/*/pyproject.toml")):
+        scripts = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("project", {}).get("scripts", {})
+        for target in scripts.values():
+            package = target.partition(":")[0].split(".")[:-1]
+            found[".".join(package)] = pyproject.parent.joinpath("src", *package)
+    return found
+
+
 def plugin_modules() -> list[Path]:
     files = sorted((ROOT / "kschedfw" / "plugins").rglob("*.py"))
-    files += sorted(ROOT.glob("contrib-plugins/*/src/**/*.py"))
+    apps = applications().values()
+    files += [f for f in sorted(ROOT.glob("contrib-plugins/*/src/**/*.py"))
+              if not any(f.is_relative_to(app) for app in apps)]
     return files
 
 
@@ -72,6 +87,18 @@ def test_the_scan_sees_plugins():
     files = plugin_modules()
     assert any(p.name == "defaultpreemption.py" for p in files)
     assert any("kschedfw_trimaran" in p.parts for p in files)
+    assert any(p.name == "fgdscore.py" for p in files)
+    assert not any(p.name == "procedure.py" for p in files)  # kschedfw-gpushare's experiment driver
+
+
+@pytest.mark.parametrize("path", plugin_modules(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_plugin_does_not_import_an_application(path):
+    """A plugin module does not reach into its package's command-line application either."""
+    apps = applications()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module] + \
+        [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert not [m for m in imported if any(m == app or m.startswith(app + ".") for app in apps)]
 
 
 @pytest.mark.parametrize("path", plugin_modules(), ids=lambda p: str(p.relative_to(ROOT)))
