@@ -9,6 +9,7 @@ it is logged and start-up goes on (the informers retry as upstream's do)."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, NamedTuple
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient, TransportError
@@ -21,6 +22,9 @@ log = logging.getLogger(__name__)
 #: seconds to wait for each preflight answer: a server that does not answer within this at
 #: start-up is reported rather than waited for
 PREFLIGHT_TIMEOUT = 10.0
+#: seconds between the attempts of a start-up check whose connection failed: a server behind a
+#: flaky proxy is not reported unreachable for one dropped connection
+UNREACHABLE_RETRY_DELAYS = (0.5, 1.0, 2.0)
 
 _SSAR = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 _WHOAMI = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
@@ -66,19 +70,31 @@ def preflight(client: KubeClient, credentials: str, needed: list[Access],
     (namespace, name), also ``create`` on leases when that Lease does not exist yet."""
     server = client.connection.server
     try:
-        user = _whoami(client)
-        for access in needed:
-            _require(client, access, user)
-        if lease is not None and not _exists(client, *lease):
-            _require(client, Access("create", "leases", "coordination.k8s.io", lease[0]), user)
-    except TransportError as exc:
-        cause = exc.__cause__ or exc
-        raise PreflightError(f"cannot reach the API server at {server}: {cause}") from None
+        for delay in (*UNREACHABLE_RETRY_DELAYS, None):
+            try:
+                _check(client, needed, lease)
+                return
+            except TransportError as exc:
+                # one dropped connection is a blip, not a verdict: the answer is retried a few
+                # times before the server counts as unreachable
+                if delay is None:
+                    cause = exc.__cause__ or exc
+                    raise PreflightError(f"cannot reach the API server at {server}: {cause}") from None
+                log.info("start-up check against %s: %s; trying again in %.1fs", server, exc, delay)
+                time.sleep(delay)
     except ApiError as exc:
         if exc.status == 401:
             raise PreflightError(f"Unauthorized: the API server at {server} refused the credentials; "
                                  f"check the credentials in {credentials}") from None
         log.warning("start-up check against %s inconclusive, going on: %s", server, exc)
+
+
+def _check(client: KubeClient, needed: list[Access], lease: tuple[str, str] | None) -> None:
+    user = _whoami(client)
+    for access in needed:
+        _require(client, access, user)
+    if lease is not None and not _exists(client, *lease):
+        _require(client, Access("create", "leases", "coordination.k8s.io", lease[0]), user)
 
 
 def _whoami(client: KubeClient) -> str:
