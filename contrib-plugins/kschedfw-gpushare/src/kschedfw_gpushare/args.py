@@ -71,3 +71,9 @@ def check_typical_pods(args: Mapping[str, Any], *, required: bool) -> list[Field
         return [FieldError(("typicalPods",), INVALID, f"probabilities must sum to 1, they sum to {total:g}",
                            f"{len(typical)} pods")]
     return []
+
+
+def raise_invalid(errors: list[FieldError]) -> None:
+    """A plugin built with args its ``validate_args`` refuses (a caller that skipped validation)."""
+    if errors:
+        raise ValueError("; ".join(str(e) for e in errors))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from kschedfw import MAX_NODE_SCORE, Status, hookimpl
 from kschedfw.errors import FieldError
 
-from kschedfw_gpushare.args import TYPICAL_PODS, check_methods, check_typical_pods, schema
+from kschedfw_gpushare.args import raise_invalid, TYPICAL_PODS, check_methods, check_typical_pods, schema
 from kschedfw_gpushare.devices import exclusive
 from kschedfw_gpushare.frag import Workload, shared_workload, typical_pod_list
 from kschedfw_gpushare.nodestate import NodeGpu, state_for
@@ -142,9 +142,7 @@ class FGDScore:
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: "Handle | None" = None) -> None:
         args = dict(args or {})
-        errors = validate_args(args)
-        if errors:
-            raise ValueError("; ".join(str(e) for e in errors))
+        raise_invalid(validate_args(args))
         self.workload = workload_from(args)
         self.state = state_for(handle)
 

@@ -23,7 +23,7 @@ from kschedfw.fwk.status import Code, new_rejection
 from kschedfw.fwk.types import PreBindPreFlightResult
 
 from kschedfw_gpushare import devices
-from kschedfw_gpushare.args import (GPU_SEL_METHODS, SEED, TYPICAL_PODS, check_choice, check_methods,
+from kschedfw_gpushare.args import (raise_invalid, GPU_SEL_METHODS, SEED, TYPICAL_PODS, check_choice, check_methods,
                                     check_typical_pods, schema)
 from kschedfw_gpushare.fgdscore import fgd_choice, workload_from
 from kschedfw_gpushare.nodestate import NodeGpu, state_for
@@ -71,9 +71,7 @@ class OpenGpuShare:
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: "Handle | None" = None) -> None:
         args = dict(args or {})
-        errors = validate_args(args)
-        if errors:
-            raise ValueError("; ".join(str(e) for e in errors))
+        raise_invalid(validate_args(args))
         self.handle = handle
         self.method = args.get("gpuSelMethod") or "best"
         self.rng = random.Random(int(args.get("seed") or 0))

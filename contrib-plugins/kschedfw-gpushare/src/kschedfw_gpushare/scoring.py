@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from kschedfw import Status, hookimpl
 from kschedfw.errors import FieldError
 
-from kschedfw_gpushare.args import check_methods, schema
+from kschedfw_gpushare.args import raise_invalid, check_methods, schema
 from kschedfw_gpushare.nodestate import NodeGpu, state_for
 from kschedfw_gpushare.resources import PodShape, pod_shape
 
@@ -48,9 +48,7 @@ class GpuScore:
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: "Handle | None" = None) -> None:
         args = dict(args or {})
-        errors = self.validate_args(args)
-        if errors:
-            raise ValueError("; ".join(str(e) for e in errors))
+        raise_invalid(self.validate_args(args))
         self.args = args
         self.state = state_for(handle)
 
