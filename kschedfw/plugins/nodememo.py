@@ -50,13 +50,19 @@ def cluster_size(handle: Handle | None, nodes: Sized) -> int:
 
 
 class NodeMemo(Generic[V]):
-    """Memos for the last few pod keys (a key: whatever the result depends on besides the node)."""
+    """Memos for the recently seen pod keys (a key: whatever the result depends on besides the
+    node): at least ``keep`` of them, and up to ``most`` while that many memos of the whole
+    cluster hold at most ``entries`` node results. Replicas of a template need one key; a trace of many pod shapes (the Alibaba GPU
+    trace: a few dozen popular ones in turn) finds its shape still remembered on a small
+    cluster, where the extra keys cost little memory, and gets ``keep`` on a large one."""
 
-    __slots__ = ("_memos", "_keep")
+    __slots__ = ("_memos", "_keep", "_most", "_entries")
 
-    def __init__(self, keep: int = 4) -> None:
+    def __init__(self, keep: int = 4, most: int = 64, entries: int = 100_000) -> None:
         self._memos: dict[Hashable, Memo[V]] = {}
         self._keep = keep
+        self._most = max(keep, most)
+        self._entries = entries
 
     def for_key(self, key: Hashable, num_nodes: int) -> Memo[V]:
         """The memo for ``key``: ``{node_info: (generation, node, result)}``. A memo grown past
@@ -67,8 +73,11 @@ class NodeMemo(Generic[V]):
         if memo is None or len(memo) > 2 * num_nodes + 64:
             memo = {}
         memos[key] = memo  # most recently used last
-        while len(memos) > self._keep:
-            del memos[next(iter(memos))]
+        keep = self._keep
+        if len(memos) > keep:
+            fits = max(keep, min(self._most, self._entries // max(num_nodes, 1)))
+            while len(memos) > fits:
+                del memos[next(iter(memos))]
         return memo
 
     def clear(self) -> None:

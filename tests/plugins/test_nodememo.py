@@ -82,13 +82,28 @@ def test_plain_path_when_memos_are_off():
 
 
 def test_memo_starts_afresh_when_it_outgrows_the_cluster():
-    memos = nodememo.NodeMemo(keep=2)
+    memos = nodememo.NodeMemo(keep=2, most=2)
     memo = memos.for_key("k", 1)
     memo.update({i: (0, None, 0) for i in range(100)})
     assert memos.for_key("k", 1) == {}
     memos.for_key("a", 1)
     memos.for_key("b", 1)  # keeps the last two keys only
     assert list(memos._memos) == ["a", "b"]
+
+
+def test_small_cluster_keeps_more_keys_within_the_entry_budget():
+    """A trace of many pod shapes finds its shape remembered on a small cluster: keys beyond
+    ``keep`` while ``entries`` / cluster size allows, never more than ``most``."""
+    memos = nodememo.NodeMemo(keep=2, most=5, entries=40)
+    for key in "abcdefg":
+        memos.for_key(key, 10)  # room for 40 // 10 = 4 memos
+    assert list(memos._memos) == ["d", "e", "f", "g"]
+    for key in "hij":
+        memos.for_key(key, 100)  # a large cluster: the floor of 2
+    assert list(memos._memos) == ["i", "j"]
+    for key in "klmnopq":
+        memos.for_key(key, 1)  # room for 40, capped at 5
+    assert list(memos._memos) == ["m", "n", "o", "p", "q"]
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -104,22 +104,19 @@ def compute_pod_resource_request(pod: Pod) -> PodResourceRequest:
 class _PreFilterState:
     """PreFilter's output: the request plus the scalar resources this plugin checks, and those of
     them a DeviceClass backs (DRAExtendedResource: left to DynamicResources on a node that does
-    not advertise them)."""
+    not advertise them); ``checks``: what Filter compares, once per pod (see :func:`_checks`)."""
 
-    __slots__ = ("request", "checked_scalars", "dra_backed")
+    __slots__ = ("request", "checked_scalars", "dra_backed", "checks")
 
     def __init__(self, request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
                  dra_backed: frozenset[str] = frozenset()) -> None:
         self.request = request
         self.checked_scalars = checked_scalars
         self.dra_backed = dra_backed
+        self.checks = _checks(request, checked_scalars)
 
     def clone(self) -> "_PreFilterState":
         return self  # never mutated
-
-
-#: stands in for the PreFilter state until the first PreFilter (never read: no cycle matches it)
-_NO_PRE_FILTER_STATE = _PreFilterState(PodResourceRequest(), ())
 
 
 def _checked_scalars(request: PodResourceRequest, ignored_resources: frozenset[str],
@@ -168,11 +165,23 @@ class InsufficientResource:
     unresolvable: bool = False
 
 
+#: one resource Filter compares: ``(name, requested amount, the reason when it does not fit)``
+Check = tuple[str, int, str]
+
+
+def _checks(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...]) -> tuple[Check, ...]:
+    """The requested (non-zero) resources Filter compares, in upstream's order: cpu, memory,
+    ephemeral-storage, then the checked scalar resources."""
+    return tuple((name, amount, f"Insufficient {name}")
+                 for name, amount in (("cpu", request.milli_cpu), ("memory", request.memory),
+                                      ("ephemeral-storage", request.ephemeral_storage), *checked_scalars)
+                 if amount > 0)
+
+
 def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
           node_info: NodeInfo, dra_backed: frozenset[str] = frozenset()) -> list[InsufficientResource]:
-    """What the node lacks for the pod, in upstream's order: pods, cpu, memory,
-    ephemeral-storage, then the checked scalar resources (each requested, i.e. non-zero); a
-    resource in ``dra_backed`` that the node does not advertise is DynamicResources' to check
+    """What the node lacks for the pod, in upstream's order: pods, then each of :func:`_checks`;
+    a resource in ``dra_backed`` that the node does not advertise is DynamicResources' to check
     (upstream shouldDelegateResourceToDRA)."""
     out: list[InsufficientResource] = []
     node = node_info.node
@@ -181,36 +190,54 @@ def _fits(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], .
     num_pods = len(node_info.pods)
     if num_pods + 1 > allowed_pods:
         out.append(InsufficientResource("pods", "Too many pods", 1, num_pods, allowed_pods))
-    if request.is_zero():
-        return out
     used = node_info.requested
-    for name, amount in (("cpu", request.milli_cpu), ("memory", request.memory),
-                         ("ephemeral-storage", request.ephemeral_storage), *checked_scalars):
-        if amount > 0:
-            cap = alloc.get(name, 0)
-            if dra_backed and cap <= 0 and name in dra_backed:
-                continue
-            in_use = used.get(name, 0)
-            if amount > cap - in_use:
-                out.append(InsufficientResource(name, f"Insufficient {name}", amount, in_use, cap,
-                                                amount > cap))
+    for name, amount, reason in _checks(request, checked_scalars):
+        cap = alloc.get(name, 0)
+        if dra_backed and cap <= 0 and name in dra_backed:
+            continue
+        in_use = used.get(name, 0)
+        if amount > cap - in_use:
+            out.append(InsufficientResource(name, reason, amount, in_use, cap, amount > cap))
     return out
 
 
 #: Filter's verdict on a node that does not fit: the rejection's code and reasons
 Verdict = tuple[Code, tuple[str, ...]]
 
+_NO_ALLOCATABLE: Mapping[str, int] = {}
 
-def _verdict(request: PodResourceRequest, checked_scalars: tuple[tuple[str, int], ...],
-             node_info: NodeInfo, dra_backed: frozenset[str] = frozenset()) -> Verdict | None:
+
+def _verdict(checks: tuple[Check, ...], node_info: NodeInfo,
+             dra_backed: frozenset[str] = frozenset()) -> Verdict | None:
     """Filter's verdict to remember per node: None when the pod fits, else the rejection's code
-    and reasons (a Status is built afresh from it for every caller)."""
-    shortages = _fits(request, checked_scalars, node_info, dra_backed)
-    if not shortages:
+    and reasons (a Status is built afresh from it for every caller). The reasons of
+    :func:`_fits` without building its list (HOT PATH: once per node a memo does not answer)."""
+    node = node_info.node
+    alloc = node.allocatable if node is not None else _NO_ALLOCATABLE
+    reasons: list[str] | None = None
+    unresolvable = False
+    if len(node_info.pods) + 1 > alloc.get("pods", 0):
+        reasons = ["Too many pods"]
+    if checks:
+        used = node_info.requested
+        for name, amount, reason in checks:
+            cap = alloc.get(name, 0)
+            if amount > cap - used.get(name, 0):
+                if dra_backed and cap <= 0 and name in dra_backed:
+                    continue
+                if reasons is None:
+                    reasons = [reason]
+                else:
+                    reasons.append(reason)
+                if amount > cap:
+                    unresolvable = True
+    if reasons is None:
         return None
-    code = (Code.UnschedulableAndUnresolvable if any(r.unresolvable for r in shortages)
-            else Code.Unschedulable)
-    return code, tuple(r.reason for r in shortages)
+    return (Code.UnschedulableAndUnresolvable if unresolvable else Code.Unschedulable), tuple(reasons)
+
+
+#: stands in for the PreFilter state until the first PreFilter (never read: no cycle matches it)
+_NO_PRE_FILTER_STATE = _PreFilterState(PodResourceRequest(), ())
 
 
 def _status_of(verdict: Verdict | None) -> Status | None:
@@ -363,7 +390,7 @@ class NodeResourcesFit:
             if s is None:
                 return Status.as_status(
                     f'error reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
-        verdict = _verdict(s.request, s.checked_scalars, node_info, s.dra_backed)
+        verdict = _verdict(s.checks, node_info, s.dra_backed)
         if verdict_memo is not None and node_info.node is not None:
             verdict_memo[node_info] = (node_info.generation, node_info.node, verdict)
         return _status_of(verdict)
@@ -382,7 +409,7 @@ class NodeResourcesFit:
         if state is not cycle_state:
             return None
         get = memo.get
-        request, checked, dra_backed = s.request, s.checked_scalars, s.dra_backed
+        checks, dra_backed = s.checks, s.dra_backed
         new_rejection, status_cls = _new_rejection, Status
         out: list[Status | None] = [None] * len(nodes)
         for i, ni in enumerate(nodes):
@@ -391,7 +418,7 @@ class NodeResourcesFit:
             if hit is not None and hit[1] is node and hit[0] == ni.generation:
                 verdict = hit[2]
             else:
-                verdict = _verdict(request, checked, ni, dra_backed)
+                verdict = _verdict(checks, ni, dra_backed)
                 if node is not None:
                     memo[ni] = (ni.generation, node, verdict)
             if verdict is not None:
