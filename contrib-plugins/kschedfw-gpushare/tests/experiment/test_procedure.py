@@ -84,6 +84,28 @@ def test_arrivals_shuffle_after_one_hidden_int_then_tune_then_prefix_nodes():
     assert names(arrived.nodes) == ["%04d-n-a" % perm[0], "%04d-n-b" % perm[1]]
 
 
+def test_tie_draws_change_only_the_node_prefixes():
+    """Dropped draws before Perm stand in for the simulator's informers: the same arrivals, the
+    node tie order of a stream k values further on."""
+    pods = [pod(f"openb-pod-{i:04d}", 500, 1) for i in range(6)]
+    nodes = [node(f"n-{i}", 1) for i in range(40)]
+    plain = procedure.arrivals(pods, nodes, seed=7)
+    skipped = procedure.arrivals(pods, nodes, seed=7, tie_draws=3)
+    assert names(skipped.pods) == names(plain.pods)
+    assert names(skipped.nodes) != names(plain.nodes)
+    assert sorted(n.split("-", 1)[1] for n in names(skipped.nodes)) == sorted(n.split("-", 1)[1] for n in names(plain.nodes))
+    rng = GoRand(7)
+    rng.int_()
+    rng.shuffled(sorted(names(pods)))
+    for _ in range(len(plain.pods) - 6 + 1):
+        rng.intn(6)
+    for _ in range(3):
+        rng.int63()
+    perm = rng.perm(40)
+    assert names(skipped.nodes) == ["%04d-n-%d" % (perm[i], int(name)) for i, name in
+                                    enumerate(sorted(str(j) for j in range(40)))]
+
+
 def test_arrivals_do_not_change_the_callers_manifests():
     pods = [pod("x", 500, 1)]
     nodes = [node("n", 1)]

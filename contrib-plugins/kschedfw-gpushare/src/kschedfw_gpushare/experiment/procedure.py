@@ -125,14 +125,19 @@ class Arrivals:
 
 
 def arrivals(pods: list[dict[str, Any]], nodes: list[dict[str, Any]], seed: int,
-             ratio: float = TUNE_RATIO) -> Arrivals:
-    """The simulator's draws for ``seed``, in its order (see the module docstring)."""
+             ratio: float = TUNE_RATIO, tie_draws: int = 0) -> Arrivals:
+    """The simulator's draws for ``seed``, in its order (see the module docstring);
+    ``tie_draws``: values drawn and dropped before ``Perm``, standing in for the draws the
+    simulator's informers make there (a number no run records), so that one seed can be run
+    under several of the node tie orders the simulator may have had."""
     originals = _by_name(pods)
     rng = GoRand(seed)
     rng.int_()  # the simulator evaluates one Int() for a debug log line
     shuffled = rng.shuffled(originals)
     capacity = sum(node_gpu_milli(n) for n in nodes)
     arrived = tune(shuffled, originals, capacity, rng, ratio)
+    for _ in range(tie_draws):
+        rng.int63()
     ordered_nodes = _by_name(nodes)
     perm = rng.perm(len(ordered_nodes))
     renamed = []

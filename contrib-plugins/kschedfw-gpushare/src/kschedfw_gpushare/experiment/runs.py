@@ -22,6 +22,7 @@ class RunSpec:
     policy: str  # the CSV label, e.g. "06-FGD"
     seed: int
     traces: str = attrs.field(order=False)
+    tie_draws: int = 0  # see procedure.arrivals; the paper's runs had an unknown number
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -60,7 +61,7 @@ def run(spec: RunSpec) -> RunResult:
     loaded = load_workload(spec.traces, spec.workload)
     policy = procedure.policy_named(spec.policy)
     start = time.perf_counter()
-    arrived = procedure.arrivals(loaded.pods, loaded.nodes, spec.seed)
+    arrived = procedure.arrivals(loaded.pods, loaded.nodes, spec.seed, tie_draws=spec.tie_draws)
     outcome = procedure.simulate(arrived, policy, spec.seed, loaded.typical_pods, _registry())
     gpus = metric.total_gpus(arrived.nodes)
     columns = metric.discrete_allocation(metric.allocation_events(outcome.asks, outcome.bound), gpus)
