@@ -32,7 +32,9 @@ def add_parser(subparsers: Any) -> None:
                     "Lists, or a Scenario of timed steps) until nothing more can happen, then report where "
                     "each pod went and why the others did not. With no CLUSTER a small demo runs. "
                     "Objects that cannot be read or that the API server would refuse are each "
-                    "reported (`rejected ...`) and the others simulated; the exit status is then 1.")
+                    "reported (`rejected ...`) and the others simulated; the exit status is then 1, as "
+                    "when a pod's last attempt failed with an error (SchedulerError: a plugin that raised, "
+                    "...) rather than for want of a node.")
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
@@ -177,8 +179,18 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         count = f"{len(rejected)} object{'s' if len(rejected) > 1 else ''}"
         print(f"kschedfw simulate: {count} rejected; exit status 1, as `kubectl create -f` "
               "exits when the API server refuses an object", file=sys.stderr)
-        return 1
-    return 0
+    errored = result.failed_with_error()
+    if errored:
+        print(f"kschedfw simulate: {failed_with_error_line(errored)}; exit status 1", file=sys.stderr)
+    return 1 if rejected or errored else 0
+
+
+def failed_with_error_line(errored: list) -> str:
+    """``2 pods failed with an error (SchedulerError), not for want of a node: default/a, ...``"""
+    from kschedfw.api.pod import SCHEDULER_ERROR
+    names = ", ".join(p.key for p in errored[:3]) + (", ..." if len(errored) > 3 else "")
+    count = f"{len(errored)} pod{'s' if len(errored) > 1 else ''}"
+    return f"{count} failed with an error ({SCHEDULER_ERROR}), not for want of a node: {names}"
 
 
 def load_config_or_report(path: str | None, registry: "Registry", gates: "FeatureGates",
@@ -266,7 +278,7 @@ def simulation_json(result: Any, rejected: list) -> dict:
 
 def _print_table(result: Any, rejected: list) -> None:
     rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
-             p.message if p.status not in ("Bound", "Running") else "") for p in result.pods]
+             _reason_text(p) if p.status not in ("Bound", "Running") else "") for p in result.pods]
     headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
     widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers[:-1])]
     for row in (headers, *rows):
@@ -278,6 +290,13 @@ def _print_table(result: Any, rejected: list) -> None:
         print(f"{profile}: {text}")
     for r in rejected:
         print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}")
+
+
+def _reason_text(p: Any) -> str:
+    """The REASON column: the message, led by the reason when the attempt failed with an error
+    (the STATUS stays Pending, as kubectl shows such a pod)."""
+    from kschedfw.api.pod import SCHEDULER_ERROR
+    return f"{SCHEDULER_ERROR}: {p.message}" if p.reason == SCHEDULER_ERROR and p.status == "Pending" else p.message
 
 
 def _write_out(path: str, result: Any) -> None:
