@@ -35,7 +35,8 @@ def add_parser(subparsers: Any) -> None:
                     "reported (`rejected ...`) and the others simulated; the exit status is then 1, as "
                     "when a pod's last attempt failed with an error (SchedulerError: a plugin that raised, "
                     "...) rather than for want of a node.")
-    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
+    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO",
+                        help="manifest files or folders, or a Scenario; `-` reads standard input")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     add_feature_gates_option(parser)
@@ -45,7 +46,10 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
                         help="show this pod's scheduling attempts as they happened: each node's filter "
                              "verdict, every score, preemption, Permit waits, what would wake it "
-                             "(repeatable; `all`: a summary of every pod)")
+                             "(repeatable; `all`: a summary of every pod). A bare POD is in -n's "
+                             "namespace, or without -n the one pod of that name in any namespace")
+    parser.add_argument("--namespace", "-n", metavar="NAMESPACE",
+                        help="the namespace of --explain's bare pod names, as kubectl's -n")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: placements, node usage, pending pods "
                              "by reason, each pod's explanation on click")
@@ -110,7 +114,8 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
 
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
-    from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
+    from kschedfw.cli.podnames import resolve_pod_names
+    from kschedfw.explain import ALL, DecisionLog, render
     from kschedfw.report import render_html
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
@@ -125,7 +130,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     objects, steps = inputs.objects, list(inputs.steps)
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
-    errors = check_pod_names(args.explain, pod_keys)
+    explain, errors = resolve_pod_names(args.explain, pod_keys, args.namespace, keep=(ALL,))
     if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
         errors.append(f"--report {args.report}: no such directory")
     if errors:  # before the run, which may be long
@@ -141,8 +146,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             until_reported.enter_context(frozen())
             log = None
             if args.explain or args.report:
-                log = DecisionLog(sim.scheduler, args.explain,
-                                  summarize_all=ALL in args.explain or bool(args.report)).attach()
+                log = DecisionLog(sim.scheduler, explain,
+                                  summarize_all=ALL in explain or bool(args.report)).attach()
             result = sim.run()
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
@@ -151,13 +156,13 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         _write_out(args.write_out, result)
     rejected = loaded.rejected(result)
     payload = simulation_json(result, rejected) if args.output == "json" or args.report else None
-    asked = [k for k in args.explain if k != ALL]
+    asked = [k for k in explain if k != ALL]
     explained = []
-    if log is not None and args.explain:
-        explained = log.explain(result, None if ALL in args.explain else asked)
+    if log is not None and explain:
+        explained = log.explain(result, None if ALL in explain else asked)
     if args.report:
         assert log is not None and payload is not None
-        every = explained if ALL in args.explain else log.explain(result)
+        every = explained if ALL in explain else log.explain(result)
         by_pod = {e["pod"]: e for e in every}
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
