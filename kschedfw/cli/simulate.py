@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     add_run_options(parser)
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
-    parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
+    parser.add_argument("--explain", metavar="[NAMESPACE/]POD", action="append", default=[],
                         help="show this pod's scheduling attempts as they happened: each node's filter "
                              "verdict, every score, preemption, Permit waits, what would wake it "
                              "(repeatable; `all`: a summary of every pod). A bare POD is in -n's "

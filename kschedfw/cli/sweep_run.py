@@ -14,7 +14,8 @@ from kschedfw.sweep.matrix import KEY_COLUMNS, Run
 
 #: The results file's columns: the run's key, how many pods ended in each status, the objects
 #: rejected, the simulated seconds, every node's usage (compact JSON, as `simulate -o json`
-#: reports ``nodes``), the error that stopped the run (empty when none) and its wall seconds.
+#: reports ``nodes``), the error that stopped the run or what failed in it (plugin faults, pods
+#: whose last attempt failed with an error; empty when none) and its wall seconds.
 COLUMNS = KEY_COLUMNS + STATUSES + ("rejected", "simulated_seconds", "nodes", "error", "wall_seconds")
 
 
