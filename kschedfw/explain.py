@@ -15,7 +15,6 @@ node, nothing changed): what would happen now, not what happened.
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Any, Iterable
 
 import attrs
@@ -30,27 +29,13 @@ if TYPE_CHECKING:
     from kschedfw.scheduler import Scheduler
     from kschedfw.simulation import SimulationResult
 
-__all__ = ["DecisionLog", "check_pod_names", "render", "explain", "Explanation", "ALL"]
+__all__ = ["DecisionLog", "render", "explain", "Explanation", "ALL"]
 
 #: ``--explain all``: a summary of every pod
 ALL = "all"
 #: attempts kept per pod (the first and the latest ones); a pod retried for hours stays small
 MAX_ATTEMPTS_PER_POD = 10
 PREEMPTED_PREFIX = "Preempted by pod "
-
-
-def check_pod_names(wanted: Iterable[str], known: Iterable[str]) -> list[str]:
-    """One error line per requested ``NAMESPACE/POD`` (``POD``: namespace default) that is not
-    among ``known`` pod keys, with the closest names as a suggestion."""
-    known = sorted(set(known))
-    errors = []
-    for key in wanted:
-        if key == ALL or normalize_key(key) in known:
-            continue
-        close = difflib.get_close_matches(normalize_key(key), known, n=3, cutoff=0.8)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        errors.append(f"--explain {key}: no such pod{hint}")
-    return errors
 
 
 def normalize_key(key: str) -> str:

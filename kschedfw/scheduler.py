@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import attrs
 
+from kschedfw.api.pod import SCHEDULER_ERROR
 from kschedfw.cache.cache import Cache
 from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, extenders_binding,
                                      with_extender_ignored_resources)
@@ -516,7 +517,7 @@ class Scheduler:
                         nominating_info: NominatingInfo | None, cycle: int) -> None:
         """Upstream handleSchedulingFailure: requeue, nominate, event, PodScheduled condition."""
         pod = qpi.pod
-        reason = "Unschedulable" if status.is_rejected() else "SchedulerError"
+        reason = "Unschedulable" if status.is_rejected() else SCHEDULER_ERROR
         if self.metrics is not None:
             self.metrics.attempt(pod.uid, "unschedulable" if status.is_rejected() else "error", fwk.profile_name)
         fit_error = status.error if isinstance(status.error, FitError) else None

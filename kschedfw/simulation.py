@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import attrs
 
+from kschedfw.api.pod import SCHEDULER_ERROR
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.scenario import Step
@@ -78,6 +79,11 @@ class SimulationResult:
                 bucket = out.setdefault(key, {})
                 bucket[p.status] = bucket.get(p.status, 0) + 1
         return out
+
+    def failed_with_error(self) -> list[PodOutcome]:
+        """The pods still pending because their last attempt failed with an error
+        (:data:`SCHEDULER_ERROR`), not because no node fits them."""
+        return [p for p in self.pods if p.status == "Pending" and p.reason == SCHEDULER_ERROR]
 
 
 class Simulation:

@@ -19,7 +19,7 @@ from kschedfw.api.yamlinput import YamlLimit, compose_documents, plain_documents
 from kschedfw.errors import ManifestError
 from kschedfw.gcpause import paused
 
-__all__ = ["parse_object", "load_manifests", "load_located", "parse_manifests",
+__all__ = ["parse_object", "load_manifests", "load_located", "load_located_text", "parse_manifests",
            "yaml_documents", "Located", "UnusableInput", "MANIFEST_SUFFIXES"]
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -313,6 +313,19 @@ def _load_file(path: Path, source: str, template: bool,
                             source=source) from None
     except OSError as exc:
         raise ManifestError(f"cannot read file: {exc.strerror or exc}", source=source) from None
+    return _load_text(text, source, template, malformed, as_json=path.suffix.lower() == ".json")
+
+
+def load_located_text(text: str, source: str, *, malformed: list[ManifestError] | None = None
+                      ) -> list[Located]:
+    """As :func:`load_located`, for manifests already read (standard input): ``source`` names
+    them in errors. Text that starts as JSON does (``{`` or ``[``) is read as a ``.json`` file."""
+    with paused():
+        return _load_text(text, source, False, malformed, as_json=text.lstrip().startswith(("{", "[")))
+
+
+def _load_text(text: str, source: str, template: bool, malformed: list[ManifestError] | None,
+               *, as_json: bool) -> list[Located]:
     found: list[ManifestError] | None = None if malformed is None else []
     try:
         objs = _parse_located(text, source, template, found)
@@ -320,7 +333,7 @@ def _load_file(path: Path, source: str, template: bool,
         raise
     except ManifestError as exc:
         # JSON that PyYAML's YAML 1.1 reader rejects (tabs, some escapes): use the JSON parser.
-        if not (path.suffix.lower() == ".json" and exc.detail.startswith("invalid YAML")):
+        if not (as_json and exc.detail.startswith("invalid YAML")):
             raise
         found = None if malformed is None else []
         json_objs = _load_json_fallback(text, source, template, found)

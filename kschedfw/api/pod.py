@@ -20,10 +20,14 @@ __all__ = [
     "ContainerPort", "Container", "Toleration", "PodAffinityTerm", "WeightedPodAffinityTerm",
     "NodeAffinity", "PodAffinity", "Affinity", "TopologySpreadConstraint", "Volume",
     "PodCondition", "Pod", "parse_pod", "compute_pod_request",
-    "DEFAULT_SCHEDULER_NAME", "TAINT_EFFECTS", "TOLERATION_OPERATORS",
+    "DEFAULT_SCHEDULER_NAME", "TAINT_EFFECTS", "TOLERATION_OPERATORS", "SCHEDULER_ERROR",
 ]
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+#: The PodScheduled condition's reason after an attempt failed with an error (a plugin that
+#: raised or returned an Error status, an extender or a bind that failed), as core/v1 names it;
+#: a pod no node fits has reason Unschedulable instead.
+SCHEDULER_ERROR = "SchedulerError"
 TOLERATION_OPERATORS = ("Equal", "Exists", "Gt", "Lt")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 _POD_LEVEL_RESOURCES = ("cpu", "memory")

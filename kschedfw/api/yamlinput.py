@@ -15,10 +15,14 @@ cannot be used at all). Syntax errors stay ``yaml.YAMLError`` for the caller to 
 
 The loader is PyYAML's safe loader (libyaml's when present) except that timestamps stay strings,
 as Kubernetes' YAML decoding leaves them: ``creationTimestamp`` and date-like values are text.
+
+The path :data:`STDIN` (``-``, as in ``kubectl apply -f -``) means standard input, read here
+(:func:`read_stdin`) and named :data:`STDIN_SOURCE` in every message about it.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Iterator
 
 import yaml
@@ -29,7 +33,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 from kschedfw.api import yamlevents
 
 __all__ = ["Loader", "MAX_DEPTH", "MAX_ALIAS_VALUES", "YamlLimit", "too_deep", "compose_documents",
-           "plain_documents", "load_first"]
+           "plain_documents", "load_first", "STDIN", "STDIN_SOURCE", "read_stdin"]
 
 #: Nesting any input may have: manifests stay under 30 levels, configurations under 15, and code
 #: that walks objects recursively (copies, dumps, the position builder) stays well within the
@@ -38,7 +42,20 @@ MAX_DEPTH = 200
 #: Values that aliases may add to one document once expanded.
 MAX_ALIAS_VALUES = 50_000
 
+#: The path that means standard input.
+STDIN = "-"
+#: How messages name standard input (``<stdin>:12: ...``).
+STDIN_SOURCE = "<stdin>"
+
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def read_stdin() -> str:
+    """All of standard input as text: UTF-8, a leading byte-order mark dropped, as files are
+    read. Raises ``UnicodeDecodeError`` (or ``OSError``) for the caller to word."""
+    stream = sys.stdin
+    data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+    return data.decode("utf-8-sig")
 
 
 class Loader(_BaseLoader):  # type: ignore[misc]

@@ -32,7 +32,8 @@ def add_parser(subparsers: Any) -> None:
                     "decided it, and each node's requests before (A) and after (B). Give --config "
                     "and/or --feature-gates twice; given once (or not at all) a setting is the same "
                     "on both sides. With no CLUSTER the demo cluster is used.", 79))
-    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
+    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO",
+                        help="manifest files or folders, or a Scenario; `-` reads standard input")
     parser.add_argument("--config", "-c", action="append", default=[], metavar="FILE",
                         help="KubeSchedulerConfiguration of A, then of B; \"\" or none: upstream defaults")
     parser.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true|false,...",
@@ -248,20 +249,25 @@ def _wrap(text: str, first: str, rest: str) -> list[str]:
 
 
 def _render_usage(c: "Comparison") -> list[str]:
+    """The nodes whose requests changed, one unit per resource (in the headers) and every column
+    as wide as its content, node names never cut (as kubectl's tabular printer sizes them)."""
     pairs = _usage_pairs(c)
     changed = [(a, b) for a, b in pairs if _usage_json(a) != _usage_json(b)]
     if not pairs:
         return ["no nodes"]
-    header = ("NODE", "CPU A", "CPU B", "MEMORY A", "MEMORY B", "PODS A", "PODS B")
-    rows = [(name_of(a, b), _cpu(a), _cpu(b), _mem(a), _mem(b), _pods(a), _pods(b)) for a, b in changed]
+    memory = [v for u in (x for pair in changed for x in pair) if u is not None
+              for v in (u.memory_requested, u.memory_allocatable)]
+    unit, size = _binary_unit(max(memory, default=0))
+    header = ("NODE", "CPU A (cores)", "CPU B (cores)", f"MEMORY A ({unit})", f"MEMORY B ({unit})",
+              "PODS A", "PODS B")
+    rows = [(name_of(a, b), _cpu(a), _cpu(b), _mem(a, size), _mem(b, size), _pods(a), _pods(b))
+            for a, b in changed]
     lines = ["requests / allocatable per node (A -> B): "
              + (f"{len(changed)} of {len(pairs)} nodes changed" if changed else f"all {len(pairs)} nodes unchanged")]
     if rows:
         widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
-        widths[0] = min(widths[0], 30)
         for row in (header, *rows):
-            name = row[0] if len(row[0]) <= widths[0] else row[0][:widths[0] - 1] + "…"
-            cells = [name.ljust(widths[0])] + [v.rjust(w) for v, w in zip(row[1:], widths[1:])]
+            cells = [row[0].ljust(widths[0])] + [v.rjust(w) for v, w in zip(row[1:], widths[1:])]
             lines.append("  ".join(cells).rstrip())
     return lines
 
@@ -273,13 +279,14 @@ def name_of(a: Any, b: Any) -> str:
 def _cpu(u: "NodeUsage | None") -> str:
     if u is None:
         return "-"
-    return f"{_cores(u.cpu_requested)}/{_cores(u.cpu_allocatable)} {_percent(u.cpu_requested, u.cpu_allocatable)}"
+    return (f"{_amount(u.cpu_requested, 1000)}/{_amount(u.cpu_allocatable, 1000)} "
+            f"{_percent(u.cpu_requested, u.cpu_allocatable)}")
 
 
-def _mem(u: "NodeUsage | None") -> str:
+def _mem(u: "NodeUsage | None", size: int) -> str:
     if u is None:
         return "-"
-    return (f"{_gib(u.memory_requested)}/{_gib(u.memory_allocatable)}Gi "
+    return (f"{_amount(u.memory_requested, size)}/{_amount(u.memory_allocatable, size)} "
             f"{_percent(u.memory_requested, u.memory_allocatable)}")
 
 
@@ -287,12 +294,18 @@ def _pods(u: "NodeUsage | None") -> str:
     return "-" if u is None else str(u.pods)
 
 
-def _cores(millis: int) -> str:
-    return f"{millis / 1000:g}" if millis % 100 == 0 else f"{millis}m"
+#: the binary units memory is shown in, largest first
+_BINARY_UNITS = (("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10))
 
 
-def _gib(amount: int) -> str:
-    return f"{amount / 2**30:.3g}"
+def _binary_unit(largest: int) -> tuple[str, int]:
+    """The largest binary unit in which ``largest`` bytes is at least 1 (Ki for less)."""
+    return next(((u, size) for u, size in _BINARY_UNITS if largest >= size), _BINARY_UNITS[-1])
+
+
+def _amount(value: int, unit: int) -> str:
+    """``value / unit`` with at most three decimals (millicores in cores are exact), no trailing zeros."""
+    return f"{value / unit:.3f}".rstrip("0").rstrip(".")
 
 
 def _percent(used: int, total: int) -> str:

@@ -112,6 +112,12 @@ def run(args: argparse.Namespace) -> int:
         for s, handler in previous.items():
             signal.signal(s, handler)
     _say(f"stopped after binding {runner.scheduler.bound_count} pods")
+    errored = printer.failed_with_error()
+    if errored:  # a shadow run reports as simulate does; a real one keeps exiting 0, as kube-scheduler
+        names = ", ".join(errored[:3]) + (", ..." if len(errored) > 3 else "")
+        _say(f"{len(errored)} pod{'s' if len(errored) > 1 else ''} would have failed with an error "
+             f"(SchedulerError), not for want of a node: {names}; exit status 1")
+        return 1
     return 0
 
 

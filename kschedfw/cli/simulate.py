@@ -32,18 +32,24 @@ def add_parser(subparsers: Any) -> None:
                     "Lists, or a Scenario of timed steps) until nothing more can happen, then report where "
                     "each pod went and why the others did not. With no CLUSTER a small demo runs. "
                     "Objects that cannot be read or that the API server would refuse are each "
-                    "reported (`rejected ...`) and the others simulated; the exit status is then 1.")
-    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO")
+                    "reported (`rejected ...`) and the others simulated; the exit status is then 1, as "
+                    "when a pod's last attempt failed with an error (SchedulerError: a plugin that raised, "
+                    "...) rather than for want of a node.")
+    parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO",
+                        help="manifest files or folders, or a Scenario; `-` reads standard input")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     add_feature_gates_option(parser)
     add_run_options(parser)
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--write-out", metavar="FILE", help="write the resulting objects as YAML")
-    parser.add_argument("--explain", metavar="NAMESPACE/POD", action="append", default=[],
+    parser.add_argument("--explain", metavar="[NAMESPACE/]POD", action="append", default=[],
                         help="show this pod's scheduling attempts as they happened: each node's filter "
                              "verdict, every score, preemption, Permit waits, what would wake it "
-                             "(repeatable; `all`: a summary of every pod)")
+                             "(repeatable; `all`: a summary of every pod). A bare POD is in -n's "
+                             "namespace, or without -n the one pod of that name in any namespace")
+    parser.add_argument("--namespace", "-n", metavar="NAMESPACE",
+                        help="the namespace of --explain's bare pod names, as kubectl's -n")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: placements, node usage, pending pods "
                              "by reason, each pod's explanation on click")
@@ -108,7 +114,8 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
 
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
-    from kschedfw.explain import ALL, DecisionLog, check_pod_names, render
+    from kschedfw.cli.podnames import resolve_pod_names
+    from kschedfw.explain import ALL, DecisionLog, render
     from kschedfw.report import render_html
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
@@ -123,7 +130,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     objects, steps = inputs.objects, list(inputs.steps)
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
-    errors = check_pod_names(args.explain, pod_keys)
+    explain, errors = resolve_pod_names(args.explain, pod_keys, args.namespace, keep=(ALL,))
     if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
         errors.append(f"--report {args.report}: no such directory")
     if errors:  # before the run, which may be long
@@ -139,8 +146,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             until_reported.enter_context(frozen())
             log = None
             if args.explain or args.report:
-                log = DecisionLog(sim.scheduler, args.explain,
-                                  summarize_all=ALL in args.explain or bool(args.report)).attach()
+                log = DecisionLog(sim.scheduler, explain,
+                                  summarize_all=ALL in explain or bool(args.report)).attach()
             result = sim.run()
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
@@ -149,13 +156,13 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         _write_out(args.write_out, result)
     rejected = loaded.rejected(result)
     payload = simulation_json(result, rejected) if args.output == "json" or args.report else None
-    asked = [k for k in args.explain if k != ALL]
+    asked = [k for k in explain if k != ALL]
     explained = []
-    if log is not None and args.explain:
-        explained = log.explain(result, None if ALL in args.explain else asked)
+    if log is not None and explain:
+        explained = log.explain(result, None if ALL in explain else asked)
     if args.report:
         assert log is not None and payload is not None
-        every = explained if ALL in args.explain else log.explain(result)
+        every = explained if ALL in explain else log.explain(result)
         by_pod = {e["pod"]: e for e in every}
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
@@ -177,8 +184,18 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         count = f"{len(rejected)} object{'s' if len(rejected) > 1 else ''}"
         print(f"kschedfw simulate: {count} rejected; exit status 1, as `kubectl create -f` "
               "exits when the API server refuses an object", file=sys.stderr)
-        return 1
-    return 0
+    errored = result.failed_with_error()
+    if errored:
+        print(f"kschedfw simulate: {failed_with_error_line(errored)}; exit status 1", file=sys.stderr)
+    return 1 if rejected or errored else 0
+
+
+def failed_with_error_line(errored: list) -> str:
+    """``2 pods failed with an error (SchedulerError), not for want of a node: default/a, ...``"""
+    from kschedfw.api.pod import SCHEDULER_ERROR
+    names = ", ".join(p.key for p in errored[:3]) + (", ..." if len(errored) > 3 else "")
+    count = f"{len(errored)} pod{'s' if len(errored) > 1 else ''}"
+    return f"{count} failed with an error ({SCHEDULER_ERROR}), not for want of a node: {names}"
 
 
 def load_config_or_report(path: str | None, registry: "Registry", gates: "FeatureGates",
@@ -266,7 +283,7 @@ def simulation_json(result: Any, rejected: list) -> dict:
 
 def _print_table(result: Any, rejected: list) -> None:
     rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
-             p.message if p.status not in ("Bound", "Running") else "") for p in result.pods]
+             _reason_text(p) if p.status not in ("Bound", "Running") else "") for p in result.pods]
     headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
     widths = [max([len(h)] + [len(str(r[i])) for r in rows]) for i, h in enumerate(headers[:-1])]
     for row in (headers, *rows):
@@ -278,6 +295,13 @@ def _print_table(result: Any, rejected: list) -> None:
         print(f"{profile}: {text}")
     for r in rejected:
         print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}")
+
+
+def _reason_text(p: Any) -> str:
+    """The REASON column: the message, led by the reason when the attempt failed with an error
+    (the STATUS stays Pending, as kubectl shows such a pod)."""
+    from kschedfw.api.pod import SCHEDULER_ERROR
+    return f"{SCHEDULER_ERROR}: {p.message}" if p.reason == SCHEDULER_ERROR and p.status == "Pending" else p.message
 
 
 def _write_out(path: str, result: Any) -> None:

@@ -8,6 +8,7 @@ import os
 import sys
 from typing import Any
 
+from kschedfw.api.yamlinput import STDIN
 from kschedfw.cli.gates import parse_gates_or_report
 from kschedfw.cli.simulate import add_run_options
 
@@ -105,7 +106,9 @@ def _key(row: dict[str, str]) -> tuple[str, ...]:
 def _check_paths(args: argparse.Namespace) -> list[str]:
     """Paths that do not exist: said before any run, rather than in every row."""
     problems = [f"--config {p}: no such file or directory" for p in args.config if not os.path.isfile(p)]
-    problems += [f"--cluster {p}: no such file or directory" for p in args.cluster if not os.path.exists(p)]
+    problems += [f"--cluster {p}: standard input cannot be swept (every run reads its cluster again, and a "
+                 "rerun resumes by path): save it to a file" if p == STDIN else
+                 f"--cluster {p}: no such file or directory" for p in args.cluster if not os.path.exists(p)]
     output_dir = os.path.dirname(os.path.abspath(args.output))
     if not os.path.isdir(output_dir):
         problems.append(f"--output {args.output}: no such directory")

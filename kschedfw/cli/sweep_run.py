@@ -14,13 +14,15 @@ from kschedfw.sweep.matrix import KEY_COLUMNS, Run
 
 #: The results file's columns: the run's key, how many pods ended in each status, the objects
 #: rejected, the simulated seconds, every node's usage (compact JSON, as `simulate -o json`
-#: reports ``nodes``), the error that stopped the run (empty when none) and its wall seconds.
+#: reports ``nodes``), the error that stopped the run or what failed in it (plugin faults, pods
+#: whose last attempt failed with an error; empty when none) and its wall seconds.
 COLUMNS = KEY_COLUMNS + STATUSES + ("rejected", "simulated_seconds", "nodes", "error", "wall_seconds")
 
 
 def simulate_row(run: Run) -> dict[str, str]:
-    """The run's row. A run that cannot run (a bad configuration, a plugin that fails) gets its
-    error in the ``error`` column, as `simulate` would have said it, instead of counts."""
+    """The run's row. A run that cannot run (a bad configuration) gets its error in the
+    ``error`` column, as `simulate` would have said it, instead of counts; a run whose plugins
+    failed, or whose pods' last attempt failed with an error, gets its counts and those errors."""
     started = time.perf_counter()
     said = io.StringIO()
     try:
@@ -43,7 +45,7 @@ def simulate_row(run: Run) -> dict[str, str]:
 def _simulate(run: Run) -> dict[str, str] | str | None:
     """The columns of a finished run, an error message, or None when the reasons went to stderr."""
     from kschedfw.cli.gates import parse_gates_or_report
-    from kschedfw.cli.simulate import load_run, simulation_json
+    from kschedfw.cli.simulate import failed_with_error_line, load_run, simulation_json
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
     gates = parse_gates_or_report(run.feature_gates, "sweep")
@@ -59,6 +61,9 @@ def _simulate(run: Run) -> dict[str, str] | str | None:
         return f"cannot build the scheduler: {exc}"
     result = sim.run()
     faults = result.scheduler.plugin_faults()
+    errored = result.failed_with_error()
+    if errored:  # as `simulate` exits 1 for them, the run failed
+        faults.append(failed_with_error_line(errored))
     report = simulation_json(result, loaded.rejected(result))
     counts: dict[str, Any] = report["summary"]["total"]
     columns = {status: str(counts.get(status, 0)) for status in STATUSES}

@@ -15,6 +15,7 @@ import argparse
 import sys
 from typing import Any
 
+from kschedfw.api.yamlinput import STDIN, STDIN_SOURCE, read_stdin
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 
 EXIT_OK, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
@@ -40,8 +41,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+    if path == STDIN:
+        return read_stdin()
     with open(path, encoding="utf-8") as fh:
         return fh.read()
 
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     diagnostics = []
     defaults: list[tuple[str, dict]] = []
     for path in args.files:
-        name = "<stdin>" if path == "-" else path
+        name = STDIN_SOURCE if path == STDIN else path
         try:
             text = _read(path)
         except (OSError, UnicodeDecodeError) as exc:

@@ -15,7 +15,8 @@ from typing import Any, Iterable, Mapping
 import attrs
 
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
-                               manifest_files, yaml_documents)
+                               load_located_text, manifest_files, yaml_documents)
+from kschedfw.api.yamlinput import STDIN, STDIN_SOURCE, read_stdin
 from kschedfw.cluster.admission import AdmissionError, validate_create
 from kschedfw.cluster.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
@@ -73,7 +74,8 @@ class Inputs:
 
 
 def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
-    """Initial objects and timed steps from files or folders, in order.
+    """Initial objects and timed steps from files or folders, in order; ``-`` is standard input
+    (named ``<stdin>``; a Scenario there names its cluster files relative to the current folder).
 
     A missing path is a :class:`ManifestError`; a 0-byte file, a folder without manifests, or
     input with no objects at all is :class:`UnusableInput`. An object that cannot be read does
@@ -84,7 +86,19 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
     located: list[Located] = []
     malformed: list[ManifestError] = []
     steps: list[tuple[Step, str]] = []
+    if sum(str(p) == STDIN for p in paths) > 1:
+        raise UnusableInput(f"`{STDIN}` given more than once: standard input can be read only once",
+                            source=STDIN_SOURCE)
     for p in paths:
+        if str(p) == STDIN:
+            text = _read_stdin()
+            if _SCENARIO.search(text):
+                more_objects, more_steps = _load_scenario(STDIN_SOURCE, Path.cwd(), text, malformed)
+                located.extend(more_objects)
+                steps.extend((step, STDIN_SOURCE) for step in more_steps)
+            else:
+                located.extend(load_located_text(text, STDIN_SOURCE, malformed=malformed))
+            continue
         path = Path(p)
         if not path.exists():
             raise ManifestError("no such file or directory", source=str(p))
@@ -97,7 +111,7 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
         for f in files:
             text = _read(f)
             if _SCENARIO.search(text):
-                more_objects, more_steps = _load_scenario(f, text, malformed)
+                more_objects, more_steps = _load_scenario(str(f), f.parent, text, malformed)
                 located.extend(more_objects)
                 steps.extend((step, str(f)) for step in more_steps)
             else:
@@ -222,9 +236,22 @@ def _read(path: Path) -> str:
         raise ManifestError(f"cannot read file: {exc}", source=str(path)) from None
 
 
-def _load_scenario(path: Path, text: str, malformed: list[ManifestError]
+def _read_stdin() -> str:
+    try:
+        text = read_stdin()
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})",
+                            source=STDIN_SOURCE) from None
+    except OSError as exc:
+        raise ManifestError(f"cannot read: {exc.strerror or exc}", source=STDIN_SOURCE) from None
+    if not text:
+        raise UnusableInput("empty input (0 bytes)", source=STDIN_SOURCE)
+    return text
+
+
+def _load_scenario(source: str, base: Path, text: str, malformed: list[ManifestError]
                    ) -> tuple[list[Located], list[Step]]:
-    source = str(path)
+    """A Scenario read from ``source``; its ``cluster`` paths are relative to ``base``."""
     node, document = next(yaml_documents(text, source), (None, None))
     if not isinstance(document, dict):
         raise ManifestError("a Scenario must be a mapping", source=source)
@@ -238,5 +265,5 @@ def _load_scenario(path: Path, text: str, malformed: list[ManifestError]
     for ref in document.get("cluster") or []:
         if not isinstance(ref, str):
             raise ManifestError("cluster entries are paths to manifests", source=source, field="cluster")
-        objects.extend(load_located(path.parent / ref, malformed=malformed))
+        objects.extend(load_located(base / ref, malformed=malformed))
     return objects, parse_scenario(document, source=source, lines=lines)

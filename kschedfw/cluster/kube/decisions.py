@@ -15,6 +15,8 @@ from typing import Any, TextIO
 
 import attrs
 
+from kschedfw.api.pod import SCHEDULER_ERROR
+
 __all__ = ["Decision", "DecisionPrinter"]
 
 _WIDTHS = (40, 20, 18, 30)  # POD, SCHEDULER, STATUS, NODE; REASON takes the rest of the line
@@ -51,10 +53,12 @@ class DecisionPrinter:
         self.output = output
         self.stream = stream if stream is not None else sys.stdout
         self.counts: dict[str, Counter[str]] = {}
+        self._last: dict[str, Decision] = {}
         self._header_done = False
 
     def __call__(self, decision: Decision) -> None:
         self.counts.setdefault(decision.scheduler_name, Counter())[decision.status] += 1
+        self._last[decision.pod] = decision
         if self.output == "json":
             self._line(json.dumps(decision.as_json()))
             return
@@ -62,8 +66,16 @@ class DecisionPrinter:
             self._row("POD", "SCHEDULER", "STATUS", "NODE", "REASON")
             self._header_done = True
         node = decision.node or (f"(nominated {decision.nominated_node})" if decision.nominated_node else "")
+        reason = decision.message if decision.status != "Bound" else ""
+        if decision.reason == SCHEDULER_ERROR:  # as simulate's table leads with it
+            reason = f"{SCHEDULER_ERROR}: {reason}"
         self._row(decision.pod, decision.scheduler_name, WOULD.get(decision.status, decision.status),
-                  node, decision.message if decision.status != "Bound" else "")
+                  node, reason)
+
+    def failed_with_error(self) -> list[str]:
+        """The pods whose latest decision is a failure with an error (:data:`SCHEDULER_ERROR`),
+        not one for want of a node: what makes simulate exit 1."""
+        return sorted(pod for pod, d in self._last.items() if d.status == "Pending" and d.reason == SCHEDULER_ERROR)
 
     def summary(self) -> None:
         """Decisions per profile and status, as simulate's summary (``{"summary": ...}`` in JSON;
