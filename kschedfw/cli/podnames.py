@@ -1,11 +1,15 @@
 """Pod names as kubectl users type them: ``NAMESPACE/POD``, or a bare ``POD`` with ``-n NAMESPACE``,
-or a bare name that only one pod has in any namespace. A name that matches nothing gets the
+or a bare name: the pod of that name in ``default`` (kubectl's reading), else the only pod of
+that name in any namespace. A name that matches nothing gets the
 closest names as a suggestion; one that several pods share gets them listed."""
 
 from __future__ import annotations
 
 import difflib
 from typing import Iterable
+
+#: the namespace a bare name means without -n, as kubectl reads it with no namespace in its context
+DEFAULT_NAMESPACE = "default"
 
 #: how many suggestions a name that matches nothing gets
 MAX_SUGGESTIONS = 3
@@ -47,6 +51,8 @@ def _resolve(name: str, known: list[str], by_name: dict[str, list[str]],
         elsewhere = [k for k in by_name.get(bare, []) if k not in close]
         return "", "no such pod" + _did_you_mean((close + elsewhere)[:MAX_SUGGESTIONS])
     same = by_name.get(name, [])
+    if f"{DEFAULT_NAMESPACE}/{name}" in same:  # kubectl's reading of a bare name without -n
+        return f"{DEFAULT_NAMESPACE}/{name}", ""
     if len(same) == 1:
         return same[0], ""
     if same:

@@ -158,10 +158,21 @@ def test_a_bare_name_that_one_pod_has_is_that_pod(capsys, cluster):
     assert explained(out) == ["prod/api-5f6b7-p4"]
 
 
-def test_a_bare_name_that_several_pods_share_lists_them(capsys, cluster):
+def test_a_bare_name_means_the_default_namespace_first(capsys, cluster):
+    """kubectl reads a bare name in the context's namespace (``default``) when -n is not given,
+    even when another namespace has a pod of that name too."""
     code, out, err = run(capsys, "simulate", cluster, "--explain", "web")
+    assert code == 0, err
+    assert explained(out) == ["default/web"]
+
+
+def test_a_bare_name_that_several_other_namespaces_share_lists_them(capsys, tmp_path):
+    """Without a pod of that name in ``default``, a name two namespaces share is ambiguous."""
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER.replace("namespace: default", "namespace: staging"))
+    code, out, err = run(capsys, "simulate", str(path), "--explain", "web")
     assert code == 2 and out == ""
-    assert ("--explain web: 2 pods have this name (default/web, prod/web): give NAMESPACE/POD or "
+    assert ("--explain web: 2 pods have this name (prod/web, staging/web): give NAMESPACE/POD or "
             "-n NAMESPACE") in err
 
 
