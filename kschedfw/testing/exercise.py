@@ -134,13 +134,14 @@ def _describe(status: Status | None) -> str:
 
 
 class _Exercise:
-    """One plugin's run over the samples; ``problems`` in the order found, each once."""
+    """One plugin's run over the samples; ``problems`` in the order found, each message once
+    (with its first input and how many others gave it)."""
 
     def __init__(self, cls: type, args: dict) -> None:
         self.cls, self.args = cls, args
         self.name = str(getattr(cls, "name"))
         self.hooks = implemented_hooks(cls)
-        self.problems: list[str] = []
+        self._found: dict[str, dict[str, None]] = {}  # message -> its inputs, in order
         self.running = _running_pods()
         self.pods = sample_pods()
         # pending pods are in the informers' cache (the lister), not in the snapshot
@@ -150,9 +151,18 @@ class _Exercise:
         for harness in self.harnesses:
             harness.framework.faults = _RecordedFaults()
 
-    def add(self, problem: str) -> None:
-        if problem not in self.problems:
-            self.problems.append(problem)
+    def add(self, where: str, message: str) -> None:
+        """A problem, named by its first input; the same message from other inputs is counted."""
+        self._found.setdefault(message, {})[where] = None
+
+    @property
+    def problems(self) -> list[str]:
+        out = []
+        for message, wheres in self._found.items():
+            more = len(wheres) - 1
+            out.append(f"{next(iter(wheres))}: {message}"
+                       + (f" (and {more} more input{'s' if more > 1 else ''})" if more else ""))
+        return out
 
     def run(self, fw: Framework, where: str, call: Callable[[], Any],
             status_of: Callable[[Any], Status | None] = lambda out: out) -> Any:
@@ -164,14 +174,14 @@ class _Exercise:
         try:
             out = call()
         except Exception as exc:  # noqa: BLE001 - the runtime's guard did not hold: the plugin broke it
-            self.add(f"{where}: {type(exc).__name__}: {exc}")
+            self.add(where, f"{type(exc).__name__}: {exc}")
             return None
         status = status_of(out)
         if status is not None and status.code is Code.Error:
-            self.add(f"{where}: {status.message()}")
+            self.add(where, status.message())
         else:
             for message in faults.messages[before:]:
-                self.add(f"{where}: {message}")
+                self.add(where, message)
         return out
 
     # ------------------------------------------------------------------ queue
@@ -191,20 +201,20 @@ class _Exercise:
                 try:
                     out = fw.less(a, b)
                 except Exception as exc:  # noqa: BLE001 - reported
-                    self.add(f'{where}: plugin "{self.name}" Less raised {type(exc).__name__}: {exc}')
+                    self.add(where, f'plugin "{self.name}" Less raised {type(exc).__name__}: {exc}')
                     continue
                 if not isinstance(out, bool):
-                    self.add(f"{where}: {bad_return(self.name, 'Less', out, 'bool')}")
+                    self.add(where, bad_return(self.name, 'Less', out, 'bool'))
                     continue
                 key = fw.queue_sort_key
                 if key is not None and a is not b:
                     try:
                         by_key = key(a) < key(b)
                     except Exception as exc:  # noqa: BLE001 - reported
-                        self.add(f'{where}: plugin "{self.name}" sort_key raised {type(exc).__name__}: {exc}')
+                        self.add(where, f'plugin "{self.name}" sort_key raised {type(exc).__name__}: {exc}')
                         continue
                     if by_key != out:
-                        self.add(f"{where}: sort_key orders them {by_key}, less {out}; they must agree")
+                        self.add(where, f"sort_key orders them {by_key}, less {out}; they must agree")
 
     def _events(self, plugin: Any) -> None:
         if plugin is None:  # no configurable extension point: the profile did not build it
@@ -212,12 +222,12 @@ class _Exercise:
         try:
             registered = plugin.events_to_register()
         except Exception as exc:  # noqa: BLE001 - reported
-            self.add(f'EventsToRegister: plugin "{self.name}" failed to register events: '
+            self.add("EventsToRegister", f'plugin "{self.name}" failed to register events: '
                      f"{type(exc).__name__}: {exc}")
             return
         wrong = events_problem(self.name, registered)
         if wrong is not None:
-            self.add(f"EventsToRegister: {wrong}")
+            self.add("EventsToRegister", wrong)
             return
         for item in registered or ():
             fn = item.queueing_hint_fn
@@ -234,11 +244,11 @@ class _Exercise:
                 try:
                     out = fn(pod, old, new)
                 except Exception as exc:  # noqa: BLE001 - the queue logs it and queues the pod
-                    self.add(f'{where}: QueueingHintFn of plugin "{self.name}" returned an error: '
+                    self.add(where, f'QueueingHintFn of plugin "{self.name}" returned an error: '
                              f"{type(exc).__name__}: {exc}")
                     continue
                 if not isinstance(out, QueueingHint):
-                    self.add(f"{where}: {bad_return(self.name, 'QueueingHint', out, 'QueueingHint')}")
+                    self.add(where, bad_return(self.name, 'QueueingHint', out, 'QueueingHint'))
 
     # ------------------------------------------------------------------ one pod
     def pod(self, pod: Pod) -> None:
@@ -316,20 +326,20 @@ class _Exercise:
         try:
             out = form(state, pod, nodes)
         except Exception as exc:  # noqa: BLE001 - reported
-            self.add(f"{where}: {filter_raised(fw.faults, self.name, exc).message()}")
+            self.add(where, filter_raised(fw.faults, self.name, exc).message())
             return
         if out is None:
             return
         wrong = not_one_per_node(fw.faults, self.name, "Filter", out, len(nodes))
         if wrong is not None:
-            self.add(f"{where}: {wrong.message()}")
+            self.add(where, wrong.message())
             return
         for ni, value in zip(nodes, out):
             status = None if value is None else filter_returned(fw.faults, self.name, value)
             if status is not None and status.code is Code.Error:
-                self.add(f'{where} on node "{ni.name}": {status.message()}')
+                self.add(f'{where} on node "{ni.name}"', status.message())
             elif _describe(status) != _describe(statuses[ni.name]):
-                self.add(f'{where} on node "{ni.name}": filter_nodes gives {_describe(status)}, filter '
+                self.add(f'{where} on node "{ni.name}"', f"filter_nodes gives {_describe(status)}, filter "
                          f"{_describe(statuses[ni.name])}; the form must give what the hook gives")
 
     def _verdict_key(self, fw: Framework, state: CycleState, pod: Pod) -> None:
@@ -340,12 +350,12 @@ class _Exercise:
         try:
             key = verdict_key(state, pod)
         except Exception as exc:  # noqa: BLE001 - the runtime keeps nothing then; still a plugin bug
-            self.add(f'{where}: plugin "{self.name}" filter_verdict_key raised {type(exc).__name__}: {exc}')
+            self.add(where, f'plugin "{self.name}" filter_verdict_key raised {type(exc).__name__}: {exc}')
             return
         try:
             hash(key)
         except TypeError:
-            self.add(f"{where}: {bad_return(self.name, 'FilterVerdictKey', key, 'a hashable key or None')}")
+            self.add(where, bad_return(self.name, 'FilterVerdictKey', key, 'a hashable key or None'))
 
     def _score(self, fw: Framework, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> dict[str, Any]:
         of = f'pod "{pod.name}" on nodes {", ".join(ni.name for ni in nodes)}'
@@ -377,7 +387,7 @@ class _Exercise:
         """The fast paths (whole-list forms, memos) give what the plain path gives."""
         for what, a, b in (("Filter", plain[0], fast[0]), ("Score", plain[1], fast[1])):
             if a != b:
-                self.add(f'{what} of pod "{pod.name}": with fast paths {b}, without {a}; whole-list forms '
+                self.add(f'{what} of pod "{pod.name}"', f"with fast paths {b}, without {a}; whole-list forms "
                          "and memos must give what the per-node hooks give")
 
 

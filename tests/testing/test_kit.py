@@ -70,8 +70,9 @@ class lowercase_name:  # noqa: N801 - the point of the test
 
 
 @pytest.mark.parametrize("cls, expected", [
-    pytest.param(Unbounded, "scores outside [0, 100] after normalisation", id="score-range"),
-    pytest.param(WrongEvents, "events_to_register must return a list of ClusterEventWithHint", id="bad-events"),
+    pytest.param(Unbounded, 'plugin "Unbounded" returns an invalid score 2000, it should in the range of [0, 100]',
+                 id="score-range"),
+    pytest.param(WrongEvents, "EventsToRegister returned str 'Node/Add'; want ClusterEventWithHint", id="bad-events"),
     pytest.param(BadDefaults, "the schema's own defaults do not validate", id="bad-defaults"),
     pytest.param(lowercase_name, "should be CamelCase", id="name"),
 ])
