@@ -66,7 +66,14 @@ def contract_hints(cls: type) -> list[str]:
 
 
 def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None) -> None:
-    """Raise ContractError listing every broken rule (use it as a one-line test)."""
+    """Raise ContractError listing every broken rule (use it as a one-line test)::
+
+        def test_contract():
+            check_plugin(MyPlugin, args={"weight": 2})   # args as a pluginConfig would give them
+
+    A Score returning ``1.5`` fails it with ``Score of pod "no-requests" on nodes small, large,
+    tainted, cordoned: running Score plugins: plugin "MyPlugin" failed with: plugin "MyPlugin"
+    Score returned float 1.5; want int or (int, Status | None) (and 3 more inputs)``."""
     problems = contract_problems(cls, args=args)
     if problems:
         raise ContractError(str(getattr(cls, "name", cls)), problems)

@@ -1,18 +1,10 @@
 """Run plugins the way the scheduler does, on a small cluster, and look at every number.
 
-Every extension point the harness runs answers with one shape, a :class:`PointReport`::
-
-    h = PluginHarness(MyPlugin, nodes=[make_node("a"), make_node("b", cpu="1")])
-    report = h.filter(make_pod("web", cpu="2"))
-    report.feasible                   # ["a"]
-    report.statuses["b"].message()    # "Insufficient cpu": one Status per node
-    report.status                     # None; the Error a real cycle would abort with
-    h.score(make_pod("web")).scores["MyPlugin"].normalized   # {"a": 100, "b": 0}
-
-``pre_filter``, ``filter`` and ``score`` run the scheduler's own code (:mod:`kschedfw.cycle`, the
-runtime's extension points) as a dry run over every node, with the same guards: a plugin that
-raises or returns the wrong type, or a score outside [0, 100] after normalising, gives the Error
-status the scheduler would report.
+:class:`PluginHarness` runs the scheduler's own code (:mod:`kschedfw.cycle`, the runtime's
+extension points) as a dry run over every node, with the same guards: a plugin that raises or
+returns the wrong type, or a score outside [0, 100] after normalising, gives the Error status the
+scheduler would report. Every extension point it runs answers with one shape, a
+:class:`PointReport`.
 """
 
 from __future__ import annotations
@@ -93,7 +85,17 @@ class _Objects:
 class PluginHarness:
     """A profile of ``plugin_classes`` (every point each implements, in this order) over a
     snapshot of ``nodes`` and ``pods``; ``objects`` are what the lister gives (Namespaces, PVCs,
-    PodGroups...) and ``client`` what the Handle writes through (none by default)."""
+    PodGroups...) and ``client`` what the Handle writes through (none by default).
+
+    ``pre_filter``, ``filter`` and ``score`` each give a :class:`PointReport`::
+
+        h = PluginHarness(MyPlugin, nodes=[make_node("a"), make_node("b", cpu="1")])
+        report = h.filter(make_pod("web", cpu="2"))
+        report.feasible                   # ["a"]
+        report.statuses["b"].message()    # "Insufficient cpu": one Status per node
+        report.status                     # None, or the Error a real cycle would abort with
+        h.score(make_pod("web")).scores["MyPlugin"].normalized   # {"a": 100, "b": 0}
+    """
 
     def __init__(self, *plugin_classes: type, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  objects: Iterable[Any] = (), args: Mapping[str, Mapping] | None = None,
