@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import re
 from importlib.metadata import entry_points
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
+from kschedfw.api import Node, Pod
 from kschedfw.framework.registry import (ENTRY_POINT_GROUP, PluginLoadError, check_plugin_class,
                                          implemented_hooks)
 from kschedfw.testing.exercise import exercise_problems
@@ -36,8 +37,10 @@ class ContractError(AssertionError):
         super().__init__(f"{plugin} breaks the plugin contract:\n- " + "\n- ".join(self.problems))
 
 
-def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> list[str]:
-    """Everything wrong with ``cls`` as a kschedfw plugin (empty when it keeps the contract)."""
+def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Iterable[Node] = (),
+                      pods: Iterable[Pod] = (), objects: Iterable[Any] = ()) -> list[str]:
+    """Everything wrong with ``cls`` as a kschedfw plugin (empty when it keeps the contract);
+    ``nodes``, ``pods`` and ``objects`` are inputs to call its hooks on besides the samples."""
     problems: list[str] = []
     name = getattr(cls, "name", None)
     try:
@@ -52,7 +55,7 @@ def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> li
     problems += schema_problems
     if schema_problems:
         return problems
-    problems += exercise_problems(cls, built_args)
+    problems += exercise_problems(cls, built_args, nodes=nodes, pods=pods, objects=objects)
     return problems
 
 
@@ -65,16 +68,23 @@ def contract_hints(cls: type) -> list[str]:
     return []
 
 
-def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None) -> None:
+def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Iterable[Node] = (),
+                 pods: Iterable[Pod] = (), objects: Iterable[Any] = ()) -> None:
     """Raise ContractError listing every broken rule (use it as a one-line test)::
 
         def test_contract():
             check_plugin(MyPlugin, args={"weight": 2})   # args as a pluginConfig would give them
+            check_plugin(MyPlugin, nodes=[make_node("gpu-1", extra_allocatable={"nvidia.com/gpu": "4"})],
+                         pods=[make_pod("trainer", requests={"nvidia.com/gpu": "1"})])
+
+    ``nodes``, ``pods`` (those with a ``node_name`` run there, the others are scheduled) and
+    ``objects`` (what the lister holds) are added to the sample inputs, replacing a sample of
+    the same kind and name: the inputs your plugin is about.
 
     A Score returning ``1.5`` fails it with ``Score of pod "no-requests" on nodes small, large,
     tainted, cordoned: running Score plugins: plugin "MyPlugin" failed with: plugin "MyPlugin"
     Score returned float 1.5; want int or (int, Status | None) (and 3 more inputs)``."""
-    problems = contract_problems(cls, args=args)
+    problems = contract_problems(cls, args=args, nodes=nodes, pods=pods, objects=objects)
     if problems:
         raise ContractError(str(getattr(cls, "name", cls)), problems)
 

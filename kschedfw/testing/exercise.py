@@ -20,7 +20,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Callable, Iterable
 
-from kschedfw.api import Pod
+from kschedfw.api import Node, Pod
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.fwk.status import Code, Status
@@ -137,16 +137,19 @@ class _Exercise:
     """One plugin's run over the samples; ``problems`` in the order found, each message once
     (with its first input and how many others gave it)."""
 
-    def __init__(self, cls: type, args: dict) -> None:
+    def __init__(self, cls: type, args: dict, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
+                 objects: Iterable[Any] = ()) -> None:
         self.cls, self.args = cls, args
         self.name = str(getattr(cls, "name"))
         self.hooks = implemented_hooks(cls)
         self._found: dict[str, dict[str, None]] = {}  # message -> its inputs, in order
-        self.running = _running_pods()
-        self.pods = sample_pods()
+        pods = list(pods)
+        self.running = _merged(_running_pods(), [p for p in pods if p.node_name])
+        self.pods = _merged(sample_pods(), [p for p in pods if not p.node_name])
         # pending pods are in the informers' cache (the lister), not in the snapshot
-        self.harnesses = [PluginHarness(cls, nodes=sample_nodes(), pods=self.running,
-                                        objects=[*sample_objects(), *self.pods], args={self.name: args},
+        self.harnesses = [PluginHarness(cls, nodes=_merged(sample_nodes(), nodes), pods=self.running,
+                                        objects=[*_merged(sample_objects(), objects), *self.pods],
+                                        args={self.name: args},
                                         fast_paths=fast, client=_Binds()) for fast in (False, True)]
         for harness in self.harnesses:
             harness.framework.faults = _RecordedFaults()
@@ -435,10 +438,22 @@ def _event_objects(event: ClusterEvent, running: list[Pod]) -> Iterable[tuple[An
     return pairs
 
 
-def exercise_problems(cls: type, args: dict) -> list[str]:
-    """Every problem the runtime would find in ``cls``'s hooks on the sample inputs."""
+def _merged(samples: list, given: Iterable[Any]) -> list:
+    """``samples`` and ``given``; a given object replaces the sample of its kind and name."""
+    def key(obj: Any) -> tuple[str, str, str]:
+        return getattr(obj, "kind", None) or type(obj).__name__, getattr(obj, "namespace", "") or "", obj.name
+    given = list(given)
+    replaced = {key(obj) for obj in given}
+    return [obj for obj in samples if key(obj) not in replaced] + given
+
+
+def exercise_problems(cls: type, args: dict, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
+                      objects: Iterable[Any] = ()) -> list[str]:
+    """Every problem the runtime would find in ``cls``'s hooks on the sample inputs, with
+    ``nodes``, ``pods`` (those with a ``node_name`` run there, the others are scheduled) and
+    ``objects`` (for the lister) added to them."""
     try:
-        exercise = _Exercise(cls, args)
+        exercise = _Exercise(cls, args, nodes, pods, objects)
     except Exception as exc:  # noqa: BLE001 - reported, not raised
         return [f"cannot be built from its defaulted args: {type(exc).__name__}: {exc}"]
     exercise.queue_hooks()

@@ -13,7 +13,7 @@ import pytest
 
 from kschedfw import ClusterEvent, ClusterEventWithHint, NodeScore, QueueingHint, Status, hookimpl
 from kschedfw.fwk.events import ActionType, EventResource
-from kschedfw.testing import ContractError, check_plugin, contract_problems
+from kschedfw.testing import ContractError, check_plugin, contract_problems, make_node, make_pod
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -310,6 +310,27 @@ class Keeps(_Base):
 
 def test_a_plugin_keeping_the_contract_passes():
     check_plugin(Keeps)
+
+
+class GpuOnly(_Base):
+    """Reads the gpu count of nodes that have gpus as if it were always an int."""
+
+    name = "GpuOnly"
+
+    @hookimpl
+    def score(self, state, pod, node_info):
+        gpus = node_info.node.labels.get("example.com/gpus")
+        return 0 if gpus is None else 100 // gpus
+
+
+def test_the_authors_inputs_are_added_to_the_samples():
+    check_plugin(GpuOnly)  # no sample node has gpus
+    gpu_node = make_node("gpu-1", cpu="32", memory="128Gi", labels={"example.com/gpus": "4"})
+    problems = contract_problems(GpuOnly, nodes=[gpu_node], pods=[make_pod("trainer", cpu="4")])
+    assert problems[0] == (
+        'Score of pod "no-requests" on nodes small, large, tainted, cordoned, gpu-1: running Score plugins: '
+        "plugin \"GpuOnly\" failed with: TypeError: unsupported operand type(s) for //: 'int' and 'str' "
+        "(and 4 more inputs)")  # the samples' three other pods that fit somewhere, and "trainer"
 
 
 def _contrib_classes() -> list:
