@@ -3,6 +3,8 @@
 Every hook call is guarded (see :mod:`kschedfw.fwk.hookspecs`): an exception, a return value of the
 wrong type or a score that is not an int becomes an Error status naming the plugin, the extension
 point and what came back; :class:`~kschedfw.framework.guard.PluginFaults` logs each cause once.
+These are the only copies of the checks: the runtime applies them, and
+:func:`kschedfw.testing.check_plugin` reports what they find on its sample inputs.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.guard import PluginFaults, bad_return
+from kschedfw.fwk.events import ClusterEventWithHint
 from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, SignFragment
 
 __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
-           "wanted_tuple", "not_one_per_node", "whole_list_values"]
+           "wanted_tuple", "not_one_per_node", "whole_list_values", "out_of_range", "checked_fragments",
+           "events_problem"]
 
 _STATUS = "Status or None"
 _INT_ONLY = {int}
@@ -123,3 +128,53 @@ def score_values(faults: PluginFaults, name: str, point: str, raw: list[Any]) ->
         want = "int or (int, Status | None)" if point == "Score" else "int in NodeScore.score"
         return [], Status(Code.Error, (faults.wrong_type(name, point, v, want),), plugin=name)
     return values, None
+
+
+def out_of_range(name: str, values: list[int]) -> Status | None:
+    """None when every (normalised) score is in [0, 100] (upstream MinNodeScore, MaxNodeScore),
+    else the cycle's Error naming the first value outside, in upstream's words."""
+    bad = next((v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE), None)
+    if bad is None:
+        return None
+    return Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid '
+                               f'score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after '
+                               'normalizing',), plugin=name)
+
+
+def checked_fragments(faults: PluginFaults, name: str, out: Any) -> list | tuple | None:
+    """A SignPod return's fragments (empty when it gave none), or None when the plugin refused
+    to sign the pod: a non-Success status, or a value of the wrong type (reported)."""
+    if isinstance(out, Status):
+        fragments, status = None, out
+    elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+        fragments, status = out
+    elif out is None:
+        fragments, status = None, None
+    else:
+        faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
+        return None
+    if status is not None and not status.is_success():
+        return None
+    if fragments is None:
+        return ()
+    if not isinstance(fragments, (list, tuple)):
+        faults.wrong_type(name, "Sign", fragments, "list[SignFragment] | None as the fragments")
+        return None
+    wrong = next((f for f in fragments if not isinstance(f, SignFragment)), None)
+    if wrong is not None:
+        faults.wrong_type(name, "Sign", wrong, "SignFragment in the fragments")
+        return None
+    return fragments
+
+
+def events_problem(name: str, out: Any) -> str | None:
+    """None when an EventsToRegister return is a list (or tuple, or None: no events) of
+    ClusterEventWithHint, else the message naming what came back."""
+    if out is None:
+        return None
+    if not isinstance(out, (list, tuple)):
+        return bad_return(name, "EventsToRegister", out, "a list of ClusterEventWithHint")
+    wrong = next((e for e in out if not isinstance(e, ClusterEventWithHint)), None)
+    if wrong is not None:
+        return bad_return(name, "EventsToRegister", wrong, "ClusterEventWithHint in the list")
+    return None

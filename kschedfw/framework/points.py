@@ -15,7 +15,7 @@ from kschedfw.framework.batch import PodSignature
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
-from kschedfw.framework.plugin_results import checked_pair, checked_status, raised, wanted_tuple
+from kschedfw.framework.plugin_results import checked_fragments, checked_pair, checked_status, raised, wanted_tuple
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
                                 PreBindPreFlightResult, PreFilterResult)
@@ -104,18 +104,7 @@ class ExtensionPoints(PlanChoice):
         except Exception as exc:
             raised(self.faults, name, "Sign", exc)
             return None
-        if isinstance(out, Status):
-            fragments, status = None, out
-        elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
-            fragments, status = out
-        elif out is None:
-            fragments, status = None, None
-        else:
-            self.faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
-            return None
-        if status is not None and not status.is_success():
-            return None
-        return fragments or ()
+        return checked_fragments(self.faults, name, out)
 
     @extension_point("PreFilter", 1)
     def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]

@@ -31,6 +31,7 @@ from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
 from kschedfw.framework.instrumented import EXTENSION_POINTS, PLUGIN_LISTS, Instrumentation, timed_entries
 from kschedfw.framework.nominated import NominatedPods
+from kschedfw.framework.plugin_results import events_problem
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.scoring import NodeScoring
@@ -216,6 +217,9 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
                 registered: Iterable[ClusterEventWithHint] = plugin.events_to_register() or ()
             except Exception as exc:
                 raise FrameworkError(f'plugin "{name}" failed to register events: {exc}') from None
+            wrong = events_problem(name, registered)
+            if wrong is not None:
+                raise FrameworkError(wrong)
             default_hint = None
             if "queueing_hint" in hooks:
                 default_hint = _event_bound_hint(plan_callable(self._pm, plugin, "queueing_hint"))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
-from kschedfw.framework.plugin_results import checked_status, raised, score_values, whole_list_values
+from kschedfw.framework.plugin_results import checked_status, out_of_range, raised, score_values, whole_list_values
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodePluginScores, NodeScore
@@ -146,8 +146,7 @@ class NodeScoring(PlanChoice):
             if recorder is not None:
                 recorder.scores(name, names, list(raw_values), list(values), [v * weight for v in values])
             if low < MIN_NODE_SCORE or high > MAX_NODE_SCORE:
-                bad = next(v for v in values if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
-                return [], Status(Code.Error, (f'applying score defaultWeights on Score plugins: plugin "{name}" returns an invalid score {bad}, it should in the range of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing',), plugin=name)
+                return [], out_of_range(name, values)
             if low == high:
                 constant += low * weight
             else:

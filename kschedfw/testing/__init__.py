@@ -17,7 +17,7 @@ from kschedfw.testing.builders import (HOSTNAME, REGION, ZONE, container, label_
                                        spread_constraint, taint, toleration)
 from kschedfw.testing.cli import CliResult, run_cli
 from kschedfw.testing.contract import ContractError, check_plugin, contract_hints, contract_problems
-from kschedfw.testing.harness import PluginHarness, PluginScores, ScoreReport
+from kschedfw.testing.harness import PluginHarness, PluginScores, PointReport
 from kschedfw.testing.profiles import (PluginArgsError, config_for, framework_for, plugin_args, profile_for,
                                        simulate_with)
 
@@ -25,7 +25,7 @@ __all__ = [
     "make_pod", "make_node", "make_cluster", "make_pvc", "make_pv", "make_storage_class", "make_csi_node",
     "make_pdb", "make_priority_class", "make_namespace", "container", "toleration", "taint", "label_selector",
     "node_affinity", "pod_affinity_term", "spread_constraint", "pvc_volume", "owner_reference",
-    "HOSTNAME", "ZONE", "REGION", "PluginHarness", "ScoreReport", "PluginScores",
+    "HOSTNAME", "ZONE", "REGION", "PluginHarness", "PointReport", "PluginScores",
     "check_plugin", "contract_problems", "contract_hints", "ContractError", "run_cli", "CliResult",
     "profile_for", "framework_for", "config_for", "simulate_with", "plugin_args", "PluginArgsError",
 ]

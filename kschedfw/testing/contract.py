@@ -2,8 +2,11 @@
 
 It checks what users would otherwise find out from a failing scheduler: the class registers
 cleanly with the hookspecs, its args schema is a sound JSON Schema whose defaults validate and
-build the plugin, ``events_to_register`` (when implemented) returns ClusterEventWithHints, and its
-scores end in [0, 100] after normalisation.
+build the plugin, and every hook it implements, called on sample inputs (a few varied nodes, pods
+with and without requests and affinity; :mod:`kschedfw.testing.exercise`), returns what the
+runtime accepts: the runtime's own guard checks each result, so a Score of ``1.5`` or ``101``, a
+Filter returning ``"no"`` or a hook that raises is reported in the words of the Error a real
+cycle would end with, with the extension point and the input.
 
 A plugin that can reject pods but registers no events keeps the contract: upstream requeues its
 pods on every cluster event. ``contract_hints`` says so, as advice that never fails a check.
@@ -13,14 +16,12 @@ from __future__ import annotations
 
 import re
 from importlib.metadata import entry_points
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from kschedfw.fwk.events import ClusterEventWithHint
+from kschedfw.api import Node, Pod
 from kschedfw.framework.registry import (ENTRY_POINT_GROUP, PluginLoadError, check_plugin_class,
                                          implemented_hooks)
-from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE
-from kschedfw.testing.builders import make_node, make_pod
-from kschedfw.testing.harness import PluginHarness
+from kschedfw.testing.exercise import exercise_problems
 
 _NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 #: Extension points whose rejections are retried through cluster events (upstream's list).
@@ -28,11 +29,18 @@ REJECTING_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 
 
 class ContractError(AssertionError):
-    pass
+    """Every broken rule of one plugin, one per line (``check_plugin``)."""
+
+    def __init__(self, plugin: str, problems: list[str]) -> None:
+        self.plugin = plugin
+        self.problems = list(problems)
+        super().__init__(f"{plugin} breaks the plugin contract:\n- " + "\n- ".join(self.problems))
 
 
-def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> list[str]:
-    """Everything wrong with ``cls`` as a kschedfw plugin (empty when it keeps the contract)."""
+def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Iterable[Node] = (),
+                      pods: Iterable[Pod] = (), objects: Iterable[Any] = ()) -> list[str]:
+    """Everything wrong with ``cls`` as a kschedfw plugin (empty when it keeps the contract);
+    ``nodes``, ``pods`` and ``objects`` are inputs to call its hooks on besides the samples."""
     problems: list[str] = []
     name = getattr(cls, "name", None)
     try:
@@ -47,18 +55,7 @@ def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None) -> li
     problems += schema_problems
     if schema_problems:
         return problems
-    try:
-        harness = _harness(cls, built_args)
-        plugin = harness.plugins.get(name) or cls(built_args, harness.framework.handle)
-    except Exception as exc:  # noqa: BLE001 - reported, not raised
-        return problems + [f"cannot be built from its defaulted args: {type(exc).__name__}: {exc}"]
-    hooks = implemented_hooks(cls)
-    if "events_to_register" in hooks:
-        events = plugin.events_to_register()
-        if not isinstance(events, (list, tuple)) or not all(isinstance(e, ClusterEventWithHint) for e in events):
-            problems.append("events_to_register must return a list of ClusterEventWithHint")
-    if "score" in hooks:
-        problems += _score_problems(harness, name)
+    problems += exercise_problems(cls, built_args, nodes=nodes, pods=pods, objects=objects)
     return problems
 
 
@@ -71,11 +68,25 @@ def contract_hints(cls: type) -> list[str]:
     return []
 
 
-def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None) -> None:
-    """Raise ContractError listing every broken rule (use it as a one-line test)."""
-    problems = contract_problems(cls, args=args)
+def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Iterable[Node] = (),
+                 pods: Iterable[Pod] = (), objects: Iterable[Any] = ()) -> None:
+    """Raise ContractError listing every broken rule (use it as a one-line test)::
+
+        def test_contract():
+            check_plugin(MyPlugin, args={"weight": 2})   # args as a pluginConfig would give them
+            check_plugin(MyPlugin, nodes=[make_node("gpu-1", extra_allocatable={"nvidia.com/gpu": "4"})],
+                         pods=[make_pod("trainer", requests={"nvidia.com/gpu": "1"})])
+
+    ``nodes``, ``pods`` (those with a ``node_name`` run there, the others are scheduled) and
+    ``objects`` (what the lister holds) are added to the sample inputs, replacing a sample of
+    the same kind and name: the inputs your plugin is about.
+
+    A Score returning ``1.5`` fails it with ``Score of pod "no-requests" on nodes small, large,
+    tainted, cordoned: running Score plugins: plugin "MyPlugin" failed with: plugin "MyPlugin"
+    Score returned float 1.5; want int or (int, Status | None) (and 3 more inputs)``."""
+    problems = contract_problems(cls, args=args, nodes=nodes, pods=pods, objects=objects)
     if problems:
-        raise ContractError(f"{getattr(cls, 'name', cls)} breaks the plugin contract:\n- " + "\n- ".join(problems))
+        raise ContractError(str(getattr(cls, "name", cls)), problems)
 
 
 def _entry_point_problems(cls: type, name: str) -> list[str]:
@@ -113,28 +124,3 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
         if found:
             problems.append(f"validate_args rejects the defaulted args: {found[0]}")
     return defaulted, problems
-
-
-def _harness(cls: type, args: dict) -> PluginHarness:
-    nodes = [make_node("small", cpu="2", memory="4Gi", zone="a"),
-             make_node("large", cpu="16", memory="64Gi", zone="b"),
-             make_node("tainted", taints=[{"key": "k", "value": "v", "effect": "PreferNoSchedule"}], zone="b")]
-    pods = [make_pod("running", cpu="1", memory="1Gi", node_name="small", labels={"app": "x"})]
-    return PluginHarness(cls, nodes=nodes, pods=pods, args={getattr(cls, "name"): args})
-
-
-def _score_problems(harness: PluginHarness, name: str) -> list[str]:
-    pod = make_pod("incoming", cpu="500m", memory="512Mi", labels={"app": "x"})
-    nodes = [ni.name for ni in harness.snapshot.node_infos()]
-    try:
-        report = harness.score(pod, nodes)
-    except Exception as exc:  # noqa: BLE001 - a plugin bug, reported
-        return [f"scoring a simple pod failed: {type(exc).__name__}: {exc}"]
-    scores = report.plugins.get(name)
-    if scores is None:
-        return []
-    bad = {n: v for n, v in scores.normalized.items() if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE}
-    if bad:
-        return [f"scores outside [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalisation: {bad} "
-                "(implement normalize_score)"]
-    return []

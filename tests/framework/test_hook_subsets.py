@@ -45,7 +45,7 @@ def test_a_filter_without_state_runs_in_the_harness():
 
 def test_score_and_normalize_score_by_name_in_any_order():
     report = PluginHarness(PrefersGood, nodes=NODES).score(make_pod("web"))
-    scores = report.plugins["PrefersGood"]
+    scores = report.scores["PrefersGood"]
     assert scores.raw == {"bad": 1, "plain": 1, "good": 10}
     assert scores.normalized == {"bad": 10, "plain": 10, "good": 100}
 

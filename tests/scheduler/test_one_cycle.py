@@ -93,7 +93,7 @@ class Halves:
 
 def test_harness_filter_reports_pre_filter_narrowing_like_the_scheduler(node, pod):
     harness = PluginHarness(Narrow, nodes=[node("n1"), node("n2"), node("n3")])
-    statuses = harness.filter(pod("p"))
+    statuses = harness.filter(pod("p")).statuses
     assert statuses["n1"].plugin == "Narrow"
     assert statuses["n1"].message() == "node(s) didn't satisfy plugin(s) [Narrow]"
     assert statuses["n2"].is_success()
@@ -148,7 +148,7 @@ def test_harness_applies_the_schedulers_score_range_check(node, pod):
     assert report.status.message() == (
         'applying score defaultWeights on Score plugins: plugin "Unbounded" returns an invalid score 150, '
         "it should in the range of [0, 100] after normalizing")
-    assert report.plugins["Unbounded"].normalized == {"n1": 150, "n2": 150}
+    assert report.scores["Unbounded"].normalized == {"n1": 150, "n2": 150}
     # the scheduler reports the same Error for the pod
     result = simulate_with([*BASE, Unbounded], [node("n1"), node("n2"), pod("p")], until=0)
     assert result.pods[0].message == report.status.message()

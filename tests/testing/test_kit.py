@@ -70,8 +70,9 @@ class lowercase_name:  # noqa: N801 - the point of the test
 
 
 @pytest.mark.parametrize("cls, expected", [
-    pytest.param(Unbounded, "scores outside [0, 100] after normalisation", id="score-range"),
-    pytest.param(WrongEvents, "events_to_register must return a list of ClusterEventWithHint", id="bad-events"),
+    pytest.param(Unbounded, 'plugin "Unbounded" returns an invalid score 2000, it should in the range of [0, 100]',
+                 id="score-range"),
+    pytest.param(WrongEvents, "EventsToRegister returned str 'Node/Add'; want ClusterEventWithHint", id="bad-events"),
     pytest.param(BadDefaults, "the schema's own defaults do not validate", id="bad-defaults"),
     pytest.param(lowercase_name, "should be CamelCase", id="name"),
 ])
@@ -98,14 +99,14 @@ def test_harness_reports_filter_statuses_and_scores():
                             args={"NodeResourcesFit": {"scoringStrategy": {"type": "LeastAllocated", "resources": [
                                 {"name": "cpu", "weight": 1}, {"name": "memory", "weight": 1}]}}})
     pod = make_pod("p", cpu="2", memory="1Gi")
-    statuses = harness.filter(pod)
+    statuses = harness.filter(pod).statuses
     assert statuses["small"].message() == "Insufficient cpu"
     assert statuses["tainted"].message() == "node(s) had untolerated taint(s)"
     assert statuses["big"].is_success()
     report = harness.score(pod, ["big", "small"])
     # LeastAllocated on "big": cpu (8000-2000)*100/8000 = 75, memory (32Gi-1Gi)/32Gi -> 96; mean 85
-    assert report.plugins["NodeResourcesFit"].raw["big"] == 85
-    assert report.plugins["TaintToleration"].weighted == {"big": 300, "small": 300}
+    assert report.scores["NodeResourcesFit"].raw["big"] == 85
+    assert report.scores["TaintToleration"].weighted == {"big": 300, "small": 300}
     assert report.totals["big"] == 85 + 300
 
 

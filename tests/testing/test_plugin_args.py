@@ -59,7 +59,7 @@ def test_given_args_are_completed_with_defaults():
 def test_harness_uses_the_defaulted_args():
     h = PluginHarness(Labelled, nodes=[make_node("a", labels={"team": "x"}), make_node("b")])
     assert h.feasible(make_pod("p")) == ["a"]
-    assert h.filter(make_pod("p"))["b"].message() == "node(s) lack label team"
+    assert h.filter(make_pod("p")).statuses["b"].message() == "node(s) lack label team"
 
 
 def test_in_tree_args_get_upstream_defaulting():

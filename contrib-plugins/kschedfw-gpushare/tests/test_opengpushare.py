@@ -29,7 +29,7 @@ def on_g2(*idle_use):
 
 
 def verdicts(h, pod):
-    return {name: (s.code, s.reasons) for name, s in h.filter(pod).items()}
+    return {name: (s.code, s.reasons) for name, s in h.filter(pod).statuses.items()}
 
 
 # --------------------------------------------------------------------------- Filter

@@ -32,7 +32,7 @@ def test_scores(cls, args):
     reports = []
     for fast in (True, False):
         h = PluginHarness(OpenGpuShare, cls, nodes=NODES, pods=PODS, args={cls.name: args}, fast_paths=fast)
-        reports.append([(h.score(pod).plugins.get(cls.name), h.feasible(pod)) for pod in INCOMING])
+        reports.append([(h.score(pod).scores.get(cls.name), h.feasible(pod)) for pod in INCOMING])
     assert reports[0] == reports[1]
     assert any(scores is not None and len(set(scores.raw.values())) > 1 for scores, _ in reports[0])
 
@@ -41,5 +41,5 @@ def test_filter():
     verdicts = []
     for fast in (True, False):
         h = PluginHarness(OpenGpuShare, nodes=NODES, pods=PODS, fast_paths=fast)
-        verdicts.append([{n: (s.code, s.reasons) for n, s in h.filter(pod).items()} for pod in INCOMING])
+        verdicts.append([{n: (s.code, s.reasons) for n, s in h.filter(pod).statuses.items()} for pod in INCOMING])
     assert verdicts[0] == verdicts[1]
