@@ -71,3 +71,69 @@ def test_wheel_metadata_names_the_license_without_deprecation_warnings(project: 
     metadata = (out / done.stdout.strip().splitlines()[-1] / "METADATA").read_text()
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
     assert "License-File: LICENSE" in metadata.splitlines()
+
+
+# ---------------------------------------------------------------------- tox: Ray only where used
+def _tox_sections() -> dict[str, dict[str, str]]:
+    import configparser
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(ROOT / "tox.ini")
+    return {name: dict(parser[name]) for name in parser.sections()}
+
+
+def _expand(spec: str) -> list[str]:
+    """tox's generative names: ``contrib-{a,b}`` is contrib-a and contrib-b."""
+    match = re.search(r"\{([^}]*)\}", spec)
+    if not match:
+        return [spec.strip()]
+    return [name for choice in match.group(1).split(",")
+            for name in _expand(spec[:match.start()] + choice.strip() + spec[match.end():])]
+
+
+def _tox_env(name: str) -> dict[str, str]:
+    """The env's own keys over [testenv]'s (what tox 4 reads), by exact or generative section."""
+    sections = _tox_sections()
+    own = next((keys for section, keys in sections.items() if section.startswith("testenv:")
+                and name in _expand(section[len("testenv:"):])), {})
+    return {**sections["testenv"], **own}
+
+
+def _tox_list(env: str, key: str) -> set[str]:
+    """A list setting's entries, with tox's factor conditions (``gpushare: ray``) applied."""
+    factors = set(env.split("-"))
+    entries = set()
+    for line in _tox_env(env).get(key, "").splitlines():
+        condition, sep, value = line.partition(":")
+        if sep and re.fullmatch(r"[\w,!-]+", condition.strip()) and not value.startswith("//"):
+            if not set(condition.strip().split(",")) & factors:
+                continue
+            line = value
+        entries.update(e.strip() for e in line.split(",") if e.strip())
+    return entries
+
+
+def _tox_envs() -> list[str]:
+    listed = _tox_sections()["tox"]["envlist"].replace("\n", " ")
+    names = [n for part in re.split(r",\s*(?![^{]*\})", listed) for n in _expand(part)]
+    return names + [s[len("testenv:"):] for s in _tox_sections() if s.startswith("testenv:") and "{" not in s
+                    and s[len("testenv:"):] not in names]
+
+
+def test_ray_is_installed_only_by_the_tox_envs_that_run_ray():
+    """Ray (hundreds of MB) only where something runs on it: `py` (the sweep's Ray tests) and the
+    gpushare contrib env (its --ray test); `lint` and `type` install no Ray, nor the test extra."""
+    envs = _tox_envs()
+    assert {"lint", "type", "py", "contrib-gpushare", "contrib-example", "fuzz", "bench"} <= set(envs)
+    extras = pyproject(ROOT)["project"]["optional-dependencies"]
+    pulls_ray = {name for name, requirements in extras.items() if any(re.match(r"ray\b", r) for r in requirements)}
+
+    def installs_ray(env: str) -> bool:
+        if _tox_env(env).get("skip_install", "false").strip() == "true":
+            return any(re.match(r"ray\b", d) for d in _tox_list(env, "deps"))
+        return bool(_tox_list(env, "extras") & pulls_ray) or any(re.match(r"ray\b", d) for d in _tox_list(env, "deps"))
+
+    assert {env for env in envs if installs_ray(env)} == {"py", "contrib-gpushare"}
+    assert not [r for r in extras["test"] if re.match(r"ray\b", r)]  # `pip install '.[test]'` pulls no Ray
+    assert set(extras["testing"]) <= set(extras["test"])
+    # the contrib envs run tests on the throwaway control plane, which needs the testing extra
+    assert all("testing" in _tox_list(env, "extras") for env in envs if env.startswith("contrib-"))
