@@ -111,8 +111,15 @@ def run(args: argparse.Namespace) -> int:
             health.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
-    _say(f"stopped after binding {runner.scheduler.bound_count} pods")
+    _say(_stopped(runner.scheduler.bound_count, args.dry_run))
     return 0
+
+
+def _stopped(bound: int, dry_run: bool) -> str:
+    """The last line; a dry run counts the binds it decided but never sent."""
+    if dry_run:
+        return f"dry run stopped: {bound} pods would have been bound, nothing was written"
+    return f"stopped after binding {bound} pods"
 
 
 def _say(message: str) -> None:
