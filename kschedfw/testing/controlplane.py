@@ -207,7 +207,7 @@ class ControlPlane:
         except ImportError:
             raise ModuleNotFoundError(
                 "ControlPlane makes its certificates with the cryptography package, which is not "
-                "installed: pip install cryptography (or pip install 'kschedfw[test]')",
+                "installed: pip install '.[testing]' in the kschedfw clone (or pip install 'cryptography>=42')",
                 name="cryptography") from None
         from kschedfw.testing._certs import write_ca_and_serving_cert, write_rsa_key_pair
         d = self.workdir
