@@ -159,3 +159,24 @@ def test_readme_ray_extra_is_installed_from_the_clone():
     [step] = [line for line in text.splitlines() if line.startswith("pip install") and "ray" in line]
     assert shlex.split(step)[:3] == ["pip", "install", ".[ray]"]
     assert "ray" in distributions()["kschedfw"]
+
+
+def test_contrib_package_installs_bring_kschedfw_from_the_clone():
+    """A contrib package requires `kschedfw`, which no package index serves: pip can resolve it
+    only when the same command installs the clone itself (`.`, `-e .` or `'.[extra]'`)."""
+    command = re.compile(r"pip install ([^`\n]*contrib-plugins/[^`\n]*)")
+    offenders = []
+    for path in repository_text_files():
+        if path.suffix not in {".md", ".yaml", ".yml"} and path.name != "Dockerfile":
+            continue
+        text = path.read_text(errors="replace")
+        for match in command.finditer(text):
+            try:
+                words = shlex.split(match.group(1), comments=True)
+            except ValueError:  # prose after the command (an apostrophe)
+                words = match.group(1).split()
+            words = [w for w in words if not w.startswith("-")]
+            if not any(w == "." or w.startswith(".[") for w in words):
+                line = text.count("\n", 0, match.start()) + 1
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
+    assert offenders == [], "\n".join(offenders)
