@@ -1,6 +1,6 @@
-"""The Ray executor (the ``ray`` extra: ``pip install '.[ray]'`` in a kschedfw clone): each item is one Ray task, results are taken
-as they finish (``ray.wait``). On a cluster, the workers need kschedfw and the package of ``fn``
-installed, as the driver has them."""
+"""The Ray executor (the ``ray`` extra: ``pip install '.[ray]'`` in a kschedfw clone): each item
+is one Ray task, results are taken as they finish (``ray.wait``). On a cluster, the workers need
+kschedfw and the package of ``fn`` installed, as the driver has them."""
 
 from __future__ import annotations
 
