@@ -100,3 +100,83 @@ def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, 
         assert main(argv) == 0
         printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
         assert printed == expected, "\n".join(printed)
+
+
+# ---------------------------------------------------------------------- install commands that work
+TEXT_SUFFIXES = {".md", ".py", ".toml", ".ini", ".yaml", ".yml", ".cfg", ".txt", ".json"}
+SKIPPED_DIRS = {".git", ".tox", ".venv", "venv", "build", "dist", "__pycache__", "node_modules"}
+
+
+def repository_text_files() -> list[Path]:
+    """The docs, help texts and messages of the checkout (sources included: --help and error
+    messages live there)."""
+    found = []
+    for path in ROOT.rglob("*"):
+        parts = set(path.relative_to(ROOT).parts)
+        if parts & SKIPPED_DIRS or any(p.endswith(".egg-info") for p in parts) or not path.is_file():
+            continue
+        if path.suffix in TEXT_SUFFIXES or path.name == "Dockerfile":
+            found.append(path)
+    return found
+
+
+def distributions() -> dict[str, set[str]]:
+    """``{distribution name: its extras}`` of kschedfw and of each contrib package."""
+    projects = [ROOT / "pyproject.toml", *(ROOT / "contrib-plugins").glob("*/pyproject.toml")]
+    out = {}
+    for path in projects:
+        project = tomllib.loads(path.read_text())["project"]
+        out[project["name"]] = set(project.get("optional-dependencies", {}))
+    return out
+
+
+def test_no_install_instruction_asks_a_package_index_for_kschedfw():
+    """kschedfw and its contrib packages are on no package index: `pip install 'kschedfw[ray]'`
+    or `pip install kschedfw` fails from a clone. An extra is installed by path (`'.[ray]'` in
+    the clone), a contrib package by its folder."""
+    names = distributions()
+    by_name = "|".join(sorted((re.escape(n) for n in names), key=len, reverse=True))
+    extras = "|".join(sorted({re.escape(e) for es in names.values() for e in es}, key=len, reverse=True))
+    named_extra = re.compile(rf"(?<![\w./-])(?:{by_name})\[(?:{extras})(?:,[\w,-]*)?\]")
+    from_index = re.compile(rf"pip install\s+(?:-[\w-]+\s+)*['\"]?(?:{by_name})(?![\w./-])")
+    this_file = Path(__file__).resolve()
+    offenders = []
+    for path in repository_text_files():
+        if path.resolve() == this_file:
+            continue
+        text = path.read_text(errors="replace")
+        for pattern in (named_extra, from_index):
+            for match in pattern.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
+    assert offenders == [], "\n".join(offenders)
+
+
+def test_readme_ray_extra_is_installed_from_the_clone():
+    """The Sweep section's Ray step is the path form run in the clone, like the README's first
+    command (`python3 -m pip install .`), and names an extra pyproject declares."""
+    text = (ROOT / "README.md").read_text()
+    [step] = [line for line in text.splitlines() if line.startswith("pip install") and "ray" in line]
+    assert shlex.split(step)[:3] == ["pip", "install", ".[ray]"]
+    assert "ray" in distributions()["kschedfw"]
+
+
+def test_contrib_package_installs_bring_kschedfw_from_the_clone():
+    """A contrib package requires `kschedfw`, which no package index serves: pip can resolve it
+    only when the same command installs the clone itself (`.`, `-e .` or `'.[extra]'`)."""
+    command = re.compile(r"pip install ([^`\n]*contrib-plugins/[^`\n]*)")
+    offenders = []
+    for path in repository_text_files():
+        if path.suffix not in {".md", ".yaml", ".yml"} and path.name != "Dockerfile":
+            continue
+        text = path.read_text(errors="replace")
+        for match in command.finditer(text):
+            try:
+                words = shlex.split(match.group(1), comments=True)
+            except ValueError:  # prose after the command (an apostrophe)
+                words = match.group(1).split()
+            words = [w for w in words if not w.startswith("-")]
+            if not any(w == "." or w.startswith(".[") for w in words):
+                line = text.count("\n", 0, match.start()) + 1
+                offenders.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
+    assert offenders == [], "\n".join(offenders)

@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate | sweep | diff | run."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | sweep | diff | run | controlplane."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Iterator
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate", "sweep", "diff", "run")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "sweep", "diff", "run", "controlplane")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             health.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
-    _say(f"stopped after binding {runner.scheduler.bound_count} pods")
+    _say(_stopped(runner.scheduler.bound_count, args.dry_run))
     errored = printer.failed_with_error()
     if errored:  # a shadow run reports as simulate does; a real one keeps exiting 0, as kube-scheduler
         names = ", ".join(errored[:3]) + (", ..." if len(errored) > 3 else "")
@@ -119,6 +119,13 @@ def run(args: argparse.Namespace) -> int:
              f"(SchedulerError), not for want of a node: {names}; exit status 1")
         return 1
     return 0
+
+
+def _stopped(bound: int, dry_run: bool) -> str:
+    """The last line; a dry run counts the binds it decided but never sent."""
+    if dry_run:
+        return f"dry run stopped: {bound} pods would have been bound, nothing was written"
+    return f"stopped after binding {bound} pods"
 
 
 def _say(message: str) -> None:

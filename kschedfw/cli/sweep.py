@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
                        help="local processes (default: one per core; 1 runs in this process)")
     where.add_argument("--ray", metavar="ADDRESS|local",
                        help="run on Ray: `local` starts an instance on this machine; else a cluster's "
-                            "address, e.g. ray://HEAD:10001 (pip install 'kschedfw[ray]')")
+                            "address, e.g. ray://HEAD:10001 (Ray: pip install '.[ray]' in a kschedfw clone)")
     parser.add_argument("--output", "-o", required=True, metavar="RESULTS.csv",
                         help="the results file, appended to")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",

@@ -1,6 +1,6 @@
-"""The Ray executor (``pip install kschedfw[ray]``): each item is one Ray task, results are taken
-as they finish (``ray.wait``). On a cluster, the workers need kschedfw and the package of ``fn``
-installed, as the driver has them."""
+"""The Ray executor (the ``ray`` extra: ``pip install '.[ray]'`` in a kschedfw clone): each item
+is one Ray task, results are taken as they finish (``ray.wait``). On a cluster, the workers need
+kschedfw and the package of ``fn`` installed, as the driver has them."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ LOCAL = "local"
 class RayExecutor:
     def __init__(self, address: str, workers: int | None = None) -> None:
         try:
-            import ray  # type: ignore[import-not-found, unused-ignore]  # optional: kschedfw[ray]
+            import ray  # type: ignore[import-not-found, unused-ignore]  # optional: the ray extra
         except ImportError:
-            raise ExecutorError("--ray needs Ray, which is not installed: pip install 'kschedfw[ray]'") from None
+            raise ExecutorError("--ray needs Ray, which is not installed: pip install '.[ray]' in a kschedfw "
+                                 "clone (or pip install 'ray>=2.9')") from None
         self._ray = ray
         # a Ray the caller already connected to is used as it is, and left running
         self._owned = not ray.is_initialized()

@@ -13,6 +13,8 @@ Plugin authors can use it in their own tests::
         ...  # cp.kubeconfig is an admin kubeconfig file
 
 There is no kubelet and no controller-manager: see :meth:`ControlPlane.create_ready_node`.
+:meth:`ControlPlane.start_kube_scheduler` adds the shipped kube-scheduler; ``kschedfw
+controlplane`` starts all of it from the command line, for a manual try.
 """
 
 from __future__ import annotations
@@ -87,9 +89,12 @@ def _die_with_parent() -> None:
 
 
 def _popen(args: list[str], log_path: Path) -> "subprocess.Popen[bytes]":
+    # a process group of its own: a terminal's Ctrl-C reaches only the parent, which stops the
+    # servers in order (kube-apiserver first: one whose etcd went first lingers)
     with open(log_path, "ab") as log:
         return subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+                                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+                                process_group=0)
 
 
 def free_port() -> int:
@@ -116,6 +121,8 @@ class ControlPlane:
         self.ca_file = self.workdir / "ca.crt"
         self._etcd: subprocess.Popen[bytes] | None = None
         self._apiserver: subprocess.Popen[bytes] | None = None
+        self._scheduler: subprocess.Popen[bytes] | None = None
+        self.scheduler_port: int | None = None
         self._ssl = None  # type: ssl.SSLContext | None
 
     # ------------------------------------------------------------------ lifecycle
@@ -137,6 +144,7 @@ class ControlPlane:
 
     def stop(self) -> None:
         """Stop what was started (by pid) and remove the temporary folder."""
+        self.stop_kube_scheduler()
         self.stop_apiserver()
         _terminate(self._etcd)
         self._etcd = None
@@ -165,6 +173,37 @@ class ControlPlane:
     def stop_apiserver(self) -> None:
         _terminate(self._apiserver)
         self._apiserver = None
+
+    def start_kube_scheduler(self, extra_flags: list[str] | None = None) -> None:
+        """Start the shipped ``kube-scheduler`` against this server (profile ``default-scheduler``,
+        no leader election) and wait for its /readyz, which waits for its informers."""
+        if self._scheduler is not None:
+            return
+        binary = self.assets / "kube-scheduler"
+        if not os.access(binary, os.X_OK):
+            raise ControlPlaneError(f"no executable kube-scheduler in {self.assets}")
+        config = self.workdir / "kube-scheduler.yaml"
+        config.write_text(json.dumps({
+            "apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "clientConnection": {"kubeconfig": str(self.kubeconfig)}, "leaderElection": {"leaderElect": False}}))
+        self.scheduler_port = free_port()
+        self._scheduler = _popen([str(binary), f"--config={config}", "--bind-address=127.0.0.1",
+                                  f"--secure-port={self.scheduler_port}", *(extra_flags or [])],
+                                 self.workdir / "kube-scheduler.log")
+        # its serving certificate is self-signed: readiness is all that is read from it
+        self._wait_ready(self._scheduler, "kube-scheduler", "/readyz", url=f"https://127.0.0.1:{self.scheduler_port}")
+
+    def stop_kube_scheduler(self) -> None:
+        _terminate(self._scheduler)
+        self._scheduler = None
+
+    def check_running(self) -> None:
+        """Raise :class:`ControlPlaneError` (with the end of its log) when a process this
+        control plane started has exited."""
+        for name, proc in (("etcd", self._etcd), ("kube-apiserver", self._apiserver),
+                           ("kube-scheduler", self._scheduler)):
+            if proc is not None and proc.poll() is not None:
+                raise ControlPlaneError(f"{name} exited with code {proc.returncode}:\n{self._log_tail(name)}")
 
     def restart_apiserver(self) -> None:
         """Stop kube-apiserver and start it again on the same port (etcd keeps the data)."""
@@ -207,7 +246,7 @@ class ControlPlane:
         except ImportError:
             raise ModuleNotFoundError(
                 "ControlPlane makes its certificates with the cryptography package, which is not "
-                "installed: pip install cryptography (or pip install 'kschedfw[test]')",
+                "installed: pip install '.[testing]' in the kschedfw clone (or pip install 'cryptography>=42')",
                 name="cryptography") from None
         from kschedfw.testing._certs import write_ca_and_serving_cert, write_rsa_key_pair
         d = self.workdir
@@ -245,8 +284,9 @@ class ControlPlane:
             if proc.poll() is not None:
                 raise ControlPlaneError(f"{name} exited with code {proc.returncode}:\n{self._log_tail(name)}")
             try:
-                if url:  # etcd: plain HTTP
-                    with urllib.request.urlopen(url + path, timeout=2) as r:
+                if url:  # etcd (plain HTTP) or kube-scheduler (its self-signed certificate)
+                    context = _unverified() if url.startswith("https:") else None
+                    with urllib.request.urlopen(url + path, timeout=2, context=context) as r:
                         if r.status == 200:
                             return
                 elif self.api("GET", path, raw=True) == "ok":
@@ -313,6 +353,13 @@ class ControlPlane:
             created = self.api("PATCH", f"/api/v1/nodes/{name}", {"spec": {"taints": kept or None}},
                                content_type="application/merge-patch+json")
         return created
+
+
+def _unverified() -> ssl.SSLContext:
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def _terminate(proc: subprocess.Popen[bytes] | None) -> None:

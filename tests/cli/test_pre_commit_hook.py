@@ -46,30 +46,60 @@ def test_entry_with_file_names_gives_the_commit_its_verdict(tmp_path):
     assert run_cli(*args, str(good), str(bad)).exit_code == 1  # non-zero: the commit stops
 
 
-def test_readme_snippet_pins_a_commit_that_has_the_hook():
-    """The repository has no release tags: the README's `rev:` is a full commit SHA (pre-commit
-    refuses a rev that does not exist), and that commit declares the hook the snippet names."""
+def _readme_snippet() -> str:
+    readme = (ROOT / "README.md").read_text()
+    snippet = re.search(r"```yaml\n(repos:\n.*?)```", readme, re.S)
+    assert snippet is not None, "no .pre-commit-config.yaml snippet in the README"
+    return snippet.group(1)
+
+
+def test_readme_snippet_is_a_local_hook_with_the_shipped_hooks_command_and_files():
+    """kschedfw has no public repository to name and no tags to pin, so the snippet a user copies
+    is a `repo: local` hook; it runs what `.pre-commit-hooks.yaml` runs, on the same files."""
+    [repo] = yaml.safe_load(_readme_snippet())["repos"]
+    assert repo["repo"] == "local" and "rev" not in repo  # pre-commit refuses a rev on a local repo
+    [hook] = repo["hooks"]
+    shipped = _hook()
+    assert {k: hook[k] for k in ("id", "name", "entry", "files")} == \
+        {k: shipped[k] for k in ("id", "name", "entry", "files")}
+    assert hook["language"] == "system"  # the kschedfw installed where `git commit` runs
+
+
+def test_readme_snippet_stops_a_commit_with_an_invalid_config(tmp_path):
+    """The snippet as written, through pre-commit itself, in a fresh git repository: a valid
+    configuration passes, an invalid one fails the hook (exit 1) with kschedfw's finding."""
+    import os
     import shutil
     import subprocess
+    import sys
 
     import pytest
 
-    readme = (ROOT / "README.md").read_text()
-    snippet = re.search(r"```yaml\n(repos:\n.*?)```", readme, re.S)
-    assert snippet is not None
-    [repo] = yaml.safe_load(snippet.group(1))["repos"]
-    rev = str(repo["rev"])
-    assert re.fullmatch(r"[0-9a-f]{40}", rev), f"rev {rev!r} is not a full commit SHA"
-    assert [h["id"] for h in repo["hooks"]] == [_hook()["id"]]
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout: the commit cannot be looked up")
-    def git(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    pre_commit = shutil.which("pre-commit")
+    if pre_commit is None or shutil.which("git") is None:
+        pytest.skip("pre-commit and git are needed to run the snippet")
+    bin_dir = tmp_path / "bin"  # `kschedfw` on PATH is this checkout's
+    bin_dir.mkdir()
+    (bin_dir / "kschedfw").write_text(f"#!/bin/sh\nexec {shlex.quote(sys.executable)} -m kschedfw.cli.main \"$@\"\n")
+    (bin_dir / "kschedfw").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+           "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com"}
+    repo = tmp_path / "repo"
+    repo.mkdir()
 
-    if git("cat-file", "-e", f"{rev}^{{commit}}").returncode != 0:
-        if git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
-            pytest.skip(f"commit {rev} may be beyond this shallow clone")
-        pytest.fail(f"README's rev {rev} is not a commit of this repository")
-    shown = git("show", f"{rev}:.pre-commit-hooks.yaml")
-    assert shown.returncode == 0, shown.stderr
-    assert [h["id"] for h in yaml.safe_load(shown.stdout)] == [_hook()["id"]]
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(list(args), cwd=repo, env=env, capture_output=True, text=True, timeout=120)
+
+    assert run("git", "init", "-q").returncode == 0
+    (repo / ".pre-commit-config.yaml").write_text(_readme_snippet())
+    (repo / "scheduler-config.yaml").write_text(HEAD)
+    (repo / "notes.yaml").write_text("parallelism: 0\n")  # not a scheduler config by name: not checked
+    assert run("git", "add", ".").returncode == 0
+    passed = run(pre_commit, "run", "--all-files")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    (repo / "scheduler-config.yaml").write_text(HEAD + "parallelism: 0\n")
+    failed = run(pre_commit, "run", "--all-files")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "scheduler-config.yaml:3:" in failed.stdout and "parallelism" in failed.stdout, failed.stdout

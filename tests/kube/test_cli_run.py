@@ -105,6 +105,9 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
         assert json.loads(out.splitlines()[-1]) == {"summary": {f"shadow-{namespace}": {"Bound": 1}}}
+        # a dry run sends no binding: its last line must not claim one
+        assert "dry run stopped: 1 pods would have been bound, nothing was written" in err
+        assert "stopped after binding" not in err
         assert not control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName")
     finally:
         if proc.poll() is None:

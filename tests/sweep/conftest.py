@@ -62,7 +62,7 @@ def configs(tmp_path):
 def local_ray():
     """A Ray instance of this machine for the tests in this folder (the executors use it as
     they find it, and leave it running); stopped after them."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'kschedfw[ray]')")
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[ray]' in the clone)")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()

@@ -41,8 +41,10 @@ def test_an_exception_in_a_run_propagates(where):
 
 
 def test_ray_without_ray_installed_names_the_extra(monkeypatch):
+    """kschedfw is installed from a clone (it is not on a package index): the command that adds
+    the extra is the path form, run in the clone."""
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
-    with pytest.raises(ExecutorError, match=r"pip install 'kschedfw\[ray\]'"):
+    with pytest.raises(ExecutorError, match=r"pip install '\.\[ray\]' in a kschedfw clone"):
         with executor(ray="local"):
             pass
 

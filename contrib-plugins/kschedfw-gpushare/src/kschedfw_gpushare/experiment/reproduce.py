@@ -59,7 +59,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
                    help="worker processes (default: one per core; 1: in this process; with --ray local: Ray's CPUs)")
     p.add_argument("--ray", metavar="ADDRESS",
                    help="run on Ray: 'local' starts one on this machine, or a cluster's address "
-                        "(ray://HEAD:10001 or HEAD:6379); needs pip install kschedfw[ray]")
+                        "(ray://HEAD:10001 or HEAD:6379); needs Ray: pip install '.[ray]' in the kschedfw clone")
     p.add_argument("-o", "--output", required=True, metavar="OUT.csv")
     p.add_argument("--expected", metavar="FILE", nargs="?", const="",
                    help="then print the comparison with the paper (FILE: its analysis_allo_discrete.csv; "
