@@ -123,9 +123,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _stopped(bound: int, dry_run: bool) -> str:
     """The last line; a dry run counts the binds it decided but never sent."""
+    pods = f"{bound} pod{'' if bound == 1 else 's'}"
     if dry_run:
-        return f"dry run stopped: {bound} pods would have been bound, nothing was written"
-    return f"stopped after binding {bound} pods"
+        return f"dry run stopped: {pods} would have been bound, nothing was written"
+    return f"stopped after binding {pods}"
 
 
 def _say(message: str) -> None:

@@ -73,7 +73,7 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
-        assert "stopped after binding 1 pods" in err
+        assert "stopped after binding 1 pod\n" in err
         assert "Traceback" not in err
     finally:
         if proc.poll() is None:
@@ -106,7 +106,7 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
         assert proc.returncode == 0, err
         assert json.loads(out.splitlines()[-1]) == {"summary": {f"shadow-{namespace}": {"Bound": 1}}}
         # a dry run sends no binding: its last line must not claim one
-        assert "dry run stopped: 1 pods would have been bound, nothing was written" in err
+        assert "dry run stopped: 1 pod would have been bound, nothing was written" in err
         assert "stopped after binding" not in err
         assert not control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/p")["spec"].get("nodeName")
     finally:
