@@ -256,7 +256,8 @@ def test_preemption_names_victims_and_preemptor(tmp_path):
     assert (high["pod"], high["a"]["node"], high["b"]["status"]) == ("default/high", "n1", "Pending")
     assert high["decidedBy"]["a"]["preempted"] == ["default/low"]
     assert high["decidedBy"]["b"]["rejectedNodes"] == {"NodeResourcesFit": 1}
-    assert (low["pod"], low["a"]["status"], low["b"]["status"]) == ("default/low", "Deleted", "Running")
+    assert (low["pod"], low["a"]["status"], low["a"]["node"], low["b"]["status"]) == (
+        "default/low", "Preempted", "n1", "Running")
     assert low["decidedBy"]["a"] == {"kind": "preempted", "chosen": "n1", "other": "default/high"}
 
 
