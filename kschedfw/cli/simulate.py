@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> None:
                         help="the namespace of --explain's bare pod names, as kubectl's -n")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: placements, node usage, pending pods "
-                             "by reason, each pod's explanation on click")
+                             "by reason, preempted and deleted pods, each pod's explanation on click")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,

@@ -48,7 +48,8 @@ def with_status_after(pdb: "PodDisruptionBudget", pods: Iterable["Pod"], now: _d
 def budget_status(pdb: "PodDisruptionBudget", pods: Iterable["Pod"], now: _dt.datetime) -> dict[str, Any]:
     """The ``status`` manifest (see the module docstring)."""
     selected = [p for p in pods if p.namespace == pdb.namespace and _selects(pdb, p)]
-    old = pdb.raw.get("status") if isinstance(pdb.raw.get("status"), dict) else {}
+    given = pdb.raw.get("status")
+    old: dict[str, Any] = given if isinstance(given, dict) else {}
     generation = (pdb.raw.get("metadata") or {}).get("generation") or 1
     try:
         expected, desired = _expected_and_desired(pdb, selected, old.get("expectedPods"))
