@@ -6,7 +6,8 @@ Upstream's only record of a preemptor is its victim's ``Preempted`` event: the s
 the victim's DisruptionTarget condition and deletes it itself, with no eviction, so the API
 server checks no budget. DefaultPreemption prefers victims that break no PodDisruptionBudget
 but takes them when nothing else makes room; which budgets a preemption broke is worked out
-here with its own rule, from the budgets' status as the scheduler read it.
+here by preemption's own rule (:func:`~kschedfw.fwk.victims.violated_budgets`), from the
+budgets' status as the scheduler read it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from kschedfw.plugins.preemption.pdb import violated_budgets
+from kschedfw.fwk.victims import violated_budgets
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PodDisruptionBudget

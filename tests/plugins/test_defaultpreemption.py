@@ -20,7 +20,7 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeToStatus, NominatingMode, PostFilterResult
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.preemption import filter_pods_with_pdb_violation
-from kschedfw.plugins.preemption.pdb import violated_budgets
+from kschedfw.fwk.victims import violated_budgets
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread

@@ -37,23 +37,3 @@ def filter_pods_with_pdb_violation(pods: list["Pod"], pdbs: list["PodDisruptionB
                     violated = True
         (violating if violated else non_violating).append(pod)
     return violating, non_violating
-
-
-def violated_budgets(pods: list["Pod"], pdbs: list["PodDisruptionBudget"]) -> list[list["PodDisruptionBudget"]]:
-    """For each of ``pods``, evicted in this order, the budgets its eviction breaks: the rule of
-    :func:`filter_pods_with_pdb_violation` (a pod violates when a matching budget goes
-    negative), naming the budgets."""
-    allowed = [pdb.disruptions_allowed for pdb in pdbs]
-    out: list[list["PodDisruptionBudget"]] = []
-    for pod in pods:
-        broken: list["PodDisruptionBudget"] = []
-        for i, pdb in enumerate(pdbs):
-            selector = pdb.selector
-            if not pod.labels or pdb.namespace != pod.namespace or selector is None or selector.is_empty \
-                    or not selector.matches(pod.labels) or pod.name in pdb.disrupted_pods:
-                continue
-            allowed[i] -= 1
-            if allowed[i] < 0:
-                broken.append(pdb)
-        out.append(broken)
-    return out
