@@ -110,6 +110,31 @@ def test_diff_counts_the_preempted_and_deleted_pods():
     assert "no differences: all 5 pods end the same on both sides" in result.stdout
 
 
+NO_PREEMPTION = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins: {postFilter: {disabled: [{name: DefaultPreemption}]}}
+"""
+
+
+def test_diff_tells_a_pod_preempted_on_one_side_only(tmp_path, victim):
+    config = tmp_path / "no-preemption.yaml"
+    config.write_text(NO_PREEMPTION)
+    result = run_cli("diff", SCENARIO, "--config", "", "--config", str(config), "-o", "json")
+    assert result.exit_code == 1, result.output
+    assert result.json["pods"] == 5
+    changes = {c["pod"]: c for c in result.json["changes"]}
+    gone = changes[victim["pod"]]
+    assert (gone["change"], gone["a"]["status"], gone["a"]["node"], gone["b"]["status"]) == (
+        "deleted", "Preempted", "n1", "Running")
+    assert gone["decidedBy"]["a"] == {"kind": "preempted", "chosen": "n1", "other": "default/urgent"}
+    text = run_cli("diff", SCENARIO, "--config", "", "--config", str(config)).stdout
+    assert "2 of 5 pods differ: 1 no longer scheduled, 1 preempted or deleted on one side" in text
+    assert f"{victim['pod']}: Preempted on n1 -> n1" in text
+
+
 def test_a_sweep_row_counts_them(tmp_path):
     out = tmp_path / "results.csv"
     result = run_cli("sweep", "--progress", "never", "--cluster", SCENARIO, "--workers", "1", "-o", str(out))
