@@ -40,14 +40,15 @@ def run_once(kind: str, nodes: int, pods: int, seed: int, memo: bool = True) -> 
     t1, c1 = time.perf_counter(), time.process_time()
     result = sim.run()
     t2, c2 = time.perf_counter(), time.process_time()
-    placements = {p.key: p.node for p in result.pods}
-    bound = sum(1 for p in result.pods if p.status == "Bound")
+    present = [p for p in result.pods if p.status not in ("Preempted", "Deleted")]  # still in the cluster
+    placements = {p.key: p.node for p in present}
+    bound = sum(1 for p in present if p.status == "Bound")
     digest = hashlib.sha256(json.dumps(sorted(placements.items())).encode()).hexdigest()[:16]
     return {"workload": f"{kind} {nodes} nodes / {pods} pods (seed {seed})", "memo": memo,
             "load_s": round(t1 - t0, 2), "schedule_s": round(t2 - t1, 2),
             "pods_per_s": round(bound / (t2 - t1), 1) if t2 > t1 else None,
             "pods_per_cpu_s": round(bound / (c2 - c1), 1) if c2 > c1 else None,
-            "bound": bound, "pending": len(result.pods) - bound, "placements_digest": digest,
+            "bound": bound, "pending": len(present) - bound, "placements_digest": digest,
             "placements": placements}
 
 

@@ -30,10 +30,12 @@ if TYPE_CHECKING:
     from kschedfw.fwk.types import PreFilterResult
 
 __all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange", "PodDevices",
-           "Comparison", "compare", "PLACED"]
+           "Comparison", "compare", "PLACED", "DELETED"]
 
 #: Outcomes in which the pod sits on a node.
 PLACED = frozenset(("Bound", "Running", "Succeeded", "Failed"))
+#: Outcomes of a pod deleted during the run.
+DELETED = frozenset(("Preempted", "Deleted"))
 
 
 @attrs.frozen
@@ -187,8 +189,9 @@ class Reason:
 @attrs.frozen
 class PodChange:
     """A pod that ended differently: ``moved``, ``unscheduled`` (placed on A only), ``scheduled``
-    (placed on B only), ``status`` (placed on neither, in different states) or ``devices`` (on the
-    same node, with other devices allocated to its ResourceClaims). ``devices_a``/``devices_b``: the
+    (placed on B only), ``deleted`` (preempted or deleted during one side's run only), ``status``
+    (placed on neither, in different states) or ``devices`` (on the same node, with other devices
+    allocated to its ResourceClaims). ``devices_a``/``devices_b``: the
     pod's claims and their allocated devices on each side (empty for a pod without claims)."""
 
     pod: str
@@ -259,6 +262,8 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
 
 
 def _change(a: PodOutcome, b: PodOutcome) -> str | None:
+    if (a.status in DELETED) != (b.status in DELETED):
+        return "deleted"
     placed_a, placed_b = a.status in PLACED, b.status in PLACED
     if placed_a and placed_b:
         return "moved" if a.node != b.node else None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import attrs
 
+from kschedfw.deletions import PREEMPTED_PREFIX
 from kschedfw.fwk.fit_error import FitError
 from kschedfw.framework.recorder import CycleRecord, SummaryRecord
 from kschedfw.fwk.status import Status
@@ -35,7 +36,6 @@ __all__ = ["DecisionLog", "render", "explain", "Explanation", "ALL"]
 ALL = "all"
 #: attempts kept per pod (the first and the latest ones); a pod retried for hours stays small
 MAX_ATTEMPTS_PER_POD = 10
-PREEMPTED_PREFIX = "Preempted by pod "
 
 
 def normalize_key(key: str) -> str:
@@ -135,7 +135,8 @@ class DecisionLog:
         the order of ``result.pods``)."""
         context = _Context(result)
         if keys is None:
-            wanted = [p.key for p in result.pods if p.key in self.cycles or p.status == "Pending"]
+            wanted = [p.key for p in result.pods
+                      if p.key in self.cycles or p.status in ("Pending", "Preempted", "Deleted")]
         else:
             wanted = [normalize_key(k) for k in keys]
         return [self._explain_pod(key, context) for key in wanted]
@@ -152,6 +153,8 @@ class DecisionLog:
         }
         if outcome is not None and outcome.nominated_node:
             out["nominatedNode"] = outcome.nominated_node
+        if outcome is not None and outcome.deleted_at is not None:  # Preempted, Deleted
+            out.update(deletedBy=outcome.deleted_by, deletedAt=outcome.deleted_at, goneAt=outcome.gone_at)
         claims = claim_devices(context.result.cluster, key)
         if claims:
             out["claims"] = claims
@@ -190,7 +193,8 @@ class _Context:
         self.attempts: dict[tuple[str, int], list[Any]] = {}
         for a in scheduler.attempts:
             self.attempts.setdefault((a.pod, a.cycle), []).append(a)
-        uid_to_key = {p.uid: p.key for p in result.cluster.list("Pod")}
+        uid_to_key = {d.pod.uid: d.pod.key for d in result.cluster.deletions}
+        uid_to_key.update((p.uid, p.key) for p in result.cluster.list("Pod"))
         #: preemptor -> (index among the cluster's Events, victim) of each Preempted event
         self.victims: dict[str, list[tuple[int, str]]] = {}
         for index, event in enumerate(result.cluster.events):
@@ -345,7 +349,9 @@ def render(explained: dict[str, Any]) -> str:
         head += f" on {explained['node']}"
     lines = [head]
     attempts = explained["attempts"]
-    if not attempts:
+    if "deletedAt" in explained:  # who preempted or deleted it, when, where
+        lines.append(f"  {explained['message']}")
+    elif not attempts:
         lines.append("  no scheduling attempt" + (f": {explained['message']}" if explained.get("message") else ""))
     if explained.get("attemptsNotKept"):
         lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")

@@ -19,6 +19,7 @@ from kschedfw.api.pod import SCHEDULER_ERROR
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.scenario import Step
+from kschedfw.deletions import BrokenBudget, Fate, fates
 from kschedfw.errors import ManifestError
 from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
@@ -47,9 +48,10 @@ class InvariantError(AssertionError):
 
 
 #: Every PodOutcome status: Bound (by this run), or Running/Succeeded/Failed (it came bound),
-#: Pending, Gated, Waiting (at Permit), Binding (its binding cycle waits), Ignored (no profile), Terminating.
+#: Pending, Gated, Waiting (at Permit), Binding (its binding cycle waits), Ignored (no profile),
+#: Terminating (it came terminating), Preempted or Deleted (during the run: gone, or terminating).
 STATUSES = ("Bound", "Running", "Succeeded", "Failed", "Pending", "Gated", "Waiting", "Binding", "Ignored",
-            "Terminating")
+            "Terminating", "Preempted", "Deleted")
 
 
 @attrs.frozen
@@ -61,6 +63,13 @@ class PodOutcome:
     reason: str = ""
     message: str = ""
     nominated_node: str = ""
+    #: Preempted or Deleted: who (the preemptor's key, "scenario step at 60s"), when its deletion
+    #: began and when the object went away (None: still terminating), in simulated seconds
+    deleted_by: str = ""
+    deleted_at: float | None = None
+    gone_at: float | None = None
+    #: Preempted: the PodDisruptionBudgets it was evicted in spite of
+    broken_budgets: tuple[BrokenBudget, ...] = ()
 
 
 @attrs.define
@@ -84,6 +93,24 @@ class SimulationResult:
         """The pods still pending because their last attempt failed with an error
         (:data:`SCHEDULER_ERROR`), not because no node fits them."""
         return [p for p in self.pods if p.status == "Pending" and p.reason == SCHEDULER_ERROR]
+
+    def broken_budgets(self) -> dict[BrokenBudget, list[str]]:
+        """Each PodDisruptionBudget a preemption broke, with the pods evicted in spite of it."""
+        out: dict[BrokenBudget, list[str]] = {}
+        for p in self.pods:
+            for budget in p.broken_budgets:
+                out.setdefault(budget, []).append(p.key)
+        return out
+
+    def written_objects(self) -> list[Any]:
+        """The cluster's objects as ``--write-out`` writes them: as they are at the end (a
+        preempted victim terminating, or gone once its grace period ended), each
+        PodDisruptionBudget with the status the disruption controller computes from them."""
+        from kschedfw.cluster.disruption import with_status_after
+        pods = self.cluster.list("Pod")
+        now = self.cluster.clock.now_datetime()
+        return [with_status_after(o, pods, now) if type(o).__name__ == "PodDisruptionBudget" else o
+                for o in self.cluster.all_objects()]
 
 
 class Simulation:
@@ -139,7 +166,7 @@ class Simulation:
             if obj is None:
                 cluster.rejected.append((f"{kind} {name}", f"delete at {step.at:g}s: not found"))
             elif kind == "Pod":
-                cluster.delete_pod(obj)
+                cluster.delete_pod(obj, by=f"scenario step at {step.at:g}s")
             else:
                 cluster.remove(kind, name, namespace)
         elif step.action == "removeSchedulingGate":
@@ -215,12 +242,15 @@ def creation_span(count: int) -> float:
 
 
 def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOutcome]:
-    """Where every pod ended up; raises InvariantError if one is unaccounted for."""
+    """Where every pod ended up, the pods deleted during the run among them; raises
+    InvariantError if one is unaccounted for."""
     pending = dict(_pending_entries(scheduler))
     waiting = {wp.pod.uid for wp in scheduler.waiting_pods.values()}
-    outcomes = []
+    outcomes = [_deleted_outcome(fate) for fate in fates(cluster)]
     lost = []
-    for pod in sorted(cluster.list("Pod"), key=lambda p: p.key):
+    for pod in cluster.list("Pod"):
+        if cluster.terminating_deletion(pod) is not None:
+            continue  # deleted during the run: reported above
         condition = pod.condition("PodScheduled")
         reason = condition.reason if condition is not None else ""
         message = condition.message if condition is not None else ""
@@ -251,8 +281,16 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
         else:
             lost.append(pod.key)
     if lost:
-        raise InvariantError(f"pods neither bound, queued nor reported: {', '.join(lost[:10])}")
+        raise InvariantError(f"pods neither bound, queued nor reported: {', '.join(sorted(lost)[:10])}")
+    outcomes.sort(key=lambda o: o.key)  # stable: a pod deleted before a namesake was created
     return outcomes
+
+
+def _deleted_outcome(fate: Fate) -> PodOutcome:
+    pod = fate.pod
+    reason = "PreemptionByScheduler" if fate.status == "Preempted" else ""
+    return PodOutcome(pod.key, pod.scheduler_name, fate.status, fate.node, reason, fate.message(),
+                      deleted_by=fate.by, deleted_at=fate.at, gone_at=fate.gone_at, broken_budgets=fate.broken)
 
 
 def _pending_entries(scheduler: Scheduler) -> list[tuple[str, Any]]:

@@ -129,7 +129,7 @@ def as_json(c: "Comparison") -> dict:
 
 
 def _counts(c: "Comparison") -> dict[str, int]:
-    counts = {"moved": 0, "unscheduled": 0, "scheduled": 0, "status": 0, "devices": 0}
+    counts = {"moved": 0, "unscheduled": 0, "scheduled": 0, "deleted": 0, "status": 0, "devices": 0}
     for ch in c.changes:
         counts[ch.change] += 1
     return counts
@@ -178,7 +178,8 @@ def render(c: "Comparison") -> str:
         lines.append(f"no differences: all {c.pods} pods end the same on both sides")
     else:
         names = {"moved": "moved", "unscheduled": "no longer scheduled", "scheduled": "newly scheduled",
-                 "status": "in another state", "devices": "on other devices"}
+                 "deleted": "preempted or deleted on one side", "status": "in another state",
+                 "devices": "on other devices"}
         parts = [f"{n} {names[kind]}" for kind, n in counts.items() if n]
         lines.append(f"{len(c.changes)} of {c.pods} pods differ: " + ", ".join(parts))
     for ch in c.changes:
@@ -192,7 +193,7 @@ def render(c: "Comparison") -> str:
 def _where(o: Any) -> str:
     if o.status in ("Bound", "Running", "Succeeded", "Failed"):
         return o.node
-    return o.status
+    return f"{o.status} on {o.node}" if o.deleted_at is not None and o.node else o.status
 
 
 def _render_change(ch: "PodChange") -> list[str]:

@@ -52,7 +52,7 @@ def add_parser(subparsers: Any) -> None:
                         help="the namespace of --explain's bare pod names, as kubectl's -n")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: placements, node usage, pending pods "
-                             "by reason, each pod's explanation on click")
+                             "by reason, preempted and deleted pods, each pod's explanation on click")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -271,14 +271,25 @@ def simulation_json(result: Any, rejected: list) -> dict:
     """`simulate -o json`'s report (`sweep` writes its summary and nodes in each row)."""
     from kschedfw.report import node_usage
     return {
-        "pods": [{"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
-                  "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
-                 for p in result.pods],
+        "pods": [_pod_json(p) for p in result.pods],
         "summary": result.summary(),
+        "pdbViolations": [{"pdb": b.pdb, "rule": b.rule, "disruptionsAllowed": b.disruptions_allowed,
+                           "description": b.describe(), "evicted": keys}
+                          for b, keys in result.broken_budgets().items()],
         "rejected": [{"object": r.object, "source": r.where, "reason": r.reason} for r in rejected],
         "simulatedSeconds": result.end_time,
         "nodes": node_usage(result),
     }
+
+
+def _pod_json(p: Any) -> dict:
+    out = {"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
+           "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
+    if p.deleted_at is not None:  # Preempted, Deleted
+        out.update(deletedBy=p.deleted_by, deletedAt=p.deleted_at, goneAt=p.gone_at)
+    if p.broken_budgets:
+        out["pdbViolations"] = [b.pdb for b in p.broken_budgets]
+    return out
 
 
 def _print_table(result: Any, rejected: list) -> None:
@@ -293,6 +304,8 @@ def _print_table(result: Any, rejected: list) -> None:
     for profile, counts in summary.items():
         text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)) or "no pods"
         print(f"{profile}: {text}")
+    for budget, keys in result.broken_budgets().items():
+        print(f"preemption evicted {', '.join(keys)} despite {budget.describe()}")
     for r in rejected:
         print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}")
 
@@ -306,4 +319,4 @@ def _reason_text(p: Any) -> str:
 
 def _write_out(path: str, result: Any) -> None:
     from kschedfw.api.dump import write_list
-    write_list(path, result.cluster.all_objects())
+    write_list(path, result.written_objects())

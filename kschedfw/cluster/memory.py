@@ -31,7 +31,7 @@ from kschedfw.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
                                     Unsubscribe, WatchCallback, WatchEvent)
 
-__all__ = ["MemoryCluster", "EventRecord", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
+__all__ = ["MemoryCluster", "EventRecord", "PodDeletion", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
            "DELETED", "kind_of", "key_of"]
 
 
@@ -53,6 +53,20 @@ class EventRecord:
     object_kind: str
     object_key: str
     message: str
+    object_uid: str = ""  # involvedObject.uid: which pod of that name
+
+
+@attrs.define
+class PodDeletion:
+    """A pod whose deletion began on this cluster, kept after the object is gone (the
+    reports still account for it): the pod as it was then (its node, labels, conditions),
+    when, who asked (``by``, in the caller's words; "" when the caller did not say), and when
+    the object went away (None while it is still terminating)."""
+
+    pod: Pod
+    at: float
+    by: str = ""
+    gone_at: float | None = None
 
 
 class MemoryCluster(TimerFacet):
@@ -72,6 +86,9 @@ class MemoryCluster(TimerFacet):
         self._resource_version = itertools.count(1)
         self.events: list[EventRecord] = []
         self.rejected: list[tuple[str, str]] = []  # (object, reason) refused at admission
+        #: every pod deleted here, in the order their deletions began
+        self.deletions: list[PodDeletion] = []
+        self._deleting: dict[str, PodDeletion] = {}  # uid -> the deletion of the pod still here
 
     # ------------------------------------------------------------------ watch and timers
     def watch(self, callback: WatchCallback) -> None:
@@ -178,6 +195,9 @@ class MemoryCluster(TimerFacet):
         old = self._objects.get(kind, {}).pop((namespace or "", name), None)
         if old is None:
             raise NotFound(f'{kind} "{name}" not found')
+        if kind == "Pod":
+            self._deletion_of(old).gone_at = self.clock.now()
+            del self._deleting[old.uid]
         self._emit(WatchEvent(DELETED, kind, old, None))
         if kind == "Pod" and old.resource_claims:
             to_update, to_delete = claims_after_pod_removal(old, self.list("ResourceClaim", old.namespace))
@@ -186,6 +206,18 @@ class MemoryCluster(TimerFacet):
             for claim in to_delete:
                 self.remove("ResourceClaim", claim.name, claim.namespace)
         return old
+
+    def terminating_deletion(self, pod: Pod) -> PodDeletion | None:
+        """The deletion begun here of this pod, still terminating; None if it was not deleted."""
+        return self._deleting.get(pod.uid)
+
+    def _deletion_of(self, pod: Pod, by: str = "") -> PodDeletion:
+        """The record of this pod's deletion, begun now if it was not yet."""
+        deletion = self._deleting.get(pod.uid)
+        if deletion is None:
+            deletion = self._deleting[pod.uid] = PodDeletion(pod, self.clock.now(), by)
+            self.deletions.append(deletion)
+        return deletion
 
     def _with_version(self, obj: Any) -> Any:
         return self._evolved(obj, {})
@@ -352,11 +384,13 @@ class MemoryCluster(TimerFacet):
         updated: Pod = self.update(_set_condition(current, type_, status, reason, message))
         return updated
 
-    def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
-        """Graceful delete: mark terminating now, remove after the grace period (simulated)."""
+    def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None, *, by: str = "") -> None:
+        """Graceful delete: mark terminating now, remove after the grace period (simulated).
+        ``by`` says who asked, for :attr:`deletions` (a scenario step)."""
         current = self.get("Pod", pod.name, pod.namespace)
         if current is None or current.uid != pod.uid:
             raise NotFound(f'pods "{pod.name}" not found')
+        self._deletion_of(current, by)
         grace = current.termination_grace_period_seconds if grace_period_seconds is None else grace_period_seconds
         if not current.node_name or grace <= 0:
             self.remove("Pod", current.name, current.namespace)
@@ -380,7 +414,8 @@ class MemoryCluster(TimerFacet):
             self.call_at(self.clock.now() + grace, finish)
 
     def record_event(self, obj: Any, type_: str, reason: str, message: str) -> None:
-        self.events.append(EventRecord(self.clock.now(), type_, reason, kind_of(obj), _display(obj), message))
+        self.events.append(EventRecord(self.clock.now(), type_, reason, kind_of(obj), _display(obj), message,
+                                       getattr(obj, "uid", "") or ""))
 
     # ------------------------------------------------------------------ bulk
     def load(self, objects: Iterable[Any], spacing: float = 0.0) -> None:

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import attrs
 
 if TYPE_CHECKING:
-    from kschedfw.api import Pod
+    from kschedfw.api import Pod, PodDisruptionBudget
 
-__all__ = ["Victims", "Candidate"]
+__all__ = ["Victims", "Candidate", "violated_budgets"]
 
 
 @attrs.define(eq=True)
@@ -31,3 +31,23 @@ class Candidate:
 
     name: str
     victims: Victims
+
+
+def violated_budgets(pods: list["Pod"], pdbs: list["PodDisruptionBudget"]) -> list[list["PodDisruptionBudget"]]:
+    """For each of ``pods``, evicted in this order, the budgets its eviction breaks: the rule of
+    upstream's ``filterPodsWithPDBViolation`` (a pod violates when a matching budget goes
+    negative), naming the budgets: which budgets a preemption's victims broke, for reports."""
+    allowed = [pdb.disruptions_allowed for pdb in pdbs]
+    out: list[list["PodDisruptionBudget"]] = []
+    for pod in pods:
+        broken: list["PodDisruptionBudget"] = []
+        for i, pdb in enumerate(pdbs):
+            selector = pdb.selector
+            if not pod.labels or pdb.namespace != pod.namespace or selector is None or selector.is_empty \
+                    or not selector.matches(pod.labels) or pod.name in pdb.disrupted_pods:
+                continue
+            allowed[i] -= 1
+            if allowed[i] < 0:
+                broken.append(pdb)
+        out.append(broken)
+    return out

@@ -87,6 +87,7 @@ def render_html(payload: dict[str, Any], explanations: dict[str, str], *, title:
         or "no pods") + "</p>")
     parts.append(_nodes_section(payload.get("nodes", [])))
     parts.append(_pending_section(payload.get("pods", [])))
+    parts.append(_deleted_section(payload.get("pods", []), payload.get("pdbViolations", [])))
     data = json.dumps(explanations, sort_keys=True).replace("</", "<\\/")
     parts.append('<div id="panel" hidden><h2 id="panel-title"></h2><button id="panel-close">close</button>'
                  '<pre id="explanation"></pre></div>')
@@ -107,6 +108,28 @@ def _nodes_section(nodes: list[dict[str, Any]]) -> str:
                     + f"<td>{pods}</td></tr>")
     rows.append("</tbody></table>")
     return "".join(rows)
+
+
+def _deleted_section(pods: list[dict[str, Any]], violations: list[dict[str, Any]]) -> str:
+    """The pods preempted or deleted during the run: by whom, when, on which node, and the
+    PodDisruptionBudgets preemption broke."""
+    gone = [p for p in pods if p["status"] in ("Preempted", "Deleted")]
+    out = ["<h2>Pods preempted or deleted</h2>"]
+    if not gone:
+        out.append('<p class="muted">none</p>')
+        return "".join(out)
+    out.append('<table id="deleted"><thead><tr><th>pod</th><th>status</th><th>by</th><th>at</th><th>node</th>'
+               "<th>message</th></tr></thead><tbody>")
+    for p in gone:
+        out.append(f'<tr data-status="{html.escape(p["status"], quote=True)}"><td>{_pod_link(p["pod"])}</td>'
+                   f'<td>{html.escape(p["status"])}</td><td class="by">{html.escape(p.get("deletedBy", ""))}</td>'
+                   f'<td class="at">{p.get("deletedAt", 0):g}s</td><td>{html.escape(p["node"])}</td>'
+                   f'<td class="reason">{html.escape(p["message"])}</td></tr>')
+    out.append("</tbody></table>")
+    for v in violations:
+        out.append(f'<p class="pdb-violation" data-pdb="{html.escape(v["pdb"], quote=True)}">preemption evicted '
+                   f'{" ".join(_pod_link(k) for k in v["evicted"])} despite {html.escape(v["description"])}</p>')
+    return "".join(out)
 
 
 def _pending_section(pods: list[dict[str, Any]]) -> str:

@@ -120,7 +120,7 @@ def test_bin_packing_moves_a_pod_and_names_the_score_plugin(web):
     result = run_cli("diff", web["cluster"], "--config", "", "--config", web["binpack"], "-o", "json")
     assert result.exit_code == 1, result.output  # differences found, as diff(1)
     out = result.json
-    assert out["summary"] == {"moved": 1, "unscheduled": 0, "scheduled": 0, "status": 0, "devices": 0}
+    assert out["summary"] == {"moved": 1, "unscheduled": 0, "scheduled": 0, "deleted": 0, "status": 0, "devices": 0}
     [change] = out["changes"]
     # LeastAllocated spreads the second pod away from the first; MostAllocated packs it with it
     assert change["pod"] == "default/web-2" and change["change"] == "moved"
@@ -256,7 +256,8 @@ def test_preemption_names_victims_and_preemptor(tmp_path):
     assert (high["pod"], high["a"]["node"], high["b"]["status"]) == ("default/high", "n1", "Pending")
     assert high["decidedBy"]["a"]["preempted"] == ["default/low"]
     assert high["decidedBy"]["b"]["rejectedNodes"] == {"NodeResourcesFit": 1}
-    assert (low["pod"], low["a"]["status"], low["b"]["status"]) == ("default/low", "Deleted", "Running")
+    assert (low["pod"], low["a"]["status"], low["a"]["node"], low["b"]["status"]) == (
+        "default/low", "Preempted", "n1", "Running")
     assert low["decidedBy"]["a"] == {"kind": "preempted", "chosen": "n1", "other": "default/high"}
 
 

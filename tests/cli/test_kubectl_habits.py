@@ -118,7 +118,9 @@ def test_a_scenario_on_standard_input_finds_its_cluster_from_the_current_folder(
                           b"  delete: {kind: Pod, namespace: prod, name: web}\n")
     code, out, err = run(capsys, "simulate", "-", "-o", "json")
     assert code == 0, err
-    assert {p["pod"] for p in json.loads(out)["pods"]} == {"default/web", "prod/api-5f6b7-p4"}
+    pods = {p["pod"]: p["status"] for p in json.loads(out)["pods"]}
+    assert pods.keys() == {"default/web", "prod/api-5f6b7-p4", "prod/web"}
+    assert pods["prod/web"] == "Deleted"  # by the scenario's step
 
 
 def test_diff_reads_standard_input_once_for_both_sides(capsys, monkeypatch, tmp_path):

@@ -148,4 +148,4 @@ def test_a_preemption_extender_narrows_the_candidates(extender_server, tmp_path)
     assert [verb for verb, _ in server.requests] == ["preempt"]
     # without the extender kschedfw (and upstream) preempts on n2
     assert pods["default/high"]["node"] == "n1"
-    assert "default/low-1" not in pods and pods["default/low-2"]["node"] == "n2"
+    assert pods["default/low-1"]["status"] == "Preempted" and pods["default/low-2"]["node"] == "n2"

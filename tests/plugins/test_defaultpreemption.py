@@ -20,6 +20,7 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeToStatus, NominatingMode, PostFilterResult
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.preemption import filter_pods_with_pdb_violation
+from kschedfw.fwk.victims import violated_budgets
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
@@ -838,6 +839,16 @@ def test_filter_pods_with_pdb_violation(tc):
     violating, non_violating = filter_pods_with_pdb_violation(tc["pods"], tc["pdbs"])
     assert [p.name for p in violating] == tc["violating"]
     assert [p.name for p in non_violating] == tc["non_violating"]
+
+
+@pytest.mark.parametrize("tc", PDB_CASES, ids=[c["name"] for c in PDB_CASES])
+def test_violated_budgets_names_the_budgets_of_the_same_violations(tc):
+    """The reports name the budgets a preemption broke by filterPodsWithPDBViolation's rule: a
+    pod violates exactly when a matching budget goes negative with its eviction."""
+    broken = violated_budgets(tc["pods"], tc["pdbs"])
+    assert [p.name for p, b in zip(tc["pods"], broken) if b] == tc["violating"]
+    for budgets in broken:
+        assert all(b in tc["pdbs"] for b in budgets)
 
 
 def test_post_filter_result_mode():

@@ -64,7 +64,8 @@ def test_high_priority_pod_preempts_lowest_priority_victims_and_lands_after_grac
     result = simulate(objects)
     pods = by_key(result)
     assert pods["default/urgent"].status == "Bound" and pods["default/urgent"].node == "n1"
-    assert "default/low-1" not in pods and "default/low-2" not in pods  # deleted
+    for victim in ("default/low-1", "default/low-2"):  # deleted, and reported as preempted
+        assert (pods[victim].status, pods[victim].deleted_by, pods[victim].gone_at) == ("Preempted", "default/urgent", 30)
     assert pods["default/mid-1"].status == "Running" and pods["default/mid-2"].status == "Running"
     preempted = [e for e in result.cluster.events if e.reason == "Preempted"]
     assert sorted(e.object_key for e in preempted) == ["default/low-1", "default/low-2"]

@@ -43,7 +43,7 @@ def test_a_pod_that_does_not_fit_is_attempted_once_and_reported_pending():
     assert outcomes["default/small"].status == "Bound" and outcomes["default/small"].node == "n1"
     # the room made at 10 s does not bring it back
     assert attempts_of(result, "default/big") == ["Unschedulable"]
-    assert result.summary()["total"] == {"Bound": 1, "Pending": 1}
+    assert result.summary()["total"] == {"Bound": 1, "Pending": 1, "Deleted": 1}  # busy, by the step
     assert result.scheduler.queue.pending_pods() == {"active": 0, "backoff": 0, "unschedulable": 1, "gated": 0}
 
 
@@ -58,7 +58,8 @@ def test_a_set_aside_pod_that_is_deleted_is_gone_from_the_queue():
     registry = default_registry()
     steps = [Step(10, "delete", target={"kind": "Pod", "name": "big"})]
     result = Simulation(default_config(registry), registry, objects(), steps, once=True).run()
-    assert "default/big" not in {p.key for p in result.pods}
+    big = {p.key: p for p in result.pods}["default/big"]  # reported, as deleted
+    assert (big.status, big.node, big.deleted_by) == ("Deleted", "", "scenario step at 10s")
     assert result.scheduler.queue.pending_pods()["unschedulable"] == 0
 
 
