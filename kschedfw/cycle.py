@@ -173,7 +173,8 @@ class ScheduleAlgorithm:
                              recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
                              signature: "PodSignature", cycle: int
                              ) -> tuple[list[NodeInfo], Diagnosis, Status | None, str]:
-        """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint)."""
+        """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint);
+        with an error status the feasible nodes are those found before it, for the recorder only."""
         snapshot = fwk.handle.snapshot
         all_nodes = snapshot.node_infos()
         diagnosis = Diagnosis()
@@ -231,7 +232,7 @@ class ScheduleAlgorithm:
         if status is None and self.extenders:
             feasible, status = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status,
                                                               unschedulable_plugins=diagnosis.unschedulable_plugins)
-        if recorder is not None and status is None:
+        if recorder is not None:  # also when Filter stopped at an error: what it had seen by then
             recorder.filtered([ni.name for ni in nodes], [ni.name for ni in feasible], diagnosis)
         return feasible, diagnosis, status, hint
 
@@ -286,8 +287,8 @@ class ScheduleAlgorithm:
             # hinted node that failed just before included)
             processed = len(feasible) + len(node_to_status)
             self.next_start_node_index = (index + processed) % max(num_all, 1)
-        if failure is not None:
-            return [], failure
+        if failure is not None:  # the nodes that passed before it, for a recorder
+            return feasible, failure
         return feasible, None
 
     def prioritize_nodes(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
@@ -310,6 +311,8 @@ class ScheduleAlgorithm:
             status = fwk.run_pre_score_plugins(state, pod, nodes)
             if status is not None:
                 return [], [], status
+            if recorder is not None:
+                recorder.pre_scored(frozenset(state.skip_score_plugins or ()))
             totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder, names=names)
             if status is not None:
                 return [], [], status
