@@ -344,7 +344,7 @@ def _full_detail(out: dict[str, Any], record: CycleRecord, nodes: list[str]) -> 
     candidates = set(record.nodes)
     left_out = statuses.absent_nodes_status if statuses is not None and statuses.absent_nodes_status.reasons \
         else None
-    details = getattr(record, "rejection_details", {})
+    details = record.rejection_details if isinstance(record, _DetailedRecord) else {}
     node_json: dict[str, Any] = {}
     counts = {"leftOutByPreFilter": 0, "notEvaluated": 0}
     for name in nodes:
@@ -374,13 +374,14 @@ def _full_detail(out: dict[str, Any], record: CycleRecord, nodes: list[str]) -> 
     out["scores"] = {plugin: {n: {"raw": s.raw[n], "normalized": s.normalized[n], "weighted": s.weighted[n]}
                               for n in s.weighted}
                      for plugin, s in record.plugin_scores.items()}
-    scored = bool(record.plugin_scores) or (failed and bool(record.skipped_score_plugins or record.evaluated))
+    # scoring ran (it does for two feasible nodes or more), or PreScore or Score ended the cycle
+    scored = bool(record.plugin_scores) or (failed and record.evaluated > 0)
     if scored and len(feasible) > 1:
         _unscored(out, record, node_json, failed)
     if diagnosis is not None and diagnosis.post_filter_msg:
         out["postFilter"] = diagnosis.post_filter_msg
-    if getattr(record, "error_details", None):
-        out["errorDetails"] = list(record.error_details)  # type: ignore[attr-defined]
+    if isinstance(record, _DetailedRecord) and record.error_details:
+        out["errorDetails"] = list(record.error_details)
 
 
 def _why_not_evaluated(record: CycleRecord, failed: bool, feasible: set[str], num_nodes: int) -> str:
