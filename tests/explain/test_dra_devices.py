@@ -120,7 +120,10 @@ def test_an_allocator_error_from_a_constraint_names_the_constraint(capsys, tmp_p
     # constraint would not be satisfied"), which ends the cycle in Filter (SchedulerError)
     items = [node("n1"), model_slice("n1", ["a100", "h100"]), DEVICE_CLASS,
              same_model_template("all", [("a", {"allocationMode": "All"})]), pod("p", "all")]
-    explained = explain(capsys, tmp_path, items, "default/p")["default/p"]
+    path = tmp_path / "cluster.yaml"
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    main(["simulate", str(path), "-o", "json", "--explain", "default/p"])  # its exit status is not the point
+    (explained,) = json.loads(capsys.readouterr().out)["explain"]
     first = explained["attempts"][0]
     assert first["result"] == "SchedulerError"
     assert first["message"].endswith("because a claim constraint would not be satisfied")
