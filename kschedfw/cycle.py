@@ -336,8 +336,8 @@ class ScheduleAlgorithm:
         weights = {e.name: e.weight for e in self.extenders}
         scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
         by_extender: dict[str, dict[str, int]] = {}
-        for node, scores in parts.items():
-            for extender, score in scores:
+        for node, node_scores in parts.items():
+            for extender, score in node_scores:
                 by_extender.setdefault(extender, {})[node] = score
         for extender, scores in by_extender.items():
             weighted = [scores.get(name, 0) for name in names]

@@ -41,7 +41,9 @@ class CycleRecorder(Protocol):
 
     def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
                weighted: list[int]) -> None:
-        """One Score plugin's scores, in ``nodes`` order (``normalized`` is ``raw`` without NormalizeScore)."""
+        """One Score plugin's scores, in ``nodes`` order (``normalized`` is ``raw`` without
+        NormalizeScore); a prioritizing extender's come as ``extender <name>``, and then
+        :meth:`totals` again with them added."""
 
     def totals(self, nodes: list[str], totals: list[int]) -> None:
         """Weighted totals per node over all Score plugins."""
