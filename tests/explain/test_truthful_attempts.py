@@ -199,3 +199,30 @@ def test_a_rejecting_plugin_with_no_score_extension_has_a_column():
     assert attempt["unscored"] == {"NoN3": "not a Score plugin of this profile"}
     header = next(line for line in render(explained).splitlines() if line.split()[:1] == ["NODE"])
     assert header.split()[1:4] == ["NodeResourcesFit", "NoN3", "TOTAL"]
+
+
+def test_a_pod_placed_on_its_nominated_node_says_why_the_other_nodes_were_not_evaluated(capsys, tmp_path):
+    # upstream findNodesThatFitPod: a pod with a nominated node (set by its preemption) is tried
+    # there alone first; when it fits, no other node is filtered, and only that one is counted
+    (tmp_path / "cluster.yaml").write_text("""\
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: victim}, spec: {nodeName: n1, priority: 0,
+   containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: keeper}, spec: {nodeName: n2, priority: 10,
+   containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priority: 1000,
+   containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+""")
+    main(["simulate", str(tmp_path / "cluster.yaml"), "-o", "json", "--explain", "default/urgent"])
+    (explained,) = json.loads(capsys.readouterr().out)["explain"]
+    first, last = explained["attempts"]
+    assert first["nominatedNode"] == "n1"
+    assert (last["result"], last["node"]) == ("Scheduled", "n1")
+    assert (last["evaluated"], last["feasible"], last["notEvaluated"]) == (1, 1, 1)
+    assert last["nodes"]["n2"]["fits"] is None
+    assert last["notEvaluatedWhy"] == "the nominated node was tried alone first and fit"
+    assert "1 node(s) evaluated, 1 feasible, 1 not evaluated" in render(explained)
