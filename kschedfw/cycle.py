@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import attrs
 
 from kschedfw.extenders.cycle import (extender_scores, find_nodes_that_pass_extenders, has_extender_filters,
-                                     has_prioritizing_extenders)
+                                     has_prioritizing_extenders, prioritize_with_extenders)
+from kschedfw.extenders.wire import MAX_EXTENDER_PRIORITY
 from kschedfw.framework.batch import SortedScoredNodes
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.fit_error import ERR_NO_NODES_AVAILABLE, Diagnosis, FitError
 from kschedfw.framework.instrumented import extension_point
 from kschedfw.fwk.status import Code, Status
-from kschedfw.fwk.types import NodeInfo, NominatingInfo, NominatingMode
+from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo, NominatingInfo, NominatingMode
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -173,7 +174,8 @@ class ScheduleAlgorithm:
                              recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
                              signature: "PodSignature", cycle: int
                              ) -> tuple[list[NodeInfo], Diagnosis, Status | None, str]:
-        """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint)."""
+        """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint);
+        with an error status the feasible nodes are those found before it, for the recorder only."""
         snapshot = fwk.handle.snapshot
         all_nodes = snapshot.node_infos()
         diagnosis = Diagnosis()
@@ -231,7 +233,7 @@ class ScheduleAlgorithm:
         if status is None and self.extenders:
             feasible, status = find_nodes_that_pass_extenders(self.extenders, pod, feasible, diagnosis.node_to_status,
                                                               unschedulable_plugins=diagnosis.unschedulable_plugins)
-        if recorder is not None and status is None:
+        if recorder is not None:  # also when Filter stopped at an error: what it had seen by then
             recorder.filtered([ni.name for ni in nodes], [ni.name for ni in feasible], diagnosis)
         return feasible, diagnosis, status, hint
 
@@ -286,8 +288,8 @@ class ScheduleAlgorithm:
             # hinted node that failed just before included)
             processed = len(feasible) + len(node_to_status)
             self.next_start_node_index = (index + processed) % max(num_all, 1)
-        if failure is not None:
-            return [], failure
+        if failure is not None:  # the nodes that passed before it, for a recorder
+            return feasible, failure
         return feasible, None
 
     def prioritize_nodes(self, fwk: "Framework", state: CycleState, pod: "Pod", nodes: list[NodeInfo],
@@ -310,13 +312,41 @@ class ScheduleAlgorithm:
             status = fwk.run_pre_score_plugins(state, pod, nodes)
             if status is not None:
                 return [], [], status
+            if recorder is not None:
+                recorder.pre_scored(frozenset(state.skip_score_plugins or ()))
             totals, status = fwk.run_score_plugins_totals(state, pod, nodes, recorder, names=names)
             if status is not None:
                 return [], [], status
         if self.extenders:
-            extra = extender_scores(self.extenders, pod, nodes)
-            totals = [total + extra.get(name, 0) for name, total in zip(names, totals)]
+            if recorder is None:
+                extra = extender_scores(self.extenders, pod, nodes)
+                totals = [total + extra.get(name, 0) for name, total in zip(names, totals)]
+            else:
+                totals = self._add_recorded_extender_scores(pod, nodes, names, totals, recorder)
         return names, totals, None
+
+    def _add_recorded_extender_scores(self, pod: "Pod", nodes: list[NodeInfo], names: list[str], totals: list[int],
+                                      recorder: "CycleRecorder") -> list[int]:
+        """The totals with the extenders' priorities added, each extender's given to the recorder
+        as a score named ``extender <name>`` (raw 0..10, scaled to 0..100, weighted) and the
+        totals again with them: the ones the cycle picks by."""
+        parts = prioritize_with_extenders(self.extenders, pod, nodes)
+        if not parts:
+            return totals
+        weights = {e.name: e.weight for e in self.extenders}
+        scale = MAX_NODE_SCORE // MAX_EXTENDER_PRIORITY
+        by_extender: dict[str, dict[str, int]] = {}
+        for node, node_scores in parts.items():
+            for extender, score in node_scores:
+                by_extender.setdefault(extender, {})[node] = score
+        for extender, scores in by_extender.items():
+            weighted = [scores.get(name, 0) for name in names]
+            weight = weights.get(extender) or 0
+            raw = [w // (weight * scale) if weight else 0 for w in weighted]
+            recorder.scores(f"extender {extender}", names, raw, [r * scale for r in raw], weighted)
+        totals = [total + sum(s for _, s in parts.get(name, ())) for name, total in zip(names, totals)]
+        recorder.totals(names, totals)
+        return totals
 
     def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:
         """Highest total wins; ties are broken uniformly at random (seeded), or by node order

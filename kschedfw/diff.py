@@ -97,6 +97,9 @@ class DecisionRecorder:
     def filtered(self, nodes: list[str], feasible: list[str], diagnosis: "Diagnosis") -> None:
         self._candidates, self._feasible, self._diagnosis = set(nodes), set(feasible), diagnosis
 
+    def pre_scored(self, skipped: frozenset[str]) -> None:
+        """A skipped plugin has no score to compare."""
+
     def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
                weighted: list[int]) -> None:
         self._scores[plugin] = (nodes, weighted)

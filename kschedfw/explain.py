@@ -36,6 +36,8 @@ __all__ = ["DecisionLog", "render", "explain", "Explanation", "ALL"]
 ALL = "all"
 #: attempts kept per pod (the first and the latest ones); a pod retried for hours stays small
 MAX_ATTEMPTS_PER_POD = 10
+#: why a plugin that acted has no score column of its own (upstream SkipScorePlugins)
+PRE_SCORE_SKIPPED = "its PreScore returned Skip"
 
 
 def normalize_key(key: str) -> str:
@@ -66,6 +68,7 @@ class _DetailedRecord(CycleRecord):
     pod: Any = None
     framework: Any = None
     rejection_details: dict[str, list[str]] = attrs.Factory(dict)
+    error_details: list[str] = attrs.Factory(list)
 
     def filtered(self, nodes: list[str], feasible: list[str], diagnosis: Any) -> None:
         super().filtered(nodes, feasible, diagnosis)
@@ -80,6 +83,15 @@ class _DetailedRecord(CycleRecord):
                 lines = why(self.pod, node_info.node)
                 if lines:
                     self.rejection_details[name] = list(lines)
+
+    def result(self, evaluated: int, feasible: int, node: str, status: Any) -> None:
+        """Also asks the plugin whose error ended the cycle, if it has an ``explain_error(pod)``
+        method (DynamicResources: the claim constraint an allocator error is about), what it was."""
+        super().result(evaluated, feasible, node, status)
+        if status is not None and not status.is_success() and not status.is_rejected():
+            why = getattr(getattr(self.framework, "plugins", {}).get(status.plugin), "explain_error", None)
+            if why is not None:
+                self.error_details = list(why(self.pod))
 
 
 class DecisionLog:
@@ -161,12 +173,17 @@ class DecisionLog:
         if key in self.dropped:
             out["attemptsNotKept"] = self.dropped[key]
         preempted = context.victims.get(key, [])
+        number = 0
         for cycle in self.cycles.get(key, ()):
             until = cycle.events_until
             victims = [{"pod": victim, "priority": self._priority(victim, context)}
                        for index, victim in preempted
                        if index >= cycle.events_from and (until is None or index < until)]
-            out["attempts"].append(_attempt_json(cycle, context.outcome_of(key, cycle.cycle), victims))
+            ended = context.outcome_of(key, cycle.cycle)
+            # the pod's own count (upstream QueuedPodInfo.Attempts), which goes on past the
+            # attempts not kept; a cycle still in flight comes after the previous one
+            number = ended.pop("attempt", None) or number + 1
+            out["attempts"].append(_attempt_json(cycle, number, ended, victims))
         if any("victims" in a for a in out["attempts"]):
             out["priority"] = self._priority(key, context)
         if outcome is not None and outcome.status == "Pending":
@@ -213,7 +230,7 @@ class _Context:
         if not records:
             return {"result": "InFlight"}
         last = records[-1]
-        out: dict[str, Any] = {"result": last.result}
+        out: dict[str, Any] = {"result": last.result, "attempt": last.attempt}
         if last.node:
             out["nominatedNode" if last.result in ("Unschedulable", "SchedulerError") else "node"] = last.node
         if last.message:
@@ -279,9 +296,10 @@ def _status_json(status: Status | None) -> dict[str, Any]:
     return {"fits": False, "plugin": status.plugin, "reason": status.message()}
 
 
-def _attempt_json(cycle: _Cycle, outcome: dict[str, Any], victims: list[dict[str, Any]]) -> dict[str, Any]:
+def _attempt_json(cycle: _Cycle, number: int, outcome: dict[str, Any], victims: list[dict[str, Any]]
+                  ) -> dict[str, Any]:
     record = cycle.record
-    out: dict[str, Any] = {"cycle": cycle.cycle, "time": cycle.time, **outcome,
+    out: dict[str, Any] = {"attempt": number, "cycle": cycle.cycle, "time": cycle.time, **outcome,
                            "evaluated": record.evaluated, "feasible": record.feasible_count}
     if record.node:
         out["chosen"] = record.node
@@ -297,37 +315,97 @@ def _attempt_json(cycle: _Cycle, outcome: dict[str, Any], victims: list[dict[str
 
 
 def _full_detail(out: dict[str, Any], record: CycleRecord, nodes: list[str]) -> None:
+    """Every node's verdict, the scores, and counts that agree with them: each node is listed as
+    feasible, rejected (by Filter, or left out by PreFilter) or not evaluated, with why not."""
     status = record.pre_filter_status
+    diagnosis = record.diagnosis
+    statuses = diagnosis.node_to_status if diagnosis is not None else None
     pre: dict[str, Any] = {}
     if status is not None and not status.is_success():
         pre = {"plugin": status.plugin, "code": status.code.name, "reason": status.message()}
-    elif record.nodes is not None and record.diagnosis is not None and len(record.nodes) < len(nodes) \
-            and record.diagnosis.node_to_status.absent_nodes_status.reasons:
-        absent = record.diagnosis.node_to_status.absent_nodes_status
+    elif statuses is not None and len(record.nodes) < len(nodes) and statuses.absent_nodes_status.reasons:
+        absent = statuses.absent_nodes_status
         pre = {"plugin": absent.plugin, "narrowedTo": len(record.nodes), "reason": absent.message()}
     if pre:
         out["preFilter"] = pre
+    feasible = set(record.feasible)
+    rejected = dict(statuses.items()) if statuses is not None else {}
     candidates = set(record.nodes)
-    statuses = record.diagnosis.node_to_status if record.diagnosis is not None else None
-    evaluated_rejected = {n for n, _ in statuses.items()} if statuses is not None else set()
+    left_out = statuses.absent_nodes_status if statuses is not None and statuses.absent_nodes_status.reasons \
+        else None
+    details = record.rejection_details if isinstance(record, _DetailedRecord) else {}
     node_json: dict[str, Any] = {}
+    counts = {"leftOutByPreFilter": 0, "notEvaluated": 0}
     for name in nodes:
-        status = record.node_status(name)
-        if status is None or name in evaluated_rejected or (name not in candidates and status.reasons):
-            entry = _status_json(status)
-        else:  # sampled out (enough feasible nodes were found) or the nominated node was enough
+        if name in feasible:
+            entry: dict[str, Any] = {"fits": True, "plugin": "", "reason": ""}
+        elif name in rejected:
+            entry = _status_json(rejected[name])
+        elif name not in candidates and left_out is not None:
+            entry = _status_json(left_out)
+            counts["leftOutByPreFilter"] += 1
+        else:
             entry = {"fits": None, "plugin": "", "reason": "not evaluated"}
+            counts["notEvaluated"] += 1
         entry["total"] = record.node_totals.get(name)
-        details = getattr(record, "rejection_details", {}).get(name)
-        if details and entry["fits"] is False:
-            entry["details"] = details
+        if details.get(name) and entry["fits"] is False:
+            entry["details"] = details[name]
         node_json[name] = entry
     out["nodes"] = node_json
+    failed = record.status is not None and not record.status.is_rejected()
+    if failed and statuses is not None and record.evaluated == 0:
+        # Filter stopped at an error: upstream's result counts nothing; these are the nodes
+        # it had evaluated by then
+        out["evaluated"], out["feasible"] = len(feasible) + len(rejected), len(feasible)
+    out.update({k: v for k, v in counts.items() if v})
+    if counts["notEvaluated"]:
+        out["notEvaluatedWhy"] = _why_not_evaluated(record, failed, feasible, len(nodes))
     out["scores"] = {plugin: {n: {"raw": s.raw[n], "normalized": s.normalized[n], "weighted": s.weighted[n]}
                               for n in s.weighted}
                      for plugin, s in record.plugin_scores.items()}
-    if record.diagnosis is not None and record.diagnosis.post_filter_msg:
-        out["postFilter"] = record.diagnosis.post_filter_msg
+    # scoring ran (it does for two feasible nodes or more), or PreScore or Score ended the cycle
+    scored = bool(record.plugin_scores) or (failed and record.evaluated > 0)
+    if scored and len(feasible) > 1:
+        _unscored(out, record, node_json, failed)
+    if diagnosis is not None and diagnosis.post_filter_msg:
+        out["postFilter"] = diagnosis.post_filter_msg
+    if isinstance(record, _DetailedRecord) and record.error_details:
+        out["errorDetails"] = list(record.error_details)
+
+
+def _why_not_evaluated(record: CycleRecord, failed: bool, feasible: set[str], num_nodes: int) -> str:
+    """Why some nodes have no Filter verdict this cycle."""
+    if record.diagnosis is None:
+        return "the cycle ended before Filter"
+    if failed and record.evaluated == 0:
+        return "Filter stopped at an error"
+    if len(record.nodes) == 1 and record.nodes[0] in feasible and num_nodes > 1:
+        pod = getattr(record, "pod", None)
+        if pod is not None and pod.nominated_node_name == record.nodes[0]:
+            return "the nominated node was tried alone first and fit"
+        return ("the opportunistic batch's hint (the next best node of the previous pod's scores) "
+                "was tried alone and fit")
+    return "enough feasible nodes were found (percentageOfNodesToScore)"
+
+
+def _unscored(out: dict[str, Any], record: CycleRecord, node_json: dict[str, Any], failed: bool) -> None:
+    """The plugins that acted this cycle without a score (a Filter rejection, PreScore's Skip, a
+    Score error), each with why, so the score table has a column for every one of them; and
+    why the totals are missing when the cycle ended before them."""
+    unscored: dict[str, str] = {}
+    status = record.status
+    if failed and status is not None and status.plugin and status.plugin not in record.plugin_scores:
+        unscored[status.plugin] = "failed: " + status.message()
+    for entry in node_json.values():
+        plugin = entry["plugin"]
+        if entry["fits"] is False and plugin and plugin not in record.plugin_scores and plugin not in unscored:
+            unscored[plugin] = (PRE_SCORE_SKIPPED if plugin in record.skipped_score_plugins
+                                else "not a Score plugin of this profile")
+    if unscored:
+        out["unscored"] = unscored
+    if not record.node_totals:
+        out["noTotal"] = ("the cycle ended before the totals: " + status.message()) if failed and status is not None \
+            else "no totals were computed"
 
 
 def _summary(out: dict[str, Any], record: SummaryRecord) -> None:
@@ -353,14 +431,14 @@ def render(explained: dict[str, Any]) -> str:
         lines.append(f"  {explained['message']}")
     elif not attempts:
         lines.append("  no scheduling attempt" + (f": {explained['message']}" if explained.get("message") else ""))
-    if explained.get("attemptsNotKept"):
-        lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
     for claim in explained.get("claims", ()):
         devices = ", ".join(f"{d['request']}: {d['driver']}/{d['pool']}/{d['device']}" for d in claim["devices"])
         lines.append(f"  claim {claim['name']} ({claim['claim'] or 'not created'}): "
                      + (f"allocated {devices}" if devices else "not allocated"))
-    for number, attempt in enumerate(attempts, 1):
-        lines.extend(_render_attempt(number, attempt, explained.get("priority")))
+    for index, attempt in enumerate(attempts):
+        if index == 1 and explained.get("attemptsNotKept"):  # the first is kept, then the latest
+            lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
+        lines.extend(_render_attempt(attempt, explained.get("priority")))
     if explained.get("notRetried"):
         lines.append(f"  not retried: {explained['notRetried']}")
     for wake in explained.get("wakeUpEvents", ()):
@@ -374,13 +452,17 @@ PREEMPTION_ORDER = ("fewest PDB violations, lowest highest victim priority, smal
                     "priorities, fewest victims, latest start of the highest-priority victims")
 
 
-def _render_attempt(number: int, a: dict[str, Any], priority: int | None = None) -> list[str]:
+def _render_attempt(a: dict[str, Any], priority: int | None = None) -> list[str]:
     result = a["result"]
     where = a.get("node") or a.get("chosen") or ""
-    text = f"  attempt {number} (cycle {a['cycle']}, t={a['time']:g}s): {result}"
+    text = f"  attempt {a['attempt']} (cycle {a['cycle']}, t={a['time']:g}s): {result}"
     if where and result in ("Scheduled", "Assumed", "Waiting"):
         text += f" on {where}"
     text += f"; {a['evaluated']} node(s) evaluated, {a['feasible']} feasible"
+    if a.get("leftOutByPreFilter"):
+        text += f", {a['leftOutByPreFilter']} left out by PreFilter"
+    if a.get("notEvaluated"):
+        text += f", {a['notEvaluated']} not evaluated"
     lines = [text]
     pre = a.get("preFilter")
     if pre:
@@ -411,24 +493,38 @@ def _render_attempt(number: int, a: dict[str, Any], priority: int | None = None)
         lines.append(f"    Permit: {plugin} made it wait (timeout {timeout:g}s)")
     if a.get("message") and result not in ("Scheduled", "Assumed", "Waiting"):
         lines.append(f"    => {a['message']}")
+        lines.extend(f"       {detail}" for detail in a.get("errorDetails", ()))
     return lines
 
 
 def _render_nodes(a: dict[str, Any]) -> list[str]:
     nodes: dict[str, Any] = a["nodes"]
-    plugins = list(a.get("scores", {}))
+    scores: dict[str, Any] = a.get("scores", {})
+    unscored: dict[str, str] = a.get("unscored", {})
+    plugins = list(scores) + list(unscored)
     width = max([len("NODE")] + [len(n) for n in nodes])
     lines = []
     fits = [n for n, v in nodes.items() if v["fits"]]
+    if a.get("notEvaluated"):
+        lines.append(f"    {a['notEvaluated']} node(s) not evaluated: {a['notEvaluatedWhy']}")
     if fits and plugins:
-        cells = {p: {n: "{raw}/{normalized}/{weighted}".format(**a["scores"][p][n]) if n in a["scores"][p] else "-"
-                     for n in fits} for p in plugins}
+        def cell(p: str, n: str) -> str:
+            if p in unscored:
+                return "skip" if unscored[p] == PRE_SCORE_SKIPPED else "-"
+            return "{raw}/{normalized}/{weighted}".format(**scores[p][n]) if n in scores[p] else "-"
+
+        cells = {p: {n: cell(p, n) for n in fits} for p in plugins}
         widths = {p: max([len(p)] + [len(c) for c in cells[p].values()]) for p in plugins}
         lines.append("    " + "NODE".ljust(width) + "".join(f"  {p.rjust(widths[p])}" for p in plugins)
                      + "  TOTAL   (raw/normalized/weighted)")
         for n in sorted(fits, key=lambda n: (-(nodes[n]["total"] or 0), n)):
+            total = nodes[n]["total"]
             lines.append("    " + n.ljust(width) + "".join(f"  {cells[p][n].rjust(widths[p])}" for p in plugins)
-                         + f"  {str(nodes[n]['total']).rjust(5)}")
+                         + f"  {('-' if total is None else str(total)).rjust(5)}")
+        if unscored:
+            lines.append("    no score from " + ", ".join(f"{p} ({why})" for p, why in unscored.items()))
+        if a.get("noTotal"):
+            lines.append(f"    no TOTAL: {a['noTotal']}")
     elif fits:
         lines.append("    fits: " + ", ".join(sorted(fits)))
     for n in sorted(n for n, v in nodes.items() if not v["fits"]):

@@ -59,6 +59,8 @@ class AttemptRecord:
     result: str  # "Scheduled" | "Unschedulable" | "SchedulerError" | "Waiting"
     node: str = ""
     message: str = ""
+    #: the pod's attempt count when this was recorded (upstream QueuedPodInfo.Attempts)
+    attempt: int = 0
 
 
 class PodsToActivate:
@@ -555,7 +557,7 @@ class Scheduler:
                 message: str = "") -> None:
         if self.record_attempts:
             self.attempts.append(AttemptRecord(qpi.pod.key, fwk.profile_name, cycle, self.clock.now(),
-                                               result, node, message))
+                                               result, node, message, qpi.attempts))
 
     # ================================================================== the loop
     def run(self, until: float | None = None, *, stop: Callable[[], bool] | None = None,

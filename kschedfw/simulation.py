@@ -272,7 +272,7 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
             queue_name, qpi = pending[pod.key]
             if queue_name == "gated" or qpi.gated:
                 outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Gated", reason="SchedulingGated",
-                                           message=_gated_message(pod, qpi)))
+                                           message=_gated_message(pod, qpi, cluster)))
             else:
                 outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Pending", reason=reason,
                                            message=message or "not attempted yet", nominated_node=pod.nominated_node_name))
@@ -297,10 +297,16 @@ def _pending_entries(scheduler: Scheduler) -> list[tuple[str, Any]]:
     return [(qpi.pod.key, (queue_name, qpi)) for queue_name, qpi in scheduler.queue.list_pending()]  # type: ignore[misc]
 
 
-def _gated_message(pod: Any, qpi: Any) -> str:
+def _gated_message(pod: Any, qpi: Any, cluster: MemoryCluster) -> str:
+    """Why a gated pod waits: its scheduling gates, or the PreEnqueue plugin with its message and,
+    when a claim cannot be created from its ResourceClaimTemplate, the template and why."""
     if pod.scheduling_gates:
         return "Scheduling is blocked due to non-empty scheduling gates"
-    return f"gated by {qpi.gating_plugin}" if qpi.gating_plugin else "gated"
+    if not qpi.gating_plugin:
+        return "gated"
+    message = f"gated by {qpi.gating_plugin}" + (f": {qpi.gating_message}" if qpi.gating_message else "")
+    why = cluster.claim_creation_failure(pod)
+    return f"{message}; {why}" if why else message
 
 
 __all__ = ["Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]

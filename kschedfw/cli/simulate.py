@@ -141,6 +141,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         with progress_bar(args.progress, len(pod_keys)) as on_progress:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates, once=args.once, ties=args.ties)
+            sim.cluster.refused_on_input.update((r.object, r.reason) for r in loaded.refused)
             # the loaded cluster stays out of cycle collection until the report is out: the
             # loop's and the report's full collections would each walk all of it again
             until_reported.enter_context(frozen())

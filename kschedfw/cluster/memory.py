@@ -89,6 +89,12 @@ class MemoryCluster(TimerFacet):
         #: every pod deleted here, in the order their deletions began
         self.deletions: list[PodDeletion] = []
         self._deleting: dict[str, PodDeletion] = {}  # uid -> the deletion of the pod still here
+        #: pod uid -> (namespace/template, the FailedResourceClaimCreation event's message) while
+        #: a claim of the pod cannot be created from its template
+        self._claim_creation_failures: dict[str, tuple[str, str]] = {}
+        #: objects refused before they reached this cluster ("Kind namespace/name" -> reason;
+        #: `kschedfw simulate` validates what users wrote), to say why one is missing
+        self.refused_on_input: dict[str, str] = {}
 
     # ------------------------------------------------------------------ watch and timers
     def watch(self, callback: WatchCallback) -> None:
@@ -132,7 +138,7 @@ class MemoryCluster(TimerFacet):
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
-            obj = with_generated_claims(obj, self.get, self.create)
+            obj = self._with_generated_claims(obj)
         obj = self._evolved(obj, self._stamp(obj))
         store[key_of(obj)] = obj
         self._emit(WatchEvent(ADDED, kind, None, obj))
@@ -143,9 +149,35 @@ class MemoryCluster(TimerFacet):
     def _generate_claims_for_waiting_pods(self, namespace: str) -> None:
         """A new template: the pods that name it get their claims now (the resourceclaim controller)."""
         for pod in self.list("Pod", namespace):
-            updated = with_generated_claims(pod, self.get, self.create)
+            updated = self._with_generated_claims(pod)
             if updated is not pod:
                 self.update(updated)
+
+    def _with_generated_claims(self, pod: Pod) -> Pod:
+        """The resourceclaim controller's sync of ``pod``: its claims generated from templates, or
+        a FailedResourceClaimCreation event (upstream's) for the first that cannot be."""
+        failures: list[tuple[str, str]] = []
+        updated = with_generated_claims(pod, self.get, self.create, lambda t, m: failures.append((t, m)))
+        if not failures:
+            self._claim_creation_failures.pop(pod.uid, None)
+            return updated
+        template, message = failures[0]
+        self.record_event(pod, "Warning", "FailedResourceClaimCreation", message)
+        self._claim_creation_failures[pod.uid] = (f"{pod.namespace}/{template}", message)
+        return updated
+
+    def claim_creation_failure(self, pod: Pod) -> str:
+        """Why a claim of ``pod`` cannot be created from its ResourceClaimTemplate ("" when
+        nothing failed): the FailedResourceClaimCreation message and, when the template was
+        refused on creation, the refusal."""
+        failure = self._claim_creation_failures.get(pod.uid)
+        if failure is None:
+            return ""
+        template, message = failure
+        refused = f"ResourceClaimTemplate {template}"
+        reasons = [reason for what, reason in self.rejected if what == refused]
+        reason = reasons[-1] if reasons else self.refused_on_input.get(refused)
+        return message + (f" (the template was refused: {reason})" if reason else "")
 
     def stored_now(self) -> _dt.datetime:
         """Now as the API server stores a creationTimestamp: whole seconds, truncated (the

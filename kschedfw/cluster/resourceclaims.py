@@ -55,9 +55,12 @@ def _claim_from_template(pod: Pod, pod_claim_name: str, template: Any) -> Any:
                          "spec": copy.deepcopy(spec.get("spec") or {})})
 
 
-def with_generated_claims(pod: Pod, get: Callable[[str, str, str], Any], create: Callable[[Any], Any]) -> Pod:
+def with_generated_claims(pod: Pod, get: Callable[[str, str, str], Any], create: Callable[[Any], Any],
+                          failed: Callable[[str, str], None] | None = None) -> Pod:
     """``pod`` with ``status.resourceClaimStatuses`` for each template claim whose template exists,
-    creating the claims (upstream handleClaim); the pod as it was when there is nothing to do."""
+    creating the claims (upstream handleClaim); the pod as it was when there is nothing to do.
+    ``failed(template, message)`` hears of the first claim that cannot be created, in the words
+    of upstream's FailedResourceClaimCreation event."""
     if not pod.resource_claims or pod.node_name:
         return pod
     statuses = list((raw_of(pod).get("status") or {}).get("resourceClaimStatuses") or ())
@@ -69,8 +72,12 @@ def with_generated_claims(pod: Pod, get: Callable[[str, str, str], Any], create:
         if not template_name or name in known:
             continue
         template = get("ResourceClaimTemplate", str(template_name), pod.namespace)
-        if template is None:
-            continue  # upstream retries; a template created later is picked up then
+        if template is None:  # upstream retries; a template created later is picked up then
+            if failed is not None:
+                failed(str(template_name), f'PodResourceClaim {name}: resource claim template "{template_name}": '
+                                           f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found')
+                failed = None  # upstream's sync stops at the first failure, with one event
+            continue
         claim = _claim_from_template(pod, name, template)
         if get("ResourceClaim", claim.name, claim.namespace) is None:
             create(claim)

@@ -32,11 +32,18 @@ class CycleRecorder(Protocol):
     def filtered(self, nodes: list[str], feasible: list[str], diagnosis: "Diagnosis") -> None:
         """Filter is done: ``nodes`` were candidates (after PreFilter narrowing), ``feasible``
         passed, ``diagnosis.node_to_status`` holds each rejection (its absent-node status the
-        PreFilter's)."""
+        PreFilter's). Also called when Filter stopped at an error (the cycle's status, given to
+        :meth:`result`): ``feasible`` and the rejections are then those found before it."""
+
+    def pre_scored(self, skipped: frozenset[str]) -> None:
+        """PreScore is done: ``skipped`` are the Score plugins whose PreScore returned Skip
+        (upstream SkipScorePlugins), which give no score this cycle."""
 
     def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
                weighted: list[int]) -> None:
-        """One Score plugin's scores, in ``nodes`` order (``normalized`` is ``raw`` without NormalizeScore)."""
+        """One Score plugin's scores, in ``nodes`` order (``normalized`` is ``raw`` without
+        NormalizeScore); a prioritizing extender's come as ``extender <name>``, and then
+        :meth:`totals` again with them added."""
 
     def totals(self, nodes: list[str], totals: list[int]) -> None:
         """Weighted totals per node over all Score plugins."""
@@ -67,6 +74,7 @@ class CycleRecord:
     nodes: list[str] = attrs.Factory(list)
     feasible: list[str] = attrs.Factory(list)
     diagnosis: "Diagnosis | None" = None
+    skipped_score_plugins: frozenset[str] = frozenset()
     plugin_scores: dict[str, PluginScoreRecord] = attrs.Factory(dict)
     node_totals: dict[str, int] = attrs.Factory(dict)
     evaluated: int = 0
@@ -83,6 +91,9 @@ class CycleRecord:
     def filtered(self, nodes: list[str], feasible: list[str], diagnosis: "Diagnosis") -> None:
         self.nodes, self.feasible, self.diagnosis = list(nodes), list(feasible), diagnosis
         self._fits = set(feasible)
+
+    def pre_scored(self, skipped: frozenset[str]) -> None:
+        self.skipped_score_plugins = skipped
 
     def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
                weighted: list[int]) -> None:
@@ -157,6 +168,9 @@ class SummaryRecord:
             key = (absent.plugin, absent.message())
             counts[key] = counts.get(key, 0) + outside
         self._diagnosis = diagnosis
+
+    def pre_scored(self, skipped: frozenset[str]) -> None:
+        pass  # a summary keeps the weighted scores of the plugins that scored
 
     def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
                weighted: list[int]) -> None:

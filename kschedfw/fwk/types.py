@@ -161,6 +161,8 @@ class QueuedPodInfo:
     unschedulable_plugins: set[str] = attrs.Factory(set)
     pending_plugins: set[str] = attrs.Factory(set)
     gating_plugin: str = ""
+    #: the gating status's message (upstream only logs it; kschedfw reports it)
+    gating_message: str = ""
     gated: bool = False
     backoff_expiration: float | None = None
     #: the scheduling signature taken when queued (gate OpportunisticBatching); None: unsignable

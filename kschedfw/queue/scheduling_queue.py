@@ -362,15 +362,15 @@ class PriorityQueue:
         """Set ``gating_plugin`` (and add it to the rejectors) when a PreEnqueue plugin rejects."""
         profile = self._profile(qpi.pod)
         if profile is None or not profile.pre_enqueue:
-            qpi.gating_plugin, qpi.gated = "", False
+            qpi.gating_plugin, qpi.gating_message, qpi.gated = "", "", False
             return
         status = profile.run_pre_enqueue(qpi.pod, qpi.gating_plugin)
         if status is None or status.code is Code.Success:
-            qpi.gating_plugin, qpi.gated = "", False
+            qpi.gating_plugin, qpi.gating_message, qpi.gated = "", "", False
             return
         plugin = status.plugin or "PreEnqueue"
         qpi.unschedulable_plugins.add(plugin)
-        qpi.gating_plugin, qpi.gated = plugin, True
+        qpi.gating_plugin, qpi.gating_message, qpi.gated = plugin, status.message(), True
         if status.code is Code.Error:
             log.error("unexpected error running PreEnqueue plugin %s on pod %s: %s",
                       plugin, qpi.pod.key, status.message())

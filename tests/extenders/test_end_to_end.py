@@ -71,6 +71,33 @@ def test_simulation_calls_the_extender(extender_server, tmp_path):
     assert {verb for verb, _ in server.requests} == {"filter", "prioritize"}
 
 
+def test_explain_totals_include_the_extenders_priorities(extender_server, tmp_path):
+    # upstream prioritizeNodes: each prioritizing extender's score × weight × (MaxNodeScore /
+    # MaxExtenderPriority) is added to the plugins' totals, and the node with the best total
+    # wins; explain shows that score as a column and the totals the cycle picked by
+    server = extender_server({"filter": extender_filter, "prioritize": extender_prioritize})
+    (tmp_path / "cluster.yaml").write_text(CLUSTER)
+    config = _config(tmp_path, f"""\
+        - urlPrefix: {server.url}
+          filterVerb: filter
+          prioritizeVerb: prioritize
+          weight: 5
+          nodeCacheCapable: true
+        """)
+    result = run_cli("simulate", str(tmp_path / "cluster.yaml"), "--config", config, "--output", "json",
+                     "--explain", "default/web")
+    (web,) = result.json["explain"]
+    (attempt,) = web["attempts"]
+    column = attempt["scores"][f"extender {server.url}"]
+    assert column == {"n2": {"raw": 0, "normalized": 0, "weighted": 0},
+                      "n3": {"raw": 10, "normalized": 100, "weighted": 500}}
+    totals = {n: v["total"] for n, v in attempt["nodes"].items() if v["fits"]}
+    assert max(totals, key=totals.get) == web["node"] == "n3"
+    for node, total in totals.items():
+        assert sum(s[node]["weighted"] for s in attempt["scores"].values()) == total
+    assert attempt["nodes"]["n1"] == {"fits": False, "plugin": "", "reason": "never", "total": None}
+
+
 def _config(tmp_path, extender: str) -> str:
     path = tmp_path / "config.yaml"
     path.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

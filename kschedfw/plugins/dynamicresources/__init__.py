@@ -100,7 +100,8 @@ class _StateData:
 
     __slots__ = ("claims", "available_on_nodes", "allocations", "to_allocate", "allocator", "node_allocations",
                  "unavailable_claims", "lock", "memo", "pending_by_node", "prioritized", "has_selectors",
-                 "not_ready", "extended_index", "extended_requests", "extended_uid", "resolver", "node_extended")
+                 "not_ready", "extended_index", "extended_requests", "extended_uid", "resolver", "node_extended",
+                 "error_node")
 
     def __init__(self) -> None:
         self.claims: list[Any] = []  # ResourceClaims as listed, replaced by what PreBind wrote
@@ -130,6 +131,7 @@ class _StateData:
         # allocated claims whose devices failed binding or timed out waiting for it: no node helps
         self.not_ready: list[int] = []
         self.prioritized = False  # whether a claim has firstAvailable requests (else Score is 0)
+        self.error_node: Any = None  # the node whose allocation raised an AllocatorError, for --explain
 
     def empty(self) -> bool:
         return not self.claims
@@ -400,6 +402,7 @@ class DynamicResources:
             except FailedAllocationOnNode as exc:
                 return Status.unresolvable(str(exc))
             except AllocatorError as exc:
+                data.error_node = node
                 return Status.as_status(str(exc))
             if results is None or len(results) != len(data.to_allocate):
                 return Status.unresolvable(MSG_CANNOT_ALLOCATE)
@@ -425,6 +428,15 @@ class DynamicResources:
         claims = None if node_claim is None else [node_claim[0] if i == data.extended_index else raw_of(data.claims[i])
                                                   for i in data.to_allocate]
         return unsatisfied_requests(data.allocator, node, claims)
+
+    def explain_error(self, pod: Pod) -> list[str]:
+        """For ``--explain``, after the cycle whose Filter stopped at this plugin's allocator
+        error: what on that node the error is about (a claim constraint that cannot hold, for one)."""
+        last = self._last_cycle
+        if last is None or last[0] != pod.uid or last[1].allocator is None or last[1].error_node is None:
+            return []
+        node = last[1].error_node
+        return [f"on node {node.name}: {line}" for line in self.explain_rejection(pod, node)]
 
     def _memo_for(self, key: tuple[Any, ...]) -> dict[str, tuple[Any, list[dict[str, Any]] | None]]:
         """The per-node results for pods asking the same as ``key`` (slices and classes version,
