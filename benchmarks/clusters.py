@@ -4,7 +4,7 @@
   pods requesting 100m / 500Mi), as one ``kubectl get -o yaml``-style List;
 * ``mixed``: nodes in zones and racks with a few sizes, and pods of several kinds mixing
   required and preferred topology spread, pod affinity and pod anti-affinity, with resource
-  requests of a few sizes (issue #10's "mixed 2000-node cluster").
+  requests of a few sizes (the "mixed 2000-node cluster" the benchmark page measures).
 
 Run ``python benchmarks/clusters.py basic --nodes 5000 --pods 3000 -o basic.yaml`` to write one.
 """

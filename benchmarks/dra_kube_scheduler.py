@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue #18's speed scenario through the shipped kube-scheduler against a real kube-apiserver:
+"""DRA's speed scenario through the shipped kube-scheduler against a real kube-apiserver:
 the cluster of benchmarks/dra_simulate.py (nodes with 8 GPUs each in ResourceSlices, one
 DeviceClass, pods claiming one or two GPUs by CEL selector), for comparison with `simulate`.
 

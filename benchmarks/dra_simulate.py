@@ -1,4 +1,4 @@
-"""Issue #18's speed scenario on the embedded cluster: nodes with 8 GPUs each published in
+"""DRA's speed scenario on the embedded cluster: nodes with 8 GPUs each published in
 ResourceSlices, a DeviceClass, and pods whose ResourceClaimTemplates ask one or two GPUs by CEL
 selector, scheduled by the default profile (DynamicResources allocating). Reports scheduling
 throughput (wall and per CPU-second, loading excluded) with DynamicResources' fast path on and off

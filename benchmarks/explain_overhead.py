@@ -1,6 +1,6 @@
 """What `simulate --explain all --report` costs over a plain `simulate`, on a generated cluster.
 
-Issue #11 asks that a 5000-node run with decision-time explain and the HTML report stay within
+The target: a 5000-node run with decision-time explain and the HTML report stays within
 2x the time and memory of a plain run. This script writes a cluster (nodes of three sizes, pods
 of a few shapes, some too big for any node so that failed attempts are recorded too), then runs
 both variants in fresh processes, alternating them so that both see the same machine load, and

@@ -1,4 +1,4 @@
-"""Memory per node and per pod at scale (issue #10: 15,000 nodes, 100,000 pods in 2 GiB).
+"""Memory per node and per pod at scale (the target: 15,000 nodes and 100,000 pods in 2 GiB).
 
 Builds the embedded cluster and the scheduler's cache with ``--nodes`` nodes (SchedulingBasic's
 shape) and ``--pods`` pods already bound round-robin, then schedules ``--pending`` more pods;

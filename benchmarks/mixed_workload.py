@@ -1,4 +1,4 @@
-"""The mixed workload of issue #10: a generated cluster (default 2000 nodes in 4 zones and
+"""The mixed workload: a generated cluster (default 2000 nodes in 4 zones and
 25-node racks) and pending pods (default 5000) mixing required and preferred topology spread, pod
 affinity and anti-affinity, deterministic from ``--seed`` (see ``clusters.mixed``).
 

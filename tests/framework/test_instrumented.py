@@ -1,4 +1,4 @@
-"""Instrumentation is compiled into the engine, never patched onto it (#16, item 5).
+"""Instrumentation is compiled into the engine, never patched onto it.
 
 A profile instrumented with ``Framework.instrument`` runs its plain plan, the plugins' own
 methods, in a cycle whose CycleState does not record plugin metrics, and its timed plan in one

@@ -1,5 +1,5 @@
 """The contract of kschedfw.fwk.interface: the embedded cluster is a Backend, the Handle is
-a Handle, and both behave as the protocols' docstrings say (issue #8; upstream
+a Handle, and both behave as the protocols' docstrings say (upstream
 ``framework/interface.go``: plugins see only the Handle)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Plugins reach the world only through their Handle (issue #8; upstream plugins import
+"""Plugins reach the world only through their Handle (upstream plugins import
 ``framework``, never the scheduler or a client implementation).
 
 Every module of the in-tree plugins and of the contrib packages is parsed; importing a backend,

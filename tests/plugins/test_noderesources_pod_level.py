@@ -1,6 +1,6 @@
 """Pod-level requests (``spec.resources``) in the node-resources scorers, as upstream v1.36 counts them.
 
-Two rules, both found by the differential fuzzer against kube-scheduler v1.36.2 (issue #17):
+Two rules, both found by the differential fuzzer against kube-scheduler v1.36.2:
 
 * NodeResourcesFit scores the incoming pod by its containers: ``nodeResourceStrategyTypeMap`` in
   ``pkg/scheduler/framework/plugins/noderesources/fit.go`` builds every strategy's
@@ -61,11 +61,11 @@ def scores(plugin, incoming, nodes, existing=()) -> dict[str, int]:
 
 N1 = kit.make_node("n1", allocatable={"cpu": "4", "memory": "8Gi", "pods": "110"})
 N2 = kit.make_node("n2", allocatable={"cpu": "8", "memory": "16Gi", "pods": "110"})
-# issue #17, class 1: pod-level {cpu: 3, memory: 2Gi}, one container {cpu: 1, memory: 1Gi}
+# the fuzzer's first class of difference: pod-level {cpu: 3, memory: 2Gi}, one container {cpu: 1, memory: 1Gi}
 POD_LEVEL = pod("p", [ctr("c", cpu="1", memory="1Gi")], pod_requests={"cpu": "3", "memory": "2Gi"})
 
 
-# Scores kube-scheduler v1.36.2 logged (-v=10) for the issue's pod on its two nodes, per strategy.
+# Scores kube-scheduler v1.36.2 logged (-v=10) for that pod on these two nodes, per strategy.
 @pytest.mark.parametrize("plugin, expected", [
     # pod-level requests would give 50 / 74
     pytest.param(fit(), {"n1": 81, "n2": 90}, id="LeastAllocated"),
@@ -120,7 +120,7 @@ NON_ZERO_CASES = [
     pytest.param(pod("x", [ctr("a")], overhead={"cpu": "250m"}), (250 + DEF_CPU, DEF_MEM), 75,
                  id="no pod level: overhead does not replace the placeholder"),
     pytest.param(pod("x", [ctr("a", cpu="500m"), ctr("b")], pod_requests={"memory": "2Gi"}),
-                 (500, 2 * GI), 62, id="pod level memory, one container names cpu (issue #17)"),
+                 (500, 2 * GI), 62, id="pod level memory, one container names cpu (found by the fuzzer)"),
     pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"memory": "2Gi"}),
                  (2 * DEF_CPU, 2 * GI), 66, id="pod level memory, no cpu anywhere: placeholder per container"),
     pytest.param(pod("x", [ctr("a"), ctr("b")], pod_requests={"cpu": "1", "memory": "1Gi"}),
@@ -149,7 +149,7 @@ NON_ZERO_CASES = [
 
 @pytest.mark.parametrize("existing, expected, score", NON_ZERO_CASES)
 def test_node_counts_the_placeholder_only_where_upstream_does(existing, expected, score):
-    """Issue #17's case: x counts 500m cpu (score 62); a placeholder on its second container
+    """The fuzzer's case: x counts 500m cpu (score 62); a placeholder on its second container
     would make it 600m (61)."""
     existing = existing.with_node("n1")
     node_info = Snapshot.from_objects([N1], [existing]).get("n1")

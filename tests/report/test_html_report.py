@@ -1,4 +1,4 @@
-"""`simulate --report`: one self-contained HTML page, checked in a real headless browser (issue #11).
+"""`simulate --report`: one self-contained HTML page, checked in a real headless browser.
 
 The page must render with no script or console error, need nothing from the network, and show
 the very numbers of ``simulate --output json``: per-node cpu and memory requested against

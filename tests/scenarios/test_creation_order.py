@@ -1,6 +1,6 @@
 """Cluster files are created like ``kubectl create -f`` creates them against a real API server:
 in file order, one after another, with creationTimestamps in whole seconds, while the scheduler's
-queue sees each pod at its own sub-second instant (issue #11)."""
+queue sees each pod at its own sub-second instant."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One scheduling cycle: the scheduler, `explain` and PluginHarness run the same code (issue #8)."""
+"""One scheduling cycle: the scheduler, `explain` and PluginHarness run the same code."""
 
 from __future__ import annotations
 

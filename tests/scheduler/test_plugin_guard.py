@@ -1,4 +1,4 @@
-"""Every plugin call is guarded (hookspecs.py's promise, issue #8): a wrong return type, a
+"""Every plugin call is guarded (hookspecs.py's promise): a wrong return type, a
 non-integer or out-of-range score, or an exception becomes an Error status naming the plugin,
 the extension point and what came back, logged once per cause without a traceback."""
 

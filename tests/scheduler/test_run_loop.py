@@ -1,4 +1,4 @@
-"""One loop: the Scheduler owns its run loop over the backend's timers (issue #8)."""
+"""One loop: the Scheduler owns its run loop over the backend's timers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the runtime reuses for speed cannot be corrupted by a plugin (issue #8)."""
+"""What the runtime reuses for speed cannot be corrupted by a plugin."""
 
 from __future__ import annotations
 

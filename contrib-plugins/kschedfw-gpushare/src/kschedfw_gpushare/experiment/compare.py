@@ -1,4 +1,4 @@
-"""Our seed means side by side with the paper's, against issue #19's fidelity target.
+"""Our seed means side by side with the paper's, and whether they reproduce its figures.
 
 Per workload and policy: the mean ± sample sd over seeds of the allocation at 100% and at 130%
 arrived, ours and the paper's; ours is within tolerance when it lies within 2 of the paper's sd
