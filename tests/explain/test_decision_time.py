@@ -1,4 +1,4 @@
-"""`simulate --explain` reports the pod's real scheduling attempts, as they happened (issue #11).
+"""`simulate --explain` reports the pod's real scheduling attempts, as they happened.
 
 Upstream has no explain command; what it has is the cycle itself (schedulePod, then PostFilter,
 Reserve, Permit, Bind) and the FailedScheduling message. These tests hold explain to that: the
@@ -32,7 +32,7 @@ def simulate_json(capsys, *args):
 def test_explain_ranks_first_the_node_the_pod_was_bound_to_at_the_time(capsys):
     # web-1 goes first (priority 100) and lands on pricey, which has the most room then; filler
     # pods fill pricey afterwards. Re-running web-1 on the final state ranked pricey last (the
-    # contradiction of issue #11); the recorded attempt shows the scores the scheduler used.
+    # contradiction explain once showed); the recorded attempt shows the scores the scheduler used.
     payload = simulate_json(capsys, str(HERE / "pricey.yaml"), "--explain", "default/web-1")
     (web,) = payload["explain"]
     assert (web["status"], web["node"]) == ("Bound", "pricey")

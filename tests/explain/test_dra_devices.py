@@ -1,4 +1,4 @@
-"""`simulate --explain` for pods with ResourceClaims (issue #18): the devices each claim got
+"""`simulate --explain` for pods with ResourceClaims: the devices each claim got
 (driver/pool/device per request), and, on a node DynamicResources rejected with upstream's
 ``cannot allocate all claims``, the request and selector that node cannot satisfy, counted while
 the cycle's state is the one Filter saw."""

@@ -3,7 +3,7 @@
 Upstream (``pkg/scheduler/framework/preemption/preemption.go``, ``Evaluator.prepareCandidate``)
 deletes the victims during the preemptor's failed attempt, whose PostFilter nominated the node;
 the attempt after that schedules the pod and evicts nobody. Victims without a grace period are
-gone at once, so both attempts happen at one simulated instant (issue #17).
+gone at once, so both attempts happen at one simulated instant.
 """
 
 from __future__ import annotations

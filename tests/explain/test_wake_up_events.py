@@ -1,4 +1,4 @@
-"""The events that would wake a pending pod name only their resource's own actions (issue #17).
+"""The events that would wake a pending pod name only their resource's own actions.
 
 Upstream's ``ActionType`` (``staging/src/k8s.io/kube-scheduler/framework/types.go``) has node
 update flags and pod update flags; ``pkg/scheduler/framework/types.go`` lists which apply to a

@@ -84,7 +84,7 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
 
 def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_plane: ControlPlane, namespace,
                                                                          tmp_path):
-    """Shadow mode (issue #9): simulate's output formats, nothing written to the cluster."""
+    """Shadow mode: simulate's output formats, nothing written to the cluster."""
     node = f"{namespace}-node"
     control_plane.create_ready_node(node)
     config = tmp_path / "config.yaml"
@@ -118,7 +118,7 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
 
 def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane: ControlPlane, tmp_path):
     """kube-scheduler holds kube-system/kube-scheduler; a scheduler that does not serve
-    default-scheduler must not compete for it (issue #9)."""
+    default-scheduler must not compete for it."""
     from kschedfw.kube_runner import KubeRunner
     from kschedfw.config.validate import load_config
     from kschedfw.framework.registry import default_registry

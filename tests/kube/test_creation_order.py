@@ -1,6 +1,6 @@
 """Differential: equal-priority pods created one after another (as ``kubectl create -f`` does)
 on a node with room for only some of them: the shipped kube-scheduler, ``kschedfw run`` and the
-embedded simulation bind the same pods, in the same order: file order (issue #11)."""
+embedded simulation bind the same pods, in the same order: file order."""
 
 from __future__ import annotations
 
