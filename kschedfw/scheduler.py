@@ -5,6 +5,11 @@ with `explain` and the test harness.
 Single-threaded and event-driven: cluster changes arrive as watch events, time comes from the
 cluster's clock, and what upstream does concurrently (binding, Permit waits) resumes through
 callbacks, so a run is reproducible from its seed.
+
+One event discipline on every backend: the backend queues watch events and the loop hands them to
+the handlers (``cluster.deliver()``) before each cycle and after timers ran, never inside a plugin
+call or a write. So a bind's outcome (``_bind_finished``) comes before the watch event that
+confirms it, as upstream's binding goroutine finishes before its informer sees the bound pod.
 """
 
 from __future__ import annotations
@@ -309,7 +314,9 @@ class Scheduler:
 
     # ================================================================== scheduling cycle
     def schedule_one(self) -> bool:
-        """Pop one pod and run its scheduling cycle (and binding cycle unless it waits)."""
+        """Hand out the cluster's changes so far, then pop one pod and run its scheduling cycle
+        (and binding cycle unless it waits)."""
+        self.cluster.deliver()
         qpi = self.queue.pop()
         if qpi is None:
             return False
@@ -607,10 +614,13 @@ class Scheduler:
     def run_due(self) -> bool:
         """Run everything due now; True when a backend timer ran (which counts as progress:
         ``on_progress`` is called)."""
-        ran = self.cluster.run_due_timers()
+        cluster = self.cluster
+        ran = cluster.run_due_timers()
+        cluster.deliver()
         if ran and self.on_progress is not None:
             self.on_progress()
         self.expire_waiting_pods()
+        cluster.deliver()
         self.queue.flush_backoff_q_completed()
         self.queue.flush_unschedulable_pods_leftover()
         return ran
