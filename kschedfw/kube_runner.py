@@ -67,14 +67,13 @@ class KubeRunner:
                                    informer_options=informer_options, event_client=self.event_client,
                                    lean_pods=not config.document.get("extenders"))
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
+        self.metrics = SchedulerMetrics()
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
-                                   feature_gates=feature_gates)
+                                   feature_gates=feature_gates, metrics=self.metrics)
         self.stopping = threading.Event()
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
-        self.metrics = SchedulerMetrics()
-        self.scheduler.enable_metrics(self.metrics)
         self._next_publish = 0.0
 
     def lease_warning(self) -> str | None:

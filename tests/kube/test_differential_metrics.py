@@ -122,8 +122,7 @@ def test_event_handling_and_attempts_count_as_kube_schedulers(control_plane, nam
     loaded, diagnostics = load_config(str(ours_config), registry, FeatureGates.parse(""))
     assert loaded is not None, diagnostics
     runner = KubeRunner(loaded, registry, kubeconfig=control_plane.kubeconfig)
-    metrics = SchedulerMetrics()
-    runner.scheduler.enable_metrics(metrics)
+    metrics = runner.metrics
     assert runner.start(30)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()
