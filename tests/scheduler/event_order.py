@@ -48,6 +48,8 @@ class RecordingScheduler(Scheduler):
         if name is not None:
             node = obj.node_name[len(self._node_prefix):] if event.kind == "Pod" and obj.node_name else ""
             label = obj.labels.get("step", "") if event.kind == "Pod" else ""
+            if event.kind == "Pod" and obj.deletion_timestamp is not None:
+                label += " terminating"
             self.log.append((event.type, event.kind, name, node, label))
             if self._binding == threading.get_ident():
                 self.inside_bind.append((event.type, event.kind, name))
