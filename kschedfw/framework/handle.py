@@ -1,8 +1,8 @@
 """Handle: the concrete :class:`kschedfw.fwk.interface.Handle` a plugin receives.
 
-The scheduler builds one per profile from its Backend (``Handle(backend=cluster, ...)``); tests
-and tools build one with only what they need (``Handle(snapshot=Snapshot.from_objects(nodes,
-pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
+The scheduler builds one per profile from its Backend, with every facet, in its profile factory
+(:func:`kschedfw.framework.profile.new_profile`); tests and tools build one with only what they
+need (``Handle(snapshot=Snapshot.from_objects(nodes, pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
 backend there is nothing to write to. Without a backend or a clock, time is the wall clock, as
 upstream's ``time.Now()``.
 """
