@@ -42,11 +42,8 @@ _MARKERS = pluggy.PluginManager("kschedfw")
 #: every name a plugin member may have that the runtime gives a meaning to
 _KNOWN_MEMBERS: tuple[str, ...] = (*HOOK_NAMES, *OPTIONAL_METHODS)
 
-#: how alike (difflib's ratio) a member's name must be to a known one to be taken for its typo:
-#: close enough for a letter dropped, doubled or swapped (``score_node``, ``sort_keys``), far
-#: enough for a plugin's own helpers (``validate``, ``filtered_nodes``) to pass
-_TYPO_CUTOFF = 0.85
-
+#: how alike (difflib's ratio) a member's name must be to a known one to be its candidate typo
+_TYPO_CUTOFF = 0.8
 
 class PluginLoadError(Exception):
     """A plugin that could not be imported or does not fit the contract."""
@@ -172,15 +169,34 @@ def _squashed(name: str) -> str:
 
 def _typo_of(attr_name: str) -> str | None:
     """The known member name that public ``attr_name`` looks like a typo of, or None: a name
-    that is one is no typo, a private one is the plugin's own."""
+    that is one is no typo, a private one is the plugin's own.
+
+    Another spelling of the same words (``scoreNodes``, ``sortkey``) is one; otherwise the
+    closest known name within one edit of a name of 8 letters or more, two of 14 or more
+    (``score_node``, ``sort_keys``, ``arg_schema``). Short names are words a plugin's own
+    helpers use too (``scores``, ``filtered``, ``reserved``, ``names``): those pass."""
     if attr_name.startswith("_") or attr_name in _KNOWN_MEMBERS:
         return None
     squashed = _squashed(attr_name)
     same = [known for known in _KNOWN_MEMBERS if _squashed(known) == squashed]
-    if same:  # another spelling of the same words: scoreNodes, sortkey
+    if same:
         return same[0]
-    close = difflib.get_close_matches(attr_name, _KNOWN_MEMBERS, n=1, cutoff=_TYPO_CUTOFF)
-    return close[0] if close else None
+    for known in difflib.get_close_matches(attr_name, _KNOWN_MEMBERS, n=3, cutoff=_TYPO_CUTOFF):
+        allowed = 2 if len(known) >= 14 else 1 if len(known) >= 8 else 0
+        if allowed and _edits(attr_name, known) <= allowed:
+            return known
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance: letters inserted, deleted or replaced to turn ``a`` into ``b``."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
 
 
 def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:

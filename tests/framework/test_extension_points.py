@@ -151,7 +151,8 @@ def test_a_misspelt_optional_member_is_refused_with_did_you_mean(member: str, va
 
 
 @pytest.mark.parametrize("member", ["validate", "node_score", "raw_score", "scores_for", "_score_node",
-                                    "helper", "score_nodes", "sort_key"])
+                                    "helper", "score_nodes", "sort_key", "scores", "filtered",
+                                    "reserved", "names", "filtered_nodes", "normalize"])
 def test_a_plugins_own_helpers_and_the_optional_members_pass(member: str) -> None:
     check_plugin_class(_plugin(member, _method), "local[Typo]")
 
