@@ -18,7 +18,8 @@ __all__ = ["HOOKS", "HOOK_NAMES", "Hook", "OPTIONAL_METHODS", "POINTS", "WHOLE_L
 class Hook:
     """One hook of the contract (one row of :data:`HOOKS`).
 
-    ``field`` is the ``plugins:`` PluginSet a profile configures the hook's plugins under (None:
+    ``interface`` is upstream's Go interface declaring it (``PreFilterPlugin``), ``result`` what
+    it returns (its hookspec's return annotation). ``field`` is the ``plugins:`` PluginSet a profile configures the hook's plugins under (None:
     the hook serves a plugin at whatever point it sits, such as ``events_to_register``); the
     hook is that point's own when ``own`` is set. ``build`` is the point's place in upstream's
     ``getExtensionPoints`` (the order a framework is filled and its first error is met).

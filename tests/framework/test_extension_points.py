@@ -53,6 +53,7 @@ def test_config_plugin_sets_and_schema_are_the_tables_points() -> None:
     assert [h for _, h, _ in PLUGIN_SETS] == [row.name for row in POINTS]
     assert [i for _, _, i in PLUGIN_SETS] == [row.interface for row in POINTS]
     assert sorted(BUILD_ORDER) == sorted(fields)
+    assert sorted(row.build for row in POINTS) == list(range(1, len(POINTS) + 1))
     assert [f for f in PLUGIN_SET_FIELDS if f != "multiPoint"] == fields
     profile = CONFIG_SCHEMA["properties"]["profiles"]["items"]["properties"]
     assert list(profile["plugins"]["properties"]) == list(PLUGIN_SET_FIELDS)
