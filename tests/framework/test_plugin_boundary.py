@@ -204,11 +204,15 @@ def test_the_readme_lists_what_kschedfw_exports():
 #: (``run_filter_plugins_with_nominated_pods``, ``filter_plugins_to_run``, the nominator's methods...)
 ENGINE_INTERNALS = frozenset({"framework", "nominator", "filter_plan", "add_pod_plugins", "remove_pod_plugins"})
 HANDLE_MEMBERS = frozenset(name for name in dir(interface.Handle) if not name.startswith("_"))
+#: what a snapshot offers a plugin: the SharedLister protocol; its optional indexes are read with
+#: ``snapshot_label_index`` / ``snapshot_term_index``, not by attribute name
+SNAPSHOT_MEMBERS = frozenset(name for name in dir(interface.SharedLister) if not name.startswith("_"))
 
 
 def reach_arounds(source: str) -> list[str]:
     """``line: what`` for every attribute of the engine's own a plugin reads, by name or through
-    ``getattr(handle, "...")`` of a name the Handle protocol does not offer."""
+    ``getattr(handle, "...")`` / ``getattr(snapshot, "...")`` of a name the Handle or SharedLister
+    protocol does not offer."""
     found: list[str] = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr in ENGINE_INTERNALS:
@@ -216,6 +220,10 @@ def reach_arounds(source: str) -> list[str]:
         elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2 \
                 and "handle" in ast.unparse(node.args[0]) and isinstance(node.args[1], ast.Constant) \
                 and node.args[1].value not in HANDLE_MEMBERS:
+            found.append(f"{node.lineno}: getattr({ast.unparse(node.args[0])}, {node.args[1].value!r})")
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "getattr" and len(node.args) >= 2 \
+                and "snapshot" in ast.unparse(node.args[0]) and isinstance(node.args[1], ast.Constant) \
+                and node.args[1].value not in SNAPSHOT_MEMBERS:
             found.append(f"{node.lineno}: getattr({ast.unparse(node.args[0])}, {node.args[1].value!r})")
     return found
 
@@ -232,6 +240,9 @@ def test_plugin_uses_only_the_handle_protocol(path):
     pytest.param("n = handle.nominator.nominated_pods_for_node('a')", ["1: .nominator"], id="the-nominator"),
     pytest.param("n = handle.nominated_pods_for_node('a')", [], id="the-protocol-is-fine"),
     pytest.param("s = getattr(handle, 'snapshot', None)", [], id="getattr-of-a-protocol-member-is-fine"),
+    pytest.param("i = getattr(self.handle.snapshot, 'label_index', None)",
+                 ["1: getattr(self.handle.snapshot, 'label_index')"], id="an-undeclared-snapshot-attribute"),
+    pytest.param("i = snapshot_label_index(self.handle.snapshot)", [], id="the-typed-accessor-is-fine"),
 ])
 def test_the_scan_finds_reach_arounds(source, expected):
     assert reach_arounds(source) == expected
