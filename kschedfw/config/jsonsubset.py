@@ -32,7 +32,6 @@ _SUPPORTED = frozenset({
 })
 
 
-
 @attrs.frozen
 class Issue:
     """A schema violation: ``anchor`` is ``value``, ``key`` (unknown field) or ``parent`` (missing)."""

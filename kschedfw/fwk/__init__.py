@@ -1,9 +1,9 @@
 """The plugin author's contract, as upstream's ``k8s.io/kube-scheduler/framework`` (imported there
 as ``fwk``): the hook specifications, the Protocols a plugin is handed (Handle and its facets,
 Backend), Status, CycleState, the per-pod and per-node types, cluster events and what a change
-stands for, signers, FitError, preemption's Victims, the feature gates, the args FieldError. It
-imports nothing of kschedfw but ``api``;
-the engine that runs plugins (``kschedfw.framework``) imports it, never the other way round.
+stands for, signers, FitError, preemption's Victims, the feature gates, how a plugin declares its
+args and the FieldError its validation returns. It imports nothing of kschedfw but ``api``; the
+engine that runs plugins (``kschedfw.framework``) imports it, never the other way round.
 
 Everything here is also importable from ``kschedfw`` itself.
 """

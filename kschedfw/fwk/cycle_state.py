@@ -27,6 +27,7 @@ class PodsToActivate:
     def clone(self) -> "PodsToActivate":
         return self
 
+
 #: Written (any true value) by a plugin, in Reserve or Permit, whose PreBind or Bind will wait for
 #: the cluster through ``Handle.wait_for``: the embedded cluster then runs that binding cycle where
 #: it can wait on the simulated clock (a kschedfw key; upstream's binding goroutine can always block).
