@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedfw.config.plugin_sets import PLUGIN_SET_FIELDS
 from kschedfw.fwk.extension_points import POINTS
-from kschedfw.config.jsonsubset import DURATION_HINT
-from kschedfw.config.k8svalidation import DURATION_PATTERN
+from kschedfw.api.validation import DURATION_HINT, DURATION_PATTERN
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import PluginRegistry
@@ -23,6 +22,11 @@ if TYPE_CHECKING:
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{GROUP}/v1"
 KIND = "KubeSchedulerConfiguration"
+#: the plugins whose args kind (``<name>Args``) is one of this API group's own types: their args
+#: carry its apiVersion (the plugins themselves own the args' schema, defaults and validation)
+V1_ARGS_PLUGINS = frozenset({"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
+                             "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread",
+                             "VolumeBinding"})
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 INT32 = {"type": "integer", "minimum": -(2 ** 31), "maximum": 2 ** 31 - 1}

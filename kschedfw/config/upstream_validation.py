@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kschedfw.config.defaults import PluginSet, plugins_from_yaml
-from kschedfw.config.k8svalidation import (GoValue, format_duration, is_extended_resource_name,
-                                           is_qualified_name, parse_duration)
+from kschedfw.api.validation import (GoValue, format_duration, is_extended_resource_name,
+                                     is_qualified_name, parse_duration)
 from kschedfw.config.plugin_sets import ORIGINAL_SETS
 from kschedfw.config.schema import API_VERSION
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, FieldError, format_path

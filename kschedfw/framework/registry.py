@@ -26,6 +26,7 @@ import attrs
 import pluggy
 
 from kschedfw.fwk import hookspecs
+from kschedfw.fwk.args import ArgsSpec
 from kschedfw.fwk.extension_points import HOOK_NAMES, OPTIONAL_METHODS, hook as hook_row
 from kschedfw.errors import FieldError
 
@@ -234,6 +235,10 @@ class PluginRegistry(Protocol):
     def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         """The plugin's own semantic rules on defaulted args; paths are relative to ``args``."""
 
+    def args_spec(self, name: str) -> ArgsSpec | None:
+        """The plugin's :class:`~kschedfw.fwk.args.ArgsSpec` (its own defaulting and gated rules),
+        when it declares one as ``args_spec``."""
+
     def describe(self, name: str) -> str:
         """``distribution[name]``, for messages."""
 
@@ -353,6 +358,11 @@ class Registry:
     def args_schema(self, name: str) -> dict[str, Any] | None:
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
+
+    def args_spec(self, name: str) -> ArgsSpec | None:
+        cls = self.try_load(name)
+        spec = getattr(cls, "args_spec", None) if cls is not None else None
+        return spec if isinstance(spec, ArgsSpec) else None
 
     def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         cls = self.try_load(name)

@@ -147,6 +147,7 @@ OPTIONAL_METHODS: dict[str, str | None] = {
     "name": None,
     "args_schema": None,
     "validate_args": None,
+    "args_spec": None,
     "sort_key": "less",
     "filter_verdict_key": "filter",
     **WHOLE_LIST_FORMS,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedfw.config import jsonsubset
 from kschedfw.config.expand import PluginEntry, ResolvedProfile
-from kschedfw.config.pluginargs import default_args
+from kschedfw.fwk.args import default_args
 from kschedfw.errors import FieldError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry, extension_points_of
@@ -52,7 +52,7 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
             warnings.warn(f'plugin "{name}" takes no args; they are ignored', stacklevel=3)
         return {}
     if given is None:
-        return default_args(name, schema, {})
+        return default_args(registry.args_spec(name), schema, {})
     args = dict(given or {})
     args.pop("apiVersion", None)
     kind = args.pop("kind", None)
@@ -61,7 +61,7 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
     issues = jsonsubset.check(schema, args)
     if issues:
         raise PluginArgsError(name, [issue.error for issue in issues])
-    defaulted = default_args(name, schema, args)
+    defaulted = default_args(registry.args_spec(name), schema, args)
     errors = registry.validate_args(name, defaulted)
     if errors:
         raise PluginArgsError(name, errors)

@@ -23,7 +23,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
-from kschedfw.plugins.preemption import Candidate, Executor, Victims
+from kschedfw.preemption import Candidate, Executor, Victims
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.queue.nominator import Nominator
 from kschedfw.simulation import Simulation
