@@ -1,0 +1,44 @@
+"""The admission chain a pod passes on create, in kube-apiserver's order.
+
+Mutating plugins first: LimitRanger (container defaults), Priority, DefaultTolerationSeconds,
+RuntimeClass (which also refuses an overhead that differs from its class's); then the pod's
+validation; then the validating plugins: LimitRanger (min, max, ratio) and RuntimeClass (an
+overhead no class defines, checked with its mutation in :mod:`.runtimeclass`). The first refusal
+wins, so a pod naming a missing PriorityClass is refused for that even when it is also invalid.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_create, validate_pod
+from kschedfw.cluster.limitranger import LimitViolation, check_limits, set_defaults
+from kschedfw.cluster.runtimeclass import admit_runtime_class
+from kschedfw.cluster.tolerationseconds import add_default_tolerations
+from kschedfw.features import enabled
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod, PriorityClass, RuntimeClass
+
+
+def admit_new_pod(pod: "Pod", *, priority_classes: Iterable["PriorityClass"],
+                  runtime_class: Callable[[str], "RuntimeClass | None"], limit_ranges: Iterable[Any],
+                  gates: Mapping[str, bool] | None = None, validate: bool = False) -> "Pod":
+    """The pod as admission leaves it, or :class:`AdmissionError` with upstream's message.
+
+    The manifest's full validation runs when ``validate`` is set or LimitRanger changed the pod
+    (its defaults can make a limit fall below a request); otherwise only the check of
+    toleration operators the feature gates allow (what was written is validated before it is
+    created, see :func:`kschedfw.cluster.inputs.admit`)."""
+    limit_ranges = list(limit_ranges)
+    defaulted = set_defaults(pod, limit_ranges)
+    admitted = admit_runtime_class(add_default_tolerations(admit_pod(defaulted, priority_classes)), runtime_class)
+    if validate or defaulted is not pod:
+        validate_create(admitted, gates)
+    else:
+        validate_pod(admitted, enabled(gates, "TaintTolerationComparisonOperators"))
+    try:
+        check_limits(admitted, limit_ranges)
+    except LimitViolation as exc:
+        raise AdmissionError(f'pods "{pod.name}" is forbidden: {exc}') from None
+    return admitted
