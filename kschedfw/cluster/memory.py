@@ -23,7 +23,7 @@ from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
 from kschedfw.cluster.admission import (AdmissionError, validate_extended_resource_claim_status,
                                         validate_priority_class)
-from kschedfw.cluster.podadmission import admit_new_pod
+from kschedfw.cluster.podadmission import ADMISSION_PLUGINS, admit_new_pod
 from kschedfw.cluster.resourceclaims import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
                                              with_generated_claims)
 from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
@@ -76,12 +76,13 @@ class MemoryCluster(TimerFacet):
     """
 
     def __init__(self, clock: SimulatedClock | None = None,
-                 feature_gates: Mapping[str, bool] | None = None, *, admission: bool = True) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, *,
+                 admission_plugins: Iterable[str] = ADMISSION_PLUGINS) -> None:
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
-        #: False: objects are stored as given, without the API server's admission (as upstream's
+        #: the admission plugins run on create (none: objects are stored as given, as upstream's
         #: fake clientset stores them in unit tests)
-        self.admission = admission
+        self.admission_plugins = frozenset(admission_plugins)
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
         self._fanout = Fanout()
         self._timers = Timers()
@@ -128,13 +129,13 @@ class MemoryCluster(TimerFacet):
         store = self._objects.setdefault(kind, {})
         if key_of(obj) in store:
             raise Conflict(f'{kind} "{obj.name}" already exists')
-        if kind == "PriorityClass" and self.admission:
-            validate_priority_class(obj, self.list("PriorityClass"))
-        if kind == "Pod" and self.admission:
+        if kind == "PriorityClass":
+            validate_priority_class(obj, self.list("PriorityClass") if "Priority" in self.admission_plugins else ())
+        if kind == "Pod":
             obj = admit_new_pod(obj, priority_classes=self.list("PriorityClass"),
                                 runtime_class=lambda name: self.get("RuntimeClass", name),
-                                limit_ranges=self.list("LimitRange", obj.namespace), gates=self.feature_gates)
-        if kind == "Pod":
+                                limit_ranges=self.list("LimitRange", obj.namespace), gates=self.feature_gates,
+                                plugins=self.admission_plugins)
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")

@@ -20,19 +20,31 @@ from kschedfw.features import enabled
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PriorityClass, RuntimeClass
 
+#: The admission plugins of a default kube-apiserver that change or refuse what the scheduler
+#: reads of a pod: those the embedded cluster runs (``--disable-admission-plugins`` takes some
+#: away, as scheduler_perf's API server runs without Priority).
+ADMISSION_PLUGINS = frozenset({"LimitRanger", "Priority", "DefaultTolerationSeconds", "RuntimeClass"})
+
 
 def admit_new_pod(pod: "Pod", *, priority_classes: Iterable["PriorityClass"],
                   runtime_class: Callable[[str], "RuntimeClass | None"], limit_ranges: Iterable[Any],
-                  gates: Mapping[str, bool] | None = None, validate: bool = False) -> "Pod":
-    """The pod as admission leaves it, or :class:`AdmissionError` with upstream's message.
+                  gates: Mapping[str, bool] | None = None, validate: bool = False,
+                  plugins: frozenset[str] = ADMISSION_PLUGINS) -> "Pod":
+    """The pod as the admission ``plugins`` leave it, or :class:`AdmissionError` with upstream's
+    message.
 
     The manifest's full validation runs when ``validate`` is set or LimitRanger changed the pod
     (its defaults can make a limit fall below a request); otherwise only the check of
     toleration operators the feature gates allow (what was written is validated before it is
     created, see :func:`kschedfw.cluster.inputs.admit`)."""
-    limit_ranges = list(limit_ranges)
-    defaulted = set_defaults(pod, limit_ranges)
-    admitted = admit_runtime_class(add_default_tolerations(admit_pod(defaulted, priority_classes)), runtime_class)
+    limit_ranges = list(limit_ranges) if "LimitRanger" in plugins else []
+    admitted = defaulted = set_defaults(pod, limit_ranges)
+    if "Priority" in plugins:
+        admitted = admit_pod(admitted, priority_classes)
+    if "DefaultTolerationSeconds" in plugins:
+        admitted = add_default_tolerations(admitted)
+    if "RuntimeClass" in plugins:
+        admitted = admit_runtime_class(admitted, runtime_class)
     if validate or defaulted is not pod:
         validate_create(admitted, gates)
     else:

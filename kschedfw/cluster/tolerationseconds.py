@@ -41,5 +41,5 @@ def add_default_tolerations(pod: "Pod") -> "Pod":
         return pod._evolve_keep_caches(tolerations=tolerations)
     raw_spec = pod.raw.get("spec")
     spec: dict[str, Any] = dict(raw_spec) if isinstance(raw_spec, dict) else {}
-    spec["tolerations"] = [*(spec.get("tolerations") or ()), *(dict(_ADDED[key][1]) for key in missing)]
+    spec["tolerations"] = [*(spec.get("tolerations") or ()), *(_ADDED[key][1] for key in missing)]  # shared: read-only
     return pod._evolve_keep_caches(tolerations=tolerations, raw={**pod.raw, "spec": spec})

@@ -149,7 +149,7 @@ class FailingCluster(MemoryCluster):
 
 
 def _executor_env(pods, *, cluster=None, async_preemption=True, nominator=None):
-    cluster = cluster or MemoryCluster(admission=False)  # a fake client, as in the upstream tests
+    cluster = cluster or MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     cluster.create(make_node("node1", VERY_LARGE))
     created = [cluster.create(p) for p in pods]
     activated: list = []
@@ -212,7 +212,7 @@ PREPARE_CASES = [
 @pytest.mark.parametrize("async_preemption", [True, False], ids=["async", "sync"])
 @pytest.mark.parametrize("tc", PREPARE_CASES, ids=[c["name"] for c in PREPARE_CASES])
 def test_prepare_candidate(tc, async_preemption):
-    cluster = FailingCluster(admission=False)
+    cluster = FailingCluster(admission_plugins=())
     cluster.fail_patch = tc.get("fail_patch", False)
     cluster.fail_delete = tc.get("fail_delete", False)
     executor, cluster, created, activated = _executor_env(tc["pods"], cluster=cluster,
