@@ -178,6 +178,7 @@ class Simulation:
 
     def _update(self, obj: Any, step: Step) -> None:
         from kschedfw.cluster.admission import AdmissionError
+        from kschedfw.cluster.tolerationseconds import add_default_tolerations
         current = self.cluster.get(getattr(obj, "kind", None) or type(obj).__name__, obj.name,
                                    getattr(obj, "namespace", "") or "")
         if current is None:
@@ -187,6 +188,8 @@ class Simulation:
             obj = attrs.evolve(obj, uid=current.uid, priority=current.priority if obj.priority is None else obj.priority,
                                preemption_policy=obj.preemption_policy or current.preemption_policy,
                                node_name=obj.node_name or current.node_name)
+            if "DefaultTolerationSeconds" in self.cluster.admission_plugins:  # it admits updates too
+                obj = add_default_tolerations(obj)
         try:
             self.cluster.update(obj)
         except AdmissionError as exc:
