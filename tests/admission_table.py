@@ -309,6 +309,11 @@ LIMIT_RANGER = [
 
 # ------------------------------------------------------------------------------ order of the plugins
 
+BAD_NAME = Refused(422, 'Pod "p" is invalid: spec.containers[0].name: Invalid value: "Bad_Name": a lowercase '
+                         "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+                         "and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+                         "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+
 ORDER = [
     Case("Priority refuses before LimitRanger validates",
          pod(priorityClassName="nope", containers={"c": resources(limits={"cpu": "2"})}),
@@ -318,11 +323,10 @@ ORDER = [
          forbidden("no PriorityClass with name nope was found")),
     Case("RuntimeClass refuses before validation", pod(runtimeClassName="nope", containers={"Bad_Name": None}),
          forbidden('pod rejected: RuntimeClass "nope" not found')),
+    Case("RuntimeClass checks an overhead without class after validation",
+         pod(overhead={"cpu": "100m"}, containers={"Bad_Name": None}), BAD_NAME),
     Case("LimitRanger validates after validation", pod(containers={"Bad_Name": resources(limits={"cpu": "2"})}),
-         Refused(422, 'Pod "p" is invalid: spec.containers[0].name: Invalid value: "Bad_Name": a lowercase RFC 1123 '
-                      "label must consist of lower case alphanumeric characters or '-', and must start and end "
-                      "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation "
-                      "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+         BAD_NAME,
          (limit_range({"type": "Container", "max": {"cpu": "1"}}),)),
     Case("Priority refuses before RuntimeClass", pod(priorityClassName="nope", runtimeClassName="nope"),
          forbidden("no PriorityClass with name nope was found")),

@@ -3,7 +3,7 @@
 Mutating plugins first: LimitRanger (container defaults), Priority, DefaultTolerationSeconds,
 RuntimeClass (which also refuses an overhead that differs from its class's); then the pod's
 validation; then the validating plugins: LimitRanger (min, max, ratio) and RuntimeClass (an
-overhead no class defines, checked with its mutation in :mod:`.runtimeclass`). The first refusal
+overhead no class defines). The first refusal
 wins, so a pod naming a missing PriorityClass is refused for that even when it is also invalid.
 """
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_create, validate_pod
 from kschedfw.cluster.limitranger import LimitViolation, check_limits, set_defaults
-from kschedfw.cluster.runtimeclass import admit_runtime_class
+from kschedfw.cluster.runtimeclass import admit_runtime_class, check_overhead
 from kschedfw.cluster.tolerationseconds import add_default_tolerations
 from kschedfw.features import enabled
 
@@ -53,4 +53,6 @@ def admit_new_pod(pod: "Pod", *, priority_classes: Iterable["PriorityClass"],
         check_limits(admitted, limit_ranges)
     except LimitViolation as exc:
         raise AdmissionError(f'pods "{pod.name}" is forbidden: {exc}') from None
+    if "RuntimeClass" in plugins:
+        check_overhead(admitted, runtime_class)
     return admitted
