@@ -2,8 +2,9 @@
 and DRA objects, and Priority admission.
 
 Upstream's Priority admission plugin resolves ``spec.priorityClassName`` to ``spec.priority`` and
-``spec.preemptionPolicy``, falls back to the global default class (or 0), and refuses a pod that
-names a class that does not exist.
+``spec.preemptionPolicy``, falls back to the global default class (or 0 and
+``PreemptLowerPriority``), and refuses a pod that names a class that does not exist or sets a
+priority or policy other than the one computed, and a second global default class.
 """
 
 from __future__ import annotations

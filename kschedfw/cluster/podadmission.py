@@ -3,8 +3,8 @@
 Mutating plugins first: LimitRanger (container defaults), Priority, DefaultTolerationSeconds,
 RuntimeClass (which also refuses an overhead that differs from its class's); then the pod's
 validation; then the validating plugins: LimitRanger (min, max, ratio) and RuntimeClass (an
-overhead no class defines). The first refusal
-wins, so a pod naming a missing PriorityClass is refused for that even when it is also invalid.
+overhead no class defines). The first refusal wins, so a pod naming a missing PriorityClass is
+refused for that even when it is also invalid.
 """
 
 from __future__ import annotations
