@@ -119,10 +119,18 @@ def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,
 def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterable[Any] = (), *,
                   seed: int = 0, until: float | None = None, fast_paths: bool = True,
                   **kwargs: Any) -> "SimulationResult":
-    """Run a simulation of ``objects`` with a profile of exactly ``classes``."""
+    """Run a simulation of ``objects`` with a profile of exactly ``classes``. A pod that sets a
+    priority (``make_pod(priority=N)``) names a PriorityClass of that value instead, which is
+    created first, as the API server admits only the priority a class gives
+    (:func:`~kschedfw.testing.priorities.with_priority_classes`)."""
+    import attrs
+
     from kschedfw.simulation import Simulation
+    from kschedfw.testing.priorities import named, with_priority_classes
     classes = list(classes)
     registry = Registry.from_classes(classes)
+    steps = [attrs.evolve(s, objects=tuple(named(o) for o in s.objects)) if s.objects else s for s in steps]
+    objects = with_priority_classes(objects, [o for s in steps for o in s.objects])
     sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
                      fast_paths=fast_paths)
     return sim.run(until=until)

@@ -63,7 +63,7 @@ def build(seed: int):
     r = random.Random(seed)
     nodes = [random_node(r, i) for i in range(r.randint(4, 10))]
     names = [n.name for n in nodes]
-    cluster = MemoryCluster()
+    cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     for n in nodes:
         cluster.create(n)
     anti = r.random() < 0.2  # an existing pod with required anti-affinity: InterPodAffinity runs
@@ -185,7 +185,7 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     """NodePorts, InterPodAffinity, PodTopologySpread... make the plain path run; node-only
     plugins (NodeAffinity, TaintToleration...) do not."""
     node = make_node("n1", cpu="2")
-    cluster = MemoryCluster()
+    cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     cluster.create(node)
     low = cluster.create(make_pod("low", cpu="2", node_name="n1", priority=0))
     handle = Handle(backend=cluster, snapshot=Snapshot.from_objects([node], [low]), nominator=Nominator(),
