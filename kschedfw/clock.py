@@ -10,6 +10,8 @@ from __future__ import annotations
 import datetime as _dt
 import time
 
+from kschedfw.api.timestamps import micro_time, rfc3339  # noqa: F401 - where the engine reads them
+
 #: The wall-clock instant of simulated time 0: every embedded-cluster run starts here, so object
 #: timestamps (creationTimestamp, startTime) and metrics windows are reproducible.
 SIMULATION_EPOCH = _dt.datetime(2026, 1, 1, tzinfo=_dt.timezone.utc)
@@ -53,13 +55,3 @@ class WallClock:
 
     def now_datetime(self) -> _dt.datetime:
         return _dt.datetime.now(_dt.timezone.utc)
-
-
-def rfc3339(when: _dt.datetime) -> str:
-    """An object timestamp as the API server stores it (whole seconds, UTC)."""
-    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def micro_time(when: _dt.datetime) -> str:
-    """A MicroTime (events' eventTime, leases' renewTime), UTC."""
-    return when.astimezone(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

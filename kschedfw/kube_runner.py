@@ -144,7 +144,7 @@ class KubeRunner:
                 thread.join(30)  # releases the lease
 
     def _elector(self, lease: tuple[str, str]) -> LeaderElector:
-        from kschedfw.config.k8svalidation import parse_duration
+        from kschedfw.api.validation import parse_duration
         le = self.scheduler.config.document.get("leaderElection") or {}
         elector = LeaderElector(
             self.lease_client, *lease,

@@ -27,7 +27,7 @@ from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, extenders_
 from kschedfw.extenders.http_extender import ExtenderConfigError
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleAlgorithm, ScheduleResult, fit_status
 from kschedfw.framework.batch import BatchMetrics
-from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY, PODS_TO_ACTIVATE_KEY, CycleState
+from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY, PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
                                  pod_scheduling_properties_change)
 from kschedfw.fwk.fit_error import Diagnosis, FitError
@@ -68,16 +68,6 @@ class AttemptRecord:
     message: str = ""
     #: the pod's attempt count when this was recorded (upstream QueuedPodInfo.Attempts)
     attempt: int = 0
-
-
-class PodsToActivate:
-    """``kubernetes.io/pods-to-activate``: plugins add pods here to move them to the active queue."""
-
-    def __init__(self) -> None:
-        self.map: dict[str, "Pod"] = {}
-
-    def clone(self) -> "PodsToActivate":
-        return self
 
 
 class Scheduler:
@@ -394,7 +384,7 @@ class Scheduler:
         :class:`kschedfw.cycle.ScheduleAlgorithm` for ``recorder`` and ``dry_run``."""
         return self.algorithm.schedule_pod(fwk, state, pod, recorder, dry_run=dry_run)
 
-    def new_cycle_state(self) -> tuple[CycleState, "PodsToActivate"]:
+    def new_cycle_state(self) -> tuple[CycleState, PodsToActivate]:
         state = CycleState()
         pods_to_activate = PodsToActivate()
         state.write(PODS_TO_ACTIVATE_KEY, pods_to_activate)

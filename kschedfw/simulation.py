@@ -18,6 +18,7 @@ import attrs
 from kschedfw.api.pod import SCHEDULER_ERROR
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
 from kschedfw.cluster.scenario import Step
 from kschedfw.deletions import BrokenBudget, Fate, fates
 from kschedfw.errors import ManifestError
@@ -127,11 +128,13 @@ class Simulation:
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  on_progress: Callable[[int, int], None] | None = None,
                  feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
-                 once: bool = False, ties: str = "random", metrics: "SchedulerMetrics | None" = None) -> None:
+                 once: bool = False, ties: str = "random",
+                 admission_plugins: Iterable[str] = ADMISSION_PLUGINS,
+                 metrics: "SchedulerMetrics | None" = None) -> None:
         objects = list(objects)
         # the files are created before the scheduling loop starts at 0: the last object at 0
         self.clock = SimulatedClock(-creation_span(len(objects)))
-        self.cluster = MemoryCluster(self.clock, feature_gates)
+        self.cluster = MemoryCluster(self.clock, feature_gates, admission_plugins=admission_plugins)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates,
                                    fast_paths=fast_paths, once=once, ties=ties, metrics=metrics)
         self.steps = sorted(steps, key=lambda s: s.at)
@@ -178,6 +181,7 @@ class Simulation:
 
     def _update(self, obj: Any, step: Step) -> None:
         from kschedfw.cluster.admission import AdmissionError
+        from kschedfw.cluster.tolerationseconds import add_default_tolerations
         current = self.cluster.get(getattr(obj, "kind", None) or type(obj).__name__, obj.name,
                                    getattr(obj, "namespace", "") or "")
         if current is None:
@@ -187,6 +191,8 @@ class Simulation:
             obj = attrs.evolve(obj, uid=current.uid, priority=current.priority if obj.priority is None else obj.priority,
                                preemption_policy=obj.preemption_policy or current.preemption_policy,
                                node_name=obj.node_name or current.node_name)
+            if "DefaultTolerationSeconds" in self.cluster.admission_plugins:  # it admits updates too
+                obj = add_default_tolerations(obj)
         try:
             self.cluster.update(obj)
         except AdmissionError as exc:

@@ -18,6 +18,7 @@ from kschedfw.framework.registry import default_registry  # noqa: E402
 from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets  # noqa: E402
 from kschedfw.simulation import Simulation  # noqa: E402
 from kschedfw.testing import make_node, make_pod  # noqa: E402
+from kschedfw.testing.priorities import with_priority_classes  # noqa: E402
 
 
 class FixedRng(random.Random):
@@ -38,7 +39,8 @@ def samples(metrics: SchedulerMetrics) -> list:
 def simulate(metrics: SchedulerMetrics | None, pods: list, nodes: int = 1) -> Simulation:
     registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
-                     [*(make_node(f"n{i}", cpu="1") for i in range(1, nodes + 1)), *pods], metrics=metrics)
+                     with_priority_classes([*(make_node(f"n{i}", cpu="1") for i in range(1, nodes + 1)), *pods]),
+                     metrics=metrics)
     sim.run()
     return sim
 

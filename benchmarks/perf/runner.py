@@ -40,6 +40,7 @@ import attrs
 
 from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
+from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
 from kschedfw.errors import ManifestError
 from kschedfw.gcpause import frozen
 from benchmarks.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
@@ -484,7 +485,9 @@ class WorkloadRunner:
         gates, warnings = effective_feature_gates(self.unrolled.workload.feature_gates, self.options.feature_gates)
         result.feature_gates = gates
         result.warnings.extend(warnings)
-        self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates)
+        # scheduler_perf's API server runs without Priority admission: its pods set priorities
+        self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates,
+                              admission_plugins=ADMISSION_PLUGINS - {"Priority"})
         self.scheduler.record_attempts = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()

@@ -10,7 +10,7 @@ import datetime as _dt
 import uuid
 from typing import Any, overload
 
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 _EMPTY: dict[str, Any] = {}
 

@@ -16,7 +16,7 @@ from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
 from kschedfw.api.yamlinput import YamlLimit, compose_documents, plain_documents
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
 
 __all__ = ["parse_object", "load_manifests", "load_located", "load_located_text", "parse_manifests",
@@ -54,7 +54,7 @@ def parse_object(d: Any, *, source: str = "", line: int | None = None,
     :class:`~kschedfw.api.other.GenericObject`. ``default_kind`` is used when the dict has no
     ``kind`` (items of a ``PodList`` as the API server returns them). A ``metadata.name`` (or
     ``generateName``) is required unless ``template`` is true (scheduler_perf templates, whose
-    names are filled in later). Every problem raises :class:`~kschedfw.errors.ManifestError`.
+    names are filled in later). Every problem raises :class:`~kschedfw.api.field.ManifestError`.
     """
     if not isinstance(d, dict):
         raise ManifestError(f"expected a Kubernetes object (a mapping), got {_parse.describe(d)}",
@@ -386,7 +386,7 @@ def load_manifests(path_or_paths: str | os.PathLike[str] | Iterable[str | os.Pat
 
     A file may hold several YAML documents and ``kind: List`` / ``*List`` objects (as
     ``kubectl get -o yaml`` writes them; nested lists are flattened). Empty documents are skipped.
-    Errors are :class:`~kschedfw.errors.ManifestError` naming ``file:line``, the object and the
+    Errors are :class:`~kschedfw.api.field.ManifestError` naming ``file:line``, the object and the
     field (:class:`UnusableInput` for an alias bomb). ``template``: accept objects without a
     name (see :func:`parse_object`).
     """

@@ -9,7 +9,7 @@ import attrs
 
 from kschedfw.api import _parse
 from kschedfw.api.resources import parse_resource_list
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 __all__ = ["Taint", "ContainerImage", "NodeCondition", "Node", "parse_node", "TAINT_EFFECTS"]
 

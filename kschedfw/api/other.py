@@ -12,7 +12,7 @@ from kschedfw.api import _parse
 from kschedfw.api.resources import parse_resource_list
 from kschedfw.api.selectors import (LabelSelector, NodeSelector, NodeSelectorRequirement,
                                     NodeSelectorTerm, parse_label_selector, parse_node_selector)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 __all__ = [
     "PriorityClass", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim",

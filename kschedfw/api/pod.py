@@ -14,7 +14,7 @@ from kschedfw.api.resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_RE
 from kschedfw.api.selectors import (LabelSelector, NodeSelector, PreferredSchedulingTerm, _as_int,
                                     parse_label_selector, parse_node_selector,
                                     parse_preferred_scheduling_term)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 __all__ = [
     "ContainerPort", "Container", "Toleration", "PodAffinityTerm", "WeightedPodAffinityTerm",

@@ -30,7 +30,7 @@ DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 def parse_resource_list(mapping: Any, *, field: str) -> dict[str, int]:
     """``{cpu: 100m, memory: 1Gi}`` -> ``{"cpu": 100, "memory": 1073741824}``.
 
-    Raises :class:`~kschedfw.errors.ManifestError` naming ``field.<resource>`` for a bad amount.
+    Raises :class:`~kschedfw.api.field.ManifestError` naming ``field.<resource>`` for a bad amount.
     """
     if not mapping:
         if mapping is None or isinstance(mapping, dict):

@@ -78,9 +78,9 @@ def config_points(hooks: list[str]) -> list[str]:
     Helper hooks (``normalize_score``, ``pre_filter_add_pod``, ``events_to_register``...) belong
     to a point or to no point and are left out; ``unreserve`` alone makes a Reserve plugin.
     """
-    from kschedfw.config.plugin_sets import PLUGIN_SETS
-    present = set(hooks) | ({"reserve"} if "unreserve" in hooks else set())
-    return [field for field, hook, _ in PLUGIN_SETS if hook in present]
+    from kschedfw.fwk.extension_points import HOOK_NAMES, POINTS, hook
+    present = {hook(name).enables for name in hooks if name in HOOK_NAMES}
+    return [str(p.field) for p in POINTS if p.name in present]
 
 
 def _cut(text: str, width: int) -> str:

@@ -2,8 +2,9 @@
 and DRA objects, and Priority admission.
 
 Upstream's Priority admission plugin resolves ``spec.priorityClassName`` to ``spec.priority`` and
-``spec.preemptionPolicy``, falls back to the global default class (or 0), and refuses a pod that
-names a class that does not exist.
+``spec.preemptionPolicy``, falls back to the global default class (or 0 and
+``PreemptLowerPriority``), and refuses a pod that names a class that does not exist or sets a
+priority or policy other than the one computed, and a second global default class.
 """
 
 from __future__ import annotations
@@ -37,20 +38,26 @@ class AdmissionError(ValueError):
     """The API server would refuse this object; the message is upstream's."""
 
 
-def validate_priority_class(pc: "PriorityClass") -> None:
+def validate_priority_class(pc: "PriorityClass", existing: Iterable["PriorityClass"] = ()) -> None:
+    """ValidatePriorityClass, then Priority admission: a second global default is refused."""
+    kind = "PriorityClass.scheduling.k8s.io"
     if pc.name.startswith("system-"):
         expected = SYSTEM_PRIORITY_CLASSES.get(pc.name)
         if expected is None:
             raise AdmissionError(
-                f'PriorityClass "{pc.name}" is invalid: metadata.name: Forbidden: priority class names '
-                "with 'system-' prefix are reserved for system use only. error: priority class "
-                f'{pc.name} is not one of the system priority classes')
+                f'{kind} "{pc.name}" is invalid: metadata.name: Forbidden: priority class names '
+                "with 'system-' prefix are reserved for system use only. error: "
+                f"{pc.name} is not a known system priority class")
         if pc.value != expected:
-            raise AdmissionError(f'PriorityClass "{pc.name}" is invalid: value: Invalid value: '
+            raise AdmissionError(f'{kind} "{pc.name}" is invalid: value: Invalid value: '
                                  f"{pc.value}: value of {pc.name} PriorityClass must be {expected}")
     elif pc.value > HIGHEST_USER_DEFINABLE_PRIORITY:
-        raise AdmissionError(f'PriorityClass "{pc.name}" is invalid: value: Forbidden: maximum allowed '
+        raise AdmissionError(f'{kind} "{pc.name}" is invalid: value: Forbidden: maximum allowed '
                              f"value of a user defined priority is {HIGHEST_USER_DEFINABLE_PRIORITY}")
+    default = global_default(existing) if pc.global_default else None
+    if default is not None:
+        raise AdmissionError(f'priorityclasses.scheduling.k8s.io "{pc.name}" is forbidden: PriorityClass '
+                             f"{default.name} is already marked as default. Only one default can exist")
 
 
 def validate_pod(pod: "Pod", comparison_operators: bool) -> None:
@@ -98,35 +105,49 @@ def validate_create(obj: Any, gates: Mapping[str, bool] | None = None,
 
 
 def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
-    """Fill priority and preemptionPolicy from the pod's class (or the global default)."""
+    """Priority admission: the pod's priority and preemption policy from its class, or from the
+    global default class (whose name the pod then gets), or 0 and ``PreemptLowerPriority``; a
+    pod that names a missing class, or sets a priority or policy other than the computed one, is
+    refused."""
     by_name = {pc.name: pc for pc in classes}
     name = pod.priority_class_name
-    policy = "PreemptLowerPriority"
+    policy = "PreemptLowerPriority"  # a class without one is defaulted so
     if name:
-        if name in SYSTEM_PRIORITY_CLASSES and name not in by_name:
+        if name in by_name:
+            value, policy = by_name[name].value, by_name[name].preemption_policy or policy
+        elif name in SYSTEM_PRIORITY_CLASSES:  # the API server creates them at start-up
             value = SYSTEM_PRIORITY_CLASSES[name]
-        elif name in by_name:
-            value = by_name[name].value
-            policy = by_name[name].preemption_policy or policy
         else:
             raise AdmissionError(f'pods "{pod.name}" is forbidden: no PriorityClass with name {name} was found')
     else:
-        default = next((pc for pc in by_name.values() if pc.global_default), None)
+        default = global_default(by_name.values())
         value = default.value if default is not None else 0
         if default is not None:
-            policy = default.preemption_policy or policy
-    if pod.priority is not None and pod.priority != value and name:
+            name, policy = default.name, default.preemption_policy or policy
+    if pod.priority is not None and pod.priority != value:
         raise AdmissionError(f'pods "{pod.name}" is forbidden: the integer value of priority ({pod.priority}) '
                              f"must not be provided in pod spec; priority admission controller computed "
                              f"{value} from the given PriorityClass name")
-    priority = pod.priority if pod.priority is not None else value
-    preemption_policy = pod.preemption_policy or policy
+    if pod.preemption_policy is not None and pod.preemption_policy != policy:
+        raise AdmissionError(f'pods "{pod.name}" is forbidden: the string value of PreemptionPolicy '
+                             f"({pod.preemption_policy}) must not be provided in pod spec; priority admission "
+                             f"controller computed {policy} from the given PriorityClass name")
+    if (pod.priority, pod.preemption_policy, pod.priority_class_name) == (value, policy, name):
+        return pod
     raw = dict(pod.raw)
     spec = dict(raw.get("spec") or {})
-    spec["priority"] = priority
-    spec["preemptionPolicy"] = preemption_policy
+    if name:
+        spec["priorityClassName"] = name
+    spec["priority"] = value
+    spec["preemptionPolicy"] = policy
     raw["spec"] = spec
-    return attrs.evolve(pod, priority=priority, preemption_policy=preemption_policy, raw=raw)
+    return attrs.evolve(pod, priority=value, preemption_policy=policy, priority_class_name=name, raw=raw)
+
+
+def global_default(classes: Iterable["PriorityClass"]) -> "PriorityClass | None":
+    """The global default class; of several (created in a race), the lowest (upstream)."""
+    defaults = [pc for pc in classes if pc.global_default]
+    return min(defaults, key=lambda pc: pc.value) if defaults else None
 
 
 def validate_extended_resource_claim_status(pod: "Pod", status: Mapping[str, Any]) -> None:

@@ -18,6 +18,7 @@ from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_l
                                load_located_text, manifest_files, yaml_documents)
 from kschedfw.api.yamlinput import STDIN, STDIN_SOURCE, read_stdin
 from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.podadmission import admit_new_pod
 from kschedfw.cluster.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.scenario import Step, parse_scenario
@@ -46,9 +47,10 @@ SCHEDULER_KINDS = frozenset({
 })
 
 #: Built-in kinds the embedded cluster reads besides the scheduler's: RuntimeClasses give pods
-#: their overhead, node selector and tolerations at admission; ResourceClaimTemplates give pods
-#: their generated ResourceClaims (the resourceclaim controller's part).
-ADMISSION_KINDS = frozenset({"RuntimeClass", "ResourceClaimTemplate"})
+#: their overhead, node selector and tolerations at admission, LimitRanges their default
+#: requests and limits; ResourceClaimTemplates give pods their generated ResourceClaims (the
+#: resourceclaim controller's part).
+ADMISSION_KINDS = frozenset({"RuntimeClass", "LimitRange", "ResourceClaimTemplate"})
 
 #: Custom resources the scheduler reads, as (group, kind): those `kschedfw run` watches (the
 #: contrib plugins' PodGroups and ElasticQuotas). Any other custom resource is never read.
@@ -172,15 +174,28 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None, compile_cel: 
     RuntimeClass its validation refuses (``spec: {}`` is ``spec.containers: Required value``), and
     for each DRA object (``compile_cel`` compiles its selectors). Done here, on what
     users wrote, rather than in the embedded cluster, which ported upstream unit tests also use
-    as an unvalidated fake client.
+    as an unvalidated fake client. A pod its validation refuses is refused with admission's
+    reason when admission refuses it first (the API server's mutating admission plugins run
+    before validation), given the classes and LimitRanges of the input.
     """
     refused: list[Rejection] = []
 
-    def accepted(obj: Any, where: str) -> bool:
+    def refusal(obj: Any) -> str | None:
         try:
             validate_create(obj, gates, compile_cel)
         except AdmissionError as exc:
-            refused.append(Rejection(display(obj), where, str(exc)))
+            return str(exc)
+        return None
+
+    # what admission of a pod refused by its validation may read (created before any pod)
+    seen = [x.obj for x in inputs.located if kind_of(x.obj) in _READ_BY_POD_ADMISSION and refusal(x.obj) is None]
+
+    def accepted(obj: Any, where: str) -> bool:
+        reason = refusal(obj)
+        if reason is not None:
+            if kind_of(obj) == "Pod":
+                reason = _admission_refusal(obj, seen, gates) or reason
+            refused.append(Rejection(display(obj), where, reason))
             return False
         return True
 
@@ -190,8 +205,31 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None, compile_cel: 
         if step.action == "create":
             where = source + (f":{step.line}" if step.line else "")
             step = attrs.evolve(step, objects=tuple(o for o in step.objects if accepted(o, where)))
+            seen.extend(o for o in step.objects if kind_of(o) in _READ_BY_POD_ADMISSION)
         steps.append(step)
     return attrs.evolve(inputs, located=kept, steps=tuple(steps)), refused
+
+
+_READ_BY_POD_ADMISSION = frozenset({"PriorityClass", "RuntimeClass", "LimitRange"})
+
+
+def _admission_refusal(pod: Any, seen: list[Any], gates: Mapping[str, bool] | None) -> str | None:
+    """Why admission refuses ``pod`` before its validation does, if it does: the API server's
+    mutating admission plugins run first (a pod naming a missing PriorityClass is refused for
+    that, invalid or not). ``seen`` holds the classes and LimitRanges created before it."""
+    try:
+        admit_new_pod(pod, priority_classes=[o for o in seen if kind_of(o) == "PriorityClass"],
+                      runtime_class=lambda name: next((o for o in seen if kind_of(o) == "RuntimeClass"
+                                                       and o.name == name), None),
+                      limit_ranges=[o for o in seen if kind_of(o) == "LimitRange" and o.namespace == pod.namespace],
+                      gates=gates, validate=True)
+    except AdmissionError as exc:
+        return str(exc)
+    return None
+
+
+def kind_of(obj: Any) -> str:
+    return getattr(obj, "kind", None) or type(obj).__name__
 
 
 def locate_rejections(rejected: Iterable[tuple[str, str]],

@@ -24,13 +24,12 @@ from kschedfw.api import Pod, parse_object
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.clock import SimulatedClock, rfc3339
-from kschedfw.cluster.admission import (AdmissionError, admit_pod, validate_extended_resource_claim_status,
-                                        validate_pod, validate_priority_class)
+from kschedfw.cluster.admission import (AdmissionError, validate_extended_resource_claim_status,
+                                        validate_priority_class)
+from kschedfw.cluster.podadmission import ADMISSION_PLUGINS, admit_new_pod
 from kschedfw.cluster.resourceclaims import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
                                              with_generated_claims)
-from kschedfw.cluster.runtimeclass import admit_runtime_class
 from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
-from kschedfw.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
                                     Unsubscribe, WatchCallback, WatchEvent)
 
@@ -81,9 +80,13 @@ class MemoryCluster(TimerFacet):
     """
 
     def __init__(self, clock: SimulatedClock | None = None,
-                 feature_gates: Mapping[str, bool] | None = None) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, *,
+                 admission_plugins: Iterable[str] = ADMISSION_PLUGINS) -> None:
         self.clock = clock or SimulatedClock()
         self.feature_gates = feature_gates
+        #: the admission plugins run on create (none: objects are stored as given, as upstream's
+        #: fake clientset stores them in unit tests)
+        self.admission_plugins = frozenset(admission_plugins)
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
         self._fanout = Fanout()
         #: changes made and not yet handed to the watchers (see :meth:`deliver`)
@@ -152,14 +155,12 @@ class MemoryCluster(TimerFacet):
         if key_of(obj) in store:
             raise Conflict(f'{kind} "{obj.name}" already exists')
         if kind == "PriorityClass":
-            validate_priority_class(obj)
-            if obj.global_default and any(pc.global_default for pc in self.list("PriorityClass")):
-                raise AdmissionError(f'PriorityClass "{obj.name}" is invalid: globalDefault: Forbidden: '
-                                     "only one PriorityClass can be marked as globalDefault")
+            validate_priority_class(obj, self.list("PriorityClass") if "Priority" in self.admission_plugins else ())
         if kind == "Pod":
-            validate_pod(obj, enabled(self.feature_gates, "TaintTolerationComparisonOperators"))
-            obj = admit_pod(obj, self.list("PriorityClass"))
-            obj = admit_runtime_class(obj, lambda name: self.get("RuntimeClass", name))
+            obj = admit_new_pod(obj, priority_classes=self.list("PriorityClass"),
+                                runtime_class=lambda name: self.get("RuntimeClass", name),
+                                limit_ranges=self.list("LimitRange", obj.namespace), gates=self.feature_gates,
+                                plugins=self.admission_plugins)
             if obj.scheduling_gates and not obj.node_name:
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
@@ -478,8 +479,9 @@ class MemoryCluster(TimerFacet):
     def load(self, objects: Iterable[Any], spacing: float = 0.0) -> None:
         """Create objects one after another, ``spacing`` simulated seconds apart from now, like
         ``kubectl create -f``: in file order, except that kinds others depend on come first
-        (priority and runtime classes and namespaces, nodes, then the rest; the sort is stable)."""
-        order = {"PriorityClass": 0, "RuntimeClass": 0, "Namespace": 1, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
+        (priority and runtime classes, namespaces, LimitRanges, nodes, then the rest; the sort is
+        stable)."""
+        order = {"PriorityClass": 0, "RuntimeClass": 0, "Namespace": 1, "LimitRange": 2, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
         start = self.clock.now()
         for i, obj in enumerate(sorted(objects, key=lambda o: order.get(kind_of(o), 5))):
             if spacing and i:

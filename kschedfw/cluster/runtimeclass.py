@@ -30,12 +30,22 @@ class Forbidden(ValueError):
 
 
 def admit_runtime_class(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
-    """The pod as the RuntimeClass plugin leaves it (Admit, then Validate), or
-    :class:`AdmissionError` with upstream's message. ``lookup`` finds a class by name."""
+    """The pod as the RuntimeClass plugin's Admit leaves it, or :class:`AdmissionError` with
+    upstream's message (:func:`check_overhead` is its Validate). ``lookup`` finds a class by name."""
     try:
         return _admit(pod, lookup)
     except Forbidden as exc:
         raise AdmissionError(f'pods "{pod.name}" is forbidden: {exc}') from None
+
+
+def check_overhead(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> None:
+    """The plugin's Validate, after the pod's validation: refuse an overhead no class defines."""
+    raw_spec = pod.raw.get("spec")
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+    name = spec.get("runtimeClassName")
+    rc = lookup(name) if name is not None else None
+    if (rc is None or rc.overhead is None) and _sets_overhead(pod, spec):
+        raise AdmissionError(f'pods "{pod.name}" is forbidden: {OVERHEAD_WITHOUT_CLASS}')
 
 
 def _admit(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
@@ -43,8 +53,6 @@ def _admit(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
     spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
     name = spec.get("runtimeClassName")
     if name is None:
-        if _sets_overhead(pod, spec):
-            raise Forbidden(OVERHEAD_WITHOUT_CLASS)
         return pod
     rc = lookup(name)
     if rc is None:
@@ -61,8 +69,6 @@ def _admit(pod: "Pod", lookup: Callable[[str], "RuntimeClass | None"]) -> "Pod":
         else:
             spec.pop("overhead", None)
         changes["overhead"] = dict(rc.overhead)
-    elif _sets_overhead(pod, spec):
-        raise Forbidden(OVERHEAD_WITHOUT_CLASS)
     if rc.scheduling is not None:
         selector = _merged_node_selector(spec.get("nodeSelector"), rc.scheduling.node_selector)
         if selector is not None:

@@ -6,8 +6,8 @@ located at file:line:column with a Kubernetes field path. :func:`default_config`
 kube-scheduler runs with when given no configuration.
 
 Modules, in pipeline order: ``yamlpos`` (YAML with positions), ``schema`` (JSON Schema of the
-shape), ``pluginargs`` (in-tree plugin args: schemas, defaults, validation), ``defaults`` (v1
-defaulting and PluginSet merging), ``upstream_validation`` (ValidateKubeSchedulerConfiguration),
+shape; each plugin owns its args' schema, defaults and validation, read through the registry),
+``defaults`` (v1 defaulting and PluginSet merging), ``upstream_validation`` (ValidateKubeSchedulerConfiguration),
 ``expand`` (framework build: multiPoint expansion, order, weights), ``validate`` (all of it),
 ``diagnostics`` (the one reporter). Names are imported lazily to keep ``import`` cheap.
 """
@@ -27,8 +27,7 @@ _EXPORTS = {
     "Diagnostic": "kschedfw.config.diagnostics",
     "CONFIG_SCHEMA": "kschedfw.config.schema",
     "schema_with_plugins": "kschedfw.config.schema",
-    "IN_TREE_ARGS": "kschedfw.config.pluginargs",
-    "apply_defaults": "kschedfw.config.pluginargs",
+    "apply_defaults": "kschedfw.fwk.args",
 }
 
 __all__ = sorted(_EXPORTS)

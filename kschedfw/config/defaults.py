@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from kschedfw.config.plugin_sets import MULTI_POINT, PLUGIN_SET_FIELDS
-from kschedfw.config.k8svalidation import format_duration, parse_duration
+from kschedfw.api.validation import format_duration, parse_duration
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 WILDCARD = "*"

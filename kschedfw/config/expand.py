@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import attrs
 
 from kschedfw.config.plugin_sets import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET, MULTI_POINT,
-                                     PLUGIN_SETS)
+                                     PLUGIN_SETS, WEIGHTED_SETS)
 from kschedfw.config.defaults import Plugins, PluginSet, Ref
 from kschedfw.config.diagnostics import did_you_mean
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
@@ -303,7 +303,7 @@ def resolve_plugins(plugins: Plugins, registry: "PluginRegistry", *, scheduler_n
                             len(final["placementGenerate"])))
 
     weights: dict[str, dict[str, int]] = {}
-    for field in ("score", "placementScore"):
+    for field in WEIGHTED_SETS:
         hook = HOOK_OF_SET[field]
         table: dict[str, int] = {}
         total = 0

@@ -31,8 +31,6 @@ _SUPPORTED = frozenset({
     "deprecated", "readOnly", "writeOnly",
 })
 
-DURATION_HINT = 'must be a duration such as "10s", "1m30s" or "0"'
-
 
 @attrs.frozen
 class Issue:

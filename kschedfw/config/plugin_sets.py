@@ -1,5 +1,6 @@
 """The extension-point vocabulary of the v1 ``Plugins`` config: PluginSet fields, the hook each
-one configures, upstream's interface names, and the order a framework is built in.
+one configures, upstream's interface names, and the order a framework is built in, all read
+from the extension-point table (:mod:`kschedfw.fwk.extension_points`).
 
 What an installed plugin implements is the plugin registry's answer
 (:class:`kschedfw.framework.registry.PluginRegistry`); this module only names the points.
@@ -7,31 +8,18 @@ What an installed plugin implements is the plugin registry's answer
 
 from __future__ import annotations
 
+from kschedfw.fwk.extension_points import POINTS
+
 #: The v1 ``Plugins`` fields in upstream's declaration order: (config field, hook name,
 #: upstream interface name). ``multiPoint`` is not an extension point and is listed apart.
-PLUGIN_SETS: tuple[tuple[str, str, str], ...] = (
-    ("preEnqueue", "pre_enqueue", "PreEnqueuePlugin"),
-    ("queueSort", "less", "QueueSortPlugin"),
-    ("preFilter", "pre_filter", "PreFilterPlugin"),
-    ("filter", "filter", "FilterPlugin"),
-    ("postFilter", "post_filter", "PostFilterPlugin"),
-    ("preScore", "pre_score", "PreScorePlugin"),
-    ("score", "score", "ScorePlugin"),
-    ("reserve", "reserve", "ReservePlugin"),
-    ("permit", "permit", "PermitPlugin"),
-    ("preBind", "pre_bind", "PreBindPlugin"),
-    ("bind", "bind", "BindPlugin"),
-    ("postBind", "post_bind", "PostBindPlugin"),
-    ("placementGenerate", "generate_placements", "PlacementGeneratePlugin"),
-    ("placementScore", "score_placement", "PlacementScorePlugin"),
-    ("podGroupPostFilter", "pod_group_post_filter", "PodGroupPostFilterPlugin"),
-)
+PLUGIN_SETS: tuple[tuple[str, str, str], ...] = tuple((str(p.field), p.name, p.interface) for p in POINTS)
 
 MULTI_POINT = "multiPoint"
 
-#: Every PluginSet field of v1 ``Plugins``, multiPoint included (16).
-PLUGIN_SET_FIELDS: tuple[str, ...] = (*(f for f, _, _ in PLUGIN_SETS[:12]), MULTI_POINT,
-                                      *(f for f, _, _ in PLUGIN_SETS[12:]))
+#: Every PluginSet field of v1 ``Plugins``, multiPoint included (16): upstream declares it after
+#: the original twelve, before the pod-group sets.
+PLUGIN_SET_FIELDS: tuple[str, ...] = (*(str(p.field) for p in POINTS if not p.pod_group), MULTI_POINT,
+                                      *(str(p.field) for p in POINTS if p.pod_group))
 
 HOOK_OF_SET: dict[str, str] = {f: h for f, h, _ in PLUGIN_SETS}
 IFACE_OF_SET: dict[str, str] = {f: i for f, _, i in PLUGIN_SETS}
@@ -39,11 +27,10 @@ SET_OF_HOOK: dict[str, str] = {h: f for f, h, _ in PLUGIN_SETS}
 
 #: Upstream ``getExtensionPoints`` order: the order in which a framework is filled, which is
 #: also the order in which the first error of each kind is met.
-BUILD_ORDER: tuple[str, ...] = (
-    "preFilter", "filter", "postFilter", "reserve", "preScore", "score", "preBind", "bind",
-    "postBind", "permit", "preEnqueue", "queueSort", "placementGenerate", "placementScore",
-    "podGroupPostFilter",
-)
+BUILD_ORDER: tuple[str, ...] = tuple(str(p.field) for p in sorted(POINTS, key=lambda p: p.build))
 
 #: PluginSets whose ``weight`` means something.
-WEIGHTED_SETS = frozenset({"score", "placementScore"})
+WEIGHTED_SETS: tuple[str, ...] = tuple(str(p.field) for p in POINTS if p.weighted)
+
+#: The original twelve PluginSets (multiPoint and the pod-group sets are not among them).
+ORIGINAL_SETS: tuple[str, ...] = tuple(str(p.field) for p in POINTS if not p.pod_group)

@@ -13,8 +13,8 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from kschedfw.config.plugin_sets import PLUGIN_SET_FIELDS
-from kschedfw.config.jsonsubset import DURATION_HINT
-from kschedfw.config.k8svalidation import DURATION_PATTERN
+from kschedfw.fwk.extension_points import POINTS
+from kschedfw.api.validation import DURATION_HINT, DURATION_PATTERN
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import PluginRegistry
@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 GROUP = "kubescheduler.config.k8s.io"
 API_VERSION = f"{GROUP}/v1"
 KIND = "KubeSchedulerConfiguration"
+#: the plugins whose args kind (``<name>Args``) is one of this API group's own types: their args
+#: carry its apiVersion (the plugins themselves own the args' schema, defaults and validation)
+V1_ARGS_PLUGINS = frozenset({"DefaultPreemption", "DynamicResources", "InterPodAffinity", "NodeAffinity",
+                             "NodeResourcesBalancedAllocation", "NodeResourcesFit", "PodTopologySpread",
+                             "VolumeBinding"})
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 
 INT32 = {"type": "integer", "minimum": -(2 ** 31), "maximum": 2 ** 31 - 1}
@@ -70,24 +75,8 @@ PLUGIN_SET = _obj({
                  "description": "Default plugins to disable; \"*\" disables all of them."},
 }, "Plugins enabled and disabled at one extension point.")
 
-_SET_DOCS = {
-    "multiPoint": "Plugins enabled at every extension point they implement.",
-    "preEnqueue": "PreEnqueue: gate pods before they enter the active queue.",
-    "queueSort": "QueueSort: order the scheduling queue (exactly one, same in all profiles).",
-    "preFilter": "PreFilter: pre-process or reject a pod before filtering.",
-    "filter": "Filter: reject nodes that cannot run the pod.",
-    "postFilter": "PostFilter: run when no node fits (preemption).",
-    "preScore": "PreScore: prepare scoring.",
-    "score": "Score: rank feasible nodes (weights apply).",
-    "reserve": "Reserve: reserve resources on the chosen node.",
-    "permit": "Permit: approve, deny or delay binding.",
-    "preBind": "PreBind: work before binding.",
-    "bind": "Bind: bind the pod to the node (at least one).",
-    "postBind": "PostBind: informational, after binding.",
-    "placementGenerate": "PlacementGenerate: propose placements for a pod group.",
-    "placementScore": "PlacementScore: rank placements for a pod group (weights apply).",
-    "podGroupPostFilter": "PodGroupPostFilter: run when a whole pod group failed.",
-}
+_SET_DOCS = {"multiPoint": "Plugins enabled at every extension point they implement.",
+             **{str(p.field): p.doc for p in POINTS}}
 
 PLUGINS = _obj({f: {**PLUGIN_SET, "description": _SET_DOCS[f]} for f in PLUGIN_SET_FIELDS},
                "Plugins per extension point; the defaults live in multiPoint.")

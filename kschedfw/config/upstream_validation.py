@@ -12,16 +12,14 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kschedfw.config.defaults import PluginSet, plugins_from_yaml
-from kschedfw.config.k8svalidation import (GoValue, format_duration, is_extended_resource_name,
-                                           is_qualified_name, parse_duration)
+from kschedfw.api.validation import (GoValue, format_duration, is_extended_resource_name,
+                                     is_qualified_name, parse_duration)
+from kschedfw.config.plugin_sets import ORIGINAL_SETS
 from kschedfw.config.schema import API_VERSION
 from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, FieldError, format_path
 
 #: Plugins removed from v1 (upstream ``invalidPluginsByVersion``).
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
-#: The twelve PluginSets upstream checks for removed plugins (multiPoint is not among them).
-REMOVED_PLUGIN_STAGES = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilter",
-                         "preScore", "score", "reserve", "permit", "preBind", "bind", "postBind")
 
 
 def removed_plugin_text(api_version: str = API_VERSION) -> str:
@@ -140,7 +138,7 @@ def _profile(profile: dict, i: int) -> list[FieldError]:
         errs.append(FieldError((*path, "schedulerName"), REQUIRED))
     errs += _percentage((*path, "percentageOfNodesToScore"), profile.get("percentageOfNodesToScore"))
     plugins = _plugins(profile, i)
-    for stage in REMOVED_PLUGIN_STAGES:
+    for stage in ORIGINAL_SETS:  # upstream checks the original twelve, not multiPoint
         for j, ref in enumerate(plugins.get(stage, PluginSet()).enabled):
             if ref.name in REMOVED_PLUGINS:
                 where = ref.origin or (*path, "plugins", stage, "enabled", j)

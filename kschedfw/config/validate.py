@@ -36,11 +36,11 @@ from kschedfw.config.diagnostics import (ERROR, WARNING, Diagnostic, did_you_mea
 from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProfile,
                                     SchedulerConfig, load_error_text, resolve_plugins,
                                     unknown_plugin_text)
-from kschedfw.config.pluginargs import IN_TREE_ARGS, default_args, in_tree_spec
-from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND
+from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND, V1_ARGS_PLUGINS
 from kschedfw.config.upstream_validation import REMOVED_PLUGINS, validate_configuration
 from kschedfw.config.yamlpos import Positions, load_yaml
 from kschedfw.errors import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.fwk.args import ArgsSpec, default_args
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import PluginRegistry
@@ -209,16 +209,18 @@ class _Run:
         except Exception:  # noqa: BLE001 - a registry that cannot describe still validates
             return name
 
+    def _args_spec(self, name: str) -> ArgsSpec | None:
+        """The plugin's own :class:`~kschedfw.fwk.args.ArgsSpec`, when it declares one."""
+        return self.registry.args_spec(name) if name in self.installed_set else None
+
     def _default_args_for(self, name: str, raw: dict | None) -> dict | None:
         """Args for default pluginConfig entries (``raw`` is None) and unvalidated entries."""
         schema = self.registry.args_schema(name) if name in self.installed_set else None
-        if schema is None and name in IN_TREE_ARGS:
-            schema = IN_TREE_ARGS[name].schema
         if schema is None:
             return None if raw is None else dict(raw)
         if raw is not None:
             return dict(raw)
-        return default_args(name, schema, {}, self.feature_gates)
+        return default_args(self._args_spec(name), schema, {}, self.feature_gates)
 
     def _plugin_configs(self, data: dict) -> dict[int, list]:
         """Check every pluginConfig entry; returns defaulted args per profile and index."""
@@ -263,7 +265,7 @@ class _Run:
                      hint=f"args for plugin {name} were not of type {name}Args.{GROUP}, got "
                           f"{kind}.{group}", plugin=plugin)
             ok = False
-        if version is not None and name in IN_TREE_ARGS and version != API_VERSION:
+        if version is not None and name in V1_ARGS_PLUGINS and version != API_VERSION:
             self.add(FieldError((*apath, "apiVersion"), UNSUPPORTED,
                                 f'supported values: "{API_VERSION}"',
                                 version if isinstance(version, str) else MISSING), plugin=plugin)
@@ -279,10 +281,10 @@ class _Run:
             self.add_issue(issue, plugin=plugin)
         if issues or not ok:
             return None
-        defaulted = default_args(name, schema, args, self.feature_gates)
+        spec = self._args_spec(name)
+        defaulted = default_args(spec, schema, args, self.feature_gates)
         try:
-            spec = in_tree_spec(name, schema)
-            errors = (spec.check(defaulted, self.feature_gates) if spec is not None
+            errors = (spec.check(defaulted, self.feature_gates) if spec is not None and spec.schema == schema
                       else self.registry.validate_args(name, defaulted))
         except Exception as exc:  # noqa: BLE001 - a plugin bug is reported, not raised
             self.add(FieldError(apath, INVALID, f"validate_args of plugin {name} failed: "
@@ -382,7 +384,8 @@ class _Run:
                     continue
                 args = configured.get(name)
                 plugin_args[name] = (args if args is not None
-                                     else default_args(name, schema, {}, self.feature_gates))
+                                     else default_args(self._args_spec(name), schema, {},
+                                                       self.feature_gates))
             profiles.append(ResolvedProfile(
                 scheduler_name=profile["schedulerName"],
                 percentage_of_nodes_to_score=profile.get("percentageOfNodesToScore"),
@@ -400,7 +403,7 @@ class _Run:
 
 def _with_type_meta(entry: dict) -> dict:
     name, args = entry["name"], entry.get("args")
-    if name in IN_TREE_ARGS and isinstance(args, dict):
+    if name in V1_ARGS_PLUGINS and isinstance(args, dict):
         return {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}
     return dict(entry)
 

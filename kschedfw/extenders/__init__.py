@@ -6,7 +6,7 @@ kube-scheduler's ``schedule_one.go`` and preemption evaluator call their extende
 wire format (``k8s.io/kube-scheduler/extender/v1``) lives in :mod:`kschedfw.extenders.wire`.
 """
 
-from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders, call_extenders_for_preemption,
+from kschedfw.extenders.cycle import (EXTENDER_NAME, build_extenders,
                                       close_extenders, extender_binder, extender_scores, extenders_binding,
                                       find_nodes_that_pass_extenders, has_extender_filters,
                                       has_prioritizing_extenders, ignored_extended_resources,
@@ -20,5 +20,5 @@ __all__ = [
     "HTTPExtender", "ExtenderError", "ExtenderConfigError", "TLSSettings",
     "build_extenders", "ignored_extended_resources", "with_extender_ignored_resources", "close_extenders", "has_extender_filters", "has_prioritizing_extenders",
     "find_nodes_that_pass_extenders", "prioritize_with_extenders", "extender_scores",
-    "extender_binder", "extenders_binding", "call_extenders_for_preemption",
+    "extender_binder", "extenders_binding",
 ]

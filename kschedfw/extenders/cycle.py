@@ -7,8 +7,8 @@
 * ``prioritizeNodes``: :func:`extender_scores` (or :func:`prioritize_with_extenders` for the
   per-extender detail), added to the plugins' weighted totals;
 * ``extendersBinding``: :func:`extenders_binding`, before the Bind plugins;
-* preemption ``callExtenders``: :func:`call_extenders_for_preemption`, between the dry run and the
-  choice of a candidate.
+(preemption's ``callExtenders`` is the preemption library's, :mod:`kschedfw.preemption.extenders`,
+reaching the extenders through ``Handle.extenders``).
 """
 
 from __future__ import annotations
@@ -17,26 +17,24 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kschedfw.extenders.http_extender import ExtenderConfigError, HTTPExtender
 from kschedfw.extenders.transport import ExtenderError
 from kschedfw.extenders.wire import MAX_EXTENDER_PRIORITY
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE
-from kschedfw.fwk.victims import Candidate, Victims
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config import SchedulerConfig
-    from kschedfw.fwk.interface import Extender, SharedLister
     from kschedfw.fwk.types import NodeToStatus
 
 __all__ = [
     "EXTENDER_NAME", "build_extenders", "ignored_extended_resources", "with_extender_ignored_resources",
     "close_extenders", "has_extender_filters",
     "has_prioritizing_extenders", "find_nodes_that_pass_extenders", "prioritize_with_extenders",
-    "extender_scores", "extender_binder", "extenders_binding", "call_extenders_for_preemption",
+    "extender_scores", "extender_binder", "extenders_binding",
 ]
 
 log = logging.getLogger(__name__)
@@ -223,44 +221,3 @@ def extenders_binding(extenders: Sequence[HTTPExtender], pod: "Pod", node_name: 
             return True, Status.as_status(exc)
         return True, None
     return False, None
-
-
-def call_extenders_for_preemption(
-        extenders: Sequence["Extender"], pod: "Pod", candidates: Sequence["Candidate"],
-        node_infos: "SharedLister",
-        to_victims_map: Callable[[Sequence["Candidate"]], Mapping[str, "Victims"]] | None = None,
-) -> tuple[list["Candidate"], Status | None]:
-    """Upstream ``Evaluator.callExtenders``: each interested extender that supports preemption
-    narrows the candidate nodes and their victims, in config order, each one seeing the previous
-    one's result. A failure of an ignorable extender is skipped, of another one returns Error.
-    A returned node without victims is dropped (ignorable extender) or an Error. Returns the new
-    candidates (the input ones unchanged when no extender applies)."""
-    if not extenders:
-        return list(candidates), None
-    victims_map: Mapping[str, Victims] = (to_victims_map(candidates) if to_victims_map is not None
-                                          else {c.name: c.victims for c in candidates})
-    if not victims_map:
-        return list(candidates), None
-    for extender in extenders:
-        if not extender.supports_preemption() or not extender.is_interested(pod):
-            continue
-        try:
-            result = dict(extender.process_preemption(pod, victims_map, node_infos))
-        except ExtenderError as exc:
-            if extender.is_ignorable():
-                log.info("Skipped extender as it returned error and has ignorable flag set: extender=%s err=%s",
-                         extender.name, exc)
-                continue
-            return [], Status.as_status(exc)
-        for node_name in list(result):
-            if not result[node_name].pods:
-                if extender.is_ignorable():
-                    log.info("Ignored node for which the extender didn't report victims: node=%s extender=%s",
-                             node_name, extender.name)
-                    del result[node_name]
-                    continue
-                return [], Status.as_status(ExtenderError(f'expected at least one victim pod on node "{node_name}"'))
-        victims_map = result
-        if not victims_map:
-            break
-    return [Candidate(name=name, victims=victims) for name, victims in victims_map.items()], None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kschedfw.api import Node
 from kschedfw.errors import ManifestError
-from kschedfw.config.k8svalidation import parse_duration
+from kschedfw.api.validation import parse_duration
 from kschedfw.extenders import wire
 from kschedfw.extenders.transport import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, TLSSettings, Transport
 from kschedfw.fwk.types import NodeInfo

@@ -26,6 +26,8 @@ import urllib3
 from urllib3.exceptions import (ConnectTimeoutError, HTTPError, InsecureRequestWarning, MaxRetryError,
                                 NewConnectionError, ReadTimeoutError, SSLError)
 
+from kschedfw.fwk.interface import ExtenderError  # what Extender.process_preemption raises
+
 __all__ = ["DEFAULT_EXTENDER_TIMEOUT", "ExtenderError", "TLSSettings", "Transport"]
 
 log = logging.getLogger(__name__)
@@ -35,10 +37,6 @@ DEFAULT_EXTENDER_TIMEOUT = 5.0
 
 _TIMEOUT = "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
 _BODY_TIMEOUT = "context deadline exceeded (Client.Timeout or context cancellation while reading body)"
-
-
-class ExtenderError(Exception):
-    """A call to an extender failed; ``str()`` is upstream's error text."""
 
 
 @attrs.frozen(kw_only=True)

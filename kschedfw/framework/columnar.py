@@ -1,4 +1,4 @@
-"""The whole-list forms a plugin declares (:data:`kschedfw.fwk.hookspecs.WHOLE_LIST_FORMS`), found
+"""The whole-list forms a plugin declares (:data:`kschedfw.fwk.extension_points.WHOLE_LIST_FORMS`), found
 once when a profile's plan is compiled.
 
 A form counts only when the class that defines it also defines the per-node hook it stands for,
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from kschedfw.framework.filtering import declared_with
-from kschedfw.fwk.hookspecs import WHOLE_LIST_FORMS
+from kschedfw.fwk.extension_points import WHOLE_LIST_FORMS
 
 __all__ = ["whole_list_filter", "whole_list_score"]
 

@@ -16,28 +16,31 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
 
+from kschedfw.fwk.extension_points import HOOKS
+
 if TYPE_CHECKING:
     from kschedfw.fwk.cycle_state import CycleState
 
-__all__ = ["EXTENSION_POINTS", "Instrumentation", "Observe", "PLUGIN_LISTS", "PlanChoice", "code_label",
-           "extension_point", "status_label", "timed_entries"]
+__all__ = ["Instrumentation", "OBSERVED_POINTS", "Observe", "PLUGIN_LISTS", "PlanChoice", "code_label",
+           "extension_point", "plan_attribute", "status_label", "timed_entries"]
 
 #: ``observe(status code name, seconds)``
 Observe = Callable[[str, float], None]
 
-#: plan attribute (lists of ``(name, fn, ...)`` entries) -> upstream's extension_point label
-PLUGIN_LISTS: dict[str, str] = {
-    "pre_filter_plugins": "PreFilter", "filter_plugins": "Filter",
-    "add_pod_plugins": "PreFilterExtensionAddPod", "remove_pod_plugins": "PreFilterExtensionRemovePod",
-    "post_filter_plugins": "PostFilter", "pre_score_plugins": "PreScore", "score_plugins": "Score",
-    "reserve_plugins": "Reserve", "unreserve_plugins": "Unreserve", "permit_plugins": "Permit",
-    "pre_bind_plugins": "PreBind", "bind_plugins": "Bind", "post_bind_plugins": "PostBind",
-}
+def plan_attribute(hook: str) -> str:
+    """The Framework attribute holding ``hook``'s compiled plugin list: ``<hook>_plugins``, the
+    PreFilter extensions' named for what they do."""
+    return _PLAN_NAMES.get(hook, f"{hook}_plugins")
 
+
+_PLAN_NAMES = {"pre_filter_add_pod": "add_pod_plugins", "pre_filter_remove_pod": "remove_pod_plugins"}
+
+#: plan attribute (lists of ``(name, fn, ...)`` entries) -> upstream's extension_point label,
+#: for the hooks whose plugin calls sampled cycles time
+PLUGIN_LISTS: dict[str, str] = {plan_attribute(h.name): str(h.label) for h in HOOKS if h.timed}
 
 #: the extension points whose runs :func:`extension_point` observes (upstream's labels)
-EXTENSION_POINTS = ("PreEnqueue", "PreFilter", "Filter", "PostFilter", "PreScore", "Score", "Reserve", "Unreserve",
-                    "Permit", "PreBindPreFlight", "PreBind", "Bind", "PostBind")
+OBSERVED_POINTS: tuple[str, ...] = tuple(str(h.label) for h in HOOKS if h.observed)
 
 
 class Instrumentation(Protocol):
@@ -128,6 +131,9 @@ def extension_point(point: str, where: int | str | None, *, framework_arg: bool 
     instrumented. ``where`` is the Status in what it returns: None for the value itself, an index
     into a returned tuple, or "" when upstream always says Success. ``framework_arg``: the
     framework is the method's first argument (the algorithm's Filter over all nodes), not ``self``."""
+    if point not in OBSERVED_POINTS:
+        raise ValueError(f"{point!r} is not an observed extension point of the table: {OBSERVED_POINTS}")
+
     def decorate(method: _Method) -> _Method:
         @functools.wraps(method)
         def run(self: Any, *args: Any, **kwargs: Any) -> Any:

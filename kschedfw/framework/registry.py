@@ -26,6 +26,8 @@ import attrs
 import pluggy
 
 from kschedfw.fwk import hookspecs
+from kschedfw.fwk.args import ArgsSpec
+from kschedfw.fwk.extension_points import HOOK_NAMES, OPTIONAL_METHODS, hook as hook_row
 from kschedfw.errors import FieldError
 
 log = logging.getLogger(__name__)
@@ -33,11 +35,16 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "kschedfw.plugins"
 BUILTIN_DISTRIBUTION = "kschedfw"
 
-#: Extension-point hooks in upstream lifecycle order (listing order for `kschedfw plugins`).
-EXTENSION_POINTS: tuple[str, ...] = tuple(hookspecs.__all__)
-
 _FORBIDDEN_IMPL_OPTIONS = ("tryfirst", "trylast", "wrapper", "hookwrapper", "specname")
 
+#: reads the ``@hookimpl`` options of a class's members (no hookspecs needed for that)
+_MARKERS = pluggy.PluginManager("kschedfw")
+
+#: every name a plugin member may have that the runtime gives a meaning to
+_KNOWN_MEMBERS: tuple[str, ...] = (*HOOK_NAMES, *OPTIONAL_METHODS)
+
+#: how alike (difflib's ratio) a member's name must be to a known one to be its candidate typo
+_TYPO_CUTOFF = 0.8
 
 class PluginLoadError(Exception):
     """A plugin that could not be imported or does not fit the contract."""
@@ -93,10 +100,14 @@ def find_plugins(entry_points: Iterable[Any] | None = None) -> tuple[dict[str, P
     return refs, problems
 
 
+def _impl_opts(cls: Any, attr_name: str) -> Any:
+    """The ``@hookimpl`` options of ``cls.<attr_name>``, or None for a member not marked."""
+    return _MARKERS.parse_hookimpl_opts(cls, attr_name)
+
+
 def implemented_hooks(cls: type) -> tuple[str, ...]:
     """Extension points a plugin class implements: its methods marked with ``@hookimpl``."""
-    return tuple(hook for hook in EXTENSION_POINTS
-                 if getattr(getattr(cls, hook, None), "kschedfw_impl", None) is not None)
+    return tuple(hook for hook in HOOK_NAMES if _impl_opts(cls, hook) is not None)
 
 
 def hooks_not_called_yet(cls: type) -> tuple[str, ...]:
@@ -115,9 +126,7 @@ def not_called_yet_message(display: str, hooks: Iterable[str]) -> str:
 def extension_points_of(cls: type) -> frozenset[str]:
     """The config-level points a class extends: a plugin with only ``unreserve`` is a Reserve plugin."""
     hooks = set(implemented_hooks(cls))
-    if "unreserve" in hooks:
-        hooks.add("reserve")
-    return frozenset(hooks)
+    return frozenset(hooks | {point for hook in hooks if (point := hook_row(hook).enables) is not None})
 
 
 def check_plugin_class(cls: Any, display: str, expected_name: str | None = None) -> None:
@@ -130,12 +139,17 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
     if expected_name is not None and name != expected_name:
         raise PluginLoadError(display, f"plugin class name {name!r} does not match entry point name {expected_name!r}")
     for attr_name in dir(cls):
-        fn = getattr(cls, attr_name, None)
-        opts = getattr(fn, "kschedfw_impl", None)
+        opts = _impl_opts(cls, attr_name)
         if opts is None:
+            typo = _typo_of(attr_name)
+            if typo is not None:
+                what = "hook" if typo in HOOK_NAMES else "optional member"
+                raise PluginLoadError(display, f"{attr_name!r} is neither a hook nor an optional member "
+                                               f"(did you mean the {what} {typo!r}?); rename it, or make "
+                                               f"it private with a leading underscore")
             continue
-        if attr_name not in EXTENSION_POINTS:
-            close = difflib.get_close_matches(attr_name, EXTENSION_POINTS, n=1)
+        if attr_name not in HOOK_NAMES:
+            close = difflib.get_close_matches(attr_name, HOOK_NAMES, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise PluginLoadError(display, f"unknown hook {attr_name!r}{hint}")
         bad = [o for o in _FORBIDDEN_IMPL_OPTIONS if opts.get(o)]
@@ -150,6 +164,42 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
         raise PluginLoadError(display, str(exc)) from None
 
 
+def _squashed(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def _typo_of(attr_name: str) -> str | None:
+    """The known member name that public ``attr_name`` looks like a typo of, or None: a name
+    that is one is no typo, a private one is the plugin's own.
+
+    Another spelling of the same words (``scoreNodes``, ``sortkey``) is one; otherwise the
+    closest known name within one edit of a name of 8 letters or more, two of 14 or more
+    (``score_node``, ``sort_keys``, ``arg_schema``). Short names are words a plugin's own
+    helpers use too (``scores``, ``filtered``, ``reserved``, ``names``): those pass."""
+    if attr_name.startswith("_") or attr_name in _KNOWN_MEMBERS:
+        return None
+    squashed = _squashed(attr_name)
+    same = [known for known in _KNOWN_MEMBERS if _squashed(known) == squashed]
+    if same:
+        return same[0]
+    for known in difflib.get_close_matches(attr_name, _KNOWN_MEMBERS, n=3, cutoff=_TYPO_CUTOFF):
+        allowed = 2 if len(known) >= 14 else 1 if len(known) >= 8 else 0
+        if allowed and _edits(attr_name, known) <= allowed:
+            return known
+    return None
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance: letters inserted, deleted or replaced to turn ``a`` into ``b``."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
 def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     """The class's hooks bound as on an instance, for pluggy to check without building one.
 
@@ -159,7 +209,7 @@ def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     view = types.SimpleNamespace()
     for attr_name in dir(cls):
         fn = getattr(cls, attr_name, None)
-        if fn is None or getattr(fn, "kschedfw_impl", None) is None:
+        if fn is None or _impl_opts(cls, attr_name) is None:
             continue
         if isinstance(inspect.getattr_static(cls, attr_name), staticmethod) or inspect.ismethod(fn):
             setattr(view, attr_name, fn)
@@ -184,6 +234,10 @@ class PluginRegistry(Protocol):
 
     def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         """The plugin's own semantic rules on defaulted args; paths are relative to ``args``."""
+
+    def args_spec(self, name: str) -> ArgsSpec | None:
+        """The plugin's :class:`~kschedfw.fwk.args.ArgsSpec` (its own defaulting and gated rules),
+        when it declares one as ``args_spec``."""
 
     def describe(self, name: str) -> str:
         """``distribution[name]``, for messages."""
@@ -304,6 +358,11 @@ class Registry:
     def args_schema(self, name: str) -> dict[str, Any] | None:
         cls = self.try_load(name)
         return getattr(cls, "args_schema", None) if cls is not None else None
+
+    def args_spec(self, name: str) -> ArgsSpec | None:
+        cls = self.try_load(name)
+        spec = getattr(cls, "args_spec", None) if cls is not None else None
+        return spec if isinstance(spec, ArgsSpec) else None
 
     def validate_args(self, name: str, args: dict[str, Any]) -> list[FieldError]:
         cls = self.try_load(name)

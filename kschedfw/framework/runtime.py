@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import pluggy
 
 from kschedfw.fwk import hookspecs
+from kschedfw.fwk.extension_points import HOOKS, POINTS, point as point_row
 from kschedfw.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
 from kschedfw.framework.columnar import whole_list_filter, whole_list_score
@@ -29,7 +30,8 @@ from kschedfw.framework.filtering import NodeFiltering, declared_with
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.hookcall import plan_callable
-from kschedfw.framework.instrumented import EXTENSION_POINTS, PLUGIN_LISTS, Instrumentation, timed_entries
+from kschedfw.framework.instrumented import (OBSERVED_POINTS, PLUGIN_LISTS, Instrumentation, plan_attribute,
+                                             timed_entries)
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.plugin_results import events_problem
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
@@ -43,11 +45,17 @@ __all__ = ["Framework", "FrameworkError", "SCHEDULER_NAME_SIGNER_NAME"]
 
 #: Extension points whose plugins must all sign pods for a profile to batch (upstream
 #: computeBatchablePlugins).
-_SIGNED_POINTS = ("pre_filter", "filter", "pre_score", "score")
+_SIGNED_POINTS = tuple(p.name for p in POINTS if p.signed)
 
 #: Extension points whose plugins' events drive requeueing (upstream: PreEnqueue, PreFilter,
 #: Filter, Reserve, Permit).
-_EVENT_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+_EVENT_POINTS = tuple(p.name for p in POINTS if p.requeues)
+
+#: hooks compiled into a plain plan, ``(plugin name, callable)`` per plugin of their point in
+#: profile order: every hook a point configures but QueueSort's and Score's (compiled apart)
+#: and the pod-group hooks (not called yet)
+_PLAIN_PLANS = tuple(h for h in HOOKS if h.field is not None and not h.pod_group
+                     and h.name not in ("less", "score", "normalize_score"))
 _ALL_EVENTS = ClusterEvent(EventResource.Wildcard, ActionType.All)
 
 
@@ -82,6 +90,8 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.handle = handle
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
+        #: plugin name -> the hooks its class implements, read once
+        self._hooks: dict[str, frozenset[str]] = {}
         self.faults = PluginFaults()
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
@@ -106,6 +116,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
                 raise FrameworkError(f'initializing plugin "{name}": {exc}') from None
             self._pm.register(instance, name=name)
             self.plugins[name] = instance
+            self._hooks[name] = frozenset(implemented_hooks(type(instance)))
         self._pm.check_pending()
         self._compile()
         #: gate OpportunisticBatching: this profile's batch (None with the gate off)
@@ -118,23 +129,21 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         hook = hook or point
         out = []
         for entry in self.profile.plugins.get(point, ()):
-            plugin = self.plugins[entry.name]
-            if hook in implemented_hooks(type(plugin)):
-                out.append((entry.name, plan_callable(self._pm, plugin, hook)))
+            if hook in self._hooks[entry.name]:
+                out.append((entry.name, plan_callable(self._pm, self.plugins[entry.name], hook)))
         return tuple(out)
 
     def _compile(self) -> None:
-        self.pre_enqueue_plugins = self._bound("pre_enqueue")
+        for row in _PLAIN_PLANS:
+            plan = self._bound(point_row(str(row.field)).name, row.name)
+            # Unreserve runs in the reverse order of Reserve
+            setattr(self, plan_attribute(row.name), tuple(reversed(plan)) if row.name == "unreserve" else plan)
         less = self._bound("less")
         self.less = less[0][1] if less else (lambda a, b: a.timestamp < b.timestamp)
         # the QueueSort plugin's optional sort_key(queued_pod_info) orders exactly like its less:
         # the queue then compares keys in C instead of calling less in Python
         sort_key = getattr(self.plugins[less[0][0]], "sort_key", None) if less else None
         self.queue_sort_key: Callable[[Any], Any] | None = sort_key if callable(sort_key) else None
-        self.pre_filter_plugins = self._bound("pre_filter")
-        self.add_pod_plugins = self._bound("pre_filter", "pre_filter_add_pod")
-        self.remove_pod_plugins = self._bound("pre_filter", "pre_filter_remove_pod")
-        self.filter_plugins = self._bound("filter")
         # the plugins' whole-list Filter forms, by the bound hook each stands for (a timed copy of
         # the plan for a sampled cycle finds none), and their Filter verdict keys
         self._filter_forms: dict[Callable, Callable] = {
@@ -143,12 +152,10 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self._verdict_keys: dict[str, Callable] = {
             name: verdict_key for name, _ in self.filter_plugins
             if (verdict_key := declared_with(self.plugins[name], "filter_verdict_key", "filter")) is not None}
-        self.post_filter_plugins = self._bound("post_filter")
-        self.pre_score_plugins = self._bound("pre_score")
         score = []
         for entry in self.profile.plugins.get("score", ()):
             plugin = self.plugins[entry.name]
-            hooks = implemented_hooks(type(plugin))
+            hooks = self._hooks[entry.name]
             if "score" in hooks:
                 normalize = plan_callable(self._pm, plugin, "normalize_score") if "normalize_score" in hooks else None
                 score.append((entry.name, plan_callable(self._pm, plugin, "score"), entry.weight or 1, normalize))
@@ -158,13 +165,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self._score_plan = tuple((name, fn, weight, normalize,
                                   *(whole_list_score(self.plugins[name], normalize) if self.fast_paths else (None, None)))
                                  for name, fn, weight, normalize in score)
-        self.reserve_plugins = self._bound("reserve")
-        self.unreserve_plugins = tuple(reversed(self._bound("reserve", "unreserve")))
-        self.permit_plugins = self._bound("permit")
-        self.pre_bind_plugins = self._bound("pre_bind")
-        self.pre_bind_pre_flight_plugins = self._bound("pre_bind", "pre_bind_pre_flight")
-        self.bind_plugins = self._bound("bind")
-        self.post_bind_plugins = self._bound("post_bind")
         self.sign_plugins, self.unsigned_plugins = self._compile_signers()
         self._last_refuser: int | None = None
         self._hints = self._compile_hints()
@@ -181,7 +181,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.instrumentation = instrumentation
         self.timed_plans = timed
         self.point_observers = {point: instrumentation.extension_point_observer(point, self.profile_name)
-                                for point in EXTENSION_POINTS}
+                                for point in OBSERVED_POINTS}
         if self.batch is not None:
             self.batch.instrument(instrumentation)
 
@@ -198,7 +198,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
                     continue
                 seen.add(entry.name)
                 plugin = self.plugins[entry.name]
-                if "sign_pod" in implemented_hooks(type(plugin)):
+                if "sign_pod" in self._hooks[entry.name]:
                     signers.append((entry.name, plan_callable(self._pm, plugin, "sign_pod")))
                 else:
                     unsigned.append(entry.name)
@@ -214,7 +214,7 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         hints: list[tuple[ClusterEvent, str, Callable | None]] = []
         for name in names:
             plugin = self.plugins[name]
-            hooks = implemented_hooks(type(plugin))
+            hooks = self._hooks[name]
             if "events_to_register" not in hooks:
                 hints.append((_ALL_EVENTS, name, None))
                 continue

@@ -1,8 +1,9 @@
 """The plugin author's contract, as upstream's ``k8s.io/kube-scheduler/framework`` (imported there
 as ``fwk``): the hook specifications, the Protocols a plugin is handed (Handle and its facets,
 Backend), Status, CycleState, the per-pod and per-node types, cluster events and what a change
-stands for, signers, FitError, preemption's Victims. It imports nothing of kschedfw but ``api``;
-the engine that runs plugins (``kschedfw.framework``) imports it, never the other way round.
+stands for, signers, FitError, preemption's Victims, the feature gates, how a plugin declares its
+args and the FieldError its validation returns. It imports nothing of kschedfw but ``api``; the
+engine that runs plugins (``kschedfw.framework``) imports it, never the other way round.
 
 Everything here is also importable from ``kschedfw`` itself.
 """
@@ -13,18 +14,25 @@ import importlib
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # what a type checker sees of the names imported on first use below
-    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.api.field import FieldError
+    from kschedfw.fwk.cycle_state import (BINDING_MAY_WAIT_KEY, CycleState, PODS_TO_ACTIVATE_KEY, PodsToActivate,
+                                          StateNotFound)
     from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
+    from kschedfw.fwk.features import FeatureGates
     from kschedfw.fwk.fit_error import FitError
-    from kschedfw.fwk.interface import (Backend, Client, Clock, Conflict, EventRecorder, Handle, NotFound,
-                                        ObjectLister, Plugin, PluginFactory, PreemptionMetrics, SharedLister,
-                                        Subscriber, WaitingPodHandle, WatchEvent)
+    from kschedfw.fwk.interface import (Backend, BackgroundApiCalls, Client, Clock, Conflict, EventRecorder,
+                                        Extender, ExtenderError, FeatureGateReader, FilterFunction, Handle,
+                                        IndexedSharedLister, Nominator, NotFound, ObjectLister,
+                                        PersistentVolumeClaimBinder, Plugin, PluginFactory, PodAffinityTermIndex,
+                                        PodAnnotationWriter, PodLabelIndex, PreemptionMetrics,
+                                        ResourceClaimStatusWriter, ResourceClaimWriter, SharedLister, Subscriber,
+                                        WaitingPodHandle, WatchEvent, snapshot_label_index, snapshot_term_index)
     from kschedfw.fwk.markers import hookimpl
     from kschedfw.fwk.pod_info import AffinityTerm, PodTerms, WeightedAffinityTerm, pod_terms
     from kschedfw.fwk.status import Code, Status
     from kschedfw.fwk.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore, NodeToStatus,
-                                    NominatingInfo, NominatingMode, PostFilterResult, PreFilterResult,
-                                    QueuedPodInfo)
+                                    NominatingInfo, NominatingMode, PostFilterResult, PreBindPreFlightResult,
+                                    PreFilterResult, QueuedPodInfo, SignFragment)
     from kschedfw.fwk.victims import Candidate, Victims
 
 #: contract name -> the module defining it (imported on first use, so ``kschedfw validate``
@@ -34,6 +42,10 @@ EXPORTS: dict[str, str] = {
     "Code": "kschedfw.fwk.status",
     "Status": "kschedfw.fwk.status",
     "CycleState": "kschedfw.fwk.cycle_state",
+    "StateNotFound": "kschedfw.fwk.cycle_state",
+    "PodsToActivate": "kschedfw.fwk.cycle_state",
+    "PODS_TO_ACTIVATE_KEY": "kschedfw.fwk.cycle_state",
+    "BINDING_MAY_WAIT_KEY": "kschedfw.fwk.cycle_state",
     "ActionType": "kschedfw.fwk.events",
     "ClusterEvent": "kschedfw.fwk.events",
     "ClusterEventWithHint": "kschedfw.fwk.events",
@@ -49,6 +61,8 @@ EXPORTS: dict[str, str] = {
     "PostFilterResult": "kschedfw.fwk.types",
     "PreFilterResult": "kschedfw.fwk.types",
     "QueuedPodInfo": "kschedfw.fwk.types",
+    "SignFragment": "kschedfw.fwk.types",
+    "PreBindPreFlightResult": "kschedfw.fwk.types",
     "Handle": "kschedfw.fwk.interface",
     "Backend": "kschedfw.fwk.interface",
     "ObjectLister": "kschedfw.fwk.interface",
@@ -64,6 +78,23 @@ EXPORTS: dict[str, str] = {
     "SharedLister": "kschedfw.fwk.interface",
     "WaitingPodHandle": "kschedfw.fwk.interface",
     "PreemptionMetrics": "kschedfw.fwk.interface",
+    "FeatureGateReader": "kschedfw.fwk.interface",
+    "Nominator": "kschedfw.fwk.interface",
+    "Extender": "kschedfw.fwk.interface",
+    "ExtenderError": "kschedfw.fwk.interface",
+    "FilterFunction": "kschedfw.fwk.interface",
+    "PersistentVolumeClaimBinder": "kschedfw.fwk.interface",
+    "ResourceClaimStatusWriter": "kschedfw.fwk.interface",
+    "ResourceClaimWriter": "kschedfw.fwk.interface",
+    "PodAnnotationWriter": "kschedfw.fwk.interface",
+    "BackgroundApiCalls": "kschedfw.fwk.interface",
+    "PodLabelIndex": "kschedfw.fwk.interface",
+    "PodAffinityTermIndex": "kschedfw.fwk.interface",
+    "IndexedSharedLister": "kschedfw.fwk.interface",
+    "snapshot_label_index": "kschedfw.fwk.interface",
+    "snapshot_term_index": "kschedfw.fwk.interface",
+    "FeatureGates": "kschedfw.fwk.features",
+    "FieldError": "kschedfw.api.field",
     "AffinityTerm": "kschedfw.fwk.pod_info",
     "WeightedAffinityTerm": "kschedfw.fwk.pod_info",
     "PodTerms": "kschedfw.fwk.pod_info",
@@ -73,13 +104,19 @@ EXPORTS: dict[str, str] = {
     "FitError": "kschedfw.fwk.fit_error",
 }
 
+#: the contract, each name once (``kschedfw`` exports the same list)
 __all__ = [
-    "ActionType", "AffinityTerm", "Backend", "Candidate", "Client", "Clock", "ClusterEvent",
-    "ClusterEventWithHint", "Code", "Conflict", "CycleState", "EventRecorder", "EventResource", "FitError",
-    "Handle", "MAX_NODE_SCORE", "MIN_NODE_SCORE", "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo",
-    "NominatingMode", "NotFound", "ObjectLister", "Plugin", "PluginFactory", "PodTerms", "PostFilterResult",
-    "PreFilterResult", "PreemptionMetrics", "QueuedPodInfo", "QueueingHint", "SharedLister", "Status",
-    "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent", "WeightedAffinityTerm", "hookimpl", "pod_terms",
+    "ActionType", "AffinityTerm", "BINDING_MAY_WAIT_KEY", "Backend", "BackgroundApiCalls", "Candidate",
+    "Client", "Clock", "ClusterEvent", "ClusterEventWithHint", "Code", "Conflict", "CycleState",
+    "EventRecorder", "EventResource", "Extender", "ExtenderError", "FeatureGateReader", "FeatureGates",
+    "FieldError", "FilterFunction", "FitError", "Handle", "IndexedSharedLister", "MAX_NODE_SCORE", "MIN_NODE_SCORE",
+    "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound",
+    "ObjectLister", "PODS_TO_ACTIVATE_KEY", "PersistentVolumeClaimBinder", "Plugin", "PluginFactory",
+    "PodAffinityTermIndex", "PodAnnotationWriter", "PodLabelIndex", "PodTerms", "PodsToActivate",
+    "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics", "QueuedPodInfo",
+    "QueueingHint", "ResourceClaimStatusWriter", "ResourceClaimWriter", "SharedLister", "SignFragment",
+    "StateNotFound", "Status", "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent",
+    "WeightedAffinityTerm", "hookimpl", "pod_terms", "snapshot_label_index", "snapshot_term_index",
 ]
 
 

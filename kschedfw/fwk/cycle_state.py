@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
 
 
 class StateNotFound(KeyError):
@@ -11,6 +14,19 @@ class StateNotFound(KeyError):
 
 
 PODS_TO_ACTIVATE_KEY = "kubernetes.io/pods-to-activate"
+
+
+class PodsToActivate:
+    """The value under :data:`PODS_TO_ACTIVATE_KEY` (upstream framework.PodsToActivate): a plugin
+    adds pods to ``map`` (``namespace/name`` -> pod) and the scheduler moves them to the active
+    queue after the cycle. Shared, not copied, when the state is cloned."""
+
+    def __init__(self) -> None:
+        self.map: dict[str, Pod] = {}
+
+    def clone(self) -> "PodsToActivate":
+        return self
+
 
 #: Written (any true value) by a plugin, in Reserve or Permit, whose PreBind or Bind will wait for
 #: the cluster through ``Handle.wait_for``: the embedded cluster then runs that binding cycle where

@@ -34,13 +34,17 @@ never the objects themselves; mutating them corrupts the cache.
 
 Plugins are called in profile order; ``tryfirst``/``trylast``/wrappers are refused at load time
 because order belongs to the profile. The scheduler calls hooks through a plan compiled per
-profile, not through ``pm.hook``, so nothing here is on pluggy's dispatch path per node.
+profile, not through ``pm.hook``, so nothing here is on pluggy's dispatch path per node, and
+each hook's own rule (first result, all plugins, tried in order) is stated in its docstring.
+The table of these hooks (config field, upstream interface, metric label, result) and of the
+plain optional methods a plugin may define is :mod:`kschedfw.fwk.extension_points`; a plugin
+member named close to one of them but not exactly is refused at load with "did you mean".
 
 Whole-list forms (optional, for plugins whose per-node work is cheaper than a Python call per
 node): beside :func:`filter`, :func:`score` and :func:`normalize_score`, which stay the contract,
 a class may define the methods of :class:`WholeListFilter`, :class:`WholeListScore` and
-:class:`WholeListNormalizeScore` (names in :data:`WHOLE_LIST_FORMS`). They are plain methods, not
-hookimpls: the runtime uses one only when the class that defines it also defines the per-node
+:class:`WholeListNormalizeScore` (names in :data:`~kschedfw.fwk.extension_points.WHOLE_LIST_FORMS`).
+They are plain methods, not hookimpls: the runtime uses one only when the class that defines it also defines the per-node
 hook it stands for and that hook is the one the plugin resolves (a subclass overriding ``score``
 does not inherit a stale ``score_nodes``), and only when the scheduler runs with its fast paths
 on (``Framework(..., fast_paths=True)``, the default). A form must give exactly what its hook
@@ -55,6 +59,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
 
 import pluggy
+
+from kschedfw.fwk.extension_points import HOOK_NAMES, HOOKS
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -72,23 +78,9 @@ hookspec = pluggy.HookspecMarker("kschedfw")
 #: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
 #: The placement hooks become live with workload-aware (pod group) scheduling. A meta-test checks
 #: this set against what the runtime binds.
-NOT_CALLED_YET: frozenset[str] = frozenset({
-    "generate_placements", "score_placement", "normalize_placement_score",
-    "pod_group_post_filter",
-})
+NOT_CALLED_YET: frozenset[str] = frozenset(h.name for h in HOOKS if h.pod_group)
 
-#: whole-list form -> the per-node hook it stands for (see the module's docstring)
-WHOLE_LIST_FORMS: dict[str, str] = {
-    "filter_nodes": "filter", "score_nodes": "score", "normalize_score_values": "normalize_score",
-}
-
-__all__ = [
-    "pre_enqueue", "less", "events_to_register", "queueing_hint",
-    "sign_pod", "pre_filter", "pre_filter_add_pod", "pre_filter_remove_pod", "filter",
-    "post_filter", "pre_score", "score", "normalize_score", "reserve", "unreserve", "permit",
-    "pre_bind_pre_flight", "pre_bind", "bind", "post_bind",
-    "generate_placements", "score_placement", "normalize_placement_score", "pod_group_post_filter",
-]
+__all__ = list(HOOK_NAMES)
 
 
 # --------------------------------------------------------------------------- queueing
@@ -107,7 +99,7 @@ def pre_enqueue(pod: "Pod") -> "Status | None":
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
 def less(pod_info_a: "QueuedPodInfo", pod_info_b: "QueuedPodInfo") -> bool:
     """Order the active queue: True when ``pod_info_a`` should be popped before ``pod_info_b``.
 
@@ -195,7 +187,7 @@ def pre_filter_remove_pod(state: "CycleState", pod_to_schedule: "Pod", pod_to_re
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
 def filter(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "Status | None":
     """Can ``pod`` run on this node? Upstream: FilterPlugin.Filter. HOT PATH: called per node.
 
@@ -227,7 +219,7 @@ class FilterVerdictKey(Protocol):
     def filter_verdict_key(self, state: "CycleState", pod: "Pod") -> Hashable | None: ...
 
 
-@hookspec(firstresult=True)
+@hookspec
 def post_filter(state: "CycleState", pod: "Pod", filtered_node_status_map: "NodeToStatus") -> "tuple[PostFilterResult | None, Status | None]":
     """Make an unschedulable pod schedulable, e.g. by preemption. Upstream: PostFilterPlugin.PostFilter.
 
@@ -323,7 +315,7 @@ def pre_bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None"
     """
 
 
-@hookspec(firstresult=True)
+@hookspec
 def bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
     """Bind the pod to ``node_name``. Upstream: BindPlugin.Bind.
 
@@ -361,7 +353,7 @@ def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list[
     """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not called yet."""
 
 
-@hookspec(firstresult=True)
+@hookspec
 def pod_group_post_filter(state: "CycleState", pod_group_info: Any, node_to_status: Any) -> Any:
     """PostFilter for a whole pod group that failed (workload-aware preemption). Not called yet."""
 

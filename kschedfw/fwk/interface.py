@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 from typing import (TYPE_CHECKING, Any, Callable, Collection, Iterable, Literal, Mapping, Protocol, Sequence,
-                    TypedDict, runtime_checkable)
+                    TypedDict, cast, runtime_checkable)
 
 import attrs
 
@@ -40,9 +40,10 @@ __all__ = [
     "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
     "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "ResourceClaimWriter",
     "ContainerExtendedResourceRequest", "ExtendedResourceClaimStatus", "EventRecorder",
-    "SharedLister", "Nominator", "WaitingPodHandle", "Extender", "FeatureGateReader", "PreemptionMetrics",
+    "SharedLister", "PodLabelIndex", "PodAffinityTermIndex", "IndexedSharedLister", "snapshot_label_index",
+    "snapshot_term_index", "Nominator", "WaitingPodHandle", "Extender", "ExtenderError", "FeatureGateReader", "PreemptionMetrics",
     "FilterFunction", "Handle", "Backend",
-    "Plugin", "PluginFactory",
+    "Plugin", "PluginFactory", "PodAnnotationWriter", "BackgroundApiCalls",
 ]
 
 WatchEventType = Literal["ADDED", "MODIFIED", "DELETED"]
@@ -245,6 +246,97 @@ class SharedLister(Protocol):
     def __len__(self) -> int: ...
 
 
+class PodLabelIndex(Protocol):
+    """An optional index a snapshot may carry (see :class:`IndexedSharedLister`): assigned pods by
+    label, ``(key, value) -> {NodeInfo: {namespace: pods}}``, with a log of the pods added and
+    removed so a plugin can keep its aggregates across cycles. Read-only for plugins."""
+
+    @property
+    def sequence(self) -> int:
+        """The position the next change gets (for :meth:`changes_since`)."""
+        ...
+
+    def kept_for(self, nodes: Any) -> dict[Any, Any]:
+        """A dict to keep aggregates in for the snapshot node list ``nodes``; emptied when
+        another list is given."""
+        ...
+
+    def changes_since(self, sequence: int) -> list[tuple[Any, Any, int]] | None:
+        """``(NodeInfo, pod, +1 | -1)`` per change since ``sequence``; None when the log no longer
+        reaches back that far."""
+        ...
+
+    def nodes_with(self, key: str, value: str) -> Mapping[Any, Mapping[str, int]]: ...
+
+    def terminating_with(self, key: str, value: str) -> Mapping[Any, Mapping[str, int]]:
+        """:meth:`nodes_with` over the terminating pods only."""
+        ...
+
+
+class PodAffinityTermIndex(Protocol):
+    """An optional index a snapshot may carry (see :class:`IndexedSharedLister`): assigned pods'
+    affinity terms grouped by term, each mapping to ``{NodeInfo: pods}``; the preferred tables are
+    keyed by ``(term, weight)``. Read-only for plugins."""
+
+    @property
+    def required_affinity(self) -> Mapping[Any, Mapping[Any, int]]: ...
+
+    @property
+    def required_anti_affinity(self) -> Mapping[Any, Mapping[Any, int]]: ...
+
+    @property
+    def preferred_affinity(self) -> Mapping[tuple[Any, int], Mapping[Any, int]]: ...
+
+    @property
+    def preferred_anti_affinity(self) -> Mapping[tuple[Any, int], Mapping[Any, int]]: ...
+
+    def domain_counts(self, table: int, key: Any, topology_key: str, nodes: Any) -> dict[str, int]:
+        """``{topology value: pods}`` over entry ``key`` of table ``table`` (0 required affinity,
+        1 required anti-affinity, 2 preferred affinity, 3 preferred anti-affinity) on ``nodes``."""
+        ...
+
+
+@runtime_checkable
+class IndexedSharedLister(SharedLister, Protocol):
+    """A snapshot that also carries the cache's pod indexes, a capability a plugin may use for a
+    fast path and must not require: a snapshot without them (a test's, another engine's) is a
+    plain :class:`SharedLister`, and either index may be None. Find them with
+    :func:`snapshot_label_index` and :func:`snapshot_term_index`."""
+
+    @property
+    def label_index(self) -> PodLabelIndex | None: ...
+
+    @property
+    def term_index(self) -> PodAffinityTermIndex | None: ...
+
+
+#: snapshot type -> whether it is an IndexedSharedLister (checked once per type: the check walks
+#: the protocol's members, too slow for every cycle)
+_INDEXED_TYPES: dict[type, bool] = {}
+
+
+def _indexed(snapshot: SharedLister | None) -> IndexedSharedLister | None:
+    if snapshot is None:
+        return None
+    kind = type(snapshot)
+    known = _INDEXED_TYPES.get(kind)
+    if known is None:
+        known = _INDEXED_TYPES[kind] = isinstance(snapshot, IndexedSharedLister)
+    return cast(IndexedSharedLister, snapshot) if known else None
+
+
+def snapshot_label_index(snapshot: SharedLister | None) -> PodLabelIndex | None:
+    """The snapshot's :class:`PodLabelIndex`, or None when it carries none."""
+    indexed = _indexed(snapshot)
+    return None if indexed is None else indexed.label_index
+
+
+def snapshot_term_index(snapshot: SharedLister | None) -> PodAffinityTermIndex | None:
+    """The snapshot's :class:`PodAffinityTermIndex`, or None when it carries none."""
+    indexed = _indexed(snapshot)
+    return None if indexed is None else indexed.term_index
+
+
 class Nominator(Protocol):
     """Pods nominated to nodes by preemption (upstream PodNominator)."""
 
@@ -277,6 +369,11 @@ class WaitingPodHandle(Protocol):
         False when it was already allowed or rejected, and nothing changed."""
 
 
+class ExtenderError(Exception):
+    """A call to an extender failed; ``str()`` is upstream's error text. What
+    :meth:`Extender.process_preemption` raises."""
+
+
 class Extender(Protocol):
     """A scheduler extender of the configuration (upstream framework.Extender), as preemption
     sees it through ``Handle.extenders``."""
@@ -295,7 +392,7 @@ class Extender(Protocol):
 
 
 class FeatureGateReader(Protocol):
-    """What a plugin reads of ``--feature-gates`` (a :class:`kschedfw.features.FeatureGates`)."""
+    """What a plugin reads of ``--feature-gates`` (a :class:`kschedfw.fwk.features.FeatureGates`)."""
 
     def enabled(self, name: str) -> bool: ...
 

@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.config.pluginargs import IN_TREE_ARGS
-from kschedfw.features import enabled
+from kschedfw.fwk.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.status import Code, Status
 from kschedfw.plugins import nodememo
-from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
+from kschedfw.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
                                          pod_terminating_by_preemption, sort_by_importance)
-from kschedfw.plugins.preemption.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, VictimMemo
+from kschedfw.plugins.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, VictimMemo
+from kschedfw.plugins.defaultpreemption_args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
@@ -65,15 +65,16 @@ class DefaultPreemption:
     """PostFilter (and PreEnqueue with async preemption): preempt lower-priority pods."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS[NAME].schema
-    validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle, *,
                  features: Mapping[str, bool] | None = None) -> None:
         args = dict(args or {})
         args.setdefault("minCandidateNodesPercentage", 10)
         args.setdefault("minCandidateNodesAbsolute", 100)
-        errors = IN_TREE_ARGS[NAME].validate(args)
+        errors = ARGS.validate(args)
         if errors:
             raise ValueError(_go_aggregate([str(e) for e in errors]))
         self.min_candidate_nodes_percentage = int(args["minCandidateNodesPercentage"])
@@ -188,7 +189,7 @@ class DefaultPreemption:
         ``state`` and ``node_info`` without making them, for this preemption attempt; None when
         it cannot (the customisation points are not the defaults, or this cycle's Filter plugins
         other than NodeResourcesFit may depend on the pods on a node: see
-        :mod:`kschedfw.plugins.preemption.resource_victims`). ``statuses``: Filter's verdicts.
+        :mod:`kschedfw.plugins.resource_victims`). ``statuses``: Filter's verdicts.
         The victims list it returns may be shared: copy it before changing it."""
         if not self.resource_victim_selection or not nodememo.wanted(self.handle) \
                 or self.is_eligible_pod is not _every_pod_is_eligible \

@@ -17,7 +17,6 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedfw import hookimpl
-from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, parse_node_selector, parse_preferred_scheduling_term
 from kschedfw.api.labelsyntax import label_key_errors, label_value_errors
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
@@ -26,6 +25,7 @@ from kschedfw.fwk.signers import node_affinity_signature
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreFilterResult, SignFragment
 from kschedfw.plugins.helper import as_objects, default_normalize_score, default_normalize_values
+from kschedfw.plugins.nodeaffinity_args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod,
@@ -388,8 +388,9 @@ class NodeAffinity:
     """
 
     name = NAME
-    args_schema = IN_TREE_ARGS["NodeAffinity"].schema
-    validate_args = staticmethod(IN_TREE_ARGS["NodeAffinity"].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     def __init__(self, args: dict[str, Any] | None = None, handle: Handle | None = None) -> None:
         self.handle = handle

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
-from kschedfw.features import enabled
+from kschedfw.fwk.features import enabled
 from kschedfw.plugins.volumebinding import csitranslation as csitrans
 from kschedfw.api.accessors import spec_of
 from kschedfw.plugins.volumebinding.storagehelpers import (NotFoundError, find_object, pod_volume_claim_name,

@@ -103,7 +103,7 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
         return given, []
     import jsonschema  # type: ignore[import-untyped]
 
-    from kschedfw.config.pluginargs import default_args
+    from kschedfw.fwk.args import default_args
     problems: list[str] = []
     try:
         jsonschema.Draft202012Validator.check_schema(schema)
@@ -114,7 +114,7 @@ def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, li
         errors = list(validator.iter_errors(candidate))
         if errors:
             problems.append(f"args_schema rejects {label}: {errors[0].message}")
-    defaulted = default_args(getattr(cls, "name", ""), schema, given)
+    defaulted = default_args(getattr(cls, "args_spec", None), schema, given)
     errors = list(validator.iter_errors(defaulted))
     if errors:
         problems.append(f"the schema's own defaults do not validate: {errors[0].message}")

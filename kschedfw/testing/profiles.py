@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from kschedfw.config import jsonsubset
 from kschedfw.config.expand import PluginEntry, ResolvedProfile
-from kschedfw.config.pluginargs import default_args
+from kschedfw.fwk.args import default_args
 from kschedfw.errors import FieldError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry, extension_points_of
@@ -52,7 +52,7 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
             warnings.warn(f'plugin "{name}" takes no args; they are ignored', stacklevel=3)
         return {}
     if given is None:
-        return default_args(name, schema, {})
+        return default_args(registry.args_spec(name), schema, {})
     args = dict(given or {})
     args.pop("apiVersion", None)
     kind = args.pop("kind", None)
@@ -61,7 +61,7 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
     issues = jsonsubset.check(schema, args)
     if issues:
         raise PluginArgsError(name, [issue.error for issue in issues])
-    defaulted = default_args(name, schema, args)
+    defaulted = default_args(registry.args_spec(name), schema, args)
     errors = registry.validate_args(name, defaulted)
     if errors:
         raise PluginArgsError(name, errors)
@@ -119,10 +119,18 @@ def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,
 def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterable[Any] = (), *,
                   seed: int = 0, until: float | None = None, fast_paths: bool = True,
                   **kwargs: Any) -> "SimulationResult":
-    """Run a simulation of ``objects`` with a profile of exactly ``classes``."""
+    """Run a simulation of ``objects`` with a profile of exactly ``classes``. A pod that sets a
+    priority (``make_pod(priority=N)``) names a PriorityClass of that value instead, which is
+    created first, as the API server admits only the priority a class gives
+    (:func:`~kschedfw.testing.priorities.with_priority_classes`)."""
+    import attrs
+
     from kschedfw.simulation import Simulation
+    from kschedfw.testing.priorities import named, with_priority_classes
     classes = list(classes)
     registry = Registry.from_classes(classes)
+    steps = [attrs.evolve(s, objects=tuple(named(o) for o in s.objects)) if s.objects else s for s in steps]
+    objects = with_priority_classes(objects, [o for s in steps for o in s.objects])
     sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
                      fast_paths=fast_paths)
     return sim.run(until=until)

@@ -86,6 +86,9 @@ CLASSES = [
     runtime_class("emptysched", handler="h", scheduling={}),
 ]
 OVERHEAD = {"cpu": "250m", "memory": "64Mi"}
+#: DefaultTolerationSeconds runs before RuntimeClass: the class's tolerations merge with these
+DTS = [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+       {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}]
 SCHED_TOLERATIONS = [{"key": "k", "operator": "Equal", "value": "v"},
                      {"key": "e", "operator": "Exists", "effect": "NoSchedule"}]
 
@@ -130,30 +133,30 @@ def test_pod_is_refused(p, message):
 
 
 @pytest.mark.parametrize("p, overhead, node_selector, tolerations", [
-    pytest.param(pod("oh", runtimeClassName="oh"), OVERHEAD, None, None, id="overhead set"),
+    pytest.param(pod("oh", runtimeClassName="oh"), OVERHEAD, None, DTS, id="overhead set"),
     pytest.param(pod("oh-same", runtimeClassName="oh", overhead={"cpu": "0.25", "memory": "64Mi"}),
-                 OVERHEAD, None, None, id="same overhead written otherwise"),
-    pytest.param(pod("oh-empty", runtimeClassName="oh", overhead={}), OVERHEAD, None, None,
+                 OVERHEAD, None, DTS, id="same overhead written otherwise"),
+    pytest.param(pod("oh-empty", runtimeClassName="oh", overhead={}), OVERHEAD, None, DTS,
                  id="empty overhead replaced"),
-    pytest.param(pod("plain", runtimeClassName="plain"), None, None, None, id="class without overhead"),
-    pytest.param(pod("emptyoh-emptyoverhead", runtimeClassName="emptyoh", overhead={}), None, None, None,
+    pytest.param(pod("plain", runtimeClassName="plain"), None, None, DTS, id="class without overhead"),
+    pytest.param(pod("emptyoh-emptyoverhead", runtimeClassName="emptyoh", overhead={}), None, None, DTS,
                  id="class with an empty overhead clears an empty one"),
     pytest.param(pod("emptysched-dups", runtimeClassName="emptysched", tolerations=[
         {"key": "a", "operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "v"}]),
-        None, None, [{"key": "a", "operator": "Exists"}], id="empty scheduling still merges tolerations"),
-    pytest.param(pod("sched-nosel", runtimeClassName="sched"), None, {"zone": "a"}, SCHED_TOLERATIONS,
+        None, None, [{"key": "a", "operator": "Exists"}, *DTS], id="empty scheduling still merges tolerations"),
+    pytest.param(pod("sched-nosel", runtimeClassName="sched"), None, {"zone": "a"}, [*DTS, *SCHED_TOLERATIONS],
                  id="scheduling copied"),
     pytest.param(pod("sched-sel", runtimeClassName="sched", nodeSelector={"zone": "a", "x": "y"}),
-                 None, {"zone": "a", "x": "y"}, SCHED_TOLERATIONS, id="node selectors merged"),
+                 None, {"zone": "a", "x": "y"}, [*DTS, *SCHED_TOLERATIONS], id="node selectors merged"),
     pytest.param(pod("sched-emptysel", runtimeClassName="sched", nodeSelector={}),
-                 None, {"zone": "a"}, SCHED_TOLERATIONS, id="empty node selector merged"),
+                 None, {"zone": "a"}, [*DTS, *SCHED_TOLERATIONS], id="empty node selector merged"),
     pytest.param(pod("sched-tols", runtimeClassName="sched", tolerations=[
         {"key": "k", "value": "v"}, {"key": "e", "operator": "Exists"}, {"key": "z", "operator": "Exists"}]),
         None, {"zone": "a"},
-        [{"key": "k", "value": "v"}, {"key": "e", "operator": "Exists"}, {"key": "z", "operator": "Exists"}],
+        [{"key": "k", "value": "v"}, {"key": "e", "operator": "Exists"}, {"key": "z", "operator": "Exists"}, *DTS],
         id="the pod's wider tolerations cover the class's"),
     pytest.param(pod("sched2-tols", runtimeClassName="sched2", tolerations=[
-        {"key": "k", "operator": "Equal", "value": "v"}]), None, None, [{"key": "k", "value": "v"}],
+        {"key": "k", "operator": "Equal", "value": "v"}]), None, None, [*DTS, {"key": "k", "value": "v"}],
         id="an unset operator covers Equal, not the reverse"),
 ])
 def test_pod_is_admitted(p, overhead, node_selector, tolerations):
@@ -165,8 +168,8 @@ def test_pod_is_admitted(p, overhead, node_selector, tolerations):
     assert created.overhead == ({"cpu": 250, "memory": 64 * 2**20} if overhead else {})
     assert created.node_selector == (node_selector or {})
     assert created.tolerations == tuple(Toleration(t.get("key", ""), t.get("operator", "Equal"),
-                                                   t.get("value", ""), t.get("effect", ""))
-                                        for t in tolerations or ())
+                                                   t.get("value", ""), t.get("effect", ""), t.get("tolerationSeconds"))
+                                        for t in tolerations)
 
 
 def test_overhead_counts_in_the_pods_requests():

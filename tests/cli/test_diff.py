@@ -230,6 +230,7 @@ PREEMPTION = """\
 apiVersion: v1
 kind: List
 items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
 - apiVersion: v1
   kind: Node
   metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
@@ -241,7 +242,7 @@ items:
 - apiVersion: v1
   kind: Pod
   metadata: {name: high, namespace: default}
-  spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
+  spec: {priorityClassName: high, containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}
 """
 
 NO_PREEMPTION = NO_TAINT_FILTER.replace("TaintToleration", "DefaultPreemption")

@@ -105,7 +105,11 @@ def test_write_out_keeps_the_classes_and_the_admitted_pods(tmp_path):
     assert rc["handler"] == "runsc"
     pod = next(o for o in items if o["metadata"]["name"] == "sandboxed-1")
     assert pod["spec"]["nodeSelector"] == {"sandbox": "gvisor"}
-    assert pod["spec"]["tolerations"] == [{"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}]
+    # DefaultTolerationSeconds runs before RuntimeClass: its tolerations come first
+    assert pod["spec"]["tolerations"] == [
+        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        {"key": "sandbox", "operator": "Exists", "effect": "NoSchedule"}]
     again = run_cli("simulate", str(after), "--output", "json")
     assert again.exit_code == 0, again.stderr  # admitted again as written: nothing refused
     assert {p["pod"]: p["node"] for p in again.json["pods"]} == {

@@ -1,12 +1,30 @@
 """A fake plugin registry: the in-tree plugins of the v1 default profile (semantics §6), with the
-args schemas and validators of :mod:`kschedfw.config.pluginargs`, plus a few out-of-tree ones."""
+args specs the in-tree plugins own (their ``args_spec``), plus a few out-of-tree ones."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.errors import INVALID, FieldError
+from kschedfw.fwk.args import ArgsSpec
+from kschedfw.plugins import defaultpreemption_args, nodeaffinity_args
+from kschedfw.plugins.dynamicresources import args as dynamicresources_args
+from kschedfw.plugins.interpodaffinity import args as interpodaffinity_args
+from kschedfw.plugins.noderesources import args as noderesources_args
+from kschedfw.plugins.podtopologyspread import args as podtopologyspread_args
+from kschedfw.plugins.volumebinding import args as volumebinding_args
+
+#: the in-tree plugins' own args specs, by plugin name
+IN_TREE_ARGS: dict[str, ArgsSpec] = {
+    "DefaultPreemption": defaultpreemption_args.ARGS,
+    "DynamicResources": dynamicresources_args.ARGS,
+    "InterPodAffinity": interpodaffinity_args.ARGS,
+    "NodeAffinity": nodeaffinity_args.ARGS,
+    "NodeResourcesBalancedAllocation": noderesources_args.BALANCED_ALLOCATION_ARGS,
+    "NodeResourcesFit": noderesources_args.FIT_ARGS,
+    "PodTopologySpread": podtopologyspread_args.ARGS,
+    "VolumeBinding": volumebinding_args.ARGS,
+}
 
 SCORE = frozenset({"pre_score", "score"})
 
@@ -81,10 +99,12 @@ class FakeRegistry:
         self._plugins = dict(IN_TREE if plugins is None else plugins)
         self._schemas: dict[str, dict | None] = {}
         self._validators: dict[str, Any] = {}
+        self._specs: dict[str, ArgsSpec] = {}
         if plugins is None:
             for name, spec in IN_TREE_ARGS.items():
                 self._schemas[name] = spec.schema
                 self._validators[name] = spec.validate
+                self._specs[name] = spec
         self._schemas.update(schemas or {})
         self._validators.update(validators or {})
         self._dist = dist
@@ -105,6 +125,9 @@ class FakeRegistry:
 
     def args_schema(self, name: str) -> dict | None:
         return self._schemas.get(name)
+
+    def args_spec(self, name: str) -> ArgsSpec | None:
+        return self._specs.get(name)
 
     def validate_args(self, name: str, args: dict) -> list[FieldError]:
         fn = self._validators.get(name)

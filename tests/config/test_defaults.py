@@ -159,7 +159,7 @@ def test_no_scheduler_name(registry):
 
 
 def _args_defaulter(name, raw):
-    from kschedfw.config.pluginargs import IN_TREE_ARGS
+    from .fakes import IN_TREE_ARGS
     if raw is not None:
         return dict(raw)
     spec = IN_TREE_ARGS.get(name)

@@ -9,18 +9,19 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.config import jsonsubset
-from kschedfw.config.pluginargs import (FEATURE_GATES, IN_TREE_ARGS, apply_defaults, default_args,
-                                        default_dynamic_resources_args,
-                                        default_volume_binding_args,
-                                        validate_default_preemption_args,
-                                        validate_dynamic_resources_args,
-                                        validate_inter_pod_affinity_args,
-                                        validate_node_affinity_args,
-                                        validate_node_resources_balanced_allocation_args,
-                                        validate_node_resources_fit_args,
-                                        validate_pod_topology_spread_args,
-                                        validate_volume_binding_args)
 from kschedfw.errors import format_path
+from kschedfw.features import DEFAULT_FEATURE_GATES as FEATURE_GATES
+from kschedfw.fwk.args import apply_defaults, default_args
+from kschedfw.plugins.defaultpreemption_args import validate_default_preemption_args
+from kschedfw.plugins.dynamicresources.args import default_dynamic_resources_args, validate_dynamic_resources_args
+from kschedfw.plugins.interpodaffinity.args import validate_inter_pod_affinity_args
+from kschedfw.plugins.nodeaffinity_args import validate_node_affinity_args
+from kschedfw.plugins.noderesources.args import (validate_node_resources_balanced_allocation_args,
+                                                 validate_node_resources_fit_args)
+from kschedfw.plugins.podtopologyspread.args import validate_pod_topology_spread_args
+from kschedfw.plugins.volumebinding.args import default_volume_binding_args, validate_volume_binding_args
+
+from .fakes import IN_TREE_ARGS
 
 INV, REQ, DUP, UNS, FORB = ("Invalid value", "Required value", "Duplicate value",
                             "Unsupported value", "Forbidden")
@@ -539,9 +540,11 @@ def test_apply_defaults_recurses_and_does_not_mutate():
 
 
 def test_default_args_uses_generic_defaults_for_foreign_schema():
+    """A plugin's own defaulting applies to its own schema only; another schema gets its JSON
+    Schema defaults, and no schema leaves the args as given."""
     schema = {"type": "object", "properties": {"x": {"default": 3}}}
-    assert default_args("NodeResourcesFit", schema, {}) == {"x": 3}
-    assert default_args("Other", None, {"y": 1}) == {"y": 1}
+    assert default_args(IN_TREE_ARGS["NodeResourcesFit"], schema, {}) == {"x": 3}
+    assert default_args(None, None, {"y": 1}) == {"y": 1}
 
 
 @pytest.mark.parametrize("name, args, want", [

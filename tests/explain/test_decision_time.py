@@ -51,6 +51,7 @@ PREEMPTION = textwrap.dedent("""\
     apiVersion: v1
     kind: List
     items:
+    - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: urgent}, value: 1000}
     - {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}},
        status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
     - apiVersion: v1
@@ -60,7 +61,7 @@ PREEMPTION = textwrap.dedent("""\
     - apiVersion: v1
       kind: Pod
       metadata: {name: urgent}
-      spec: {priority: 1000, containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]}
+      spec: {priorityClassName: urgent, containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]}
     """)
 
 
@@ -88,7 +89,7 @@ def test_pending_pod_says_what_would_wake_it(capsys, tmp_path):
     # upstream NodeResourcesFit and TaintToleration register Node add / update events (EventsToRegister);
     # the pod is moved back to the active queue only by one of those
     cluster = tmp_path / "cluster.yaml"
-    cluster.write_text(PREEMPTION.replace("priority: 1000", "priority: 0, preemptionPolicy: Never"))
+    cluster.write_text(PREEMPTION.replace("value: 1000}", "value: 0, preemptionPolicy: Never}"))
     payload = simulate_json(capsys, str(cluster), "--explain", "default/urgent")
     (urgent,) = payload["explain"]
     assert urgent["status"] == "Pending"

@@ -212,10 +212,12 @@ items:
 - {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}}
 - {apiVersion: v1, kind: Pod, metadata: {name: victim}, spec: {nodeName: n1, priority: 0,
    containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: keeper}, spec: {nodeName: n2, priority: 10,
+- {apiVersion: v1, kind: Pod, metadata: {name: keeper}, spec: {nodeName: n2, priorityClassName: keeper,
    containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priority: 1000,
+- {apiVersion: v1, kind: Pod, metadata: {name: urgent}, spec: {priorityClassName: urgent,
    containers: [{name: c, image: x, resources: {requests: {cpu: "2"}}}]}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: keeper}, value: 10}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: urgent}, value: 1000}
 """)
     main(["simulate", str(tmp_path / "cluster.yaml"), "-o", "json", "--explain", "default/urgent"])
     (explained,) = json.loads(capsys.readouterr().out)["explain"]

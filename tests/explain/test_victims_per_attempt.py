@@ -17,6 +17,7 @@ CLUSTER = textwrap.dedent("""\
     apiVersion: v1
     kind: List
     items:
+    - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: urgent}, value: 1000}
     - {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}},
        status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}
     - apiVersion: v1
@@ -27,11 +28,11 @@ CLUSTER = textwrap.dedent("""\
     - apiVersion: v1
       kind: Pod
       metadata: {name: urgent}
-      spec: {priority: 1000, containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]}
+      spec: {priorityClassName: urgent, containers: [{name: c, image: busybox, resources: {requests: {cpu: "2"}}}]}
     - apiVersion: v1
       kind: Pod
       metadata: {name: later}
-      spec: {priority: 1000, containers: [{name: c, image: busybox, resources: {requests: {cpu: "3"}}}]}
+      spec: {priorityClassName: urgent, containers: [{name: c, image: busybox, resources: {requests: {cpu: "3"}}}]}
     """)
 
 

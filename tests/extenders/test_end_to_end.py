@@ -138,6 +138,7 @@ PREEMPTION = textwrap.dedent("""\
     apiVersion: v1
     kind: List
     items:
+    - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
     - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
     - {apiVersion: v1, kind: Node, metadata: {name: n2}, status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}}
     - apiVersion: v1
@@ -151,7 +152,7 @@ PREEMPTION = textwrap.dedent("""\
     - apiVersion: v1
       kind: Pod
       metadata: {name: high, namespace: default}
-      spec: {priority: 1000, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
+      spec: {priorityClassName: high, containers: [{name: c, image: x, resources: {requests: {cpu: "1"}}}]}
     """)
 
 

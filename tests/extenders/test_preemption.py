@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.api import Pod
-from kschedfw.extenders import call_extenders_for_preemption
+from kschedfw.preemption.extenders import call_extenders_for_preemption
 from kschedfw.fwk.status import Code
 from kschedfw.fwk.victims import Candidate, Victims
 from kschedfw.testing.builders import make_cluster, make_node, make_pod

@@ -15,7 +15,8 @@ import pytest
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, hookimpl
 from kschedfw.fwk import hookspecs
 from kschedfw.cli import plugins as plugins_cli
-from kschedfw.framework.registry import (EXTENSION_POINTS, Registry, hooks_not_called_yet,
+from kschedfw.fwk.extension_points import HOOK_NAMES
+from kschedfw.framework.registry import (Registry, hooks_not_called_yet,
                                          not_called_yet_message)
 from kschedfw.testing import framework_for
 
@@ -33,7 +34,7 @@ def _every_hook_plugin() -> tuple[type, list[str]]:
         impl.__name__ = hook
         return hookimpl(impl)
 
-    body: dict[str, Any] = {hook: make(hook) for hook in EXTENSION_POINTS}
+    body: dict[str, Any] = {hook: make(hook) for hook in HOOK_NAMES}
     body["name"] = "EveryHook"
     body["__init__"] = lambda self, args, handle: None
     body["__module__"] = "third_party_every_hook"
@@ -83,7 +84,7 @@ def _reachable_methods(root: Any, owner: Any) -> set[str]:
 
 def test_every_hookspec_is_listed_as_an_extension_point() -> None:
     specs = {name for name in dir(hookspecs) if hasattr(getattr(hookspecs, name), "kschedfw_spec")}
-    assert specs == set(EXTENSION_POINTS)
+    assert specs == set(HOOK_NAMES)
     assert hookspecs.NOT_CALLED_YET <= specs
 
 
@@ -95,7 +96,7 @@ def test_runtime_binds_every_hook_except_those_not_called_yet() -> None:
     framework = framework_for([cls])
     plugin = framework.plugins["EveryHook"]
     reached = _reachable_methods(framework, plugin) | set(called)
-    assert sorted(set(EXTENSION_POINTS) - hookspecs.NOT_CALLED_YET - reached) == [], \
+    assert sorted(set(HOOK_NAMES) - hookspecs.NOT_CALLED_YET - reached) == [], \
         "declared hooks the runtime does not bind: call them or add them to NOT_CALLED_YET"
     assert sorted(reached & hookspecs.NOT_CALLED_YET) == [], \
         "hooks in NOT_CALLED_YET that the runtime now binds: remove them from the set"

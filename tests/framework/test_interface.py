@@ -115,7 +115,8 @@ def test_the_contract_package_exports_what_kschedfw_does():
     for name in fwk.__all__:
         assert name in kschedfw.__all__
         assert getattr(fwk, name) is getattr(kschedfw, name)
-        assert fwk.EXPORTS[name].startswith("kschedfw.fwk.")
+        # defined in the contract, or an API type it hands out (FieldError, what validate_args returns)
+        assert fwk.EXPORTS[name].startswith(("kschedfw.fwk.", "kschedfw.api."))
 
 
 # ------------------------------------------------------------------------------------ subscriptions
@@ -221,3 +222,41 @@ def test_a_given_facet_is_kept_even_when_it_is_falsy():
     lister = EmptyButReal()
     assert Handle(lister=lister, backend=MemoryCluster()).lister is lister
     assert Handle(lister=lister).lister is lister
+
+
+# ------------------------------------------------------------------------------------ optional capabilities
+def test_the_snapshot_indexes_are_a_declared_optional_capability():
+    """The cache's snapshot carries the pod indexes, typed by the contract's protocols, and is found
+    as an IndexedSharedLister; a SharedLister without them (a test's, another engine's) gives None,
+    so a plugin falls back to walking the pods."""
+    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.cache.term_index import PodAffinityTermIndex
+
+    snapshot = Snapshot([])
+    snapshot.label_index, snapshot.term_index = PodLabelIndex(), PodAffinityTermIndex()
+    assert isinstance(snapshot, interface.IndexedSharedLister)
+    assert interface.snapshot_label_index(snapshot) is snapshot.label_index
+    assert interface.snapshot_term_index(snapshot) is snapshot.term_index
+
+    class PlainLister:
+        def node_infos(self): return []
+        def get(self, node_name): return None
+        def have_pods_with_affinity(self): return []
+        def have_pods_with_required_anti_affinity(self): return []
+        def __len__(self): return 0
+
+    assert not isinstance(PlainLister(), interface.IndexedSharedLister)
+    assert interface.snapshot_label_index(PlainLister()) is None
+    assert interface.snapshot_term_index(PlainLister()) is None
+    assert interface.snapshot_label_index(None) is None
+
+
+def test_pods_to_activate_is_the_contract_type_the_scheduler_writes():
+    """Upstream framework.PodsToActivate: plugins add pods under PODS_TO_ACTIVATE_KEY; the value
+    the scheduler puts in every cycle's state is the contract's own type, shared across clones."""
+    from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY
+    from kschedfw.scheduler import Scheduler
+
+    state, pods = Scheduler.new_cycle_state(None)  # it reads nothing of the scheduler
+    assert type(pods) is kschedfw.PodsToActivate and state.read(PODS_TO_ACTIVATE_KEY) is pods
+    assert state.clone().read(PODS_TO_ACTIVATE_KEY) is pods

@@ -29,8 +29,10 @@ def _run(seed: int, fast_paths: bool = True):
 
     r = random.Random(seed)
     objects = [parse_object({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                             "metadata": {"name": name}, "value": value})
-               for name, value in (("low", 10), ("mid", 100), ("high", 1000))]
+                             "metadata": {"name": name}, "value": value, "preemptionPolicy": policy})
+               for name, value, policy in (("low", 10, "PreemptLowerPriority"), ("mid", 100, "PreemptLowerPriority"),
+                                           ("high", 1000, "PreemptLowerPriority"), ("mid-never", 100, "Never"),
+                                           ("high-never", 1000, "Never"))]
     nodes = [make_node(f"n{i}", cpu=r.choice(["2", "4"]), memory="4Gi", pods=r.choice(["4", "110"]),
                        labels={"disk": r.choice(["ssd", "hdd"])}) for i in range(r.randint(16, 30))]
     objects += nodes
@@ -40,8 +42,8 @@ def _run(seed: int, fast_paths: bool = True):
                                     cpu=r.choice(["500m", "900m"]), memory="128Mi",
                                     start_time=f"2026-01-01T00:00:{r.randrange(50):02d}Z"))
     for i in range(r.randint(2, 5)):  # nominated, never placed (too big, never preempt): stay nominated
-        objects.append(make_pod(f"stuck{i}", priority_class_name=r.choice(["mid", "high"]), cpu="64",
-                                memory="128Mi", preemption_policy="Never",
+        objects.append(make_pod(f"stuck{i}", priority_class_name=r.choice(["mid-never", "high-never"]), cpu="64",
+                                memory="128Mi",
                                 nominated_node_name=r.choice(nodes).name))
     for t in range(r.randint(3, 5)):
         cls, cpu = r.choice(["mid", "high"]), r.choice(["500m", "1", "1500m"])

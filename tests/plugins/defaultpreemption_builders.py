@@ -177,7 +177,7 @@ class Env:
     def __init__(self, nodes: list, pods: list, *, plugins: list[type], preemptors: Iterable = (),
                  pdbs: Iterable = (), args: dict | None = None, features: dict | None = None,
                  scheduler_name: str = "default-scheduler") -> None:
-        self.cluster = MemoryCluster()
+        self.cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
         for n in nodes:
             self.cluster.create(n)
         self.pods = [self.cluster.create(p) for p in pods]

@@ -19,12 +19,12 @@ from kschedfw.fwk.events import ActionType, EventResource, QueueingHint
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeToStatus, NominatingMode, PostFilterResult
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
-from kschedfw.plugins.preemption import filter_pods_with_pdb_violation
+from kschedfw.preemption import filter_pods_with_pdb_violation
 from kschedfw.fwk.victims import violated_budgets
 from kschedfw.plugins.interpodaffinity import InterPodAffinity
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
-from kschedfw.plugins.preemption import get_pod_start_time, now_datetime
+from kschedfw.preemption import get_pod_start_time, now_datetime
 from kschedfw.plugins.tainttoleration import ERR_REASON_NOT_MATCH
 
 from .defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,

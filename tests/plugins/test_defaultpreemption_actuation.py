@@ -12,6 +12,7 @@ import pytest
 
 from kschedfw import hookimpl
 from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.testing.priorities import named, with_priority_classes
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.framework.handle import Handle
@@ -23,7 +24,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
-from kschedfw.plugins.preemption import Candidate, Executor, Victims
+from kschedfw.preemption import Candidate, Executor, Victims
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.queue.nominator import Nominator
 from kschedfw.simulation import Simulation
@@ -148,7 +149,7 @@ class FailingCluster(MemoryCluster):
 
 
 def _executor_env(pods, *, cluster=None, async_preemption=True, nominator=None):
-    cluster = cluster or MemoryCluster()
+    cluster = cluster or MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     cluster.create(make_node("node1", VERY_LARGE))
     created = [cluster.create(p) for p in pods]
     activated: list = []
@@ -211,7 +212,7 @@ PREPARE_CASES = [
 @pytest.mark.parametrize("async_preemption", [True, False], ids=["async", "sync"])
 @pytest.mark.parametrize("tc", PREPARE_CASES, ids=[c["name"] for c in PREPARE_CASES])
 def test_prepare_candidate(tc, async_preemption):
-    cluster = FailingCluster()
+    cluster = FailingCluster(admission_plugins=())
     cluster.fail_patch = tc.get("fail_patch", False)
     cluster.fail_delete = tc.get("fail_delete", False)
     executor, cluster, created, activated = _executor_env(tc["pods"], cluster=cluster,
@@ -328,7 +329,7 @@ def test_scheduler_preempts_and_binds_on_nominated_node():
                P("low1", node="node1", priority=LOW, req={"cpu": "500m"}, grace=30),
                P("low2", node="node1", priority=LOW, req={"cpu": "500m"}, grace=30),
                P("high", priority=HIGH, req={"cpu": "400m"})]
-    sim = Simulation(config, registry, objects)
+    sim = Simulation(config, registry, with_priority_classes(objects))
     result = sim.run()
     cluster = sim.cluster
     high = cluster.get("Pod", "high", "default")
@@ -351,7 +352,7 @@ def test_scheduler_reports_when_preemption_cannot_help():
                P("low", node="node2", priority=LOW, req={"cpu": "100m"}),
                P("big", priority=HIGH, req={"cpu": "1"}),
                P("huge", priority=HIGH, req={"cpu": "2"})]
-    sim = Simulation(config, registry, objects)
+    sim = Simulation(config, registry, with_priority_classes(objects))
     sim.run()
     events = {e.object_key: e.message for e in sim.cluster.events if e.reason == "FailedScheduling"}
     assert events["default/big"] == (
@@ -385,8 +386,9 @@ def _waiting_pod_simulation():
     config = SchedulerConfig(profiles=(profile_for(classes),), percentage_of_nodes_to_score=0,
                              pod_initial_backoff_seconds=1, pod_max_backoff_seconds=10, parallelism=16, document={})
     objects = [make_node("node1", {"cpu": "1"}), P("held", labels={"hold": ""}, priority=LOW, req={"cpu": "800m"})]
-    steps = [Step(at=1.0, action="create", objects=(P("high", priority=HIGH, req={"cpu": "500m"}),))]
-    sim = Simulation(config, Registry.from_classes(classes), objects, steps)
+    later = (P("high", priority=HIGH, req={"cpu": "500m"}),)
+    steps = [Step(at=1.0, action="create", objects=tuple(named(p) for p in later))]
+    sim = Simulation(config, Registry.from_classes(classes), with_priority_classes(objects, later), steps)
     sim.run(until=30)
     return sim
 

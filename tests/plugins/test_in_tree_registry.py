@@ -1,7 +1,7 @@
 """In-tree plugins are found as third-party ones are: through kschedfw's own ``kschedfw.plugins``
 entry points, what each implements read from its class; validating a configuration imports only
-the plugins it names. Every in-tree plugin with args uses the config API's schema and validation
-(as upstream keeps them together)."""
+the plugins it names. Every in-tree plugin with args owns them (schema, defaults, validation) as a
+third-party plugin does, and the configuration reads them through the registry."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import sys
 import pytest
 
 import kschedfw.plugins
-from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.config.schema import V1_ARGS_PLUGINS
 from kschedfw.framework.registry import Registry, implemented_hooks
 
 REGISTRY = Registry.discover()
@@ -44,11 +44,18 @@ def test_an_in_tree_plugin_loads_as_any_other(name):
     assert REGISTRY.extension_points(name) >= set(implemented_hooks(cls)) > set()
 
 
-@pytest.mark.parametrize("name", sorted(IN_TREE_ARGS))
-def test_args_schema_and_validation_come_from_the_config_api(name):
+def test_the_plugins_with_an_args_spec_are_those_with_a_config_api_args_kind():
+    """Upstream's config API has an ``<name>Args`` kind for exactly these in-tree plugins."""
+    assert {name for name in IN_TREE if REGISTRY.args_spec(name) is not None} == V1_ARGS_PLUGINS
+
+
+@pytest.mark.parametrize("name", sorted(V1_ARGS_PLUGINS))
+def test_a_plugin_owns_its_args_and_the_registry_reads_them(name):
     cls = REGISTRY.load(name)
-    assert cls.args_schema is IN_TREE_ARGS[name].schema
-    assert cls.validate_args(IN_TREE_ARGS[name].defaults({})) == []
+    spec = REGISTRY.args_spec(name)
+    assert spec is cls.args_spec and cls.__module__.startswith("kschedfw.plugins.")
+    assert cls.args_schema is spec.schema and REGISTRY.args_schema(name) is spec.schema
+    assert cls.validate_args(spec.defaults({})) == []
 
 
 ONLY_THREE = """\

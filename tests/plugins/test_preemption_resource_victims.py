@@ -63,7 +63,7 @@ def build(seed: int):
     r = random.Random(seed)
     nodes = [random_node(r, i) for i in range(r.randint(4, 10))]
     names = [n.name for n in nodes]
-    cluster = MemoryCluster()
+    cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     for n in nodes:
         cluster.create(n)
     anti = r.random() < 0.2  # an existing pod with required anti-affinity: InterPodAffinity runs
@@ -185,7 +185,7 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     """NodePorts, InterPodAffinity, PodTopologySpread... make the plain path run; node-only
     plugins (NodeAffinity, TaintToleration...) do not."""
     node = make_node("n1", cpu="2")
-    cluster = MemoryCluster()
+    cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     cluster.create(node)
     low = cluster.create(make_pod("low", cpu="2", node_name="n1", priority=0))
     handle = Handle(backend=cluster, snapshot=Snapshot.from_objects([node], [low]), nominator=Nominator(),
@@ -214,7 +214,7 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
 def reference_pick(nodes_to_victims, now):
     """Upstream pickOneNodeForPreemption, literally: each criterion a function of the node name,
     scores compared as Unix nanoseconds, the best-scoring nodes kept, the first one left wins."""
-    from kschedfw.plugins.preemption.types import get_earliest_pod_start_time, unix_nano
+    from kschedfw.preemption.types import get_earliest_pod_start_time, unix_nano
 
     def latest_start(node):
         earliest = get_earliest_pod_start_time(nodes_to_victims[node], now)
@@ -239,7 +239,7 @@ def test_the_chosen_node_is_upstreams_on_random_candidates():
     the node is the one upstream's criteria pick, ties (kept on purpose here) included."""
     import datetime as dt
 
-    from kschedfw.plugins.preemption import Victims, pick_one_node_for_preemption
+    from kschedfw.preemption import Victims, pick_one_node_for_preemption
 
     now = dt.datetime(2026, 1, 1, 0, 1, tzinfo=dt.timezone.utc)
     for seed in range(300):

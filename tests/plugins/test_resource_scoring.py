@@ -7,8 +7,8 @@ TestResourceBinPackingSingleExtended, TestResourceBinPackingMultipleExtended) an
 ``resource_allocation_test.go`` (TestResourceAllocationScorerCalculateRequests).
 
 The weight-validation cases of those tables (negative, zero, >100 weights), which upstream
-checks when the plugin is built, are checked against ``kschedfw.config.pluginargs``, which
-validates args before kschedfw builds a plugin.
+checks when the plugin is built, are checked against the plugin's own args validation
+(``kschedfw.plugins.noderesources.args``), which runs before kschedfw builds a plugin.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ import itertools
 import pytest
 
 from kschedfw import Code, CycleState
-from kschedfw.config.pluginargs import validate_node_resources_fit_args
 from kschedfw.errors import INVALID
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
 from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, NodeScore
+from kschedfw.plugins.noderesources.args import validate_node_resources_fit_args
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit, get_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import build_broken_linear_function
 from kschedfw.plugins.noderesources.resource_allocation import ResourceAllocationScorer

@@ -18,6 +18,7 @@ from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import STATUSES, Simulation
 from kschedfw.testing import make_node, make_pdb, make_pod
+from kschedfw.testing.priorities import with_priority_classes
 
 READY = [{"type": "Ready", "status": "True"}]
 
@@ -36,7 +37,7 @@ def cluster(*, disruptions_allowed=0, grace=None):
 
 def simulate(objects, steps=(), until=None):
     registry = default_registry()
-    return Simulation(default_config(registry), registry, objects, steps).run(until)
+    return Simulation(default_config(registry), registry, with_priority_classes(objects), steps).run(until)
 
 
 def rows(result):

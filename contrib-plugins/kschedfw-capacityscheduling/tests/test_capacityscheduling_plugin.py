@@ -14,7 +14,7 @@ from kschedfw import ActionType, ClusterEvent, Code, CycleState, NodeToStatus, P
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
-from kschedfw.plugins.preemption import Evaluator, Executor
+from kschedfw.preemption import Evaluator, Executor
 from kschedfw.testing import framework_for
 
 from kschedfw_capacityscheduling import (ELASTIC_QUOTA_SNAPSHOT_KEY, PRE_FILTER_STATE_KEY, CapacityScheduling,

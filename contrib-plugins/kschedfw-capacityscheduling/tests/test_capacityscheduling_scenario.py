@@ -132,7 +132,11 @@ def test_kschedfw_simulate_runs_the_scenario(capsys):
     assert pods["team-a/a-1"]["status"] == "Bound"
     assert pods["team-b/b-big"]["status"] == "Pending"
     assert OVER_MAX in pods["team-b/b-big"]["message"]
-    assert result["summary"]["total"] == {"Bound": 4, "Pending": 1}
+    # the reclaimed pod keeps its row: preempted by team a's pod, on the node it ran on
+    (victim,) = [p for p in result["pods"] if p["status"] == "Preempted"]
+    assert victim["pod"].startswith("team-b/b-") and victim["deletedBy"] == "team-a/a-1"
+    assert (victim["node"], victim["deletedAt"], victim["goneAt"]) == ("node-1", 20.0, 50.0)
+    assert result["summary"]["total"] == {"Bound": 4, "Pending": 1, "Preempted": 1}
     assert result["simulatedSeconds"] == 50.0
 
 

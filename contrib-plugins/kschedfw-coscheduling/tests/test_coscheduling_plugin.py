@@ -9,19 +9,12 @@ import pytest
 
 from cosched_testlib import Env, make_node, make_pod, make_pod_group, qpi
 from kschedfw import ActionType, Code, CycleState, QueueingHint
-from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY
+from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, PodsToActivate
 from kschedfw.fwk.types import NodeToStatus
 from kschedfw.testing import framework_for
 from kschedfw_coscheduling import Coscheduling
 
 LOW, HIGH = 10, 100
-
-
-class PodsToActivate:
-    """What the scheduler keeps under ``kubernetes.io/pods-to-activate``."""
-
-    def __init__(self):
-        self.map = {}
 
 
 def cycle_state():

@@ -56,9 +56,8 @@ from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResou
 from kschedfw.api import parse_object
 from kschedfw.api.accessors import name_of, namespace_of, raw_of, spec_of, status_of, uid_of
 from kschedfw.api.selectors import parse_node_selector
-from kschedfw.clock import rfc3339
-from kschedfw.config.k8svalidation import parse_duration
-from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.api.timestamps import rfc3339
+from kschedfw.api.validation import parse_duration
 from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY
 from kschedfw.fwk.interface import ResourceClaimStatusWriter, ResourceClaimWriter
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
@@ -75,6 +74,7 @@ from kschedfw.plugins.dynamicresources.structured import (AllocationTimeout, All
 from kschedfw.plugins.dynamicresources.structured.diagnosis import unsatisfied_requests
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
 from kschedfw.plugins.nodememo import wanted
+from kschedfw.plugins.dynamicresources.args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import NodeSelector, Pod
@@ -144,8 +144,9 @@ class DynamicResources:
     """ResourceClaims of pods. Args: ``filterTimeout`` (default 10s), ``bindingTimeout``."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS[NAME].schema
-    validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     def __init__(self, args: dict[str, Any] | None, handle: Handle) -> None:
         args = args or {}

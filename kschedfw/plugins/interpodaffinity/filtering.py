@@ -17,8 +17,7 @@ from kschedfw.fwk.pod_info import POD_TERMS_CACHE, AffinityTerm, pod_matches_all
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
-    from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.fwk.interface import PodAffinityTermIndex, PodLabelIndex
     from kschedfw.fwk.types import NodeInfo
 
 __all__ = [
@@ -166,7 +165,7 @@ def existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str] | None,
 def indexed_existing_anti_affinity_counts(pod: Pod, ns_labels: Mapping[str, str] | None,
                                           term_index: PodAffinityTermIndex, nodes: Sequence[NodeInfo]) -> Counts:
     """:func:`existing_anti_affinity_counts` read from the cache's
-    :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct required
+    :class:`~kschedfw.fwk.interface.PodAffinityTermIndex`: each distinct required
     anti-affinity term of the assigned pods is matched once, and the pods per topology value of
     those that select ``pod`` are read from the index (``nodes``: the snapshot's node list).
     Same counts."""
@@ -191,7 +190,7 @@ def add_domain_counts(counts: Counts, key: str, per_value: Mapping[str, int], am
 
 def indexed_counts(term: AffinityTerm, index: PodLabelIndex | None) -> list[tuple[NodeInfo, int]] | None:
     """``(node_info, term.count_matching(node_info.pods))`` for every node where that is not 0,
-    read from the cache's :class:`~kschedfw.cache.label_index.PodLabelIndex`; None when the
+    read from the cache's :class:`~kschedfw.fwk.interface.PodLabelIndex`; None when the
     term cannot be answered from it (no index, a selector other than one label, a namespace
     selector to evaluate)."""
     if index is None or term.single_label is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import hookimpl
-from kschedfw.config.pluginargs import IN_TREE_ARGS
+from kschedfw.fwk.interface import snapshot_label_index, snapshot_term_index
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
                                  EventResource, QueueingHint)
 from kschedfw.fwk.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_affinity,
@@ -26,11 +26,11 @@ from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
     ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH, PRE_FILTER_STATE_KEY, PreFilterState)
 from kschedfw.plugins.interpodaffinity.scoring import PRE_SCORE_STATE_KEY, PreScoreState
+from kschedfw.plugins.interpodaffinity.args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.fwk.interface import PodAffinityTermIndex, PodLabelIndex
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import Handle
     from kschedfw.fwk.types import NodeInfo, NodeScore, PreFilterResult
@@ -66,8 +66,9 @@ class InterPodAffinity:
     """Pods placed with or away from other pods, per topology domain (upstream InterPodAffinity)."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS["InterPodAffinity"].schema
-    validate_args = staticmethod(IN_TREE_ARGS["InterPodAffinity"].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     def __init__(self, args: Mapping[str, Any] | None, handle: Handle) -> None:
         args = args or {}
@@ -119,16 +120,14 @@ class InterPodAffinity:
         snapshot = self._handle.snapshot
         if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self._handle):
             return None
-        index: PodLabelIndex | None = getattr(snapshot, "label_index", None)
-        return index
+        return snapshot_label_index(snapshot)
 
     def _term_index(self) -> PodAffinityTermIndex | None:
         """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
         snapshot = self._handle.snapshot
         if snapshot is None or not nodememo.wanted(self._handle):
             return None
-        index: PodAffinityTermIndex | None = getattr(snapshot, "term_index", None)
-        return index
+        return snapshot_term_index(snapshot)
 
     def _all_nodes(self, nodes: list[NodeInfo]) -> list[NodeInfo]:
         snapshot = self._handle.snapshot

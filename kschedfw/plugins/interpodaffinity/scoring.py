@@ -23,8 +23,7 @@ from kschedfw.plugins.interpodaffinity.filtering import add_domain_counts, domai
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.cache.label_index import PodLabelIndex
-    from kschedfw.cache.term_index import PodAffinityTermIndex
+    from kschedfw.fwk.interface import PodAffinityTermIndex, PodLabelIndex
     from kschedfw.fwk.types import NodeInfo, NodeScore
 
 __all__ = ["PRE_SCORE_STATE_KEY", "PreScoreState", "process_node", "add_indexed_preferred",
@@ -144,7 +143,7 @@ def add_indexed_existing(scores: ScoreMap, pod: Pod, ns_labels: Mapping[str, str
                          hard_weight: int, term_index: PodAffinityTermIndex, memo: SelectsMemo,
                          nodes: Sequence[NodeInfo]) -> None:
     """The existing pods' part of :func:`process_node` over every node, read from the cache's
-    :class:`~kschedfw.cache.term_index.PodAffinityTermIndex`: each distinct term is matched
+    :class:`~kschedfw.fwk.interface.PodAffinityTermIndex`: each distinct term is matched
     against ``pod`` once, and the pods per topology value of those that select it are read
     from the index (``nodes``: the snapshot's node list)."""
     if hard_weight > 0:

@@ -15,7 +15,6 @@ import math
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from kschedfw import hookimpl
-from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.fwk.signers import requests_dra_backed_resource
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
@@ -24,6 +23,7 @@ from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
+from kschedfw.plugins.noderesources.args import BALANCED_ALLOCATION_ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -95,8 +95,9 @@ class NodeResourcesBalancedAllocation:
     """Scores nodes by how balanced their resource usage is with the pod placed there."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS["NodeResourcesBalancedAllocation"].schema
-    validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesBalancedAllocation"].validate)
+    args_spec = BALANCED_ALLOCATION_ARGS
+    args_schema = BALANCED_ALLOCATION_ARGS.schema
+    validate_args = staticmethod(BALANCED_ALLOCATION_ARGS.validate)
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         args = args or {}

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw import hookimpl
-from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod
 from kschedfw.api.resources import is_extended_resource
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
@@ -46,6 +45,7 @@ from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, is_scalar_resource_name,
     parse_resource_specs)
+from kschedfw.plugins.noderesources.args import FIT_ARGS
 
 if TYPE_CHECKING:
     from kschedfw.fwk.cycle_state import CycleState
@@ -334,8 +334,9 @@ class NodeResourcesFit:
     """Filters nodes without room for the pod's requests and scores by the scoring strategy."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS["NodeResourcesFit"].schema
-    validate_args = staticmethod(IN_TREE_ARGS["NodeResourcesFit"].validate)
+    args_spec = FIT_ARGS
+    args_schema = FIT_ARGS.schema
+    validate_args = staticmethod(FIT_ARGS.validate)
 
     def __init__(self, args: Mapping[str, Any] | None = None, handle: Handle | None = None) -> None:
         args = args or {}

@@ -19,7 +19,7 @@ from kschedfw.plugins.helper import NO_EXECUTE, NO_SCHEDULE, tolerates
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod, Taint, Toleration, TopologySpreadConstraint
-    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.fwk.interface import PodLabelIndex
     from kschedfw.fwk.interface import ObjectLister
     from kschedfw.fwk.types import NodeInfo
 
@@ -289,7 +289,7 @@ def count_pods_match_selector(pods: Iterable[Pod], selector: Selector, namespace
 
 def candidate_nodes(selector: Selector, index: PodLabelIndex | None) -> Iterable[NodeInfo] | None:
     """The NodeInfos that can host a pod ``selector`` counts, from the cache's pod label index
-    (:class:`~kschedfw.cache.label_index.PodLabelIndex`): those hosting a pod with the label of
+    (:class:`~kschedfw.fwk.interface.PodLabelIndex`): those hosting a pod with the label of
     its narrowest ``key = value`` or ``key In (values)`` requirement. On every other node
     :func:`count_pods_match_selector` is 0. None when the index cannot say (no index, or only
     other operators)."""

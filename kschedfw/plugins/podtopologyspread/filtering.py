@@ -22,7 +22,7 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, NAME, Constraint, 
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod
-    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.fwk.interface import PodLabelIndex
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.types import NodeInfo, PreFilterResult
 

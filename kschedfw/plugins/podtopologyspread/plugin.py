@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kschedfw import hookimpl
-from kschedfw.config.pluginargs import IN_TREE_ARGS
 from kschedfw.api import Node, Pod, TopologySpreadConstraint
+from kschedfw.fwk.interface import snapshot_label_index
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.status import Status
@@ -31,9 +31,10 @@ from kschedfw.plugins.podtopologyspread.common import (DO_NOT_SCHEDULE, HONOR, L
                                                        pod_labels_match_constraints)
 from kschedfw.plugins.podtopologyspread.filtering import Filtering
 from kschedfw.plugins.podtopologyspread.scoring import Scoring
+from kschedfw.plugins.podtopologyspread.args import ARGS
 
 if TYPE_CHECKING:
-    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.fwk.interface import PodLabelIndex
     from kschedfw.fwk import interface
     from kschedfw.fwk.types import NodeInfo, SignFragment
 
@@ -89,8 +90,9 @@ class PodTopologySpread(Filtering, Scoring):
     """Upstream's PodTopologySpread (PreFilter, Filter, PreScore, Score, NormalizeScore)."""
 
     name = NAME
-    args_schema = IN_TREE_ARGS["PodTopologySpread"].schema
-    validate_args = staticmethod(IN_TREE_ARGS["PodTopologySpread"].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     # Feature gates as in a default v1.36 scheduler: NodeInclusionPolicyInPodTopologySpread (GA)
     # and MatchLabelKeysInPodTopologySpread (beta, on). Gt/Lt tolerations follow TaintToleration.
@@ -143,8 +145,7 @@ class PodTopologySpread(Filtering, Scoring):
         snapshot = self.handle.snapshot
         if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self.handle):
             return None
-        index: PodLabelIndex | None = getattr(snapshot, "label_index", None)
-        return index
+        return snapshot_label_index(snapshot)
 
     # ------------------------------------------------------------------ signing
 

@@ -30,7 +30,7 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, LABEL_HOSTNAME, NA
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.cache.label_index import PodLabelIndex
+    from kschedfw.fwk.interface import PodLabelIndex
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import Handle
     from kschedfw.fwk.types import NodeInfo, NodeScore

@@ -21,8 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import kschedfw
 from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status
-from kschedfw.config.pluginargs import IN_TREE_ARGS, MAX_CUSTOM_PRIORITY_SCORE
-from kschedfw.features import enabled
+from kschedfw.fwk.features import enabled
 from kschedfw.fwk.types import MAX_NODE_SCORE, PreBindPreFlightResult
 from kschedfw.plugins.volumebinding.binder import (BinderError, PodVolumeClaims, PodVolumes,
                                                    VolumeBinder, capacity_limit)
@@ -31,6 +30,8 @@ from kschedfw.plugins.volumebinding.storagehelpers import (ANN_MIGRATED_PLUGINS,
                                                            pod_volume_claim_name, pvc_class,
                                                            pvc_storage_request, quantity_bytes,
                                                            volume_is_for_pod, volumes_sign_fragments)
+from kschedfw.plugins.argschema import MAX_CUSTOM_PRIORITY_SCORE
+from kschedfw.plugins.volumebinding.args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import PersistentVolumeClaim, Pod, StorageClass
@@ -106,8 +107,9 @@ class VolumeBinding:
     """
 
     name = NAME
-    args_schema = IN_TREE_ARGS[NAME].schema
-    validate_args = staticmethod(IN_TREE_ARGS[NAME].validate)
+    args_spec = ARGS
+    args_schema = ARGS.schema
+    validate_args = staticmethod(ARGS.validate)
 
     def __init__(self, args: dict[str, Any] | None, handle: Handle, *,
                  features: Mapping[str, bool] | None = None) -> None:

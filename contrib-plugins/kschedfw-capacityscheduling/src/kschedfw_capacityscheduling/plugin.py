@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint, Status,
                       hookimpl)
 from kschedfw.fwk.status import Code
-from kschedfw.plugins.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
+from kschedfw.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          more_important_pod, now_datetime, sort_by_importance)
 
 from kschedfw_capacityscheduling.elasticquota import (ElasticQuotaInfo, ElasticQuotaInfos, MissingUID, Resource,

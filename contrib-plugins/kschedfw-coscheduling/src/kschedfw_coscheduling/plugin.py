@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedfw import (ActionType, ClusterEvent, ClusterEventWithHint, Code, EventResource,
                       QueueingHint, Status, hookimpl)
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 
 from kschedfw_coscheduling.core import (POD_GROUP_KIND, POD_GROUP_LABEL, PermitStatus,
                                         PodGroupManager, pod_group_full_name, pod_group_label,

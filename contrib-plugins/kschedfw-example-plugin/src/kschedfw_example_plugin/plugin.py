@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from kschedfw import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                       QueueingHint, Status, hookimpl)
-from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, FieldError
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, FieldError
 
 if TYPE_CHECKING:
     from kschedfw import Handle

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
-from kschedfw.errors import INVALID, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import INVALID, REQUIRED, UNSUPPORTED, FieldError
 
 GPU_SEL_METHODS = ("best", "worst", "random", "FGDScore")
 DIM_EXT_METHODS = ("merge", "share", "divide")

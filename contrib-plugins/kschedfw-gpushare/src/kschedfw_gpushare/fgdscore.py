@@ -12,7 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kschedfw import MAX_NODE_SCORE, Status, hookimpl
-from kschedfw.errors import FieldError
+from kschedfw.api.field import FieldError
 
 from kschedfw_gpushare.args import raise_invalid, TYPICAL_PODS, check_methods, check_typical_pods, schema
 from kschedfw_gpushare.devices import exclusive

@@ -16,7 +16,7 @@ import random
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from kschedfw import Status, hookimpl
-from kschedfw.errors import FieldError
+from kschedfw.api.field import FieldError
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
 from kschedfw.fwk.interface import PodAnnotationWriter
 from kschedfw.fwk.status import Code, new_rejection

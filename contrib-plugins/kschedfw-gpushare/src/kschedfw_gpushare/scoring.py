@@ -7,7 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import Status, hookimpl
-from kschedfw.errors import FieldError
+from kschedfw.api.field import FieldError
 
 from kschedfw_gpushare.args import raise_invalid, check_methods, schema
 from kschedfw_gpushare.nodestate import NodeGpu, state_for

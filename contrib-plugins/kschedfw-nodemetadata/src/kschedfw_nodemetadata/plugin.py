@@ -23,7 +23,7 @@ import time
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, hookimpl
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 
 from kschedfw_nodemetadata.gotime import (MAX_INT64, MIN_INT64, RFC3339, GoTimeError, go_int64,
                                           parse_go_float, parse_go_time, wrap_int64)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import MAX_NODE_SCORE, MIN_NODE_SCORE, Status, hookimpl
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 
 if TYPE_CHECKING:
     from kschedfw import CycleState, Handle, NodeInfo, NodeScore

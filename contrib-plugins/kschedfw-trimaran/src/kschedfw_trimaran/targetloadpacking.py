@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from kschedfw import MIN_NODE_SCORE, Status, hookimpl
 from kschedfw.api import resource_amount
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 
 from kschedfw_trimaran.handler import METRICS_AGENT_REPORTING_INTERVAL_SECONDS, PodAssignEventHandler
 from kschedfw_trimaran.metrics import (AVERAGE, CPU, DEFAULT_ANNOTATION, LATEST, AnnotationMetricsSource,

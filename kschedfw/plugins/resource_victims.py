@@ -29,7 +29,7 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import same_objects
 from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit, fit_request_key
-from kschedfw.plugins.preemption.pdb import filter_pods_with_pdb_violation
+from kschedfw.preemption.pdb import filter_pods_with_pdb_violation
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod, PodDisruptionBudget

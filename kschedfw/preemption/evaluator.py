@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, Ty
 from kschedfw.fwk.fit_error import Diagnosis, fit_error_message
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeToStatus, PostFilterResult
-from kschedfw.plugins.preemption.executor import Executor, aggregate_errors
+from kschedfw.preemption.executor import Executor, aggregate_errors
+from kschedfw.preemption.extenders import call_extenders_for_preemption
 from kschedfw.fwk.victims import Candidate, Victims
-from kschedfw.plugins.preemption.types import CandidateList, get_earliest_pod_start_time, now_datetime, unix_nano
+from kschedfw.preemption.types import CandidateList, get_earliest_pod_start_time, now_datetime, unix_nano
 
 if TYPE_CHECKING:
     import datetime as _dt
@@ -180,7 +181,6 @@ class Evaluator:
 
         # 3) the extenders that support preemption narrow the candidates and their victims
         if self.handle.extenders:
-            from kschedfw.extenders.cycle import call_extenders_for_preemption
             candidates, status = call_extenders_for_preemption(
                 self.handle.extenders, pod, candidates, self.handle.snapshot,
                 self.interface.candidates_to_victims_map)

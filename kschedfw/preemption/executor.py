@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from kschedfw.fwk.interface import BackgroundApiCalls, NotFound
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.victims import Candidate, Victims
-from kschedfw.plugins.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
+from kschedfw.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod

@@ -1,4 +1,5 @@
-"""The few apimachinery validators config validation needs, with upstream's message texts.
+"""The few apimachinery validators config and plugin args validation need, with upstream's message
+texts (plugins validate their args with them, so they live beside the API types).
 
 ``is_qualified_name`` and friends return lists of messages exactly as
 ``k8s.io/apimachinery/pkg/util/validation`` does; ``parse_duration`` follows Go's
@@ -10,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kschedfw.api.field import INVALID, FieldError
 from kschedfw.api.labelsyntax import regex_error
-from kschedfw.errors import INVALID, FieldError
 
 _QNAME_CHAR = "[A-Za-z0-9]"
 _QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
@@ -88,7 +89,7 @@ def is_valid_label_value(value: str) -> list[str]:
     return errs
 
 
-def validate_label_name(name: str, path: tuple) -> list[FieldError]:
+def validate_label_name(name: str, path: tuple[Any, ...]) -> list[FieldError]:
     """metav1validation.ValidateLabelName."""
     return [FieldError(path, INVALID, msg, name) for msg in is_qualified_name(name)]
 
@@ -110,6 +111,8 @@ _UNITS_NS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
              "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
 _DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)([a-zµμ]+)")
 #: JSON Schema pattern accepted for metav1.Duration fields.
+#: what a value not matching :data:`DURATION_PATTERN` is told
+DURATION_HINT = 'must be a duration such as "10s", "1m30s" or "0"'
 DURATION_PATTERN = r"^[-+]?(0|([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+)$"
 _MAX_NS = (1 << 63) - 1
 
