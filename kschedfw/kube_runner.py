@@ -67,14 +67,13 @@ class KubeRunner:
                                    informer_options=informer_options, event_client=self.event_client,
                                    lean_pods=not config.document.get("extenders"))
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
+        self.metrics = SchedulerMetrics()
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
-                                   feature_gates=feature_gates)
+                                   feature_gates=feature_gates, metrics=self.metrics)
         self.stopping = threading.Event()
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
-        self.metrics = SchedulerMetrics()
-        self.scheduler.enable_metrics(self.metrics)
         self._next_publish = 0.0
 
     def lease_warning(self) -> str | None:
@@ -167,8 +166,8 @@ class KubeRunner:
 
     # ------------------------------------------------------------------ the loop
     def _schedule(self) -> None:
-        """The core's one loop in real time: between cycles, apply what the informers (and
-        finished binds) delivered; when nothing is ready, block on the inbox until the next
+        """The core's one loop in real time: before each cycle the scheduler applies what the
+        informers (and finished binds) delivered; when nothing is ready, block on the inbox until the next
         deadline (at most MAX_IDLE_WAIT, so flushes and metrics stay timely)."""
         self._publish()
         self.scheduler.run(stop=self._between_cycles, idle=self._idle)
@@ -176,7 +175,6 @@ class KubeRunner:
     def _between_cycles(self) -> bool:
         if self.elector is not None and not self.elector.holds_lease():
             return True  # deposed (or resumed after the deadline): not one more cycle
-        self.backend.deliver()
         if self.backend.clock.now() >= self._next_publish:
             self._publish()
         return self.stopping.is_set()

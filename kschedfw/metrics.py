@@ -1,8 +1,9 @@
 """Upstream kube-scheduler's metrics (``pkg/scheduler/metrics``): same names, labels and buckets,
 in a registry of their own, served on ``/metrics`` by ``kschedfw run``.
 
-The scheduler holds a :class:`SchedulerMetrics` only when metrics are wanted (``Scheduler.metrics``
-is None otherwise), so the embedded simulation pays one ``is None`` test per attempt. It is the
+The scheduler is given a :class:`SchedulerMetrics` when metrics are wanted and holds
+:data:`kschedfw.loop_metrics.NULL_METRICS`, whose methods do nothing, otherwise: chosen once, so the loop tests nothing
+(the watch handler, whose timing is per event, is chosen once too). A :class:`SchedulerMetrics` is the
 profiles' :class:`~kschedfw.framework.instrumented.Instrumentation`: each profile compiles timed
 copies of its plugin lists against it, run in the cycles whose CycleState records plugin metrics
 (a sample, upstream's 10%: :meth:`SchedulerMetrics.cycle_started`); the other cycles call the plugins
@@ -62,6 +63,8 @@ class MetricSource(Protocol):
 
 
 class SchedulerMetrics:
+    enabled = True
+
     def __init__(self, *, rng: random.Random | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
         disable_created_metrics()  # upstream exposes no *_created series (a process-wide switch)

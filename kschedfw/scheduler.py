@@ -5,6 +5,11 @@ with `explain` and the test harness.
 Single-threaded and event-driven: cluster changes arrive as watch events, time comes from the
 cluster's clock, and what upstream does concurrently (binding, Permit waits) resumes through
 callbacks, so a run is reproducible from its seed.
+
+One event discipline on every backend: the backend queues watch events and the loop hands them to
+the handlers (``cluster.deliver()``) before each cycle and after timers ran, never inside a plugin
+call or a write. So a bind's outcome (``_bind_finished``) comes before the watch event that
+confirms it, as upstream's binding goroutine finishes before its informer sees the bound pod.
 """
 
 from __future__ import annotations
@@ -26,12 +31,13 @@ from kschedfw.fwk.cycle_state import BINDING_MAY_WAIT_KEY, PODS_TO_ACTIVATE_KEY,
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
                                  pod_scheduling_properties_change)
 from kschedfw.fwk.fit_error import Diagnosis, FitError
-from kschedfw.framework.handle import Handle
+from kschedfw.framework.profile import new_profile
 from kschedfw.framework.runtime import Framework, FrameworkError
+from kschedfw.loop_metrics import NULL_METRICS
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NominatingInfo, NominatingMode, QueuedPodInfo
 from kschedfw.framework.waiting_pods import WaitingPod
-from kschedfw.queue import PriorityQueue
+from kschedfw.queue import Nominator, PriorityQueue
 from kschedfw.queue.active_queue import InFlightEvent
 from kschedfw.scheduler_events import NO_EVENT_KINDS, event_label, pod_event_labels, resource_for_kind
 
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.registry import Registry
+    from kschedfw.loop_metrics import LoopMetrics
     from kschedfw.metrics import SchedulerMetrics
 
 log = logging.getLogger(__name__)
@@ -67,10 +74,13 @@ class Scheduler:
     def __init__(self, config: "SchedulerConfig", registry: "Registry", cluster: "Backend",
                  *, seed: int = 0, record_attempts: bool = True,
                  feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
-                 once: bool = False, ties: str = "random") -> None:
+                 once: bool = False, ties: str = "random", metrics: "SchedulerMetrics | None" = None) -> None:
         """``once`` and ``ties`` are kschedfw extensions, not upstream: with ``once`` a pod whose
         attempt fails is never retried (see :class:`~kschedfw.queue.PriorityQueue`); ``ties``
-        is how the cycle breaks ties between the best nodes (:data:`kschedfw.cycle.TIES`)."""
+        is how the cycle breaks ties between the best nodes (:data:`kschedfw.cycle.TIES`).
+        ``metrics``: report upstream's metrics there (every profile compiles its timed plan
+        against it: plugin durations for the sampled cycles, extension-point durations for every
+        run); None: none are kept."""
         # extenders' ignoredByScheduler resources are NodeResourcesFit's ignoredResources (upstream)
         config = with_extender_ignored_resources(config)
         try:
@@ -88,20 +98,18 @@ class Scheduler:
         self.bound_count = 0
         self.bound_uids: set[str] = set()  # pods this scheduler bound (not the ones that came bound)
         self.waiting_bindings: set[str] = set()  # pods whose binding cycle waits (BINDING_MAY_WAIT_KEY)
+        #: upstream's metrics, or the null metrics that keep nothing (chosen once)
+        self.metrics: "LoopMetrics" = metrics if metrics is not None else NULL_METRICS
         self.frameworks: dict[str, Framework] = {}
-        self._handles: list[Handle] = []
         #: upstream's batching counters (gate OpportunisticBatching), for every profile
         self.batch_metrics = BatchMetrics()
+        # built before the queue (which needs the profiles' QueueSort), so every Handle has it
+        nominator = Nominator(self._current_pod)
         for profile in config.profiles:
-            handle = Handle(backend=cluster, waiting_pods=self.waiting_pods,
-                            event_recorder=cluster.recorder_for(profile.scheduler_name),
-                            profile_name=profile.scheduler_name,
-                            activate=self._activate, feature_gates=feature_gates)
-            handle.extenders = self.extenders
-            self._handles.append(handle)
-            fwk = Framework(profile, registry, handle, fast_paths=fast_paths, batch_metrics=self.batch_metrics)
-            if fwk.batch is not None:
-                fwk.batch.rng = random.Random(f"batch/{seed}/{profile.scheduler_name}")
+            fwk = new_profile(profile, registry, cluster, snapshot=self.cache.snapshot, nominator=nominator,
+                              waiting_pods=self.waiting_pods, activate=self._activate, extenders=self.extenders,
+                              metrics=metrics, feature_gates=feature_gates, fast_paths=fast_paths,
+                              batch_metrics=self.batch_metrics, seed=seed)
             self.frameworks[profile.scheduler_name] = fwk
         first = next(iter(self.frameworks.values()))
         # the cycle uses no batch when ties go by name: signing the pods would be wasted
@@ -112,29 +120,18 @@ class Scheduler:
                                    pod_max_backoff=float(config.pod_max_backoff_seconds),
                                    pod_lister=self._current_pod, namespace_labels=self._namespace_labels,
                                    pod_signers={name: fwk.sign_pod for name, fwk in self.frameworks.items()}
-                                   if batching else None, once=once)
-        for handle in self._handles:
-            handle.nominator = self.queue.nominator
+                                   if batching else None, once=once, nominator=nominator)
+        if metrics is not None:
+            self.queue.observe_hint = metrics.queueing_hint_ran
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
                                            rng=random.Random(seed), nominator=self.queue.nominator,
                                            extenders=self.extenders, ties=ties)
-        cluster.watch(self.on_watch_event)
+        # the watch handler is chosen once too: timed, or not
+        cluster.watch(self.on_watch_event if metrics is None else self._on_watch_event_timed)
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
-        #: upstream's metrics, when wanted (see :meth:`enable_metrics`)
-        self.metrics: "SchedulerMetrics | None" = None
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
-
-    def enable_metrics(self, metrics: "SchedulerMetrics") -> None:
-        """Report upstream's metrics to ``metrics``: every profile compiles its timed plan against
-        it (plugin durations for the sampled cycles, extension-point durations for every run)."""
-        self.metrics = metrics
-        for fwk in self.frameworks.values():
-            fwk.instrument(metrics)
-        for handle in self._handles:
-            handle.metrics = metrics
-        self.queue.observe_hint = metrics.queueing_hint_ran
 
     def metric_counts(self) -> tuple[dict[str, int], dict[str, Any]]:
         """What :meth:`SchedulerMetrics.publish` copies: the pending pods per queue, and the
@@ -155,12 +152,17 @@ class Scheduler:
 
     # ================================================================== event handlers
     def on_watch_event(self, event: "WatchEvent") -> None:
+        """Upstream's informer event handlers (the backend calls :meth:`_on_watch_event_timed`
+        instead when metrics are kept)."""
         if event.kind in NO_EVENT_KINDS:  # read through a lister or not at all; upstream has no handler
             return
-        metrics = self.metrics
-        if metrics is None:
-            self._handle_watch_event(event)
+        self._handle_watch_event(event)
+
+    def _on_watch_event_timed(self, event: "WatchEvent") -> None:
+        """:meth:`on_watch_event`, observing scheduler_event_handling_duration_seconds."""
+        if event.kind in NO_EVENT_KINDS:
             return
+        metrics = self.metrics
         if event.kind == "Node" and event.type == "MODIFIED":  # observed per changed property
             self._handle_watch_event(event)
             return
@@ -194,16 +196,15 @@ class Scheduler:
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Add), None, event.new)
         elif event.type == "MODIFIED":
             metrics = self.metrics
-            started = metrics.now() if metrics is not None else 0.0
+            started = metrics.now()
             self.cache.update_node(event.old, event.new)
-            updating = metrics.now() - started if metrics is not None else 0.0
+            updating = metrics.now() - started
             # one event per changed property, as upstream, so each matches its registrations
             for cluster_event in node_scheduling_properties_change(event.new, event.old):
-                moving = metrics.now() if metrics is not None else 0.0
+                moving = metrics.now()
                 self.queue.move_all_to_active_or_backoff_queue(cluster_event, event.old, event.new)
-                if metrics is not None:  # upstream: the cache update plus this event's moving
-                    metrics.event_handling_duration.labels(cluster_event.label).observe(
-                        updating + metrics.now() - moving)
+                # upstream: the cache update plus this event's moving
+                metrics.event_handling_duration.labels(cluster_event.label).observe(updating + metrics.now() - moving)
         else:
             self.queue.move_all_to_active_or_backoff_queue(ClusterEvent(EventResource.Node, ActionType.Delete), event.old, None)
             self.cache.remove_node(event.old)
@@ -299,13 +300,16 @@ class Scheduler:
 
     # ================================================================== scheduling cycle
     def schedule_one(self) -> bool:
-        """Pop one pod and run its scheduling cycle (and binding cycle unless it waits)."""
+        """Hand out the cluster's changes so far, then pop one pod and run its scheduling cycle
+        (and binding cycle unless it waits)."""
+        self.cluster.deliver()
         qpi = self.queue.pop()
         if qpi is None:
             return False
         pod = qpi.pod
         # upstream ShouldRecordPluginMetrics: a sample of cycles runs the timed plugin plans
-        record_plugin_metrics = self.metrics.cycle_started(pod.uid) if self.metrics is not None else False
+        metrics = self.metrics
+        record_plugin_metrics = metrics.cycle_started(pod.uid)
         fwk = self.frameworks.get(pod.scheduler_name)
         if fwk is None:
             self.queue.done(pod.uid)
@@ -322,15 +326,14 @@ class Scheduler:
         cycle = self.queue.scheduling_cycle
         self.update_snapshot()
         recorder = self.recorder_for(pod) if self.recorder_for is not None else None
-        started = self.metrics.now() if self.metrics is not None else 0.0
+        started = metrics.now()
         try:
             result, status = self.algorithm.schedule_pod(fwk, state, pod, recorder,
                                                          signature=qpi.pod_signature, cycle=cycle)
         except Exception as exc:  # a bug in the core must not lose the pod
             log.exception("scheduling %s failed", pod.key)
             result, status = ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.as_status(exc)
-        if self.metrics is not None:
-            self.metrics.algorithm_duration.observe(self.metrics.now() - started)
+        metrics.algorithm_duration.observe(metrics.now() - started)
         if status is not None and not status.is_success():
             self._handle_failure(fwk, qpi, status, result.nominating_info, cycle)
             return True
@@ -365,9 +368,8 @@ class Scheduler:
 
             def resume(wp: WaitingPod) -> None:
                 self.waiting_pods.pop(assumed.uid, None)
-                if self.metrics is not None:
-                    code = wp.status.code.name if wp.status is not None else "Success"
-                    self.metrics.permit_wait_duration.labels(code).observe(self.clock.now() - wait_started)
+                code = wp.status.code.name if wp.status is not None else "Success"
+                self.metrics.permit_wait_duration.labels(code).observe(self.clock.now() - wait_started)
                 self._binding_cycle(fwk, state, qpi, assumed, host, cycle, wp.status, pods_to_activate)
 
             self.waiting_pods[assumed.uid] = fwk.new_waiting_pod(assumed, host, waits, self.clock.now(), resume)
@@ -389,21 +391,17 @@ class Scheduler:
         return state, pods_to_activate
 
     def update_snapshot(self) -> None:
-        """Take the cycle's snapshot of the cache and hand it to every profile's Handle."""
-        snapshot = self.cache.update_snapshot()
-        for handle in self._handles:
-            handle.snapshot = snapshot
+        """Refresh the cache's snapshot (the one every profile's Handle holds) for the cycle."""
+        self.cache.update_snapshot()
 
     # ================================================================== binding cycle
     def _binding_cycle(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, assumed: "Pod",
                        host: str, cycle: int, permit_status: Status | None,
                        pods_to_activate: PodsToActivate) -> None:
         pod = qpi.pod
-        if self.metrics is not None:  # upstream counts its binding goroutines
-            self.metrics.goroutines.labels("binding").inc()
+        self.metrics.goroutines.labels("binding").inc()  # upstream counts its binding goroutines
         if permit_status is not None and not permit_status.is_success():
-            if self.metrics is not None:
-                self.metrics.goroutines.labels("binding").dec()
+            self.metrics.goroutines.labels("binding").dec()
             if permit_status.is_rejected():
                 status = self._one_node_failure(pod, host, permit_status)
             else:  # preempted while waiting, or an error: retried, not marked unschedulable
@@ -433,8 +431,7 @@ class Scheduler:
                        cycle: int, pods_to_activate: PodsToActivate, status: Status) -> None:
         """The end of the binding cycle once PreBind (on failure) or Bind returned."""
         pod = qpi.pod
-        if self.metrics is not None:
-            self.metrics.goroutines.labels("binding").dec()
+        self.metrics.goroutines.labels("binding").dec()
         if status.is_skip():
             status = Status.as_status(f"no bind plugin bound pod {pod.key}")
         if not status.is_success():
@@ -445,9 +442,8 @@ class Scheduler:
             self._binding_cycle_error(fwk, state, qpi, assumed, host, status, cycle)
             return
         self.cache.finish_binding(assumed, self.clock.now())
-        if self.metrics is not None:
-            self.metrics.attempt(pod.uid, "scheduled", fwk.profile_name)
-            self.metrics.pod_scheduled(qpi, self.clock.now())
+        self.metrics.attempt(pod.uid, "scheduled", fwk.profile_name)
+        self.metrics.pod_scheduled(qpi, self.clock.now())
         self.bound_count += 1
         self.bound_uids.add(pod.uid)
         self.cluster.record_event(pod, "Normal", "Scheduled", f"Successfully assigned {pod.key} to {host}")
@@ -510,8 +506,7 @@ class Scheduler:
         """Upstream handleSchedulingFailure: requeue, nominate, event, PodScheduled condition."""
         pod = qpi.pod
         reason = "Unschedulable" if status.is_rejected() else SCHEDULER_ERROR
-        if self.metrics is not None:
-            self.metrics.attempt(pod.uid, "unschedulable" if status.is_rejected() else "error", fwk.profile_name)
+        self.metrics.attempt(pod.uid, "unschedulable" if status.is_rejected() else "error", fwk.profile_name)
         fit_error = status.error if isinstance(status.error, FitError) else None
         if fit_error is not None:
             qpi.unschedulable_plugins = set(fit_error.diagnosis.unschedulable_plugins)
@@ -597,10 +592,13 @@ class Scheduler:
     def run_due(self) -> bool:
         """Run everything due now; True when a backend timer ran (which counts as progress:
         ``on_progress`` is called)."""
-        ran = self.cluster.run_due_timers()
+        cluster = self.cluster
+        ran = cluster.run_due_timers()
+        cluster.deliver()
         if ran and self.on_progress is not None:
             self.on_progress()
         self.expire_waiting_pods()
+        cluster.deliver()
         self.queue.flush_backoff_q_completed()
         self.queue.flush_unschedulable_pods_leftover()
         return ran

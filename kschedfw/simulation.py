@@ -28,6 +28,7 @@ from kschedfw.scheduler import Scheduler
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.framework.registry import Registry
+    from kschedfw.metrics import SchedulerMetrics
 
 #: Once every scenario step has run, stop when nothing has progressed (no pod bound, no object
 #: changed) for this long: pods that only fail again and again (an erroring plugin, a gang that
@@ -119,7 +120,8 @@ class Simulation:
     gets exactly one attempt, in queue order, as capacity-planning simulators do; a pod whose
     attempt fails is never retried and is reported Pending with that attempt's reason and
     message. ``ties="name"``: among the nodes with the best total score the smallest name wins,
-    instead of upstream's seeded random pick (``"random"``)."""
+    instead of upstream's seeded random pick (``"random"``). ``metrics``: upstream's metrics,
+    kept there from the first object created (None: none are kept)."""
 
     def __init__(self, config: "SchedulerConfig", registry: "Registry", objects: Iterable[Any] = (),
                  steps: Iterable[Step] = (), *, seed: int = 0,
@@ -127,13 +129,14 @@ class Simulation:
                  on_progress: Callable[[int, int], None] | None = None,
                  feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
                  once: bool = False, ties: str = "random",
-                 admission_plugins: Iterable[str] = ADMISSION_PLUGINS) -> None:
+                 admission_plugins: Iterable[str] = ADMISSION_PLUGINS,
+                 metrics: "SchedulerMetrics | None" = None) -> None:
         objects = list(objects)
         # the files are created before the scheduling loop starts at 0: the last object at 0
         self.clock = SimulatedClock(-creation_span(len(objects)))
         self.cluster = MemoryCluster(self.clock, feature_gates, admission_plugins=admission_plugins)
         self.scheduler = Scheduler(config, registry, self.cluster, seed=seed, feature_gates=feature_gates,
-                                   fast_paths=fast_paths, once=once, ties=ties)
+                                   fast_paths=fast_paths, once=once, ties=ties, metrics=metrics)
         self.steps = sorted(steps, key=lambda s: s.at)
         self._steps_left = len(self.steps)
         self.settle_seconds = settle_seconds

@@ -39,16 +39,15 @@ def samples(metrics: SchedulerMetrics) -> list:
 def simulate(metrics: SchedulerMetrics | None, pods: list, nodes: int = 1) -> Simulation:
     registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
-                     with_priority_classes([*(make_node(f"n{i}", cpu="1") for i in range(1, nodes + 1)), *pods]))
-    if metrics is not None:
-        sim.scheduler.enable_metrics(metrics)
+                     with_priority_classes([*(make_node(f"n{i}", cpu="1") for i in range(1, nodes + 1)), *pods]),
+                     metrics=metrics)
     sim.run()
     return sim
 
 
 def test_the_embedded_simulation_has_no_metrics_unless_asked():
     sim = simulate(None, [make_pod("p")])
-    assert sim.scheduler.metrics is None
+    assert not sim.scheduler.metrics.enabled
 
 
 def test_attempts_are_counted_by_result_and_profile():
@@ -117,8 +116,7 @@ def simulate_with_late_node(metrics: SchedulerMetrics) -> Simulation:
     registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
                      [make_node("n1", cpu="1"), make_pod("fits", cpu="600m"), make_pod("later", cpu="600m")],
-                     [Step(at=10.0, action="create", objects=(make_node("n2", cpu="1"),))])
-    sim.scheduler.enable_metrics(metrics)
+                     [Step(at=10.0, action="create", objects=(make_node("n2", cpu="1"),))], metrics=metrics)
     sim.run()
     metrics.publish(sim.scheduler)
     return sim
@@ -163,9 +161,9 @@ def test_extension_point_durations_carry_status_and_profile():
     assert counts[("PostBind", "Success", profile)] == 2
     # no plugin had anything to do before binding (upstream's PreBindPreFlight answers Skip)
     assert counts[("PreBindPreFlight", "Skip", profile)] == 2
-    # PreEnqueue runs on every way into activeQ: here 'later' coming back on n2's NodeAdd (both
-    # pods' first adds happened before metrics were enabled)
-    assert counts[("PreEnqueue", "Success", profile)] == 1
+    # PreEnqueue runs on every way into activeQ: both pods' first adds (metrics are kept from the
+    # first object created) and 'later' coming back on n2's NodeAdd
+    assert counts[("PreEnqueue", "Success", profile)] == 3
     # one feasible node each time: upstream skips scoring then, so PreScore/Score never ran
     assert ("Score", "Success", profile) not in counts
 
@@ -186,13 +184,14 @@ def test_published_counts_incoming_pods_cache_and_goroutines():
 
 def test_event_handling_is_labelled_as_upstreams_handlers():
     metrics = SchedulerMetrics(rng=FixedRng(99))
-    simulate_with_late_node(metrics)  # metrics enabled after the initial objects were loaded
+    simulate_with_late_node(metrics)  # metrics kept from the first object created
     events = by_labels(metrics, "scheduler_event_handling_duration_seconds_count", "event")
-    # n2 created; 'later''s PodScheduled condition written; two binds, each of which upstream
-    # v1.36's updatePod hands to addAssignedPodToCache and deletePodFromSchedulingQueue (checked
-    # against kube-scheduler's /metrics: a bind counts AssignedPodAdd and UnschedulablePodDelete)
-    assert events == {("NodeAdd",): 1, ("UnschedulablePodUpdate",): 1, ("AssignedPodAdd",): 2,
-                      ("UnschedulablePodDelete",): 2}
+    # n1 loaded and n2 created; both pods added; 'later''s PodScheduled condition written; two
+    # binds, each of which upstream v1.36's updatePod hands to addAssignedPodToCache and
+    # deletePodFromSchedulingQueue (checked against kube-scheduler's /metrics: a bind counts
+    # AssignedPodAdd and UnschedulablePodDelete)
+    assert events == {("NodeAdd",): 2, ("UnschedulablePodAdd",): 2, ("UnschedulablePodUpdate",): 1,
+                      ("AssignedPodAdd",): 2, ("UnschedulablePodDelete",): 2}
 
 
 def test_unschedulable_pods_by_plugin_while_pending():
@@ -217,12 +216,13 @@ def test_a_node_update_is_observed_per_changed_property():
     registry = default_registry()
     metrics = SchedulerMetrics(rng=FixedRng(99))
     sim = Simulation(default_config(registry, FeatureGates()), registry, [make_node("n1", cpu="1")],
-                     [Step(at=1.0, action="update", objects=(make_node("n1", cpu="2", labels={"zone": "a"}),))])
-    sim.scheduler.enable_metrics(metrics)
+                     [Step(at=1.0, action="update", objects=(make_node("n1", cpu="2", labels={"zone": "a"}),))],
+                     metrics=metrics)
     sim.run()
-    # upstream updateNodeInCache: one observation per NodeSchedulingPropertiesChange event
+    # upstream updateNodeInCache: one observation per NodeSchedulingPropertiesChange event (and
+    # one for n1's creation)
     assert by_labels(metrics, "scheduler_event_handling_duration_seconds_count", "event") == {
-        ("NodeUpdateNodeAllocatable",): 1, ("NodeUpdateNodeLabel",): 1}
+        ("NodeAdd",): 1, ("NodeUpdateNodeAllocatable",): 1, ("NodeUpdateNodeLabel",): 1}
 
 
 class _WaitAtPermit:
@@ -246,9 +246,9 @@ def test_permit_waits_are_timed_by_their_result():
     from kschedfw.testing import config_for
     classes = [PrioritySort, NodeResourcesFit, _WaitAtPermit, DefaultBinder]
     registry = Registry.from_classes(classes)
-    sim = Simulation(config_for(classes, registry=registry), registry, [make_node("n1"), make_pod("p")])
     metrics = SchedulerMetrics(rng=FixedRng(99))
-    sim.scheduler.enable_metrics(metrics)
+    sim = Simulation(config_for(classes, registry=registry), registry, [make_node("n1"), make_pod("p")],
+                     metrics=metrics)
     sim.run(until=15.0)
     # the first wait timed out after its 10 s (simulated clock): one Unschedulable observation
     assert by_labels(metrics, "scheduler_permit_wait_duration_seconds_count", "result") == {("Unschedulable",): 1}

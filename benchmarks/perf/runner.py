@@ -6,8 +6,8 @@ fresh cluster and scheduler per workload, applies the ops in order and, for ops 
 how fast the scheduler binds the measured pods.
 
 Upstream runs the API server, the scheduler and the test's pod creators concurrently. Here
-everything is one thread: an op creates its objects (each creation is delivered to the scheduler's
-event handlers at once), then the scheduling loop runs until the op's wait condition holds
+everything is one thread: an op creates its objects (each creation is handed to the scheduler's
+event handlers before the next is created), then the scheduling loop runs until the op's wait condition holds
 (upstream's ``waitUntilPodsScheduledInNamespace``, barriers...). Background ops (``churn``,
 ``deletePods`` with a rate, ``skipWaitToCompletion``) are timers on the cluster's simulated clock.
 
@@ -449,7 +449,7 @@ class WorkloadRunner:
     # ------------------------------------------------------------------ creation
     def _create(self, objects: Any) -> int:
         n = 0
-        create = self.cluster.create
+        create, deliver = self.cluster.create, self.cluster.deliver
         start = _perf()
         try:
             for obj in objects:
@@ -457,6 +457,7 @@ class WorkloadRunner:
                     create(obj)
                 except (ValueError, LookupError) as exc:  # AdmissionError, Conflict
                     raise OpFailed(f"creating {type(obj).__name__} {getattr(obj, 'name', '?')}: {exc}") from None
+                deliver()  # the informer hears of it before the next is created
                 n += 1
         finally:
             if self.collector is not None:

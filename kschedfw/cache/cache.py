@@ -189,6 +189,12 @@ class Cache:
         return self._pod_states.get(uid)
 
     # ---------------------------------------------------------------- snapshot
+    @property
+    def snapshot(self) -> Snapshot:
+        """The one snapshot :meth:`update_snapshot` refreshes before each cycle (the profiles'
+        Handles are given it once)."""
+        return self._snapshot
+
     def update_snapshot(self) -> Snapshot:
         """The view for the next cycle. NodeInfos are shared, not copied: the core is single-threaded
         and nothing changes them while a cycle runs, so only order and image counts are refreshed."""
@@ -196,7 +202,7 @@ class Cache:
             fill_image_states(self._nodes.values(), self._images)
             self._images_dirty = False
         if self._order_dirty:
-            self._snapshot = Snapshot(self._nodes[name] for name in self._tree.list())
+            self._snapshot.refill(self._nodes[name] for name in self._tree.list())
             self._order_dirty = False
         self._snapshot.generation += 1
         self._snapshot.affinity_version = self._affinity_version

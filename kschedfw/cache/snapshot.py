@@ -34,6 +34,14 @@ class Snapshot:
         self.term_index: "PodAffinityTermIndex | None" = None
         self._positions: dict[str, int] | None = None  # name -> index in _node_infos, built when asked
 
+    def refill(self, node_infos: Iterable[NodeInfo]) -> None:
+        """Hold ``node_infos`` from now on, in their order (the cache's one snapshot after a
+        node came or went: whoever was given it sees the new nodes, as upstream's snapshot)."""
+        self._node_infos = list(node_infos)
+        self._by_name = {ni.name: ni for ni in self._node_infos}
+        self._lists = {}
+        self._positions = None
+
     @classmethod
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
         """Build a snapshot from nodes and the pods assigned to them (tests and tools)."""

@@ -1,7 +1,9 @@
 """The embedded cluster: an in-memory object store with a watch stream and a simulated clock.
 
 It plays the API server's part for the scheduler: objects are created, updated and deleted here,
-every change is delivered to watchers in order, binding sets ``spec.nodeName``, failures patch
+every change is queued for the watchers and handed to them in order by :meth:`MemoryCluster.deliver`
+(which the scheduler's loop calls, as it drains the real backend's inbox: no handler runs inside a
+write, so a plugin that writes is never re-entered), binding sets ``spec.nodeName``, failures patch
 the PodScheduled condition and record Events, and deleting a pod honours its grace period on the
 simulated clock.
 """
@@ -9,6 +11,7 @@ simulated clock.
 from __future__ import annotations
 
 import builtins
+import collections
 import copy
 import datetime as _dt
 import itertools
@@ -69,7 +72,8 @@ class PodDeletion:
 
 
 class MemoryCluster(TimerFacet):
-    """Objects by kind and (namespace, name); watchers get every change synchronously.
+    """Objects by kind and (namespace, name); watchers get every change, in order, when
+    :meth:`deliver` is called.
 
     One implementation of :class:`kschedfw.fwk.interface.Backend`; its time is its
     :class:`~kschedfw.clock.SimulatedClock` (``clock.now_datetime()`` stamps objects).
@@ -85,6 +89,9 @@ class MemoryCluster(TimerFacet):
         self.admission_plugins = frozenset(admission_plugins)
         self._objects: dict[str, dict[tuple[str, str], Any]] = {}
         self._fanout = Fanout()
+        #: changes made and not yet handed to the watchers (see :meth:`deliver`)
+        self._inbox: collections.deque[WatchEvent] = collections.deque()
+        self._delivering = False
         self._timers = Timers()
         self._resource_version = itertools.count(1)
         self.events: list[EventRecord] = []
@@ -108,7 +115,25 @@ class MemoryCluster(TimerFacet):
         return self._fanout.subscribe(kind, callback)
 
     def _emit(self, event: WatchEvent) -> None:
-        self._fanout.emit(event)
+        self._inbox.append(event)
+
+    def deliver(self, timeout: float = 0.0) -> int:
+        """Hand the changes made so far to the watchers and subscribers, oldest first, and what
+        their handlers change after them; the number handed out. As an informer's handlers, they
+        run here and never inside the write that made the change. ``timeout`` is the real
+        backend's (how long to wait for a change from outside): nothing comes from outside here."""
+        if self._delivering:  # a handler asked: the changes it made follow once it returns
+            return 0
+        inbox, emit = self._inbox, self._fanout.emit
+        count = 0
+        self._delivering = True
+        try:
+            while inbox:
+                emit(inbox.popleft())
+                count += 1
+        finally:
+            self._delivering = False
+        return count
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
@@ -462,6 +487,7 @@ class MemoryCluster(TimerFacet):
             if spacing and i:
                 self.clock.set(start + i * spacing)
             self.try_create(obj)
+            self.deliver()  # the watchers hear of each object before the next is created
 
     def all_objects(self) -> builtins.list[Any]:
         return [o for store in self._objects.values() for o in store.values()]

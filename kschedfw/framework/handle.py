@@ -1,8 +1,8 @@
 """Handle: the concrete :class:`kschedfw.fwk.interface.Handle` a plugin receives.
 
-The scheduler builds one per profile from its Backend (``Handle(backend=cluster, ...)``); tests
-and tools build one with only what they need (``Handle(snapshot=Snapshot.from_objects(nodes,
-pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
+The scheduler builds one per profile from its Backend, with every facet, in its profile factory
+(:func:`kschedfw.framework.profile.new_profile`); tests and tools build one with only what they
+need (``Handle(snapshot=Snapshot.from_objects(nodes, pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
 backend there is nothing to write to. Without a backend or a clock, time is the wall clock, as
 upstream's ``time.Now()``.
 """
@@ -105,9 +105,10 @@ class Handle:
     """Everything a plugin may use besides its args, as upstream's framework.Handle.
 
     ``backend`` fills ``lister``, ``client``, ``event_recorder``, the subscriptions and
-    ``clock`` at once; each may also be given on its own (and then wins). ``nominator``,
-    ``waiting_pods`` and ``framework`` are attached by the scheduler and the profile runtime,
-    which also sets ``fast_paths``.
+    ``clock`` at once; each may also be given on its own (and then wins). The scheduler's
+    profile factory (:func:`kschedfw.framework.profile.new_profile`) gives every facet here, the
+    profile runtime included, so a plugin's constructor sees them all; a Handle built by hand
+    (tests, tools) is attached to its runtime by :meth:`attach`.
     """
 
     def __init__(self, *, backend: Backend | None = None, snapshot: Snapshot | None = None,
@@ -117,7 +118,8 @@ class Handle:
                  waiting_pods: Mapping[str, WaitingPodHandle] | None = None,
                  framework: PluginRunner | None = None, profile_name: str = "default-scheduler",
                  activate: Callable[[Iterable[Pod]], None] | None = None,
-                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True) -> None:
+                 feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
+                 extenders: Sequence[Extender] = (), metrics: PreemptionMetrics | None = None) -> None:
         self.profile_name = profile_name
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         # "is not None", not "or": an empty lister is falsy and still the one to use
@@ -135,17 +137,20 @@ class Handle:
         #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
         #: its ``fast_paths``; off: the plain path, which the fast one must equal)
         self.fast_paths = fast_paths
-        #: the profile runtime's :meth:`NominatedPods.pods_to_add
-        #: <kschedfw.framework.nominated.NominatedPods.pods_to_add>`, set by it (preemption's dry run
-        #: asks once per node with nominations: one call, not a walk through the framework)
-        self.pods_to_add: Callable[[CycleState, Pod, str], list[Pod]] | None = None
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
-        self.metrics: PreemptionMetrics | None = None
+        self.metrics: PreemptionMetrics | None = metrics
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
         self._backend = backend
         self._activate = activate
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
-        self.extenders: Sequence[Extender] = ()
+        self.extenders: Sequence[Extender] = tuple(extenders)
+
+    def attach(self, framework: PluginRunner, profile_name: str, fast_paths: bool) -> None:
+        """Attach a Handle built by hand to the profile runtime given it (tests and tools build
+        the Handle first); the scheduler's profiles get a Handle complete from the start."""
+        self.framework = framework
+        self.profile_name = profile_name
+        self.fast_paths = fast_paths
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Follow changes of ``kind``; a Handle without a backend sees none."""
@@ -196,9 +201,6 @@ class Handle:
         return self.nominator.nominated_node_names() if self.nominator is not None else ()
 
     def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> Sequence[Pod]:
-        pods_to_add = self.pods_to_add
-        if pods_to_add is not None:
-            return pods_to_add(state, pod, node_name)
         framework = self.framework
         if framework is not None:
             return framework.nominated_pods_to_add(state, pod, node_name)

@@ -74,14 +74,20 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
     """
 
     def __init__(self, profile: "ResolvedProfile", registry: Registry, handle: Handle | None = None,
-                 *, fast_paths: bool = True, batch_metrics: BatchMetrics | None = None) -> None:
+                 *, fast_paths: bool = True, batch_metrics: BatchMetrics | None = None,
+                 handle_facets: Mapping[str, Any] | None = None) -> None:
+        """``handle``: one built by hand (tests, tools), attached to this runtime; else a Handle
+        is built here with ``handle_facets`` (:class:`Handle`'s arguments) and this runtime, so
+        the plugins' constructors see every facet (see :func:`kschedfw.framework.profile.new_profile`)."""
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.fast_paths = fast_paths
-        self.handle = handle if handle is not None else Handle(profile_name=profile.scheduler_name)
-        self.handle.framework = self
-        self.handle.profile_name = profile.scheduler_name
-        self.handle.fast_paths = fast_paths
+        if handle is None:
+            handle = Handle(**(handle_facets or {}), framework=self, profile_name=profile.scheduler_name,
+                            fast_paths=fast_paths)
+        else:
+            handle.attach(self, profile.scheduler_name, fast_paths)
+        self.handle = handle
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
         #: plugin name -> the hooks its class implements, read once
@@ -89,7 +95,6 @@ class Framework(ExtensionPoints, NodeFiltering, NodeScoring):
         self.faults = PluginFaults()
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
-        self.handle.pods_to_add = self.nominated.pods_to_add
         self._pm = pluggy.PluginManager("kschedfw")
         self._pm.add_hookspecs(hookspecs)
         used = []

@@ -524,6 +524,11 @@ class Backend(ObjectLister, Subscriber, Client, EventRecorder, Protocol):
 
     def watch(self, callback: WatchCallback) -> None: ...
 
+    def deliver(self, timeout: float = 0.0) -> int:
+        """Hand the changes queued so far to the ``watch`` and ``subscribe`` callbacks, in order
+        (waiting up to ``timeout`` seconds for a first one from outside); how many. The scheduler's
+        loop calls it between cycles: no callback runs inside a write or a plugin call."""
+
     def call_at(self, when: float, callback: Callable[[], None]) -> None: ...
 
     def next_timer(self) -> float | None: ...

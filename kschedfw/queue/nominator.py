@@ -46,6 +46,13 @@ class Nominator:
         #: from the nominations while this is unchanged
         self.version = 0
 
+    def held_by(self, resolve: Callable[[Any], Any], held: Mapping[str, Any]) -> None:
+        """The scheduling queue's ``resolve`` and ``held`` (see the constructor), given by the
+        queue once it is built: the nominator comes first, for the profiles' Handles."""
+        self._resolve = resolve
+        self._held = held
+        self._all_held.clear()
+
     def add_nominated_pod(self, pod: Any, nominating_info: NominatingInfo | None = None) -> None:
         # Always drop the old entry, so a pod is never stored twice.
         self._delete(pod)

@@ -207,7 +207,7 @@ class PriorityQueue:
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL,
                  pod_signers: Mapping[str, Callable[[Any], Any]] | None = None,
-                 once: bool = False) -> None:
+                 once: bool = False, nominator: Nominator | None = None) -> None:
         """
         ``less``: the QueueSort function (one for all profiles, as upstream requires).
         ``frameworks``: schedulerName -> that profile's :class:`QueueFramework`.
@@ -226,6 +226,9 @@ class PriorityQueue:
         when off): a queued pod is signed when it enters the queue and when it is updated there.
         ``once``: every pod gets one attempt; a failed one is set aside, never requeued (see the
         module docstring).
+        ``nominator``: one built before this queue (the scheduler gives it to the profiles'
+        Handles first), which this queue then resolves nominated pods for; else a new one
+        checking pods with ``pod_lister``.
         """
         self._clock = clock
         self._less = less
@@ -250,7 +253,8 @@ class PriorityQueue:
         #: entry may outlive its pod's stay. The nominator skips resolving a stored pod that
         #: is the object noted here: the queue can hold no other version of it.
         self._held_pods: dict[str, Any] = {}
-        self.nominator = Nominator(pod_lister, self._resolve_nominated, self._held_pods)
+        self.nominator = nominator if nominator is not None else Nominator(pod_lister)
+        self.nominator.held_by(self._resolve_nominated, self._held_pods)
         self.incoming_pods: collections.Counter[tuple[str, str]] = collections.Counter()
         """``(queue, event label) -> count`` (upstream scheduler_queue_incoming_pods_total)."""
         self._interest: dict[ClusterEvent, bool] = {}

@@ -36,6 +36,7 @@ def test_create_completes_the_name_reproducibly_and_delete_drops_the_finalizer_f
         assert cluster.get("ResourceClaim", created.name, "default") is created
         cluster.delete_resource_claim(created)
         assert cluster.get("ResourceClaim", created.name, "default") is None
+        cluster.deliver()
         assert seen == [("ADDED", "ResourceClaim"), ("MODIFIED", "ResourceClaim"), ("DELETED", "ResourceClaim")]
         with pytest.raises(NotFound):
             cluster.delete_resource_claim(created)

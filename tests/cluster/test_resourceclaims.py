@@ -40,6 +40,7 @@ def test_pod_gets_its_generated_claim_and_status():
     assert meta["labels"] == {"team": "a"}
     assert claim.raw["spec"] == TEMPLATE["spec"]["spec"]
     assert created.raw["status"]["resourceClaimStatuses"] == [{"name": "accel", "resourceClaimName": claim.name}]
+    cluster.deliver()
     assert events[-2:] == [("ADDED", "ResourceClaim"), ("ADDED", "Pod")]
 
 
@@ -67,9 +68,11 @@ def test_claim_status_write_and_pod_removal():
     written = cluster.update_resource_claim_status(parse_object(raw))
     assert written.raw["status"] == raw["status"]
     assert written.raw["metadata"]["finalizers"] == ["resource.kubernetes.io/delete-protection"]
+    cluster.deliver()
     assert events[-1][:2] == ("MODIFIED", "ResourceClaim")
     cluster.remove("Pod", "web", "default")
     assert cluster.list("ResourceClaim") == []
+    cluster.deliver()
     deallocated = [new for kind_, kind, new in events if kind == "ResourceClaim" and kind_ == "MODIFIED"][-1]
     assert "status" not in deallocated.raw or not deallocated.raw["status"]
     assert "finalizers" not in deallocated.raw["metadata"]

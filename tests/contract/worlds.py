@@ -45,12 +45,14 @@ def node_manifest(name: str, **labels: str) -> dict[str, Any]:
 
 
 class EmbeddedWorld:
-    """The embedded cluster: every change is heard before the write returns."""
+    """The embedded cluster: a change is queued and heard once :meth:`settle` hands it out
+    (``deliver``, as the scheduler's loop does), with nothing to wait for."""
 
     def __init__(self) -> None:
         self.backend = MemoryCluster()
         self.namespace = f"c{next(_names)}"
         self.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}})
+        self.settle(lambda: self.backend.get("Namespace", self.namespace), "the namespace")
 
     def create(self, manifest: dict[str, Any]) -> Any:
         return self.backend.create(parse_object(manifest))
@@ -64,7 +66,8 @@ class EmbeddedWorld:
         self.backend.remove(kind, name, namespace)
 
     def settle(self, until: Callable[[], Any] = lambda: True, what: str = "the change") -> None:
-        assert until(), f"{what} was not heard at once"
+        self.backend.deliver()
+        assert until(), f"{what} was not heard once delivered"
 
     def server(self, kind: str, name: str, namespace: str = "") -> Any:
         return self.backend.get(kind, name, namespace)

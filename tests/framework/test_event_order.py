@@ -15,7 +15,7 @@ from kschedfw.testing import make_node, make_pod
 
 
 def memory_backend():
-    return MemoryCluster(), lambda cluster, obj: cluster.create(obj), lambda cluster: None
+    return MemoryCluster(), lambda cluster, obj: (cluster.create(obj), cluster.deliver()), lambda cluster: None
 
 
 def kube_backend():

@@ -131,11 +131,13 @@ def test_subscribe_delivers_one_kind_in_order_until_unsubscribed():
     q = cluster.create(quota("q1"))
     cluster.update(q)
     cluster.remove("ElasticQuota", "q1", "default")
+    cluster.deliver()
     assert seen == [("ADDED", "ElasticQuota", "q1"), ("MODIFIED", "ElasticQuota", "q1"),
                     ("DELETED", "ElasticQuota", "q1")]
     assert everything == ["Node", "ElasticQuota", "ElasticQuota", "ElasticQuota"]
     unsubscribe()
     cluster.create(quota("q2"))
+    cluster.deliver()
     assert len(seen) == 3
     unsubscribe()  # a second call is harmless
 
@@ -148,6 +150,7 @@ def test_subscribers_made_first_hear_a_change_first():
     Handle(backend=cluster).subscribe("Pod", lambda e: order.append("plugin"))
     cluster.watch(lambda e: order.append("scheduler"))
     cluster.create(pod("p"))
+    cluster.deliver()
     assert order == ["plugin", "scheduler"]
 
 

@@ -19,7 +19,6 @@ from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.features import FeatureGates
 from kschedfw.framework.registry import default_registry
-from kschedfw.metrics import SchedulerMetrics
 from kschedfw.testing.controlplane import ControlPlane, free_port
 from tests.kube.helpers import pod_manifest, wait_for
 
@@ -122,8 +121,7 @@ def test_event_handling_and_attempts_count_as_kube_schedulers(control_plane, nam
     loaded, diagnostics = load_config(str(ours_config), registry, FeatureGates.parse(""))
     assert loaded is not None, diagnostics
     runner = KubeRunner(loaded, registry, kubeconfig=control_plane.kubeconfig)
-    metrics = SchedulerMetrics()
-    runner.scheduler.enable_metrics(metrics)
+    metrics = runner.metrics
     assert runner.start(30)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()

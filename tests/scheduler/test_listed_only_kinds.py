@@ -35,11 +35,10 @@ def test_every_kind_a_plugin_lists_is_watched_with_rights_to():
 
 def test_listed_only_kinds_raise_no_cluster_event():
     registry = default_registry()
-    sim = Simulation(default_config(registry), registry, [])
+    metrics = SchedulerMetrics()
+    sim = Simulation(default_config(registry), registry, [], metrics=metrics)
     moved: list = []
     sim.scheduler.queue.move_all_to_active_or_backoff_queue = lambda event, *a, **k: moved.append(event.label)
-    metrics = SchedulerMetrics()
-    sim.scheduler.enable_metrics(metrics)
     for d in ({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "d"},
                "spec": {"selector": {"app": "web"}}},
               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "d"}},

@@ -391,18 +391,25 @@ def test_follows_quotas_and_assigned_pods_through_handle_subscribe():
 
     cluster = MemoryCluster()
     cluster.create(make_node("node-a", {"cpu": "10", "memory": "1000"}))
+    cluster.deliver()
     plugin = CapacityScheduling({}, Handle(backend=cluster))
     cluster.create(make_eq("ns1", "q", resource_list(100, 1000), None))
+    cluster.deliver()
     assert plugin.elastic_quota_infos["ns1"].max == res(100, 1000)
     cluster.update(make_eq("ns1", "q", resource_list(300, 1000), None))
+    cluster.deliver()
     assert plugin.elastic_quota_infos["ns1"].max == res(300, 1000)
     pending = cluster.create(make_pod("p", "ns1", 50, 10, 0, 0, "p"))
+    cluster.deliver()
     assert plugin.elastic_quota_infos["ns1"].pods == set()  # not assigned: filtered out
     cluster.bind(pending, "node-a")
+    cluster.deliver()
     assert (plugin.elastic_quota_infos["ns1"].pods, plugin.elastic_quota_infos["ns1"].used) == ({"p"}, res(10, 50, gpu=0))
     cluster.remove("Pod", "p", "ns1")
+    cluster.deliver()
     assert plugin.elastic_quota_infos["ns1"].pods == set()
     cluster.remove("ElasticQuota", "q", "ns1")
+    cluster.deliver()
     assert plugin.elastic_quota_infos == {}
 
 

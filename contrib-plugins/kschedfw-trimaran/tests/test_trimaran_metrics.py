@@ -145,19 +145,24 @@ def test_handler_follows_the_cluster():
     cluster = MemoryCluster(clock)
     cluster.create(node("n1"))
     cluster.create(pod("running", "n1"))
+    cluster.deliver()
     handler = PodAssignEventHandler(lambda: T0 + clock.now())
     handler.follow(Handle(backend=cluster))  # lists what is there, then subscribes
     clock.set(10)
     pending = cluster.create(pod("pending"))
+    cluster.deliver()
     assert [i.pod.name for i in handler.pods_on("n1")] == ["running"]
     cluster.bind(pending, "n1")
+    cluster.deliver()
     assert [(i.pod.name, i.timestamp - T0) for i in handler.pods_on("n1")] == [("running", 0), ("pending", 10)]
     cluster.remove("Pod", "running", "default")
+    cluster.deliver()
     assert [i.pod.name for i in handler.pods_on("n1")] == ["pending"]
     clock.set(300)  # the 5-minute cleanup drops what is older than 60 s
     handler.pods_on("n1")
     assert [i.pod.name for i in handler.scheduled_pods_cache.get("n1", [])] == ["pending"]  # upstream keeps all-old
     clock.set(580)
     cluster.bind(cluster.create(pod("late")), "n1")
+    cluster.deliver()
     clock.set(600)
     assert [i.pod.name for i in handler.pods_on("n1")] == ["late"]
