@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from kschedfw.api import parse_object
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}

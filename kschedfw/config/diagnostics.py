@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import attrs
 
-from kschedfw.errors import FieldError, format_path
+from kschedfw.api.field import FieldError, format_path
 
 ERROR = "error"
 WARNING = "warning"
