@@ -61,10 +61,6 @@ def parse_duration(value: Any, *, source: str, line: int | None, field: str) -> 
                         source=source, line=line, field=field)
 
 
-def is_scenario(document: Any) -> bool:
-    return isinstance(document, dict) and document.get("kind") == "Scenario"
-
-
 def parse_scenario(document: dict[str, Any], *, source: str = "", lines: list[int | None] | None = None) -> list[Step]:
     """Steps in time order; ``lines`` gives each step's line in the file, for messages."""
     raw_steps = document.get("steps")
