@@ -29,7 +29,7 @@ from benchmarks.perf.runner import (ConfigProblem, RunOptions, WorkloadResult, b
                                     run_workload)
 from benchmarks.perf.workload import (TestCase, WorkloadError, default_workload, find_test_case,  # noqa: E402
                                       load_test_cases, unroll)
-from kschedfw.features import FeatureGateError, parse_feature_gates  # noqa: E402
+from kschedfw.fwk.features import FeatureGateError, parse_feature_gates  # noqa: E402
 from kschedfw.framework.registry import default_registry  # noqa: E402
 
 

@@ -163,13 +163,6 @@ class ScheduleAlgorithm:
                                          SortedScoredNodes(list(zip(names, totals)), host, batch.rng), cycle)
         return ScheduleResult(host, evaluated, len(feasible)), None
 
-    def find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
-                            recorder: "CycleRecorder | None" = None, dry_run: bool = False
-                            ) -> tuple[list[NodeInfo], Diagnosis, Status | None]:
-        """PreFilter, then Filter over the nodes (no batching)."""
-        feasible, diagnosis, status, _ = self._find_nodes_that_fit(fwk, state, pod, recorder, dry_run, None, None, 0)
-        return feasible, diagnosis, status
-
     def _find_nodes_that_fit(self, fwk: "Framework", state: CycleState, pod: "Pod",
                              recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
                              signature: "PodSignature", cycle: int
@@ -347,11 +340,6 @@ class ScheduleAlgorithm:
         totals = [total + sum(s for _, s in parts.get(name, ())) for name, total in zip(names, totals)]
         recorder.totals(names, totals)
         return totals
-
-    def select_host(self, totals: list[tuple[str, int]], *, random_ties: bool = True) -> str:
-        """Highest total wins; ties are broken uniformly at random (seeded), or by node order
-        (``random_ties=False``), or, with ``ties="name"``, by the smallest name."""
-        return self._select([name for name, _ in totals], [score for _, score in totals], random_ties)
 
     def _select_at_random(self, names: list[str], totals: list[int], random_ties: bool) -> str:
         best = max(totals)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from kschedfw.config.validate import default_config
 from kschedfw.diff import DecisionRecorder
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 from kschedfw import Code, Status, hookimpl

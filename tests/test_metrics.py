@@ -12,7 +12,7 @@ pytest.importorskip("prometheus_client")
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from kschedfw.config.validate import default_config  # noqa: E402
-from kschedfw.features import FeatureGates  # noqa: E402
+from kschedfw.fwk.features import FeatureGates  # noqa: E402
 from kschedfw import Code, Status, hookimpl  # noqa: E402
 from kschedfw.framework.registry import default_registry  # noqa: E402
 from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets  # noqa: E402

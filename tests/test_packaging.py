@@ -137,3 +137,14 @@ def test_ray_is_installed_only_by_the_tox_envs_that_run_ray():
     assert set(extras["testing"]) <= set(extras["test"])
     # the contrib envs run tests on the throwaway control plane, which needs the testing extra
     assert all("testing" in _tox_list(env, "extras") for env in envs if env.startswith("contrib-"))
+
+
+def test_the_type_env_checks_against_the_yaml_and_jsonschema_stubs():
+    """mypy reads PyYAML's and jsonschema's types from their typeshed stubs (types-PyYAML,
+    types-jsonschema): the `type` env installs them, and no mypy override tells it to ignore those
+    modules, which would turn every call into them into Any and hide misuse."""
+    deps = {re.split(r"[<>=!~ ]", d, maxsplit=1)[0].lower() for d in _tox_list("type", "deps")}
+    assert {"mypy", "types-pyyaml", "types-jsonschema"} <= deps
+    ignored = {module for override in pyproject(ROOT)["tool"]["mypy"].get("overrides", [])
+               if override.get("ignore_missing_imports") for module in override["module"]}
+    assert not {m for m in ignored if m.split(".")[0] in ("yaml", "jsonschema")}

@@ -41,7 +41,7 @@ import attrs
 from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
 from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import frozen
 from benchmarks.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
                                     CreatePods, DeletePods, NameGenerator, Op, Sleep,
@@ -94,7 +94,7 @@ def effective_feature_gates(workload_gates: Mapping[str, bool], overrides: Mappi
     """The gates a workload runs with, as upstream's harness sets them: the workload's (with its
     test case's) featureGates, OpportunisticBatching off unless the workload names it, then the
     command line's. Gates kschedfw does not know are left out: (gates, warnings)."""
-    from kschedfw.features import DEFAULT_FEATURE_GATES
+    from kschedfw.fwk.features import DEFAULT_FEATURE_GATES
     gates = dict(workload_gates)
     gates.setdefault("OpportunisticBatching", False)
     gates.update(overrides)

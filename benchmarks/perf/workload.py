@@ -305,7 +305,7 @@ class ObjectTemplate:
         return self._typed
 
     def _parse(self, d: dict, default_kind: str | None) -> Any:
-        from kschedfw.errors import ManifestError
+        from kschedfw.api.field import ManifestError
         try:
             return parse_object(d, source=self.source, default_kind=default_kind, template=True)
         except ManifestError as exc:

@@ -108,7 +108,7 @@ def _first_too_deep(text: str, loader: type) -> tuple[int, int] | None:
             depth += 1
             if depth > MAX_DEPTH:
                 mark = event.start_mark
-                return (mark.line + 1, mark.column + 1)
+                return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         elif isinstance(event, _CLOSE):
             depth -= 1
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kschedfw.features import FeatureGateError, FeatureGates
+from kschedfw.fwk.features import FeatureGateError, FeatureGates
 
 
 def add_feature_gates_option(parser: argparse.ArgumentParser) -> None:

@@ -18,7 +18,7 @@ from kschedfw.gcpause import frozen
 if TYPE_CHECKING:
     from kschedfw.cluster.inputs import Inputs, Rejection
     from kschedfw.config.expand import SchedulerConfig
-    from kschedfw.features import FeatureGates
+    from kschedfw.fwk.features import FeatureGates
     from kschedfw.framework.registry import Registry
     from kschedfw.simulation import SimulationResult
 
@@ -235,7 +235,7 @@ def read_inputs_or_report(paths: list[str], *, every_malformed: bool = False) ->
     the caller to report, and the others are used."""
     from kschedfw.api.load import UnusableInput
     from kschedfw.cluster.inputs import read_inputs
-    from kschedfw.errors import ManifestError
+    from kschedfw.api.field import ManifestError
     try:
         if paths:
             inputs = read_inputs(paths)

@@ -18,8 +18,8 @@ from kschedfw.cluster.apivalidation import (invalid_message, validate_node_manif
 from kschedfw.cluster.dravalidation import GROUP as DRA_GROUP
 from kschedfw.cluster.dravalidation import VALIDATORS as DRA_VALIDATORS
 from kschedfw.cluster.dravalidation import CELCompiler, strict_decoding_message
-from kschedfw.errors import UNSUPPORTED, FieldError
-from kschedfw.features import enabled
+from kschedfw.api.field import UNSUPPORTED, FieldError
+from kschedfw.fwk.features import enabled
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PriorityClass

@@ -21,7 +21,7 @@ from kschedfw.api.quantity import parse_quantity
 from kschedfw.api.labelsyntax import regex_error
 from kschedfw.api.validation import (DNS1123_SUBDOMAIN_FMT, GoValue, is_dns1123_subdomain, is_qualified_name,
                                      is_valid_label_value, max_len_error)
-from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
 
 DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_LABEL_MAX_LENGTH = 63

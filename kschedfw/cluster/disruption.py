@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 import attrs
 
-from kschedfw.clock import rfc3339
+from kschedfw.api.timestamps import rfc3339
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PodDisruptionBudget

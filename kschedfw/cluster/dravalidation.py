@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from kschedfw.cluster.apivalidation import _dict, _list, _metadata, is_dns1123_label, is_dns1123_subdomain
-from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, TOO_MANY, UNSUPPORTED, FieldError
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, TOO_MANY, UNSUPPORTED, FieldError
 
 #: an expression's compile error (upstream's ``Error.Detail``), or None when it compiles
 CELCompiler = Callable[[str], "str | None"]

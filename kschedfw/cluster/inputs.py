@@ -22,7 +22,7 @@ from kschedfw.cluster.podadmission import admit_new_pod
 from kschedfw.cluster.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.scenario import Step, parse_scenario
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 

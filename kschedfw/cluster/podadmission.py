@@ -15,7 +15,7 @@ from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_creat
 from kschedfw.cluster.limitranger import LimitViolation, check_limits, set_defaults
 from kschedfw.cluster.runtimeclass import admit_runtime_class, check_overhead
 from kschedfw.cluster.tolerationseconds import add_default_tolerations
-from kschedfw.features import enabled
+from kschedfw.fwk.features import enabled
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, PriorityClass, RuntimeClass

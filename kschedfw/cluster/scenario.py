@@ -24,7 +24,7 @@ from typing import Any
 import attrs
 
 from kschedfw.api import parse_object
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
@@ -59,10 +59,6 @@ def parse_duration(value: Any, *, source: str, line: int | None, field: str) -> 
             return total
     raise ManifestError(f"invalid duration {value!r}: use seconds or a Go duration like 1m30s",
                         source=source, line=line, field=field)
-
-
-def is_scenario(document: Any) -> bool:
-    return isinstance(document, dict) and document.get("kind") == "Scenario"
 
 
 def parse_scenario(document: dict[str, Any], *, source: str = "", lines: list[int | None] | None = None) -> list[Step]:

@@ -10,12 +10,11 @@ path; errors carry no marker (they are the common case and this matches upstream
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 import attrs
 
-from kschedfw.errors import FieldError, format_path
+from kschedfw.api.field import FieldError, format_path
 
 ERROR = "error"
 WARNING = "warning"
@@ -105,7 +104,3 @@ def summary_line(files: int, valid: int, invalid: int, errors: int, warnings: in
     if not_checked:
         text += f"; {not_checked} could not be checked"
     return text
-
-
-def render_json(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, indent=2, sort_keys=False)

@@ -27,7 +27,7 @@ from kschedfw.config.plugin_sets import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET,
                                      PLUGIN_SETS, WEIGHTED_SETS)
 from kschedfw.config.defaults import Plugins, PluginSet, Ref
 from kschedfw.config.diagnostics import did_you_mean
-from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import PluginRegistry

@@ -4,7 +4,7 @@ Most schemas here (the config itself, in-tree plugin args) use a small subset of
 :func:`check` validates that subset directly, which keeps ``kschedfw validate`` fast. A schema
 using anything else (``$ref``, ``oneOf``, ``if``/``then``, ...) is handed to ``jsonschema``'s
 Draft 2020-12 validator, imported only then. Either way the result is a list of :class:`Issue`:
-a :class:`~kschedfw.errors.FieldError` plus which YAML node it should point at.
+a :class:`~kschedfw.api.field.FieldError` plus which YAML node it should point at.
 
 Integers follow Go's decoding rather than JSON Schema's: ``3.0`` is not an integer and booleans
 are never numbers.
@@ -18,8 +18,8 @@ from typing import Any, Iterator
 
 import attrs
 
-from kschedfw.errors import (DUPLICATE, FORBIDDEN, INVALID, MISSING, REQUIRED, UNSUPPORTED,
-                             FieldError)
+from kschedfw.api.field import (DUPLICATE, FORBIDDEN, INVALID, MISSING, REQUIRED, UNSUPPORTED,
+                                FieldError)
 
 #: Keywords :func:`check` understands; anything else sends the schema to ``jsonschema``.
 _SUPPORTED = frozenset({

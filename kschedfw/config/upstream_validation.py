@@ -2,7 +2,7 @@
 
 A port of ``pkg/scheduler/apis/config/validation/validation.go`` (plus component-base's client
 connection and leader election rules). It sees the configuration after v1 defaulting, as upstream
-does, and returns :class:`~kschedfw.errors.FieldError` objects with upstream's paths, kinds and
+does, and returns :class:`~kschedfw.api.field.FieldError` objects with upstream's paths, kinds and
 texts, quirks included (``profiles[0].plugins.queueSort.Enabled``, ``profiles[i].pluginConfig.args``
 without an index). Per-plugin args are validated elsewhere, through the plugin registry.
 """
@@ -16,7 +16,7 @@ from kschedfw.api.validation import (GoValue, format_duration, is_extended_resou
                                      is_qualified_name, parse_duration)
 from kschedfw.config.plugin_sets import ORIGINAL_SETS
 from kschedfw.config.schema import API_VERSION
-from kschedfw.errors import DUPLICATE, INVALID, REQUIRED, FieldError, format_path
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, FieldError, format_path
 
 #: Plugins removed from v1 (upstream ``invalidPluginsByVersion``).
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")

@@ -39,7 +39,7 @@ from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProf
 from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND, V1_ARGS_PLUGINS
 from kschedfw.config.upstream_validation import REMOVED_PLUGINS, validate_configuration
 from kschedfw.config.yamlpos import Positions, load_yaml
-from kschedfw.errors import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
 from kschedfw.fwk.args import ArgsSpec, default_args
 
 if TYPE_CHECKING:
@@ -450,7 +450,7 @@ def load_config_text(text: str, filename: str, registry: "PluginRegistry",
                      ) -> tuple[SchedulerConfig | None, list[Diagnostic]]:
     """Validate ``text`` (shown as ``filename`` in diagnostics); the config is None on any error.
 
-    ``feature_gates`` (a :class:`~kschedfw.features.FeatureGates`; v1.36 defaults when None)
+    ``feature_gates`` (a :class:`~kschedfw.fwk.features.FeatureGates`; v1.36 defaults when None)
     decide the plugin-args rules and defaults that depend on a gate. Only the first YAML
     document is the configuration, as for kube-scheduler (see ``_Run.run``).
     """

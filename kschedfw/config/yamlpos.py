@@ -17,7 +17,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from kschedfw.api.yamlinput import YamlLimit, compose_documents
 from kschedfw.config.diagnostics import DOCUMENT, SYNTAX, UNUSABLE, Diagnostic
-from kschedfw.errors import DUPLICATE, FieldError, format_path
+from kschedfw.api.field import DUPLICATE, FieldError, format_path
 
 Path = tuple[Any, ...]
 Pos = tuple[int, int]
@@ -104,6 +104,7 @@ class _Builder:
             return self._scalar(node, path)
         if isinstance(node, SequenceNode):
             return [self.build(item, (*path, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, MappingNode)  # the composer builds only these three kinds
         return self._mapping(node, path)
 
     def _scalar(self, node: ScalarNode, path: Path) -> Any:

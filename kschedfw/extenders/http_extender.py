@@ -13,7 +13,7 @@ import json
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 from kschedfw.api import Node
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from kschedfw.api.validation import parse_duration
 from kschedfw.extenders import wire
 from kschedfw.extenders.transport import DEFAULT_EXTENDER_TIMEOUT, ExtenderError, TLSSettings, Transport

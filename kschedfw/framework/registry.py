@@ -28,7 +28,7 @@ import pluggy
 from kschedfw.fwk import hookspecs
 from kschedfw.fwk.args import ArgsSpec
 from kschedfw.fwk.extension_points import HOOK_NAMES, OPTIONAL_METHODS, hook as hook_row
-from kschedfw.errors import FieldError
+from kschedfw.api.field import FieldError
 
 log = logging.getLogger(__name__)
 

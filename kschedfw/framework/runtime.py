@@ -22,7 +22,7 @@ import pluggy
 
 from kschedfw.fwk import hookspecs
 from kschedfw.fwk.extension_points import HOOKS, POINTS, point as point_row
-from kschedfw.features import enabled as gate_enabled
+from kschedfw.fwk.features import enabled as gate_enabled
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch
 from kschedfw.framework.columnar import whole_list_filter, whole_list_score
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource

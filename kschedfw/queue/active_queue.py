@@ -158,9 +158,6 @@ class ActiveQueue:
         return True
 
     # -- in-flight pods and events
-    def is_in_flight(self, uid: str) -> bool:
-        return uid in self._in_flight_pods
-
     def add_events_if_pod_in_flight(self, old_pod: Any, new_pod: Any,
                                     events: Iterable[ClusterEvent]) -> bool:
         """Record ``events`` (about ``new_pod`` itself) when that pod is in flight."""

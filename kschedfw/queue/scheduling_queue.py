@@ -126,10 +126,6 @@ class QueueingStrategy(IntEnum):
 
 # --------------------------------------------------------------------------- event matching
 
-def _resource(r: Any) -> str:
-    return r.value if isinstance(r, EventResource) else str(r)
-
-
 def is_wildcard_event(event: ClusterEvent) -> bool:
     """Resource ``*`` and every action (upstream ``ClusterEventIsWildCard``)."""
     return event.is_wildcard()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from kschedfw.config import jsonsubset
 from kschedfw.config.expand import PluginEntry, ResolvedProfile
 from kschedfw.fwk.args import default_args
-from kschedfw.errors import FieldError
+from kschedfw.api.field import FieldError
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry, extension_points_of
 from kschedfw.framework.runtime import Framework, FrameworkError

@@ -5,7 +5,7 @@ import pytest
 from kschedfw.api import (GenericObject, Namespace, Node, PersistentVolume, PersistentVolumeClaim,
                           Pod, PodDisruptionBudget, PriorityClass, load_manifests, parse_manifests,
                           parse_object)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 
 def write(tmp_path, name, text):

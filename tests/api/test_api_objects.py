@@ -4,7 +4,7 @@ import pytest
 from kschedfw.api import (CSINode, GenericObject, Namespace, Node, PersistentVolume,
                           PersistentVolumeClaim, PodDisruptionBudget, PriorityClass, StorageClass,
                           Taint, load_manifests, parse_object)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 GI = 2**30
 

@@ -4,7 +4,7 @@ import attrs
 import pytest
 
 from kschedfw.api import ContainerPort, Pod, Taint, Toleration, parse_object
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 MI = 2**20
 GI = 2**30

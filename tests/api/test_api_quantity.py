@@ -4,7 +4,7 @@ import pytest
 
 from kschedfw.api import (milli_value, parse_quantity, parse_resource_list,
                           resource_amount, value)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 GI = 1024 ** 3
 

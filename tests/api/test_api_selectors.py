@@ -4,7 +4,7 @@ from kschedfw.api import (LabelSelector, LabelSelectorRequirement, NodeSelector,
                           NodeSelectorRequirement, NodeSelectorTerm, label_selector_matches,
                           parse_label_selector, parse_node_selector,
                           parse_preferred_scheduling_term)
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 LABELS = {"app": "web", "tier": "front", "cores": "8"}
 

@@ -13,7 +13,7 @@ import pytest
 
 from kschedfw.api import parse_object
 from kschedfw.cluster.admission import AdmissionError, validate_create
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.testing.cli import run_cli
 
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "

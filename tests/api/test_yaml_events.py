@@ -14,7 +14,7 @@ import yaml
 
 from kschedfw.api import load, yamlinput
 from kschedfw.api.yamlevents import plain_documents
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(p for folder in ("tests", "profiles", "kschedfw", "benchmarks", "contrib-plugins")

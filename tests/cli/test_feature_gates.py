@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kschedfw.config.validate import load_config_text
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing.cli import run_cli
 from tests.manifests import one_node_one_pod

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN_SOURCE = '''
 from kschedfw import Status, hookimpl
-from kschedfw.errors import FieldError, INVALID
+from kschedfw.api.field import FieldError, INVALID
 
 
 class ZoneQuota:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 from kschedfw.fwk.args import ArgsSpec
 from kschedfw.plugins import defaultpreemption_args, nodeaffinity_args
 from kschedfw.plugins.dynamicresources import args as dynamicresources_args

@@ -8,7 +8,7 @@ import pytest
 
 from kschedfw.config.diagnostics import (Diagnostic, did_you_mean, render_text, sort_unique,
                                          summary_line)
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 
 
 def test_render_gcc_style():

@@ -7,7 +7,7 @@ import pytest
 
 from kschedfw.config.defaults import PluginSet, Ref, plugins_from_yaml
 from kschedfw.config.expand import MAX_TOTAL_SCORE, resolve_plugins, unknown_plugin_text
-from kschedfw.errors import format_path
+from kschedfw.api.field import format_path
 
 from .fakes import FakeRegistry
 

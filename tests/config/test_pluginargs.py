@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.config import jsonsubset
-from kschedfw.errors import format_path
-from kschedfw.features import DEFAULT_FEATURE_GATES as FEATURE_GATES
+from kschedfw.api.field import format_path
+from kschedfw.fwk.features import DEFAULT_FEATURE_GATES as FEATURE_GATES
 from kschedfw.fwk.args import apply_defaults, default_args
 from kschedfw.plugins.defaultpreemption_args import validate_default_preemption_args
 from kschedfw.plugins.dynamicresources.args import default_dynamic_resources_args, validate_dynamic_resources_args

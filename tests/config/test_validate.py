@@ -11,7 +11,7 @@ import yaml
 
 from kschedfw.config.upstream_validation import validate_configuration
 from kschedfw.config.validate import default_config, load_config, load_config_text
-from kschedfw.errors import format_path
+from kschedfw.api.field import format_path
 
 from .fakes import FakeRegistry
 

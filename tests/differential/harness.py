@@ -28,7 +28,7 @@ import yaml
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.config.validate import load_config_text
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import ControlPlane
 

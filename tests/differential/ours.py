@@ -15,7 +15,7 @@ import attrs
 from kschedfw.api.accessors import raw_of
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.explain import DecisionLog
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import Registry
 from kschedfw.simulation import Simulation
 

@@ -15,7 +15,7 @@ from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import SIMULATION_EPOCH, SimulatedClock, WallClock
 from kschedfw.cluster import memory
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.fwk import interface
 from kschedfw.framework.handle import EmptyLister, EventLog, Handle
 from kschedfw.framework.waiting_pods import WaitingPod

@@ -17,7 +17,7 @@ import pytest
 
 from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import ControlPlane, free_port
 from tests.kube.helpers import pod_manifest, wait_for

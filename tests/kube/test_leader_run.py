@@ -8,7 +8,7 @@ import datetime as dt
 import signal
 import time
 
-from kschedfw.clock import micro_time
+from kschedfw.api.timestamps import micro_time
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest
 from tests.kube.test_cli_run import http_get, kschedfw

@@ -13,7 +13,7 @@ import pytest
 from kschedfw.api import Pod, load_manifests
 from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from tests.scenarios.test_random_clusters import random_pod
 
 HERE = Path(__file__).resolve().parent

@@ -18,7 +18,7 @@ import itertools
 import pytest
 
 from kschedfw import Code, CycleState
-from kschedfw.errors import INVALID
+from kschedfw.api.field import INVALID
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.framework.handle import Handle

@@ -18,7 +18,7 @@ from kschedfw import Status, hookimpl
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.config.validate import load_config_text
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import Registry
 from kschedfw.scheduler import Scheduler
 from kschedfw.testing import make_node, make_pod

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from kschedfw.testing import (HOSTNAME, ZONE, container, label_selector, make_csi_node, make_namespace,
                               make_node, make_pdb, make_pod, make_priority_class, make_pv, make_pvc,
                               make_storage_class, node_affinity, owner_reference, pod_affinity_term,

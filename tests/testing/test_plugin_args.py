@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw import Status, hookimpl
-from kschedfw.errors import INVALID, FieldError
+from kschedfw.api.field import INVALID, FieldError
 from kschedfw.framework.registry import Registry
 from kschedfw.framework.runtime import FrameworkError
 from kschedfw.testing import PluginArgsError, PluginHarness, framework_for, make_node, make_pod, profile_for

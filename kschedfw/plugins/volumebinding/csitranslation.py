@@ -90,10 +90,6 @@ def is_inline_migratable(volume: Volume) -> bool:
     return plugin_for_volume(volume) is not None
 
 
-def is_pv_migratable(pv: PersistentVolume) -> bool:
-    return plugin_for_pv(pv) is not None
-
-
 def is_migratable_in_tree_plugin_by_name(name: str) -> bool:
     return name in _BY_IN_TREE
 

@@ -19,8 +19,7 @@ import attrs
 from kschedfw.api.accessors import (annotations_of, controller_ref, metadata_of, raw_of, resource_version_of,
                                     spec_of)
 from kschedfw.api.quantity import parse_quantity, value as quantity_value
-from kschedfw.api.selectors import (NodeSelector, NodeSelectorRequirement, NodeSelectorTerm,
-                                    parse_label_selector)
+from kschedfw.api.selectors import NodeSelector, NodeSelectorTerm, parse_label_selector
 from kschedfw.fwk.types import SignFragment
 
 if TYPE_CHECKING:
@@ -235,13 +234,6 @@ def volume_is_for_pod(pod: Pod, pvc: PersistentVolumeClaim) -> str | None:
         return (f"PVC {pvc.namespace}/{pvc.name} was not created for pod "
                 f"{pod.namespace}/{pod.name} (pod is not owner)")
     return None
-
-
-def node_selector_from_terms(terms: Iterable[Iterable[tuple[str, str, tuple[str, ...]]]]) -> NodeSelector:
-    """Build a NodeSelector from ``[[(key, op, values), ...], ...]`` (tests and translations)."""
-    return NodeSelector(tuple(
-        NodeSelectorTerm(tuple(NodeSelectorRequirement(k, op, tuple(v)) for k, op, v in term))
-        for term in terms))
 
 
 # --------------------------------------------------------------------------- signing

@@ -14,7 +14,7 @@ import copy
 
 from kschedfw.api import parse_object
 from kschedfw.config.validate import default_config
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
 

@@ -12,7 +12,7 @@ import pytest
 
 from kschedfw import testing as kit
 from kschedfw.api import parse_object
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.handle import Handle
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.interface import NotFound
