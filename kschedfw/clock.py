@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as _dt
 import time
 
-from kschedfw.api.timestamps import micro_time, rfc3339  # noqa: F401 - where the engine reads them
 
 #: The wall-clock instant of simulated time 0: every embedded-cluster run starts here, so object
 #: timestamps (creationTimestamp, startTime) and metrics windows are reproducible.

@@ -21,7 +21,7 @@ from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
 from kschedfw.cluster.scenario import Step
 from kschedfw.deletions import BrokenBudget, Fate, fates
-from kschedfw.errors import ManifestError
+from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
 

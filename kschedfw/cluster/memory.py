@@ -23,7 +23,8 @@ import attrs
 from kschedfw.api import Pod, parse_object
 from kschedfw.cluster.fanout import Fanout
 from kschedfw.cluster.timers import TimerFacet, Timers
-from kschedfw.clock import SimulatedClock, rfc3339
+from kschedfw.api.timestamps import rfc3339
+from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.admission import (AdmissionError, validate_extended_resource_claim_status,
                                         validate_priority_class)
 from kschedfw.cluster.podadmission import ADMISSION_PLUGINS, admit_new_pod

@@ -15,7 +15,7 @@ import attrs
 
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import WallClock
-from kschedfw.features import DEFAULT_FEATURE_GATES, FeatureGates
+from kschedfw.fwk.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
                                     Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
                                     WaitingPodHandle, WatchCallback)

@@ -10,7 +10,7 @@ import json
 import time
 
 from kschedfw.config.validate import load_config
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from tests.kube.helpers import pod_manifest
 from tests.scheduler.event_order import BIND_FINISHED, EXPECTED_EVENTS, RecordingScheduler

@@ -10,7 +10,7 @@ import attrs
 
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.config.validate import default_config
-from kschedfw.features import FeatureGates
+from kschedfw.fwk.features import FeatureGates
 from kschedfw.framework.registry import default_registry
 from kschedfw.testing import make_node, make_pod
 from tests.scheduler.event_order import BIND_FINISHED, EXPECTED_EVENTS, RecordingScheduler

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from kschedfw.api import Pod
 from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
                                           TransportError)
-from kschedfw.clock import WallClock, rfc3339
+from kschedfw.api.timestamps import rfc3339
+from kschedfw.clock import WallClock
 from kschedfw.cluster.kube.decisions import Decision
 from kschedfw.cluster.kube.discovery import LateDiscovery, discover
 from kschedfw.cluster.kube.events import EventWriter

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient, MERGE_PATCH
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
-from kschedfw.clock import micro_time
+from kschedfw.api.timestamps import micro_time
 
 __all__ = ["EventWriter", "MAX_NOTE"]
 

@@ -24,7 +24,7 @@ import uuid
 from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import KubeClient
-from kschedfw.clock import micro_time
+from kschedfw.api.timestamps import micro_time
 from kschedfw.fwk.interface import Conflict, NotFound
 
 __all__ = ["LeaderElector", "default_identity", "WATCHDOG_TOLERANCE"]
