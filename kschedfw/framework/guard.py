@@ -10,6 +10,7 @@ Filter fails on every node of every attempt, so :class:`PluginFaults` logs each 
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -38,11 +39,28 @@ def raised(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+class DeprecatedShapeWarning(DeprecationWarning):
+    """A hook returned a shape the runtime still accepts for one release but will refuse."""
+
+
 class PluginFaults:
-    """Counts plugin faults per (plugin, extension point, cause); logs the first of each once."""
+    """Counts plugin faults per (plugin, extension point, cause); logs the first of each once.
+    Warns once per (plugin, extension point) about a deprecated return shape."""
 
     def __init__(self) -> None:
         self.counts: dict[tuple[str, str, str], int] = {}
+        self.deprecated: dict[tuple[str, str], str] = {}
+
+    def deprecated_shape(self, plugin: str, point: str, value: Any, want: str) -> None:
+        """A return in a shape kept for one release: a DeprecationWarning naming the plugin, the
+        extension point and the shape to return, the first time only (the call is on the hot path)."""
+        key = (plugin, point)
+        if key in self.deprecated:
+            return
+        message = (f'plugin "{plugin}" {point} returned {describe(value)}, a shape accepted only until the '
+                   f'next release; return {want}')
+        self.deprecated[key] = message
+        warnings.warn(message, DeprecatedShapeWarning, stacklevel=2)
 
     def report(self, plugin: str, point: str, cause: str, message: str,
                exc: BaseException | None = None) -> None:

@@ -14,15 +14,32 @@ from typing import Any
 
 from kschedfw.framework.guard import PluginFaults, bad_return
 from kschedfw.fwk.events import ClusterEventWithHint
+from kschedfw.fwk.extension_points import hook
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, MIN_NODE_SCORE, SignFragment
 
 __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filter_raised", "score_values",
            "wanted_tuple", "not_one_per_node", "whole_list_values", "out_of_range", "checked_fragments",
-           "events_problem"]
+           "events_problem", "legacy_status", "permit_returned", "CANONICAL"]
 
 _STATUS = "Status or None"
 _INT_ONLY = {int}
+
+#: The one shape each point's hook returns whose old shapes are still accepted, with a deprecation
+#: warning (its hookspec's annotation, from the extension-point table): the pair hooks' bare Status
+#: or None, Score's ``(score, status)``.
+CANONICAL: dict[str, str] = {point: hook(name).result for point, name in (
+    ("PreFilter", "pre_filter"), ("PostFilter", "post_filter"), ("Permit", "permit"),
+    ("PreBindPreFlight", "pre_bind_pre_flight"), ("Sign", "sign_pod"), ("Score", "score"))}
+
+
+def legacy_status(faults: PluginFaults, name: str, point: str, out: Any) -> Status | None:
+    """A pair hook's old bare ``Status`` or ``None`` return, accepted with a warning (once per
+    plugin and point); anything else is the Error it always was."""
+    if out is None or isinstance(out, Status):
+        faults.deprecated_shape(name, point, out, CANONICAL[point])
+        return out
+    return Status(Code.Error, (faults.wrong_type(name, point, out, wanted_tuple(point)),), plugin=name)
 
 
 def wanted_tuple(point: str) -> str:
@@ -47,16 +64,27 @@ def checked_status(faults: PluginFaults, name: str, point: str, value: Any) -> S
 
 def checked_pair(faults: PluginFaults, name: str, point: str, out: Any,
                  result_type: type) -> tuple[Any, Status | None]:
-    """``(result, status)`` hooks that may also return a bare Status or None."""
-    if out is None:
-        return None, None
-    if isinstance(out, tuple) and len(out) == 2:
-        result, status = out
-        if (result is None or isinstance(result, result_type)) and (status is None or isinstance(status, Status)):
-            return result, status
-    elif isinstance(out, Status):
-        return None, out
-    return None, Status(Code.Error, (faults.wrong_type(name, point, out, wanted_tuple(point)),), plugin=name)
+    """``(result, status)`` hooks (the old bare Status or None still accepted, with a warning)."""
+    if isinstance(out, tuple):
+        if len(out) == 2:
+            result, status = out
+            if (result is None or isinstance(result, result_type)) and (status is None or isinstance(status, Status)):
+                return result, status
+        return None, Status(Code.Error, (faults.wrong_type(name, point, out, wanted_tuple(point)),), plugin=name)
+    return None, legacy_status(faults, name, point, out)
+
+
+def permit_returned(faults: PluginFaults, name: str, out: Any) -> tuple[Status | None, Any]:
+    """A Permit return ``(status, timeout seconds)`` as (status, timeout); the old bare Status or
+    None is still accepted, with a warning."""
+    if isinstance(out, tuple):
+        if len(out) == 2 and isinstance(out[1], (int, float)) and not isinstance(out[1], bool):
+            return checked_status(faults, name, "Permit", out[0]), out[1]
+        return Status(Code.Error, (faults.wrong_type(name, "Permit", out, wanted_tuple("Permit")),), plugin=name), 0.0
+    if out is None or isinstance(out, Status):
+        faults.deprecated_shape(name, "Permit", out, CANONICAL["Permit"])
+        return out, 0.0
+    return checked_status(faults, name, "Permit", out), 0.0
 
 
 def filter_returned(faults: PluginFaults, name: str, status: Any) -> Status | None:
@@ -108,13 +136,17 @@ def whole_list_values(faults: PluginFaults, name: str, point: str, out: Any,
 
 def score_values(faults: PluginFaults, name: str, point: str, raw: list[Any]) -> tuple[list[int], Status | None]:
     """Plugin results as ints. Fast path: every value is exactly an int. Otherwise each value is
-    checked: ``(score, status)`` tuples are unpacked; a failed status is returned; bools, floats,
+    checked: a failed Status (Score's failure) is returned; the old ``(score, status)`` tuples are
+    unpacked (with a deprecation warning), a failed status returned; bools, floats,
     None and anything else are an Error naming the value (never truncated)."""
     if set(map(type, raw)) <= _INT_ONLY:
         return raw, None
     values = []
     for v in raw:
+        if point == "Score" and isinstance(v, Status) and not v.is_success():
+            return [], v
         if point == "Score" and type(v) is tuple and len(v) == 2:
+            faults.deprecated_shape(name, point, v, CANONICAL["Score"])
             score, status = v
             if status is not None:
                 if not isinstance(status, Status):
@@ -144,12 +176,11 @@ def out_of_range(name: str, values: list[int]) -> Status | None:
 def checked_fragments(faults: PluginFaults, name: str, out: Any) -> list | tuple | None:
     """A SignPod return's fragments (empty when it gave none), or None when the plugin refused
     to sign the pod: a non-Success status, or a value of the wrong type (reported)."""
-    if isinstance(out, Status):
-        fragments, status = None, out
-    elif isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
+    if isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):
         fragments, status = out
-    elif out is None:
-        fragments, status = None, None
+    elif out is None or isinstance(out, Status):
+        faults.deprecated_shape(name, "Sign", out, CANONICAL["Sign"])
+        fragments, status = None, out
     else:
         faults.wrong_type(name, "Sign", out, "(list[SignFragment] | None, Status | None)")
         return None

@@ -15,7 +15,7 @@ from kschedfw.framework.batch import PodSignature
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.instrumented import PlanChoice, extension_point
-from kschedfw.framework.plugin_results import checked_fragments, checked_pair, checked_status, raised, wanted_tuple
+from kschedfw.framework.plugin_results import checked_fragments, checked_pair, checked_status, permit_returned, raised
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
                                 PreBindPreFlightResult, PreFilterResult)
@@ -233,14 +233,7 @@ class ExtensionPoints(PlanChoice):
         for name, fn in self._plan(state, "permit_plugins"):
             timeout: Any = 0.0
             try:
-                out = fn(state, pod, node_name)
-                if isinstance(out, tuple) and len(out) == 2 and isinstance(out[1], (int, float)) \
-                        and not isinstance(out[1], bool):
-                    status, timeout = checked_status(self.faults, name, "Permit", out[0]), out[1]
-                elif isinstance(out, tuple):
-                    status = Status(Code.Error, (self.faults.wrong_type(name, "Permit", out, wanted_tuple("Permit")),), plugin=name)
-                else:
-                    status = checked_status(self.faults, name, "Permit", out)
+                status, timeout = permit_returned(self.faults, name, fn(state, pod, node_name))
             except Exception as exc:
                 status = raised(self.faults, name, "Permit", exc)
             if status is None or status.is_success():

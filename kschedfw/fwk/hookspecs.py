@@ -151,6 +151,9 @@ def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
     filtered alone, not scored) while they go one per node. Unschedulable or Error means "do not
     batch this pod" (the fragments may then be None). A profile batches no pod unless every one
     of its PreFilter, Filter, PreScore and Score plugins implements this hook.
+
+    Return ``(fragments, status)`` always, as upstream's ``([]SignFragment, *Status)``; a bare
+    Status or None is accepted until the next release, with a DeprecationWarning.
     """
 
 
@@ -158,8 +161,9 @@ def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
 def pre_filter(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "tuple[PreFilterResult | None, Status | None]":
     """Once per cycle, before Filter: precompute into ``state`` and check cluster-wide conditions.
 
-    Upstream: PreFilterPlugin.PreFilter. Return ``(result, status)`` (a bare Status or None is
-    accepted too). ``PreFilterResult(node_names)`` narrows the nodes Filter looks at; results of all
+    Upstream: PreFilterPlugin.PreFilter. Return ``(result, status)`` always, as upstream's
+    ``(*PreFilterResult, *Status)``: ``(None, None)`` when there is nothing to say (a bare Status or
+    None is accepted until the next release, with a DeprecationWarning). ``PreFilterResult(node_names)`` narrows the nodes Filter looks at; results of all
     plugins are intersected, and an empty intersection makes the pod UnschedulableAndUnresolvable.
 
     Codes: Skip = this plugin's Filter and AddPod/RemovePod are skipped this cycle.
@@ -227,6 +231,9 @@ def post_filter(state: "CycleState", pod: "Pod", filtered_node_status_map: "Node
     result is used, e.g. to nominate a node) or UnschedulableAndUnresolvable. Unschedulable lets the
     next plugin try; its message is added to the FitError. Any other code becomes an Error. The
     attempt still ends as unschedulable: a nominated pod is retried and tries its node first.
+
+    Return ``(result, status)`` always, as upstream's ``(*PostFilterResult, *Status)`` (a bare
+    Status or None is accepted until the next release, with a DeprecationWarning).
     """
 
 
@@ -240,12 +247,14 @@ def pre_score(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "Stat
 
 
 @hookspec
-def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tuple[int, Status | None]":
+def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | Status":
     """Rank a feasible node. Upstream: ScorePlugin.Score. HOT PATH: called per feasible node.
 
-    Return an int (or ``(int, status)``). Any non-Success status is an Error for the cycle. The
-    raw score may be any int if the plugin implements :func:`normalize_score`; after normalising it
-    must be in [0, 100]. The framework multiplies it by the profile's weight and sums over plugins.
+    Return the score, an int; when scoring failed return the Status instead (upstream's
+    ``(int64, *Status)`` with the score then unused). Any non-Success status is an Error for the
+    cycle. The old ``(int, status)`` pair is accepted until the next release, with a
+    DeprecationWarning. The raw score may be any int if the plugin implements
+    :func:`normalize_score`; after normalising it must be in [0, 100]. The framework multiplies it by the profile's weight and sums over plugins.
     A float, a bool, None or anything else is an Error naming the value (never truncated).
     """
 
@@ -282,10 +291,12 @@ def unreserve(state: "CycleState", pod: "Pod", node_name: str) -> None:
 
 
 @hookspec
-def permit(state: "CycleState", pod: "Pod", node_name: str) -> "Status | tuple[Status | None, float] | None":
+def permit(state: "CycleState", pod: "Pod", node_name: str) -> "tuple[Status | None, float]":
     """Approve, reject or delay binding. Upstream: PermitPlugin.Permit.
 
-    Return a Status, or ``(status, timeout_seconds)`` with Wait. The first rejection stops and
+    Return ``(status, timeout_seconds)`` always, as upstream's ``(*Status, time.Duration)``: the
+    timeout counts with Wait only, so ``(None, 0)`` allows (a bare Status or None is accepted
+    until the next release, with a DeprecationWarning). The first rejection stops and
     fails the pod (unreserve runs). Wait from any plugin holds the pod as a *waiting pod* until
     every waiting plugin allows it through ``handle.get_waiting_pod(uid).allow(name)``, one rejects
     it, or that plugin's timeout (at most 15 minutes) expires: "rejected due to timeout after
@@ -296,11 +307,13 @@ def permit(state: "CycleState", pod: "Pod", node_name: str) -> "Status | tuple[S
 # --------------------------------------------------------------------------- binding cycle
 
 @hookspec
-def pre_bind_pre_flight(state: "CycleState", pod: "Pod", node_name: str) -> "tuple[PreBindPreFlightResult | None, Status | None] | Status | None":
+def pre_bind_pre_flight(state: "CycleState", pod: "Pod", node_name: str) -> "tuple[PreBindPreFlightResult | None, Status | None]":
     """Will this plugin's PreBind have work to do? Upstream: PreBindPlugin.PreBindPreFlight.
 
     Called at the start of the binding cycle. Skip = this plugin's :func:`pre_bind` is not called.
-    Success, Skip and Error are the only codes allowed; anything else is an Error.
+    Success, Skip and Error are the only codes allowed; anything else is an Error. Return
+    ``(result, status)`` always, as upstream's ``(*PreBindPreFlightResult, *Status)`` (a bare
+    Status or None is accepted until the next release, with a DeprecationWarning).
     """
 
 
@@ -375,7 +388,7 @@ class WholeListScore(Protocol):
     ``nodes`` order, or None to have this cycle score with ``score`` per node."""
 
     def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]"
-                    ) -> "Sequence[int | tuple[int, Status | None]] | None": ...
+                    ) -> "Sequence[int | Status] | None": ...
 
 
 class WholeListNormalizeScore(Protocol):

@@ -511,7 +511,7 @@ class NodeAffinity:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         node = node_info.node
         assert node is not None  # Score sees only NodeInfos with a node
         count = 0
@@ -524,7 +524,7 @@ class NodeAffinity:
             try:
                 s = _PreScoreState(_pod_preferred(pod))
             except SelectorParseError as exc:
-                return 0, Status.as_status(exc)
+                return Status.as_status(exc)
         if s.preferred is not None:
             count += s.preferred.score(node)
         return count

@@ -162,7 +162,7 @@ class TaintToleration:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         node = node_info.node
         assert node is not None  # Score sees only NodeInfos with a node
         cycle_state, s = self._cycle
@@ -174,9 +174,9 @@ class TaintToleration:
         written = state.get(PRE_SCORE_STATE_KEY)
         if not isinstance(written, _PreScoreState):
             if written is None:
-                return 0, Status.as_status(
+                return Status.as_status(
                     f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
-            return 0, Status.as_status(f"{written!r} convert to tainttoleration.preScoreState error")
+            return Status.as_status(f"{written!r} convert to tainttoleration.preScoreState error")
         s = written
         taints = node.taints
         if not taints:

@@ -9,16 +9,21 @@ Filter returning ``"no"`` or a hook that raises is reported in the words of the 
 cycle would end with, with the extension point and the input.
 
 A plugin that can reject pods but registers no events keeps the contract: upstream requeues its
-pods on every cluster event. ``contract_hints`` says so, as advice that never fails a check.
+pods on every cluster event. ``contract_hints`` says so, as advice that never fails a check. A
+hook returning a shape accepted only until the next release (a bare Status from ``pre_filter``,
+``(score, status)`` from ``score``) does not fail it either: ``check_plugin`` warns, once per hook,
+and lists the warnings in its ContractError when something else fails.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from importlib.metadata import entry_points
 from typing import Any, Iterable, Mapping
 
 from kschedfw.api import Node, Pod
+from kschedfw.framework.guard import DeprecatedShapeWarning
 from kschedfw.framework.registry import (ENTRY_POINT_GROUP, PluginLoadError, check_plugin_class,
                                          implemented_hooks)
 from kschedfw.testing.exercise import exercise_problems
@@ -31,10 +36,14 @@ REJECTING_POINTS = ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 class ContractError(AssertionError):
     """Every broken rule of one plugin, one per line (``check_plugin``)."""
 
-    def __init__(self, plugin: str, problems: list[str]) -> None:
+    def __init__(self, plugin: str, problems: list[str], deprecated: Iterable[str] = ()) -> None:
         self.plugin = plugin
         self.problems = list(problems)
-        super().__init__(f"{plugin} breaks the plugin contract:\n- " + "\n- ".join(self.problems))
+        self.deprecated = list(deprecated)
+        text = f"{plugin} breaks the plugin contract:\n- " + "\n- ".join(self.problems)
+        if self.deprecated:
+            text += "\nwarnings (not failures):\n- " + "\n- ".join(self.deprecated)
+        super().__init__(text)
 
 
 def contract_problems(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Iterable[Node] = (),
@@ -84,9 +93,17 @@ def check_plugin(cls: type, *, args: Mapping[str, Any] | None = None, nodes: Ite
     A Score returning ``1.5`` fails it with ``Score of pod "no-requests" on nodes small, large,
     tainted, cordoned: running Score plugins: plugin "MyPlugin" failed with: plugin "MyPlugin"
     Score returned float 1.5; want int or (int, Status | None) (and 3 more inputs)``."""
-    problems = contract_problems(cls, args=args, nodes=nodes, pods=pods, objects=objects)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", DeprecatedShapeWarning)
+        problems = contract_problems(cls, args=args, nodes=nodes, pods=pods, objects=objects)
+    deprecated = list(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, DeprecatedShapeWarning)))
+    for message in deprecated:
+        warnings.warn(message, DeprecatedShapeWarning, stacklevel=2)
+    for w in caught:
+        if not issubclass(w.category, DeprecatedShapeWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     if problems:
-        raise ContractError(str(getattr(cls, "name", cls)), problems)
+        raise ContractError(str(getattr(cls, "name", cls)), problems, deprecated)
 
 
 def _entry_point_problems(cls: type, name: str) -> list[str]:

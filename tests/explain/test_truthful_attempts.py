@@ -42,7 +42,7 @@ class BrokenScore:
 
     @hookimpl
     def score(self, state, pod, node_info):
-        return 0, Status.as_status("score backend unreachable")
+        return Status.as_status("score backend unreachable")
 
 
 def explained_run(classes, objects, key, until=None):

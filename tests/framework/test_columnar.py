@@ -299,7 +299,9 @@ def _score_failure(cls, fast_paths):
     return None if status is None else (status.code, status.message(), status.plugin)
 
 
-@pytest.mark.parametrize("bad", [1.5, None, "7", 101, -1, (5, Status.as_status("boom")), (5, "ok")])
+@pytest.mark.filterwarnings("ignore::kschedfw.framework.guard.DeprecatedShapeWarning")  # the old (score, status) shape
+@pytest.mark.parametrize("bad", [1.5, None, "7", 101, -1, Status.as_status("boom"), (5, Status.as_status("boom")),
+                                 (5, "ok")])
 def test_a_whole_list_score_meets_the_per_node_guard(bad):
     """One bad value among good ones is found and reported as the per-node hook's would be."""
     fast = _score_failure(_listed_score(0, lambda nodes: [7] * (len(nodes) - 1) + [bad]), True)
@@ -307,6 +309,7 @@ def test_a_whole_list_score_meets_the_per_node_guard(bad):
     assert fast == plain and fast is not None and fast[0] is Code.Error and fast[2] == "Listed"
 
 
+@pytest.mark.filterwarnings("ignore::kschedfw.framework.guard.DeprecatedShapeWarning")  # the old (score, status) shape
 def test_whole_list_scores_as_pairs_or_int_subclasses_are_taken_as_ints():
     """As from the per-node hook: (score, None) pairs and int subclasses (a bool from a
     whole-list form counts as the int it is: its ints are checked in one pass, see hookspecs)."""

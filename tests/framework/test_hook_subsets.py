@@ -26,8 +26,8 @@ class PrefersGood:
         pass
 
     @hookimpl
-    def score(self, node_info: Any, pod: Any) -> tuple[int, Status | None]:
-        return (10 if node_info.node.labels.get("good") == "true" else 1), None
+    def score(self, node_info: Any, pod: Any) -> int:
+        return 10 if node_info.node.labels.get("good") == "true" else 1
 
     @hookimpl
     def normalize_score(self, scores: Any) -> Status | None:

@@ -63,7 +63,7 @@ def test_plugin_that_raises_is_an_error_naming_it():
 
 
 def test_pre_filter_skip_skips_that_plugins_filter():
-    fwk = framework_for([plugin("S", pre_filter=lambda state, pod, nodes: Status.skip(),
+    fwk = framework_for([plugin("S", pre_filter=lambda state, pod, nodes: (None, Status.skip()),
                                 filter=lambda state, pod, node_info: Status.unschedulable("never"))])
     state = CycleState()
     _, status, _ = fwk.run_pre_filter_plugins(state, make_pod("p"), [])
@@ -72,15 +72,15 @@ def test_pre_filter_skip_skips_that_plugins_filter():
 
 
 def test_pre_filter_unschedulable_continues_and_records_every_rejector():
-    a = plugin("A", pre_filter=lambda state, pod, nodes: Status.unschedulable("a says no"))
-    b = plugin("B", pre_filter=lambda state, pod, nodes: Status.unschedulable("b says no"))
+    a = plugin("A", pre_filter=lambda state, pod, nodes: (None, Status.unschedulable("a says no")))
+    b = plugin("B", pre_filter=lambda state, pod, nodes: (None, Status.unschedulable("b says no")))
     _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), make_pod("p"), [])
     assert rejectors == {"A", "B"}
     assert status.message() == "b says no"
 
 
 def test_pre_filter_unresolvable_stops_at_once():
-    a = plugin("A", pre_filter=lambda state, pod, nodes: Status.unresolvable("stop"))
+    a = plugin("A", pre_filter=lambda state, pod, nodes: (None, Status.unresolvable("stop")))
     b = plugin("B", pre_filter=lambda state, pod, nodes: pytest.fail("B must not run"))
     _, status, rejectors = framework_for([a, b]).run_pre_filter_plugins(CycleState(), make_pod("p"), [])
     assert status.code is Code.UnschedulableAndUnresolvable and rejectors == {"A"}

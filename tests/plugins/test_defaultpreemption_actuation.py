@@ -378,7 +378,7 @@ class WaitForever:
     def permit(self, state, pod, node_name):
         if "hold" in pod.labels:
             return Status.wait(), 100.0
-        return None
+        return None, 0.0
 
 
 def _waiting_pod_simulation():

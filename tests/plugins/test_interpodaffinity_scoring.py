@@ -356,5 +356,5 @@ def test_normalize_without_topology_score_leaves_scores():
 def test_score_without_pre_score_state_is_error():
     plugin = InterPodAffinity({}, Handle())
     result = plugin.score(CycleState(), pod(), NodeInfo(node=node("n", {})))
-    assert isinstance(result, tuple) and result[1].code is Code.Error
-    assert result[1].message() == 'failed to read "PreScoreInterPodAffinity" from cycleState: not found'
+    assert isinstance(result, Status) and result.code is Code.Error
+    assert result.message() == 'failed to read "PreScoreInterPodAffinity" from cycleState: not found'

@@ -9,7 +9,7 @@ from kschedfw.cache.snapshot import Snapshot
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.fwk.status import Code
+from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo, NodeScore, PreFilterResult
 from kschedfw.plugins.nodeaffinity import (ERR_REASON_CONFLICT, ERR_REASON_ENFORCED, ERR_REASON_POD,
                                            NodeAffinity, SelectorParseError)
@@ -251,8 +251,8 @@ def test_node_affinity_priority(pod, node_list, expected, args, run_pre_score, w
 
 def test_score_without_pre_score_reports_broken_affinity():
     p = pod(preferred=[{"weight": 2, "preference": term([req("invalid key", "In", "bar")])}])
-    score, status = NodeAffinity({}, None).score(CycleState(), p, NodeInfo(node=Node(name="n", labels=LABEL1)))
-    assert (score, status.code, status.message()) == (0, Code.Error, BROKEN_KEY_ERROR)
+    status = NodeAffinity({}, None).score(CycleState(), p, NodeInfo(node=Node(name="n", labels=LABEL1)))
+    assert isinstance(status, Status) and (status.code, status.message()) == (Code.Error, BROKEN_KEY_ERROR)
 
 
 def test_added_affinity_parse_error():

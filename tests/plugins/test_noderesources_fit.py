@@ -93,7 +93,7 @@ def err(name: str) -> str:
 
 def run_filter(plugin: NodeResourcesFit, pod, ni: NodeInfo) -> Status | None:
     state = CycleState()
-    assert plugin.pre_filter(state, pod, []) is None
+    assert plugin.pre_filter(state, pod, []) == (None, None)
     return plugin.filter(state, pod, ni)
 
 

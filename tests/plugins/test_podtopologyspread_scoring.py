@@ -366,8 +366,8 @@ def test_raw_scores_before_normalizing():
 
 def test_score_without_pre_score_is_an_error():
     plugin, _ = make_plugin([])
-    score, status = plugin.score(new_cycle_state(), P(), NodeInfo(node=make_node("n")))
-    assert score == 0 and status.code == Code.Error
+    status = plugin.score(new_cycle_state(), P(), NodeInfo(node=make_node("n")))
+    assert isinstance(status, Status) and status.code == Code.Error
     assert status.message() == 'error reading "PreScorePodTopologySpread" from cycleState: not found'
 
 

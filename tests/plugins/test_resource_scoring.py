@@ -17,7 +17,7 @@ import itertools
 
 import pytest
 
-from kschedfw import Code, CycleState
+from kschedfw import Code, CycleState, Status
 from kschedfw.api.field import INVALID
 from kschedfw import testing as kit
 from kschedfw.cache.snapshot import Snapshot
@@ -70,7 +70,7 @@ def run_scores(plugin: NodeResourcesFit, pod, nodes, existing=(), pre_score_each
         if pre_score_each_node:
             assert plugin.pre_score(state, pod, snapshot.node_infos()) is None
         result = plugin.score(state, pod, snapshot.get(n.name))
-        score, status = result if isinstance(result, tuple) else (result, None)
+        score, status = (MIN_NODE_SCORE, result) if isinstance(result, Status) else (result, None)
         scores.append(NodeScore(n.name, score))
         codes.append(Code.Success if status is None else status.code)
     return scores, codes
@@ -166,7 +166,7 @@ def test_resources_not_set_scores_with_error(kind):
     assert scores == expect(("node1", MIN_NODE_SCORE), ("node2", MIN_NODE_SCORE))
     assert codes == [Code.Error, Code.Error]
     result = plugin.score(CycleState(), pod, Snapshot.from_objects(nodes).get("node1"))
-    assert result[1].message() == "resources not found"
+    assert isinstance(result, Status) and result.message() == "resources not found"
 
 
 # --------------------------------------------------------------------------- MostAllocated

@@ -9,7 +9,7 @@ from kschedfw.cache.snapshot import Snapshot
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.framework.handle import Handle
-from kschedfw.fwk.status import Code
+from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, NodeInfo, NodeScore
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.testing import make_node, make_pod
@@ -103,8 +103,8 @@ def test_taint_toleration_score(pod, nodes, expected):
 
 def test_score_without_pre_score_is_an_error():
     pl = TaintToleration({}, None)
-    score, status = pl.score(CycleState(), pod_with_tolerations("p", []), NodeInfo(node=Node(name="n")))
-    assert score == 0 and status.code is Code.Error
+    status = pl.score(CycleState(), pod_with_tolerations("p", []), NodeInfo(node=Node(name="n")))
+    assert isinstance(status, Status) and status.code is Code.Error
     assert status.message() == 'failed to read "PreScoreTaintToleration" from cycleState: not found'
 
 

@@ -43,7 +43,7 @@ class Quorum:
         if len(waiting) + 1 >= self.size:
             for wp in waiting:
                 wp.allow(self.name)
-            return None
+            return None, 0.0
         return Status.wait(), self.timeout
 
     @hookimpl
@@ -130,7 +130,7 @@ class Gatekeeper:
     def permit(self, state, pod, node_name):
         if pod.labels.get("role") == "judge":
             self.handle.iterate_over_waiting_pods(lambda wp: wp.reject(self.name, "refused by the judge"))
-            return None
+            return None, 0.0
         return Status.wait(), 60.0
 
     @hookimpl

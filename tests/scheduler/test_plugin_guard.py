@@ -70,6 +70,7 @@ def test_exception_logged_once_with_first_traceback_at_debug(node, pod, caplog):
     assert records[0].exc_info is None and records[1].exc_info is not None
 
 
+@pytest.mark.filterwarnings("ignore::kschedfw.framework.guard.DeprecatedShapeWarning")  # the old (score, status) shape
 def test_score_tuple_with_failed_status_and_normalize_returning_floats(node, pod):
     class Tuple:
         name = "Tuple"

@@ -134,15 +134,14 @@ def test_less_keeps_the_members_of_a_group_together():
 def test_permit(pod, want):
     env = Env([pod, make_pod_group("pg1", min_member=1), make_pod_group("pg2", min_member=2)],
               nodes=[make_node("node")], args={"permitWaitingTimeSeconds": 10})
-    out = env.plugin.permit(CycleState(), pod, "node")
-    status = out[0] if isinstance(out, tuple) else out
+    status, _ = env.plugin.permit(CycleState(), pod, "node")
     assert (status.code if status is not None else None) is want
 
 
 def test_permit_rejects_a_pod_whose_pod_group_does_not_exist():
     pod = make_pod("p", group="missing")
     env = Env([pod])
-    status = env.plugin.permit(CycleState(), pod, "node")
+    status, _ = env.plugin.permit(CycleState(), pod, "node")
     assert status.code is Code.Unschedulable and status.reasons == ("PodGroup not found",)
 
 
@@ -170,7 +169,7 @@ def test_the_member_that_completes_the_group_allows_every_waiting_one():
     env.plugin.permit(CycleState(), stranger, "node")
     env.wait(stranger)
     env.plugin.pg_mgr.mark_pod_group_schedule_failure("ns/pg")
-    assert env.plugin.permit(CycleState(), members[2], "node") is None
+    assert env.plugin.permit(CycleState(), members[2], "node") == (None, 0.0)
     assert sorted(env.resolved) == [("m0", "allowed"), ("m1", "allowed")]
     assert list(env.waiting) == ["s"]
     assert env.plugin.pg_mgr.last_failure("ns/pg") is None

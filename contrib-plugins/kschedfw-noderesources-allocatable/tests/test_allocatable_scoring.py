@@ -97,8 +97,8 @@ def test_node_resources_allocatable(requests, nodes, resources, mode, expected, 
     state = CycleState()
     scores = []
     for ni in infos:
-        value, status = plugin.score(state, pod, ni)
-        assert status is None
+        value = plugin.score(state, pod, ni)
+        assert isinstance(value, int)
         scores.append(NodeScore(ni.name, value))
     assert plugin.normalize_score(state, pod, scores) is None
     assert [s.score for s in sorted(scores, key=lambda s: s.name)] == expected

@@ -509,10 +509,10 @@ class DynamicResources:
 
     # ------------------------------------------------------------------ score
     @kschedfw.hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         data: _StateData | None = state.get(STATE_KEY)
         if data is None:
-            return 0, Status.as_status("not found")
+            return Status.as_status("not found")
         if data.empty() or not data.prioritized:
             return 0
         allocations = data.node_allocations.get(node_info.name)
@@ -521,9 +521,9 @@ class DynamicResources:
         try:
             return compute_score(data.claims, allocations)
         except ScoreError as exc:
-            return 0, Status.as_status(str(exc))
+            return Status.as_status(str(exc))
 
-    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int | tuple[int, Status]]:
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> list[int | Status]:
         """:meth:`score` for each node at once (hookspecs.WholeListScore)."""
         data: _StateData | None = state.get(STATE_KEY)
         if data is not None and (data.empty() or not data.prioritized or not data.node_allocations):

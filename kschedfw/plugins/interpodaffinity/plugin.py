@@ -252,10 +252,10 @@ class InterPodAffinity:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
         if s is None:
-            return 0, Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+            return Status.as_status(f'failed to read "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
         node = node_info.node
         assert node is not None  # Score sees only NodeInfos with a node
         return scoring.score_node(s, node.labels)

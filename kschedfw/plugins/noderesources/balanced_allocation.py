@@ -131,7 +131,7 @@ class NodeResourcesBalancedAllocation:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         cycle_state, fast, memo = self._cycle
         if state is cycle_state:
             assert fast is not None  # PreScore keeps a cycle only with its fast scorer
@@ -151,7 +151,7 @@ class NodeResourcesBalancedAllocation:
         return self.scorer.score(node_info, pod_requests)
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-                    ) -> list[int | tuple[int, Status]] | None:
+                    ) -> list[int | Status] | None:
         """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._cycle

@@ -361,7 +361,7 @@ class NodeResourcesFit:
     # -- PreFilter / Filter
     @hookimpl
     def pre_filter(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-                   ) -> tuple[PreFilterResult | None, Status | None] | None:
+                   ) -> tuple[PreFilterResult | None, Status | None]:
         request = compute_pod_resource_request(pod)
         checked = _checked_scalars(request, self.ignored_resources, self.ignored_resource_groups)
         dra_backed = _dra_backed(checked, self._resolver()) if checked else frozenset()
@@ -374,7 +374,7 @@ class NodeResourcesFit:
             self._filter_cycle = (state, pre_filter_state, memo)
         else:
             self._filter_cycle = (None, _NO_PRE_FILTER_STATE, {})
-        return None
+        return None, None
 
     @hookimpl
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status | None:
@@ -450,7 +450,7 @@ class NodeResourcesFit:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         cycle_state, fast, memo = self._score_cycle
         if state is cycle_state:
             assert fast is not None  # PreScore keeps a cycle only with its fast scorer
@@ -465,7 +465,7 @@ class NodeResourcesFit:
         return self.scorer.score(node_info, pod_requests)
 
     def score_nodes(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]
-                    ) -> list[int | tuple[int, Status]] | None:
+                    ) -> list[int | Status] | None:
         """:meth:`score` for each node at once (hookspecs.WholeListScore): this cycle's memo
         without a call per node."""
         cycle_state, fast, memo = self._score_cycle

@@ -163,10 +163,10 @@ class ResourceAllocationScorer:
             requested[i] = used + pod_req
         return requested, allocated, allocatable
 
-    def score(self, node_info: "NodeInfo", pod_requests: Sequence[int]) -> int | tuple[int, Status]:
+    def score(self, node_info: "NodeInfo", pod_requests: Sequence[int]) -> int | Status:
         """The strategy's score for this node; Error ``resources not found`` when none configured."""
         if not self.names:
-            return 0, Status.as_status("resources not found")
+            return Status.as_status("resources not found")
         requested, allocated, allocatable = self.node_vectors(node_info, pod_requests)
         return self.scorer(requested, allocated, allocatable)
 

@@ -260,10 +260,10 @@ class Scoring:
         return None
 
     @hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         s = state.get(PRE_SCORE_STATE_KEY)
         if type(s) is not PreScoreState:
-            return 0, Status.as_status(_state_error(s))
+            return Status.as_status(_state_error(s))
         node = node_info.node
         assert node is not None  # Score sees only NodeInfos with a node
         if node.name in s.ignored_nodes:

@@ -214,12 +214,12 @@ class VolumeBinding:
         return Status.skip()
 
     @kschedfw.hookimpl
-    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | tuple[int, Status | None]:
+    def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> int | Status:
         if self.scorer is None:
             return 0
         data: _StateData | None = state.get(STATE_KEY)
         if data is None:
-            return 0, Status.as_status("not found")
+            return Status.as_status("not found")
         pod_volumes = (data.pod_volumes_by_node or {}).get(node_info.name)
         if pod_volumes is None:
             return 0

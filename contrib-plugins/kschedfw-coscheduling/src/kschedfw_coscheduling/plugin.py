@@ -206,9 +206,9 @@ class Coscheduling:
         """Wait for the rest of the group; the member that completes it allows every waiting one."""
         decision = self.pg_mgr.permit(state, pod)
         if decision is PermitStatus.POD_GROUP_NOT_SPECIFIED:
-            return None
+            return None, 0.0
         if decision is PermitStatus.POD_GROUP_NOT_FOUND:
-            return Status.unschedulable("PodGroup not found")
+            return Status.unschedulable("PodGroup not found"), 0.0
         if decision is PermitStatus.WAIT:
             wait = self.schedule_timeout
             _, pg = self.pg_mgr.get_pod_group(pod)
@@ -225,7 +225,7 @@ class Coscheduling:
                 waiting_pod.allow(NAME)
 
         self.handle.iterate_over_waiting_pods(allow)
-        return None
+        return None, 0.0
 
     # ------------------------------------------------------------------ helpers
     def _reject_waiting_members(self, namespace: str, group: str, message: str) -> None:

@@ -50,7 +50,7 @@ class BestFitScore(GpuScore):
             return model_mismatch(node, shape)
         score = best_fit_score(node, shape)
         if score is None:
-            return 0, Status.as_status(f"the score between node({node.name}) and the pod is negative, "
+            return Status.as_status(f"the score between node({node.name}) and the pod is negative, "
                                        "should not happen")
         return score
 

@@ -147,7 +147,7 @@ class FGDScore:
         self.state = state_for(handle)
 
     @hookimpl
-    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | tuple[int, Status | None]":
+    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | Status":
         return self._score(pod_shape(pod), pod, self.state.node(node_info))
 
     def score_nodes(self, state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> list:
@@ -166,10 +166,10 @@ class FGDScore:
             append(found[0] if found is not None else self._score(shape, pod, node))
         return out
 
-    def _score(self, shape: PodShape, pod: "Pod", node: NodeGpu) -> "int | tuple[int, Status | None]":
+    def _score(self, shape: PodShape, pod: "Pod", node: NodeGpu) -> "int | Status":
         if not pod.request():
             return MAX_NODE_SCORE
         if not model_matches(node.model, shape.model):
-            return 0, Status.as_status(f"Node ({node.name}) {node.model or 'without GPU'} does not match "
+            return Status.as_status(f"Node ({node.name}) {node.model or 'without GPU'} does not match "
                                        f"GPU type request of pod {shape.model}")
         return memo_fgd_choice(self.workload, node, shape)[0]

@@ -49,5 +49,5 @@ class GpuPackingScore(GpuScore):
             return model_mismatch(node, shape)
         score = packing_score(node, shape)
         if score is None:
-            return 0, Status.as_status(f"failed to schedule pod on node({node.name}): its GPUs cannot hold it")
+            return Status.as_status(f"failed to schedule pod on node({node.name}): its GPUs cannot hold it")
         return score

@@ -40,7 +40,7 @@ class RandomScore(GpuScore):
         try:
             chosen = state.read(STATE_KEY)
         except KeyError:
-            return 0, Status.as_status(f'reading "{STATE_KEY}" from cycleState: not found (enable RandomScore '
+            return Status.as_status(f'reading "{STATE_KEY}" from cycleState: not found (enable RandomScore '
                                        "at preScore too)")
         return MAX_NODE_SCORE if node_info.name == chosen else MIN_NODE_SCORE
 

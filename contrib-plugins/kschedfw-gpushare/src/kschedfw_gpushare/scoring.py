@@ -30,9 +30,9 @@ def go_div(a: float, b: float) -> float:
     return a / b
 
 
-def model_mismatch(node: NodeGpu, shape: PodShape) -> tuple[int, Status]:
+def model_mismatch(node: NodeGpu, shape: PodShape) -> Status:
     """The simulator's error for a node Open-Gpu-Share's Filter would have removed."""
-    return 0, Status.as_status(f"Node ({node.name}) {node.model or 'without GPU'} does not match GPU type "
+    return Status.as_status(f"Node ({node.name}) {node.model or 'without GPU'} does not match GPU type "
                                f"request of pod {shape.model}")
 
 

@@ -168,15 +168,15 @@ class NodeMetadata:
         return -age if self.scoring_strategy == NEWEST else age
 
     @hookimpl
-    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> tuple[int, Status | None]:
+    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> int | Status:
         node = node_info.node
         if node is None:
-            return 0, Status.as_status(f'node "{node_info.name}" not found')
+            return Status.as_status(f'node "{node_info.name}" not found')
         try:
-            return self.calculate_score(node), None
+            return self.calculate_score(node)
         except MetadataError as exc:
             log.debug("NodeMetadata: cannot score node %s for pod %s: %s", node.name, pod.key, exc)
-            return INVALID_SCORE, None  # invalid or missing metadata sorts after every valid node
+            return INVALID_SCORE  # invalid or missing metadata sorts after every valid node
 
     @hookimpl
     def normalize_score(self, state: "CycleState", pod: "Pod", scores: list["NodeScore"]) -> Status | None:

@@ -147,12 +147,12 @@ class NodeResourcesAllocatable:
         return _trunc_div(node_score, weight_sum)
 
     @hookimpl
-    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> tuple[int, Status | None]:
+    def score(self, state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> int | Status:
         if node_info.node is None:
-            return 0, Status.as_status("node not found")
+            return Status.as_status("node not found")
         if not self.resource_to_weight:
-            return 0, Status.as_status("resources not found")
-        return self.raw_score(node_info), None
+            return Status.as_status("resources not found")
+        return self.raw_score(node_info)
 
     @hookimpl
     def normalize_score(self, state: "CycleState", pod: "Pod", scores: list["NodeScore"]) -> Status | None:
