@@ -10,7 +10,7 @@ import json
 import yaml
 
 from kschedfw.cli.main import main
-from kschedfw.testing import run_cli
+from kschedfw.testing import container, make_pod, run_cli
 
 DRIVER = "gpu.example.com"
 
@@ -43,9 +43,8 @@ def template(name, count):
 
 
 def pod(name, template_name):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"claims": [{"name": "gpu"}]}}],
-                     "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": template_name}]}}
+    return make_pod(name, containers=[container("c", image="busybox", resources={"claims": [{"name": "gpu"}]})],
+                    resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": template_name}]).raw
 
 
 def cluster(pods):
