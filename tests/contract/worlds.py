@@ -31,8 +31,10 @@ KINDS = ["Pod", "Node", "Namespace", "PriorityClass"]
 def pod_manifest(name: str, namespace: str, *, grace: int = 30, uid: str = "", **spec: Any) -> dict[str, Any]:
     """A pod; ``uid`` sets it in the embedded cluster, which keeps what it is given (its uids are
     otherwise derived from the name), where an API server always makes a new one."""
-    return make_pod(name, namespace=namespace, uid=uid or None, terminationGracePeriodSeconds=grace,
-                    containers=[container("c", requests={"cpu": "100m", "memory": "64Mi"})], **spec).raw
+    manifest = make_pod(name, namespace=namespace, uid=uid or None, terminationGracePeriodSeconds=grace,
+                        containers=[container("c", requests={"cpu": "100m", "memory": "64Mi"})]).raw
+    manifest["spec"].update(spec)  # as written: not through the builder's own parameters
+    return manifest
 
 
 def node_manifest(name: str, pods: str = "110", **labels: str) -> dict[str, Any]:

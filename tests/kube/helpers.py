@@ -10,8 +10,10 @@ from kschedfw.testing.builders import container, make_pod
 
 def pod_manifest(name: str, namespace: str, *, scheduler: str = "default-scheduler", cpu: str = "100m",
                  memory: str = "64Mi", **spec: Any) -> dict[str, Any]:
-    return make_pod(name, namespace=namespace, scheduler_name=scheduler, terminationGracePeriodSeconds=30,
-                    containers=[container("c", requests={"cpu": cpu, "memory": memory})], **spec).raw
+    manifest = make_pod(name, namespace=namespace, scheduler_name=scheduler, terminationGracePeriodSeconds=30,
+                        containers=[container("c", requests={"cpu": cpu, "memory": memory})]).raw
+    manifest["spec"].update(spec)  # as written: not through the builder's own parameters
+    return manifest
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:
