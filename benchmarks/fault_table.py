@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from kschedfw.testing.controlplane import find_assets, missing_assets_reason  # noqa: E402
-from kschedfw.testing.faults import SCENARIOS, SCHEDULERS, FaultRun, Outcome, Sizes  # noqa: E402
+from tests.kube.faults.harness import SCENARIOS, SCHEDULERS, FaultRun, Outcome, Sizes  # noqa: E402
 
 COLUMNS = ("bound", "double binds", "overcommits", "bound+unschedulable", "deposed writes", "time to bind all",
            "process", "broken")

@@ -6,19 +6,16 @@ from __future__ import annotations
 import random
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
-pytest.importorskip("prometheus_client")
-
-from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
-
-from kschedfw.config.validate import default_config  # noqa: E402
-from kschedfw.fwk.features import FeatureGates  # noqa: E402
-from kschedfw import Code, Status, hookimpl  # noqa: E402
-from kschedfw.framework.registry import default_registry  # noqa: E402
-from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets  # noqa: E402
-from kschedfw.simulation import Simulation  # noqa: E402
-from kschedfw.testing import make_node, make_pod  # noqa: E402
-from kschedfw.testing.priorities import with_priority_classes  # noqa: E402
+from kschedfw.config.validate import default_config
+from kschedfw.fwk.features import FeatureGates
+from kschedfw import Code, Status, hookimpl
+from kschedfw.framework.registry import default_registry
+from kschedfw.metrics import PLUGIN_METRICS_SAMPLE_PERCENT, SchedulerMetrics, exponential_buckets
+from kschedfw.simulation import Simulation
+from kschedfw.testing import make_node, make_pod
+from kschedfw.testing.priorities import with_priority_classes
 
 
 class FixedRng(random.Random):

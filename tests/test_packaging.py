@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import tomllib
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -45,14 +44,6 @@ def test_pyproject_declares_an_spdx_license_and_ships_the_file(project: Path):
     assert not [c for c in classifiers if c.startswith("License ::")]  # forbidden beside an expression
 
 
-def _setuptools_at_least(major: int) -> bool:
-    try:
-        return int(version("setuptools").split(".")[0]) >= major
-    except Exception:
-        return False
-
-
-@pytest.mark.skipif(not _setuptools_at_least(77), reason="setuptools>=77 (the test extra) reads PEP 639 fields")
 @pytest.mark.parametrize("project", PROJECTS, ids=lambda p: p.name if p != ROOT else "kschedfw")
 def test_wheel_metadata_names_the_license_without_deprecation_warnings(project: Path, tmp_path):
     """What a wheel build writes (setuptools' PEP 517 metadata hook, in a copy of the project):

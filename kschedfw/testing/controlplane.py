@@ -210,7 +210,7 @@ class ControlPlane:
         self.stop_apiserver()
         self.start_apiserver()
 
-    # ------------------------------------------------------------------ faults (kschedfw.testing.faults)
+    # ------------------------------------------------------------------ faults (the fault harness in tests)
     def kill_apiserver(self) -> None:
         """SIGKILL kube-apiserver, as a crash would (no graceful shutdown); start it again with
         :meth:`start_apiserver` on the same port."""

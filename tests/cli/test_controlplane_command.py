@@ -67,7 +67,6 @@ def test_without_cryptography_it_says_what_to_install(no_asset_variables, tmp_pa
 
 
 def test_a_server_that_exits_at_start_is_reported_with_its_log_and_exit_1(no_asset_variables, tmp_path):
-    pytest.importorskip("cryptography")
     folder = tmp_path / "bin"
     folder.mkdir()
     (folder / "etcd").write_text("#!/bin/sh\necho 'etcd: cannot listen' >&2\nexit 3\n")

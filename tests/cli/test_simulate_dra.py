@@ -10,6 +10,7 @@ import json
 import yaml
 
 from kschedfw.cli.main import main
+from kschedfw.testing import container, make_pod, run_cli
 
 DRIVER = "gpu.example.com"
 
@@ -42,9 +43,8 @@ def template(name, count):
 
 
 def pod(name, template_name):
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "c", "image": "busybox", "resources": {"claims": [{"name": "gpu"}]}}],
-                     "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": template_name}]}}
+    return make_pod(name, containers=[container("c", image="busybox", resources={"claims": [{"name": "gpu"}]})],
+                    resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": template_name}]).raw
 
 
 def cluster(pods):
@@ -53,15 +53,13 @@ def cluster(pods):
         template("two-gpus", 2), *pods]}
 
 
-def simulate(capsys, tmp_path, pods):
+def simulate(tmp_path, pods):
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump(cluster(pods)))
     after = tmp_path / "after.yaml"
-    code = main(["simulate", str(path), "--output", "json", "--write-out", str(after)])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    assert "not read by the scheduler" not in err  # the templates are the embedded cluster's to read
-    result = json.loads(out)
+    run = run_cli("simulate", str(path), "--output", "json", "--write-out", str(after)).assert_ok()
+    assert "not read by the scheduler" not in run.stderr  # the templates are the embedded cluster's to read
+    result = run.json
     written = yaml.safe_load(after.read_text())["items"]
     return {p["pod"]: p for p in result["pods"]}, written
 
@@ -70,9 +68,9 @@ def claims_of(written):
     return {i["metadata"]["name"]: i for i in written if i["kind"] == "ResourceClaim"}
 
 
-def test_pods_with_claim_templates_get_devices(capsys, tmp_path):
+def test_pods_with_claim_templates_get_devices(tmp_path):
     pods = [pod("one", "one-gpu"), pod("two", "two-gpus")]
-    result, written = simulate(capsys, tmp_path, pods)
+    result, written = simulate(tmp_path, pods)
     assert result["default/one"]["status"] == "Bound" and result["default/two"]["status"] == "Bound"
     claims = claims_of(written)
     by_pod = {c["metadata"]["ownerReferences"][0]["name"]: c for c in claims.values()}
@@ -102,9 +100,9 @@ def test_pods_with_claim_templates_get_devices(capsys, tmp_path):
     assert pod_one["status"]["resourceClaimStatuses"] == [{"name": "gpu", "resourceClaimName": one["metadata"]["name"]}]
 
 
-def test_the_seventeenth_gpu_pod_stays_pending(capsys, tmp_path):
+def test_the_seventeenth_gpu_pod_stays_pending(tmp_path):
     pods = [pod(f"p{i:02d}", "one-gpu") for i in range(17)]
-    result, written = simulate(capsys, tmp_path, pods)
+    result, written = simulate(tmp_path, pods)
     bound = [p for p in result.values() if p["status"] == "Bound"]
     assert len(bound) == 16
     assert result["default/p16"]["status"] == "Pending"

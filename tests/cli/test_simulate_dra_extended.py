@@ -9,7 +9,7 @@ import json
 
 import yaml
 
-from kschedfw.cli.main import main
+from kschedfw.testing import run_cli
 from tests.cli.test_simulate_dra import DRIVER, gpu_slice, node
 
 GPU_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
@@ -24,18 +24,16 @@ def gpu_pod(name, gpus=1):
                                      "resources": {"requests": dict(limits), "limits": limits}}]}}
 
 
-def simulate(capsys, tmp_path, items, *args):
+def simulate(tmp_path, items, *args):
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     after = tmp_path / "after.yaml"
-    code = main(["simulate", str(path), "--output", "json", "--write-out", str(after), *args])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out), yaml.safe_load(after.read_text())["items"]
+    result = run_cli("simulate", str(path), "--output", "json", "--write-out", str(after), *args).assert_ok().json
+    return result, yaml.safe_load(after.read_text())["items"]
 
 
-def test_pod_gets_a_device_for_its_extended_resource(capsys, tmp_path):
-    result, written = simulate(capsys, tmp_path, [node("n1"), gpu_slice("n1", 1), GPU_CLASS, gpu_pod("a")],
+def test_pod_gets_a_device_for_its_extended_resource(tmp_path):
+    result, written = simulate(tmp_path, [node("n1"), gpu_slice("n1", 1), GPU_CLASS, gpu_pod("a")],
                                "--explain", "default/a")
     (a,) = result["pods"]
     assert (a["status"], a["node"]) == ("Bound", "n1")
@@ -62,8 +60,8 @@ def test_pod_gets_a_device_for_its_extended_resource(capsys, tmp_path):
                                                  "device": "gpu-0"}]}]
 
 
-def test_a_second_pod_waits_for_the_only_device(capsys, tmp_path):
-    result, written = simulate(capsys, tmp_path, [node("n1"), gpu_slice("n1", 1), GPU_CLASS, gpu_pod("a"),
+def test_a_second_pod_waits_for_the_only_device(tmp_path):
+    result, written = simulate(tmp_path, [node("n1"), gpu_slice("n1", 1), GPU_CLASS, gpu_pod("a"),
                                                   gpu_pod("b")], "--explain", "default/b")
     by_name = {p["pod"]: p for p in result["pods"]}
     assert by_name["default/a"]["status"] == "Bound"
@@ -78,10 +76,10 @@ def test_a_second_pod_waits_for_the_only_device(capsys, tmp_path):
                              "of class gpu; the node has 1 device(s), 1 of the class, 0 free"]
 
 
-def test_a_node_advertising_the_resource_is_the_device_plugins(capsys, tmp_path):
+def test_a_node_advertising_the_resource_is_the_device_plugins(tmp_path):
     plugin_node = node("n2")
     plugin_node["status"]["allocatable"]["example.com/gpu"] = "1"
-    result, written = simulate(capsys, tmp_path, [plugin_node, GPU_CLASS, gpu_pod("a")])
+    result, written = simulate(tmp_path, [plugin_node, GPU_CLASS, gpu_pod("a")])
     (a,) = result["pods"]
     assert (a["status"], a["node"]) == ("Bound", "n2")
     assert [i for i in written if i["kind"] == "ResourceClaim"] == []

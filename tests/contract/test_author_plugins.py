@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from kschedfw.testing.builders import container, make_pod
 from tests.contract.author_plugins import install
+from tests.contract.worlds import node_manifest as node
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "benchmarks" / "scheduler_perf.py"
@@ -43,18 +45,9 @@ def config(tmp_path: Path, scheduler: str, *plugins: str) -> Path:
     return path
 
 
-def node(name: str, pods: str = "110", **labels: str) -> dict:
-    allocatable = {"cpu": "4", "memory": "8Gi", "pods": pods}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "status": {"capacity": allocatable, "allocatable": allocatable,
-                       "conditions": [{"type": "Ready", "status": "True"}]}}
-
-
 def pod(name: str, namespace: str = "default", scheduler: str = "default-scheduler") -> dict:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"schedulerName": scheduler, "containers": [
-                {"name": "c", "image": "registry.k8s.io/pause:3.10",
-                 "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+    return make_pod(name, namespace=namespace, scheduler_name=scheduler,
+                    containers=[container("c", requests={"cpu": "100m", "memory": "64Mi"})]).raw
 
 
 def refused(result: subprocess.CompletedProcess) -> None:
@@ -146,10 +139,10 @@ def harness(env, tmp_path: Path, *plugins: str) -> subprocess.CompletedProcess:
     (cases / "performance-config.yaml").write_text(HARNESS_CASE)
     for name, pods, labels in (("bad", "110", {"bad": "true"}), ("good", "2", {"good": "true"}),
                                ("plain", "2", {})):
-        manifest = node("", pods, **labels)
+        manifest = node(name, pods, **labels)
         manifest["metadata"] = {"generateName": f"{name}-", "labels": labels}
         (cases / f"{name}.json").write_text(json.dumps(manifest))
-    template = pod("")
+    template = pod("pod")
     template["metadata"] = {"generateName": "pod-"}
     (cases / "pod.json").write_text(json.dumps(template))
     return subprocess.run([sys.executable, str(HARNESS), str(cases), "--test", "AuthorPlugins", "--workload",

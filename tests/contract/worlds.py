@@ -19,6 +19,7 @@ from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.cluster.kube.resources import BY_KIND, parse_api_object
 from kschedfw.cluster.memory import MemoryCluster
+from kschedfw.testing.builders import container, make_node, make_pod
 from kschedfw.testing.controlplane import APIError, ControlPlane
 
 _names = itertools.count(1)
@@ -30,18 +31,15 @@ KINDS = ["Pod", "Node", "Namespace", "PriorityClass"]
 def pod_manifest(name: str, namespace: str, *, grace: int = 30, uid: str = "", **spec: Any) -> dict[str, Any]:
     """A pod; ``uid`` sets it in the embedded cluster, which keeps what it is given (its uids are
     otherwise derived from the name), where an API server always makes a new one."""
-    meta = {"name": name, "namespace": namespace, **({"uid": uid} if uid else {})}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"terminationGracePeriodSeconds": grace,
-                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
-                                     "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}], **spec}}
+    manifest = make_pod(name, namespace=namespace, uid=uid or None, terminationGracePeriodSeconds=grace,
+                        containers=[container("c", requests={"cpu": "100m", "memory": "64Mi"})]).raw
+    manifest["spec"].update(spec)  # as written: not through the builder's own parameters
+    return manifest
 
 
-def node_manifest(name: str, **labels: str) -> dict[str, Any]:
-    allocatable = {"cpu": "4", "memory": "8Gi", "pods": "110"}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "status": {"capacity": allocatable, "allocatable": allocatable,
-                       "conditions": [{"type": "Ready", "status": "True"}]}}
+def node_manifest(name: str, pods: str = "110", **labels: str) -> dict[str, Any]:
+    """A Ready node of 4 cpus and 8Gi with exactly ``labels`` (no hostname label)."""
+    return make_node(name, cpu="4", memory="8Gi", pods=pods, labels=labels, hostname_label=False).raw
 
 
 class EmbeddedWorld:

@@ -1,44 +1,28 @@
 """Campaigns: generated scenarios per (kind, seed), and replaying a reproduction folder.
 
 ``pytest tests/differential --seeds 0-29 --kind all --budget 60``; CI plays the default seeds
-(conftest ``CI_SEEDS``). A mismatch is shrunk when the shrinker is there, written as a
+(conftest ``CI_SEEDS``). A mismatch is shrunk, written as a
 reproduction folder, and the test fails with the diffs and the commands that replay it."""
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
+from tests.differential.generate import generate
 from tests.differential.harness import read_reproduction, replay_commands, write_reproduction
+from tests.differential.shrink import shrink
 
 
-def _optional(module: str, name: str):
-    try:
-        return getattr(importlib.import_module(f"tests.differential.{module}"), name)
-    except ModuleNotFoundError as exc:
-        if exc.name != f"tests.differential.{module}":
-            raise
-        return None
-
-
-generate = _optional("generate", "generate")
-
-
-# (marks, not a skip in the test: the session's control plane would be started first)
-@pytest.mark.skipif(generate is None, reason="tests/differential/generate.py is not there yet")
 def test_campaign(campaign_case, within_budget, harness, tally, request):
     kind, seed = campaign_case
-    assert generate is not None
     scenario = generate(seed, kind)
     result, folder = harness.check(scenario)
     tally.add(result)
     if folder is None:
         return
-    shrink = _optional("shrink", "shrink")
     report = [f"{kind} seed {seed}: {result.summary()}", *result.diffs]
     budget_s = request.config.getoption("shrink_budget")
-    if shrink is not None and budget_s > 0:  # the smallest scenario that still differs, with its own diffs
+    if budget_s > 0:  # the smallest scenario that still differs, with its own diffs
         small = shrink(scenario, harness.differs, budget_s)
         small_result = harness.play(small)
         folder = write_reproduction(small, folder.with_name(folder.name + "-min"), small_result)

@@ -10,12 +10,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
 
-from kschedfw.testing.controlplane import APIError, ControlPlane, find_assets, missing_assets_reason
+from kschedfw.testing.controlplane import APIError, ControlPlane, find_assets
 from tests.differential.generate import generate
 from tests.differential.scenario import NAMESPACES, Scenario
 
@@ -237,14 +237,11 @@ def test_kschedfw_validate_accepts_every_generated_configuration(tmp_path: Path)
 
 # ---------------------------------------------------------------------- against the real binaries
 @pytest.fixture(scope="module")
-def api_server() -> Iterator[ControlPlane]:
-    assets = find_assets()
-    if assets is None:
-        pytest.skip(missing_assets_reason())
-    with ControlPlane(assets) as cp:
-        for ns in NAMESPACES:
-            cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
-        yield cp
+def api_server(control_plane: ControlPlane) -> ControlPlane:
+    """The session's API server, with the generated scenarios' namespaces."""
+    for ns in NAMESPACES:
+        control_plane.api("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+    return control_plane
 
 
 COLLECTIONS = {

@@ -17,23 +17,20 @@ from kschedfw.cli.main import main
 from kschedfw.explain import DecisionLog, render
 from kschedfw.framework.registry import Registry
 from kschedfw.simulation import Simulation
-from kschedfw.testing import config_for, make_node, make_pod
+from kschedfw.testing import config_for, make_node, make_pod, run_cli
 
 HERE = Path(__file__).parent
 
 
-def simulate_json(capsys, *args):
-    code = main(["simulate", "-o", "json", *args])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return json.loads(out)
+def simulate_json(*args):
+    return run_cli("simulate", "-o", "json", *args).assert_ok().json
 
 
-def test_explain_ranks_first_the_node_the_pod_was_bound_to_at_the_time(capsys):
+def test_explain_ranks_first_the_node_the_pod_was_bound_to_at_the_time():
     # web-1 goes first (priority 100) and lands on pricey, which has the most room then; filler
     # pods fill pricey afterwards. Re-running web-1 on the final state ranked pricey last (the
     # contradiction explain once showed); the recorded attempt shows the scores the scheduler used.
-    payload = simulate_json(capsys, str(HERE / "pricey.yaml"), "--explain", "default/web-1")
+    payload = simulate_json(str(HERE / "pricey.yaml"), "--explain", "default/web-1")
     (web,) = payload["explain"]
     assert (web["status"], web["node"]) == ("Bound", "pricey")
     (attempt,) = web["attempts"]
@@ -65,12 +62,12 @@ PREEMPTION = textwrap.dedent("""\
     """)
 
 
-def test_preemption_names_the_nominated_node_and_the_victims(capsys, tmp_path):
+def test_preemption_names_the_nominated_node_and_the_victims(tmp_path):
     # upstream: the first attempt fails, PostFilter (DefaultPreemption) nominates n1 and evicts
     # the lower-priority victim; once it is gone the pod is scheduled on n1
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(PREEMPTION)
-    payload = simulate_json(capsys, str(cluster), "--explain", "default/urgent")
+    payload = simulate_json(str(cluster), "--explain", "default/urgent")
     (urgent,) = payload["explain"]
     assert (urgent["status"], urgent["node"]) == ("Bound", "n1")
     first, *_, last = urgent["attempts"]
@@ -85,12 +82,12 @@ def test_preemption_names_the_nominated_node_and_the_victims(capsys, tmp_path):
     assert "why n1: evicting pods of priority up to 0 (this pod: 1000) makes it fit there" in text
 
 
-def test_pending_pod_says_what_would_wake_it(capsys, tmp_path):
+def test_pending_pod_says_what_would_wake_it(tmp_path):
     # upstream NodeResourcesFit and TaintToleration register Node add / update events (EventsToRegister);
     # the pod is moved back to the active queue only by one of those
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(PREEMPTION.replace("value: 1000}", "value: 0, preemptionPolicy: Never}"))
-    payload = simulate_json(capsys, str(cluster), "--explain", "default/urgent")
+    payload = simulate_json(str(cluster), "--explain", "default/urgent")
     (urgent,) = payload["explain"]
     assert urgent["status"] == "Pending"
     wake = {w["plugin"]: w["events"] for w in urgent["wakeUpEvents"]}
@@ -100,7 +97,7 @@ def test_pending_pod_says_what_would_wake_it(capsys, tmp_path):
     assert urgent["attempts"][-1]["message"] == urgent["message"]
 
 
-def test_explain_all_summarises_every_pod_with_bounded_records(capsys, tmp_path):
+def test_explain_all_summarises_every_pod_with_bounded_records(tmp_path):
     cluster = tmp_path / "cluster.yaml"
     nodes = "".join(f"- {{apiVersion: v1, kind: Node, metadata: {{name: n{i}}}, "
                     f"status: {{allocatable: {{cpu: '1', memory: 4Gi, pods: '110'}}}}}}\n" for i in range(6))
@@ -114,7 +111,7 @@ def test_explain_all_summarises_every_pod_with_bounded_records(capsys, tmp_path)
           metadata: {name: small}
           spec: {containers: [{name: c, image: busybox, resources: {requests: {cpu: 100m}}}]}
         """))
-    payload = simulate_json(capsys, str(cluster), "--explain", "all", "--explain", "default/small")
+    payload = simulate_json(str(cluster), "--explain", "all", "--explain", "default/small")
     explained = {e["pod"]: e for e in payload["explain"]}
     assert set(explained) == {"default/big", "default/small"}
     big = explained["default/big"]["attempts"][0]
@@ -162,14 +159,14 @@ def test_permit_wait_is_recorded():
     assert "Permit: Gatekeeper made it wait (timeout 60s)" in render(explained)
 
 
-def test_summary_counts_nodes_narrowed_away_by_pre_filter(capsys, tmp_path):
+def test_summary_counts_nodes_narrowed_away_by_pre_filter(tmp_path):
     # upstream findNodesThatFitPod: nodes outside NodeAffinity's PreFilter result are rejected with
     # "node(s) didn't satisfy plugin(s) [NodeAffinity]"; the summary counts them under that plugin,
     # as the FailedScheduling message does ("2 node(s) didn't satisfy ...")
     from tests.scheduler.test_one_cycle import NARROWED_CLUSTER
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(NARROWED_CLUSTER)
-    payload = simulate_json(capsys, str(cluster), "--explain", "all")
+    payload = simulate_json(str(cluster), "--explain", "all")
     (pinned,) = payload["explain"]
     attempt = pinned["attempts"][0]
     assert attempt["rejections"] == [

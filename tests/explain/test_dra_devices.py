@@ -11,18 +11,18 @@ import yaml
 
 from kschedfw.cli.main import main
 from kschedfw.explain import render
+from kschedfw.testing import run_cli
 from tests.cli.test_simulate_dra import DEVICE_CLASS, gpu_slice, node, pod, template
 
 SELECTOR = 'device.capacity["gpu.example.com"].memory.compareTo(quantity("32Gi")) >= 0'
 
 
-def explain(capsys, tmp_path, items, *keys, text=False):
+def explain(tmp_path, items, *keys, text=False):
     path = tmp_path / "cluster.yaml"
     path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
     args = ["simulate", str(path)] + [a for k in keys for a in ("--explain", k)]
-    assert main(args + ([] if text else ["-o", "json"])) == 0
-    out = capsys.readouterr().out
-    return out if text else {e["pod"]: e for e in json.loads(out)["explain"]}
+    run = run_cli(*args, *([] if text else ["-o", "json"])).assert_ok()
+    return run.stdout if text else {e["pod"]: e for e in run.json["explain"]}
 
 
 def h100_template():
@@ -32,8 +32,8 @@ def h100_template():
     return body
 
 
-def test_allocated_devices_and_why_the_smaller_node_could_not(capsys, tmp_path):
-    explained = explain(capsys, tmp_path, [node("n1"), node("n2"), gpu_slice("n1", 1), gpu_slice("n2", 2),
+def test_allocated_devices_and_why_the_smaller_node_could_not(tmp_path):
+    explained = explain(tmp_path, [node("n1"), node("n2"), gpu_slice("n1", 1), gpu_slice("n2", 2),
                                            DEVICE_CLASS, template("two-gpus", 2), pod("a", "two-gpus")], "default/a")
     a = explained["default/a"]
     assert a["node"] == "n2"
@@ -48,8 +48,8 @@ def test_allocated_devices_and_why_the_smaller_node_could_not(capsys, tmp_path):
     assert "details" not in a["attempts"][0]["nodes"]["n2"]
 
 
-def test_a_selector_no_device_matches_is_named_and_the_claim_is_not_allocated(capsys, tmp_path):
-    out = explain(capsys, tmp_path, [node("n1"), gpu_slice("n1", 2), DEVICE_CLASS, h100_template(),
+def test_a_selector_no_device_matches_is_named_and_the_claim_is_not_allocated(tmp_path):
+    out = explain(tmp_path, [node("n1"), gpu_slice("n1", 2), DEVICE_CLASS, h100_template(),
                                      pod("b", "h100")], "default/b", text=True)
     lines = out.splitlines()
     claim_line = next(line for line in lines if line.startswith("  claim gpu ("))
@@ -61,8 +61,8 @@ def test_a_selector_no_device_matches_is_named_and_the_claim_is_not_allocated(ca
                                         "device(s), 2 of the class, 0 matching, 0 free")
 
 
-def test_taken_devices_are_counted_as_not_free(capsys, tmp_path):
-    explained = explain(capsys, tmp_path, [node("n1"), gpu_slice("n1", 2), DEVICE_CLASS, template("two-gpus", 2),
+def test_taken_devices_are_counted_as_not_free(tmp_path):
+    explained = explain(tmp_path, [node("n1"), gpu_slice("n1", 2), DEVICE_CLASS, template("two-gpus", 2),
                                            template("one-gpu", 1), pod("first", "two-gpus"), pod("second", "one-gpu")],
                         "default/second")
     second = explained["default/second"]
@@ -87,14 +87,14 @@ def same_model_template(name, requests):
                 "constraints": [{"requests": [r for r, _ in requests], "matchAttribute": "gpu.example.com/model"}]}}}}
 
 
-def test_a_match_attribute_constraint_that_cannot_hold_is_named_with_its_requests_and_attribute(capsys, tmp_path):
+def test_a_match_attribute_constraint_that_cannot_hold_is_named_with_its_requests_and_attribute(tmp_path):
     # upstream allocator: matchAttribute makes every device of the named requests share the
     # attribute's value; one a100 and one h100 cannot serve two requests under it, so the node
     # is rejected ("cannot allocate all claims"). The explanation names the constraint, its
     # requests and attribute, in the allocator's words, with the values the devices have.
     items = [node("n1"), model_slice("n1", ["a100", "h100"]), DEVICE_CLASS,
              same_model_template("pair", [("a", {"count": 1}), ("b", {"count": 1})]), pod("p", "pair")]
-    explained = explain(capsys, tmp_path, items, "default/p")
+    explained = explain(tmp_path, items, "default/p")
     n1 = explained["default/p"]["attempts"][0]["nodes"]["n1"]
     claim = explained["default/p"]["claims"][0]["claim"]
     assert n1["reason"] == "cannot allocate all claims"
@@ -103,14 +103,14 @@ def test_a_match_attribute_constraint_that_cannot_hold_is_named_with_its_request
                              'have values string "a100" (gpu-0), string "h100" (gpu-1)']
 
 
-def test_a_device_without_the_attribute_is_named(capsys, tmp_path):
+def test_a_device_without_the_attribute_is_named(tmp_path):
     # upstream matchAttributeConstraint: a device that lacks the attribute cannot join the set
     # ("attribute not set")
     gpus = model_slice("n1", ["a100", "a100"])
     del gpus["spec"]["devices"][1]["attributes"]
     items = [node("n1"), gpus, DEVICE_CLASS, same_model_template("pair", [("a", {"count": 1}), ("b", {"count": 1})]),
              pod("p", "pair")]
-    (detail,) = explain(capsys, tmp_path, items, "default/p")["default/p"]["attempts"][0]["nodes"]["n1"]["details"]
+    (detail,) = explain(tmp_path, items, "default/p")["default/p"]["attempts"][0]["nodes"]["n1"]["details"]
     assert detail.endswith('have values string "a100" (gpu-0); attribute not set on gpu-1')
 
 

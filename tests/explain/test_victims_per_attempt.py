@@ -8,10 +8,9 @@ gone at once, so both attempts happen at one simulated instant.
 
 from __future__ import annotations
 
-import json
 import textwrap
 
-from kschedfw.cli.main import main
+from kschedfw.testing import run_cli
 
 CLUSTER = textwrap.dedent("""\
     apiVersion: v1
@@ -36,18 +35,15 @@ CLUSTER = textwrap.dedent("""\
     """)
 
 
-def explained(capsys, tmp_path, *pods):
+def explained(tmp_path, *pods):
     cluster = tmp_path / "cluster.yaml"
     cluster.write_text(CLUSTER)
     args = [a for pod in pods for a in ("--explain", pod)]
-    code = main(["simulate", "-o", "json", str(cluster), *args])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return {e["pod"]: e for e in json.loads(out)["explain"]}
+    return {e["pod"]: e for e in run_cli("simulate", "-o", "json", str(cluster), *args).assert_ok().json["explain"]}
 
 
-def test_victims_with_no_grace_period_are_listed_on_their_attempt_only(capsys, tmp_path):
-    urgent = explained(capsys, tmp_path, "default/urgent")["default/urgent"]
+def test_victims_with_no_grace_period_are_listed_on_their_attempt_only(tmp_path):
+    urgent = explained(tmp_path, "default/urgent")["default/urgent"]
     first, second = urgent["attempts"]
     assert first["time"] == second["time"]  # one simulated instant
     assert (first["result"], first["nominatedNode"]) == ("Unschedulable", "n1")
@@ -56,10 +52,10 @@ def test_victims_with_no_grace_period_are_listed_on_their_attempt_only(capsys, t
     assert "victims" not in second
 
 
-def test_another_pods_victims_are_not_listed(capsys, tmp_path):
+def test_another_pods_victims_are_not_listed(tmp_path):
     # `later` does not fit next to `urgent` and cannot preempt it (same priority): it never
     # evicts anyone, though its attempt shares the instant of urgent's preemption
-    pods = explained(capsys, tmp_path, "default/urgent", "default/later")
+    pods = explained(tmp_path, "default/urgent", "default/later")
     later = pods["default/later"]
     assert later["status"] == "Pending"
     assert all("victims" not in a for a in later["attempts"])

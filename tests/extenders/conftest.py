@@ -103,5 +103,4 @@ class PKI:
 
 @pytest.fixture(scope="session")
 def pki(tmp_path_factory) -> PKI:
-    pytest.importorskip("cryptography")
     return PKI(tmp_path_factory.mktemp("pki"))

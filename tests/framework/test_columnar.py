@@ -214,7 +214,6 @@ def test_sampled_cycles_time_each_plugin_per_node_as_without_the_forms():
     """A sampled cycle (upstream samples 10% of cycles) runs the profile's timed plan, which has
     no whole-list forms: it calls the timed per-node hooks, so Filter and Score durations are
     observed for the plugins that have whole-list forms too."""
-    pytest.importorskip("prometheus_client")
     from tests.test_metrics import FixedRng, samples, simulate
     from kschedfw.metrics import SchedulerMetrics
     always = SchedulerMetrics(rng=FixedRng(0))

@@ -20,6 +20,7 @@ from kschedfw.fwk import interface
 from kschedfw.framework.handle import EmptyLister, EventLog, Handle
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue.nominator import Nominator
+from kschedfw.testing.builders import container, make_pod
 
 
 def members(protocol: type) -> set[str]:
@@ -38,8 +39,7 @@ def node(name: str):
 
 
 def pod(name: str, node_name: str = ""):
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                         "spec": {"nodeName": node_name, "containers": [{"name": "c", "image": "i"}]}})
+    return make_pod(name, node_name=node_name, containers=[container("c", image="i")])
 
 
 def quota(name: str):

@@ -1,4 +1,5 @@
-"""One throwaway etcd + kube-apiserver per test session (skipped when no binaries are found)."""
+"""Per-test namespace and kube backend on the session's API server (``control_plane``, in
+tests/conftest.py; skipped when no binaries are found)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,9 @@ import pytest
 from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
-from kschedfw.testing.controlplane import ControlPlane, find_assets, missing_assets_reason
+from kschedfw.testing.controlplane import ControlPlane
 
 _names = itertools.count(1)
-
-
-@pytest.fixture(scope="session")
-def control_plane() -> Iterator[ControlPlane]:
-    assets = find_assets()
-    if assets is None:
-        pytest.skip(missing_assets_reason())
-    with ControlPlane(assets) as cp:
-        yield cp
 
 
 @pytest.fixture

@@ -5,13 +5,15 @@ from __future__ import annotations
 import time
 from typing import Any, Callable
 
+from kschedfw.testing.builders import container, make_pod
+
 
 def pod_manifest(name: str, namespace: str, *, scheduler: str = "default-scheduler", cpu: str = "100m",
                  memory: str = "64Mi", **spec: Any) -> dict[str, Any]:
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-            "spec": {"schedulerName": scheduler, "terminationGracePeriodSeconds": 30,
-                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
-                                     "resources": {"requests": {"cpu": cpu, "memory": memory}}}], **spec}}
+    manifest = make_pod(name, namespace=namespace, scheduler_name=scheduler, terminationGracePeriodSeconds=30,
+                        containers=[container("c", requests={"cpu": cpu, "memory": memory})]).raw
+    manifest["spec"].update(spec)  # as written: not through the builder's own parameters
+    return manifest
 
 
 def wait_for(condition: Callable[[], Any], timeout: float = 20.0, what: str = "condition") -> Any:

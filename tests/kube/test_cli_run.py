@@ -10,7 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
 
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, sample, wait_for
@@ -35,7 +34,6 @@ def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
 
 
 def test_missing_kubeconfig_is_a_clear_error_not_a_traceback(tmp_path):
-    pytest.importorskip("lightkube")
     proc = kschedfw("run", "--kubeconfig", str(tmp_path / "absent"))
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2
@@ -140,7 +138,6 @@ def test_a_second_scheduler_keeping_upstreams_lease_name_is_warned(control_plane
 
 def test_a_closed_port_is_reported_at_once_naming_the_server(tmp_path):
     """Not after --sync-timeout: the first request's refusal is the answer."""
-    pytest.importorskip("lightkube")
     from kschedfw.testing.controlplane import free_port
     server = f"http://127.0.0.1:{free_port()}"
     kubeconfig = tmp_path / "kubeconfig"

@@ -2,7 +2,7 @@
 API server killed or frozen, etcd restarted, connections dropped or slowed, a leader killed or
 frozen past its lease, SIGTERM and restart, the bind permission taken away. Each run gets a
 fresh control plane; the outcome comes from the API server and its audit log
-(kschedfw.testing.faults), and the same invariants hold for both schedulers:
+(tests.kube.faults.harness), and the same invariants hold for both schedulers:
 
 - every pod that fits is bound, and bound once (at most one accepted bind per pod in the audit log)
 - no node holds more cpu requests than it has
@@ -11,7 +11,7 @@ fresh control plane; the outcome comes from the API server and its audit log
 - no replica exits on its own, but a deposed leader (as upstream's exits on a lost lease)
 
 ``benchmarks/fault_table.py`` runs the same scenarios into a side-by-side table. Sizes come from
-``FAULT_NODES`` / ``FAULT_PODS`` / ``FAULT_PAUSE`` (kschedfw.testing.faults.Sizes).
+``FAULT_NODES`` / ``FAULT_PODS`` / ``FAULT_PAUSE`` (tests.kube.faults.harness.Sizes).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import pytest
 
 from kschedfw.testing.controlplane import find_assets, missing_assets_reason
-from kschedfw.testing.faults import SCENARIOS, SCHEDULERS, FaultRun, Sizes
+from tests.kube.faults.harness import SCENARIOS, SCHEDULERS, FaultRun, Sizes
 
 #: what the shipped kube-scheduler v1.36.2 was measured to do: the invariant stands, upstream breaks it
 UPSTREAM_KNOWN: dict[str, str] = {
@@ -77,7 +77,7 @@ def audit_event(user: str, verb: str, resource: str, subresource: str = "", name
 
 
 def test_double_binds_count_only_binds_the_server_accepted():
-    from kschedfw.testing.faults import double_binds
+    from tests.kube.faults.harness import double_binds
     events = [audit_event("a", "create", "pods", "binding", "p1"), audit_event("b", "create", "pods", "binding", "p1"),
               audit_event("a", "create", "pods", "binding", "p2"),
               audit_event("b", "create", "pods", "binding", "p2", code=409),
@@ -88,7 +88,7 @@ def test_double_binds_count_only_binds_the_server_accepted():
 def test_writes_after_a_takeover_are_the_deposed_users_scheduling_writes():
     import datetime as dt
 
-    from kschedfw.testing.faults import writes_after
+    from tests.kube.faults.harness import writes_after
     late, early = "2026-01-01T00:00:10.000000Z", "2026-01-01T00:00:01.000000Z"
     events = [audit_event("old", "create", "pods", "binding", at=late, code=409),
               audit_event("old", "patch", "pods", "status", at=late, code=200),
@@ -102,7 +102,7 @@ def test_writes_after_a_takeover_are_the_deposed_users_scheduling_writes():
 
 
 def test_overcommitted_nodes_and_bound_pods_reported_unschedulable():
-    from kschedfw.testing.faults import overcommitted_nodes, unschedulable_after_bind
+    from tests.kube.faults.harness import overcommitted_nodes, unschedulable_after_bind
 
     def pod(name, node, cpu, scheduled="True"):
         return {"metadata": {"name": name}, "spec": {"nodeName": node, "containers": [
@@ -120,7 +120,7 @@ def test_the_proxy_relays_delays_and_drops():
     import threading
     import time
 
-    from kschedfw.testing.faults import TcpProxy
+    from tests.kube.faults.harness import TcpProxy
 
     server = socket.create_server(("127.0.0.1", 0))
 
@@ -151,7 +151,7 @@ def test_the_proxy_relays_delays_and_drops():
 
 
 def test_an_outcome_names_each_broken_invariant():
-    from kschedfw.testing.faults import Outcome
+    from tests.kube.faults.harness import Outcome
     assert Outcome("s", "kschedfw", 10, bound=10).violations() == []
     broken = Outcome("s", "kschedfw", 10, bound=11, overcommitted={"n": 4500}, deposed_writes=2, deposed_writes_ok=1,
                      unexpected_exits=["replica-0: 2"])

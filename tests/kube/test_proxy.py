@@ -13,7 +13,7 @@ from kschedfw.cluster.kube.client import KubeClient, TransportError
 from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
 from kschedfw.cluster.kube.proxy import Proxy, bypassed_by_no_proxy, choose_proxy, parse_proxy_url
 from kschedfw.cluster.kube.transport import NotConnected, Transport
-from kschedfw.testing.connectproxy import ConnectProxy
+from tests.kube.faults.connectproxy import ConnectProxy
 from kschedfw.testing.controlplane import ControlPlane
 
 PROXY_VARIABLES = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy")

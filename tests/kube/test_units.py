@@ -137,7 +137,6 @@ def kubeconfig(tmp_path, user: dict) -> str:
 
 
 def test_token_file_is_reread_after_unauthorized(tmp_path):
-    pytest.importorskip("lightkube")
     from kschedfw.cluster.kube.credentials import load_connection
     token = tmp_path / "token"
     token.write_text("first\n")
@@ -149,7 +148,6 @@ def test_token_file_is_reread_after_unauthorized(tmp_path):
 
 
 def test_exec_credential_plugin_provides_the_token(tmp_path):
-    pytest.importorskip("lightkube")
     from kschedfw.cluster.kube.credentials import load_connection
     plugin = tmp_path / "plugin.py"
     plugin.write_text(textwrap.dedent('''
@@ -163,7 +161,6 @@ def test_exec_credential_plugin_provides_the_token(tmp_path):
 
 
 def test_unreadable_kubeconfig_is_a_clear_error(tmp_path):
-    pytest.importorskip("lightkube")
     from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
     with pytest.raises(CredentialsError, match="no-such-file"):
         load_connection(tmp_path / "no-such-file")

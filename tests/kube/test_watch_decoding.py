@@ -24,8 +24,6 @@ REAL_BOOKMARK = (b'{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","
 EXPIRED = (b'{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
            b'"message":"too old resource version: 1 (230)","reason":"Expired","code":410}}')
 
-pytestmark = pytest.mark.skipif(not leanpod.HAVE_MSGSPEC, reason="msgspec is not installed")
-
 FAST_EVENT, PLAIN_EVENT = leanpod.pod_event_decoder(True), leanpod.pod_event_decoder(False)
 FAST_PAGE, PLAIN_PAGE = leanpod.pod_list_decoder(True), leanpod.pod_list_decoder(False)
 FAST_POD, PLAIN_POD = leanpod.pod_decoder(True), leanpod.pod_decoder(False)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.perf.runner import (ConfigProblem, RunOptions, WorkloadRunner, build_config,
+from benchmarks.perf.runner import (RunOptions, WorkloadRunner, build_config,
                                   upstream_sampled_average)
 from benchmarks.perf.workload import (Barrier, CreateNamespaces, CreateNodes, CreatePods, DeletePods,
                                     NameGenerator, TemplateError, WorkloadError, default_workload,
@@ -31,12 +31,7 @@ def registry():
 
 @pytest.fixture(scope="module")
 def default_profile(registry):
-    try:
-        config, note = build_config(registry)
-    except ConfigProblem as exc:
-        if exc.missing_plugins:
-            pytest.skip(f"default profile not buildable yet, missing plugin(s): {', '.join(exc.missing_plugins)}")
-        raise
+    config, note = build_config(registry)
     return config
 
 

@@ -8,7 +8,6 @@ explanation when its name is clicked.
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ import pytest
 from kschedfw.cli.main import main
 from kschedfw.explain import render
 from kschedfw.report.html import format_cpu, format_memory
+from kschedfw.testing import run_cli
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary found (Debian: apt-get install chromium)")
@@ -122,25 +122,22 @@ def browse(page: Path, tmp_path: Path, *, click: str = "", extra: str = "") -> D
     return parsed
 
 
-def simulate(capsys, tmp_path, cluster: Path | None = None):
+def simulate(tmp_path, cluster: Path | None = None):
     page = tmp_path / "report.html"
     args = ["simulate", "-o", "json", "--explain", "all", "--report", str(page)]
-    code = main(args + ([str(cluster)] if cluster else []))
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return page, json.loads(out)
+    return page, run_cli(*args, *([str(cluster)] if cluster else [])).assert_ok().json
 
 
-def test_report_is_self_contained(capsys, tmp_path):
-    page, _ = simulate(capsys, tmp_path)
+def test_report_is_self_contained(tmp_path):
+    page, _ = simulate(tmp_path)
     text = page.read_text()
     assert "<script src" not in text and "<link" not in text
     assert "http://" not in text and "https://" not in text
 
 
 @needs_browser
-def test_report_renders_the_json_numbers_without_errors(capsys, tmp_path):
-    page, payload = simulate(capsys, tmp_path)
+def test_report_renders_the_json_numbers_without_errors(tmp_path):
+    page, payload = simulate(tmp_path)
     pending = next(p["pod"] for p in payload["pods"] if p["status"] == "Pending")
     dom = browse(page, tmp_path, click=pending)
     assert dom.select(id="probe-errors") == []
@@ -178,9 +175,9 @@ def test_report_renders_the_json_numbers_without_errors(capsys, tmp_path):
 
 
 @needs_browser
-def test_the_error_probe_catches_a_script_error(capsys, tmp_path):
+def test_the_error_probe_catches_a_script_error(tmp_path):
     # the check above can fail: a broken script on the page is reported
-    page, _ = simulate(capsys, tmp_path)
+    page, _ = simulate(tmp_path)
     dom = browse(page, tmp_path, extra="<script>noSuchFunction();</script>")
     (errors,) = dom.select(id="probe-errors")
     assert "noSuchFunction" in errors.text

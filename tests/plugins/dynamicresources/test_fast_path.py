@@ -8,7 +8,7 @@ from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
-from kschedfw.testing import make_node
+from kschedfw.testing import container, make_node, make_pod
 
 DRIVER = "gpu.example.com"
 
@@ -36,9 +36,8 @@ def exactly(count, model=None):
 
 
 def pod(name, template_name):
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-                         "spec": {"containers": [{"name": "c", "image": "busybox"}],
-                                  "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": template_name}]}})
+    return make_pod(name, containers=[container("c", image="busybox")],
+                    resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": template_name}])
 
 
 def objects():

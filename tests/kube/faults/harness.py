@@ -39,7 +39,7 @@ SCHEDULER_NAME = "fault-scheduler"
 NAMESPACE = "faults"
 LEASE = "fault-scheduler"
 SCHEDULERS = ("kube-scheduler", "kschedfw")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 #: what the invariants need, at Metadata level: binds, status writes, events, lease writes
 AUDIT_POLICY = json.dumps({
