@@ -25,9 +25,9 @@ __all__ = ["raised", "checked_status", "checked_pair", "filter_returned", "filte
 _STATUS = "Status or None"
 _INT_ONLY = {int}
 
-#: The one shape each point's hook returns whose old shapes are still accepted, with a deprecation
-#: warning (its hookspec's annotation, from the extension-point table): the pair hooks' bare Status
-#: or None, Score's ``(score, status)``.
+#: The one shape each of these points' hooks returns (its hookspec's annotation, from the
+#: extension-point table), named in the warning when a plugin returns an old shape: the pair hooks'
+#: bare Status or None, Score's ``(score, status)``.
 CANONICAL: dict[str, str] = {point: hook(name).result for point, name in (
     ("PreFilter", "pre_filter"), ("PostFilter", "post_filter"), ("Permit", "permit"),
     ("PreBindPreFlight", "pre_bind_pre_flight"), ("Sign", "sign_pod"), ("Score", "score"))}

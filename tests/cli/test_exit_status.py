@@ -9,9 +9,10 @@ import json
 
 import pytest
 
-from kschedfw import Status, hookimpl
+from kschedfw import hookimpl
 from kschedfw.cli.main import main
 from kschedfw.cluster.kube.decisions import Decision, DecisionPrinter
+from tests.scheduler.plugins import FailingPreBind
 
 CLUSTER = """\
 apiVersion: v1
@@ -49,19 +50,6 @@ class ExplodingScore:
         raise RuntimeError("kaboom")
 
 
-class RefusingPreBind:
-    """Returns an Error Status (no fault: a valid return value) from PreBind."""
-
-    name = "RefusingPreBind"
-
-    def __init__(self, args, handle):
-        pass
-
-    @hookimpl
-    def pre_bind(self, state, pod, node_name):
-        return Status.as_status("volume attach timed out")
-
-
 def config_enabling(tmp_path, point: str, plugin: str) -> str:
     path = tmp_path / f"{plugin}.yaml"
     path.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -77,7 +65,7 @@ def out_of_tree_plugins(monkeypatch):
     def with_test_plugins():
         registry = registry_module.Registry.discover()
         registry.add_class(ExplodingScore)
-        registry.add_class(RefusingPreBind)
+        registry.add_class(FailingPreBind)
         return registry
 
     monkeypatch.setattr(registry_module, "default_registry", with_test_plugins)
@@ -123,7 +111,7 @@ def test_a_plugin_that_raises_in_every_cycle_exits_1_naming_it(capsys, tmp_path,
 def test_an_error_status_from_prebind_fails_the_run_too(capsys, tmp_path, cluster):
     """A binding cycle that fails with an Error Status is a SchedulerError as well (no plugin
     fault involved: the plugin returned a valid Status)."""
-    code, out, err = run(capsys, "simulate", cluster, "-c", config_enabling(tmp_path, "preBind", "RefusingPreBind"),
+    code, out, err = run(capsys, "simulate", cluster, "-c", config_enabling(tmp_path, "preBind", "FailingPreBind"),
                          "--once")
     assert code == 1
     assert "SchedulerError: " in out and "volume attach timed out" in out
@@ -142,7 +130,7 @@ def test_sweep_counts_a_run_whose_pods_failed_with_an_error_as_failed(capsys, tm
     returned an Error Status, and the row's error says which pods failed."""
     import csv
     out = tmp_path / "results.csv"
-    code = main(["sweep", "--config", config_enabling(tmp_path, "preBind", "RefusingPreBind"), "--cluster", cluster,
+    code = main(["sweep", "--config", config_enabling(tmp_path, "preBind", "FailingPreBind"), "--cluster", cluster,
                  "--once", "--workers", "1", "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 1, err

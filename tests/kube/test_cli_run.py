@@ -27,9 +27,12 @@ def http_get(url: str) -> tuple[int, str]:
         return exc.code, exc.read().decode()
 
 
-def kschedfw(*args: str, **kwargs) -> subprocess.Popen:
+def kschedfw(*args: str, script: str | None = None, **kwargs) -> subprocess.Popen:
+    """`kschedfw ARGS` in a child process; with ``script``, that Python source stands in for the
+    entry point (e.g. one that installs one more plugin before calling ``main``)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", *args], env=env, text=True,
+    program = ["-c", script] if script is not None else ["-m", "kschedfw.cli.main"]
+    return subprocess.Popen([sys.executable, *program, *args], env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kwargs)
 
 

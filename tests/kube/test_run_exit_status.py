@@ -5,16 +5,11 @@ not for want of a node."""
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
-from pathlib import Path
 
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.kube.test_cli_run import kschedfw
 
 #: `kschedfw` with one more plugin installed, as an out-of-tree package would add it
 _CLI_WITH_EXPLODING_FILTER = '''
@@ -58,11 +53,8 @@ def test_dry_run_exits_1_when_a_pods_latest_decision_is_an_error(control_plane: 
                       "leaderElection:\n  leaderElect: false\n"
                       f"profiles:\n- schedulerName: shadow-{namespace}\n"
                       "  plugins:\n    filter:\n      enabled: [{name: ExplodingFilter}]\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-c", _CLI_WITH_EXPLODING_FILTER, "run", "--dry-run", "-o", "json",
-                             "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig),
-                             "--health-address", "off"],
-                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = kschedfw("run", "--dry-run", "-o", "json", "--config", str(config), "--kubeconfig",
+                    str(control_plane.kubeconfig), "--health-address", "off", script=_CLI_WITH_EXPLODING_FILTER)
     try:
         while "informers synced" not in (line := proc.stderr.readline()):
             assert line, "kschedfw run ended early"
