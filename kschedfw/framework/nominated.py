@@ -42,6 +42,16 @@ _MISSING: Any = object()
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: outcomes kept per node (distinct verdict keys seen while the node and its nominations stayed put)
 _KEPT_OUTCOMES = 8
+#: distinct verdict keys interned before the table starts again
+_INTERNED_KEYS = 4096
+
+
+class _InternedKey:
+    """One object per distinct Filter verdict key: the per-node outcome lookups then hash and
+    compare by identity in C, where the key itself (tolerations, requests: attrs objects) would
+    be hashed and compared in Python once per node with nominations."""
+
+    __slots__ = ()
 
 
 @attrs.define(slots=True, eq=False)
@@ -98,6 +108,7 @@ class NominatedPods:
         self._run_add_pod = run_add_pod
         self._keep = keep
         self._kept: dict[str, _KeptNode] = {}
+        self._interned: dict[Hashable, _InternedKey] = {}
         #: (cycle state, pod, nominator version, node name -> pods to add): see pods_to_add
         self._cycle: tuple[Any, Any, Any, dict[str, list[Any]]] = (None, None, None, {})
 
@@ -113,7 +124,14 @@ class NominatedPods:
         node_of = getattr(nominator, "nominated_node_name", None)
         lists = kept_lists() if self._keep and kept_lists is not None and node_of is not None and pod.uid else None
         own = node_of(pod) if node_of is not None and lists is not None else ""
-        return NominatedContext(nominated_nodes, extensions, key if self._keep and not extensions else None,
+        interned: _InternedKey | None = None
+        if key is not None and self._keep and not extensions:
+            interned = self._interned.get(key)
+            if interned is None:
+                if len(self._interned) >= _INTERNED_KEYS:
+                    self._interned.clear()  # outcomes kept under the old objects just stop matching
+                interned = self._interned[key] = _InternedKey()
+        return NominatedContext(nominated_nodes, extensions, interned,
                                 lists, own, pod.effective_priority, self._cycle_pods(state, pod))
 
     def outcome(self, ctx: NominatedContext, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Any:
