@@ -30,8 +30,7 @@ from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo, NodeToStatus, QueuedPodInfo
-from kschedfw.framework.columnar import whole_list_filter
-from kschedfw.framework.filtering import declared_with
+from kschedfw.framework.columnar import declared_with, whole_list_filter
 from kschedfw.framework.guard import PluginFaults, bad_return
 from kschedfw.framework.plugin_results import events_problem, filter_raised, filter_returned, not_one_per_node
 from kschedfw.framework.recorder import CycleRecord

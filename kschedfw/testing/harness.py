@@ -103,7 +103,7 @@ class PluginHarness:
                  client: Client | None = None) -> None:
         nodes, pods = list(nodes), list(pods)
         self.snapshot = Snapshot.from_objects(nodes, pods)
-        handle = Handle(snapshot=self.snapshot, lister=_Objects([*nodes, *pods, *objects]), client=client)
+        handle = Handle.factory(snapshot=self.snapshot, lister=_Objects([*nodes, *pods, *objects]), client=client)
         self.framework = framework_for(plugin_classes, handle=handle, args=args, weights=weights,
                                        fast_paths=fast_paths)
         self.plugins = self.framework.plugins

@@ -66,10 +66,10 @@ def test_a_cycle_runs_the_timed_plan_only_when_its_state_records_plugin_metrics(
     nodes = [make_node(f"n{i}", cpu="2") for i in range(20)]
     harness = PluginHarness(NodeResourcesFit, TaintToleration, nodes=nodes)
     fwk = harness.framework
-    plain = fwk.filter_plugins
+    plain = fwk.plans
     recording = _Recording()
     fwk.instrument(recording)
-    assert fwk.filter_plugins is plain  # the plain plan is still the plugins' own methods
+    assert fwk.plans is plain  # the plain plans are still the plugins' own methods
     state = CycleState()
     state.record_plugin_metrics = record
     pod = make_pod("p", cpu="100m")
