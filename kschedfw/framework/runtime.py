@@ -60,17 +60,19 @@ class Framework:
     """
 
     def __init__(self, profile: "ResolvedProfile", registry: Registry, *, handle: HandleFactory = Handle,
-                 fast_paths: bool = True, batch_metrics: BatchMetrics | None = None) -> None:
+                 fast_paths: bool = True, batch_metrics: BatchMetrics | None = None,
+                 faults: PluginFaults | None = None) -> None:
         """``handle`` builds the plugins' Handle, given this runtime first thing, so the plugins'
         constructors see every facet (``Handle.factory(snapshot=...)`` for tests and tools; the
-        scheduler's is :func:`kschedfw.framework.profile.new_profile`'s)."""
+        scheduler's is :func:`kschedfw.framework.profile.new_profile`'s). ``faults``: where the
+        guard reports plugin faults (a test kit keeps them; by default they are logged)."""
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.fast_paths = fast_paths
         self.handle = handle(framework=self, profile_name=profile.scheduler_name, fast_paths=fast_paths)
         self.percentage_of_nodes_to_score = profile.percentage_of_nodes_to_score
         self.plugins: dict[str, Any] = {}
-        self.faults = PluginFaults()
+        self.faults = faults if faults is not None else PluginFaults()
         #: the compiled plans (none until the plugins are built), and their timed copy once
         #: instrumented, which the cycles that record plugin metrics run (:meth:`_plans`)
         self.plans = Plans()

@@ -154,9 +154,8 @@ class _Exercise:
         self.harnesses = [PluginHarness(cls, nodes=_merged(sample_nodes(), nodes), pods=self.running,
                                         objects=[*_merged(sample_objects(), objects), *self.pods],
                                         args={self.name: args},
-                                        fast_paths=fast, client=_Binds()) for fast in (False, True)]
-        for harness in self.harnesses:
-            harness.framework.faults = _RecordedFaults()
+                                        fast_paths=fast, client=_Binds(), faults=_RecordedFaults())
+                          for fast in (False, True)]
 
     def add(self, where: str, message: str) -> None:
         """A problem, named by its first input; the same message from other inputs is counted."""
