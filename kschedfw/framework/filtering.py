@@ -46,7 +46,7 @@ class NodeFiltering:
         self.fast_paths = fast_paths
 
     @staticmethod
-    def filter_plan(plans: Plans, state: CycleState) -> Plan:
+    def filters_to_run(plans: Plans, state: CycleState) -> Plan:
         """The Filter plugins this cycle runs: those PreFilter did not skip."""
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
@@ -92,7 +92,7 @@ class NodeFiltering:
         rejected with their statuses, in visiting order, the first error status or None). Each
         node gets what :meth:`run_filter_plugins` gives it, or, for a node in
         ``nominated_nodes``, what :meth:`run_filter_plugins_with_nominated_pods` gives it."""
-        plan = self.filter_plan(plans, state)
+        plan = self.filters_to_run(plans, state)
         forms: list[Callable[..., Any] | None] | None = None
         filter_forms = plans.filter_forms
         if filter_forms and len(nodes) >= _MIN_WHOLE_LIST_NODES:

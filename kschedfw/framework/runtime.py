@@ -181,7 +181,7 @@ class Framework:
         nominated-pods pass, preemption's dry runs): the plan is read here, in one call."""
         plan = state.filter_plan
         if plan is None:
-            plan = NodeFiltering.filter_plan(self._plans(state), state)
+            plan = NodeFiltering.filters_to_run(self._plans(state), state)
         return self._filtering.filter_one(state, pod, node_info, plan, None)
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
@@ -196,7 +196,7 @@ class Framework:
 
     def filter_plugins_to_run(self, state: CycleState) -> Plan:
         """The Filter plugins this cycle runs (those PreFilter did not skip)."""
-        return NodeFiltering.filter_plan(self._plans(state), state)
+        return NodeFiltering.filters_to_run(self._plans(state), state)
 
     def pre_filter_extensions_to_run(self, state: CycleState) -> tuple[str, ...]:
         """The PreFilter plugins with an AddPod or RemovePod extension that did not skip."""
@@ -211,7 +211,7 @@ class Framework:
     def filter_verdict_key(self, state: CycleState, pod: "Pod") -> Hashable | None:
         """See :meth:`NodeFiltering.filter_verdict_key`, over the Filter plugins this cycle runs."""
         plans = self._plans(state)
-        return self._filtering.filter_verdict_key(plans, NodeFiltering.filter_plan(plans, state), state, pod)
+        return self._filtering.filter_verdict_key(plans, NodeFiltering.filters_to_run(plans, state), state, pod)
 
     def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
                      nominated_nodes: Collection[str] = ()

@@ -19,13 +19,16 @@ import kschedfw
 from kschedfw.cycle import ScheduleAlgorithm
 from kschedfw.framework.batch import OpportunisticBatch
 from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.framework.filtering import NodeFiltering
+from kschedfw.framework.points import ExtensionPoints
 from kschedfw.framework.runtime import Framework
+from kschedfw.framework.scoring import NodeScoring
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.scheduler import Scheduler
 from kschedfw.testing import PluginHarness, make_node, make_pod
 
-ENGINE = (Framework, ScheduleAlgorithm, Scheduler, OpportunisticBatch)
+ENGINE = (Framework, ExtensionPoints, NodeFiltering, NodeScoring, ScheduleAlgorithm, Scheduler, OpportunisticBatch)
 PACKAGE = Path(kschedfw.__file__).parent
 
 
