@@ -66,6 +66,9 @@ class Framework:
         constructors see every facet (``Handle.factory(snapshot=...)`` for tests and tools; the
         scheduler's is :func:`kschedfw.framework.profile.new_profile`'s). ``faults``: where the
         guard reports plugin faults (a test kit keeps them; by default they are logged)."""
+        if isinstance(handle, Handle):
+            raise TypeError("a profile's runtime builds its own Handle: give Handle.factory(...) with its facets, "
+                            "not a Handle")
         self.profile = profile
         self.profile_name = profile.scheduler_name
         self.fast_paths = fast_paths

@@ -78,3 +78,9 @@ def test_a_hand_built_profile_gives_its_plugins_a_complete_handle():
 def test_the_runtime_alone_gives_a_handle_its_framework():
     with pytest.raises(TypeError, match="framework"):
         Handle.factory(framework=None)
+
+
+def test_a_built_handle_is_refused_with_the_factory_named():
+    """A Handle built before its runtime would be completed by writing to it afterwards."""
+    with pytest.raises(TypeError, match=r"Handle\.factory"):
+        framework_for([NodeResourcesFit], handle=Handle())  # type: ignore[arg-type]
