@@ -70,7 +70,7 @@ def test_plugin_durations_are_observed_only_in_sampled_cycles():
     never = SchedulerMetrics(rng=FixedRng(99))
     sim = simulate(never, [make_pod("p")])
     # unsampled cycles run the plugins' own bound methods, no timing wrapper in between
-    assert all(hasattr(fn, "__self__") for _, fn in sim.scheduler.frameworks["default-scheduler"].filter_plugins)
+    assert all(hasattr(fn, "__self__") for _, fn in sim.scheduler.frameworks["default-scheduler"].plans.filter)
     assert not [s for s in samples(never) if s.name.startswith("scheduler_plugin_execution_duration_seconds")]
     always = SchedulerMetrics(rng=FixedRng(0))
     simulate(always, [make_pod("p"), make_pod("huge", cpu="4")], nodes=2)
