@@ -304,7 +304,7 @@ def test_a_pod_bound_after_the_leftover_flush_is_counted():
     sim.clock.set(400.0)
     queue.flush_unschedulable_pods_leftover()
     assert qpi.was_flushed_from_unschedulable
-    assert sim.scheduler.schedule_one()  # flushed, tried again, failed again: the mark is gone
+    assert sim.scheduler.scheduling.schedule_one()  # flushed, tried again, failed again: the mark is gone
     assert qpi.attempts == 2 and not qpi.was_flushed_from_unschedulable
     sim.clock.set(800.0)
     queue.flush_unschedulable_pods_leftover()

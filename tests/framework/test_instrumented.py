@@ -26,9 +26,13 @@ from kschedfw.framework.scoring import NodeScoring
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.scheduler import Scheduler
+from kschedfw.scheduler.binding import BindingCycle
+from kschedfw.scheduler.eventhandlers import EventHandlers
+from kschedfw.scheduler.schedule_one import SchedulingCycle
 from kschedfw.testing import PluginHarness, make_node, make_pod
 
-ENGINE = (Framework, ExtensionPoints, NodeFiltering, NodeScoring, ScheduleAlgorithm, Scheduler, OpportunisticBatch)
+ENGINE = (Framework, ExtensionPoints, NodeFiltering, NodeScoring, ScheduleAlgorithm, Scheduler, SchedulingCycle,
+          BindingCycle, EventHandlers, OpportunisticBatch)
 PACKAGE = Path(kschedfw.__file__).parent
 
 
