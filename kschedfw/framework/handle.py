@@ -19,6 +19,7 @@ from kschedfw.fwk.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
                                     Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
                                     WaitingPodHandle, WatchCallback)
+from kschedfw.fwk.node_reuse import NodeMemo
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -137,6 +138,7 @@ class Handle:
         #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
         #: its ``fast_paths``; off: the plain path, which the fast one must equal)
         self.fast_paths = fast_paths
+        self._node_memos: list[NodeMemo[Any]] = []  # (node_memo: handed out, kept with the switch)
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = metrics
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
@@ -151,6 +153,22 @@ class Handle:
         self.framework = framework
         self.profile_name = profile_name
         self.fast_paths = fast_paths
+        for memo in self._node_memos:
+            memo.keeps = fast_paths
+
+    # ------------------------------------------------------------------ per-node memos (fwk.node_reuse)
+    def node_memo(self, keep: int = 4, most: int = 64, entries: int = 100_000) -> NodeMemo[Any]:
+        """A memo owned by this profile: it keeps nothing while ``fast_paths`` is off, dies with
+        the profile, and :meth:`clear_node_memos` empties it."""
+        memo: NodeMemo[Any] = NodeMemo(keep, most, entries, keeps=self.fast_paths)
+        self._node_memos.append(memo)
+        return memo
+
+    def clear_node_memos(self) -> None:
+        """Forget every per-node result the profile's plugins keep (the runtime's call, e.g. when
+        the NodeInfos they were worked out from are replaced)."""
+        for memo in self._node_memos:
+            memo.clear()
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Follow changes of ``kind``; a Handle without a backend sees none."""
