@@ -135,8 +135,8 @@ class Handle:
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
-        #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
-        #: its ``fast_paths``; off: the plain path, which the fast one must equal)
+        #: whether the fast paths run (set by the Framework from its ``fast_paths``; off: the plain
+        #: path, which the fast one must equal): the switch of the memos :meth:`node_memo` hands out
         self.fast_paths = fast_paths
         self._node_memos: list[NodeMemo[Any]] = []  # (node_memo: handed out, kept with the switch)
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)

@@ -13,8 +13,9 @@ The facility (:class:`NodeMemo`): a plugin asks its Handle for one (``handle.nod
 never builds its own nor asks whether fast paths are on. The runtime owns its lifetime (it dies
 with the profile and the runtime may clear it) and the switch: with the scheduler's fast paths
 off the Handle gives a memo that keeps nothing, so the plugin takes its plain path with no branch
-of its own. One memo holds a :data:`Memo` (``{node_info: (generation, node, value)}``) per key; one cycle changes one node, so the next pod with the same key (a replica of
-one template) recomputes one node instead of hundreds.
+of its own. One memo holds a :data:`Memo` (``{node_info: (generation, node, value)}``) per key;
+one cycle changes one node, so the next pod with the same key (a replica of one template)
+recomputes one node instead of hundreds.
 
 A hot path may read an entry inline (``hit[0] == ni.generation and hit[1] is ni.node``, see
 :func:`memo_scores`); it then says so with a comment naming this rule.

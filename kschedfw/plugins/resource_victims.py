@@ -16,9 +16,9 @@ plain path, as is every node that does not fit with all victims gone (its status
 plain way, once, and remembered).
 
 Results are remembered per node for the next preemptor with the same priority, request and PDBs
-while the node is unchanged (the rule of :mod:`kschedfw.fwk.node_reuse`) and so are the pods nominated to it, and,
-for a result with victims, while their order cannot depend on the clock (every victim has a start
-time). Consecutive preemptors then recompute only the node the previous one changed.
+while the node is unchanged (the rule of :mod:`kschedfw.fwk.node_reuse`) and so are the pods
+nominated to it, and, for a result with victims, while their order cannot depend on the clock
+(every victim has a start time). Consecutive preemptors then recompute only the node the previous one changed.
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ def resource_only_plan(handle: "Handle", state: "CycleState"
 
 
 class VictimKey:
-    """The PDBs of a memo key: equal when they are the same objects in the same order (a
-    changed PDB is a new object), with the priority and the request checked."""
+    """What a remembered result depends on besides the node: the preemptor's priority, its
+    request and the PDBs, these compared by identity (a changed PDB is a new object)."""
 
     __slots__ = ("priority", "checks", "pdbs", "_hash")
 
