@@ -87,6 +87,8 @@ class RunOptions:
     progress: Callable[[str], None] | None = None
     #: gates set on the command line: they win over the workload's featureGates
     feature_gates: dict[str, bool] = attrs.field(factory=dict)
+    #: False: the plain path (no memos, indexes or whole-list forms), which the fast one must equal
+    fast_paths: bool = True
 
 
 def effective_feature_gates(workload_gates: Mapping[str, bool], overrides: Mapping[str, bool]
@@ -487,7 +489,7 @@ class WorkloadRunner:
         result.warnings.extend(warnings)
         # scheduler_perf's API server runs without Priority admission: its pods set priorities
         self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates,
-                              admission_plugins=ADMISSION_PLUGINS - {"Priority"})
+                              admission_plugins=ADMISSION_PLUGINS - {"Priority"}, fast_paths=self.options.fast_paths)
         self.scheduler.attempt_log.enabled = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()

@@ -55,11 +55,17 @@ class ImageStates:
 
 def fill_image_states(node_infos: Iterable[NodeInfo], images: ImageStates | None = None) -> None:
     """Set each NodeInfo's image_states from ``images``, or, without it, from the nodes as if
-    added in this order (a snapshot built by hand)."""
+    added in this order (a snapshot built by hand); a NodeInfo whose image states change gets a
+    new ``generation``."""
     infos = [ni for ni in node_infos if ni.node is not None]
     if images is None:
         images = ImageStates()
         for ni in infos:
             images.add_node(ni.node)  # type: ignore[arg-type]
     for ni in infos:
-        ni.image_states = images.summaries(ni.node)  # type: ignore[arg-type]
+        summaries = images.summaries(ni.node)  # type: ignore[arg-type]
+        if summaries != ni.image_states:
+            # a new object and a new generation: what was worked out from the node is stale
+            # (the rule of kschedfw.fwk.node_reuse)
+            ni.image_states = summaries
+            ni.generation += 1

@@ -21,6 +21,7 @@ from kschedfw.fwk.features import DEFAULT_FEATURE_GATES, FeatureGates
 from kschedfw.fwk.interface import (Backend, Client, Clock, EventRecorder, Extender, FilterFunction,
                                     Nominator, ObjectLister, PreemptionMetrics, Subscriber, Unsubscribe,
                                     WaitingPodHandle, WatchCallback)
+from kschedfw.fwk.node_reuse import NodeMemo
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -131,9 +132,10 @@ class Handle:
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
-        #: whether plugins may use their cross-cycle memos and indexes (the Framework's
-        #: ``fast_paths``; off: the plain path, which the fast one must equal)
+        #: whether the fast paths run (the Framework's ``fast_paths``; off: the plain path, which
+        #: the fast one must equal): the switch of the memos :meth:`node_memo` hands out
         self.fast_paths = fast_paths
+        self._node_memos: list[NodeMemo[Any]] = []  # (node_memo: handed out, kept with the switch)
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = metrics
         self._subscriber: Subscriber | None = subscriber if subscriber is not None else backend
@@ -151,6 +153,20 @@ class Handle:
         if given:
             raise TypeError(f"the profile's runtime gives the Handle its {', '.join(given)}")
         return functools.partial(cls, **facets)
+
+    # ------------------------------------------------------------------ per-node memos (fwk.node_reuse)
+    def node_memo(self, keep: int = 4, most: int = 64, entries: int = 100_000) -> NodeMemo[Any]:
+        """A memo owned by this profile: it keeps nothing while ``fast_paths`` is off, dies with
+        the profile, and :meth:`clear_node_memos` empties it."""
+        memo: NodeMemo[Any] = NodeMemo(keep, most, entries, keeps=self.fast_paths)
+        self._node_memos.append(memo)
+        return memo
+
+    def clear_node_memos(self) -> None:
+        """Forget every per-node result the profile's plugins keep (the runtime's call, e.g. when
+        the NodeInfos they were worked out from are replaced)."""
+        for memo in self._node_memos:
+            memo.clear()
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Follow changes of ``kind``; a Handle without a backend sees none."""

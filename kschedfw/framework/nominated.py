@@ -5,7 +5,7 @@ there are some, the node is filtered twice, once with those pods added (on a clo
 and of the CycleState when an AddPod extension will change it) and, if that passes, once as it
 is; when there are none, the node takes the plain Filter (:data:`PLAIN`).
 
-Kept across cycles, per node, while the node's :class:`~kschedfw.framework.node_stamp.NodeStamp`
+Kept across cycles, per node, while the node's :class:`~kschedfw.fwk.node_reuse.NodeStamp`
 matches (its invariant): the clone with the pods added (:class:`_KeptNode`), so the next pod that
 must leave room for the same pods reuses it, and with a Filter verdict key (the Filter plugins'
 ``filter_verdict_key``, see :mod:`kschedfw.fwk.hookspecs`) the outcome of the two passes for that key.
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 import attrs
 
 from kschedfw.fwk.cycle_state import CycleState
-from kschedfw.framework.node_stamp import NodeStamp
+from kschedfw.fwk.node_reuse import NodeStamp
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo, same_objects
 
@@ -142,8 +142,8 @@ class NominatedPods:
         name = node_info.name
         kept = self._kept.get(name)
         if kept is not None and not (kept.source is node_info and kept.generation == node_info.generation
-                                     and kept.node is node_info.node and kept.image_states is node_info.image_states):
-            kept = None  # (NodeStamp.matches, inlined: once per node with nominations per cycle)
+                                     and kept.node is node_info.node):
+            kept = None  # (NodeStamp.matches, the rule of fwk.node_reuse, inlined: once per node with nominations per cycle)
         lists = ctx.lists
         source = lists.get(name) if lists is not None and name != ctx.own else None
         if kept is not None and source is not None and kept.nominated is source and kept.priority == ctx.priority:
@@ -160,8 +160,7 @@ class NominatedPods:
                     info = node_info.clone()
                     for other in to_add:
                         info.add_pod(other)
-                kept = self._kept[name] = _KeptNode(node_info, node_info.generation, node_info.node,
-                                                    node_info.image_states, to_add, info)
+                kept = self._kept[name] = _KeptNode(node_info, node_info.generation, node_info.node, to_add, info)
             self._derived(kept, source, ctx.priority, pod)
             if not to_add:
                 return PLAIN
@@ -194,9 +193,9 @@ class NominatedPods:
                 survivors.append(ni)
                 continue
             kept = kept_map.get(name) if lists is not None and name != own else None
+            # (NodeStamp.matches, the rule of fwk.node_reuse, inlined)
             if kept is not None and lists is not None and kept.source is ni and kept.generation == ni.generation \
-                    and kept.node is ni.node and kept.image_states is ni.image_states \
-                    and kept.nominated is not None and kept.nominated is lists.get(name) \
+                    and kept.node is ni.node and kept.nominated is not None and kept.nominated is lists.get(name) \
                     and kept.priority == priority:
                 pods = cycle_pods[name] = kept.pods
                 if not pods:

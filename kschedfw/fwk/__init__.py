@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what a type checker sees of the names imported on first use
                                         ResourceClaimStatusWriter, ResourceClaimWriter, SharedLister, Subscriber,
                                         WaitingPodHandle, WatchEvent, snapshot_label_index, snapshot_term_index)
     from kschedfw.fwk.markers import hookimpl
+    from kschedfw.fwk.node_reuse import Memo, NodeMemo, NodeStamp, memo_score, memo_scores
     from kschedfw.fwk.pod_info import AffinityTerm, PodTerms, WeightedAffinityTerm, pod_terms
     from kschedfw.fwk.status import Code, Status
     from kschedfw.fwk.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore, NodeToStatus,
@@ -102,6 +103,11 @@ EXPORTS: dict[str, str] = {
     "Victims": "kschedfw.fwk.victims",
     "Candidate": "kschedfw.fwk.victims",
     "FitError": "kschedfw.fwk.fit_error",
+    "NodeStamp": "kschedfw.fwk.node_reuse",
+    "NodeMemo": "kschedfw.fwk.node_reuse",
+    "Memo": "kschedfw.fwk.node_reuse",
+    "memo_score": "kschedfw.fwk.node_reuse",
+    "memo_scores": "kschedfw.fwk.node_reuse",
 }
 
 #: the contract, each name once (``kschedfw`` exports the same list)
@@ -110,13 +116,13 @@ __all__ = [
     "Client", "Clock", "ClusterEvent", "ClusterEventWithHint", "Code", "Conflict", "CycleState",
     "EventRecorder", "EventResource", "Extender", "ExtenderError", "FeatureGateReader", "FeatureGates",
     "FieldError", "FilterFunction", "FitError", "Handle", "IndexedSharedLister", "MAX_NODE_SCORE", "MIN_NODE_SCORE",
-    "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound",
+    "Memo", "NodeInfo", "NodeMemo", "NodeStamp", "NodeScore", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound",
     "ObjectLister", "PODS_TO_ACTIVATE_KEY", "PersistentVolumeClaimBinder", "Plugin", "PluginFactory",
     "PodAffinityTermIndex", "PodAnnotationWriter", "PodLabelIndex", "PodTerms", "PodsToActivate",
     "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics", "QueuedPodInfo",
     "QueueingHint", "ResourceClaimStatusWriter", "ResourceClaimWriter", "SharedLister", "SignFragment",
     "StateNotFound", "Status", "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent",
-    "WeightedAffinityTerm", "hookimpl", "pod_terms", "snapshot_label_index", "snapshot_term_index",
+    "WeightedAffinityTerm", "hookimpl", "memo_score", "memo_scores", "pod_terms", "snapshot_label_index", "snapshot_term_index",
 ]
 
 

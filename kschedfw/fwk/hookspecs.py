@@ -52,6 +52,11 @@ gives, node for node; its results go through the same guard (a value of the wron
 of the wrong length, an exception, a score out of range: an Error naming the plugin, as for the
 hook; whole-list scores are checked in one pass, where a bool counts as the int it is). Cycles
 that sample plugin durations for metrics call the per-node hooks.
+
+Results kept from one cycle to the next (a Filter verdict, a score, per node, for the next pod
+asking the same) follow one rule and live in one kind of memo, which a plugin asks its Handle for
+(``handle.node_memo()``): see :mod:`kschedfw.fwk.node_reuse`. A whole-list form is where such a memo
+pays most: it reads its entries inline, a dict hit per node.
 """
 
 from __future__ import annotations

@@ -31,6 +31,7 @@ import attrs
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.node_reuse import NodeMemo
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
     from kschedfw.fwk.victims import Victims
@@ -458,8 +459,15 @@ class Handle(Protocol):
 
     @property
     def fast_paths(self) -> bool:
-        """Whether the scheduler runs its fast paths: a plugin keeps its cross-cycle memos and
-        indexes only while this is True (False runs the plain path, e.g. to check both agree)."""
+        """Whether the scheduler runs its fast paths: a plugin uses the snapshot's indexes or
+        another algorithm that must give what the plain one gives only while this is True (False
+        runs the plain path, e.g. to check both agree). Memos need not ask: see :meth:`node_memo`."""
+        ...
+
+    def node_memo(self, keep: int = 4, most: int = 64, entries: int = 100_000) -> NodeMemo[Any]:
+        """A per-node memo for this plugin (:mod:`kschedfw.fwk.node_reuse`: its rule and
+        arguments), owned by the profile's runtime, which may clear it; with the fast paths off,
+        one that keeps nothing."""
         ...
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe: ...

@@ -29,11 +29,10 @@ from kschedfw.fwk.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.status import Code, Status
-from kschedfw.plugins import nodememo
 from kschedfw.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
                                          get_pod_start_time, more_important_pod, now_datetime,
                                          pod_terminating_by_preemption, sort_by_importance)
-from kschedfw.plugins.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, VictimMemo
+from kschedfw.plugins.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, victim_memo
 from kschedfw.plugins.defaultpreemption_args import ARGS
 
 if TYPE_CHECKING:
@@ -95,7 +94,7 @@ class DefaultPreemption:
         #: pick victims by arithmetic when only NodeResourcesFit can change its verdict (same
         #: results; False: always the plain dry run on copies)
         self.resource_victim_selection = True
-        self._victim_memo = VictimMemo()
+        self._victim_memo = victim_memo(handle)
 
     def _more_important_pod(self, pod1: Pod, pod2: Pod) -> bool:
         return more_important_pod(pod1, pod2, now_datetime(self.handle))
@@ -191,7 +190,7 @@ class DefaultPreemption:
         other than NodeResourcesFit may depend on the pods on a node: see
         :mod:`kschedfw.plugins.resource_victims`). ``statuses``: Filter's verdicts.
         The victims list it returns may be shared: copy it before changing it."""
-        if not self.resource_victim_selection or not nodememo.wanted(self.handle) \
+        if not self.resource_victim_selection or not self.handle.fast_paths \
                 or self.is_eligible_pod is not _every_pod_is_eligible \
                 or self.more_important_pod != self._more_important_pod \
                 or type(self).select_victims_on_node is not DefaultPreemption.select_victims_on_node:

@@ -16,15 +16,16 @@ plain path, as is every node that does not fit with all victims gone (its status
 plain way, once, and remembered).
 
 Results are remembered per node for the next preemptor with the same priority, request and PDBs
-while the node (its NodeInfo generation and Node) and the pods nominated to it are unchanged, and,
-for a result with victims, while their order cannot depend on the clock (every victim has a start
-time). Consecutive preemptors then recompute only the node the previous one changed.
+while the node is unchanged (the rule of :mod:`kschedfw.fwk.node_reuse`) and so are the pods
+nominated to it, and, for a result with victims, while their order cannot depend on the clock
+(every victim has a start time). Consecutive preemptors then recompute only the node the previous one changed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from kschedfw.fwk.node_reuse import Memo, NodeMemo
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import same_objects
 from kschedfw.plugins.filter_key import NODE_ONLY_FILTERS
@@ -32,20 +33,22 @@ from kschedfw.plugins.noderesources.fit import NodeResourcesFit, fit_request_key
 from kschedfw.preemption.pdb import filter_pods_with_pdb_violation
 
 if TYPE_CHECKING:
-    from kschedfw.api import Node, Pod, PodDisruptionBudget
+    from kschedfw.api import Pod, PodDisruptionBudget
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import FilterFunction, Handle
     from kschedfw.fwk.types import NodeInfo, NodeToStatus
 
-__all__ = ["ResourceVictimSelector", "VictimMemo", "resource_only_plan"]
+__all__ = ["ResourceVictimSelector", "VictimMemo", "VictimKey", "victim_memo", "resource_only_plan"]
 
 #: ``(victims, num_pdb_violations, status)``, as ``select_victims_on_node`` returns it
 VictimResult = tuple[list["Pod"], int, Status]
 PlainSelect = Callable[["NodeInfo"], VictimResult]
 #: what Filter's request checks: ``(resource name, amount)`` per checked resource
 Checks = tuple[tuple[str, int], ...]
-#: per node: ``(generation, node, nominated pods, result)``
-Memo = dict["NodeInfo", tuple[int, "Node | None", tuple["Pod", ...], VictimResult]]
+#: per node (after the stamp of fwk.node_reuse): the nominated pods it was worked out with, and the result
+VictimEntry = tuple[tuple["Pod", ...], VictimResult]
+#: per-node results for the last few (priority, request, PDBs) keys (a Handle's node_memo)
+VictimMemo = NodeMemo[VictimEntry]
 
 _MEMO_KEYS = 4
 ERR_NO_VICTIMS = "No preemption victims found for incoming pod"
@@ -75,34 +78,29 @@ def resource_only_plan(handle: "Handle", state: "CycleState"
     return tuple(before), fit_name, tuple(after)
 
 
-class VictimMemo:
-    """Per-node results for the last few (priority, request, PDBs) keys."""
+class VictimKey:
+    """What a remembered result depends on besides the node: the preemptor's priority, its
+    request and the PDBs, these compared by identity (a changed PDB is a new object)."""
 
-    __slots__ = ("_slots",)
+    __slots__ = ("priority", "checks", "pdbs", "_hash")
 
-    def __init__(self) -> None:
-        self._slots: list[tuple[int, Checks, tuple[PodDisruptionBudget, ...], Memo]] = []
+    def __init__(self, priority: int, checks: Checks, pdbs: Sequence[PodDisruptionBudget]) -> None:
+        self.priority = priority
+        self.checks = checks
+        self.pdbs = tuple(pdbs)
+        self._hash = hash((priority, checks, tuple(id(p) for p in self.pdbs)))
 
-    def for_key(self, priority: int, checks: Checks, pdbs: Sequence[PodDisruptionBudget], num_nodes: int) -> Memo:
-        """The memo ``{node_info: (generation, node, nominated pods, result)}``; the PDBs are kept
-        and compared by identity (a changed PDB is a new object). A memo grown past twice the
-        cluster starts afresh."""
-        slots = self._slots
-        for i, (p, c, kept, memo) in enumerate(slots):
-            if p == priority and c == checks and len(kept) == len(pdbs) \
-                    and all(a is b for a, b in zip(kept, pdbs)):
-                if len(memo) > 2 * num_nodes + 16:
-                    memo.clear()
-                if i:
-                    slots.insert(0, slots.pop(i))
-                return memo
-        memo = {}
-        slots.insert(0, (priority, checks, tuple(pdbs), memo))
-        del slots[_MEMO_KEYS:]
-        return memo
+    def __hash__(self) -> int:
+        return self._hash
 
-    def clear(self) -> None:
-        self._slots.clear()
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, VictimKey) and self.priority == other.priority \
+            and self.checks == other.checks and same_objects(self.pdbs, other.pdbs)
+
+
+def victim_memo(handle: "Handle") -> VictimMemo:
+    """The memo a DefaultPreemption keeps across attempts, from its Handle."""
+    return handle.node_memo(keep=_MEMO_KEYS, most=_MEMO_KEYS)
 
 
 class ResourceVictimSelector:
@@ -120,7 +118,7 @@ class ResourceVictimSelector:
                  before: tuple[FilterFunction, ...], fit_name: str, after: tuple[FilterFunction, ...],
                  statuses: "NodeToStatus | None", pdbs: list["PodDisruptionBudget"],
                  sort: Callable[[list["Pod"]], list["Pod"]], plain: PlainSelect,
-                 memo: Memo | None) -> None:
+                 memo: Memo[VictimEntry] | None) -> None:
         self._pod = pod
         self._priority = pod.effective_priority
         self._checks = checks
@@ -161,7 +159,7 @@ class ResourceVictimSelector:
         checks.extend(scalars)
         before, fit_name, after = shape
         key = tuple(checks)
-        memo = memos.for_key(pod.effective_priority, key, pdbs, num_nodes) if memos is not None else None
+        memo = memos.for_key(VictimKey(pod.effective_priority, key, pdbs), num_nodes) if memos is not None else None
         return cls(handle=handle, pod=pod, state=state, checks=key, before=before, fit_name=fit_name, after=after,
                    statuses=statuses, pdbs=pdbs, sort=sort, plain=plain, memo=memo)
 
@@ -192,8 +190,8 @@ class ResourceVictimSelector:
         if memo is not None:
             hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node \
-                    and same_objects(hit[2], nominated):
-                return hit[3]
+                    and same_objects(hit[2][0], nominated):
+                return hit[2][1]  # (the rule of fwk.node_reuse, inlined, and the nominated pods)
         priority = self._priority
         potential = [p for p in node_info.pods if p.effective_priority < priority]
         if potential:
@@ -201,7 +199,7 @@ class ResourceVictimSelector:
         else:
             result, keep = ([], 0, Status(Code.UnschedulableAndUnresolvable, (ERR_NO_VICTIMS,))), True
         if memo is not None and keep:
-            memo[node_info] = (node_info.generation, node_info.node, tuple(nominated), result)
+            memo[node_info] = (node_info.generation, node_info.node, (tuple(nominated), result))
         return result
 
     def _select(self, node_info: "NodeInfo", potential: list["Pod"], nominated: Sequence["Pod"]

@@ -94,7 +94,7 @@ def test_preemption_runs_are_the_same_without_the_shortcut(monkeypatch):
     bound where, and the same Preempted events, as with nothing noted as held (every stored
     pod resolved through the queue) and every cross-cycle memo off."""
     from kschedfw.queue.scheduling_queue import PriorityQueue
-    from tests.plugins.test_preemption_resource_victims import preemption_run
+    from tests.framework.test_fast_paths_agree import preemption_run
 
     def preempted(result):
         return [(e.object_key, e.message) for e in result.cluster.events if e.reason == "Preempted"]

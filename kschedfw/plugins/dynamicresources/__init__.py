@@ -73,7 +73,6 @@ from kschedfw.plugins.dynamicresources.structured import (AllocationTimeout, All
                                                           FailedAllocationOnNode, Features)
 from kschedfw.plugins.dynamicresources.structured.diagnosis import unsatisfied_requests
 from kschedfw.plugins.helper import default_normalize_score, default_normalize_values
-from kschedfw.plugins.nodememo import wanted
 from kschedfw.plugins.dynamicresources.args import ARGS
 
 if TYPE_CHECKING:
@@ -165,7 +164,7 @@ class DynamicResources:
         self.enable_extended_resource = gates.enabled("DRAExtendedResource")
         self.manager = manager_for(handle.lister)
         self.claims = ClaimsView(handle.lister, self.manager)
-        self.fast_paths = wanted(handle)
+        self.fast_paths = handle.fast_paths
         # memo key -> node name -> (the node's taken devices, allocator results): see _allocate;
         # the last few keys (say the two templates a workload alternates)
         self.memo: dict[Any, dict[str, tuple[Any, list[dict[str, Any]] | None]]] = {}

@@ -20,7 +20,6 @@ from kschedfw.fwk.pod_info import (AffinityTerm, WeightedAffinityTerm, has_pod_a
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import SignFragment
 
-from kschedfw.plugins import nodememo
 from kschedfw.plugins.interpodaffinity import filtering, scoring
 from kschedfw.plugins.interpodaffinity.filtering import (
     ERR_REASON_AFFINITY_RULES_NOT_MATCH, ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
@@ -118,14 +117,14 @@ class InterPodAffinity:
     def _label_index(self, nodes: list[NodeInfo]) -> PodLabelIndex | None:
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes, else None."""
         snapshot = self._handle.snapshot
-        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self._handle):
+        if snapshot is None or nodes is not snapshot.node_infos() or not self._handle.fast_paths:
             return None
         return snapshot_label_index(snapshot)
 
     def _term_index(self) -> PodAffinityTermIndex | None:
         """The cache's index of assigned pods' affinity terms (None: walk the pods)."""
         snapshot = self._handle.snapshot
-        if snapshot is None or not nodememo.wanted(self._handle):
+        if snapshot is None or not self._handle.fast_paths:
             return None
         return snapshot_term_index(snapshot)
 

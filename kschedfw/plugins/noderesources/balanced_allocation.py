@@ -18,8 +18,7 @@ from kschedfw import hookimpl
 from kschedfw.fwk.signers import requests_dra_backed_resource
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
-from kschedfw.plugins import nodememo
-from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
+from kschedfw.fwk.node_reuse import Memo, NodeMemo, cluster_size, memo_score, memo_scores
 from kschedfw.plugins.noderesources.fit import RESOURCES_SIGNER_NAME, compute_pod_resource_request
 from kschedfw.plugins.noderesources.resource_allocation import (
     DEFAULT_RESOURCES, PreScoreState, ResourceAllocationScorer, parse_resource_specs, trunc_div)
@@ -107,9 +106,10 @@ class NodeResourcesBalancedAllocation:
         self.scorer = ResourceAllocationScorer(NAME, balanced_resource_scorer, resources,
                                                use_requested=True, pod_level=True)
         self._without_pod: WithoutPodCache = {}
-        # Scores remembered per node for pods with the same requests (see nodememo): the
-        # cycle's CycleState, PreScore's per-node scorer and the memo chosen for the requests.
-        self._memos: NodeMemo[int] = NodeMemo()
+        # Scores remembered per node for pods with the same requests (the Handle's memos, see
+        # fwk.node_reuse): the cycle's CycleState, PreScore's per-node scorer and the memo
+        # chosen for the requests.
+        self._memos: NodeMemo[int] = handle.node_memo() if handle is not None else NodeMemo()
         self._cycle: tuple[CycleState | None, Callable[[NodeInfo], int] | None, Memo[int]] = (None, None, {})
 
     @hookimpl
@@ -123,7 +123,7 @@ class NodeResourcesBalancedAllocation:
             cpu, memory = pod_requests
             fast = balanced_cpu_memory(cpu, memory, self._without_pod)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None and nodememo.wanted(self.handle):
+        if fast is not None:
             self._cycle = (state, fast, self._memos.for_key(tuple(pod_requests),
                                                            cluster_size(self.handle, nodes)))
         else:
@@ -135,8 +135,8 @@ class NodeResourcesBalancedAllocation:
         cycle_state, fast, memo = self._cycle
         if state is cycle_state:
             assert fast is not None  # PreScore keeps a cycle only with its fast scorer
-            # the score of an unchanged node for the same requests (see nodememo)
-            value = nodememo.memo_score(memo, fast, node_info)
+            # the score of an unchanged node for the same requests (fwk.node_reuse)
+            value = memo_score(memo, fast, node_info)
             if value is not None:
                 return value
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
@@ -157,7 +157,7 @@ class NodeResourcesBalancedAllocation:
         cycle_state, fast, memo = self._cycle
         if state is not cycle_state or fast is None:
             return None
-        return nodememo.memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
+        return memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
 
     @hookimpl
     def sign_pod(self, pod: Pod) -> tuple[list[SignFragment] | None, Status | None]:

@@ -33,11 +33,10 @@ from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
 from kschedfw.fwk.signers import requests_dra_backed_resource
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.status import new_rejection as _new_rejection  # the hot-path constructor
+from kschedfw.fwk.node_reuse import Memo, NodeMemo, cluster_size, memo_score, memo_scores
 from kschedfw.fwk.types import NodeInfo, SignFragment
-from kschedfw.plugins import nodememo
 from kschedfw.plugins.dynamicresources.extended import DeviceClassResolver, is_dra_extended_resource_name
 from kschedfw.plugins.dynamicresources.manager import manager_for
-from kschedfw.plugins.nodememo import Memo, NodeMemo, cluster_size
 from kschedfw.plugins.noderesources.least_allocated import least_allocated_cpu_memory, least_resource_scorer
 from kschedfw.plugins.noderesources.most_allocated import most_resource_scorer
 from kschedfw.plugins.noderesources.requested_to_capacity_ratio import (
@@ -349,12 +348,13 @@ class NodeResourcesFit:
         self.enable_scheduling_queue_hint = True
         gates = getattr(handle, "feature_gates", None)
         self.enable_dra_extended_resource = gates is None or gates.enabled("DRAExtendedResource")
-        # Per-node results remembered for pods with the same request (see nodememo): the cycle's
-        # CycleState, the memo PreFilter / PreScore chose for it, and PreScore's per-node scorer.
-        self._fit_memos: NodeMemo[Verdict | None] = NodeMemo()
+        # Per-node results remembered for pods with the same request (the Handle's memos, see
+        # fwk.node_reuse): the cycle's CycleState, the memo PreFilter / PreScore chose for it,
+        # and PreScore's per-node scorer.
+        self._fit_memos: NodeMemo[Verdict | None] = handle.node_memo() if handle is not None else NodeMemo()
         self._filter_cycle: tuple[CycleState | None, _PreFilterState, Memo[Verdict | None]] = (
             None, _NO_PRE_FILTER_STATE, {})
-        self._score_memos: NodeMemo[int] = NodeMemo()
+        self._score_memos: NodeMemo[int] = handle.node_memo() if handle is not None else NodeMemo()
         self._score_cycle: tuple[CycleState | None, Callable[[NodeInfo], int] | None, Memo[int]] = (
             None, None, {})
 
@@ -369,11 +369,8 @@ class NodeResourcesFit:
         state.write(PRE_FILTER_STATE_KEY, pre_filter_state)
         # Filter's verdict depends on these and the NodeInfo only (is_zero is a shortcut).
         key = (request.milli_cpu, request.memory, request.ephemeral_storage, checked, dra_backed)
-        if nodememo.wanted(self.handle):
-            memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
-            self._filter_cycle = (state, pre_filter_state, memo)
-        else:
-            self._filter_cycle = (None, _NO_PRE_FILTER_STATE, {})
+        memo = self._fit_memos.for_key(key, cluster_size(self.handle, nodes))
+        self._filter_cycle = (state, pre_filter_state, memo)
         return None, None
 
     @hookimpl
@@ -381,7 +378,8 @@ class NodeResourcesFit:
         cycle_state, s, memo = self._filter_cycle
         verdict_memo: Memo[Verdict | None] | None = memo
         if state is cycle_state:
-            # HOT PATH: an unchanged node gives the same request the same verdict (see nodememo).
+            # HOT PATH: an unchanged node gives the same request the same verdict (the rule of
+            # fwk.node_reuse, inlined).
             hit = memo.get(node_info)
             if hit is not None and hit[0] == node_info.generation and hit[1] is node_info.node:
                 return _status_of(hit[2])
@@ -416,6 +414,7 @@ class NodeResourcesFit:
         for i, ni in enumerate(nodes):
             hit = get(ni)
             node = ni.node
+            # (the rule of fwk.node_reuse, inlined: once per node)
             if hit is not None and hit[1] is node and hit[0] == ni.generation:
                 verdict = hit[2]
             else:
@@ -442,7 +441,7 @@ class NodeResourcesFit:
         if self.scorer.name == LEAST_ALLOCATED and self.scorer.names == ("cpu", "memory"):
             fast = least_allocated_cpu_memory(self.scorer.weights, *pod_requests)
         state.write(PRE_SCORE_STATE_KEY, PreScoreState(pod_requests, fast))
-        if fast is not None and nodememo.wanted(self.handle):
+        if fast is not None:
             memo = self._score_memos.for_key(tuple(pod_requests), cluster_size(self.handle, nodes))
             self._score_cycle = (state, fast, memo)
         else:
@@ -454,8 +453,8 @@ class NodeResourcesFit:
         cycle_state, fast, memo = self._score_cycle
         if state is cycle_state:
             assert fast is not None  # PreScore keeps a cycle only with its fast scorer
-            # the score of an unchanged node for the same requests (see nodememo)
-            value = nodememo.memo_score(memo, fast, node_info)
+            # the score of an unchanged node for the same requests (fwk.node_reuse)
+            value = memo_score(memo, fast, node_info)
             if value is not None:
                 return value
         s: PreScoreState | None = state.get(PRE_SCORE_STATE_KEY)
@@ -471,7 +470,7 @@ class NodeResourcesFit:
         cycle_state, fast, memo = self._score_cycle
         if state is not cycle_state or fast is None:
             return None
-        return nodememo.memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
+        return memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
 
     # -- batching signature
     @hookimpl

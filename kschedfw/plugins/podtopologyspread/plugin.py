@@ -21,7 +21,6 @@ from kschedfw.fwk.interface import snapshot_label_index
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.status import Status
-from kschedfw.plugins import nodememo
 from kschedfw.plugins.helper import as_objects
 from kschedfw.plugins.podtopologyspread.common import (DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME,
                                                        LABEL_TOPOLOGY_ZONE, NAME, SCHEDULE_ANYWAY,
@@ -143,7 +142,7 @@ class PodTopologySpread(Filtering, Scoring):
         """The cache's pod label index when ``nodes`` are all of the snapshot's nodes (and the
         fast paths are on), else None: then every node's pods are walked."""
         snapshot = self.handle.snapshot
-        if snapshot is None or nodes is not snapshot.node_infos() or not nodememo.wanted(self.handle):
+        if snapshot is None or nodes is not snapshot.node_infos() or not self.handle.fast_paths:
             return None
         return snapshot_label_index(snapshot)
 

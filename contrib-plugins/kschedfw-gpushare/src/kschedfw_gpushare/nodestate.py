@@ -125,7 +125,9 @@ class GpuShareState:
     # ------------------------------------------------------------------ node state
     def node(self, node_info: "NodeInfo") -> NodeGpu:
         """The node's state now (memoised on the NodeInfo and its generation, and dropped when
-        the node's reservations change). The whole-list forms inline this."""
+        the node's reservations change: the rule of ``kschedfw.fwk.node_reuse``, where the node
+        object is left out as the cache moves the generation when it replaces the node). The
+        whole-list forms inline this."""
         kept = self.nodes.get(node_info)
         if kept is not None and kept[0] == node_info.generation:
             return kept[1]

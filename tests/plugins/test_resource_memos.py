@@ -1,4 +1,4 @@
-"""Per-node memos (kschedfw/plugins/nodememo.py): NodeResourcesFit's Filter and Score and
+"""Per-node memos (the Handle's ``node_memo``, kschedfw/fwk/node_reuse.py): NodeResourcesFit's Filter and Score and
 BalancedAllocation's Score must give, cycle after cycle, exactly what a plugin without memos
 gives (upstream computes every node afresh each cycle), whatever changed on the nodes between
 cycles: pods bound or removed, the node object replaced (allocatable changed), requests that
@@ -14,7 +14,6 @@ import pytest
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.types import NodeInfo
 from kschedfw.framework.handle import Handle
-from kschedfw.plugins import nodememo
 from kschedfw.plugins.noderesources.balanced_allocation import NodeResourcesBalancedAllocation
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.testing import make_node, make_pod
@@ -74,36 +73,13 @@ def test_memoised_cycles_equal_fresh_plugins(seed):
 
 
 def test_plain_path_when_memos_are_off():
+    """With the fast paths off the Handle's memos keep nothing and the results are the same."""
     infos = [NodeInfo(node=make_node(f"n{i}", cpu="2", memory="4Gi")) for i in range(3)]
     pod = _pod("p", 100, 128)
     plugins = _plugins(fast_paths=False)
     assert _cycle(plugins, pod, infos) == _cycle(_plugins(), pod, infos)
     assert plugins[0]._fit_memos._memos == {} and plugins[1]._memos._memos == {}
-
-
-def test_memo_starts_afresh_when_it_outgrows_the_cluster():
-    memos = nodememo.NodeMemo(keep=2, most=2)
-    memo = memos.for_key("k", 1)
-    memo.update({i: (0, None, 0) for i in range(100)})
-    assert memos.for_key("k", 1) == {}
-    memos.for_key("a", 1)
-    memos.for_key("b", 1)  # keeps the last two keys only
-    assert list(memos._memos) == ["a", "b"]
-
-
-def test_small_cluster_keeps_more_keys_within_the_entry_budget():
-    """A trace of many pod shapes finds its shape remembered on a small cluster: keys beyond
-    ``keep`` while ``entries`` / cluster size allows, never more than ``most``."""
-    memos = nodememo.NodeMemo(keep=2, most=5, entries=40)
-    for key in "abcdefg":
-        memos.for_key(key, 10)  # room for 40 // 10 = 4 memos
-    assert list(memos._memos) == ["d", "e", "f", "g"]
-    for key in "hij":
-        memos.for_key(key, 100)  # a large cluster: the floor of 2
-    assert list(memos._memos) == ["i", "j"]
-    for key in "klmnopq":
-        memos.for_key(key, 1)  # room for 40, capped at 5
-    assert list(memos._memos) == ["m", "n", "o", "p", "q"]
+    assert plugins[0]._filter_cycle[2] == {} and plugins[1]._cycle[2] == {}
 
 
 @pytest.mark.parametrize("seed", range(3))
