@@ -81,7 +81,8 @@ def test_image_locality_priority(the_pod, nodes, expected):
 
 
 def test_score_recomputes_images_for_a_new_pod():
-    snapshot = Snapshot.from_objects([make_node("node1", images=NODE_40_300_2000), make_node("node2", images=NODE_250_10)])
+    snapshot = Snapshot.from_objects([make_node("node1", images=NODE_40_300_2000),
+                                      make_node("node2", images=NODE_250_10)])
     plugin = ImageLocality({}, Handle(snapshot=snapshot))
     node2 = snapshot.get("node2")
     assert plugin.score(CycleState(), pod("gcr.io/40", "gcr.io/250"), node2) == 5

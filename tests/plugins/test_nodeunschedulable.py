@@ -18,7 +18,8 @@ def toleration(key):
 
 
 @pytest.mark.parametrize("p,n,want", [
-    pytest.param(make_pod("p"), make_node("n", unschedulable=True), (Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE),
+    pytest.param(make_pod("p"), make_node("n", unschedulable=True),
+                 (Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE),
                  id="Does not schedule pod to unschedulable node (node.Spec.Unschedulable==true)"),
     pytest.param(make_pod("p"), make_node("n"), None, id="Schedule pod to normal node"),
     pytest.param(make_pod("p", tolerations=[{"key": UNSCHEDULABLE_KEY, "effect": "NoSchedule"}]),
@@ -44,13 +45,15 @@ NOT_READY = Taint(key="node.kubernetes.io/not-ready", value="", effect="NoExecut
 @pytest.mark.parametrize("old,new,expected", [
     pytest.param(None, "not-a-node", TypeError, id="error-wrong-new-object"),
     pytest.param("not-a-node", make_node("n", unschedulable=True), TypeError, id="error-wrong-old-object"),
-    pytest.param(None, make_node("n", unschedulable=True), QueueingHint.QueueSkip, id="skip-queue-on-unschedulable-node-added"),
+    pytest.param(None, make_node("n", unschedulable=True), QueueingHint.QueueSkip,
+                 id="skip-queue-on-unschedulable-node-added"),
     pytest.param(None, make_node("n"), QueueingHint.Queue, id="queue-on-schedulable-node-added"),
     pytest.param(make_node("n", unschedulable=True), make_node("n", unschedulable=True), QueueingHint.QueueSkip,
                  id="skip-unrelated-change-unschedulable-true"),
     pytest.param(make_node("n"), make_node("n"), QueueingHint.QueueSkip,
                  id="skip-unrelated-change-unschedulable-false"),
-    pytest.param(make_node("n", unschedulable=True), make_node("n"), QueueingHint.Queue, id="queue-on-unschedulable-field-change"),
+    pytest.param(make_node("n", unschedulable=True), make_node("n"), QueueingHint.Queue,
+                 id="queue-on-unschedulable-field-change"),
 ])
 def test_is_schedulable_after_node_change(old, new, expected):
     pl = NodeUnschedulable({}, None)
@@ -64,11 +67,14 @@ def test_is_schedulable_after_node_change(old, new, expected):
 @pytest.mark.parametrize("p,old,new,expected", [
     pytest.param(make_pod("p"), None, "not-a-pod", TypeError, id="error-wrong-new-object"),
     pytest.param(make_pod("p"), "not-a-pod", make_pod("p"), TypeError, id="error-wrong-old-object"),
-    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="different-uid"), make_pod("p", uid="different-uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="different-uid"),
+                 make_pod("p", uid="different-uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
                  QueueingHint.QueueSkip, id="skip-different-pod-update"),
-    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"), make_pod("p", uid="uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"),
+                 make_pod("p", uid="uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
                  QueueingHint.Queue, id="queue-when-the-unsched-pod-gets-toleration"),
-    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"), make_pod("p", uid="uid", tolerations=[toleration("unrelated-key")]),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"),
+                 make_pod("p", uid="uid", tolerations=[toleration("unrelated-key")]),
                  QueueingHint.QueueSkip, id="skip-when-the-unsched-pod-gets-unrelated-toleration"),
 ])
 def test_is_schedulable_after_pod_toleration_change(p, old, new, expected):

@@ -25,9 +25,12 @@ def test_pre_enqueue(p, want):
 @pytest.mark.parametrize("p,old,new,expected", [
     pytest.param(make_pod("p"), "not-a-pod", None, TypeError, id="backoff-wrong-old-object"),
     pytest.param(make_pod("p"), None, "not-a-pod", TypeError, id="backoff-wrong-new-object"),
-    pytest.param(make_pod("p", scheduling_gates=["foo", "bar"], uid="uid0"), make_pod("p1", scheduling_gates=["foo", "bar"], uid="uid1"),
-                 make_pod("p1", scheduling_gates=["foo"], uid="uid1"), QueueingHint.QueueSkip, id="skip-queue-on-other-pod-updated"),
-    pytest.param(make_pod("p", scheduling_gates=["foo"]), make_pod("p", scheduling_gates=["foo"]), make_pod("p", scheduling_gates=[]), QueueingHint.Queue,
+    pytest.param(make_pod("p", scheduling_gates=["foo", "bar"], uid="uid0"),
+                 make_pod("p1", scheduling_gates=["foo", "bar"], uid="uid1"),
+                 make_pod("p1", scheduling_gates=["foo"], uid="uid1"), QueueingHint.QueueSkip,
+                 id="skip-queue-on-other-pod-updated"),
+    pytest.param(make_pod("p", scheduling_gates=["foo"]), make_pod("p", scheduling_gates=["foo"]),
+                 make_pod("p", scheduling_gates=[]), QueueingHint.Queue,
                  id="queue-on-the-unsched-pod-updated"),
 ])
 def test_is_schedulable_after_pod_change(p, old, new, expected):
