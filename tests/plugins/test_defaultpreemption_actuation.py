@@ -97,8 +97,7 @@ def test_preempt(tc, async_preemption):
         victim = env.pod(name)
         _assert_disruption_target(victim)
     events = sorted((e.object_key, e.reason, e.message) for e in env.cluster.events)
-    assert events == [(f"default/{name}", "Preempted",
-                       f"Preempted by pod p on node {result.nominating_info.nominated_node_name}")
+    assert events == [(f"default/{name}", "Preempted", f"Preempted by pod p on node {result.nominating_info.nominated_node_name}")
                       for name in tc["expected"]]
     assert not env.plugin.executor.preempting
 

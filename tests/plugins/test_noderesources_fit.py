@@ -66,10 +66,6 @@ def resource_init_pod(usages, init_usages, **kw):
     return fit_pod(containers=usages, init=[(u, False) for u in init_usages], **kw)
 
 
-def node_obj(name: str = "n", allocatable: dict | None = None) -> object:
-    return kit.make_node(name, allocatable=allocatable or {}, hostname_label=False)
-
-
 def allocatable(cpu: int, mem: int, pods: int, ext_a: int, storage: int, huge: int) -> dict:
     """Upstream ``makeAllocatableResources``."""
     return {"cpu": f"{cpu}m", "memory": str(mem), "pods": str(pods), EXT_A: str(ext_a),
@@ -281,7 +277,8 @@ ENOUGH_CASES = [
 
 @pytest.mark.parametrize("pod, existing, args, want_status, want_insufficient", ENOUGH_CASES)
 def test_enough_requests(pod, existing, args, want_status, want_insufficient):
-    ni = node_info(node_obj(allocatable=ENOUGH_NODE), *(resource_pod(u) for u in existing))
+    ni = node_info(kit.make_node("n", allocatable=ENOUGH_NODE, hostname_label=False),
+                   *(resource_pod(u) for u in existing))
     plugin = NodeResourcesFit(args, Handle())
     assert run_filter(plugin, pod, ni) == want_status
     got = fits_request(compute_pod_resource_request(pod), ni, plugin.ignored_resources,
@@ -292,7 +289,7 @@ def test_enough_requests(pod, existing, args, want_status, want_insufficient):
 def test_pre_filter_disabled():
     """Filter without PreFilter state is an Error (upstream TestPreFilterDisabled)."""
     plugin = NodeResourcesFit({}, Handle())
-    status = plugin.filter(CycleState(), fit_pod(), node_info(node_obj()))
+    status = plugin.filter(CycleState(), fit_pod(), node_info(kit.make_node("n", allocatable={}, hostname_label=False)))
     assert status.code is Code.Error
     assert status.message() == 'error reading "PreFilterNodeResourcesFit" from cycleState: not found'
 
@@ -319,7 +316,8 @@ def test_pre_filter_writes_state_under_upstream_key():
                     " due to init container"),
 ])
 def test_not_enough_requests(pod, existing):
-    ni = node_info(node_obj(allocatable=allocatable(10, 20, 1, 0, 0, 0)), resource_pod(existing))
+    ni = node_info(kit.make_node("n", allocatable=allocatable(10, 20, 1, 0, 0, 0), hostname_label=False),
+                   resource_pod(existing))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == Status.unschedulable("Too many pods")
 
 
@@ -336,7 +334,7 @@ def test_not_enough_requests(pod, existing):
     pytest.param(resource_pod(R(eph=10)), R(cpu=2, mem=2), None, id="pod fits"),
 ])
 def test_storage_requests(pod, existing, want):
-    ni = node_info(node_obj(allocatable=ENOUGH_NODE), resource_pod(existing))
+    ni = node_info(kit.make_node("n", allocatable=ENOUGH_NODE, hostname_label=False), resource_pod(existing))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == want
 
 
@@ -365,7 +363,7 @@ _REGULAR_POD = kit.make_pod("regular-only", containers=[kit.container("regular")
 ])
 def test_restartable_init_containers(pod, want):
     # SidecarContainers is GA and locked on in v1.36: the "feature disabled" rejection is gone.
-    ni = node_info(node_obj(allocatable=allocatable(2, 0, 1, 0, 0, 0)))
+    ni = node_info(kit.make_node("n", allocatable=allocatable(2, 0, 1, 0, 0, 0), hostname_label=False))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == want
 
 
@@ -378,7 +376,7 @@ def st_pod(*reqs: dict, node: str = "", sidecars=()) -> object:
 
 def st_node(name: str, capacity: dict | None = None) -> object:
     """Upstream ``st.MakeNode().Name(name).Capacity(...)``: allocatable = capacity, pods 32 unless given."""
-    return node_obj(name, {"pods": "32", **(capacity or {})})
+    return kit.make_node(name, allocatable={"pods": "32", **(capacity or {})}, hostname_label=False)
 
 
 def score_nodes(plugin, pod, nodes, existing, run_pre_score=True):
