@@ -572,11 +572,6 @@ class Pod:
     def effective_priority(self) -> int:
         return self.priority if self.priority is not None else 0
 
-    @property
-    def preempts(self) -> bool:
-        """False when ``preemptionPolicy: Never``."""
-        return self.preemption_policy != "Never"
-
     def condition(self, type_: str) -> PodCondition | None:
         for c in self.conditions:
             if c.type == type_:

@@ -194,9 +194,6 @@ class NodeSelectorTerm:
                 return False
         return True
 
-    def matches_node(self, node: Any) -> bool:
-        return self.matches(node.labels, node.name)
-
     def node_names(self) -> frozenset[str] | None:
         """Node names this term is restricted to by ``metadata.name In``, or None if unrestricted."""
         names: frozenset[str] | None = None
@@ -226,9 +223,6 @@ class NodeSelector:
             if term.matches(labels, name):
                 return True
         return False
-
-    def matches_node(self, node: Any) -> bool:
-        return self.matches(node.labels, node.name)
 
     def to_dict(self) -> dict[str, Any]:
         return {"nodeSelectorTerms": [t.to_dict() for t in self.terms]}

@@ -262,7 +262,8 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
     """A pod with one container (``main``, requesting ``cpu``/``memory``/``requests`` and
     ``limits``), or exactly ``containers`` when given.
 
-    ``pvcs`` mounts claims by name; ``owner`` is an :func:`owner_reference`; ``terminating`` sets a
+    ``pvcs`` mounts claims by name; ``owner`` is an :func:`owner_reference`; ``overhead={}`` writes
+    an empty overhead (RuntimeClass admission tells it from none); ``terminating`` sets a
     deletionTimestamp (a string is the timestamp itself); ``nominated_node_name``, ``phase``, ``start_time``, ``conditions`` and
     ``status`` fill the status. Other keyword arguments are ``spec`` fields in manifest form
     (``hostNetwork=True``, ``resourceClaims=[...]``, ...).
@@ -297,7 +298,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
         body["volumes"] = all_volumes
     if scheduling_gates:
         body["schedulingGates"] = [{"name": g} for g in scheduling_gates]
-    if overhead:
+    if overhead is not None:
         body["overhead"] = dict(overhead)
     body.update(spec)
     extra: Manifest = {}

@@ -14,6 +14,7 @@ from kschedfw.api import Toleration, parse_object
 from kschedfw.cluster.admission import AdmissionError, validate_create
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.runtimeclass import admit_runtime_class, merge_tolerations
+from kschedfw.testing import make_pod
 
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
              "'-' or '.', and must start and end with an alphanumeric character (e.g. "
@@ -27,11 +28,6 @@ NAME_PART = ("name part must consist of alphanumeric characters, '-', '_' or '.'
 def runtime_class(name, **fields):
     return parse_object({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
                          "metadata": {"name": name}, **fields})
-
-
-def pod(name, **spec):
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
-                         "spec": {"containers": [{"name": "c", "image": "x"}], **spec}})
 
 
 # ------------------------------------------------------------------------------ validation
@@ -101,28 +97,28 @@ def admitted(p):
 
 
 @pytest.mark.parametrize("p, message", [
-    pytest.param(pod("missing", runtimeClassName="nope"),
+    pytest.param(make_pod("missing", runtimeClassName="nope"),
                  'pods "missing" is forbidden: pod rejected: RuntimeClass "nope" not found',
                  id="class not found"),
-    pytest.param(pod("missing-and-pc", runtimeClassName="nope", priorityClassName="nopc"),
+    pytest.param(make_pod("missing-and-pc", runtimeClassName="nope", priorityClassName="nopc"),
                  'pods "missing-and-pc" is forbidden: no PriorityClass with name nopc was found',
                  id="Priority admission runs first"),
-    pytest.param(pod("oh-diff", runtimeClassName="oh", overhead={"cpu": "100m"}),
+    pytest.param(make_pod("oh-diff", runtimeClassName="oh", overhead={"cpu": "100m"}),
                  'pods "oh-diff" is forbidden: pod rejected: Pod\'s Overhead doesn\'t match '
                  "RuntimeClass's defined Overhead", id="overhead differs from the class's"),
-    pytest.param(pod("emptyoh-with", runtimeClassName="emptyoh", overhead={"cpu": "100m"}),
+    pytest.param(make_pod("emptyoh-with", runtimeClassName="emptyoh", overhead={"cpu": "100m"}),
                  'pods "emptyoh-with" is forbidden: pod rejected: Pod\'s Overhead doesn\'t match '
                  "RuntimeClass's defined Overhead", id="overhead, class with an empty overhead"),
-    pytest.param(pod("plain-overhead", runtimeClassName="plain", overhead={"cpu": "100m"}),
+    pytest.param(make_pod("plain-overhead", runtimeClassName="plain", overhead={"cpu": "100m"}),
                  'pods "plain-overhead" is forbidden: pod rejected: Pod Overhead set without '
                  "corresponding RuntimeClass defined Overhead", id="overhead, class without one"),
-    pytest.param(pod("plain-emptyoverhead", runtimeClassName="plain", overhead={}),
+    pytest.param(make_pod("plain-emptyoverhead", runtimeClassName="plain", overhead={}),
                  'pods "plain-emptyoverhead" is forbidden: pod rejected: Pod Overhead set without '
                  "corresponding RuntimeClass defined Overhead", id="empty overhead is set too"),
-    pytest.param(pod("none-overhead", overhead={"cpu": "100m"}),
+    pytest.param(make_pod("none-overhead", overhead={"cpu": "100m"}),
                  'pods "none-overhead" is forbidden: pod rejected: Pod Overhead set without '
                  "corresponding RuntimeClass defined Overhead", id="overhead, no class named"),
-    pytest.param(pod("sched-conflict", runtimeClassName="sched", nodeSelector={"zone": "b"}),
+    pytest.param(make_pod("sched-conflict", runtimeClassName="sched", nodeSelector={"zone": "b"}),
                  'pods "sched-conflict" is forbidden: conflict: runtimeClass.scheduling.nodeSelector'
                  "[zone] = a; pod.spec.nodeSelector[zone] = b", id="node selector conflict"),
 ])
@@ -133,29 +129,29 @@ def test_pod_is_refused(p, message):
 
 
 @pytest.mark.parametrize("p, overhead, node_selector, tolerations", [
-    pytest.param(pod("oh", runtimeClassName="oh"), OVERHEAD, None, DTS, id="overhead set"),
-    pytest.param(pod("oh-same", runtimeClassName="oh", overhead={"cpu": "0.25", "memory": "64Mi"}),
+    pytest.param(make_pod("oh", runtimeClassName="oh"), OVERHEAD, None, DTS, id="overhead set"),
+    pytest.param(make_pod("oh-same", runtimeClassName="oh", overhead={"cpu": "0.25", "memory": "64Mi"}),
                  OVERHEAD, None, DTS, id="same overhead written otherwise"),
-    pytest.param(pod("oh-empty", runtimeClassName="oh", overhead={}), OVERHEAD, None, DTS,
+    pytest.param(make_pod("oh-empty", runtimeClassName="oh", overhead={}), OVERHEAD, None, DTS,
                  id="empty overhead replaced"),
-    pytest.param(pod("plain", runtimeClassName="plain"), None, None, DTS, id="class without overhead"),
-    pytest.param(pod("emptyoh-emptyoverhead", runtimeClassName="emptyoh", overhead={}), None, None, DTS,
+    pytest.param(make_pod("plain", runtimeClassName="plain"), None, None, DTS, id="class without overhead"),
+    pytest.param(make_pod("emptyoh-emptyoverhead", runtimeClassName="emptyoh", overhead={}), None, None, DTS,
                  id="class with an empty overhead clears an empty one"),
-    pytest.param(pod("emptysched-dups", runtimeClassName="emptysched", tolerations=[
+    pytest.param(make_pod("emptysched-dups", runtimeClassName="emptysched", tolerations=[
         {"key": "a", "operator": "Exists"}, {"key": "a", "operator": "Equal", "value": "v"}]),
         None, None, [{"key": "a", "operator": "Exists"}, *DTS], id="empty scheduling still merges tolerations"),
-    pytest.param(pod("sched-nosel", runtimeClassName="sched"), None, {"zone": "a"}, [*DTS, *SCHED_TOLERATIONS],
+    pytest.param(make_pod("sched-nosel", runtimeClassName="sched"), None, {"zone": "a"}, [*DTS, *SCHED_TOLERATIONS],
                  id="scheduling copied"),
-    pytest.param(pod("sched-sel", runtimeClassName="sched", nodeSelector={"zone": "a", "x": "y"}),
+    pytest.param(make_pod("sched-sel", runtimeClassName="sched", nodeSelector={"zone": "a", "x": "y"}),
                  None, {"zone": "a", "x": "y"}, [*DTS, *SCHED_TOLERATIONS], id="node selectors merged"),
-    pytest.param(pod("sched-emptysel", runtimeClassName="sched", nodeSelector={}),
+    pytest.param(make_pod("sched-emptysel", runtimeClassName="sched", nodeSelector={}),
                  None, {"zone": "a"}, [*DTS, *SCHED_TOLERATIONS], id="empty node selector merged"),
-    pytest.param(pod("sched-tols", runtimeClassName="sched", tolerations=[
+    pytest.param(make_pod("sched-tols", runtimeClassName="sched", tolerations=[
         {"key": "k", "value": "v"}, {"key": "e", "operator": "Exists"}, {"key": "z", "operator": "Exists"}]),
         None, {"zone": "a"},
         [{"key": "k", "value": "v"}, {"key": "e", "operator": "Exists"}, {"key": "z", "operator": "Exists"}, *DTS],
         id="the pod's wider tolerations cover the class's"),
-    pytest.param(pod("sched2-tols", runtimeClassName="sched2", tolerations=[
+    pytest.param(make_pod("sched2-tols", runtimeClassName="sched2", tolerations=[
         {"key": "k", "operator": "Equal", "value": "v"}]), None, None, [*DTS, {"key": "k", "value": "v"}],
         id="an unset operator covers Equal, not the reverse"),
 ])
@@ -173,13 +169,13 @@ def test_pod_is_admitted(p, overhead, node_selector, tolerations):
 
 
 def test_overhead_counts_in_the_pods_requests():
-    created = admitted(pod("oh", runtimeClassName="oh", containers=[
+    created = admitted(make_pod("oh", runtimeClassName="oh", containers=[
         {"name": "c", "image": "x", "resources": {"requests": {"cpu": "900m"}}}]))
     assert created.request()["cpu"] == 1150
 
 
 def test_pod_without_class_or_overhead_is_unchanged():
-    p = pod("bare", tolerations=[{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "Exists"}])
+    p = make_pod("bare", tolerations=[{"key": "k", "operator": "Exists"}, {"key": "k", "operator": "Exists"}])
     assert admit_runtime_class(p, lambda name: None) is p
 
 

@@ -10,14 +10,14 @@ import json
 import yaml
 
 from kschedfw.cli.main import main
-from kschedfw.testing import container, make_pod, run_cli
+from kschedfw.testing import container, make_node, make_pod, run_cli
 
 DRIVER = "gpu.example.com"
 
 
 def node(name):
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"kubernetes.io/hostname": name}},
-            "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}}
+    """A node of 64 cpus, roomy enough that only devices decide."""
+    return make_node(name, cpu="64", memory="256Gi").raw
 
 
 def gpu_slice(node_name, count=8):
@@ -43,6 +43,7 @@ def template(name, count):
 
 
 def pod(name, template_name):
+    """A pod whose one container uses the claim made from ``template_name``."""
     return make_pod(name, containers=[container("c", image="busybox", resources={"claims": [{"name": "gpu"}]})],
                     resourceClaims=[{"name": "gpu", "resourceClaimTemplateName": template_name}]).raw
 

@@ -9,7 +9,7 @@ import json
 
 import yaml
 
-from kschedfw.testing import run_cli
+from kschedfw.testing import make_pod, run_cli
 from tests.cli.test_simulate_dra import DRIVER, gpu_slice, node
 
 GPU_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
@@ -18,10 +18,9 @@ GPU_CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadat
 
 
 def gpu_pod(name, gpus=1):
+    """A pod asking for ``gpus`` of the extended resource (requests equal to limits)."""
     limits = {"example.com/gpu": str(gpus)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"containers": [{"name": "main", "image": "busybox",
-                                     "resources": {"requests": dict(limits), "limits": limits}}]}}
+    return make_pod(name, image="busybox", requests=limits, limits=limits).raw
 
 
 def simulate(tmp_path, items, *args):

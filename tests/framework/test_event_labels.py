@@ -9,7 +9,7 @@ import pytest
 from kschedfw.fwk.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT, WILDCARD_EVENT,
                                  ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change)
 from kschedfw.queue import BACKOFF_Q
-from tests.queue.queue_testlib import hint_map, make_pod, new_queue, queue_hint_return_queue, with_annotation
+from tests.queue.queue_testlib import hint_map, queue_pod, new_queue, queue_hint_return_queue, with_annotation
 
 A = ActionType
 R = EventResource
@@ -59,7 +59,7 @@ def test_a_plain_pod_update_requeues_under_upstreams_label():
     scheduler_queue_incoming_pods_total counts it as event="UnschedulablePodUpdate"."""
     pod_update = ClusterEvent(R.Pod, A.Update)
     q, _, _ = new_queue(hints=hint_map((pod_update, [("P", queue_hint_return_queue)])))
-    pod = make_pod("a")
+    pod = queue_pod("a")
     q.add(pod)
     qpi = q.pop()
     qpi.unschedulable_plugins = {"P"}

@@ -20,7 +20,7 @@ from kschedfw.fwk import interface
 from kschedfw.framework.handle import EmptyLister, EventLog, Handle
 from kschedfw.framework.waiting_pods import WaitingPod
 from kschedfw.queue.nominator import Nominator
-from kschedfw.testing.builders import container, make_pod
+from kschedfw.testing.builders import make_node, make_pod
 
 
 def members(protocol: type) -> set[str]:
@@ -32,14 +32,6 @@ def members(protocol: type) -> set[str]:
         names |= {n for n in vars(klass) if not n.startswith("_") or n == "__len__"}
         names |= set(getattr(klass, "__annotations__", {}))
     return names - {"__annotations__"}
-
-
-def node(name: str):
-    return parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name}})
-
-
-def pod(name: str, node_name: str = ""):
-    return make_pod(name, node_name=node_name, containers=[container("c", image="i")])
 
 
 def quota(name: str):
@@ -65,7 +57,7 @@ def test_runtime_checkable_protocols(protocol, implementation):
     pytest.param(interface.Backend, MemoryCluster(), id="Backend"),
     pytest.param(interface.Handle, Handle(), id="Handle"),
     pytest.param(interface.SharedLister, Snapshot(), id="SharedLister"),
-    pytest.param(interface.WaitingPodHandle, WaitingPod(pod("p"), "n", {}), id="WaitingPodHandle"),
+    pytest.param(interface.WaitingPodHandle, WaitingPod(make_pod("p"), "n", {}), id="WaitingPodHandle"),
     pytest.param(interface.Nominator, Nominator(), id="Nominator"),
     pytest.param(interface.FeatureGateReader, FeatureGates(), id="FeatureGateReader"),
 ])
@@ -86,10 +78,10 @@ def test_memory_backend_raises_the_contracts_errors():
     cluster = MemoryCluster()
     assert memory.NotFound is interface.NotFound and memory.Conflict is interface.Conflict
     with pytest.raises(interface.NotFound):
-        cluster.delete_pod(pod("ghost"))
-    cluster.create(node("n1"))
+        cluster.delete_pod(make_pod("ghost"))
+    cluster.create(make_node("n1"))
     with pytest.raises(interface.Conflict):
-        cluster.create(node("n1"))
+        cluster.create(make_node("n1"))
 
 
 def test_the_contract_is_exported_from_kschedfw():
@@ -127,7 +119,7 @@ def test_subscribe_delivers_one_kind_in_order_until_unsubscribed():
     everything: list[str] = []
     unsubscribe = handle.subscribe("ElasticQuota", lambda e: seen.append((e.type, e.kind, (e.new or e.old).name)))
     cluster.watch(lambda e: everything.append(e.kind))
-    cluster.create(node("n1"))
+    cluster.create(make_node("n1"))
     q = cluster.create(quota("q1"))
     cluster.update(q)
     cluster.remove("ElasticQuota", "q1", "default")
@@ -149,7 +141,7 @@ def test_subscribers_made_first_hear_a_change_first():
     order: list[str] = []
     Handle(backend=cluster).subscribe("Pod", lambda e: order.append("plugin"))
     cluster.watch(lambda e: order.append("scheduler"))
-    cluster.create(pod("p"))
+    cluster.create(make_pod("p"))
     cluster.deliver()
     assert order == ["plugin", "scheduler"]
 
@@ -160,7 +152,7 @@ def test_handle_from_a_backend_uses_it_for_every_facet():
     cluster = MemoryCluster(clock)
     handle = Handle(backend=cluster, profile_name="p1")
     assert (handle.lister, handle.client, handle.event_recorder, handle.clock) == (cluster, cluster, cluster, clock)
-    handle.event_recorder.record_event(pod("p"), "Normal", "Preempted", "m")
+    handle.event_recorder.record_event(make_pod("p"), "Normal", "Preempted", "m")
     assert [(e.reason, e.object_key) for e in cluster.events] == [("Preempted", "default/p")]
 
 
@@ -169,11 +161,11 @@ def test_bare_handle_lists_nothing_writes_nowhere_and_keeps_events():
     assert handle.lister.list("Pod") == [] and handle.lister.get("Node", "n") is None
     assert handle.client is None
     handle.subscribe("Pod", lambda e: None)()  # nothing ever changes; unsubscribing is fine
-    handle.event_recorder.record_event(pod("p"), "Warning", "FailedScheduling", "no")
+    handle.event_recorder.record_event(make_pod("p"), "Warning", "FailedScheduling", "no")
     assert [e.reason for e in handle.event_recorder.events] == ["FailedScheduling"]
     assert isinstance(handle.clock, WallClock)
     with pytest.raises(RuntimeError, match="not attached to a framework"):
-        handle.run_filter_plugins_with_nominated_pods(None, pod("p"), None)
+        handle.run_filter_plugins_with_nominated_pods(None, make_pod("p"), None)
 
 
 def test_handle_feature_gates_are_a_feature_gates_value():
@@ -194,8 +186,8 @@ def test_simulated_clock_is_the_one_map_from_seconds_to_a_datetime():
     clock.set(90.5)
     assert clock.now_datetime() == SIMULATION_EPOCH + dt.timedelta(seconds=90.5)
     cluster = MemoryCluster(clock)
-    cluster.create(node("n1"))
-    created = cluster.create(pod("p"))
+    cluster.create(make_node("n1"))
+    created = cluster.create(make_pod("p"))
     # stored as the API server stores it: whole seconds, truncated
     assert created.creation_timestamp == SIMULATION_EPOCH + dt.timedelta(seconds=90)
     clock.set(100)

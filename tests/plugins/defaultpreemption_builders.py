@@ -43,7 +43,7 @@ def exists(key: str) -> dict:
     return {"matchExpressions": [{"key": key, "operator": "Exists"}]}
 
 
-def make_pod(name: str, *, uid: str | None = None, ns: str = "default", node: str = "",
+def st_pod(name: str, *, uid: str | None = None, ns: str = "default", node: str = "",
              priority: int | None = None, req: dict | None = None, labels: dict | None = None,
              start: str | None = None, policy: str | None = None, nominated: str = "",
              terminating: bool = False, conditions: Iterable[tuple[str, str, str]] = (),
@@ -71,7 +71,7 @@ def make_pod(name: str, *, uid: str | None = None, ns: str = "default", node: st
         affinity=affinity, containers=pod_containers, scheduler_name=scheduler or "default-scheduler", **extra)
 
 
-def make_node(name: str, capacity: dict | None = None, labels: dict | None = None) -> Any:
+def st_node(name: str, capacity: dict | None = None, labels: dict | None = None) -> Any:
     """Upstream ``st.MakeNode().Capacity(...)``: pods default to 32, no hostname label."""
     return kit.make_node(name, capacity={"pods": "32", **(capacity or {})}, labels=labels, hostname_label=False)
 
@@ -80,7 +80,7 @@ def topology_node(spec: str, capacity: dict | None = None) -> Any:
     """``"node-a/zone1"`` -> node ``node-a`` labelled hostname=node-a, zone=zone1 (upstream)."""
     parts = spec.split("/")
     labels = dict(zip(("hostname", "zone", "region"), parts))
-    return make_node(parts[0], capacity, labels)
+    return st_node(parts[0], capacity, labels)
 
 
 def make_pdb(name: str = "pdb", *, ns: str = "default", match_labels: dict | None = None,

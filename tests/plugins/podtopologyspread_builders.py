@@ -17,7 +17,7 @@ from kschedfw.plugins.podtopologyspread.common import (HONOR, IGNORE, LABEL_HOST
 
 __all__ = [
     "FOO", "BAR", "TAINTS", "HONOR", "IGNORE", "HOSTNAME", "ZONE", "DNS", "SA", "UNSCHEDULABLE_TAINT_KEY",
-    "exists", "match_labels", "spread", "make_pod", "make_node", "FakeLister", "make_plugin",
+    "exists", "match_labels", "spread", "st_pod", "st_node", "FakeLister", "make_plugin",
     "sel", "C", "normalized_paths", "state_tuple", "new_cycle_state",
 ]
 
@@ -52,7 +52,7 @@ def spread(max_skew: int, key: str, when: str, selector: LabelSelector | None = 
                                     min_domains, affinity_policy, taints_policy, tuple(match_label_keys))
 
 
-def make_pod(name: str = "p", *, ns: str = "default", uid: str | None = None,
+def st_pod(name: str = "p", *, ns: str = "default", uid: str | None = None,
              labels: Mapping[str, str] | None = None, node: str = "", nominated: str = "",
              constraints: Iterable[TopologySpreadConstraint] = (),
              node_selector: Mapping[str, str] | None = None,
@@ -83,7 +83,7 @@ def _constraint_manifest(c: TopologySpreadConstraint) -> dict:
         match_label_keys=c.match_label_keys)
 
 
-def make_node(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Taint] = ()) -> Node:
+def st_node(name: str, labels: Mapping[str, str] | None = None, taints: Iterable[Taint] = ()) -> Node:
     return kit.make_node(name, labels=labels, taints=[t.to_dict() for t in taints], hostname_label=False)
 
 

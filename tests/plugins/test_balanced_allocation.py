@@ -30,12 +30,6 @@ def st_pod(*reqs: dict, node: str = ""):
                         containers=[kit.container(f"con{i}", requests=r) for i, r in enumerate(reqs)])
 
 
-def make_node(name: str, milli_cpu: int, memory: int, extended: dict | None = None):
-    """Upstream ``makeNode``: cpu in millicores, memory in bytes."""
-    return kit.make_node(name, allocatable={"cpu": f"{milli_cpu}m", "memory": str(memory),
-                                            **{k: str(v) for k, v in (extended or {}).items()}})
-
-
 def cpu_only(cpu: str) -> dict:
     return {"cpu": cpu}
 
@@ -48,51 +42,55 @@ def cpu_mem_gpu(cpu: str, mem: str, gpu: str) -> dict:
     return {"cpu": cpu, "memory": mem, "nvidia.com/gpu": gpu}
 
 
-def gpu(count: int) -> dict:
-    return {"nvidia.com/gpu": count}
-
-
 CASES = [
     # Node1: CPU 0 -> 75%, memory 0 -> 50%: 68 (100 -> 87); Node2: 50%/50%: 75 (100 -> 100)
     pytest.param(st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000")),
-                 [make_node("node1", 4000, 10000), make_node("node2", 6000, 10000)], [], DEFAULT_SET, True,
+                 [kit.make_node("node1", allocatable={"cpu": "4000m", "memory": "10000"}),
+                  kit.make_node("node2", allocatable={"cpu": "6000m", "memory": "10000"})], [], DEFAULT_SET, True,
                  [68, 75], id="nothing scheduled, resources requested, differently sized nodes"),
     # Node1: CPU 30% -> 60%, memory 0 -> 25%: 73 (85 -> 82); Node2: 30->60%, 25->50%: 74 (97 -> 95)
     pytest.param(st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000")),
-                 [make_node("node1", 10000, 20000), make_node("node2", 10000, 20000)],
+                 [kit.make_node("node1", allocatable={"cpu": "10000m", "memory": "20000"}),
+                  kit.make_node("node2", allocatable={"cpu": "10000m", "memory": "20000"})],
                  [st_pod(cpu_only("1000m"), cpu_only("2000m"), node="node1"),
                   st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000"), node="node2")],
                  DEFAULT_SET, True, [73, 74], id="resources requested, pods scheduled with resources"),
     pytest.param(st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000")),
-                 [make_node("node1", 10000, 20000), make_node("node2", 10000, 50000)],
+                 [kit.make_node("node1", allocatable={"cpu": "10000m", "memory": "20000"}),
+                  kit.make_node("node2", allocatable={"cpu": "10000m", "memory": "50000"})],
                  [st_pod(cpu_only("1000m"), cpu_only("2000m"), node="node1"),
                   st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000"), node="node2")],
                  DEFAULT_SET, True, [73, 70],
                  id="resources requested, pods scheduled with resources, differently sized nodes"),
     # Node1: 100%/0% -> 100%/100%: 100 (50 -> 100); Node2: 0%/0% -> 0%/100%: 50 (100 -> 50)
     pytest.param(st_pod({"memory": "2000"}, {"memory": "3000"}),
-                 [make_node("node1", 3000, 5000), make_node("node2", 3000, 5000)],
+                 [kit.make_node("node1", allocatable={"cpu": "3000m", "memory": "5000"}),
+                  kit.make_node("node2", allocatable={"cpu": "3000m", "memory": "5000"})],
                  [st_pod(cpu_only("1000m"), cpu_only("2000m"), node="node1")],
                  DEFAULT_SET, True, [100, 50],
                  id="resources requested, pods scheduled with resources, nodes to reach min/max score"),
     pytest.param(st_pod(cpu_only("1000m"), cpu_only("2000m")),
-                 [make_node("node1", 6000, 10000), make_node("node2", 6000, 10000)],
+                 [kit.make_node("node1", allocatable={"cpu": "6000m", "memory": "10000"}),
+                  kit.make_node("node2", allocatable={"cpu": "6000m", "memory": "10000"})],
                  [st_pod(cpu_only("1000m"), cpu_only("2000m"), node="node1"),
                   st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000"), node="node2")],
                  DEFAULT_SET, True, [62, 62], id="requested resources at node capacity"),
     pytest.param(st_pod(cpu_mem_gpu("0", "0", "1")),
-                 [make_node("node1", 3500, 40000, gpu(8)), make_node("node2", 3500, 40000, gpu(8))],
+                 [kit.make_node("node1", allocatable={"cpu": "3500m", "memory": "40000", "nvidia.com/gpu": "8"}),
+                  kit.make_node("node2", allocatable={"cpu": "3500m", "memory": "40000", "nvidia.com/gpu": "8"})],
                  [st_pod(cpu_mem("1000m", "2000"), cpu_mem_gpu("2000m", "3000", "3"), node="node1"),
                   st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000"), node="node2")],
                  GPU_SET, True, [75, 76],
                  id="scalar resource is included in the score computation if pod requests the scalar resource"),
     pytest.param(st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000")),
-                 [make_node("node1", 3500, 40000, gpu(8)), make_node("node2", 3500, 40000)], [],
+                 [kit.make_node("node1", allocatable={"cpu": "3500m", "memory": "40000", "nvidia.com/gpu": "8"}),
+                  kit.make_node("node2", allocatable={"cpu": "3500m", "memory": "40000"})], [],
                  GPU_SET, True, [56, 56],
                  id="scalar resource is not included in the score computation "
                     "if pod doesn't request the scalar resource"),
     pytest.param(st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000")),
-                 [make_node("node1", 10000, 20000), make_node("node2", 10000, 20000)],
+                 [kit.make_node("node1", allocatable={"cpu": "10000m", "memory": "20000"}),
+                  kit.make_node("node2", allocatable={"cpu": "10000m", "memory": "20000"})],
                  [st_pod(cpu_only("1000m"), cpu_only("2000m"), node="node1"),
                   st_pod(cpu_mem("1000m", "2000"), cpu_mem("2000m", "3000"), node="node2")],
                  DEFAULT_SET, False, [73, 74],
@@ -113,7 +111,8 @@ def test_node_resources_balanced_allocation(pod, nodes, existing, resources, run
 
 def test_best_effort_pod_is_skipped_at_pre_score():
     """Upstream case "nothing scheduled, nothing requested, skip in PreScore"."""
-    nodes = [make_node("node1", 4000, 10000), make_node("node2", 4000, 10000)]
+    nodes = [kit.make_node("node1", allocatable={"cpu": "4000m", "memory": "10000"}),
+             kit.make_node("node2", allocatable={"cpu": "4000m", "memory": "10000"})]
     snapshot = Snapshot.from_objects(nodes)
     plugin = NodeResourcesBalancedAllocation({"resources": DEFAULT_SET}, Handle(snapshot=snapshot))
     state = CycleState()

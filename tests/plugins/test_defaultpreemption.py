@@ -30,10 +30,10 @@ from kschedfw.plugins.tainttoleration import ERR_REASON_NOT_MATCH
 from .defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, NEG, ONE_POD, SMALL,
                                               VERY_HIGH, VERY_LARGE, Env, ErrorExtensionPlugin,
                                               FakeFilter, FalseFilter, MatchFilter, TrueFilter,
-                                              epoch, make_node, make_pdb,
-                                              make_pod, topology_node, victims_by_node)
+                                              epoch, st_node, make_pdb,
+                                              st_pod, topology_node, victims_by_node)
 
-P = make_pod
+P = st_pod
 NODE_RES = {"cpu": "200m", "memory": "400"}
 VIOLATING_KEY = "test.kubernetes.io/is-violating-pdb"
 UAU = Status.unresolvable
@@ -50,7 +50,7 @@ POST_FILTER_CASES = [
         name="pod with higher priority can be made schedulable",
         pod=P("p", priority=HIGH),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable}),
         want_result=PostFilterResult.nominate("node1"),
         want=(Code.Success, ""),
@@ -59,7 +59,7 @@ POST_FILTER_CASES = [
         name="pod with tied priority is still unschedulable",
         pod=P("p"),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable}),
         want_result=PostFilterResult.nominate(""),
         want=(Code.Unschedulable,
@@ -69,7 +69,7 @@ POST_FILTER_CASES = [
         name="preemption should respect filteredNodesStatuses",
         pod=P("p", priority=HIGH),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD)],
         statuses=statuses({"node1": Code.UnschedulableAndUnresolvable}),
         want_result=PostFilterResult.nominate(""),
         want=(Code.Unschedulable,
@@ -79,7 +79,7 @@ POST_FILTER_CASES = [
         name="preemption should respect absent NodeToStatusReader entry meaning UnschedulableAndUnresolvable",
         pod=P("p", priority=HIGH),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD)],
         statuses=NodeToStatus(),
         want_result=PostFilterResult.nominate(""),
         want=(Code.Unschedulable,
@@ -89,7 +89,7 @@ POST_FILTER_CASES = [
         name="pod can be made schedulable on one node",
         pod=P("p", priority=MID),
         pods=[P("p1", priority=HIGH, node="node1"), P("p2", priority=LOW, node="node2")],
-        nodes=[make_node("node1", ONE_POD), make_node("node2", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD), st_node("node2", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable}),
         want_result=PostFilterResult.nominate("node2"),
         want=(Code.Success, ""),
@@ -103,7 +103,7 @@ POST_FILTER_CASES = [
         pdbs=[make_pdb("violating-pdb", match_labels={VIOLATING_KEY: "violating"}, allowed=0),
               make_pdb("non-violating-pdb", match_labels={VIOLATING_KEY: "non-violating"},
                        allowed=2147483647)],
-        nodes=[make_node("node1", ONE_POD), make_node("node2", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD), st_node("node2", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable}),
         want_result=PostFilterResult.nominate("node2"),
         want=(Code.Success, ""),
@@ -112,7 +112,7 @@ POST_FILTER_CASES = [
         name="no candidate nodes found, no enough resource after removing low priority pods",
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1"), P("p2", node="node2")],
-        nodes=[make_node("node1", NODE_RES), make_node("node2", NODE_RES)],
+        nodes=[st_node("node1", NODE_RES), st_node("node2", NODE_RES)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable}),
         want_result=PostFilterResult.nominate(""),
         want=(Code.Unschedulable, "preemption: 0/2 nodes are available: 2 Insufficient cpu."),
@@ -122,7 +122,7 @@ POST_FILTER_CASES = [
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1", priority=HIGH), P("p2", node="node2"),
               P("p3", node="node3", priority=HIGH)],
-        nodes=[make_node("node1", ONE_POD), make_node("node2", NODE_RES), make_node("node3", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD), st_node("node2", NODE_RES), st_node("node3", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable,
                            "node3": Code.Unschedulable}),
         want_result=PostFilterResult.nominate(""),
@@ -134,7 +134,7 @@ POST_FILTER_CASES = [
              "don't have enough CPU resource",
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1"), P("p2", node="node2")],
-        nodes=[make_node(f"node{i}", NODE_RES) for i in range(1, 5)],
+        nodes=[st_node(f"node{i}", NODE_RES) for i in range(1, 5)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable,
                            "node4": Code.UnschedulableAndUnresolvable}),
         want_result=PostFilterResult.nominate(""),
@@ -145,7 +145,7 @@ POST_FILTER_CASES = [
         name="only one node but failed with TestPlugin",
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", LARGE, {"error": "true"})],
+        nodes=[st_node("node1", LARGE, {"error": "true"})],
         statuses=statuses({"node1": Code.Unschedulable}),
         want_result=None,
         want=(Code.Error,
@@ -155,7 +155,7 @@ POST_FILTER_CASES = [
         name="one failed with TestPlugin and the other pass",
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1"), P("p2", node="node2", req=MEDIUM)],
-        nodes=[make_node("node1", LARGE, {"error": "true"}), make_node("node2", LARGE)],
+        nodes=[st_node("node1", LARGE, {"error": "true"}), st_node("node2", LARGE)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.Unschedulable}),
         want_result=PostFilterResult.nominate("node2"),
         want=(Code.Success, ""),
@@ -165,7 +165,7 @@ POST_FILTER_CASES = [
         name="mixed: one node without victims, two UnschedulableAndUnresolvable",
         pod=P("p", priority=HIGH, req=LARGE),
         pods=[P("p1", node="node1", priority=HIGH, req=LARGE)],
-        nodes=[make_node("node1", LARGE), make_node("node2", LARGE), make_node("node3", LARGE)],
+        nodes=[st_node("node1", LARGE), st_node("node2", LARGE), st_node("node3", LARGE)],
         statuses=statuses({"node1": Code.Unschedulable, "node2": Code.UnschedulableAndUnresolvable,
                            "node3": Code.UnschedulableAndUnresolvable}),
         want_result=PostFilterResult.nominate(""),
@@ -176,7 +176,7 @@ POST_FILTER_CASES = [
         name="preemptionPolicy Never is not eligible",
         pod=P("p", priority=HIGH, policy="Never"),
         pods=[P("p1", node="node1")],
-        nodes=[make_node("node1", ONE_POD)],
+        nodes=[st_node("node1", ONE_POD)],
         statuses=statuses({"node1": Code.Unschedulable}),
         want_result=None,
         want=(Code.Unschedulable, "preemption: not eligible due to preemptionPolicy=Never."),
@@ -201,7 +201,7 @@ def test_post_filter(tc, async_preemption):
 
 def test_post_filter_reads_the_latest_preemptor():
     """PostFilter works on the pod as the cluster has it now (here: its preemptionPolicy changed)."""
-    env = Env([make_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit],
+    env = Env([st_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit],
               preemptors=[P("p", priority=HIGH)])
     stale = env.preemptors[0]
     env.cluster.update(attrs.evolve(env.pod("p"), preemption_policy="Never"))
@@ -212,7 +212,7 @@ def test_post_filter_reads_the_latest_preemptor():
 
 
 def test_post_filter_preemptor_gone():
-    env = Env([make_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit])
+    env = Env([st_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit])
     ghost = P("ghost", priority=HIGH)
     result, status = env.plugin.post_filter(CycleState(), ghost, statuses({"node1": Code.Unschedulable}))
     assert result is None
@@ -442,7 +442,7 @@ def test_dry_run_non_violating_candidates_first():
 
 
 def test_dry_run_records_statuses_and_errors():
-    env = Env([make_node("node1", LARGE, {"error": "true"}), make_node("node2", SMALL)],
+    env = Env([st_node("node1", LARGE, {"error": "true"}), st_node("node2", SMALL)],
               [P("p1", node="node1"), P("p2", node="node2", priority=HIGH)],
               plugins=[NodeResourcesFit, ErrorExtensionPlugin])
     pod = P("p", priority=HIGH, req=LARGE)
@@ -551,7 +551,7 @@ SELECT_CASES = [
 
 @pytest.mark.parametrize("tc", SELECT_CASES, ids=[c["name"] for c in SELECT_CASES])
 def test_select_best_candidate(tc):
-    env = Env([make_node(n, VERY_LARGE) for n in tc["nodes"]], tc["pods"], plugins=[NodeResourcesFit],
+    env = Env([st_node(n, VERY_LARGE) for n in tc["nodes"]], tc["pods"], plugins=[NodeResourcesFit],
               preemptors=[tc["pod"]])
     pod = env.preemptors[0]
     node_infos = env.node_infos(sort=False)
@@ -634,7 +634,7 @@ CUSTOM_SELECTION_CASES = [
 
 @pytest.mark.parametrize("tc", CUSTOM_SELECTION_CASES, ids=[c["name"] for c in CUSTOM_SELECTION_CASES])
 def test_custom_selection(tc):
-    env = Env([make_node(n, VERY_LARGE) for n in tc["nodes"]], tc["pods"], plugins=[NodeResourcesFit],
+    env = Env([st_node(n, VERY_LARGE) for n in tc["nodes"]], tc["pods"], plugins=[NodeResourcesFit],
               preemptors=[tc["pod"]])
     env.plugin.is_eligible_pod = tc["eligible"]
     pod = env.preemptors[0]
@@ -675,7 +675,7 @@ CUSTOM_ORDERING_CASES = [
 
 @pytest.mark.parametrize("tc", CUSTOM_ORDERING_CASES, ids=[c["name"] for c in CUSTOM_ORDERING_CASES])
 def test_custom_ordering(tc):
-    env = Env([make_node("node1", VERY_LARGE)], tc["pods"], plugins=[NodeResourcesFit],
+    env = Env([st_node("node1", VERY_LARGE)], tc["pods"], plugins=[NodeResourcesFit],
               preemptors=[P("p2", priority=HIGH, req=LARGE)])
     env.plugin.more_important_pod = tc["order"](env)
     pod = env.preemptors[0]
@@ -726,7 +726,7 @@ ELIGIBLE_CASES = [
 
 @pytest.mark.parametrize("tc", ELIGIBLE_CASES, ids=[c["name"] for c in ELIGIBLE_CASES])
 def test_pod_eligible_to_preempt_others(tc):
-    env = Env([make_node(n) for n in tc["nodes"]], tc["pods"], plugins=[])
+    env = Env([st_node(n) for n in tc["nodes"]], tc["pods"], plugins=[])
     ok, reason = env.plugin.pod_eligible_to_preempt_others(tc["pod"], tc["nominated_status"])
     assert ok is tc["expected"]
     assert reason == tc.get("reason", "")
@@ -742,7 +742,7 @@ def test_pod_eligible_to_preempt_others(tc):
         "AsyncPreemption enabled, same pod, returns UnschedulableAndUnresolvable",
         "AsyncPreemption enabled, different pod, returns nil"])
 def test_pre_enqueue(async_preemption, check, want):
-    env = Env([make_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit],
+    env = Env([st_node("node1", ONE_POD)], [P("p1", node="node1")], plugins=[NodeResourcesFit],
               preemptors=[P("p", priority=HIGH), P("p_other", priority=HIGH)],
               features={"SchedulerAsyncPreemption": async_preemption})
     held = []

@@ -31,9 +31,9 @@ from kschedfw.simulation import Simulation
 from kschedfw.testing import profile_for
 
 from .defaultpreemption_builders import (HIGH, LARGE, LOW, MEDIUM, MID, SMALL, VERY_LARGE, Env,
-                                              all_unschedulable, make_node, make_pod, topology_node)
+                                              all_unschedulable, st_node, st_pod, topology_node)
 
-P = make_pod
+P = st_pod
 CONDITION_MESSAGE = "default-scheduler: preempting to accommodate a higher priority pod"
 
 
@@ -115,7 +115,7 @@ def test_preempt(tc, async_preemption):
 
 
 def test_preempt_victims_removed_after_grace_period():
-    env = Env([make_node("node1", VERY_LARGE)],
+    env = Env([st_node("node1", VERY_LARGE)],
               [P("v1", node="node1", priority=LOW, req=LARGE, grace=10),
                P("v2", node="node1", priority=LOW, req=SMALL, grace=0)],
               plugins=[NodeResourcesFit], preemptors=[P("p", priority=HIGH, req=VERY_LARGE)])
@@ -150,7 +150,7 @@ class FailingCluster(MemoryCluster):
 
 def _executor_env(pods, *, cluster=None, async_preemption=True, nominator=None):
     cluster = cluster or MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
-    cluster.create(make_node("node1", VERY_LARGE))
+    cluster.create(st_node("node1", VERY_LARGE))
     created = [cluster.create(p) for p in pods]
     activated: list = []
     handle = Handle(backend=cluster, nominator=nominator if nominator is not None else Nominator(),
@@ -325,7 +325,7 @@ def _config(async_preemption: bool = True) -> tuple[SchedulerConfig, Registry]:
 
 def test_scheduler_preempts_and_binds_on_nominated_node():
     config, registry = _config()
-    objects = [make_node("node1", {"cpu": "1", "memory": "1Gi"}),
+    objects = [st_node("node1", {"cpu": "1", "memory": "1Gi"}),
                P("low1", node="node1", priority=LOW, req={"cpu": "500m"}, grace=30),
                P("low2", node="node1", priority=LOW, req={"cpu": "500m"}, grace=30),
                P("high", priority=HIGH, req={"cpu": "400m"})]
@@ -346,7 +346,7 @@ def test_scheduler_preempts_and_binds_on_nominated_node():
 
 def test_scheduler_reports_when_preemption_cannot_help():
     config, registry = _config()
-    objects = [make_node("node1", {"cpu": "1"}), make_node("node2", {"cpu": "1"}),
+    objects = [st_node("node1", {"cpu": "1"}), st_node("node2", {"cpu": "1"}),
                P("peer", node="node1", priority=HIGH, req={"cpu": "500m"}),
                P("other", node="node2", priority=HIGH, req={"cpu": "600m"}),
                P("low", node="node2", priority=LOW, req={"cpu": "100m"}),
@@ -385,7 +385,7 @@ def _waiting_pod_simulation():
     classes = [PrioritySort, NodeResourcesFit, DefaultPreemption, WaitForever, DefaultBinder]
     config = SchedulerConfig(profiles=(profile_for(classes),), percentage_of_nodes_to_score=0,
                              pod_initial_backoff_seconds=1, pod_max_backoff_seconds=10, parallelism=16, document={})
-    objects = [make_node("node1", {"cpu": "1"}), P("held", labels={"hold": ""}, priority=LOW, req={"cpu": "800m"})]
+    objects = [st_node("node1", {"cpu": "1"}), P("held", labels={"hold": ""}, priority=LOW, req={"cpu": "800m"})]
     later = (P("high", priority=HIGH, req={"cpu": "500m"}),)
     steps = [Step(at=1.0, action="create", objects=tuple(named(p) for p in later))]
     sim = Simulation(config, Registry.from_classes(classes), with_priority_classes(objects, later), steps)

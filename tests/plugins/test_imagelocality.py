@@ -29,10 +29,6 @@ def pod(*images: str, init=(), image_volumes=()):
                              for i, ref in enumerate(image_volumes)])
 
 
-def image_node(name: str, images: list[tuple[list[str], int]]):
-    return make_node(name, images=images)
-
-
 NODE_40_300_2000 = [(["gcr.io/40:latest", "gcr.io/40:v1", "gcr.io/40:v1"], 40 * MB),
                     (["gcr.io/300:latest", "gcr.io/300:v1"], 300 * MB),
                     (["gcr.io/2000:latest"], 2000 * MB)]
@@ -76,7 +72,7 @@ NO_IMAGES: list = []
                  id="include InitContainers: two images spread on two nodes, prefer the larger image one"),
 ])
 def test_image_locality_priority(the_pod, nodes, expected):
-    node_objs = [image_node(name, images) for name, images in nodes]
+    node_objs = [make_node(name, images=images) for name, images in nodes]
     snapshot = Snapshot.from_objects(node_objs)
     plugin = ImageLocality({}, Handle(snapshot=snapshot))
     state = CycleState()
@@ -85,7 +81,8 @@ def test_image_locality_priority(the_pod, nodes, expected):
 
 
 def test_score_recomputes_images_for_a_new_pod():
-    snapshot = Snapshot.from_objects([image_node("node1", NODE_40_300_2000), image_node("node2", NODE_250_10)])
+    snapshot = Snapshot.from_objects([make_node("node1", images=NODE_40_300_2000),
+                                      make_node("node2", images=NODE_250_10)])
     plugin = ImageLocality({}, Handle(snapshot=snapshot))
     node2 = snapshot.get("node2")
     assert plugin.score(CycleState(), pod("gcr.io/40", "gcr.io/250"), node2) == 5

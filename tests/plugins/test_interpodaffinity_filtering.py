@@ -632,22 +632,18 @@ def test_invalid_label_key_is_rejected_at_pre_filter():
 def test_manifests_end_to_end():
     from kschedfw.testing import make_node, make_pod
 
-    def mk_node(name, zone):
-        return make_node(name, labels={"zone": zone})
-
     web_anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}]}}
     cache_aff = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["cache"]}]},
         "topologyKey": "zone"}]}}
 
-    def mk_pod(name, app, node_name="", affinity=None):
-        return make_pod(name, uid=name, labels={"app": app}, node_name=node_name, affinity=affinity)
-
-    nodes = [mk_node("n1", "a"), mk_node("n2", "a"), mk_node("n3", "b")]
-    pods = [mk_pod("web-1", "web", "n1", web_anti), mk_pod("cache-1", "cache", "n2")]
+    nodes = [make_node("n1", labels={"zone": "a"}), make_node("n2", labels={"zone": "a"}),
+             make_node("n3", labels={"zone": "b"})]
+    pods = [make_pod("web-1", uid="web-1", labels={"app": "web"}, node_name="n1", affinity=web_anti),
+            make_pod("cache-1", uid="cache-1", labels={"app": "cache"}, node_name="n2")]
     plugin, snapshot = setup(pods, nodes)
-    incoming = mk_pod("web-2", "web", affinity={**web_anti, **cache_aff})
+    incoming = make_pod("web-2", uid="web-2", labels={"app": "web"}, affinity={**web_anti, **cache_aff})
     state = CycleState()
     assert _pre_filter_status(plugin.pre_filter(state, incoming, snapshot.node_infos())) is None
     # n1: web-1 is there (anti-affinity both ways); n2: zone a has the cache; n3: zone b has none.

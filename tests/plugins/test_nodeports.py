@@ -14,17 +14,10 @@ from kschedfw.plugins.nodeports import ERR_REASON, NodePorts, fits
 _counter = iter(range(1_000_000))
 
 
-def _port(proto, ip, port):
-    return {"containerPort": port, "hostPort": port, "protocol": proto, "hostIP": ip}
-
-
 def new_pod(host, *host_port_infos):
-    """upstream newPod: "PROTO/IP/PORT" strings become container ports of one container."""
-    ports = []
-    for info in host_port_infos:
-        proto, ip, port = info.split("/")
-        ports.append(_port(proto, ip, int(port)))
-    return kit.make_pod(f"p{next(_counter)}", node_name=host, containers=[{"name": "container", "ports": ports}])
+    """upstream newPod: "PROTO/IP/PORT" strings become host ports of one container."""
+    ports = [(int(port), proto, ip) for proto, ip, port in (info.split("/") for info in host_port_infos)]
+    return kit.make_pod(f"p{next(_counter)}", node_name=host, host_ports=ports)
 
 
 def node_info(*pods):
@@ -41,7 +34,7 @@ def init_container_pod(sidecar):
 
 SKIP = (Code.Skip, "")
 CONFLICT = (Code.Unschedulable, ERR_REASON)
-EMPTY_POD = parse_object({"kind": "Pod", "metadata": {"name": "p"}})
+EMPTY_POD = kit.make_pod("p", containers=[])
 
 
 @pytest.mark.parametrize("pod,ni,want_pre_filter,want_filter", [
@@ -111,8 +104,7 @@ def test_pre_filter_disabled():
 
 def _hostport_pod(port, node=""):
     # st.MakePod().HostPort(p): a container with that host port (and the same container port).
-    return kit.make_pod(f"p{next(_counter)}", node_name=node, containers=[
-        {"name": "container", "image": "pause", "ports": [{"containerPort": port, "hostPort": port}]}])
+    return kit.make_pod(f"p{next(_counter)}", node_name=node, host_ports=[port])
 
 
 def _plain_pod(node=""):

@@ -66,10 +66,6 @@ def resource_init_pod(usages, init_usages, **kw):
     return fit_pod(containers=usages, init=[(u, False) for u in init_usages], **kw)
 
 
-def node_obj(name: str = "n", allocatable: dict | None = None) -> object:
-    return kit.make_node(name, allocatable=allocatable or {}, hostname_label=False)
-
-
 def allocatable(cpu: int, mem: int, pods: int, ext_a: int, storage: int, huge: int) -> dict:
     """Upstream ``makeAllocatableResources``."""
     return {"cpu": f"{cpu}m", "memory": str(mem), "pods": str(pods), EXT_A: str(ext_a),
@@ -281,7 +277,8 @@ ENOUGH_CASES = [
 
 @pytest.mark.parametrize("pod, existing, args, want_status, want_insufficient", ENOUGH_CASES)
 def test_enough_requests(pod, existing, args, want_status, want_insufficient):
-    ni = node_info(node_obj(allocatable=ENOUGH_NODE), *(resource_pod(u) for u in existing))
+    ni = node_info(kit.make_node("n", allocatable=ENOUGH_NODE, hostname_label=False),
+                   *(resource_pod(u) for u in existing))
     plugin = NodeResourcesFit(args, Handle())
     assert run_filter(plugin, pod, ni) == want_status
     got = fits_request(compute_pod_resource_request(pod), ni, plugin.ignored_resources,
@@ -292,7 +289,7 @@ def test_enough_requests(pod, existing, args, want_status, want_insufficient):
 def test_pre_filter_disabled():
     """Filter without PreFilter state is an Error (upstream TestPreFilterDisabled)."""
     plugin = NodeResourcesFit({}, Handle())
-    status = plugin.filter(CycleState(), fit_pod(), node_info(node_obj()))
+    status = plugin.filter(CycleState(), fit_pod(), node_info(kit.make_node("n", allocatable={}, hostname_label=False)))
     assert status.code is Code.Error
     assert status.message() == 'error reading "PreFilterNodeResourcesFit" from cycleState: not found'
 
@@ -319,7 +316,8 @@ def test_pre_filter_writes_state_under_upstream_key():
                     " due to init container"),
 ])
 def test_not_enough_requests(pod, existing):
-    ni = node_info(node_obj(allocatable=allocatable(10, 20, 1, 0, 0, 0)), resource_pod(existing))
+    ni = node_info(kit.make_node("n", allocatable=allocatable(10, 20, 1, 0, 0, 0), hostname_label=False),
+                   resource_pod(existing))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == Status.unschedulable("Too many pods")
 
 
@@ -336,7 +334,7 @@ def test_not_enough_requests(pod, existing):
     pytest.param(resource_pod(R(eph=10)), R(cpu=2, mem=2), None, id="pod fits"),
 ])
 def test_storage_requests(pod, existing, want):
-    ni = node_info(node_obj(allocatable=ENOUGH_NODE), resource_pod(existing))
+    ni = node_info(kit.make_node("n", allocatable=ENOUGH_NODE, hostname_label=False), resource_pod(existing))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == want
 
 
@@ -365,7 +363,7 @@ _REGULAR_POD = kit.make_pod("regular-only", containers=[kit.container("regular")
 ])
 def test_restartable_init_containers(pod, want):
     # SidecarContainers is GA and locked on in v1.36: the "feature disabled" rejection is gone.
-    ni = node_info(node_obj(allocatable=allocatable(2, 0, 1, 0, 0, 0)))
+    ni = node_info(kit.make_node("n", allocatable=allocatable(2, 0, 1, 0, 0, 0), hostname_label=False))
     assert run_filter(NodeResourcesFit({}, Handle()), pod, ni) == want
 
 
@@ -378,7 +376,7 @@ def st_pod(*reqs: dict, node: str = "", sidecars=()) -> object:
 
 def st_node(name: str, capacity: dict | None = None) -> object:
     """Upstream ``st.MakeNode().Name(name).Capacity(...)``: allocatable = capacity, pods 32 unless given."""
-    return node_obj(name, {"pods": "32", **(capacity or {})})
+    return kit.make_node(name, allocatable={"pods": "32", **(capacity or {})}, hostname_label=False)
 
 
 def score_nodes(plugin, pod, nodes, existing, run_pre_score=True):
@@ -577,30 +575,26 @@ def test_is_schedulable_after_pod_change(pod, old, new, in_place, expected):
 
 # --------------------------------------------------------------------------- Test_isSchedulableAfterNodeChange
 
-def cap_node(capacity: dict, name: str = "n") -> object:
-    return st_node(name, capacity)
-
-
 NODE_CHANGE_CASES = [
     pytest.param(EMPTY_POD, None, "not-a-node", None, id="backoff-wrong-new-object"),
-    pytest.param(EMPTY_POD, "not-a-node", cap_node({}), None, id="backoff-wrong-old-object"),
-    pytest.param(resource_pod(R(mem=2)), None, cap_node({"memory": "1"}), QueueingHint.QueueSkip,
+    pytest.param(EMPTY_POD, "not-a-node", st_node("n", {}), None, id="backoff-wrong-old-object"),
+    pytest.param(resource_pod(R(mem=2)), None, st_node("n", {"memory": "1"}), QueueingHint.QueueSkip,
                  id="skip-queue-on-node-add-without-sufficient-resources"),
-    pytest.param(resource_pod(R(scalars={EXT_A: 1})), None, cap_node({EXT_B: "1"}), QueueingHint.QueueSkip,
+    pytest.param(resource_pod(R(scalars={EXT_A: 1})), None, st_node("n", {EXT_B: "1"}), QueueingHint.QueueSkip,
                  id="skip-queue-on-node-add-without-required-resource-type"),
-    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), None, cap_node({"memory": "4", EXT_A: "2"}),
+    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), None, st_node("n", {"memory": "4", EXT_A: "2"}),
                  QueueingHint.Queue, id="queue-on-node-add-with-sufficient-resources"),
-    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), cap_node({"memory": "2", EXT_A: "2"}),
-                 cap_node({"memory": "2", EXT_A: "1", EXT_B: "2"}), QueueingHint.QueueSkip,
+    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), st_node("n", {"memory": "2", EXT_A: "2"}),
+                 st_node("n", {"memory": "2", EXT_A: "1", EXT_B: "2"}), QueueingHint.QueueSkip,
                  id="skip-queue-on-node-unrelated-changes"),
-    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), cap_node({"memory": "2", EXT_A: "1"}),
-                 cap_node({"memory": "2", EXT_A: "2"}), QueueingHint.Queue,
+    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), st_node("n", {"memory": "2", EXT_A: "1"}),
+                 st_node("n", {"memory": "2", EXT_A: "2"}), QueueingHint.Queue,
                  id="queue-on-pod-requested-resources-increase"),
-    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), cap_node({"memory": "4", EXT_A: "2"}),
-                 cap_node({"memory": "1", EXT_A: "2"}), QueueingHint.QueueSkip,
+    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), st_node("n", {"memory": "4", EXT_A: "2"}),
+                 st_node("n", {"memory": "1", EXT_A: "2"}), QueueingHint.QueueSkip,
                  id="skip-queue-on-node-changes-from-suitable-to-unsuitable"),
-    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), cap_node({"memory": "1", EXT_A: "2"}),
-                 cap_node({"memory": "4", EXT_A: "2"}), QueueingHint.Queue,
+    pytest.param(resource_pod(R(mem=2, scalars={EXT_A: 1})), st_node("n", {"memory": "1", EXT_A: "2"}),
+                 st_node("n", {"memory": "4", EXT_A: "2"}), QueueingHint.Queue,
                  id="queue-on-node-changes-from-unsuitable-to-suitable"),
 ]
 
@@ -678,17 +672,17 @@ def test_device_class_hint_accepts_parsed_objects():
 
 @pytest.mark.parametrize("pod, node, expected", [
     pytest.param(EMPTY_POD, None, False, id="nil node"),
-    pytest.param(_p("a", {"cpu": "2"}), cap_node({"cpu": "1"}), False,
+    pytest.param(_p("a", {"cpu": "2"}), st_node("n", {"cpu": "1"}), False,
                  id="insufficient resource"),
-    pytest.param(_p("a", {"cpu": "1"}), cap_node({"cpu": "2"}), True,
+    pytest.param(_p("a", {"cpu": "1"}), st_node("n", {"cpu": "2"}), True,
                  id="sufficient resource"),
-    pytest.param(_p("a", pod_level={"cpu": "2"}), cap_node({"cpu": "1"}), False,
+    pytest.param(_p("a", pod_level={"cpu": "2"}), st_node("n", {"cpu": "1"}), False,
                  id="insufficient pod-level resource"),
-    pytest.param(_p("a", pod_level={"cpu": "2"}), cap_node({"cpu": "2"}), True,
+    pytest.param(_p("a", pod_level={"cpu": "2"}), st_node("n", {"cpu": "2"}), True,
                  id="sufficient pod-level resource"),
-    pytest.param(_p("a", pod_level={HUGE_A: "2Mi"}), cap_node({HUGE_A: "2Mi"}), True,
+    pytest.param(_p("a", pod_level={HUGE_A: "2Mi"}), st_node("n", {HUGE_A: "2Mi"}), True,
                  id="sufficient pod-level resource hugepages"),
-    pytest.param(_p("a", pod_level={HUGE_A: "4Mi"}), cap_node({HUGE_A: "2Mi"}), False,
+    pytest.param(_p("a", pod_level={HUGE_A: "4Mi"}), st_node("n", {HUGE_A: "2Mi"}), False,
                  id="insufficient pod-level resource hugepages"),
 ])
 def test_is_fit(pod, node, expected):
@@ -699,32 +693,32 @@ def test_is_fit(pod, node, expected):
 
 @pytest.mark.parametrize("pod, original, modified, expected", [
     pytest.param(resource_pod(R()),
-                 cap_node({"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
-                 cap_node({"pods": "1", "cpu": "2", "memory": "2", "ephemeral-storage": "2", EXT_A: "2"}),
+                 st_node("n", {"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
+                 st_node("n", {"pods": "1", "cpu": "2", "memory": "2", "ephemeral-storage": "2", EXT_A: "2"}),
                  False, id="no-requested-resources"),
     pytest.param(resource_pod(R()),
-                 cap_node({"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
-                 cap_node({"pods": "2", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
+                 st_node("n", {"pods": "1", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
+                 st_node("n", {"pods": "2", "cpu": "1", "memory": "1", "ephemeral-storage": "1", EXT_A: "1"}),
                  True, id="no-requested-resources-pods-increased"),
     pytest.param(resource_pod(R(cpu=2, mem=2, eph=2, scalars={EXT_A: 2})),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "3"}),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "1"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "3"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "1"}),
                  False, id="scalar-resources-not-in-node"),
     pytest.param(resource_pod(R(cpu=2, mem=2, eph=2, scalars={EXT_A: 2})),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "1", EXT_A: "1"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "1", EXT_A: "1"}),
                  False, id="requested-resources-decreased"),
     pytest.param(resource_pod(R(cpu=2, mem=2, eph=2, scalars={EXT_A: 2})),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
-                 cap_node({"cpu": "3", "memory": "4", "ephemeral-storage": "3", EXT_A: "4"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
+                 st_node("n", {"cpu": "3", "memory": "4", "ephemeral-storage": "3", EXT_A: "4"}),
                  True, id="requested-resources-increased"),
     pytest.param(resource_pod(R(cpu=2, mem=2)),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "1", EXT_A: "1"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "1", EXT_A: "1"}),
                  False, id="non-requested-resources-decreased"),
     pytest.param(resource_pod(R(cpu=2, mem=2)),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
-                 cap_node({"cpu": "1", "memory": "2", "ephemeral-storage": "5", EXT_A: "6"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "3", EXT_A: "4"}),
+                 st_node("n", {"cpu": "1", "memory": "2", "ephemeral-storage": "5", EXT_A: "6"}),
                  False, id="non-requested-resources-increased"),
 ])
 def test_have_any_requested_resources_increased(pod, original, modified, expected):

@@ -12,25 +12,18 @@ from kschedfw.testing import make_node, make_pod
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"
 
 
-def pod(uid=None, tolerations=()):
-    return make_pod("p", uid=uid, tolerations=tolerations)
-
-
 def toleration(key):
     # st.MakePod().Toleration(key): operator Exists, any effect.
     return {"key": key, "operator": "Exists"}
 
 
-def node(unschedulable=False, taints=()):
-    return make_node("n", unschedulable=unschedulable, taints=[t.to_dict() for t in taints])
-
-
 @pytest.mark.parametrize("p,n,want", [
-    pytest.param(pod(), node(True), (Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE),
+    pytest.param(make_pod("p"), make_node("n", unschedulable=True),
+                 (Code.UnschedulableAndUnresolvable, ERR_REASON_UNSCHEDULABLE),
                  id="Does not schedule pod to unschedulable node (node.Spec.Unschedulable==true)"),
-    pytest.param(pod(), node(False), None, id="Schedule pod to normal node"),
-    pytest.param(pod(tolerations=[{"key": UNSCHEDULABLE_KEY, "effect": "NoSchedule"}]),
-                 node(True), None,
+    pytest.param(make_pod("p"), make_node("n"), None, id="Schedule pod to normal node"),
+    pytest.param(make_pod("p", tolerations=[{"key": UNSCHEDULABLE_KEY, "effect": "NoSchedule"}]),
+                 make_node("n", unschedulable=True), None,
                  id="Schedule pod with toleration to unschedulable node (node.Spec.Unschedulable==true)"),
 ])
 def test_node_unschedulable(p, n, want):
@@ -42,8 +35,8 @@ def test_node_unschedulable(p, n, want):
 
 
 def test_toleration_with_exists_operator():
-    p = pod(tolerations=[toleration(UNSCHEDULABLE_KEY)])
-    assert NodeUnschedulable({}, None).filter(None, p, NodeInfo(node=node(True))) is None
+    p = make_pod("p", tolerations=[toleration(UNSCHEDULABLE_KEY)])
+    assert NodeUnschedulable({}, None).filter(None, p, NodeInfo(node=make_node("n", unschedulable=True))) is None
 
 
 NOT_READY = Taint(key="node.kubernetes.io/not-ready", value="", effect="NoExecute")
@@ -51,32 +44,37 @@ NOT_READY = Taint(key="node.kubernetes.io/not-ready", value="", effect="NoExecut
 
 @pytest.mark.parametrize("old,new,expected", [
     pytest.param(None, "not-a-node", TypeError, id="error-wrong-new-object"),
-    pytest.param("not-a-node", node(True), TypeError, id="error-wrong-old-object"),
-    pytest.param(None, node(True), QueueingHint.QueueSkip, id="skip-queue-on-unschedulable-node-added"),
-    pytest.param(None, node(False), QueueingHint.Queue, id="queue-on-schedulable-node-added"),
-    pytest.param(node(True), node(True, [NOT_READY]), QueueingHint.QueueSkip,
+    pytest.param("not-a-node", make_node("n", unschedulable=True), TypeError, id="error-wrong-old-object"),
+    pytest.param(None, make_node("n", unschedulable=True), QueueingHint.QueueSkip,
+                 id="skip-queue-on-unschedulable-node-added"),
+    pytest.param(None, make_node("n"), QueueingHint.Queue, id="queue-on-schedulable-node-added"),
+    pytest.param(make_node("n", unschedulable=True), make_node("n", unschedulable=True), QueueingHint.QueueSkip,
                  id="skip-unrelated-change-unschedulable-true"),
-    pytest.param(node(False), node(False, [NOT_READY]), QueueingHint.QueueSkip,
+    pytest.param(make_node("n"), make_node("n"), QueueingHint.QueueSkip,
                  id="skip-unrelated-change-unschedulable-false"),
-    pytest.param(node(True), node(False), QueueingHint.Queue, id="queue-on-unschedulable-field-change"),
+    pytest.param(make_node("n", unschedulable=True), make_node("n"), QueueingHint.Queue,
+                 id="queue-on-unschedulable-field-change"),
 ])
 def test_is_schedulable_after_node_change(old, new, expected):
     pl = NodeUnschedulable({}, None)
     if expected is TypeError:
         with pytest.raises(TypeError):
-            pl.is_schedulable_after_node_change(pod(), old, new)
+            pl.is_schedulable_after_node_change(make_pod("p"), old, new)
         return
-    assert pl.is_schedulable_after_node_change(pod(), old, new) is expected
+    assert pl.is_schedulable_after_node_change(make_pod("p"), old, new) is expected
 
 
 @pytest.mark.parametrize("p,old,new,expected", [
-    pytest.param(pod(), None, "not-a-pod", TypeError, id="error-wrong-new-object"),
-    pytest.param(pod(), "not-a-pod", pod(), TypeError, id="error-wrong-old-object"),
-    pytest.param(pod("uid"), pod("different-uid"), pod("different-uid", [toleration(UNSCHEDULABLE_KEY)]),
+    pytest.param(make_pod("p"), None, "not-a-pod", TypeError, id="error-wrong-new-object"),
+    pytest.param(make_pod("p"), "not-a-pod", make_pod("p"), TypeError, id="error-wrong-old-object"),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="different-uid"),
+                 make_pod("p", uid="different-uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
                  QueueingHint.QueueSkip, id="skip-different-pod-update"),
-    pytest.param(pod("uid"), pod("uid"), pod("uid", [toleration(UNSCHEDULABLE_KEY)]),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"),
+                 make_pod("p", uid="uid", tolerations=[toleration(UNSCHEDULABLE_KEY)]),
                  QueueingHint.Queue, id="queue-when-the-unsched-pod-gets-toleration"),
-    pytest.param(pod("uid"), pod("uid"), pod("uid", [toleration("unrelated-key")]),
+    pytest.param(make_pod("p", uid="uid"), make_pod("p", uid="uid"),
+                 make_pod("p", uid="uid", tolerations=[toleration("unrelated-key")]),
                  QueueingHint.QueueSkip, id="skip-when-the-unsched-pod-gets-unrelated-toleration"),
 ])
 def test_is_schedulable_after_pod_toleration_change(p, old, new, expected):

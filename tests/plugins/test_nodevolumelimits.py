@@ -31,7 +31,9 @@ NODE_NAME = "node-for-max-pd-test-1"
 _names = itertools.count()
 
 
-def make_pod(*volumes, name=None, namespace="default", uid=None, pvcs=(), node=""):
+def pod_with_volumes(*volumes, name=None, namespace="default", uid=None, pvcs=(), node=""):
+    """A pod of a fresh name mounting ``volumes`` and the claims ``pvcs`` (unnamed volumes get
+    ``vol-<i>``)."""
     vols = [dict(v) for v in volumes] + [{"persistentVolumeClaim": {"claimName": c}} for c in pvcs]
     for i, v in enumerate(vols):
         v.setdefault("name", f"vol-{i}")
@@ -97,34 +99,34 @@ def st(status):
 
 # ---------------------------------------------------------------- pods of TestCSILimits
 
-RUNNING_POD = make_pod(pvcs=["csi-ebs.csi.aws.com-3"])
-PENDING_VOLUME_POD = make_pod(pvcs=["csi-4"])
-UNBOUND_PVC_POD2 = make_pod(pvcs=["csi-4"])
-MISSING_PV_POD = make_pod(pvcs=["csi-6"])
-NO_SC_PVC_POD = make_pod(pvcs=["csi-5"])
-GCE_TWO_VOL_POD = make_pod(pvcs=["csi-pd.csi.storage.gke.io-1", "csi-pd.csi.storage.gke.io-2"])
-IN_TREE_ONE_VOL_POD = make_pod(pvcs=["csi-kubernetes.io/aws-ebs-0"])
-IN_TREE_TWO_VOL_POD = make_pod(pvcs=["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"])
-CSI_EBS_ONE_VOL_POD = make_pod(pvcs=["csi-ebs.csi.aws.com-0"])
-CSI_EBS_TWO_VOL_POD = make_pod(pvcs=["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"])
-IN_TREE_NON_MIGRATABLE_ONE_VOL_POD = make_pod(pvcs=["csi-kubernetes.io/hostpath-0"])
-EPHEMERAL_VOLUME_POD = make_pod({"name": "xyz", "ephemeral": {}}, name="abc", namespace="test", uid="12345")
+RUNNING_POD = pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-3"])
+PENDING_VOLUME_POD = pod_with_volumes(pvcs=["csi-4"])
+UNBOUND_PVC_POD2 = pod_with_volumes(pvcs=["csi-4"])
+MISSING_PV_POD = pod_with_volumes(pvcs=["csi-6"])
+NO_SC_PVC_POD = pod_with_volumes(pvcs=["csi-5"])
+GCE_TWO_VOL_POD = pod_with_volumes(pvcs=["csi-pd.csi.storage.gke.io-1", "csi-pd.csi.storage.gke.io-2"])
+IN_TREE_ONE_VOL_POD = pod_with_volumes(pvcs=["csi-kubernetes.io/aws-ebs-0"])
+IN_TREE_TWO_VOL_POD = pod_with_volumes(pvcs=["csi-kubernetes.io/aws-ebs-1", "csi-kubernetes.io/aws-ebs-2"])
+CSI_EBS_ONE_VOL_POD = pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-0"])
+CSI_EBS_TWO_VOL_POD = pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-1", "csi-ebs.csi.aws.com-2"])
+IN_TREE_NON_MIGRATABLE_ONE_VOL_POD = pod_with_volumes(pvcs=["csi-kubernetes.io/hostpath-0"])
+EPHEMERAL_VOLUME_POD = pod_with_volumes({"name": "xyz", "ephemeral": {}}, name="abc", namespace="test", uid="12345")
 EPHEMERAL_CLAIM = make_pvc("abc-xyz", namespace="test", storage_class=SC_NAME, owner=EPHEMERAL_VOLUME_POD)
 CONFLICTING_CLAIM = make_pvc("abc-xyz", namespace="test", storage_class=SC_NAME)
-EPHEMERAL_TWO_VOLUME_POD = make_pod({"name": "x", "ephemeral": {}}, {"name": "y", "ephemeral": {}},
+EPHEMERAL_TWO_VOLUME_POD = pod_with_volumes({"name": "x", "ephemeral": {}}, {"name": "y", "ephemeral": {}},
                                     name="abc", namespace="test", uid="12345II")
 EPHEMERAL_CLAIM_X = make_pvc("abc-x", namespace="test", storage_class=SC_NAME, owner=EPHEMERAL_TWO_VOLUME_POD)
 EPHEMERAL_CLAIM_Y = make_pvc("abc-y", namespace="test", storage_class=SC_NAME, owner=EPHEMERAL_TWO_VOLUME_POD)
-IN_TREE_INLINE_VOL_POD = make_pod({"awsElasticBlockStore": {"volumeID": "aws-inline1"}})
-IN_TREE_INLINE_VOL_POD_WITH_SAME_CSI_VOLUME_ID = make_pod(
+IN_TREE_INLINE_VOL_POD = pod_with_volumes({"awsElasticBlockStore": {"volumeID": "aws-inline1"}})
+IN_TREE_INLINE_VOL_POD_WITH_SAME_CSI_VOLUME_ID = pod_with_volumes(
     {"awsElasticBlockStore": {"volumeID": "csi-ebs.csi.aws.com-1"}})
-ONLY_CONFIGMAP_AND_SECRET_VOL_POD = make_pod({"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}})
-PVC_POD_WITH_CONFIGMAP_AND_SECRET = make_pod({"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}},
+ONLY_CONFIGMAP_AND_SECRET_VOL_POD = pod_with_volumes({"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}})
+PVC_POD_WITH_CONFIGMAP_AND_SECRET = pod_with_volumes({"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}},
                                              pvcs=["csi-ebs.csi.aws.com-0"])
-EPHEMERAL_POD_WITH_CONFIGMAP_AND_SECRET = make_pod(
+EPHEMERAL_POD_WITH_CONFIGMAP_AND_SECRET = pod_with_volumes(
     {"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}}, {"name": "xyz", "ephemeral": {}},
     name="abc", namespace="test")
-INLINE_MIGRATABLE_POD_WITH_CONFIGMAP_AND_SECRET = make_pod(
+INLINE_MIGRATABLE_POD_WITH_CONFIGMAP_AND_SECRET = pod_with_volumes(
     {"configMap": {"name": "cm"}}, {"secret": {"secretName": "s"}},
     {"awsElasticBlockStore": {"volumeID": "aws-inline1"}})
 
@@ -250,9 +252,9 @@ def test_pod_without_volumes_is_skipped_before_any_lookup():
         list = get
 
     plugin = NodeVolumeLimits({}, Handle(lister=Exploding()))
-    _, status = plugin.pre_filter(CycleState(), make_pod(), [])
+    _, status = plugin.pre_filter(CycleState(), pod_with_volumes(), [])
     assert status.code is Code.Skip
-    assert plugin.filter(CycleState(), make_pod(), NodeInfo()) is None
+    assert plugin.filter(CycleState(), pod_with_volumes(), NodeInfo()) is None
 
 
 # ---------------------------------------------------------------- TestVolumeLimitScalingGate
@@ -277,7 +279,7 @@ def _csi_driver(prevent):
                  id="gate enabled - allow scheduling when CSIDriver object missing"),
 ])
 def test_volume_limit_scaling_gate(enabled, limit_source, limit, driver_present, prevent, want):
-    pod = make_pod(pvcs=["csi-ebs.csi.aws.com-0"])
+    pod = pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-0"])
     drivers = [_csi_driver(prevent)] if driver_present else []
     plugin, ni = build([], limit, [EBS], limit_source, 0, [], features={"VolumeLimitScaling": enabled},
                        csi_drivers=drivers)
@@ -289,33 +291,33 @@ def test_volume_limit_scaling_gate(enabled, limit_source, limit, driver_present,
 # ---------------------------------------------------------------- queueing hints
 
 @pytest.mark.parametrize("deleted,scheduled,want", [
-    pytest.param(make_pod(pvcs=["placeholder"]), True, QueueingHint.Queue,
+    pytest.param(pod_with_volumes(pvcs=["placeholder"]), True, QueueingHint.Queue,
                  id="return a Queue when a deleted pod has a PVC"),
-    pytest.param(make_pod({"awsElasticBlockStore": {}}), True, QueueingHint.Queue,
+    pytest.param(pod_with_volumes({"awsElasticBlockStore": {}}), True, QueueingHint.Queue,
                  id="return a Queue when a deleted pod has a inline migratable volume"),
-    pytest.param(make_pod(), True, QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(), True, QueueingHint.QueueSkip,
                  id="return a QueueSkip when a deleted pod doesn't have any volume"),
-    pytest.param(make_pod(pvcs=["csi-ebs.csi.aws.com-0"]), False, QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-0"]), False, QueueingHint.QueueSkip,
                  id="return a QueueSkip when a deleted pod is not scheduled."),
 ])
 def test_is_schedulable_after_pod_deleted(deleted, scheduled, want):
     if scheduled:
         deleted = deleted.with_node(NODE_NAME)
-    pod = make_pod(pvcs=["csi-ebs.csi.aws.com-2"])
+    pod = pod_with_volumes(pvcs=["csi-ebs.csi.aws.com-2"])
     assert NodeVolumeLimits({}, Handle()).is_schedulable_after_pod_deleted(pod, deleted, None) == want
 
 
 @pytest.mark.parametrize("pod,added,want", [
-    pytest.param(make_pod(namespace="ns1"), make_pvc("pvc", namespace="ns2"), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(namespace="ns1"), make_pvc("pvc", namespace="ns2"), QueueingHint.QueueSkip,
                  id="a pod isn't in the same namespace as an added PVC"),
-    pytest.param(make_pod(namespace="ns1", pvcs=["pvc1"]), make_pvc("pvc1", namespace="ns1"),
+    pytest.param(pod_with_volumes(namespace="ns1", pvcs=["pvc1"]), make_pvc("pvc1", namespace="ns1"),
                  QueueingHint.Queue, id="a pod is in the same namespace as an added PVC"),
-    pytest.param(make_pod({"name": "ephemeral", "ephemeral": {}}, name="pod1", namespace="ns1"),
+    pytest.param(pod_with_volumes({"name": "ephemeral", "ephemeral": {}}, name="pod1", namespace="ns1"),
                  make_pvc("pod1-ephemeral", namespace="ns1"), QueueingHint.Queue,
                  id="a pod has an ephemeral volume related to an added PVC"),
-    pytest.param(make_pod(namespace="ns1", pvcs=["pvc1"]), make_pvc("pvc2", namespace="ns1"),
+    pytest.param(pod_with_volumes(namespace="ns1", pvcs=["pvc1"]), make_pvc("pvc2", namespace="ns1"),
                  QueueingHint.QueueSkip, id="a pod doesn't have the same PVC as an added PVC"),
-    pytest.param(make_pod(namespace="ns1"), make_pvc("pvc2", namespace="ns1"), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(namespace="ns1"), make_pvc("pvc2", namespace="ns1"), QueueingHint.QueueSkip,
                  id="a pod doesn't have any PVC attached"),
 ])
 def test_is_schedulable_after_pvc_added(pod, added, want):
@@ -335,21 +337,21 @@ GCE_INLINE = {"gcePersistentDisk": {"pdName": "test"}}
 
 
 @pytest.mark.parametrize("pod,va,want", [
-    pytest.param(make_pod(namespace="ns1", pvcs=["pvc1"]), _va("test.storage.gke.io", "pv1"),
+    pytest.param(pod_with_volumes(namespace="ns1", pvcs=["pvc1"]), _va("test.storage.gke.io", "pv1"),
                  QueueingHint.Queue, id="a pod has PVC when VolumeAttachment is deleting"),
-    pytest.param(make_pod(AWS_INLINE, namespace="ns1"), _va(EBS, inline_driver=EBS), QueueingHint.Queue,
+    pytest.param(pod_with_volumes(AWS_INLINE, namespace="ns1"), _va(EBS, inline_driver=EBS), QueueingHint.Queue,
                  id="a pod has an Inline Migratable volume (AWSEBSDriver) when VolumeAttachment "
                     "(AWSEBSDriver) is deleting (match)"),
-    pytest.param(make_pod(GCE_INLINE, namespace="ns1"), _va(EBS, inline_driver=EBS), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(GCE_INLINE, namespace="ns1"), _va(EBS, inline_driver=EBS), QueueingHint.QueueSkip,
                  id="a pod has an Inline Migratable volume (GCEPDDriver) when VolumeAttachment "
                     "(AWSEBSDriver) is deleting (no match)"),
-    pytest.param(make_pod(AWS_INLINE, namespace="ns1", pvcs=["pvc1"]), _va(EBS, inline_driver=EBS),
+    pytest.param(pod_with_volumes(AWS_INLINE, namespace="ns1", pvcs=["pvc1"]), _va(EBS, inline_driver=EBS),
                  QueueingHint.Queue, id="a pod has an Inline Migratable volume (AWSEBSDriver) and PVC when "
                                         "VolumeAttachment (AWSEBSDriver) is deleting"),
-    pytest.param(make_pod(AWS_INLINE, namespace="ns1", pvcs=["pvc1"]), _va("test.storage.gke.io", "pv1"),
+    pytest.param(pod_with_volumes(AWS_INLINE, namespace="ns1", pvcs=["pvc1"]), _va("test.storage.gke.io", "pv1"),
                  QueueingHint.Queue, id="a pod has an Inline Migratable volume (AWSEBSDriver) and PVC when "
                                         "VolumeAttachment (AWSEBSDriver)  is deleting"),
-    pytest.param(make_pod(namespace="ns1"), _va("test.storage.gke.io", "pv1"), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(namespace="ns1"), _va("test.storage.gke.io", "pv1"), QueueingHint.QueueSkip,
                  id="a pod has no PVC when VolumeAttachment is deleting"),
 ])
 def test_is_schedulable_after_volume_attachment_deleted(pod, va, want):
@@ -366,7 +368,7 @@ def _csi_node(count):
     pytest.param(1, 1, QueueingHint.QueueSkip, id="limit unchanged, skip queueing"),
 ])
 def test_is_schedulable_after_csi_node_updated(old, new, want):
-    pod = make_pod(name="test-pod", namespace="ns1", pvcs=["csi-ebs.csi.aws.com-0"])
+    pod = pod_with_volumes(name="test-pod", namespace="ns1", pvcs=["csi-ebs.csi.aws.com-0"])
     plugin = NodeVolumeLimits({}, Handle())
     assert plugin.is_schedulable_after_csi_node_updated(pod, _csi_node(old), _csi_node(new)) == want
 

@@ -20,7 +20,7 @@ from kschedfw.plugins.podtopologyspread.filtering import PRE_FILTER_STATE_KEY
 from kschedfw.plugins.podtopologyspread.scoring import PRE_SCORE_STATE_KEY
 
 from tests.plugins.podtopologyspread_builders import (DNS, HONOR, HOSTNAME, IGNORE, SA, ZONE,
-                                                      FakeLister, make_node, make_pod, spread)
+                                                      FakeLister, st_node, st_pod, spread)
 
 TAINT = Taint("dedicated", "x", "NoSchedule")
 
@@ -58,7 +58,7 @@ def _labels(rng):
 
 
 def _incoming(rng, step):
-    return make_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels=_labels(rng),
+    return st_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels=_labels(rng),
                     constraints=_constraints(rng),
                     node_selector={"pool": "a"} if rng.random() < 0.2 else None,
                     tolerate=("dedicated",) if rng.random() < 0.3 else ())
@@ -97,7 +97,7 @@ def test_indexed_counts_equal_the_walk_over_pods(seed):
             labels["rack"] = f"r{i // 4}"
         if rng.random() < 0.5:
             labels["pool"] = "a"
-        cache.add_node(make_node(f"n{i}", labels, taints=(TAINT,) if rng.random() < 0.2 else ()))
+        cache.add_node(st_node(f"n{i}", labels, taints=(TAINT,) if rng.random() < 0.2 else ()))
     handle = Handle(snapshot=cache.update_snapshot(), lister=FakeLister())
     plugin = PodTopologySpread({"defaultingType": "List"}, handle)
     placed = []
@@ -116,9 +116,9 @@ def test_indexed_counts_equal_the_walk_over_pods(seed):
             labels[rng.choice([ZONE, "rack"])] = f"new-{step}"
             if rng.random() < 0.3:
                 labels.pop(ZONE, None)
-            cache.update_node(node, make_node(node.name, labels, taints=node.taints))
+            cache.update_node(node, st_node(node.name, labels, taints=node.taints))
         elif action < 0.7 or not placed:
-            bound = make_pod(f"p{step}", ns=rng.choice(["default", "other"]), labels=_labels(rng),
+            bound = st_pod(f"p{step}", ns=rng.choice(["default", "other"]), labels=_labels(rng),
                              node=f"n{rng.randrange(10)}", terminating=rng.random() < 0.15)
             cache.add_pod(bound)
             placed.append(bound)
@@ -140,7 +140,7 @@ def test_counts_kept_across_cycles_follow_every_change(seed):
         labels = {HOSTNAME: f"n{i}", "rack": f"r{i // 3}"}
         if i % 4:
             labels[ZONE] = f"z{i % 3}"
-        cache.add_node(make_node(f"n{i}", labels))
+        cache.add_node(st_node(f"n{i}", labels))
     handle = Handle(snapshot=cache.update_snapshot(), lister=FakeLister())
     plugin = PodTopologySpread({"defaultingType": "List"}, handle)
     placed = []
@@ -150,7 +150,7 @@ def test_counts_kept_across_cycles_follow_every_change(seed):
         for step in range(150):
             app = f"app-{rng.randrange(2)}"
             key = rng.choice([ZONE, "rack", HOSTNAME])
-            pod = make_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels={"app": app},
+            pod = st_pod(f"in-{step}", ns=rng.choice(["default", "other"]), labels={"app": app},
                            constraints=[spread(1, key, rng.choice([DNS, SA]),
                                                LabelSelector({"app": app}))])
             handle.snapshot = cache.update_snapshot()
@@ -165,9 +165,9 @@ def test_counts_kept_across_cycles_follow_every_change(seed):
                     node = rng.choice(handle.snapshot.node_infos()).node
                     labels = dict(node.labels)
                     labels["rack"] = f"r-{step}"
-                    cache.update_node(node, make_node(node.name, labels))
+                    cache.update_node(node, st_node(node.name, labels))
                 elif action < 0.6 or not placed:
-                    bound = make_pod(f"p{step}-{action}", ns=rng.choice(["default", "other"]),
+                    bound = st_pod(f"p{step}-{action}", ns=rng.choice(["default", "other"]),
                                      labels={"app": f"app-{rng.randrange(2)}"},
                                      node=f"n{rng.randrange(8)}", terminating=rng.random() < 0.1)
                     cache.add_pod(bound)
@@ -176,7 +176,7 @@ def test_counts_kept_across_cycles_follow_every_change(seed):
                     cache.remove_pod(placed.pop(rng.randrange(len(placed))))
                 else:
                     old = placed.pop(rng.randrange(len(placed)))
-                    new = make_pod(old.name, ns=old.namespace, uid=old.uid, node=old.node_name,
+                    new = st_pod(old.name, ns=old.namespace, uid=old.uid, node=old.node_name,
                                    labels={"app": f"app-{rng.randrange(2)}"},
                                    terminating=rng.random() < 0.3)
                     cache.update_pod(old, new)

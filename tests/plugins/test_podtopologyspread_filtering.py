@@ -14,8 +14,8 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo
 
 from .podtopologyspread_builders import (BAR, C, DNS, FOO, HONOR, IGNORE, SA, TAINTS,
-                                              UNSCHEDULABLE_TAINT_KEY, exists, make_node,
-                                              make_plugin, make_pod, match_labels,
+                                              UNSCHEDULABLE_TAINT_KEY, exists, st_node,
+                                              make_plugin, st_pod, match_labels,
                                               new_cycle_state, normalized_paths, spread,
                                               state_tuple)
 
@@ -24,13 +24,13 @@ from kschedfw.plugins.podtopologyspread.filtering import (ERR_REASON_CONSTRAINTS
                                                           PRE_FILTER_STATE_KEY, CriticalPaths,
                                                           PreFilterState)
 
-P = make_pod
+P = st_pod
 MAXP = ("", MAX_INT32)  # an unset critical path
 
 
 def N(name, taints=(), labels=None, **kw):
     """A node with labels given as keyword arguments (``zone=..., node=...``) and/or a dict."""
-    return make_node(name, {**(labels or {}), **kw}, taints)
+    return st_node(name, {**(labels or {}), **kw}, taints)
 
 
 def pods_on(labels, *name_node):
@@ -815,7 +815,7 @@ def test_filter_messages():
 def test_pre_filter_disabled():
     """Filter without PreFilter state is an Error (upstream TestPreFilterDisabled)."""
     plugin, _ = make_plugin([])
-    status = plugin.filter(new_cycle_state(), P(), NodeInfo(node=make_node("n")))
+    status = plugin.filter(new_cycle_state(), P(), NodeInfo(node=st_node("n")))
     assert status.code == Code.Error
     assert status.message() == 'reading "PreFilterPodTopologySpread" from cycleState: not found'
 

@@ -11,18 +11,18 @@ from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import NodeScore
 
 from .podtopologyspread_builders import (BAR, DNS, FOO, HONOR, HOSTNAME, IGNORE,
-                                              UNSCHEDULABLE_TAINT_KEY, ZONE, make_node, make_plugin,
-                                              make_pod, new_cycle_state, spread)
+                                              UNSCHEDULABLE_TAINT_KEY, ZONE, st_node, make_plugin,
+                                              st_pod, new_cycle_state, spread)
 
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
 from kschedfw.plugins.podtopologyspread.common import Selector, default_selector
 
-P = make_pod
+P = st_pod
 Q, SKIP = QueueingHint.Queue, QueueingHint.QueueSkip
 
 
 def N(name, taints=(), **labels):
-    return make_node(name, labels, taints)
+    return st_node(name, labels, taints)
 
 
 def T(key):

@@ -11,13 +11,13 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo, NodeScore
 
 from .podtopologyspread_builders import (BAR, C, FOO, HONOR, HOSTNAME, IGNORE, SA, DNS,
-                                              TAINTS, ZONE, make_node, make_plugin, make_pod,
+                                              TAINTS, ZONE, st_node, make_plugin, st_pod,
                                               match_labels, new_cycle_state, spread)
 
 from kschedfw.plugins.podtopologyspread.scoring import (PRE_SCORE_STATE_KEY, go_round,
                                                         topology_normalizing_weight)
 
-P = make_pod
+P = st_pod
 W = topology_normalizing_weight
 RS = ("apps/v1", "ReplicaSet")
 F = {"foo": ""}
@@ -26,12 +26,12 @@ B = {"bar": ""}
 
 
 def N(name, taints=(), labels=None, **kw):
-    return make_node(name, {**(labels or {}), **kw}, taints)
+    return st_node(name, {**(labels or {}), **kw}, taints)
 
 
 def H(name, taints=(), **kw):
     """A node whose kubernetes.io/hostname label is its name."""
-    return make_node(name, {HOSTNAME: name, **kw}, taints)
+    return st_node(name, {HOSTNAME: name, **kw}, taints)
 
 
 def pods_on(labels, *name_node):
@@ -91,8 +91,8 @@ PRE_SCORE_STATE_CASES = [
         False, id="node-x doesn't have label zone"),
     pytest.param(
         P(labels={"foo": "tar", "baz": "sup"}, owner=(*RS, "rs1")),
-        [make_node("node-a", {HOSTNAME: "node-a", ZONE: "mars"}),
-         make_node("node-b", {HOSTNAME: "node-b", ZONE: "mars"}),
+        [st_node("node-a", {HOSTNAME: "node-a", ZONE: "mars"}),
+         st_node("node-b", {HOSTNAME: "node-b", ZONE: "mars"}),
          # Nodes with no zone are not excluded. They are considered a separate zone.
          H("node-c"), H("node-d")],
         [rs("rs1", {"matchExpressions": [{"key": "foo", "operator": "Exists"}]})], "System", [],
@@ -100,7 +100,7 @@ PRE_SCORE_STATE_CASES = [
         False, id="system default constraints and a replicaset"),
     pytest.param(
         P(labels={"foo": "tar", "baz": "sup"}, owner=(*RS, "rs1")),
-        [make_node("node-a", {"rack": "rack1", HOSTNAME: "node-a", "planet": "mars"})],
+        [st_node("node-a", {"rack": "rack1", HOSTNAME: "node-a", "planet": "mars"})],
         [rs("rs1", {"matchExpressions": [{"key": "foo", "operator": "Exists"}]})], "List",
         [{"maxSkew": 1, "topologyKey": HOSTNAME, "whenUnsatisfiable": SA},
          {"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": DNS},
@@ -110,7 +110,7 @@ PRE_SCORE_STATE_CASES = [
     pytest.param(
         P(labels={"foo": "bar", "baz": "sup"}, owner=(*RS, "rs1"),
           constraints=[spread(1, "zone", DNS, BAR), spread(2, "planet", SA, match_labels(baz="sup"))]),
-        [make_node("node-a", {"planet": "mars", "galaxy": "andromeda"})],
+        [st_node("node-a", {"planet": "mars", "galaxy": "andromeda"})],
         [rs("rs1", {"matchExpressions": [{"key": "foo", "operator": "Exists"}]})], "List",
         [{"maxSkew": 2, "topologyKey": "galaxy", "whenUnsatisfiable": SA}],
         ([C(2, "planet", match_labels(baz="sup"))], set(), [{"mars": 0}], [W(1)]),
@@ -212,7 +212,7 @@ SCORE_CASES = [
                  {"node-a": 33, "node-b": 83, "node-x": 100}, False, False,
                  id="one constraint on node, 3 out of 4 nodes are candidates"),
     pytest.param(P(labels=F, constraints=[spread(1, HOSTNAME, SA, FOO)]), pods_on(F, *SPREAD_421_3),
-                 [H("node-a"), make_node("node-b", {"n": "node-b"}), H("node-x")], hosts("node-y"), [],
+                 [H("node-a"), st_node("node-b", {"n": "node-b"}), H("node-x")], hosts("node-y"), [],
                  {"node-a": 16, "node-b": 0, "node-x": 100}, False, False,
                  id="one constraint on node, 3 out of 4 nodes are candidates, one node doesn't match topology key"),
     pytest.param(P(labels=F, constraints=[spread(1, "zone", SA, FOO)]), pods_on(F, *SPREAD_421_3),
@@ -366,14 +366,14 @@ def test_raw_scores_before_normalizing():
 
 def test_score_without_pre_score_is_an_error():
     plugin, _ = make_plugin([])
-    status = plugin.score(new_cycle_state(), P(), NodeInfo(node=make_node("n")))
+    status = plugin.score(new_cycle_state(), P(), NodeInfo(node=st_node("n")))
     assert isinstance(status, Status) and status.code == Code.Error
     assert status.message() == 'error reading "PreScorePodTopologySpread" from cycleState: not found'
 
 
 def test_normalize_all_ignored_nodes_score_zero():
     pod = P(labels=F, constraints=[spread(1, "zone", SA, FOO)])
-    nodes = [make_node("a"), make_node("b")]
+    nodes = [st_node("a"), st_node("b")]
     plugin, snapshot = make_plugin(nodes, [])
     state = new_cycle_state()
     assert plugin.pre_score(state, pod, snapshot.node_infos()) is None

@@ -50,12 +50,6 @@ def st_node(name: str, capacity: dict | None = None):
     return kit.make_node(name, capacity={"pods": "32", **(capacity or {})})
 
 
-def make_node(name: str, milli_cpu: int, memory: int, extended: dict | None = None):
-    """Upstream ``makeNode`` (util_test.go): cpu in millicores, memory in bytes, no pods entry."""
-    return kit.make_node(name, allocatable={"cpu": f"{milli_cpu}m", "memory": str(memory),
-                                            **{k: str(v) for k, v in (extended or {}).items()}})
-
-
 def cpu_mem(cpu: str, mem: str) -> dict:
     return {"cpu": cpu, "memory": mem}
 
@@ -296,7 +290,8 @@ FOO, BAR = "intel.com/foo", "intel.com/bar"
                  id="resources requested, pods scheduled with more resources"),
 ])
 def test_resource_bin_packing_single_extended(pod, existing, expected):
-    nodes = [make_node("node1", 4000, 10000 * MB, {FOO: 8}), make_node("node2", 4000, 10000 * MB, {FOO: 4})]
+    nodes = [kit.make_node("node1", allocatable={"cpu": "4000m", "memory": str(10000 * MB), FOO: "8"}),
+             kit.make_node("node2", allocatable={"cpu": "4000m", "memory": str(10000 * MB), FOO: "4"})]
     plugin = NodeResourcesFit(rtcr_args([{"name": FOO, "weight": 1}], [(0, 0), (100, 1)]), Handle())
     scores, _ = run_scores(plugin, pod, nodes, existing, pre_score_each_node=True)
     assert scores == expected
@@ -313,8 +308,8 @@ def test_resource_bin_packing_single_extended(pod, existing, expected):
                  id="resources requested, pods scheduled with more resources"),
 ])
 def test_resource_bin_packing_multiple_extended(pod, existing, expected):
-    nodes = [make_node("node1", 4000, 10000 * MB, {FOO: 8, BAR: 4}),
-             make_node("node2", 4000, 10000 * MB, {FOO: 4, BAR: 8})]
+    nodes = [kit.make_node("node1", allocatable={"cpu": "4000m", "memory": str(10000 * MB), FOO: "8", BAR: "4"}),
+             kit.make_node("node2", allocatable={"cpu": "4000m", "memory": str(10000 * MB), FOO: "4", BAR: "8"})]
     plugin = NodeResourcesFit(rtcr_args([{"name": FOO, "weight": 3}, {"name": BAR, "weight": 5}], [(0, 0), (100, 1)]),
                  Handle())
     scores, _ = run_scores(plugin, pod, nodes, existing)

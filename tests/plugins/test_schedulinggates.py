@@ -8,13 +8,9 @@ from kschedfw.plugins.schedulinggates import SchedulingGates
 from kschedfw.testing import make_pod
 
 
-def pod(name, gates=(), uid=None):
-    return make_pod(name, scheduling_gates=gates, uid=uid)
-
-
 @pytest.mark.parametrize("p,want", [
-    pytest.param(pod("p"), None, id="pod does not carry scheduling gates"),
-    pytest.param(pod("p", ["foo", "bar"]),
+    pytest.param(make_pod("p"), None, id="pod does not carry scheduling gates"),
+    pytest.param(make_pod("p", scheduling_gates=["foo", "bar"]),
                  (Code.UnschedulableAndUnresolvable, "waiting for scheduling gates: [foo bar]"),
                  id="pod carries scheduling gates"),
 ])
@@ -27,11 +23,14 @@ def test_pre_enqueue(p, want):
 
 
 @pytest.mark.parametrize("p,old,new,expected", [
-    pytest.param(pod("p"), "not-a-pod", None, TypeError, id="backoff-wrong-old-object"),
-    pytest.param(pod("p"), None, "not-a-pod", TypeError, id="backoff-wrong-new-object"),
-    pytest.param(pod("p", ["foo", "bar"], uid="uid0"), pod("p1", ["foo", "bar"], uid="uid1"),
-                 pod("p1", ["foo"], uid="uid1"), QueueingHint.QueueSkip, id="skip-queue-on-other-pod-updated"),
-    pytest.param(pod("p", ["foo"]), pod("p", ["foo"]), pod("p", []), QueueingHint.Queue,
+    pytest.param(make_pod("p"), "not-a-pod", None, TypeError, id="backoff-wrong-old-object"),
+    pytest.param(make_pod("p"), None, "not-a-pod", TypeError, id="backoff-wrong-new-object"),
+    pytest.param(make_pod("p", scheduling_gates=["foo", "bar"], uid="uid0"),
+                 make_pod("p1", scheduling_gates=["foo", "bar"], uid="uid1"),
+                 make_pod("p1", scheduling_gates=["foo"], uid="uid1"), QueueingHint.QueueSkip,
+                 id="skip-queue-on-other-pod-updated"),
+    pytest.param(make_pod("p", scheduling_gates=["foo"]), make_pod("p", scheduling_gates=["foo"]),
+                 make_pod("p", scheduling_gates=[]), QueueingHint.Queue,
                  id="queue-on-the-unsched-pod-updated"),
 ])
 def test_is_schedulable_after_pod_change(p, old, new, expected):

@@ -17,14 +17,6 @@ from kschedfw.testing import make_node, make_pod
 UNTOLERATED = (Code.UnschedulableAndUnresolvable, "node(s) had untolerated taint(s)")
 
 
-def node_with_taints(name, taints):
-    return make_node(name, taints=taints)
-
-
-def pod_with_tolerations(name, tolerations, uid=None, namespace=None):
-    return make_pod(name, tolerations=tolerations, uid=uid, namespace=namespace or "default")
-
-
 def tol(key, value="", effect="", operator="Equal"):
     d = {"key": key, "operator": operator, "effect": effect}
     if value:
@@ -40,45 +32,45 @@ PNS, NS = "PreferNoSchedule", "NoSchedule"
 
 SCORE_CASES = [
     pytest.param(
-        pod_with_tolerations("pod1", [tol("foo", "bar", PNS)]),
-        [node_with_taints("nodeA", [taint("foo", "bar", PNS)]), node_with_taints("nodeB", [taint("foo", "blah", PNS)])],
+        make_pod("pod1", tolerations=[tol("foo", "bar", PNS)]),
+        [make_node("nodeA", taints=[taint("foo", "bar", PNS)]), make_node("nodeB", taints=[taint("foo", "blah", PNS)])],
         [("nodeA", MAX_NODE_SCORE), ("nodeB", 0)],
         id="node with taints tolerated by the pod, gets a higher score than those node with intolerable taints"),
     pytest.param(
-        pod_with_tolerations("pod1", [tol("cpu-type", "arm64", PNS), tol("disk-type", "ssd", PNS)]),
-        [node_with_taints("nodeA", []), node_with_taints("nodeB", [taint("cpu-type", "arm64", PNS)]),
-         node_with_taints("nodeC", [taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
+        make_pod("pod1", tolerations=[tol("cpu-type", "arm64", PNS), tol("disk-type", "ssd", PNS)]),
+        [make_node("nodeA"), make_node("nodeB", taints=[taint("cpu-type", "arm64", PNS)]),
+         make_node("nodeC", taints=[taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
         [("nodeA", MAX_NODE_SCORE), ("nodeB", MAX_NODE_SCORE), ("nodeC", MAX_NODE_SCORE)],
         id="the nodes that all of their taints are tolerated by the pod, get the same score, "
            "no matter how many tolerable taints a node has"),
     pytest.param(
-        pod_with_tolerations("pod1", [tol("foo", "bar", PNS)]),
-        [node_with_taints("nodeA", []), node_with_taints("nodeB", [taint("cpu-type", "arm64", PNS)]),
-         node_with_taints("nodeC", [taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
+        make_pod("pod1", tolerations=[tol("foo", "bar", PNS)]),
+        [make_node("nodeA"), make_node("nodeB", taints=[taint("cpu-type", "arm64", PNS)]),
+         make_node("nodeC", taints=[taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
         [("nodeA", MAX_NODE_SCORE), ("nodeB", 50), ("nodeC", 0)],
         id="the more intolerable taints a node has, the lower score it gets."),
     pytest.param(
-        pod_with_tolerations("pod1", [tol("cpu-type", "arm64", NS), tol("disk-type", "ssd", NS)]),
-        [node_with_taints("nodeA", []), node_with_taints("nodeB", [taint("cpu-type", "arm64", NS)]),
-         node_with_taints("nodeC", [taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
+        make_pod("pod1", tolerations=[tol("cpu-type", "arm64", NS), tol("disk-type", "ssd", NS)]),
+        [make_node("nodeA"), make_node("nodeB", taints=[taint("cpu-type", "arm64", NS)]),
+         make_node("nodeC", taints=[taint("cpu-type", "arm64", PNS), taint("disk-type", "ssd", PNS)])],
         [("nodeA", MAX_NODE_SCORE), ("nodeB", MAX_NODE_SCORE), ("nodeC", 0)],
         id="only taints and tolerations that have effect PreferNoSchedule are checked by taints-tolerations "
            "priority function"),
     pytest.param(
-        pod_with_tolerations("pod1", []),
-        [node_with_taints("nodeA", []), node_with_taints("nodeB", [taint("cpu-type", "arm64", PNS)])],
+        make_pod("pod1"),
+        [make_node("nodeA"), make_node("nodeB", taints=[taint("cpu-type", "arm64", PNS)])],
         [("nodeA", MAX_NODE_SCORE), ("nodeB", 0)],
         id="Default behaviour No taints and tolerations, lands on node with no taints"),
     pytest.param(
-        pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "950", PNS, "Gt")]),
-        [node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "800", PNS)]),
-         node_with_taints("nodeB", [taint("node.kubernetes.io/sla", "999", PNS)])],
+        make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "950", PNS, "Gt")]),
+        [make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "800", PNS)]),
+         make_node("nodeB", taints=[taint("node.kubernetes.io/sla", "999", PNS)])],
         [("nodeA", 0), ("nodeB", MAX_NODE_SCORE)],
         id="Numeric Gt operator: pod with Gt toleration prefers nodes with matching SLA taint"),
     pytest.param(
-        pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "800", PNS, "Lt")]),
-        [node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "950", PNS)]),
-         node_with_taints("nodeB", [taint("node.kubernetes.io/sla", "700", PNS)])],
+        make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "800", PNS, "Lt")]),
+        [make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "950", PNS)]),
+         make_node("nodeB", taints=[taint("node.kubernetes.io/sla", "700", PNS)])],
         [("nodeA", 0), ("nodeB", MAX_NODE_SCORE)],
         id="Numeric Lt operator: pod with Lt toleration prefers nodes with matching SLA taint"),
 ]
@@ -103,83 +95,83 @@ def test_taint_toleration_score(pod, nodes, expected):
 
 def test_score_without_pre_score_is_an_error():
     pl = TaintToleration({}, None)
-    status = pl.score(CycleState(), pod_with_tolerations("p", []), NodeInfo(node=Node(name="n")))
+    status = pl.score(CycleState(), make_pod("p"), NodeInfo(node=Node(name="n")))
     assert isinstance(status, Status) and status.code is Code.Error
     assert status.message() == 'failed to read "PreScoreTaintToleration" from cycleState: not found'
 
 
 FILTER_CASES = [
-    pytest.param(pod_with_tolerations("pod1", []), node_with_taints("nodeA", [taint("dedicated", "user1", NS)]),
+    pytest.param(make_pod("pod1"), make_node("nodeA", taints=[taint("dedicated", "user1", NS)]),
                  UNTOLERATED, True,
                  id="A pod having no tolerations can't be scheduled onto a node with nonempty taints"),
-    pytest.param(pod_with_tolerations("pod1", [{"key": "dedicated", "value": "user1", "effect": NS}]),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[{"key": "dedicated", "value": "user1", "effect": NS}]),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", NS)]), None, True,
                  id="A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule"),
-    pytest.param(pod_with_tolerations("pod1", [tol("dedicated", "user2", NS)]),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", NS)]), UNTOLERATED, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("dedicated", "user2", NS)]),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", NS)]), UNTOLERATED, True,
                  id="A pod which can't be scheduled on a dedicated node assigned to user2 with effect NoSchedule"),
-    pytest.param(pod_with_tolerations("pod1", [tol("foo", effect=NS, operator="Exists")]),
-                 node_with_taints("nodeA", [taint("foo", "bar", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("foo", effect=NS, operator="Exists")]),
+                 make_node("nodeA", taints=[taint("foo", "bar", NS)]), None, True,
                  id="A pod can be scheduled onto the node, with a toleration uses operator Exists that tolerates "
                     "the taints on the node"),
-    pytest.param(pod_with_tolerations("pod1", [tol("dedicated", "user2", NS),
+    pytest.param(make_pod("pod1", tolerations=[tol("dedicated", "user2", NS),
                                                tol("foo", effect=NS, operator="Exists")]),
-                 node_with_taints("nodeA", [taint("dedicated", "user2", NS), taint("foo", "bar", NS)]), None, True,
+                 make_node("nodeA", taints=[taint("dedicated", "user2", NS), taint("foo", "bar", NS)]), None, True,
                  id="A pod has multiple tolerations, node has multiple taints, all the taints are tolerated, pod can "
                     "be scheduled onto the node"),
-    pytest.param(pod_with_tolerations("pod1", [tol("foo", "bar", PNS)]),
-                 node_with_taints("nodeA", [taint("foo", "bar", NS)]), UNTOLERATED, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("foo", "bar", PNS)]),
+                 make_node("nodeA", taints=[taint("foo", "bar", NS)]), UNTOLERATED, True,
                  id="A pod has a toleration that keys and values match the taint on the node, but (non-empty) "
                     "effect doesn't match, can't be scheduled onto the node"),
-    pytest.param(pod_with_tolerations("pod1", [tol("foo", "bar")]),
-                 node_with_taints("nodeA", [taint("foo", "bar", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("foo", "bar")]),
+                 make_node("nodeA", taints=[taint("foo", "bar", NS)]), None, True,
                  id="The pod has a toleration that keys and values match the taint on the node, the effect of "
                     "toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the node"),
-    pytest.param(pod_with_tolerations("pod1", [tol("dedicated", "user2", NS)]),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", PNS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("dedicated", "user2", NS)]),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", PNS)]), None, True,
                  id="The pod has a toleration that key and value don't match the taint on the node, but the effect "
                     "of taint on node is PreferNoSchedule. Pod can be scheduled onto the node"),
-    pytest.param(pod_with_tolerations("pod1", []),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", PNS)]), None, True,
+    pytest.param(make_pod("pod1"),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", PNS)]), None, True,
                  id="The pod has no toleration, but the effect of taint on node is PreferNoSchedule. Pod can be "
                     "scheduled onto the node"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.example.com/priority-level", "950", NS, "Gt")]),
-                 node_with_taints("nodeA", [taint("node.example.com/priority-level", "800", NS)]), UNTOLERATED, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.example.com/priority-level", "950", NS, "Gt")]),
+                 make_node("nodeA", taints=[taint("node.example.com/priority-level", "800", NS)]), UNTOLERATED, True,
                  id="Pod with Gt toleration cannot be scheduled on node when taint value is lower than threshold"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "950", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "950", NS)]), None, True,
                  id="Pod with Gt toleration can be scheduled on node when taint value is higher than threshold"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.example.com/priority-level", "800", NS, "Lt")]),
-                 node_with_taints("nodeA", [taint("node.example.com/priority-level", "950", NS)]), UNTOLERATED, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.example.com/priority-level", "800", NS, "Lt")]),
+                 make_node("nodeA", taints=[taint("node.example.com/priority-level", "950", NS)]), UNTOLERATED, True,
                  id="Pod with Lt toleration cannot be scheduled on node when taint value is higher than threshold"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "800", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "800", NS)]), None, True,
                  id="Pod with Lt toleration can be scheduled on node when taint value is lower than threshold"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "950", NS, "Gt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "high", NS)]), UNTOLERATED, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "950", NS, "Gt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "high", NS)]), UNTOLERATED, True,
                  id="Pod with Gt toleration cannot be scheduled on node with non-numeric taint value"),
 ]
 
 MIXED = [tol("dedicated", "user1", NS), tol("node.kubernetes.io/sla", "750", NS, "Gt")]
 
 FEATURE_GATE_CASES = [
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "950", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "950", NS)]), None, True,
                  id="Pod with Gt toleration can be scheduled when feature gate is enabled and taint value is higher"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "950", NS)]), UNTOLERATED, False,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "750", NS, "Gt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "950", NS)]), UNTOLERATED, False,
                  id="Pod with Gt toleration cannot be scheduled when feature gate is disabled"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "800", NS)]), None, True,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "800", NS)]), None, True,
                  id="Pod with Lt toleration can be scheduled when feature gate is enabled and taint value is lower"),
-    pytest.param(pod_with_tolerations("pod1", [tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
-                 node_with_taints("nodeA", [taint("node.kubernetes.io/sla", "800", NS)]), UNTOLERATED, False,
+    pytest.param(make_pod("pod1", tolerations=[tol("node.kubernetes.io/sla", "950", NS, "Lt")]),
+                 make_node("nodeA", taints=[taint("node.kubernetes.io/sla", "800", NS)]), UNTOLERATED, False,
                  id="Pod with Lt toleration cannot be scheduled when feature gate is disabled"),
-    pytest.param(pod_with_tolerations("pod1", MIXED),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", NS)]), None, False,
+    pytest.param(make_pod("pod1", tolerations=MIXED),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", NS)]), None, False,
                  id="Pod with mixed tolerations (Equal and Gt) when feature gate is disabled - only Equal is honored"),
-    pytest.param(pod_with_tolerations("pod1", MIXED),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", NS),
+    pytest.param(make_pod("pod1", tolerations=MIXED),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", NS),
                                             taint("node.kubernetes.io/sla", "950", NS)]),
                  UNTOLERATED, False,
                  id="Pod with mixed tolerations, Gt toleration needed but filtered out when feature gate is disabled"),
@@ -194,22 +186,22 @@ def test_taint_toleration_filter(pod, node, want, comparison_ops):
     assert (None if got is None else (got.code, got.message())) == want
 
 
-_POD = pod_with_tolerations("pod1", [tol("dedicated", "user2", NS)])
+_POD = make_pod("pod1", tolerations=[tol("dedicated", "user2", NS)])
 
 
 @pytest.mark.parametrize("pod,old,new,expected", [
     pytest.param(_POD, None, "not-a-node", TypeError, id="backoff-wrong-new-object"),
-    pytest.param(_POD, "not-a-node", node_with_taints("nodeA", [taint("dedicated", "user1", NS)]), TypeError,
+    pytest.param(_POD, "not-a-node", make_node("nodeA", taints=[taint("dedicated", "user1", NS)]), TypeError,
                  id="backoff-wrong-old-object"),
-    pytest.param(_POD, None, node_with_taints("nodeA", [taint("dedicated", "user1", NS)]), QueueingHint.QueueSkip,
+    pytest.param(_POD, None, make_node("nodeA", taints=[taint("dedicated", "user1", NS)]), QueueingHint.QueueSkip,
                  id="skip-queue-on-untoleratedtaint-node-added"),
-    pytest.param(_POD, None, node_with_taints("nodeA", [taint("dedicated", "user2", NS)]), QueueingHint.Queue,
+    pytest.param(_POD, None, make_node("nodeA", taints=[taint("dedicated", "user2", NS)]), QueueingHint.Queue,
                  id="queue-on-toleratedtaint-node-added"),
-    pytest.param(_POD, node_with_taints("nodeA", [taint("dedicated", "user1", NS)]),
-                 node_with_taints("nodeA", [taint("dedicated", "user1", NS), taint("dedicated", "user3", NS)]),
+    pytest.param(_POD, make_node("nodeA", taints=[taint("dedicated", "user1", NS)]),
+                 make_node("nodeA", taints=[taint("dedicated", "user1", NS), taint("dedicated", "user3", NS)]),
                  QueueingHint.QueueSkip, id="skip-unrelated-change"),
-    pytest.param(_POD, node_with_taints("nodeA", [taint("dedicated", "user1", NS)]),
-                 node_with_taints("nodeA", [taint("dedicated", "user2", NS)]), QueueingHint.Queue,
+    pytest.param(_POD, make_node("nodeA", taints=[taint("dedicated", "user1", NS)]),
+                 make_node("nodeA", taints=[taint("dedicated", "user2", NS)]), QueueingHint.Queue,
                  id="queue-on-taint-change"),
 ])
 def test_is_schedulable_after_node_change(pod, old, new, expected):
@@ -225,16 +217,16 @@ _FOO = [{"key": "foo", "effect": NS, "operator": "Exists"}]
 
 
 @pytest.mark.parametrize("pod,old,new,expected", [
-    pytest.param(pod_with_tolerations("p", []), None, "not-a-pod", TypeError, id="backoff-wrong-new-object"),
-    pytest.param(pod_with_tolerations("p", []), "not-a-pod", pod_with_tolerations("p", []), TypeError,
+    pytest.param(make_pod("p"), None, "not-a-pod", TypeError, id="backoff-wrong-new-object"),
+    pytest.param(make_pod("p"), "not-a-pod", make_pod("p"), TypeError,
                  id="backoff-wrong-old-object"),
-    pytest.param(pod_with_tolerations("pod-1", [], uid="uid0", namespace="ns-1"),
-                 pod_with_tolerations("pod-2", [], uid="uid1", namespace="ns-1"),
-                 pod_with_tolerations("pod-2", _FOO, uid="uid1", namespace="ns-1"),
+    pytest.param(make_pod("pod-1", uid="uid0", namespace="ns-1"),
+                 make_pod("pod-2", uid="uid1", namespace="ns-1"),
+                 make_pod("pod-2", tolerations=_FOO, uid="uid1", namespace="ns-1"),
                  QueueingHint.QueueSkip, id="skip-updates-other-pod"),
-    pytest.param(pod_with_tolerations("pod-1", [], namespace="ns-1"),
-                 pod_with_tolerations("pod-1", [], namespace="ns-1"),
-                 pod_with_tolerations("pod-1", _FOO, namespace="ns-1"),
+    pytest.param(make_pod("pod-1", namespace="ns-1"),
+                 make_pod("pod-1", namespace="ns-1"),
+                 make_pod("pod-1", tolerations=_FOO, namespace="ns-1"),
                  QueueingHint.Queue, id="queue-on-toleration-added"),
 ])
 def test_is_schedulable_after_pod_toleration_change(pod, old, new, expected):

@@ -40,14 +40,6 @@ BASE_OBJECTS = [IMMEDIATE_SC, WAIT_SC, WAIT_HDD_SC, WAIT_SC_WITH_STORAGE_CAPACIT
 DEFAULT_SHAPE = [{"utilization": 0, "score": 0}, {"utilization": 100, "score": 10}]
 
 
-def make_pod(*pvcs, name="pod-a"):
-    return kit.make_pod(name, volumes=[kit.pvc_volume(c, f"v{i}") for i, c in enumerate(pvcs)])
-
-
-def make_node(name, **labels):
-    return kit.make_node(name, labels=labels)
-
-
 def make_pvc(name, class_name, bound_pv="", request=None, phase=None):
     annotations = {"pv.kubernetes.io/bind-completed": "true"} if bound_pv else None
     return kit.make_pvc(name, storage_class=class_name, volume_name=bound_pv, request=request, access_modes=(),
@@ -94,10 +86,10 @@ def _pvs_by_zone(prefix, cls, zone_caps):
     return out
 
 
-ZONAL_NODES = [make_node(f"zone-{z}-node-{n}", **{"topology.kubernetes.io/region": f"region-{z}",
-                                                   "topology.kubernetes.io/zone": f"zone-{z}"})
+ZONAL_NODES = [kit.make_node(f"zone-{z}-node-{n}", labels={"topology.kubernetes.io/region": f"region-{z}",
+                                                          "topology.kubernetes.io/zone": f"zone-{z}"})
                for z in "abc" for n in "ab"]
-CAP_NODES = [make_node(n, **{NODE_LABEL_KEY: n}) for n in ("node-a", "node-b", "node-c")]
+CAP_NODES = [kit.make_node(n, labels={NODE_LABEL_KEY: n}) for n in ("node-a", "node-b", "node-c")]
 LOCAL_PVS = [make_pv(f"pv-{n}-{i}", "wait-sc", cap, {HOSTNAME: [f"node-{n}"]})
              for n, cap in (("a", "200Gi"), ("b", "100Gi")) for i in (0, 1)]
 LOCAL_HDD_PVS = [make_pv(f"pv-{n}-{i}", "wait-hdd-sc", cap, {HOSTNAME: [f"node-{n}"]})
@@ -110,77 +102,83 @@ def _caps(*sizes):
 
 
 VOLUME_BINDING_CASES = [
-    case("pod has not pvcs", make_pod(), [make_node("node-a")], want_pre_filter=SKIP, want_filter=[None]),
-    case("all bound", make_pod("pvc-a"), [make_node("node-a")],
+    case("pod has not pvcs", kit.make_pod("pod-a"), [kit.make_node("node-a")], want_pre_filter=SKIP,
+         want_filter=[None]),
+    case("all bound", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "wait-sc", bound_pv="pv-a")], pvs=[make_pv("pv-a", "wait-sc")],
          want_claims=(["pvc-a"], [], {}), want_filter=[None]),
-    case("PVC does not exist", make_pod("pvc-a"), [make_node("node-a")],
+    case("PVC does not exist", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          want_pre_filter=_uau('persistentvolumeclaim "pvc-a" not found')),
-    case("Part of PVCs do not exist", make_pod("pvc-a", "pvc-b"), [make_node("node-a")],
+    case("Part of PVCs do not exist", kit.make_pod("pod-a", pvcs=["pvc-a", "pvc-b"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "wait-sc", bound_pv="pv-a")],
          want_pre_filter=_uau('persistentvolumeclaim "pvc-b" not found')),
-    case("immediate claims not bound", make_pod("pvc-a"), [make_node("node-a")],
+    case("immediate claims not bound", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "immediate-sc")],
          want_pre_filter=_uau("pod has unbound immediate PersistentVolumeClaims")),
-    case("unbound claims no matches", make_pod("pvc-a"), [make_node("node-a")],
+    case("unbound claims no matches", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "wait-sc")], want_claims=([], ["pvc-a"], {"wait-sc": []}),
          want_filter=[BIND_CONFLICT]),
-    case("bound and unbound unsatisfied", make_pod("pvc-a", "pvc-b"), [make_node("node-a", foo="barbar")],
+    case("bound and unbound unsatisfied", kit.make_pod("pod-a", pvcs=["pvc-a", "pvc-b"]),
+         [kit.make_node("node-a", labels={"foo": "barbar"})],
          pvcs=[make_pvc("pvc-a", "wait-sc", bound_pv="pv-a"), make_pvc("pvc-b", "wait-sc")],
          pvs=[make_pv("pv-a", "wait-sc", affinity={"foo": ["bar"]})],
          want_claims=(["pvc-a"], ["pvc-b"], {"wait-sc": ["pv-a"]}),
          want_filter=[_uau("node(s) didn't match PersistentVolume's node affinity",
                            "node(s) didn't find available persistent volumes to bind")]),
-    case("pv not found", make_pod("pvc-a"), [make_node("node-a")],
+    case("pv not found", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "wait-sc", bound_pv="pv-a")], want_claims=(["pvc-a"], [], {}),
          want_filter=[_uau("node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)")]),
-    case("pv not found claim lost", make_pod("pvc-a"), [make_node("node-a")],
+    case("pv not found claim lost", kit.make_pod("pod-a", pvcs=["pvc-a"]), [kit.make_node("node-a")],
          pvcs=[make_pvc("pvc-a", "wait-sc", bound_pv="pv-a", phase="Lost")],
          want_pre_filter=_uau('persistentvolumeclaim "pvc-a" bound to non-existent persistentvolume "pv-a"')),
     # --- StorageCapacityScoring (alpha gate, enabled explicitly in these cases)
-    case("local volumes with close capacity are preferred", make_pod("pvc-a"),
-         [make_node("node-a"), make_node("node-b"), make_node("node-c")],
+    case("local volumes with close capacity are preferred", kit.make_pod("pod-a", pvcs=["pvc-a"]),
+         [kit.make_node("node-a"), kit.make_node("node-b"), kit.make_node("node-c")],
          pvcs=[make_pvc("pvc-a", "wait-sc", request="50Gi")], pvs=LOCAL_PVS, scoring=True,
          want_claims=([], ["pvc-a"], {"wait-sc": ["pv-a-0", "pv-a-1", "pv-b-0", "pv-b-1"]}),
          want_filter=[None, None, BIND_CONFLICT], want_pre_score=None, want_scores=[25, 50, 0]),
-    case("local volumes with close capacity are preferred (multiple pvcs)", make_pod("pvc-0", "pvc-1"),
-         [make_node("node-a"), make_node("node-b"), make_node("node-c")],
+    case("local volumes with close capacity are preferred (multiple pvcs)",
+         kit.make_pod("pod-a", pvcs=["pvc-0", "pvc-1"]),
+         [kit.make_node("node-a"), kit.make_node("node-b"), kit.make_node("node-c")],
          pvcs=[make_pvc("pvc-0", "wait-sc", request="50Gi"), make_pvc("pvc-1", "wait-hdd-sc", request="100Gi")],
          pvs=LOCAL_PVS + LOCAL_HDD_PVS, scoring=True,
          want_filter=[None, None, BIND_CONFLICT], want_pre_score=None, want_scores=[38, 75, 0]),
-    case("zonal volumes with close capacity are preferred", make_pod("pvc-a"), ZONAL_NODES,
+    case("zonal volumes with close capacity are preferred", kit.make_pod("pod-a", pvcs=["pvc-a"]), ZONAL_NODES,
          pvcs=[make_pvc("pvc-a", "wait-sc", request="50Gi")],
          pvs=_pvs_by_zone("pv", "wait-sc", [("a", "200Gi"), ("b", "100Gi")]), scoring=True,
          want_filter=[None, None, None, None, BIND_CONFLICT, BIND_CONFLICT], want_pre_score=None,
          want_scores=[25, 25, 50, 50, 0, 0]),
-    case("zonal volumes with close capacity are preferred (custom shape)", make_pod("pvc-a"), ZONAL_NODES,
+    case("zonal volumes with close capacity are preferred (custom shape)", kit.make_pod("pod-a", pvcs=["pvc-a"]),
+         ZONAL_NODES,
          pvcs=[make_pvc("pvc-a", "wait-sc", request="50Gi")],
          pvs=_pvs_by_zone("pv", "wait-sc", [("a", "200Gi"), ("b", "100Gi")]), scoring=True,
          shape=[{"utilization": 0, "score": 0}, {"utilization": 50, "score": 3}, {"utilization": 100, "score": 5}],
          want_filter=[None, None, None, None, BIND_CONFLICT, BIND_CONFLICT], want_pre_score=None,
          want_scores=[15, 15, 30, 30, 0, 0]),
-    case("storage capacity score", make_pod("pvc-dynamic"), CAP_NODES,
+    case("storage capacity score", kit.make_pod("pod-a", pvcs=["pvc-dynamic"]), CAP_NODES,
          pvcs=[make_pvc("pvc-dynamic", "wait-sc-with-storage-capacity", request="10Gi")],
          capacities=_caps("100Gi", "50Gi", "10Gi"), scoring=True,
          want_claims=([], ["pvc-dynamic"], {"wait-sc-with-storage-capacity": []}),
          want_filter=[None, None, None], want_pre_score=None, want_scores=[10, 20, 100]),
-    case("storage capacity score with static binds", make_pod("pvc-dynamic", "pvc-static"), CAP_NODES,
+    case("storage capacity score with static binds", kit.make_pod("pod-a", pvcs=["pvc-dynamic", "pvc-static"]),
+         CAP_NODES,
          pvcs=[make_pvc("pvc-dynamic", "wait-sc-with-storage-capacity", request="10Gi"),
                make_pvc("pvc-static", "wait-sc", request="50Gi")],
          pvs=[make_pv(f"pv-static-{n}", "wait-sc", "100Gi", {HOSTNAME: [f"node-{n}"]}) for n in "abc"],
          capacities=_caps("100Gi", "50Gi", "10Gi"), scoring=True,
          want_filter=[None, None, None], want_pre_score=None, want_scores=[50, 50, 50]),
-    case("dynamic provisioning with multiple PVCs of the same StorageClass", make_pod("pvc-dynamic-0", "pvc-dynamic-1"),
+    case("dynamic provisioning with multiple PVCs of the same StorageClass",
+         kit.make_pod("pod-a", pvcs=["pvc-dynamic-0", "pvc-dynamic-1"]),
          CAP_NODES[:1],
          pvcs=[make_pvc("pvc-dynamic-0", "wait-sc-with-storage-capacity", request="50Gi"),
                make_pvc("pvc-dynamic-1", "wait-sc-with-storage-capacity", request="50Gi")],
          capacities=_caps("100Gi"), scoring=True,
          want_filter=[None], want_pre_score=None, want_scores=[100]),
-    case("prefer node with least allocatable", make_pod("pvc-dynamic"), CAP_NODES,
+    case("prefer node with least allocatable", kit.make_pod("pod-a", pvcs=["pvc-dynamic"]), CAP_NODES,
          pvcs=[make_pvc("pvc-dynamic", "wait-sc-with-storage-capacity", request="10Gi")],
          capacities=_caps("100Gi", "20Gi", "10Gi"), scoring=True,
          want_filter=[None, None, None], want_pre_score=None, want_scores=[10, 50, 100]),
-    case("prefer node with maximum allocatable", make_pod("pvc-dynamic"), CAP_NODES,
+    case("prefer node with maximum allocatable", kit.make_pod("pod-a", pvcs=["pvc-dynamic"]), CAP_NODES,
          pvcs=[make_pvc("pvc-dynamic", "wait-sc-with-storage-capacity", request="10Gi")],
          capacities=_caps("100Gi", "20Gi", "10Gi"), scoring=True,
          shape=[{"utilization": 0, "score": 10}, {"utilization": 100, "score": 0}],
@@ -226,7 +224,7 @@ def test_pod_without_pvcs_costs_no_lookups():
         list = get
 
     plugin = VolumeBinding({"bindTimeoutSeconds": 600}, Handle(lister=Exploding()))
-    pod = make_pod()
+    pod = kit.make_pod("pod-a")
     state = CycleState()
     _, status = plugin.pre_filter(state, pod, [])
     assert status.code is Code.Skip
@@ -257,7 +255,7 @@ def test_pre_bind_pre_flight(data, want):
     state = CycleState()
     if data is not None:
         state.write(STATE_KEY, data)
-    result, status = VolumeBinding({}, Handle()).pre_bind_pre_flight(state, make_pod(), "node-a")
+    result, status = VolumeBinding({}, Handle()).pre_bind_pre_flight(state, kit.make_pod("pod-a"), "node-a")
     assert result.allow_parallel is True
     assert st(status) == want
 
@@ -276,11 +274,11 @@ def test_reserve_prebind_unreserve_cycle():
     pvc = make_pvc("pvc-a", "wait-sc", request="1Gi")
     other = make_pvc("pvc-b", "wait-sc", request="1Gi")
     pv = make_pv("pv-a", "wait-sc", "5Gi", {HOSTNAME: ["node-a"]})
-    node = make_node("node-a")
+    node = kit.make_node("node-a")
     client = RecordingClient()
     handle = Handle(lister=FakeLister(*BASE_OBJECTS, node, pvc, other, pv), client=client)
     plugin = VolumeBinding({"bindTimeoutSeconds": 600}, handle)
-    pod, pod2 = make_pod("pvc-a"), make_pod("pvc-b", name="pod-b")
+    pod, pod2 = kit.make_pod("pod-a", pvcs=["pvc-a"]), kit.make_pod("pod-b", pvcs=["pvc-b"])
     ni = NodeInfo(node=node)
 
     state = CycleState()
@@ -323,15 +321,7 @@ def _csi_node(migrated=None):
                  id="CSINode is updated but migrated-plugins annotation gets unchanged"),
 ])
 def test_is_schedulable_after_csi_node_change(old, new, want):
-    assert VolumeBinding({}, Handle()).is_schedulable_after_csi_node_change(make_pod(), old, new) == want
-
-
-def _eph_pod(*names, namespace="default"):
-    return kit.make_pod("pod-a", namespace=namespace, volumes=[{"name": n, "ephemeral": {}} for n in names])
-
-
-def _ns_pod(namespace, *pvcs):
-    return kit.make_pod("pod-a", namespace=namespace, volumes=[kit.pvc_volume(c, f"v{i}") for i, c in enumerate(pvcs)])
+    assert VolumeBinding({}, Handle()).is_schedulable_after_csi_node_change(kit.make_pod("pod-a"), old, new) == want
 
 
 @pytest.mark.parametrize("pod,old,new,want", [
@@ -339,16 +329,23 @@ def _ns_pod(namespace, *pvcs):
                                "spec": {"volumes": [{"name": "e", "emptyDir": {}}]}}),
                  make_pvc("pvc-b", "sc-a"), make_pvc("pvc-b", "sc-a"), QueueingHint.QueueSkip,
                  id="pod has no pvc or ephemeral volumes"),
-    pytest.param(_ns_pod("ns-a", "pvc-a", "pvc-b"), None, make_pvc("pvc-b", ""), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", namespace="ns-a", pvcs=["pvc-a", "pvc-b"]), None, make_pvc("pvc-b", ""),
+                 QueueingHint.QueueSkip,
                  id="pvc with the same name as the one used by the pod in a different namespace is modified"),
-    pytest.param(make_pod("pvc-a", "pvc-c"), make_pvc("pvc-b", ""), make_pvc("pvc-b", ""), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", pvcs=["pvc-a", "pvc-c"]), make_pvc("pvc-b", ""), make_pvc("pvc-b", ""),
+                 QueueingHint.QueueSkip,
                  id="pod has no pvc that is being modified"),
-    pytest.param(_eph_pod("ephemeral-a", "ephemeral-c"), make_pvc("pod-a-ephemeral-b", ""),
+    pytest.param(kit.make_pod("pod-a",
+                              volumes=[{"name": "ephemeral-a", "ephemeral": {}},
+                                       {"name": "ephemeral-c", "ephemeral": {}}]), make_pvc("pod-a-ephemeral-b", ""),
                  make_pvc("pod-a-ephemeral-b", ""), QueueingHint.QueueSkip,
                  id="pod has no generic ephemeral volume that is being modified"),
-    pytest.param(make_pod("pvc-a", "pvc-b"), make_pvc("pvc-b", ""), make_pvc("pvc-b", ""), QueueingHint.Queue,
+    pytest.param(kit.make_pod("pod-a", pvcs=["pvc-a", "pvc-b"]), make_pvc("pvc-b", ""), make_pvc("pvc-b", ""),
+                 QueueingHint.Queue,
                  id="pod has the pvc that is being modified"),
-    pytest.param(_eph_pod("ephemeral-a", "ephemeral-b"), make_pvc("pod-a-ephemeral-b", ""),
+    pytest.param(kit.make_pod("pod-a",
+                              volumes=[{"name": "ephemeral-a", "ephemeral": {}},
+                                       {"name": "ephemeral-b", "ephemeral": {}}]), make_pvc("pod-a-ephemeral-b", ""),
                  make_pvc("pod-a-ephemeral-b", ""), QueueingHint.Queue,
                  id="pod has the generic ephemeral volume that is being modified"),
 ])
@@ -368,7 +365,8 @@ def _sc_topo(values=None):
                  id="When there are no changes to the StorageClass, it returns QueueSkip"),
 ])
 def test_is_schedulable_after_storage_class_change(old, new, want):
-    assert VolumeBinding({}, Handle()).is_schedulable_after_storage_class_change(make_pod(), old, new) == want
+    assert VolumeBinding({}, Handle()).is_schedulable_after_storage_class_change(kit.make_pod("pod-a"), old,
+                                                                                 new) == want
 
 
 def _cap(capacity=None, maximum=None):
@@ -406,7 +404,7 @@ def _cap(capacity=None, maximum=None):
 ])
 def test_is_schedulable_after_csi_storage_capacity_change(old, new, want):
     plugin = VolumeBinding({}, Handle())
-    assert plugin.is_schedulable_after_csi_storage_capacity_change(make_pod(), old, new) == want
+    assert plugin.is_schedulable_after_csi_storage_capacity_change(kit.make_pod("pod-a"), old, new) == want
 
 
 def _driver(name, storage_capacity):
@@ -415,24 +413,26 @@ def _driver(name, storage_capacity):
                          "spec": spec})
 
 
-def _csi_pod(driver=None):
-    return kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": driver}}] if driver else [])
-
-
 @pytest.mark.parametrize("pod,old,new,want", [
-    pytest.param(_csi_pod(), _driver("test1", True), _driver("test1", True), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a"), _driver("test1", True), _driver("test1", True), QueueingHint.QueueSkip,
                  id="pod has no CSIDriver"),
-    pytest.param(_csi_pod("test1"), _driver("test2", True), _driver("test2", False), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test2", True),
+                 _driver("test2", False), QueueingHint.QueueSkip,
                  id="driver name in pod and csidriver name are different"),
-    pytest.param(_csi_pod("test1"), _driver("test1", None), _driver("test1", None), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test1", None),
+                 _driver("test1", None), QueueingHint.QueueSkip,
                  id="original StorageCapacity is nil"),
-    pytest.param(_csi_pod("test1"), _driver("test1", False), _driver("test1", False), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test1", False),
+                 _driver("test1", False), QueueingHint.QueueSkip,
                  id="original StorageCapacity is false"),
-    pytest.param(_csi_pod("test1"), _driver("test1", True), _driver("test1", None), QueueingHint.Queue,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test1", True),
+                 _driver("test1", None), QueueingHint.Queue,
                  id="modified StorageCapacity is nil"),
-    pytest.param(_csi_pod("test1"), _driver("test1", True), _driver("test1", True), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test1", True),
+                 _driver("test1", True), QueueingHint.QueueSkip,
                  id="modified StorageCapacity is true"),
-    pytest.param(_csi_pod("test1"), _driver("test1", True), _driver("test1", False), QueueingHint.Queue,
+    pytest.param(kit.make_pod("pod-a", volumes=[{"name": "c", "csi": {"driver": "test1"}}]), _driver("test1", True),
+                 _driver("test1", False), QueueingHint.Queue,
                  id="modified StorageCapacity is false"),
 ])
 def test_is_schedulable_after_csi_driver_change(pod, old, new, want):

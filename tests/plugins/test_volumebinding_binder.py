@@ -65,15 +65,13 @@ def make_test_pv(name, node, capacity, version, bound_to=None, class_name=WAIT_C
                          "status": {"phase": "Available"}})
 
 
-def make_pod(*pvcs, ephemeral=None):
+def binder_pod(*pvcs, ephemeral=None):
+    """Upstream's ``test-pod`` (namespace testns, on node1) mounting ``pvcs`` and, if given, one
+    generic ephemeral volume."""
     vols = [kit.pvc_volume(p.name, f"vol{i}") for i, p in enumerate(pvcs)]
     if ephemeral is not None:
         vols.append({"name": ephemeral, "ephemeral": {}})
     return kit.make_pod("test-pod", namespace="testns", node_name="node1", volumes=vols)
-
-
-def make_node(name, **labels):
-    return kit.make_node(name, labels=labels, hostname_label=False)
 
 
 def make_csi_node(name, migrated):
@@ -130,7 +128,7 @@ SELECTED_NODE_PVC = make_test_pvc("provisioned-pvc", "1Gi", NODE_LABEL_VALUE, SE
                                   WAIT_CLASS_WITH_PROVISIONER)
 BOUND_MIGRATION_PVC = make_test_pvc("pvc-migration-bound", "1G", "", BOUND, "pv-migration-bound", "1", WAIT_CLASS)
 
-GENERIC_POD = make_pod(ephemeral="test-volume")
+GENERIC_POD = binder_pod(ephemeral="test-volume")
 CONFLICTING_GENERIC_PVC = make_test_pvc("test-pod-test-volume", "1G", "", BOUND, "pv-bound", "1", IMMEDIATE_CLASS)
 CORRECT_GENERIC_PVC = make_test_pvc("test-pod-test-volume", "1G", "", BOUND, "pv-bound", "1", IMMEDIATE_CLASS,
                                     owner=GENERIC_POD)
@@ -153,8 +151,8 @@ MIGRATION_PV_BOUND = make_test_pv("pv-migration-bound", "node1", "1G", "1", BOUN
                                   labels=ZONE1_LABELS, affinity=False,
                                   source={"gcePersistentDisk": {"pdName": "test-disk", "fsType": "ext4"}})
 
-NODE1 = make_node("node1", nodeKey="node1")
-NODE2 = make_node("node2", nodeKey="node2")
+NODE1 = kit.make_node("node1", labels={"nodeKey": "node1"}, hostname_label=False)
+NODE2 = kit.make_node("node2", labels={"nodeKey": "node2"}, hostname_label=False)
 TEST_NODE = NODE1
 
 
@@ -193,7 +191,7 @@ def _sc(name, *, pvs=(), pod_pvcs=(), cache_pvcs=None, pod=None, bindings=(), re
 
 
 WITHOUT_PROVISIONING = [
-    _sc("no-volumes", pod=make_pod()),
+    _sc("no-volumes", pod=binder_pod()),
     _sc("no-pvcs", pod=parse_object({"kind": "Pod", "metadata": {"name": "test-pod", "namespace": "testns"},
                                       "spec": {"volumes": [{"name": "e", "emptyDir": {}}]}})),
     _sc("pvc-not-found", pod_pvcs=[BOUND_PVC], cache_pvcs=[], fail=True),
@@ -222,7 +220,7 @@ WITHOUT_PROVISIONING = [
     _sc("immediate-unbound-pvc,delayed-mode-bound", pod_pvcs=[IMMEDIATE_UNBOUND_PVC, BOUND_PVC], pvs=[PV_BOUND],
         fail=True),
     _sc("immediate-unbound-pvc,delayed-mode-unbound", pod_pvcs=[IMMEDIATE_UNBOUND_PVC, UNBOUND_PVC], fail=True),
-    _sc("generic-ephemeral,no-pvc", pod=make_pod(ephemeral="no-such-pvc"), fail=True),
+    _sc("generic-ephemeral,no-pvc", pod=binder_pod(ephemeral="no-such-pvc"), fail=True),
     _sc("generic-ephemeral,with-pvc", pod=GENERIC_POD, cache_pvcs=[CORRECT_GENERIC_PVC], pvs=[PV_BOUND_GENERIC]),
     _sc("generic-ephemeral,wrong-pvc", pod=GENERIC_POD, cache_pvcs=[CONFLICTING_GENERIC_PVC],
         pvs=[PV_BOUND_GENERIC], fail=True),
@@ -251,7 +249,7 @@ def _run_find(driver_name, pvs, pod_pvcs, cache_pvcs, pod, bindings, reasons, fa
     driver = CSI_DRIVERS[driver_name]
     claims = pod_pvcs if cache_pvcs is None else cache_pvcs
     binder, _ = new_binder(*pvs, *claims, *([driver] if driver is not None else []))
-    pod = pod if pod is not None else make_pod(*pod_pvcs)
+    pod = pod if pod is not None else binder_pod(*pod_pvcs)
     try:
         got, got_reasons = find_pod_volumes(binder, pod, TEST_NODE)
     except BinderError:
@@ -284,8 +282,8 @@ def test_find_pod_volumes_with_provisioning(driver_name, pvs, pod_pvcs, cache_pv
 
 # ---------------------------------------------------------------- CSI migration
 
-NODE1_ZONE1 = make_node("node1", **{"topology.gke.io/zone": "us-east-1"})
-NODE1_ZONE2 = make_node("node1", **{"topology.gke.io/zone": "us-east-2"})
+NODE1_ZONE1 = kit.make_node("node1", labels={"topology.gke.io/zone": "us-east-1"}, hostname_label=False)
+NODE1_ZONE2 = kit.make_node("node1", labels={"topology.gke.io/zone": "us-east-2"}, hostname_label=False)
 
 
 @pytest.mark.parametrize("node,csi_nodes,reasons", [
@@ -297,7 +295,7 @@ NODE1_ZONE2 = make_node("node1", **{"topology.gke.io/zone": "us-east-2"})
 ])
 def test_find_pod_volumes_with_csi_migration(node, csi_nodes, reasons):
     binder, _ = new_binder(MIGRATION_PV_BOUND, BOUND_MIGRATION_PVC, node, *csi_nodes)
-    _, got = find_pod_volumes(binder, make_pod(BOUND_MIGRATION_PVC), node)
+    _, got = find_pod_volumes(binder, binder_pod(BOUND_MIGRATION_PVC), node)
     assert got == reasons
 
 
@@ -326,7 +324,7 @@ def _assumed_claim_ref(binder, pv_name):
 ])
 def test_assume_pod_volumes(pod_pvcs, pvs, bindings, provisions, fail, all_bound, want_bindings, want_provisions):
     binder, _ = new_binder(*pod_pvcs, *pvs)
-    pod = make_pod(*pod_pvcs)
+    pod = binder_pod(*pod_pvcs)
     pod_volumes = PodVolumes([BindingInfo(c, v) for c, v in bindings], [DynamicProvision(p) for p in provisions])
     if fail:
         with pytest.raises(BinderError):
@@ -348,7 +346,7 @@ def test_assume_pod_volumes(pod_pvcs, pvs, bindings, provisions, fail, all_bound
 
 def test_revert_assumed_pod_volumes():
     binder, _ = new_binder(UNBOUND_PVC, PROVISIONED_PVC, PV_NODE1A)
-    pod = make_pod(UNBOUND_PVC, PROVISIONED_PVC)
+    pod = binder_pod(UNBOUND_PVC, PROVISIONED_PVC)
     pod_volumes = PodVolumes([BindingInfo(UNBOUND_PVC, PV_NODE1A)], [DynamicProvision(PROVISIONED_PVC)])
     assert binder.assume_pod_volumes(pod, "node1", pod_volumes) is False
     assert _assumed_claim_ref(binder, "pv-node1a") == ("testns", "unbound-pvc")
@@ -361,7 +359,7 @@ def test_revert_assumed_pod_volumes():
 def test_find_assume_volumes():
     """After assuming, finding PVs again always returns the PV chosen first."""
     binder, _ = new_binder(PV_NODE2, PV_NODE1A, PV_NODE1C, UNBOUND_PVC)
-    pod = make_pod(UNBOUND_PVC)
+    pod = binder_pod(UNBOUND_PVC)
     pod_volumes, reasons = find_pod_volumes(binder, pod, TEST_NODE)
     assert reasons == []
     expected = binding_names(pod_volumes.static_bindings)
@@ -375,16 +373,16 @@ def test_find_assume_volumes():
 def test_assumed_pv_is_not_offered_to_another_claim():
     other = make_test_pvc("other-pvc", "1G", "", UNBOUND, "", "1", WAIT_CLASS)
     binder, _ = new_binder(PV_NODE1A, UNBOUND_PVC, other)
-    pod_volumes, _ = find_pod_volumes(binder, make_pod(UNBOUND_PVC), TEST_NODE)
-    binder.assume_pod_volumes(make_pod(UNBOUND_PVC), "node1", pod_volumes)
-    _, reasons = find_pod_volumes(binder, make_pod(other), TEST_NODE)
+    pod_volumes, _ = find_pod_volumes(binder, binder_pod(UNBOUND_PVC), TEST_NODE)
+    binder.assume_pod_volumes(binder_pod(UNBOUND_PVC), "node1", pod_volumes)
+    _, reasons = find_pod_volumes(binder, binder_pod(other), TEST_NODE)
     assert reasons == [ERR_REASON_BIND_CONFLICT]
 
 
 def test_assumption_expires_when_the_api_object_changes():
     binder, lister = new_binder(PV_NODE1A, UNBOUND_PVC)
-    pod_volumes, _ = find_pod_volumes(binder, make_pod(UNBOUND_PVC), TEST_NODE)
-    binder.assume_pod_volumes(make_pod(UNBOUND_PVC), "node1", pod_volumes)
+    pod_volumes, _ = find_pod_volumes(binder, binder_pod(UNBOUND_PVC), TEST_NODE)
+    binder.assume_pod_volumes(binder_pod(UNBOUND_PVC), "node1", pod_volumes)
     assert _assumed_claim_ref(binder, "pv-node1a") is not None
     lister.add(make_test_pv("pv-node1a", "node1", "5G", "2"))     # a newer version, still unbound
     assert _assumed_claim_ref(binder, "pv-node1a") is None
@@ -409,7 +407,7 @@ def test_bind_pod_volumes_calls_bind_pvc():
     binder, _ = new_binder(UNBOUND_PVC, PROVISIONED_PVC, PV_NODE1A)
     client = RecordingClient()
     binder.handle.client = client
-    pod = make_pod(UNBOUND_PVC, PROVISIONED_PVC)
+    pod = binder_pod(UNBOUND_PVC, PROVISIONED_PVC)
     pod_volumes = PodVolumes([BindingInfo(UNBOUND_PVC, PV_NODE1A)], [DynamicProvision(PROVISIONED_PVC)])
     binder.assume_pod_volumes(pod, "node1", pod_volumes)
     binder.bind_pod_volumes(pod, pod_volumes)
@@ -420,7 +418,7 @@ def test_bind_pod_volumes_calls_bind_pvc():
 def test_bind_pod_volumes_failure_reverts_unwritten():
     binder, _ = new_binder(UNBOUND_PVC, PROVISIONED_PVC, PV_NODE1A)
     binder.handle.client = RecordingClient(fail_on="provisioned-pvc")
-    pod = make_pod(UNBOUND_PVC, PROVISIONED_PVC)
+    pod = binder_pod(UNBOUND_PVC, PROVISIONED_PVC)
     pod_volumes = PodVolumes([BindingInfo(UNBOUND_PVC, PV_NODE1A)], [DynamicProvision(PROVISIONED_PVC)])
     binder.assume_pod_volumes(pod, "node1", pod_volumes)
     with pytest.raises(RuntimeError, match="api-update-failed"):
@@ -438,7 +436,7 @@ def test_bind_pod_volumes_failure_reverts_unwritten():
 def test_bind_pod_volumes_nil(bindings, provisions, message):
     binder, _ = new_binder()
     with pytest.raises(BinderError, match=message):
-        binder.bind_pod_volumes(make_pod(), PodVolumes(bindings, provisions))
+        binder.bind_pod_volumes(binder_pod(), PodVolumes(bindings, provisions))
 
 
 # ---------------------------------------------------------------- TestCapacity
@@ -473,7 +471,7 @@ NODE2_CAPACITY = make_capacity("net", WAIT_CLASS_WITH_PROVISIONER, NODE2, "1Gi",
 ])
 def test_capacity(opt_in, capacities, expected_capacity, reasons):
     binder, _ = new_binder(make_csi_driver(PROVISIONER, opt_in), *capacities, PROVISIONED_PVC)
-    got, got_reasons = find_pod_volumes(binder, make_pod(PROVISIONED_PVC), TEST_NODE)
+    got, got_reasons = find_pod_volumes(binder, binder_pod(PROVISIONED_PVC), TEST_NODE)
     if not opt_in:
         assert got_reasons == []
         assert [(p.pvc.name, p.node_capacity) for p in got.dynamic_provisions] == [("provisioned-pvc", None)]

@@ -23,7 +23,9 @@ from .fakes import FakeLister
 _names = itertools.count()
 
 
-def make_pod(*volumes, name=None, namespace="default", node="", pvcs=()):
+def pod_with_volumes(*volumes, name=None, namespace="default", node="", pvcs=()):
+    """A pod of a fresh name mounting ``volumes`` and the claims ``pvcs`` (unnamed volumes get
+    ``vol-<i>``)."""
     vols = list(volumes) + [kit.pvc_volume(c, f"pvc-{i}") for i, c in enumerate(pvcs)]
     for i, v in enumerate(vols):
         v.setdefault("name", f"vol-{i}")
@@ -81,11 +83,12 @@ ISCSI2 = {"iscsi": {"targetPortal": "127.0.0.1:3260", "iqn": "iqn.2017-12.server
 
 def _disk_cases(kind, vol, vol2, extra=()):
     return [
-        pytest.param(make_pod(), NodeInfo(), SKIP, NOT_RUN, id=f"{kind}: nothing"),
-        pytest.param(make_pod(), node_info(make_pod(dict(vol))), SKIP, NOT_RUN, id=f"{kind}: one state"),
-        pytest.param(make_pod(dict(vol)), node_info(make_pod(dict(vol))), None, DISK,
+        pytest.param(pod_with_volumes(), NodeInfo(), SKIP, NOT_RUN, id=f"{kind}: nothing"),
+        pytest.param(pod_with_volumes(), node_info(pod_with_volumes(dict(vol))), SKIP, NOT_RUN,
+                     id=f"{kind}: one state"),
+        pytest.param(pod_with_volumes(dict(vol)), node_info(pod_with_volumes(dict(vol))), None, DISK,
                      id=f"{kind}: same state"),
-        pytest.param(make_pod(dict(vol2)), node_info(make_pod(dict(vol))), None, None,
+        pytest.param(pod_with_volumes(dict(vol2)), node_info(pod_with_volumes(dict(vol))), None, None,
                      id=f"{kind}: different state"),
         *extra,
     ]
@@ -93,7 +96,7 @@ def _disk_cases(kind, vol, vol2, extra=()):
 
 @pytest.mark.parametrize("pod,ni,want_pre_filter,want_filter", [
     *_disk_cases("GCE", GCE, GCE2, [
-        pytest.param(make_pod({"name": "volume with no restriction", "emptyDir": {}}), NodeInfo(),
+        pytest.param(pod_with_volumes({"name": "volume with no restriction", "emptyDir": {}}), NodeInfo(),
                      SKIP, NOT_RUN, id="GCE: pod with a volume that doesn't have restrictions"),
     ]),
     *_disk_cases("AWS", AWS, AWS2),
@@ -123,20 +126,20 @@ def test_disk_conflicts(pod, ni, want_pre_filter, want_filter):
                  False, id="ISCSI: read-only on both sides may share"),
 ])
 def test_read_only_rules(mine, theirs, conflict):
-    pre, got = run(new_plugin(), make_pod(mine), node_info(make_pod(theirs)))
+    pre, got = run(new_plugin(), pod_with_volumes(mine), node_info(pod_with_volumes(theirs)))
     assert pre is None
     assert got == (DISK if conflict else None)
 
 
 # ---------------------------------------------------------------- TestAccessModeConflicts
 
-POD_WITH_ONE_PVC = make_pod(name="pod-with-one-pvc", node="node-1", pvcs=["claim-with-rwop-1"])
-POD_WITH_TWO_PVCS = make_pod(name="pod-with-two-pvcs", node="node-1",
+POD_WITH_ONE_PVC = pod_with_volumes(name="pod-with-one-pvc", node="node-1", pvcs=["claim-with-rwop-1"])
+POD_WITH_TWO_PVCS = pod_with_volumes(name="pod-with-two-pvcs", node="node-1",
                              pvcs=["claim-with-rwop-1", "claim-with-rwop-2"])
-POD_WITH_ONE_CONFLICT = make_pod(name="pod-with-one-conflict", node="node-1", pvcs=["claim-with-rwop-1"])
-POD_WITH_TWO_CONFLICTS = make_pod(name="pod-with-two-conflicts", node="node-1",
+POD_WITH_ONE_CONFLICT = pod_with_volumes(name="pod-with-one-conflict", node="node-1", pvcs=["claim-with-rwop-1"])
+POD_WITH_TWO_CONFLICTS = pod_with_volumes(name="pod-with-two-conflicts", node="node-1",
                                   pvcs=["claim-with-rwop-1", "claim-with-rwop-2"])
-POD_WITH_RWX = make_pod(name="pod-with-rwx", node="node-1", pvcs=["claim-with-rwx"])
+POD_WITH_RWX = pod_with_volumes(name="pod-with-rwx", node="node-1", pvcs=["claim-with-rwx"])
 NODE_1 = kit.make_node("node-1")
 RWOP_1 = make_pvc("claim-with-rwop-1", "ReadWriteOncePod")
 RWOP_2 = make_pvc("claim-with-rwop-2", "ReadWriteOncePod")
@@ -145,7 +148,7 @@ RWOP_CONFLICT = (Code.Unschedulable, ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT)
 
 
 @pytest.mark.parametrize("pod,ni,pods,nodes,pvcs,want_pre_filter,want_filter", [
-    pytest.param(make_pod(), NodeInfo(), [], [], [], SKIP, NOT_RUN, id="nothing"),
+    pytest.param(pod_with_volumes(), NodeInfo(), [], [], [], SKIP, NOT_RUN, id="nothing"),
     pytest.param(POD_WITH_ONE_PVC, NodeInfo(), [], [], [],
                  (Code.UnschedulableAndUnresolvable, 'persistentvolumeclaim "claim-with-rwop-1" not found'),
                  NOT_RUN, id="failed to get PVC"),
@@ -180,7 +183,7 @@ def test_remove_pod_resolves_read_write_once_pod_conflict():
 
 
 def test_filter_without_prefilter_state_is_an_error():
-    status = new_plugin().filter(CycleState(), make_pod(dict(GCE)), NodeInfo())
+    status = new_plugin().filter(CycleState(), pod_with_volumes(dict(GCE)), NodeInfo())
     assert status.code is Code.Error
     assert status.message() == 'cannot read "PreFilterVolumeRestrictions" from cycleState'
 
@@ -188,25 +191,26 @@ def test_filter_without_prefilter_state_is_an_error():
 # ---------------------------------------------------------------- queueing hints
 
 @pytest.mark.parametrize("pod,deleted,want", [
-    pytest.param(make_pod(dict(GCE)), make_pod(dict(GCE)), QueueingHint.Queue,
+    pytest.param(pod_with_volumes(dict(GCE)), pod_with_volumes(dict(GCE)), QueueingHint.Queue,
                  id="queue-new-object-gcedisk-conflict"),
-    pytest.param(make_pod(dict(GCE)), make_pod(dict(GCE2)), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(dict(GCE)), pod_with_volumes(dict(GCE2)), QueueingHint.QueueSkip,
                  id="skip-new-object-gcedisk-no-conflict"),
-    pytest.param(make_pod(dict(AWS)), make_pod(dict(AWS)), QueueingHint.Queue,
+    pytest.param(pod_with_volumes(dict(AWS)), pod_with_volumes(dict(AWS)), QueueingHint.Queue,
                  id="queue-new-object-awsdisk-conflict"),
-    pytest.param(make_pod(dict(AWS)), make_pod(dict(AWS2)), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(dict(AWS)), pod_with_volumes(dict(AWS2)), QueueingHint.QueueSkip,
                  id="skip-new-object-awsdisk-no-conflict"),
-    pytest.param(make_pod(dict(RBD)), make_pod(dict(RBD)), QueueingHint.Queue,
+    pytest.param(pod_with_volumes(dict(RBD)), pod_with_volumes(dict(RBD)), QueueingHint.Queue,
                  id="queue-new-object-rbddisk-conflict"),
-    pytest.param(make_pod(dict(RBD)), make_pod(dict(RBD2)), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(dict(RBD)), pod_with_volumes(dict(RBD2)), QueueingHint.QueueSkip,
                  id="skip-new-object-rbddisk-no-conflict"),
-    pytest.param(make_pod(dict(ISCSI)), make_pod(dict(ISCSI)), QueueingHint.Queue,
+    pytest.param(pod_with_volumes(dict(ISCSI)), pod_with_volumes(dict(ISCSI)), QueueingHint.Queue,
                  id="queue-new-object-iscsidisk-conflict"),
-    pytest.param(make_pod(dict(ISCSI)), make_pod(dict(ISCSI2)), QueueingHint.QueueSkip,
+    pytest.param(pod_with_volumes(dict(ISCSI)), pod_with_volumes(dict(ISCSI2)), QueueingHint.QueueSkip,
                  id="skip-new-object-iscsidisk-no-conflict"),
-    pytest.param(make_pod(name="pod1", pvcs=["claim-rwop"]), make_pod(name="pod2", pvcs=["claim-rwop"]),
+    pytest.param(pod_with_volumes(name="pod1", pvcs=["claim-rwop"]), pod_with_volumes(name="pod2", pvcs=["claim-rwop"]),
                  QueueingHint.Queue, id="queue-has-same-claim"),
-    pytest.param(make_pod(name="pod1", pvcs=["claim-1-rwop"]), make_pod(name="pod2", pvcs=["claim-2-rwop"]),
+    pytest.param(pod_with_volumes(name="pod1", pvcs=["claim-1-rwop"]),
+                 pod_with_volumes(name="pod2", pvcs=["claim-2-rwop"]),
                  QueueingHint.QueueSkip, id="skip-no-same-claim"),
 ])
 def test_is_schedulable_after_pod_deleted(pod, deleted, want):
@@ -218,15 +222,15 @@ _RWX_2 = make_pvc("claim-with-rwx-2", "ReadWriteMany")
 
 
 @pytest.mark.parametrize("pod,new,want", [
-    pytest.param(make_pod(name="pod-with-two-pvcs", pvcs=["claim-with-rwx-1", "claim-with-rwx-2"]),
+    pytest.param(pod_with_volumes(name="pod-with-two-pvcs", pvcs=["claim-with-rwx-1", "claim-with-rwx-2"]),
                  _RWX_1, QueueingHint.Queue, id="queue-new-object-pvc-belong-pod"),
-    pytest.param(make_pod(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
+    pytest.param(pod_with_volumes(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
                  QueueingHint.QueueSkip, id="skip-new-object-unused"),
-    pytest.param(make_pod(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
+    pytest.param(pod_with_volumes(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
                  QueueingHint.QueueSkip, id="skip-nil-old-object"),
-    pytest.param(make_pod(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
+    pytest.param(pod_with_volumes(name="pod-with-one-pvc", pvcs=["claim-with-rwx-1"]), _RWX_2,
                  QueueingHint.QueueSkip, id="skip-new-object-not-belong-pod"),
-    pytest.param(make_pod(name="pod-with-one-pvc", namespace="kube-system", pvcs=["claim-with-rwx-1"]),
+    pytest.param(pod_with_volumes(name="pod-with-one-pvc", namespace="kube-system", pvcs=["claim-with-rwx-1"]),
                  _RWX_1, QueueingHint.QueueSkip, id="skip-new-object-namespace-not-equal-pod"),
 ])
 def test_is_schedulable_after_persistent_volume_claim_added(pod, new, want):
@@ -250,5 +254,5 @@ def test_pod_without_volumes_skips_without_lookups():
         list = get
 
     plugin = VolumeRestrictions({}, Handle(lister=Exploding()))
-    _, status = plugin.pre_filter(CycleState(), make_pod(), [])
+    _, status = plugin.pre_filter(CycleState(), pod_with_volumes(), [])
     assert status.code is Code.Skip

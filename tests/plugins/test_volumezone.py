@@ -32,14 +32,6 @@ def sc(name, mode=None):
     return kit.make_storage_class(name, binding_mode=mode or "Immediate")
 
 
-def pod_with_volume(pod, claim):
-    return kit.make_pod(pod, volumes=[kit.pvc_volume(claim, "v")])
-
-
-def plain_pod(name="pod_1"):
-    return kit.make_pod(name)
-
-
 def node(labels=None):
     return NodeInfo(node=kit.make_node("host1", labels=labels, hostname_label=False))
 
@@ -72,31 +64,31 @@ SINGLE_ZONE = [
 
 
 @pytest.mark.parametrize("pod,ni,want_pre_filter,want_filter", [
-    pytest.param(plain_pod(), node({BETA_ZONE: "us-west1-a"}), SKIP, None, id="pod without volume"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node(), None, None, id="node without labels"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node({BETA_ZONE: "us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1"), node({BETA_ZONE: "us-west1-a"}), SKIP, None, id="pod without volume"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node(), None, None, id="node without labels"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node({BETA_ZONE: "us-west1-a", "uselessLabel": "none"}),
                  None, None, id="beta zone label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_2"), node({BETA_REGION: "us-west1", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_2"]), node({BETA_REGION: "us-west1", "uselessLabel": "none"}),
                  None, None, id="beta region label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_2"), node({BETA_REGION: "no_us-west1", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_2"]), node({BETA_REGION: "no_us-west1", "uselessLabel": "none"}),
                  None, CONFLICT, id="beta region label doesn't match"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node({BETA_ZONE: "no_us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node({BETA_ZONE: "no_us-west1-a", "uselessLabel": "none"}),
                  None, CONFLICT, id="beta zone label doesn't match"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_1"), node({ZONE: "us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_1"]), node({ZONE: "us-west1-a", "uselessLabel": "none"}),
                  None, None, id="zone label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_2"), node({REGION: "us-west1", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_2"]), node({REGION: "us-west1", "uselessLabel": "none"}),
                  None, None, id="region label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_2"), node({REGION: "no_us-west1", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_2"]), node({REGION: "no_us-west1", "uselessLabel": "none"}),
                  None, CONFLICT, id="region label doesn't match"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_1"), node({ZONE: "no_us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_1"]), node({ZONE: "no_us-west1-a", "uselessLabel": "none"}),
                  None, CONFLICT, id="zone label doesn't match"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_3"), node({ZONE: "us-west1-a"}), None, CONFLICT,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_3"]), node({ZONE: "us-west1-a"}), None, CONFLICT,
                  id="pv with zone and region, node with only zone"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_1"), node({BETA_ZONE: "us-west1-a"}), None, CONFLICT,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_1"]), node({BETA_ZONE: "us-west1-a"}), None, CONFLICT,
                  id="pv with zone,node with beta zone"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node({ZONE: "us-west1-a"}), None, None,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node({ZONE: "us-west1-a"}), None, None,
                  id="pv with beta label,node with ga label, matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node({ZONE: "us-west1-b"}), None, CONFLICT,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node({ZONE: "us-west1-b"}), None, CONFLICT,
                  id="pv with beta label,node with ga label, don't match"),
 ])
 def test_single_zone(pod, ni, want_pre_filter, want_filter):
@@ -115,14 +107,14 @@ MULTI_ZONE = [
 
 
 @pytest.mark.parametrize("pod,ni,want_filter", [
-    pytest.param(pod_with_volume("pod_1", "PVC_3"), node(), None, id="node without labels"),
-    pytest.param(pod_with_volume("pod_1", "PVC_3"), node({BETA_ZONE: "us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_3"]), node(), None, id="node without labels"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_3"]), node({BETA_ZONE: "us-west1-a", "uselessLabel": "none"}),
                  None, id="beta zone label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), node({BETA_ZONE: "us-west1-b", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), node({BETA_ZONE: "us-west1-b", "uselessLabel": "none"}),
                  CONFLICT, id="beta zone label doesn't match"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_2"), node({ZONE: "us-west1-a", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_2"]), node({ZONE: "us-west1-a", "uselessLabel": "none"}),
                  None, id="zone label matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_Stable_1"), node({ZONE: "us-west1-b", "uselessLabel": "none"}),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_Stable_1"]), node({ZONE: "us-west1-b", "uselessLabel": "none"}),
                  CONFLICT, id="zone label doesn't match"),
 ])
 def test_multi_zone(pod, ni, want_filter):
@@ -153,44 +145,44 @@ def _uau(msg):
 # Immediate, as our StorageClass parser does, so the reachable message is "PersistentVolume had
 # no name".
 @pytest.mark.parametrize("pod,want_pre_filter,want_filter", [
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), None, None, id="label zone failure domain matched"),
-    pytest.param(pod_with_volume("pod_1", "PVC_EmptySC"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), None, None, id="label zone failure domain matched"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_EmptySC"]),
                  _uau("PersistentVolumeClaim had no pv name and storageClass name"),
                  _uau("PersistentVolumeClaim had no pv name and storageClass name"),
                  id="unbound volume empty storage class"),
-    pytest.param(pod_with_volume("pod_1", "PVC_NoSC"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_NoSC"]),
                  _uau('storageclass.storage.k8s.io "Class_0" not found'),
                  _uau('storageclass.storage.k8s.io "Class_0" not found'),
                  id="unbound volume no storage class"),
-    pytest.param(pod_with_volume("pod_1", "PVC_ImmediateSC"), _uau("PersistentVolume had no name"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_ImmediateSC"]), _uau("PersistentVolume had no name"),
                  _uau("PersistentVolume had no name"), id="unbound volume immediate binding mode"),
-    pytest.param(pod_with_volume("pod_1", "PVC_WaitSC"), SKIP, None, id="unbound volume wait binding mode"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_WaitSC"]), SKIP, None, id="unbound volume wait binding mode"),
 ])
 def test_with_binding(pod, want_pre_filter, want_filter):
     assert run(WITH_BINDING, pod, node(TEST_NODE)) == (want_pre_filter, want_filter)
 
 
 def test_missing_pvc_and_pv():
-    assert run(SINGLE_ZONE, pod_with_volume("p", "PVC_404"), node())[0] == \
+    assert run(SINGLE_ZONE, kit.make_pod("p", pvcs=["PVC_404"]), node())[0] == \
         _uau('persistentvolumeclaim "PVC_404" not found')
-    assert run(SINGLE_ZONE, pod_with_volume("p", "PVC_4"), node())[0] == \
+    assert run(SINGLE_ZONE, kit.make_pod("p", pvcs=["PVC_4"]), node())[0] == \
         _uau('persistentvolume "Vol_not_exist" not found')
 
 
 # ---------------------------------------------------------------- queueing hints
 
 @pytest.mark.parametrize("pod,old,new,want", [
-    pytest.param(plain_pod(), None, pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod_1"), None, pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
                  id="pvc-was-added-but-pod-refers-no-pvc"),
-    pytest.param(pod_with_volume("pod_1", "PVC_2"), None, pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_2"]), None, pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
                  id="pvc-was-added-and-pod-was-bound-to-different-pvc"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), None, pvc("PVC_1", "Vol_1", namespace="ns1"),
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), None, pvc("PVC_1", "Vol_1", namespace="ns1"),
                  QueueingHint.QueueSkip, id="pvc-was-added-and-pod-was-bound-to-pvc-but-different-ns"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), None, pvc("PVC_1", "Vol_1"), QueueingHint.Queue,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), None, pvc("PVC_1", "Vol_1"), QueueingHint.Queue,
                  id="pvc-was-added-and-pod-was-bound-to-the-pvc"),
-    pytest.param(pod_with_volume("pod_1", "PVC_1"), pvc("PVC_1"), pvc("PVC_1", "Vol_1"), QueueingHint.Queue,
+    pytest.param(kit.make_pod("pod_1", pvcs=["PVC_1"]), pvc("PVC_1"), pvc("PVC_1", "Vol_1"), QueueingHint.Queue,
                  id="pvc-was-updated-and-pod-was-bound-to-the-pvc"),
-    pytest.param(plain_pod(), pvc("PVC_1"), pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
+    pytest.param(kit.make_pod("pod_1"), pvc("PVC_1"), pvc("PVC_1", "Vol_1"), QueueingHint.QueueSkip,
                  id="pvc-was-updated-but-pod-refers-no-pvc"),
 ])
 def test_is_schedulable_after_persistent_volume_claim_change(pod, old, new, want):
@@ -202,7 +194,7 @@ def test_is_schedulable_after_persistent_volume_claim_change(pod, old, new, want
     pytest.param(sc("SC_1", "WaitForFirstConsumer"), QueueingHint.Queue, id="new-sc-is-wait-for-first-consumer-mode"),
 ])
 def test_is_schedulable_after_storage_class_added(new, want):
-    pod = pod_with_volume("pod_1", "PVC_1")
+    pod = kit.make_pod("pod_1", pvcs=["PVC_1"])
     assert VolumeZone({}, Handle()).is_schedulable_after_storage_class_added(pod, None, new) == want
 
 
@@ -217,7 +209,7 @@ def test_is_schedulable_after_storage_class_added(new, want):
                  id="pv-was-updated-but-no-topology-is-changed"),
 ])
 def test_is_schedulable_after_persistent_volume_change(old, new, want):
-    pod = pod_with_volume("pod_1", "PVC_1")
+    pod = kit.make_pod("pod_1", pvcs=["PVC_1"])
     assert VolumeZone({}, Handle()).is_schedulable_after_persistent_volume_change(pod, old, new) == want
 
 
@@ -234,4 +226,4 @@ def test_events_to_register():
 def test_invalid_zone_label_is_ignored():
     """LabelZonesToSet fails on an empty zone ("a__"): the label is skipped, nothing to check."""
     objects = [pv("Vol_bad", {ZONE: "us-west1-a__"}), pvc("PVC_bad", "Vol_bad")]
-    assert run(objects, pod_with_volume("p", "PVC_bad"), node({ZONE: "elsewhere"})) == (SKIP, None)
+    assert run(objects, kit.make_pod("p", pvcs=["PVC_bad"]), node({ZONE: "elsewhere"})) == (SKIP, None)

@@ -27,13 +27,14 @@ PVC_ADD = ClusterEvent(EventResource.PersistentVolumeClaim, ActionType.Add)
 CSI_NODE_UPDATE = ClusterEvent(EventResource.CSINode, ActionType.Update)
 
 
-def make_pod(name: str, namespace: str = "default", *, uid: str | None = None,
-             priority: int | None = None, labels: dict | None = None,
-             annotations: dict | None = None, nominated: str = "", node: str = "",
-             gates: Iterable[str] = (), scheduler: str | None = None,
-             requests: dict | None = None, affinity: dict | None = None,
-             spread: list | None = None, tolerations: list | None = None) -> Pod:
-    """The kit's pod with this suite's uid (``name + namespace``, as ``rename`` keeps it)."""
+def queue_pod(name: str, namespace: str = "default", *, uid: str | None = None,
+              priority: int | None = None, labels: dict | None = None,
+              annotations: dict | None = None, nominated: str = "", node: str = "",
+              gates: Iterable[str] = (), scheduler: str | None = None,
+              requests: dict | None = None, affinity: dict | None = None,
+              spread: list | None = None, tolerations: list | None = None) -> Pod:
+    """The kit's pod with this suite's uid (``name + namespace``, as ``rename`` keeps it) and the
+    queue tests' short keywords (``nominated``, ``node``, ``gates``, ``scheduler``, ``spread``)."""
     return kit.make_pod(name, namespace=namespace, uid=uid or f"{name}{namespace}", priority=priority,
                         labels=labels, annotations=annotations, nominated_node_name=nominated,
                         node_name=node, scheduling_gates=gates,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from kschedfw.fwk.types import NominatingInfo, NominatingMode
-from tests.queue.queue_testlib import NODE_ADD, make_pod, new_queue, with_labels
+from tests.queue.queue_testlib import NODE_ADD, queue_pod, new_queue, with_labels
 
 NODES = ("n1", "n2", "n3")
 
@@ -35,7 +35,7 @@ def run(seed: int) -> int:
         pod = current.get(name)
         if op < 0.15 and pod is None:    # a new pod (a recreated one gets a new uid)
             uids[name] = uids.get(name, 0) + 1
-            pod = make_pod(name, uid=f"{name}-{uids[name]}", priority=r.choice([0, 10, 100]),
+            pod = queue_pod(name, uid=f"{name}-{uids[name]}", priority=r.choice([0, 10, 100]),
                            nominated=r.choice(["", "", *NODES]))
             current[name] = pod
             q.add(pod)
@@ -43,7 +43,7 @@ def run(seed: int) -> int:
             nominated = r.choice([pod.nominated_node_name, "", *NODES])
             new = with_labels(pod, {"v": str(step)})
             if nominated != new.nominated_node_name:
-                new = make_pod(name, uid=pod.uid, priority=pod.priority, nominated=nominated,
+                new = queue_pod(name, uid=pod.uid, priority=pod.priority, nominated=nominated,
                                labels={"v": str(step)})
             current[name] = new
             q.update(pod, new)
@@ -69,7 +69,7 @@ def run(seed: int) -> int:
                 q.nominator.add_nominated_pod(r.choice([live, qpi.pod]),
                                               NominatingInfo(r.choice(NODES), NominatingMode.Override))
         elif op < 0.82 and pod is not None:  # a plugin nominates some version of a pod
-            q.nominator.add_nominated_pod(make_pod(name, uid=pod.uid, priority=pod.priority),
+            q.nominator.add_nominated_pod(queue_pod(name, uid=pod.uid, priority=pod.priority),
                                           NominatingInfo(r.choice(NODES), NominatingMode.Override))
         elif op < 0.90:
             q.move_all_to_active_or_backoff_queue(NODE_ADD)

@@ -18,12 +18,12 @@ from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_ASSIGNED_POD_ADD, EVENT_U
                             QueueingStrategy, match_cluster_events)
 from tests.queue.queue_testlib import (CSI_NODE_UPDATE, NODE_ADD, PV_ADD, PV_UPDATE, PVC_ADD,
                                        AllowlistPlugin, hint_map, lookup_info,
-                                       make_pod, names, new_queue, pop_pod, queue_hint_return_queue,
+                                       queue_pod, names, new_queue, pop_pod, queue_hint_return_queue,
                                        queue_hint_return_skip, scheduling_gates, scheduling_gates_hint)
 
-pod1 = make_pod("targetpod", uid="pod1")
-pod2 = make_pod("targetpod2", uid="pod2")
-pod3 = make_pod("targetpod3", uid="pod3")
+pod1 = queue_pod("targetpod", uid="pod1")
+pod2 = queue_pod("targetpod2", uid="pod2")
+pod3 = queue_pod("targetpod3", uid="pod3")
 NODE = parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-a"}})
 
 
@@ -202,7 +202,7 @@ def test_in_flight_pods(sort_key, initial, actions, want, hints):
 
 def test_pop_in_flight_events(sort_key):
     """TestPop: Queue from a Pending plugin skips backoff; Pop preserves PendingPlugins."""
-    pod = make_pod("targetpod", uid="pod1")
+    pod = queue_pod("targetpod", uid="pod1")
     q, _, _ = new_queue(sort_key=sort_key, hints=hint_map((PV_ADD, [Q("fooPlugin1")])))
     q.add(pod)
     popped = pop_pod(q, pod)
@@ -216,7 +216,7 @@ def test_pop_in_flight_events(sort_key):
 def test_done_drops_events_no_in_flight_pod_needs():
     """active_queue TestClose, adapted: done()/clear_in_flight() release pods and events."""
     q, _, _ = new_queue(hints=hint_map((NODE_ADD, [Q("p")]), (CSI_NODE_UPDATE, [Q("p")])))
-    a, b = make_pod("p1", "foo", uid="p1"), make_pod("p2", "bar", uid="p2")
+    a, b = queue_pod("p1", "foo", uid="p1"), queue_pod("p2", "bar", uid="p2")
     q.active_q.add(lookup_info(a))
     q.active_q.add(lookup_info(b))
     q.pop()
@@ -231,7 +231,7 @@ def test_done_drops_events_no_in_flight_pod_needs():
 
 def test_done_keeps_events_for_later_in_flight_pods():
     q, _, _ = new_queue(hints=hint_map((NODE_ADD, [Q("p")])))
-    a, b = make_pod("a"), make_pod("b")
+    a, b = queue_pod("a"), queue_pod("b")
     q.add(a)
     q.add(b)
     q.pop()                                   # a
@@ -252,7 +252,7 @@ def _hint_raises(pod, old, new):
     raise AssertionError("QueueingHintFn should not be called as pod is gated")
 
 
-P = make_pod("pod1", "ns1", uid="1", labels={"foo": "bar"})
+P = queue_pod("pod1", "ns1", uid="1", labels={"foo": "bar"})
 
 
 @pytest.mark.parametrize("qpi_kw, hint, duration, expected", [
@@ -372,11 +372,11 @@ _AFFINITY = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
     {"labelSelector": {"matchExpressions": [{"key": "service", "operator": "Exists"}]},
      "topologyKey": "region"}]}}
 _SPREAD = [{"maxSkew": 1, "topologyKey": "node", "whenUnsatisfiable": "DoNotSchedule"}]
-afp = make_pod("afp", "ns1", uid="afp", annotations={"annot2": "val2"}, affinity=_AFFINITY)
-tsp = make_pod("tsp", "ns1", uid="tsp", spread=_SPREAD)
-plain = make_pod("afp", "ns1", uid="afp", annotations={"annot2": "val2"})
-matching = make_pod("lbp", "ns1", labels={"service": "securityscan"}, node="node1")
-unrelated = make_pod("lbp", "unrelated", labels={"unrelated": "unrelated"}, node="node1")
+afp = queue_pod("afp", "ns1", uid="afp", annotations={"annot2": "val2"}, affinity=_AFFINITY)
+tsp = queue_pod("tsp", "ns1", uid="tsp", spread=_SPREAD)
+plain = queue_pod("afp", "ns1", uid="afp", annotations={"annot2": "val2"})
+matching = queue_pod("lbp", "ns1", labels={"service": "securityscan"}, node="node1")
+unrelated = queue_pod("lbp", "unrelated", labels={"unrelated": "unrelated"}, node="node1")
 
 
 def _assigned_pod_case(sort_key, hints, unsched_pod, plugin):
@@ -409,7 +409,7 @@ def test_assigned_pod_added(sort_key, unsched_pod, plugin, assigned, want):
 
 
 POD_LABEL = ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel)
-rp = make_pod("rp", "ns1", uid="afp", annotations={"annot2": "val2"}, requests={"cpu": "1"})
+rp = queue_pod("rp", "ns1", uid="afp", annotations={"annot2": "val2"}, requests={"cpu": "1"})
 
 
 @pytest.mark.parametrize("unsched_pod, plugin, event, assigned, want", [
@@ -422,7 +422,7 @@ rp = make_pod("rp", "ns1", uid="afp", annotations={"annot2": "val2"}, requests={
     pytest.param(afp, "PodTopologySpread", POD_LABEL, unrelated, False,
                  id="Pod rejected by pod topology spread isn't requeued with unrelated Pod's update"),
     pytest.param(rp, "NodeResourcesFit", ClusterEvent(EventResource.AssignedPod, ActionType.UpdatePodScaleDown),
-                 make_pod("lbp", "ns2", node="node1"), True,
+                 queue_pod("lbp", "ns2", node="node1"), True,
                  id="Pod rejected by resource fit is requeued with assigned Pod's scale down"),
     pytest.param(plain, "fakePlugin", POD_LABEL, unrelated, False,
                  id="Pod rejected by other plugins isn't requeued with any Pod's update"),
@@ -441,7 +441,7 @@ def test_assigned_pod_added_namespace_selector():
     affinity = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
         {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "zone",
          "namespaceSelector": {"matchLabels": {"team": "a"}}}]}}
-    pod = make_pod("web", "ns1", affinity=affinity)
+    pod = queue_pod("web", "ns1", affinity=affinity)
     hints = hint_map((EVENT_ASSIGNED_POD_ADD, [Q("InterPodAffinity")]))
     ns_labels = {"team-a-ns": {"team": "a"}, "other": {}}
     q, clock, _ = new_queue(hints=hints, namespace_labels=ns_labels.get)
@@ -449,15 +449,15 @@ def test_assigned_pod_added_namespace_selector():
     pop_pod(q, pod)
     q.add_unschedulable_if_not_present(q.new_queued_pod_info(pod, "InterPodAffinity"), q.scheduling_cycle)
     clock.advance(2)
-    q.assigned_pod_added(make_pod("db", "other", labels={"app": "db"}, node="n"))
+    q.assigned_pod_added(queue_pod("db", "other", labels={"app": "db"}, node="n"))
     assert not q.active_q.has(pod.key)
-    q.assigned_pod_added(make_pod("db", "team-a-ns", labels={"app": "db"}, node="n"))
+    q.assigned_pod_added(queue_pod("db", "team-a-ns", labels={"app": "db"}, node="n"))
     assert q.active_q.has(pod.key)
 
 
 # --------------------------------------------------------------------------- preCheck
 
-_p_pods = [make_pod(f"p{i}", priority=i) for i in range(5)]
+_p_pods = [queue_pod(f"p{i}", priority=i) for i in range(5)]
 
 
 def _panic(pod):
@@ -506,7 +506,7 @@ class _Counter:
         raise RuntimeError("unexpected error")
 
 
-_w = make_pod("pod1", "ns1", uid="1")
+_w = queue_pod("pod1", "ns1", uid="1")
 NODE_LABEL = ClusterEvent(EventResource.Node, ActionType.UpdateNodeLabel)
 NODE_UPDATE = ClusterEvent(EventResource.Node, ActionType.Update)
 
@@ -520,10 +520,10 @@ NODE_UPDATE = ClusterEvent(EventResource.Node, ActionType.Update)
                  id="Treat the event as Queue when QueueHintFn returns error"),
     pytest.param({"fooPlugin1"}, set(), UNSCHEDULABLE_TIMEOUT, None, QueueingStrategy.QUEUE_AFTER_BACKOFF, 0,
                  lambda c: [], id="return Queue when the event is wildcard"),
-    pytest.param({"fooPlugin1"}, set(), FORCE_ACTIVATE, make_pod("pod1", "ns1", uid="1"),
+    pytest.param({"fooPlugin1"}, set(), FORCE_ACTIVATE, queue_pod("pod1", "ns1", uid="1"),
                  QueueingStrategy.QUEUE_AFTER_BACKOFF, 0, lambda c: [],
                  id="return Queue when the event is wildcard and the wildcard targets the pod to be requeued right now"),
-    pytest.param({"fooPlugin1"}, set(), FORCE_ACTIVATE, make_pod("pod-different", "ns2", uid="2"),
+    pytest.param({"fooPlugin1"}, set(), FORCE_ACTIVATE, queue_pod("pod-different", "ns2", uid="2"),
                  QueueingStrategy.QUEUE_SKIP, 0, lambda c: [],
                  id="return Skip when the event is wildcard, but the wildcard targets a different pod"),
     pytest.param({"fooPlugin1", "fooPlugin3"}, {"fooPlugin2"}, NODE_ADD, NODE,
@@ -595,13 +595,13 @@ def _gates_queue(**kw):
 def test_queued_pod_info_gated_set_upon_creation_and_unset_upon_update(sort_key):
     """Test_queuedPodInfo_gatedSetUponCreationAndUnsetUponUpdate."""
     q, _, _ = _gates_queue(sort_key=sort_key)
-    gated = make_pod("p", gates=["hello world"])
+    gated = queue_pod("p", gates=["hello world"])
     q.add(gated)
     qpi = q.unschedulable_pods.get(gated.key)
     assert qpi.gated and qpi.gating_plugin == "SchedulingGates"
     assert qpi.unschedulable_plugins == {"SchedulingGates"}
     assert q.pending_pods()[GATED] == 1 and q.pending_pods()[UNSCHEDULABLE_Q] == 0
-    ungated = make_pod("p")
+    ungated = queue_pod("p")
     q.update(gated, ungated)
     popped = q.pop()
     assert popped.pod == ungated and not popped.gated and popped.gating_plugin == ""
@@ -609,7 +609,7 @@ def test_queued_pod_info_gated_set_upon_creation_and_unset_upon_update(sort_key)
 
 def test_gated_pod_ignores_events_of_other_plugins():
     q, clock, _ = _gates_queue()
-    gated = make_pod("p", gates=["g"])
+    gated = queue_pod("p", gates=["g"])
     q.add(gated)
     clock.advance(3600)
     q.move_all_to_active_or_backoff_queue(NODE_ADD)
@@ -622,9 +622,9 @@ def test_gated_pod_ignores_events_of_other_plugins():
 def test_released_gated_pod_skips_backoff():
     """A gated pod was never tried: when its gates go it enters activeQ at once."""
     q, _, fw = _gates_queue()
-    gated = make_pod("p", gates=["g"])
+    gated = queue_pod("p", gates=["g"])
     q.add(gated)
-    q.update(gated, make_pod("p"))
+    q.update(gated, queue_pod("p"))
     assert q.pending_pods()[ACTIVE_Q] == 1
     assert q.pop().attempts == 1
 
@@ -632,10 +632,10 @@ def test_released_gated_pod_skips_backoff():
 def test_gated_pod_is_not_nominated():
     """Upstream only nominates a pod when it enters activeQ."""
     q, _, _ = _gates_queue()
-    gated = make_pod("p", gates=["g"], nominated="node1")
+    gated = queue_pod("p", gates=["g"], nominated="node1")
     q.add(gated)
     assert q.nominator.nominated_pods_for_node("node1") == []
-    ungated = make_pod("p", nominated="node1")
+    ungated = queue_pod("p", nominated="node1")
     q.update(gated, ungated)
     assert q.nominator.nominated_pods_for_node("node1") == [ungated]
 
@@ -645,7 +645,7 @@ def test_pre_enqueue_error_gates_and_logs(caplog):
         return Status.as_status("boom")
     q, _, _ = new_queue(pre_enqueue={"Broken": broken})
     with caplog.at_level(logging.ERROR, logger="kschedfw.queue"):
-        q.add(make_pod("p"))
+        q.add(queue_pod("p"))
     assert q.pending_pods()[GATED] == 1
     assert q.unschedulable_pods.get("default/p").gating_plugin == "Broken"
     assert any("Broken" in r.getMessage() for r in caplog.records)
@@ -663,7 +663,7 @@ def test_gating_plugin_runs_first():
         return Status(Code.UnschedulableAndUnresolvable)
     hints = hint_map((NODE_ADD, [Q("Second")]))
     q, _, fw = new_queue(pre_enqueue={"First": first, "Second": second}, hints=hints)
-    q.add(make_pod("p"))
+    q.add(queue_pod("p"))
     assert calls == ["First", "Second"]
     calls.clear()
     q.move_all_to_active_or_backoff_queue(NODE_ADD)
@@ -687,7 +687,7 @@ def test_framework_without_gating_plugin_parameter():
             return frozenset({"Gate"})
     fw = Minimal()
     q, _, _ = new_queue(frameworks={"default-scheduler": fw})
-    q.add(make_pod("p"))
+    q.add(queue_pod("p"))
     assert q.pending_pods()[GATED] == 1
     fw.gate = False
     q.move_all_to_active_or_backoff_queue(NODE_ADD)
@@ -699,7 +699,7 @@ def test_gated_pod_moves_when_gating_plugin_registered_wildcard():
     (here UnschedulableTimeout) hears every event, so its gated pods are reconsidered."""
     plugin = AllowlistPlugin([], "P")
     q, clock, _ = new_queue(pre_enqueue={"P": plugin}, hints=hint_map((UNSCHEDULABLE_TIMEOUT, [Q("P")])))
-    pod = make_pod("p", labels={"ok": ""})
+    pod = queue_pod("p", labels={"ok": ""})
     q.add(pod)
     clock.advance(301)
     assert q.next_unschedulable_flush() is not None
@@ -744,30 +744,30 @@ def _ev(resource, *actions):
     return [ClusterEvent(resource, a) for a in actions]
 
 
-_base = make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"])
+_base = queue_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"])
 U = EventResource.UnschedulablePod
 
 
 @pytest.mark.parametrize("new, old, want", [
-    pytest.param(make_pod("p", labels={"a": "2"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"]), _base,
+    pytest.param(queue_pod("p", labels={"a": "2"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"]), _base,
                  _ev(U, ActionType.UpdatePodLabel), id="label changed"),
-    pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "500m", "memory": "1Gi"}, gates=["g"]), _base,
+    pytest.param(queue_pod("p", labels={"a": "1"}, requests={"cpu": "500m", "memory": "1Gi"}, gates=["g"]), _base,
                  _ev(U, ActionType.UpdatePodScaleDown), id="cpu scaled down"),
-    pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1"}, gates=["g"]), _base,
+    pytest.param(queue_pod("p", labels={"a": "1"}, requests={"cpu": "1"}, gates=["g"]), _base,
                  _ev(U, ActionType.UpdatePodScaleDown), id="request removed"),
-    pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "2", "memory": "1Gi"}, gates=["g"]), _base,
+    pytest.param(queue_pod("p", labels={"a": "1"}, requests={"cpu": "2", "memory": "1Gi"}, gates=["g"]), _base,
                  _ev(U, ActionType.UpdatePodOther), id="scale up is a plain update"),
-    pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}), _base,
+    pytest.param(queue_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}), _base,
                  _ev(U, ActionType.UpdatePodSchedulingGatesEliminated), id="gates eliminated"),
-    pytest.param(make_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"],
+    pytest.param(queue_pod("p", labels={"a": "1"}, requests={"cpu": "1", "memory": "1Gi"}, gates=["g"],
                           tolerations=[{"key": "k", "operator": "Exists"}]), _base,
                  _ev(U, ActionType.UpdatePodToleration), id="toleration added"),
-    pytest.param(make_pod("p", labels={"b": "1"}, requests={"cpu": "1", "memory": "1Gi"}), _base,
+    pytest.param(queue_pod("p", labels={"b": "1"}, requests={"cpu": "1", "memory": "1Gi"}), _base,
                  _ev(U, ActionType.UpdatePodLabel, ActionType.UpdatePodSchedulingGatesEliminated),
                  id="several changes"),
-    pytest.param(make_pod("p", labels={"a": "1"}, annotations={"x": "y"}, requests={"cpu": "1", "memory": "1Gi"},
+    pytest.param(queue_pod("p", labels={"a": "1"}, annotations={"x": "y"}, requests={"cpu": "1", "memory": "1Gi"},
                           gates=["g"]), _base, _ev(U, ActionType.UpdatePodOther), id="nothing relevant"),
-    pytest.param(make_pod("q", labels={"a": "2"}, node="n1"), make_pod("q", labels={"a": "1"}, node="n1"),
+    pytest.param(queue_pod("q", labels={"a": "2"}, node="n1"), queue_pod("q", labels={"a": "1"}, node="n1"),
                  _ev(EventResource.AssignedPod, ActionType.UpdatePodLabel), id="assigned pod"),
 ])
 def test_pod_scheduling_properties_change(new, old, want):
@@ -785,13 +785,13 @@ def test_update_in_pool_runs_each_update_event():
     hints = hint_map((ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel), [("A", record)]),
                      (ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration), [Q("B")]))
     q, clock, _ = new_queue(hints=hints)
-    pod = make_pod("p", labels={"x": "1"})
+    pod = queue_pod("p", labels={"x": "1"})
     q.add(pod)
     qpi = q.pop()
     qpi.unschedulable_plugins = {"A", "B"}
     q.add_unschedulable_if_not_present(qpi, q.scheduling_cycle)
     clock.advance(30)
-    new = make_pod("p", labels={"x": "2"}, tolerations=[{"key": "k", "operator": "Exists"}])
+    new = queue_pod("p", labels={"x": "2"}, tolerations=[{"key": "k", "operator": "Exists"}])
     q.update(pod, new)
     assert seen == ["label"]
     assert q.active_q.get(pod.key).pod == new
@@ -809,7 +809,7 @@ def test_gated_pod_skips_hints_of_its_other_rejectors():
     hints = hint_map((NODE_ADD, [("Other", other_hint)]),
                      (EVENT_UNSCHEDULED_POD_UPDATE, [Q("Gate")]))
     q, clock, fw = new_queue(hints=hints, pre_enqueue={"Gate": gate})
-    pod = make_pod("p", labels={"ok": ""})
+    pod = queue_pod("p", labels={"ok": ""})
     q.add(pod)
     qpi = q.pop()
     qpi.unschedulable_plugins = {"Other"}
@@ -837,11 +837,11 @@ def test_update_in_pool_stops_at_the_first_event_that_moves_the_pod():
     hints = hint_map((ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel), [Q("A")]),
                      (ClusterEvent(EventResource.Pod, ActionType.UpdatePodToleration), [("B", record)]))
     q, clock, _ = new_queue(hints=hints)
-    pod = make_pod("p", labels={"x": "1"})
+    pod = queue_pod("p", labels={"x": "1"})
     q.add(pod)
     qpi = q.pop()
     qpi.unschedulable_plugins = {"A", "B"}
     q.add_unschedulable_if_not_present(qpi, q.scheduling_cycle)
     clock.advance(30)
-    q.update(pod, make_pod("p", labels={"x": "2"}, tolerations=[{"key": "k", "operator": "Exists"}]))
+    q.update(pod, queue_pod("p", labels={"x": "2"}, tolerations=[{"key": "k", "operator": "Exists"}]))
     assert later == [] and q.pending_pods()[ACTIVE_Q] == 1

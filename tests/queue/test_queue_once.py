@@ -4,7 +4,7 @@ is set aside; nothing moves it back, and it stays listed until it is deleted."""
 from __future__ import annotations
 
 from kschedfw.fwk.events import WILDCARD_EVENT
-from tests.queue.queue_testlib import (NODE_ADD, hint_map, make_pod, new_queue, pop_pod,
+from tests.queue.queue_testlib import (NODE_ADD, hint_map, queue_pod, new_queue, pop_pod,
                                        queue_hint_return_queue, with_labels)
 
 HINTS = hint_map((NODE_ADD, [("fooPlugin", queue_hint_return_queue)]))
@@ -19,7 +19,7 @@ def failed_once(q, pod, *plugins):
 
 def test_a_failed_pod_is_set_aside_and_nothing_brings_it_back():
     q, clock, _ = new_queue(hints=HINTS, once=True)
-    pod, error = make_pod("p"), make_pod("e")
+    pod, error = queue_pod("p"), queue_pod("e")
     q.add(pod)
     q.add(error)
     failed_once(q, pod, "fooPlugin")
@@ -42,7 +42,7 @@ def test_a_failed_pod_is_set_aside_and_nothing_brings_it_back():
 
 def test_without_once_the_same_pod_comes_back():
     q, _, _ = new_queue(hints=HINTS)
-    pod = make_pod("p")
+    pod = queue_pod("p")
     q.add(pod)
     failed_once(q, pod, "fooPlugin")
     q.move_all_to_active_or_backoff_queue(NODE_ADD)

@@ -13,7 +13,7 @@ from kschedfw.queue._heap import KeyedHeap, key_entry_factory, less_entry_factor
 from kschedfw.queue.backoff_queue import BackoffQueue
 from kschedfw.queue.nominator import Nominator
 from kschedfw.queue.unschedulable_pods import UnschedulablePods
-from tests.queue.queue_testlib import (HIGH, make_pod, names, new_queue, pop_pod, priority_key,
+from tests.queue.queue_testlib import (HIGH, queue_pod, names, new_queue, pop_pod, priority_key,
                                        priority_less)
 from tests.queue.test_queue_priority_queue import hpp, lister, mpp, scheduled, up
 
@@ -40,7 +40,7 @@ def _bq(initial=1.0, max_=10.0, *, pop=True, clock=None, sort_key=False):
 def test_get_backoff_time(initial, max_, kw, want):
     """TestBackoffQueue_getBackoffTime."""
     bq, _ = _bq(initial, max_)
-    assert bq.backoff_time(QueuedPodInfo(pod=make_pod("p"), **kw)) == want
+    assert bq.backoff_time(QueuedPodInfo(pod=queue_pod("p"), **kw)) == want
 
 
 @pytest.mark.parametrize("initial_ns, max_ns, count, want_ns", [
@@ -63,12 +63,12 @@ def test_backoff_durations_with_defaults():
 
 def _pop_all_infos(now):
     return {
-        "pod0": QueuedPodInfo(pod=make_pod("pod0"), timestamp=now - 2, unschedulable_count=1,
+        "pod0": QueuedPodInfo(pod=queue_pod("pod0"), timestamp=now - 2, unschedulable_count=1,
                               unschedulable_plugins={"plugin"}),
-        "pod1": QueuedPodInfo(pod=make_pod("pod1"), timestamp=now + 1, unschedulable_count=1,
+        "pod1": QueuedPodInfo(pod=queue_pod("pod1"), timestamp=now + 1, unschedulable_count=1,
                               unschedulable_plugins={"plugin"}),
-        "pod2": QueuedPodInfo(pod=make_pod("pod2"), timestamp=now - 2, consecutive_errors_count=1),
-        "pod3": QueuedPodInfo(pod=make_pod("pod3"), timestamp=now + 1, consecutive_errors_count=1),
+        "pod2": QueuedPodInfo(pod=queue_pod("pod2"), timestamp=now - 2, consecutive_errors_count=1),
+        "pod3": QueuedPodInfo(pod=queue_pod("pod3"), timestamp=now + 1, consecutive_errors_count=1),
     }
 
 
@@ -103,7 +103,7 @@ def test_backoff_queue_ordering(sort_key, pop, want):
     now = clock.now()
 
     def info(name, prio, ts):
-        return QueuedPodInfo(pod=make_pod(name, priority=prio), timestamp=ts, attempts=1,
+        return QueuedPodInfo(pod=queue_pod(name, priority=prio), timestamp=ts, attempts=1,
                              unschedulable_count=1, unschedulable_plugins={"plugin"})
     for qpi in (info("pod0", 1, now), info("pod1", 1, now - 1), info("pod2", 2, now - 2 + 0.001),
                 info("pod3", 1, now - 2), info("pod4", 2, now - 2), info("pod5", 1, now - 3)):
@@ -114,7 +114,7 @@ def test_backoff_queue_ordering(sort_key, pop, want):
 def test_backing_off_until_window_after_expiry():
     """With ordering windows a pod is still backing off inside its expiry window."""
     bq, clock = _bq(clock=SimulatedClock(100.3))
-    qpi = QueuedPodInfo(pod=make_pod("p"), timestamp=100.3, unschedulable_count=1,
+    qpi = QueuedPodInfo(pod=queue_pod("p"), timestamp=100.3, unschedulable_count=1,
                         unschedulable_plugins={"x"})
     assert bq.backoff_time(qpi) == 101.0
     for t, backing_off in ((100.9, True), (101.0, True), (101.999, True), (102.0, False)):
@@ -125,8 +125,8 @@ def test_backing_off_until_window_after_expiry():
 
 def test_error_heap_holds_pods_without_rejectors():
     bq, _ = _bq()
-    err = QueuedPodInfo(pod=make_pod("e"), consecutive_errors_count=1, timestamp=T0)
-    rej = QueuedPodInfo(pod=make_pod("r"), unschedulable_count=1, unschedulable_plugins={"x"}, timestamp=T0)
+    err = QueuedPodInfo(pod=queue_pod("e"), consecutive_errors_count=1, timestamp=T0)
+    rej = QueuedPodInfo(pod=queue_pod("r"), unschedulable_count=1, unschedulable_plugins={"x"}, timestamp=T0)
     bq.add(err)
     bq.add(rej)
     assert bq.len_backoff() == 1 and len(bq) == 2
@@ -140,7 +140,7 @@ def test_error_heap_holds_pods_without_rejectors():
 
 # --------------------------------------------------------------------------- unschedulable_pods_test.go
 
-_pool_pods = [make_pod(f"p{i}", "ns1" if i in (0, 1, 3, 5) else "ns2", uid=f"u{i}") for i in range(6)]
+_pool_pods = [queue_pod(f"p{i}", "ns1" if i in (0, 1, 3, 5) else "ns2", uid=f"u{i}") for i in range(6)]
 
 
 def _info(i, gated):
@@ -193,8 +193,8 @@ def test_unschedulable_pods(steps):
 
 def test_unschedulable_pods_time_index():
     pool = UnschedulablePods()
-    a = QueuedPodInfo(pod=make_pod("a"), timestamp=10.0)
-    b = QueuedPodInfo(pod=make_pod("b"), timestamp=5.0)
+    a = QueuedPodInfo(pod=queue_pod("a"), timestamp=10.0)
+    b = QueuedPodInfo(pod=queue_pod("b"), timestamp=5.0)
     pool.add_or_update(a)
     pool.add_or_update(b)
     assert pool.oldest(lambda q: True) is b
@@ -215,7 +215,7 @@ def test_unschedulable_pods_time_index():
 ])
 def test_keyed_heap(make):
     h = KeyedHeap(make())
-    infos = [QueuedPodInfo(pod=make_pod(f"p{i}", priority=i % 3), timestamp=float(i // 3)) for i in range(9)]
+    infos = [QueuedPodInfo(pod=queue_pod(f"p{i}", priority=i % 3), timestamp=float(i // 3)) for i in range(9)]
     for qpi in infos:
         h.add_or_update(qpi)
     assert len(h) == 9 and "default/p4" in h
@@ -234,7 +234,7 @@ def test_keyed_heap(make):
 
 def test_keyed_heap_compacts_stale_entries():
     h = KeyedHeap(key_entry_factory(priority_key))
-    qpi = QueuedPodInfo(pod=make_pod("p"))
+    qpi = QueuedPodInfo(pod=queue_pod("p"))
     for _ in range(1000):
         h.add_or_update(qpi)
     assert len(h) == 1 and len(h._entries) < 200
@@ -257,7 +257,7 @@ def test_nominated_pods_for_node(sort_key):
 
 @pytest.mark.parametrize("pod, delete, want", [
     pytest.param(mpp, False, 1, id="alive pod gets added into PodNominator"),
-    pytest.param(make_pod("hpp", "ns1", uid="hppns1", priority=HIGH, nominated="node1"), True, 0,
+    pytest.param(queue_pod("hpp", "ns1", uid="hppns1", priority=HIGH, nominated="node1"), True, 0,
                  id="deleted pod shouldn't be added into PodNominator"),
     pytest.param(hpp, False, 0, id="pod without .status.nominatedPodName specified shouldn't be added into PodNominator"),
 ])
@@ -273,8 +273,8 @@ def test_nominated_pod_deleted(pod, delete, want):
 
 def test_update_nominated_pod_for_node(sort_key):
     """TestPriorityQueue_UpdateNominatedPodForNode."""
-    ne = make_pod("ne", "ns1", uid="nens1")
-    unbound_copy_of_scheduled = make_pod("sp", "ns1", uid="spns1")
+    ne = queue_pod("ne", "ns1", uid="nens1")
+    unbound_copy_of_scheduled = queue_pod("sp", "ns1", uid="spns1")
     q, _, _ = new_queue(sort_key=sort_key, pod_lister=lister(mpp, up, hpp, scheduled))
     nom = q.nominator
     q.add(mpp)
@@ -300,13 +300,13 @@ def test_update_nominated_pod_for_node(sort_key):
 def test_update_nominated_pod_keeps_in_memory_nomination():
     """An update carrying no nominatedNodeName keeps a nomination made in memory (preemption)."""
     nom = Nominator()
-    pod = make_pod("p")
+    pod = queue_pod("p")
     nom.add_nominated_pod(pod, NominatingInfo("n1", NominatingMode.Override))
-    newer = make_pod("p", labels={"v": "2"})
+    newer = queue_pod("p", labels={"v": "2"})
     nom.update_nominated_pod(pod, newer)
     assert nom.nominated_pods_for_node("n1") == [newer]
     # An update that sets or changes nominatedNodeName follows the pod.
-    moved = make_pod("p", nominated="n2")
+    moved = queue_pod("p", nominated="n2")
     nom.update_nominated_pod(newer, moved)
     assert nom.nominated_nodes() == {"n2": [moved]}
     # Override to "" removes the nomination.
@@ -316,13 +316,13 @@ def test_update_nominated_pod_keeps_in_memory_nomination():
 
 def test_nominator_without_lister_ignores_bound_pods():
     nom = Nominator()
-    nom.add_nominated_pod(make_pod("b", node="n1", nominated="n1"))
+    nom.add_nominated_pod(queue_pod("b", node="n1", nominated="n1"))
     assert nom.nominated_nodes() == {}
 
 
 def test_nominated_pods_resolve_to_queued_version():
     q, _, _ = new_queue()
-    pod = make_pod("p", nominated="n1")
+    pod = queue_pod("p", nominated="n1")
     q.add(pod)
-    q.nominator.add_nominated_pod(make_pod("p"), NominatingInfo("n1", NominatingMode.Override))
+    q.nominator.add_nominated_pod(queue_pod("p"), NominatingInfo("n1", NominatingMode.Override))
     assert q.nominator.nominated_pods_for_node("n1") == [pod]  # the queued version

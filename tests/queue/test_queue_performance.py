@@ -7,14 +7,14 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from tests.queue.queue_testlib import NODE_ADD, hint_map, make_pod, new_queue, queue_hint_return_queue
+from tests.queue.queue_testlib import NODE_ADD, hint_map, queue_pod, new_queue, queue_hint_return_queue
 
 N = 50_000
 
 
 @pytest.fixture(scope="module")
 def pods():
-    base = make_pod("p", priority=0)
+    base = queue_pod("p", priority=0)
     return [attrs.evolve(base, name=f"p{i}", uid=f"u{i}", priority=i % 7) for i in range(N)]
 
 

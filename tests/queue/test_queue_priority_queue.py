@@ -11,17 +11,17 @@ from kschedfw.queue import (ACTIVE_Q, BACKOFF_Q, EVENT_UNSCHEDULED_POD_ADD,
                             EVENT_UNSCHEDULED_POD_UPDATE, GATED, SCHEDULE_ATTEMPT_FAILURE,
                             UNSCHEDULABLE_Q, InFlightEvent)
 from tests.queue.queue_testlib import (HIGH, LOW, MEDIUM, MID, PROFILE, START, AllowlistPlugin,
-                                       hint_map, lookup_info, make_pod, names, new_queue, pop_pod,
+                                       hint_map, lookup_info, queue_pod, names, new_queue, pop_pod,
                                        queue_hint_return_queue, queue_hint_return_skip,
                                        with_annotation, with_labels)
 
-hpp = make_pod("hpp", "ns1", uid="hppns1", priority=HIGH)
-hpp_nominated = make_pod("hpp", "ns1", uid="hppns1", priority=HIGH, nominated="node1")
-mpp = make_pod("mpp", "ns2", uid="mppns2", annotations={"annot2": "val2"}, priority=MEDIUM,
+hpp = queue_pod("hpp", "ns1", uid="hppns1", priority=HIGH)
+hpp_nominated = queue_pod("hpp", "ns1", uid="hppns1", priority=HIGH, nominated="node1")
+mpp = queue_pod("mpp", "ns2", uid="mppns2", annotations={"annot2": "val2"}, priority=MEDIUM,
                nominated="node1")
-up = make_pod("up", "ns1", uid="upns1", annotations={"annot2": "val2"}, priority=LOW,
+up = queue_pod("up", "ns1", uid="upns1", annotations={"annot2": "val2"}, priority=LOW,
               nominated="node1")
-scheduled = make_pod("sp", "ns1", uid="spns1", node="foo")
+scheduled = queue_pod("sp", "ns1", uid="spns1", node="foo")
 
 
 def lister(*pods):
@@ -54,7 +54,7 @@ def test_add_with_reverse_priority_less_func(sort_key):
 
 def test_add_pod_of_unknown_profile_is_not_ours():
     q, _, _ = new_queue()
-    assert q.add(make_pod("other", scheduler="other-scheduler")) is False
+    assert q.add(queue_pod("other", scheduler="other-scheduler")) is False
     assert q.pending_pods() == {ACTIVE_Q: 0, BACKOFF_Q: 0, UNSCHEDULABLE_Q: 0, GATED: 0}
     assert q.pop() is None
 
@@ -74,7 +74,7 @@ def test_pop_increments_attempts_and_cycle(sort_key):
 def test_active_queue_is_fifo_among_equals(sort_key):
     """Pods with equal priority and timestamp pop in insertion order (counter tiebreak)."""
     q, _, _ = new_queue(sort_key=sort_key)
-    pods = [make_pod(f"p{i}", priority=5) for i in range(20)]
+    pods = [queue_pod(f"p{i}", priority=5) for i in range(20)]
     for pod in pods:
         q.add(pod)
     assert [q.pop().pod.name for _ in pods] == [p.name for p in pods]
@@ -106,7 +106,7 @@ def test_add_unschedulable_if_not_present_backoff(sort_key):
     """TestPriorityQueue_AddUnschedulableIfNotPresent_Backoff: a move request while the pods
     were in flight sends them to backoffQ."""
     q, _, _ = new_queue(sort_key=sort_key)
-    pods = [make_pod(f"pod{i}", f"ns{i}", uid=f"upns{i}", priority=i) for i in range(10)]
+    pods = [queue_pod(f"pod{i}", f"ns{i}", uid=f"upns{i}", priority=i) for i in range(10)]
     for p in pods:
         q.add(p)
     for i in range(9, 0, -1):
@@ -145,7 +145,7 @@ def test_error_then_rejection_counts():
 ])
 def test_priority_queue_pop(sort_key, pop_from_backoff_q, want):
     """TestPriorityQueue_Pop: the error heap is never popped early."""
-    hpp2 = make_pod("hpp2", "ns1", uid="hpp2ns1", priority=HIGH)
+    hpp2 = queue_pod("hpp2", "ns1", uid="hpp2ns1", priority=HIGH)
     q, _, _ = new_queue(sort_key=sort_key, pop_from_backoff_q=pop_from_backoff_q)
     q.add(mpp)
     q.backoff_q.add(q.new_queued_pod_info(hpp, "plugin"))
@@ -164,12 +164,12 @@ def test_priority_queue_pop(sort_key, pop_from_backoff_q, want):
 
 # --------------------------------------------------------------------------- PopSpecificPod
 
-_active = make_pod("pod-active", "ns1", uid="pod-active", labels={"foo": ""})
-_backoff = make_pod("pod-backoff", "ns1", uid="pod-backoff", labels={"foo": ""})
-_unsched = make_pod("pod-unschedulable", "ns1", uid="pod-unschedulable", labels={"foo": ""})
-_gated = make_pod("pod-gated", "ns1", uid="pod-gated")
-_temp_gated = make_pod("pod-temporarily-gated", "ns1", uid="pod-temporarily-gated", labels={"bar": ""})
-_other = make_pod("pod-other", "ns1", uid="pod-other", labels={"foo": ""})
+_active = queue_pod("pod-active", "ns1", uid="pod-active", labels={"foo": ""})
+_backoff = queue_pod("pod-backoff", "ns1", uid="pod-backoff", labels={"foo": ""})
+_unsched = queue_pod("pod-unschedulable", "ns1", uid="pod-unschedulable", labels={"foo": ""})
+_gated = queue_pod("pod-gated", "ns1", uid="pod-gated")
+_temp_gated = queue_pod("pod-temporarily-gated", "ns1", uid="pod-temporarily-gated", labels={"bar": ""})
+_other = queue_pod("pod-other", "ns1", uid="pod-other", labels={"foo": ""})
 
 
 @pytest.mark.parametrize("pod, want_popped", [
@@ -292,10 +292,10 @@ def test_update_when_in_flight(sort_key):
     scheduled can make it schedulable, so it is requeued to backoffQ."""
     hints = hint_map((EVENT_UNSCHEDULED_POD_UPDATE, [("fakePlugin", queue_hint_return_queue)]))
     q, _, _ = new_queue(sort_key=sort_key, hints=hints)
-    test_pod = make_pod("test-pod", "test-ns", uid="test-uid")
+    test_pod = queue_pod("test-pod", "test-ns", uid="test-uid")
     q.add(test_pod)
     pop_pod(q, test_pod)
-    updated = make_pod("test-pod", "test-ns", uid="test-uid",
+    updated = queue_pod("test-pod", "test-ns", uid="test-uid",
                        tolerations=[{"key": "foo", "effect": "NoSchedule"}])
     q.update(test_pod, updated)
     q.add_unschedulable_if_not_present(lookup_info(updated, "fakePlugin"), q.scheduling_cycle)
@@ -320,7 +320,7 @@ def test_delete(sort_key):
 
 def test_delete_from_every_sub_queue():
     q, _, _ = new_queue()
-    a, b, c = make_pod("a"), make_pod("b"), make_pod("c")
+    a, b, c = queue_pod("a"), queue_pod("b"), queue_pod("c")
     q.add(a)
     q.backoff_q.add(q.new_queued_pod_info(b, "x"))
     q.unschedulable_pods.add_or_update(q.new_queued_pod_info(c, "x"))
@@ -396,8 +396,8 @@ def _plugins(*allowlists):
     return m
 
 
-_bar = make_pod("bar", labels={"bar": ""})
-_p = make_pod("p", labels={"p": ""})
+_bar = queue_pod("bar", labels={"bar": ""})
+_p = queue_pod("p", labels={"p": ""})
 
 
 def _per_gate(cases):
@@ -474,9 +474,9 @@ def test_move_to_backoff_q(plugins, pod, want_ok, gate):
 def test_get_pod(key, want):
     """TestPriorityQueue_GetPod."""
     q, _, _ = new_queue()
-    q.active_q.add(lookup_info(make_pod("pod1")))
-    q.backoff_q.add(lookup_info(make_pod("pod2")))
-    q.unschedulable_pods.add_or_update(lookup_info(make_pod("pod3")))
+    q.active_q.add(lookup_info(queue_pod("pod1")))
+    q.backoff_q.add(lookup_info(queue_pod("pod2")))
+    q.unschedulable_pods.add_or_update(lookup_info(queue_pod("pod3")))
     got = q.get_pod(key)
     assert (got.pod.name if got else None) == want
 
@@ -511,7 +511,7 @@ def test_recently_tried_pods_go_back(sort_key):
     """TestRecentlyTriedPodsGoBack: a retried pod goes behind pods of equal priority."""
     q, clock, _ = new_queue(sort_key=sort_key)
     for i in range(5):
-        q.add(make_pod(f"test-pod-{i}", "ns1", uid=f"tp00{i}", priority=HIGH, node="node1",
+        q.add(queue_pod(f"test-pod-{i}", "ns1", uid=f"tp00{i}", priority=HIGH, node="node1",
                        nominated="node1"))
     clock.advance(1e-6)
     p1 = q.pop()
@@ -527,14 +527,14 @@ def test_recently_tried_pods_go_back(sort_key):
 def test_pod_failed_scheduling_multiple_times_does_not_block_newer_pod(sort_key):
     """TestPodFailedSchedulingMultipleTimesDoesNotBlockNewerPod."""
     q, clock, _ = new_queue(sort_key=sort_key)
-    unsched = make_pod("test-pod-unscheduled", "ns1", uid="tp001", priority=HIGH, nominated="node1")
+    unsched = queue_pod("test-pod-unscheduled", "ns1", uid="tp001", priority=HIGH, nominated="node1")
     q.add(unsched)
     pop_pod(q, unsched)
     q.add_unschedulable_if_not_present(lookup_info(unsched, "plugin"), q.scheduling_cycle)
     clock.advance(1 + 1)
     q.move_all_to_active_or_backoff_queue(UNSCHEDULABLE_TIMEOUT)
     pop_pod(q, unsched)
-    newer = make_pod("test-newer-pod", "ns1", uid="tp002", priority=HIGH, nominated="node1")
+    newer = queue_pod("test-newer-pod", "ns1", uid="tp002", priority=HIGH, nominated="node1")
     q.add(newer)
     q.add_unschedulable_if_not_present(lookup_info(unsched, "plugin"), q.scheduling_cycle)
     clock.advance(1 + 1)
@@ -545,8 +545,8 @@ def test_pod_failed_scheduling_multiple_times_does_not_block_newer_pod(sort_key)
 def test_high_priority_backoff(sort_key):
     """TestHighPriorityBackoff: an unschedulable high-priority pod does not block others."""
     q, _, _ = new_queue(sort_key=sort_key)
-    mid = make_pod("test-midpod", "ns1", uid="tp-mid", priority=MID, nominated="node1")
-    high = make_pod("test-highpod", "ns1", uid="tp-high", priority=HIGH, nominated="node1")
+    mid = queue_pod("test-midpod", "ns1", uid="tp-mid", priority=MID, nominated="node1")
+    high = queue_pod("test-highpod", "ns1", uid="tp-high", priority=HIGH, nominated="node1")
     q.add(mid)
     q.add(high)
     p = pop_pod(q, high)
@@ -560,8 +560,8 @@ def test_high_priority_flush_unschedulable_pods_leftover(sort_key):
     from tests.queue.queue_testlib import NODE_ADD
     q, clock, _ = new_queue(sort_key=sort_key,
                             hints=hint_map((NODE_ADD, [("fakePlugin", queue_hint_return_queue)])))
-    mid = make_pod("test-midpod", "ns1", uid="tp-mid", priority=MID, nominated="node1")
-    high = make_pod("test-highpod", "ns1", uid="tp-high", priority=HIGH, nominated="node1")
+    mid = queue_pod("test-midpod", "ns1", uid="tp-mid", priority=MID, nominated="node1")
+    high = queue_pod("test-highpod", "ns1", uid="tp-high", priority=HIGH, nominated="node1")
     q.add(high)
     pop_pod(q, high)
     q.add(mid)
@@ -582,9 +582,9 @@ def test_init_pod_max_in_unschedulable_pods_duration(sort_key, duration):
     """TestPriorityQueue_initPodMaxInUnschedulablePodsDuration."""
     kwargs = {} if duration is None else {"pod_max_in_unschedulable_pods_duration": duration}
     q, clock, _ = new_queue(sort_key=sort_key, **kwargs)
-    p1 = QueuedPodInfo(pod=make_pod("test-pod-1", "ns1", uid="tp-1", nominated="node1"),
+    p1 = QueuedPodInfo(pod=queue_pod("test-pod-1", "ns1", uid="tp-1", nominated="node1"),
                        timestamp=START - 1)
-    p2 = QueuedPodInfo(pod=make_pod("test-pod-2", "ns2", uid="tp-2", nominated="node2"),
+    p2 = QueuedPodInfo(pod=queue_pod("test-pod-2", "ns2", uid="tp-2", nominated="node2"),
                        timestamp=START - 2)
     for p in (p1, p2):
         p.unschedulable_count += 1
@@ -598,8 +598,8 @@ def test_init_pod_max_in_unschedulable_pods_duration(sort_key, duration):
 # --------------------------------------------------------------------------- TestPodTimestamp
 
 def _timestamp_infos():
-    p1 = QueuedPodInfo(pod=make_pod("test-pod-1", "ns1", uid="tp-1", nominated="node1"), timestamp=START)
-    p2 = QueuedPodInfo(pod=make_pod("test-pod-2", "ns2", uid="tp-2", nominated="node2"),
+    p1 = QueuedPodInfo(pod=queue_pod("test-pod-1", "ns1", uid="tp-1", nominated="node1"), timestamp=START)
+    p2 = QueuedPodInfo(pod=queue_pod("test-pod-2", "ns2", uid="tp-2", nominated="node2"),
                        timestamp=START + 1)
     return p1, p2
 
@@ -647,7 +647,7 @@ def test_pod_timestamp(sort_key, case):
 ])
 def test_per_pod_scheduling_metrics(sort_key, case, want_attempts, want_initial):
     """TestPerPodSchedulingMetrics: attempts count and the initial attempt timestamp."""
-    pod = make_pod("test-pod", "test-ns", uid="test-uid")
+    pod = queue_pod("test-pod", "test-ns", uid="test-uid")
     pre_enqueue = {}
     hints = []
     if case == "gated":
@@ -678,7 +678,7 @@ def test_per_pod_scheduling_metrics(sort_key, case, want_attempts, want_initial)
 # --------------------------------------------------------------------------- incoming pods counter
 
 def _incoming_infos():
-    return [QueuedPodInfo(pod=make_pod(f"test-pod-{i}", f"ns{i}", uid=f"tp-{i}"), timestamp=START,
+    return [QueuedPodInfo(pod=queue_pod(f"test-pod-{i}", f"ns{i}", uid=f"tp-{i}"), timestamp=START,
                           unschedulable_plugins={"unschedulable_plugin"}) for i in (1, 2, 3)]
 
 
@@ -752,7 +752,7 @@ def test_incoming_pods_metrics(ops, want):
 def test_backoff_flow(sort_key, pop_from_backoff_q):
     """TestBackOffFlow: backoff 1, 2, 4, 8, 10, 10, 10 s on the simulated clock."""
     q, clock, _ = new_queue(sort_key=sort_key, pop_from_backoff_q=pop_from_backoff_q)
-    pod = make_pod("test-pod", "test-ns", uid="test-uid")
+    pod = queue_pod("test-pod", "test-ns", uid="test-uid")
     q.add(pod)
     for i, want in enumerate([1, 2, 4, 8, 10, 10, 10]):
         timestamp = clock.now()
@@ -782,7 +782,7 @@ PLUGIN = "preEnqueuePlugin"
 
 def _pending_infos():
     def make(n, prefix, label, ts):
-        return [QueuedPodInfo(pod=make_pod(f"{prefix}-{i}", f"ns{i}", uid=f"tp-{i}", labels={label: ""}),
+        return [QueuedPodInfo(pod=queue_pod(f"{prefix}-{i}", f"ns{i}", uid=f"tp-{i}", labels={label: ""}),
                               timestamp=ts) for i in range(1, n + 1)]
     infos = make(50, "x", "queueable", START)
     gated = make(10, "y", "failme", START)
@@ -949,7 +949,7 @@ def test_unschedulable_pods_metric(steps, want):
     hints = hint_map((UNSCHEDULABLE_TIMEOUT, [(P1, queue_hint_return_queue), (P2, queue_hint_return_queue)]))
     pre = {P1: AllowlistPlugin(["queueable"], P1), P2: AllowlistPlugin(["queueable"], P2)}
     q, _, fw = new_queue(hints=hints, pre_enqueue=pre)
-    pod = make_pod("podA", "namespaceA", uid="someUid", labels={"queueable": ""})
+    pod = queue_pod("podA", "namespaceA", uid="someUid", labels={"queueable": ""})
     for step in steps:
         step(q, fw, pod)
     reasons = q.unschedulable_reasons()
@@ -959,8 +959,8 @@ def test_unschedulable_pods_metric(steps, want):
 def test_list_pending_names_gated_pods():
     plugin = AllowlistPlugin(["ok"])
     q, _, _ = new_queue(pre_enqueue={plugin.name: plugin})
-    q.add(make_pod("a", labels={"ok": ""}))
-    q.add(make_pod("b"))
+    q.add(queue_pod("a", labels={"ok": ""}))
+    q.add(queue_pod("b"))
     assert [(name, qpi.pod.name) for name, qpi in q.list_pending()] == [(ACTIVE_Q, "a"), (GATED, "b")]
     assert names(q.active_q.list()) == ["a"]
     assert q.unschedulable_pods.get("default/b").gating_plugin == plugin.name
@@ -973,9 +973,9 @@ def test_multiple_profiles():
     fw1 = FakeFramework(hint_map((NODE_ADD, [("A", queue_hint_return_queue)])), profile_name="s1")
     fw2 = FakeFramework(hint_map((NODE_ADD, [("A", queue_hint_return_skip)])), profile_name="s2")
     q, clock, _ = new_queue(frameworks={"s1": fw1, "s2": fw2})
-    p1, p2 = make_pod("p1", scheduler="s1"), make_pod("p2", scheduler="s2")
+    p1, p2 = queue_pod("p1", scheduler="s1"), queue_pod("p2", scheduler="s2")
     assert q.add(p1) and q.add(p2)
-    assert not q.add(make_pod("p3", scheduler="s3"))
+    assert not q.add(queue_pod("p3", scheduler="s3"))
     for p in (p1, p2):
         qpi = q.pop()
         qpi.unschedulable_plugins = {"A"}

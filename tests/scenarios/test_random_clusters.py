@@ -7,78 +7,64 @@ import random
 
 import pytest
 
-from kschedfw.api import parse_object
+from kschedfw.api import Node, Pod
 from kschedfw.cluster.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation
-
-ZONE = "topology.kubernetes.io/zone"
-HOSTNAME = "kubernetes.io/hostname"
-
-
-def random_node(r: random.Random, i: int) -> dict:
-    spec: dict = {}
-    if r.random() < 0.2:
-        spec["taints"] = [{"key": "t", "value": r.choice(["x", "y"]),
-                           "effect": r.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"])}]
-    if r.random() < 0.05:
-        spec["unschedulable"] = True
-    labels = {HOSTNAME: f"n{i}", ZONE: r.choice("abc"), "disk": r.choice(["ssd", "hdd"])}
-    allocatable = {"cpu": str(r.choice([1, 2, 4])), "memory": r.choice(["2Gi", "4Gi"]), "pods": str(r.choice([3, 110]))}
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels}, "spec": spec,
-            "status": {"allocatable": allocatable}}
+from kschedfw.testing import (HOSTNAME, ZONE, container, make_node, make_pdb, make_pod, make_priority_class,
+                              pod_affinity_term, spread_constraint, taint, toleration)
 
 
-def random_pod(r: random.Random, i: int, node_names: list[str]) -> dict:
+def random_node(r: random.Random, i: int) -> Node:
+    taints = [taint("t", r.choice(["x", "y"]), r.choice(["NoSchedule", "PreferNoSchedule", "NoExecute"]))] \
+        if r.random() < 0.2 else []
+    unschedulable = r.random() < 0.05
+    zone, disk = r.choice("abc"), r.choice(["ssd", "hdd"])
+    return make_node(f"n{i}", zone=zone, labels={"disk": disk}, taints=taints, unschedulable=unschedulable,
+                     cpu=str(r.choice([1, 2, 4])), memory=r.choice(["2Gi", "4Gi"]), pods=str(r.choice([3, 110])))
+
+
+def random_pod(r: random.Random, i: int, node_names: list[str]) -> Pod:
     app = r.choice(["web", "db", "cache"])
-    container = {"name": "c", "image": r.choice(["nginx", "redis:7"]),
-                 "resources": {"requests": {"cpu": r.choice(["100m", "500m", "1", "3"]), "memory": "64Mi"}}}
+    image, cpu = r.choice(["nginx", "redis:7"]), r.choice(["100m", "500m", "1", "3"])
+    ports = [{"containerPort": 80, "hostPort": r.choice([80, 8080])}] if r.random() < 0.2 else []
+    kw: dict = {"containers": [container("c", image=image, requests={"cpu": cpu, "memory": "64Mi"},
+                                         **({"ports": ports} if ports else {}))]}
     if r.random() < 0.2:
-        container["ports"] = [{"containerPort": 80, "hostPort": r.choice([80, 8080])}]
-    spec: dict = {"containers": [container]}
+        kw["node_selector"] = {"disk": "ssd"}
     if r.random() < 0.2:
-        spec["nodeSelector"] = {"disk": "ssd"}
-    if r.random() < 0.2:
-        spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
+        kw["tolerations"] = [toleration("t")]
     if r.random() < 0.3:
-        spec["priorityClassName"] = r.choice(["low", "high", "never"])
-    term = {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": r.choice([ZONE, HOSTNAME])}
+        kw["priority_class_name"] = r.choice(["low", "high", "never"])
+    term = pod_affinity_term(r.choice([ZONE, HOSTNAME]), {"matchLabels": {"app": app}})
     if r.random() < 0.15:
-        spec["affinity"] = {r.choice(["podAffinity", "podAntiAffinity"]):
-                            {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+        kw["affinity"] = {r.choice(["podAffinity", "podAntiAffinity"]):
+                          {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
     elif r.random() < 0.15:
-        spec["affinity"] = {r.choice(["podAffinity", "podAntiAffinity"]): {
+        kw["affinity"] = {r.choice(["podAffinity", "podAntiAffinity"]): {
             "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "podAffinityTerm": term}]}}
     if r.random() < 0.2:
-        spec["topologySpreadConstraints"] = [{
-            "maxSkew": 1, "topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": app}},
-            "whenUnsatisfiable": r.choice(["DoNotSchedule", "ScheduleAnyway"])}]
+        kw["topology_spread_constraints"] = [spread_constraint(
+            1, ZONE, r.choice(["DoNotSchedule", "ScheduleAnyway"]), {"matchLabels": {"app": app}})]
     if r.random() < 0.1:
-        spec["schedulingGates"] = [{"name": "example.com/g"}]
+        kw["scheduling_gates"] = ["example.com/g"]
     if r.random() < 0.15:
-        spec["nodeName"] = r.choice(node_names)
-    return {"apiVersion": "v1", "kind": "Pod", "spec": spec,
-            "metadata": {"name": f"p{i}", "namespace": r.choice(["default", "other"]), "labels": {"app": app}}}
+        kw["node_name"] = r.choice(node_names)
+    return make_pod(f"p{i}", namespace=r.choice(["default", "other"]), labels={"app": app}, **kw)
 
 
-PRIORITY_CLASSES = [
-    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "low"}, "value": 10},
-    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000},
-    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "never"}, "value": 2000,
-     "preemptionPolicy": "Never"},
-]
+PRIORITY_CLASSES = [make_priority_class("low", 10), make_priority_class("high", 1000),
+                    make_priority_class("never", 2000, preemption_policy="Never")]
 
 
 def random_run(seed: int):
     r = random.Random(seed)
     nodes = [random_node(r, i) for i in range(r.randint(1, 10))]
-    names = [n["metadata"]["name"] for n in nodes]
+    names = [n.name for n in nodes]
     pods = [random_pod(r, i, names) for i in range(r.randint(1, 30))]
-    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "db", "namespace": "default"},
-           "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}},
-           "status": {"disruptionsAllowed": r.choice([0, 1])}}
-    objects = [parse_object(d) for d in nodes + pods + PRIORITY_CLASSES + [pdb]]
+    pdb = make_pdb("db", min_available=1, match_labels={"app": "db"}, disruptions_allowed=r.choice([0, 1]))
+    objects = [*nodes, *pods, *PRIORITY_CLASSES, pdb]
     steps = []
     for k in range(r.randint(0, 3)):
         at = r.choice([5.0, 20.0, 60.0])
@@ -89,7 +75,7 @@ def random_run(seed: int):
         elif kind == "gate":
             steps.append(Step(at, "removeSchedulingGate", target={"pod": f"default/p{r.randrange(len(pods))}"}))
         else:
-            steps.append(Step(at, "create", objects=(parse_object(random_node(r, 100 + k)),)))
+            steps.append(Step(at, "create", objects=(random_node(r, 100 + k),)))
     registry = default_registry()
     return Simulation(default_config(registry), registry, objects, steps, seed=seed).run()
 

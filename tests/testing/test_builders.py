@@ -43,6 +43,13 @@ def test_pod_fields():
     assert pod.overhead == {"cpu": 100} and pod.host_network
 
 
+def test_pod_overhead_empty_is_written_and_none_is_left_out():
+    """An empty overhead is a value of its own (RuntimeClass admission accepts it where a class
+    sets none), so the builder writes ``overhead={}`` and leaves the field out only for None."""
+    assert make_pod("p", overhead={}).raw["spec"]["overhead"] == {}
+    assert "overhead" not in make_pod("p").raw["spec"]
+
+
 def test_pod_with_explicit_containers_refuses_shortcut_resources():
     pod = make_pod("p", containers=[container("a", requests={"cpu": "1"}), container("b")])
     assert [c.name for c in pod.containers] == ["a", "b"]

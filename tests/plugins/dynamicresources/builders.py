@@ -8,6 +8,7 @@ from typing import Any
 
 from kschedfw.api.node import Node
 from kschedfw.plugins.dynamicresources.structured import DeviceID, Features
+from kschedfw.testing import make_node
 
 REGION1, REGION2 = "region-1", "region-2"
 NODE1, NODE2 = "node-1", "node-2"
@@ -47,7 +48,7 @@ def device_id(driver: str, pool: str, device: str) -> DeviceID:
 
 
 def node(name: str, region: str) -> Node:
-    return Node(name=name, labels={REGION_KEY: region, PLANET_KEY: PLANET_VALUE_EARTH})
+    return make_node(name, labels={REGION_KEY: region, PLANET_KEY: PLANET_VALUE_EARTH}, hostname_label=False)
 
 
 def selector(expression: str) -> dict[str, Any]:
