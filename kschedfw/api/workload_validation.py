@@ -22,10 +22,9 @@ import attrs
 
 from kschedfw.api.field import (DUPLICATE, FORBIDDEN, INVALID, REQUIRED, TOO_MANY, UNSUPPORTED,
                                 FieldError)
-from kschedfw.api.labelsyntax import regex_error
+from kschedfw.api.labelsyntax import label_key_errors, label_value_errors, regex_error
 from kschedfw.api.pod import Pod
-from kschedfw.api.validation import (DNS1123_SUBDOMAIN_FMT, GoValue, is_dns1123_subdomain,
-                                     is_qualified_name, is_valid_label_value)
+from kschedfw.api.validation import DNS1123_SUBDOMAIN_FMT, GoValue
 from kschedfw.api.workload import (DISRUPTION_MODES, MAX_POD_GROUP_RESOURCE_CLAIMS,
                                    WORKLOAD_MAX_POD_GROUP_TEMPLATES, Condition, PodGroup,
                                    PodGroupResourceClaim, PodGroupSchedulingConstraints,
@@ -59,59 +58,44 @@ class WorkloadGates:
     workload_aware_preemption: bool = False
 
 
-# ------------------------------------------------------------------ formats (declarative)
-# The declarative formats say "bytes" where the older util/validation helpers say "characters".
+# ------------------------------------------------------------------ formats
+# The declarative formats (``content``) count bytes and say so; the older util/validation
+# name checks used for object metadata say "characters". Go matches a pattern against the whole
+# text, hence ``fullmatch``.
 
 _LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_LABEL_RE = re.compile("^" + _LABEL_FMT + "$")
-_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
+_LABEL_RE = re.compile(_LABEL_FMT)
+_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
 _LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
               "'-', and must start and end with an alphanumeric character")
 _SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                   "characters, '-' or '.', and must start and end with an alphanumeric character")
-_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_KEY_RE = re.compile("^" + _KEY_FMT + "$")
-_KEY_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-            "with an alphanumeric character")
 
 
-def _too_long(n: int, unit: str) -> str:
-    return f"must be no more than {n} {unit}"
+def _too_long(value: str, limit: int, unit: str) -> list[str]:
+    return [f"must be no more than {limit} {unit}"] if len(value.encode()) > limit else []
 
 
 def _dns_label(value: str, unit: str = "bytes") -> list[str]:
-    errs = [_too_long(63, unit)] if len(value) > 63 else []
-    if not _LABEL_RE.match(value):
-        errs.append("must not contain dots" if _SUBDOMAIN_RE.match(value)
+    """A short name (content.IsDNS1123Label)."""
+    errs = _too_long(value, 63, unit)
+    if not _LABEL_RE.fullmatch(value):
+        errs.append("must not contain dots" if _SUBDOMAIN_RE.fullmatch(value)
                     else regex_error(_LABEL_ERR, _LABEL_FMT, "my-name", "123-abc"))
     return errs
 
 
-def _dns_subdomain(value: str) -> list[str]:
-    errs = [_too_long(253, "bytes")] if len(value) > 253 else []
-    if not _SUBDOMAIN_RE.match(value):
+def _dns_subdomain(value: str, unit: str = "bytes") -> list[str]:
+    """A long name (content.IsDNS1123Subdomain)."""
+    errs = _too_long(value, 253, unit)
+    if not _SUBDOMAIN_RE.fullmatch(value):
         errs.append(regex_error(_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
 
 
-def _label_key(value: str) -> list[str]:
-    parts = value.split("/")
-    errs: list[str] = []
-    if len(parts) > 2:
-        return ["a valid label key " + regex_error(_KEY_ERR, _KEY_FMT, "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if len(parts) == 2:
-        prefix = parts[0]
-        errs.extend(["prefix part must be non-empty"] if not prefix
-                    else ["prefix part " + m for m in _dns_subdomain(prefix)])
-    name = parts[-1]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name) > 63:
-        errs.append("name part " + _too_long(63, "bytes"))
-    if not _KEY_RE.match(name):
-        errs.append("name part " + regex_error(_KEY_ERR, _KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
+def _object_name(value: str) -> list[str]:
+    """NameIsDNSSubdomain, as object metadata and pods' podGroupName are checked."""
+    return _dns_subdomain(value, "characters")
 
 
 def _path_segment_name(value: str) -> list[str]:
@@ -170,11 +154,11 @@ def _object_meta(obj: Workload | PodGroup) -> list[FieldError]:
     if obj.generate_name:
         masked = obj.generate_name[:-1] + "a" if obj.generate_name.endswith("-") else obj.generate_name
         errs.extend(FieldError(("metadata", "generateName"), INVALID, m, obj.generate_name)
-                    for m in is_dns1123_subdomain(masked))
+                    for m in _object_name(masked))
     if not obj.name:
         errs.append(FieldError(("metadata", "name"), REQUIRED, "name or generateName is required"))
     else:
-        errs.extend(_format(("metadata", "name"), obj.name, is_dns1123_subdomain))
+        errs.extend(_format(("metadata", "name"), obj.name, _object_name))
     if not obj.namespace:
         errs.append(FieldError(("metadata", "namespace"), REQUIRED))
     else:
@@ -187,11 +171,11 @@ def _object_meta(obj: Workload | PodGroup) -> list[FieldError]:
 def _labels_and_annotations(obj: Workload | PodGroup) -> list[FieldError]:
     errs: list[FieldError] = []
     for key, value in obj.labels.items():
-        errs.extend(_format(("metadata", "labels"), key, is_qualified_name))
-        errs.extend(_format(("metadata", "labels"), value, is_valid_label_value))
+        errs.extend(_format(("metadata", "labels"), key, label_key_errors))
+        errs.extend(_format(("metadata", "labels"), value, label_value_errors))
     for key in obj.annotations:
         errs.extend(FieldError(("metadata", "annotations"), INVALID, m, key)
-                    for m in is_qualified_name(key.lower()))
+                    for m in label_key_errors(key.lower()))
     return errs
 
 
@@ -234,7 +218,7 @@ def _constraints(path: Path, c: PodGroupSchedulingConstraints | None,
     if len(c.topology) > 1:
         return [_too_many(here, len(c.topology), 1)]
     return [e for i, t in enumerate(c.topology)
-            for e in _required_name((*here, i, "key"), t.key, _label_key)]
+            for e in _required_name((*here, i, "key"), t.key, label_key_errors)]
 
 
 def _claims(path: Path, claims: Sequence[PodGroupResourceClaim]) -> list[FieldError]:
@@ -509,7 +493,7 @@ def _conditions(conditions: Sequence[Condition], path: Path) -> list[FieldError]
         if c.type in seen:
             errs.append(FieldError((*here, "type"), DUPLICATE, "", c.type))
         seen.add(c.type)
-        errs.extend(_format((*here, "type"), c.type, is_qualified_name))
+        errs.extend(_format((*here, "type"), c.type, label_key_errors))
         if c.status not in ("False", "True", "Unknown"):
             errs.append(FieldError((*here, "status"), UNSUPPORTED,
                                    'supported values: "False", "True", "Unknown"', c.status))
@@ -521,7 +505,7 @@ def _conditions(conditions: Sequence[Condition], path: Path) -> list[FieldError]
         if not c.reason:
             errs.append(FieldError((*here, "reason"), REQUIRED))
         else:
-            if not _REASON_RE.match(c.reason):
+            if not _REASON_RE.fullmatch(c.reason):
                 errs.append(FieldError((*here, "reason"), INVALID, _REASON_ERR, c.reason))
             if len(c.reason) > 1024:
                 errs.append(FieldError((*here, "reason"), "Too long",
@@ -533,7 +517,7 @@ def _conditions(conditions: Sequence[Condition], path: Path) -> list[FieldError]
 
 
 _REASON_FMT = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
-_REASON_RE = re.compile("^" + _REASON_FMT + "$")
+_REASON_RE = re.compile(_REASON_FMT)
 _REASON_ERR = regex_error(
     "a condition reason must start with alphabetic character, optionally followed by a string "
     "of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
@@ -568,7 +552,7 @@ def validate_pod_scheduling_group(pod: Pod) -> list[FieldError]:
     path = ("spec", "schedulingGroup", "podGroupName")
     if group.pod_group_name is None:
         return [FieldError(path, INVALID, "must specify one of: `podGroupName`", None)]
-    return _format(path, group.pod_group_name, is_dns1123_subdomain)
+    return _format(path, group.pod_group_name, _object_name)
 
 
 def drop_disabled_scheduling_group(pod: Pod, old: Pod | None, *, generic_workload: bool) -> Pod:
