@@ -662,6 +662,11 @@ def test_status_update_keeps_the_old_spec():
      f'"{"b" * 64}": name part must be no more than 63 bytes'),
     ([on_template(0, name="a.b")], OFF,
      'spec.podGroupTemplates[0].name: Invalid value: "a.b": must not contain dots'),
+    ([on_template(0, name="a.b\n")], OFF,
+     'spec.podGroupTemplates[0].name: Invalid value: "a.b\\n": a lowercase RFC 1123 label must '
+     "consist of lower case alphanumeric characters or '-', and must start and end with an "
+     "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
 ])
 def test_messages_are_upstreams(tweaks, gates, message):
     assert [str(e) for e in validate_workload(workload(*tweaks), gates)] == [message]
