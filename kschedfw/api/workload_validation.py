@@ -10,7 +10,10 @@ conditions) and the declarative rules generated from the v1alpha2 types (unions,
 ratchet on update: a field equal to its old value is not checked again.
 
 The gates are passed in (:class:`WorkloadGates`, ``generic_workload=``) so that the caller
-decides where they come from.
+decides where they come from. Findings and texts were compared with a v1.36.2 API server, gates
+off and on (``tests/kube/test_workload_validation_server.py``). Not here: what admission adds
+on create (``PodGroupWorkloadExists``, and with WorkloadAwarePreemption the Priority plugin,
+which resolves a PodGroup's ``priority`` from its ``priorityClassName``).
 """
 
 from __future__ import annotations
