@@ -15,12 +15,15 @@ from typing import Any, Iterator
 
 import pytest
 
+from kschedfw.api.pod import parse_pod
 from kschedfw.api.workload import (parse_pod_group, parse_workload, pod_group_manifest,
                                    workload_manifest)
-from kschedfw.api.workload_validation import (WorkloadGates, drop_disabled_workload_fields,
+from kschedfw.api.workload_validation import (WorkloadGates, drop_disabled_scheduling_group,
+                                              drop_disabled_workload_fields,
                                               prepare_pod_group_for_create,
                                               prepare_pod_group_for_update, validate_pod_group,
-                                              validate_pod_group_update, validate_workload,
+                                              validate_pod_group_update,
+                                              validate_pod_scheduling_group, validate_workload,
                                               validate_workload_update)
 from kschedfw.testing.controlplane import APIError, ControlPlane, find_assets, missing_assets_reason
 from tests.api import test_workload_validation as tables
@@ -128,3 +131,40 @@ def test_update_as_the_server_decides(server, plural, name, build, old, new):
         assert sorted(str(e) for e in validate_update(parse(manifest), parse(stored), gates)) == theirs
     finally:
         cp.api("DELETE", f"{BASE}/{plural}/{object_name}")
+
+
+POD_GROUPS = [None, {}, {"podGroupName": "pg"}, {"podGroupName": ""},
+              {"podGroupName": ".podGroup"}, {"podGroupName": "w" * 254}]
+
+
+@pytest.mark.parametrize("group", POD_GROUPS, ids=repr)
+def test_pod_scheduling_group_as_the_server_decides(server, group):
+    """With GenericWorkload on (both servers here), a pod's spec.schedulingGroup is refused
+    with the server's findings, or stored as sent."""
+    cp, _ = server
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}]}
+    if group is not None:
+        spec["schedulingGroup"] = group
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": spec}
+    pod = parse_pod(manifest)
+    mine = sorted(str(e) for e in validate_pod_scheduling_group(
+        drop_disabled_scheduling_group(pod, None, generic_workload=True)))
+    try:
+        stored = cp.api("POST", "/api/v1/namespaces/ns/pods?dryRun=All", manifest)
+    except APIError as exc:
+        assert mine == _findings(exc)
+        return
+    assert mine == []
+    assert stored["spec"].get("schedulingGroup") == group
+
+
+def test_pod_scheduling_group_dropped_without_the_gate(control_plane: ControlPlane):
+    """The session's server runs without GenericWorkload: it stores a pod without the field."""
+    control_plane.api("POST", "/api/v1/namespaces", {"metadata": {"name": "wl-no-gate"}})
+    manifest = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10"}],
+                         "schedulingGroup": {"podGroupName": ".not-checked"}}}
+    stored = control_plane.api("POST", "/api/v1/namespaces/wl-no-gate/pods?dryRun=All", manifest)
+    assert "schedulingGroup" not in stored["spec"]
+    mine = drop_disabled_scheduling_group(parse_pod(manifest), None, generic_workload=False)
+    assert mine.scheduling_group is None and validate_pod_scheduling_group(mine) == []
