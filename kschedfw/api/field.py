@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import attrs
@@ -38,8 +39,8 @@ def format_path(path: tuple[str | int, ...]) -> str:
 def _go_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
+    if isinstance(value, str):  # %q: quotes, backslashes and control characters escaped
+        return json.dumps(value, ensure_ascii=False)
     if value is None:
         return "null"
     return str(value)

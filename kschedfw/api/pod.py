@@ -19,7 +19,7 @@ from kschedfw.api.field import ManifestError
 __all__ = [
     "ContainerPort", "Container", "Toleration", "PodAffinityTerm", "WeightedPodAffinityTerm",
     "NodeAffinity", "PodAffinity", "Affinity", "TopologySpreadConstraint", "Volume",
-    "PodCondition", "Pod", "parse_pod", "compute_pod_request",
+    "PodCondition", "PodSchedulingGroup", "Pod", "parse_pod", "compute_pod_request",
     "DEFAULT_SCHEDULER_NAME", "TAINT_EFFECTS", "TOLERATION_OPERATORS", "SCHEDULER_ERROR",
 ]
 
@@ -375,6 +375,20 @@ def _parse_condition(d: Any, field: str) -> PodCondition:
     )
 
 
+@attrs.frozen(slots=True)
+class PodSchedulingGroup:
+    """``spec.schedulingGroup``: the ``scheduling.k8s.io`` PodGroup the pod belongs to. A
+    one-of whose only member is ``pod_group_name`` (None when the manifest has
+    ``schedulingGroup: {}``, which the API server refuses)."""
+
+    pod_group_name: str | None = None
+
+
+def _parse_scheduling_group(d: Any, field: str) -> PodSchedulingGroup:
+    d = _parse.mapping(d, field)
+    return PodSchedulingGroup(_parse.opt_string(d.get("podGroupName"), f"{field}.podGroupName"))
+
+
 # --------------------------------------------------------------------------- pod request
 
 #: what a container without a cpu / memory request counts for when scoring (upstream
@@ -542,6 +556,7 @@ class Pod:
     generate_name: str = ""
     finalizers: tuple[str, ...] = ()
     pod_level_requests: dict[str, int] = attrs.field(factory=dict)
+    scheduling_group: PodSchedulingGroup | None = None
     # caches (filled on first use; survive with_node/with_nominated_node)
     _request: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
     _request_nz: dict[str, int] | None = attrs.field(init=False, default=None, eq=False, repr=False)
@@ -757,4 +772,6 @@ def parse_pod(d: dict[str, Any], *, template: bool = False) -> Pod:
         generate_name=m.generate_name,
         finalizers=m.finalizers,
         pod_level_requests=pod_level,
+        scheduling_group=None if (group := spec.get("schedulingGroup")) is None
+        else _parse_scheduling_group(group, "spec.schedulingGroup"),
     )
