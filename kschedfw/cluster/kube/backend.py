@@ -37,7 +37,7 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable, uid_refused
-from kschedfw.cluster.resourceclaims import CLAIM_FINALIZER
+from kschedfw.cluster.controllers.resourceclaim import CLAIM_FINALIZER
 from kschedfw.cluster.store import ObjectStore
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.fwk.interface import Conflict, ExtendedResourceClaimStatus, NotFound, WatchEvent
@@ -394,7 +394,8 @@ class KubeBackend(TimerFacet):
             return None
         if not answer:
             return None
-        return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
+        patched: Pod = parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
+        return patched
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""

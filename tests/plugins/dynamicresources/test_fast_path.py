@@ -4,7 +4,7 @@ a node's devices stay as they were) places pods and allocates devices exactly as
 from __future__ import annotations
 
 from kschedfw.api import parse_object
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation

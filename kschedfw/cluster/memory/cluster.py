@@ -26,12 +26,12 @@ from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
 from kschedfw.clock import SimulatedClock
-from kschedfw.cluster.admission import (AdmissionError, validate_extended_resource_claim_status,
+from kschedfw.cluster.apiserver.admission import (AdmissionError, validate_extended_resource_claim_status,
                                         validate_priority_class)
-from kschedfw.cluster.podadmission import ADMISSION_PLUGINS, admit_new_pod
-from kschedfw.cluster.resourceclaims import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
+from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS, admit_new_pod
+from kschedfw.cluster.controllers.resourceclaim import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
                                              with_generated_claims)
-from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
+from kschedfw.cluster.memory.stepped_binding import SteppedBinding, current_binding
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
                                     Unsubscribe, WatchCallback, WatchEvent)
 
@@ -195,7 +195,8 @@ class MemoryCluster(TimerFacet):
     def stored_now(self) -> _dt.datetime:
         """Now as the API server stores a creationTimestamp: whole seconds, truncated (the
         watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
-        return self.clock.now_datetime().replace(microsecond=0)
+        now: _dt.datetime = self.clock.now_datetime()
+        return now.replace(microsecond=0)
 
     def _stamp(self, obj: Any) -> dict[str, Any]:
         """The changes giving ``obj`` a creationTimestamp, as the API server gives every object
