@@ -1,5 +1,5 @@
-"""The engine knows no plugin, the author contract knows no engine, and no kschedfw module
-imports itself back.
+"""The engine knows no plugin, the author contract knows no engine, the cluster's packages
+import downwards only, and no kschedfw module imports itself back.
 
 Every module under ``kschedfw/`` is parsed; its imports are those at module level and inside
 functions alike (a late import is still a dependency), but not those under ``if TYPE_CHECKING:``,
