@@ -18,8 +18,8 @@ import attrs
 from kschedfw.api.pod import SCHEDULER_ERROR
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.deletions import BrokenBudget, Fate, fates
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
@@ -108,7 +108,7 @@ class SimulationResult:
         """The cluster's objects as ``--write-out`` writes them: as they are at the end (a
         preempted victim terminating, or gone once its grace period ended), each
         PodDisruptionBudget with the status the disruption controller computes from them."""
-        from kschedfw.cluster.disruption import with_status_after
+        from kschedfw.cluster.controllers.disruption import with_status_after
         pods = self.cluster.list("Pod")
         now = self.cluster.clock.now_datetime()
         return [with_status_after(o, pods, now) if type(o).__name__ == "PodDisruptionBudget" else o
@@ -180,8 +180,8 @@ class Simulation:
         self._last_progress = self.clock.now()
 
     def _update(self, obj: Any, step: Step) -> None:
-        from kschedfw.cluster.admission import AdmissionError
-        from kschedfw.cluster.tolerationseconds import add_default_tolerations
+        from kschedfw.cluster.apiserver.admission import AdmissionError
+        from kschedfw.cluster.apiserver.tolerationseconds import add_default_tolerations
         current = self.cluster.get(getattr(obj, "kind", None) or type(obj).__name__, obj.name,
                                    getattr(obj, "namespace", "") or "")
         if current is None:

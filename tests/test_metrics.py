@@ -109,7 +109,7 @@ def by_labels(metrics: SchedulerMetrics, name: str, *labels: str) -> dict:
 def simulate_with_late_node(metrics: SchedulerMetrics) -> Simulation:
     """'fits' binds at once; 'later' fails (no room) until n2 is created at 10 s, then binds on
     its second attempt."""
-    from kschedfw.cluster.scenario import Step
+    from kschedfw.cluster.inputs.scenario import Step
     registry = default_registry()
     sim = Simulation(default_config(registry, FeatureGates()), registry,
                      [make_node("n1", cpu="1"), make_pod("fits", cpu="600m"), make_pod("later", cpu="600m")],
@@ -209,7 +209,7 @@ def test_queueing_hints_are_timed_by_plugin_event_and_result():
 
 
 def test_a_node_update_is_observed_per_changed_property():
-    from kschedfw.cluster.scenario import Step
+    from kschedfw.cluster.inputs.scenario import Step
     registry = default_registry()
     metrics = SchedulerMetrics(rng=FixedRng(99))
     sim = Simulation(default_config(registry, FeatureGates()), registry, [make_node("n1", cpu="1")],

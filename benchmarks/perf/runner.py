@@ -40,7 +40,7 @@ import attrs
 
 from kschedfw.api import Node, parse_object, parse_resource_list
 from kschedfw.cluster.memory import NotFound
-from kschedfw.cluster.podadmission import ADMISSION_PLUGINS
+from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import frozen
 from benchmarks.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,

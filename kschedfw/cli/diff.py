@@ -50,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cli.gates import parse_gates_or_report
     from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
-    from kschedfw.cluster.inputs import admit, ignored_kinds
+    from kschedfw.cluster.inputs.manifests import admit, ignored_kinds
     from kschedfw.plugins.dynamicresources.cel import compile_error
     from kschedfw.diff import Setup, compare
     from kschedfw.framework.registry import default_registry

@@ -16,7 +16,7 @@ from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 from kschedfw.gcpause import frozen
 
 if TYPE_CHECKING:
-    from kschedfw.cluster.inputs import Inputs, Rejection
+    from kschedfw.cluster.inputs.manifests import Inputs, Rejection
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.framework.registry import Registry
@@ -88,7 +88,7 @@ class Loaded:
 
     def rejected(self, result: "SimulationResult") -> list["Rejection"]:
         """Every object left out: unreadable, refused at creation, or refused during the run."""
-        from kschedfw.cluster.inputs import locate_rejections, unreadable
+        from kschedfw.cluster.inputs.manifests import locate_rejections, unreadable
         return ([unreadable(exc) for exc in self.inputs.malformed] + self.refused
                 + locate_rejections(result.rejected, self.inputs.located))
 
@@ -97,7 +97,7 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
              command: str) -> Loaded | int:
     """The configuration and the cluster files of one run, or the exit code after the reasons
     went to stderr (see :func:`load_config_or_report` and :func:`read_inputs_or_report`)."""
-    from kschedfw.cluster.inputs import admit, ignored_kinds
+    from kschedfw.cluster.inputs.manifests import admit, ignored_kinds
     from kschedfw.framework.registry import default_registry
     from kschedfw.plugins.dynamicresources.cel import compile_error
     registry = default_registry()
@@ -234,7 +234,7 @@ def read_inputs_or_report(paths: list[str], *, every_malformed: bool = False) ->
     ``every_malformed`` the objects that cannot be read are left in ``Inputs.malformed`` for
     the caller to report, and the others are used."""
     from kschedfw.api.load import UnusableInput
-    from kschedfw.cluster.inputs import read_inputs
+    from kschedfw.cluster.inputs.manifests import read_inputs
     from kschedfw.api.field import ManifestError
     try:
         if paths:

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from kschedfw.cluster.inputs import admit, display, locate_rejections, read_inputs
+from kschedfw.cluster.inputs.manifests import admit, display, locate_rejections, read_inputs
 from kschedfw.cluster.memory import MemoryCluster
 from tests.admission_table import CASES, Admitted, Case, Refused, admitted_fields
 

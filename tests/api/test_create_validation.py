@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.apiserver.admission import AdmissionError, validate_create
 from kschedfw.fwk.features import FeatureGates
 from kschedfw.testing.cli import run_cli
 

@@ -14,7 +14,7 @@ import json
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.apiserver.admission import AdmissionError, validate_create
 from kschedfw.plugins.dynamicresources.cel import compile_error
 from kschedfw.testing.cli import run_cli
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from kschedfw.api import Toleration, parse_object
-from kschedfw.cluster.admission import AdmissionError, validate_create
+from kschedfw.cluster.apiserver.admission import AdmissionError, validate_create
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.cluster.runtimeclass import admit_runtime_class, merge_tolerations
+from kschedfw.cluster.apiserver.runtimeclass import admit_runtime_class, merge_tolerations
 from kschedfw.testing import make_pod
 
 SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "

@@ -8,7 +8,7 @@ import datetime as _dt
 
 import pytest
 
-from kschedfw.cluster.disruption import budget_status, with_status_after
+from kschedfw.cluster.controllers.disruption import budget_status, with_status_after
 from kschedfw.testing import make_pdb, make_pod, owner_reference
 
 NOW = _dt.datetime(2026, 1, 1, 12, 0, tzinfo=_dt.timezone.utc)

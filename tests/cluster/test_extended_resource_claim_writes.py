@@ -8,7 +8,7 @@ import pytest
 
 from kschedfw import testing as kit
 from kschedfw.api import parse_object
-from kschedfw.cluster.admission import AdmissionError
+from kschedfw.cluster.apiserver.admission import AdmissionError
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.fwk.interface import NotFound
 

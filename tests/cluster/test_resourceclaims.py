@@ -5,7 +5,7 @@ from __future__ import annotations
 from kschedfw import testing as kit
 from kschedfw.api import parse_object
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.cluster.resourceclaims import generate_name
+from kschedfw.cluster.controllers.resourceclaim import generate_name
 
 TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
             "metadata": {"name": "gpu-template", "namespace": "default"},

@@ -13,7 +13,7 @@ import pytest
 
 from kschedfw.api.load import parse_object
 from kschedfw.kube_runner import KubeRunner
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import Registry
 from kschedfw.simulation import Simulation

@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 from kschedfw.api.accessors import raw_of
 from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_api_object
-from kschedfw.cluster.resourceclaims import with_generated_claims
+from kschedfw.cluster.controllers.resourceclaim import with_generated_claims
 from kschedfw.testing.controlplane import APIError, ControlPlane
 
 from tests.differential.scenario import NAMESPACES
@@ -178,7 +178,7 @@ def _exists(cp: ControlPlane, path: str) -> bool:
 
 # ---------------------------------------------------------------------- the resourceclaim controller
 # Nothing runs kube-controller-manager beside the test API server: the harness does its part for
-# the claims of the scenario's pods, as ``kschedfw/cluster/resourceclaims.py`` does in the embedded
+# the claims of the scenario's pods, as ``kschedfw/cluster/controllers/resourceclaim.py`` does in the embedded
 # cluster (same claim names, so both schedulers see the same objects).
 
 CLAIMS = BY_KIND["ResourceClaim"]

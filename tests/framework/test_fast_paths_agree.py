@@ -22,7 +22,7 @@ import pytest
 
 from kschedfw.api import parse_object
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.nominated import PLAIN, NominatedPods

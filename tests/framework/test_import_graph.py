@@ -1,5 +1,5 @@
-"""The engine knows no plugin, the author contract knows no engine, and no kschedfw module
-imports itself back.
+"""The engine knows no plugin, the author contract knows no engine, the cluster's packages
+import downwards only, and no kschedfw module imports itself back.
 
 Every module under ``kschedfw/`` is parsed; its imports are those at module level and inside
 functions alike (a late import is still a dependency), but not those under ``if TYPE_CHECKING:``,
@@ -189,6 +189,72 @@ def test_the_contract_imports_only_the_api():
 
 def test_no_import_cycles():
     assert import_cycles(import_graph()) == []
+
+
+CLUSTER = "kschedfw.cluster"
+#: the cluster's packages by job, each with the cluster packages it may import besides itself:
+#: the shared store and timers below everything, the API server and controller-manager emulations
+#: below the embedded cluster, the real backend beside it needing none of the emulation, and the
+#: simulation inputs on top
+CLUSTER_LAYERS: dict[str, tuple[str, ...]] = {
+    "store": (),
+    "timers": (),
+    "apiserver": (),
+    "controllers": (),
+    "memory": ("store", "timers", "apiserver", "controllers"),
+    "kube": ("store", "timers", "controllers"),
+    "inputs": ("apiserver", "kube"),
+}
+#: what the cluster may import of kschedfw outside itself: the objects, the contract, the clocks
+CLUSTER_MAY_IMPORT = ("kschedfw.api", "kschedfw.fwk", "kschedfw.clock")
+
+
+def cluster_layer(name: str) -> str | None:
+    """The cluster package ``name`` belongs to (None outside the cluster or for the cluster's
+    own ``__init__``)."""
+    if not _within(name, CLUSTER) or name == CLUSTER:
+        return None
+    return name[len(CLUSTER) + 1:].split(".")[0]
+
+
+def cluster_layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for importer, imported_set in graph.items():
+        layer = cluster_layer(importer)
+        if layer is None:
+            continue
+        if layer not in CLUSTER_LAYERS:
+            out.append(f"{importer} is in no cluster package")
+            continue
+        for imported in imported_set:
+            target = cluster_layer(imported)
+            if target is None:
+                if not any(_within(imported, p) for p in CLUSTER_MAY_IMPORT):
+                    out.append(f"{importer} imports {imported}")
+            elif target != layer and target not in CLUSTER_LAYERS[layer]:
+                out.append(f"{importer} imports {imported}")
+    return sorted(out)
+
+
+def test_the_cluster_packages_import_downwards_only():
+    """Each cluster package imports only the packages below it, and nothing of the engine."""
+    graph = import_graph()
+    assert {cluster_layer(name) for name in graph} - {None} == set(CLUSTER_LAYERS)
+    assert cluster_layer_violations(graph) == []
+
+
+def test_the_cluster_check_finds_what_it_looks_for():
+    graph = {"kschedfw.cluster.kube.backend": {"kschedfw.cluster.memory.cluster", "kschedfw.cluster.store",
+                                               "kschedfw.fwk.interface"},
+             "kschedfw.cluster.store": {"kschedfw.scheduler"},
+             "kschedfw.cluster.extra": set(),
+             "kschedfw.cluster.memory.cluster": {"kschedfw.cluster.apiserver.admission",
+                                                 "kschedfw.cluster.memory.stepped_binding"}}
+    assert cluster_layer_violations(graph) == [
+        "kschedfw.cluster.extra is in no cluster package",
+        "kschedfw.cluster.kube.backend imports kschedfw.cluster.memory.cluster",
+        "kschedfw.cluster.store imports kschedfw.scheduler",
+    ]
 
 
 KNOWN = {"kschedfw.a", "kschedfw.b", "kschedfw.pkg", "kschedfw.pkg.mod", "kschedfw.plugins",

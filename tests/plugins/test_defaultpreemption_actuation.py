@@ -13,7 +13,7 @@ import pytest
 from kschedfw import hookimpl
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.testing.priorities import named, with_priority_classes
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.expand import SchedulerConfig
 from kschedfw.framework.handle import Handle
 from kschedfw.framework.registry import Registry

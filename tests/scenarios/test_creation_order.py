@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 
 from kschedfw.api.load import parse_manifests
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.clock import SIMULATION_EPOCH
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from kschedfw.api import Node, Pod
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation

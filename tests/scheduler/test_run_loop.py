@@ -6,7 +6,7 @@ import inspect
 
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.framework.registry import Registry
 from kschedfw.scheduler import Scheduler
 from kschedfw.testing import config_for, simulate_with

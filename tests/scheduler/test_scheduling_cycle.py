@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.testing import simulate_with
 
 from .plugins import (BASE, CALLS, CpuFit, FailingPreBind, Quorum, RaisingFilter, RecordingReserve,

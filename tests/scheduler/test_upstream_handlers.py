@@ -6,7 +6,7 @@ import attrs
 import pytest
 
 from kschedfw.api import parse_object
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, node_scheduling_properties_change
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import Registry, default_registry

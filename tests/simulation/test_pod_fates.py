@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import STATUSES, Simulation

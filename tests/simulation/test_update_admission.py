@@ -6,7 +6,7 @@ computed at create; RuntimeClass and LimitRanger admit creates only)."""
 
 from __future__ import annotations
 
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import default_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.simulation import Simulation

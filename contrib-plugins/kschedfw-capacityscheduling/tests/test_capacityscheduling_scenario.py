@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kschedfw.api import load_manifests
-from kschedfw.cluster.inputs import load_inputs
+from kschedfw.cluster.inputs.manifests import load_inputs
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_registry
 from kschedfw.plugins.defaultbinder import DefaultBinder

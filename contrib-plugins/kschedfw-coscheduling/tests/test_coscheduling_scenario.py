@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from cosched_testlib import DATA, make_node, make_pod, make_pod_group
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.config.validate import load_config, load_config_text
 from kschedfw.framework.registry import Registry
 from kschedfw.simulation import Simulation

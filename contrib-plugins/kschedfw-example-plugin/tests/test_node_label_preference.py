@@ -12,7 +12,7 @@ import pytest
 
 from kschedfw import Code, CycleState, QueueingHint
 from kschedfw.cache.snapshot import Snapshot
-from kschedfw.cluster.scenario import Step
+from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.queuesort import PrioritySort

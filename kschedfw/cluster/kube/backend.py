@@ -1,8 +1,8 @@
 """KubeBackend: the :class:`~kschedfw.fwk.interface.Backend` over a real kube-apiserver.
 
 Informer threads only put changes into a thread-safe inbox; :meth:`KubeBackend.deliver`, called on
-the scheduler's thread, applies them to the cache the scheduler reads and hands them to watchers
-and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
+the scheduler's thread, applies them to the object store the scheduler reads (the one the embedded
+cluster writes, :mod:`kschedfw.cluster.store`) and hands them to watchers and subscribers, so the scheduler sees one consistent, ordered world as with the embedded cluster.
 Nothing on the scheduler's thread waits for a write: binds run on a small worker pool
 (:meth:`KubeBackend.submit_binding`, as upstream binds in a goroutine per pod) and hand each
 outcome back through the inbox; status patches (:class:`StatusWriter`) and events
@@ -37,8 +37,8 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.shadow import ShadowWrites
 from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retriable, uid_refused
-from kschedfw.cluster.resourceclaims import CLAIM_FINALIZER
-from kschedfw.cluster.fanout import Fanout
+from kschedfw.cluster.controllers.resourceclaim import CLAIM_FINALIZER
+from kschedfw.cluster.store import ObjectStore
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.fwk.interface import Conflict, ExtendedResourceClaimStatus, NotFound, WatchEvent
 
@@ -71,9 +71,8 @@ class KubeBackend(TimerFacet):
         self.on_decision = on_decision
         self._kinds = kinds
         self._informer_options = dict(informer_options or {})
-        self._cache: dict[str, dict[tuple[str, str], Any]] = {}
+        self._store = ObjectStore()
         self._inbox: queue.SimpleQueue[tuple[str, str, Any, Any]] = queue.SimpleQueue()
-        self._fanout = Fanout()
         self._timers = Timers()
         self.informers: list[Informer] = []
         self._informers_lock = threading.Lock()
@@ -110,7 +109,7 @@ class KubeBackend(TimerFacet):
         return fence is None or fence()
 
     def _cached_pod(self, pod: Pod) -> Pod | None:
-        current = self._cache.get("Pod", {}).get((pod.namespace, pod.name))
+        current = self._store.get("Pod", pod.name, pod.namespace)
         return current if current is not None and current.uid == pod.uid else None
 
     # ------------------------------------------------------------------ informers
@@ -201,40 +200,26 @@ class KubeBackend(TimerFacet):
             obj = self.shadow.adjust(type_, obj)
             if obj is None:
                 return
-        store = self._cache.setdefault(kind, {})
-        key = (getattr(obj, "namespace", "") or "", obj.name)
-        old = store.get(key)
-        if type_ == "DELETED":
-            if old is None:
-                return
-            del store[key]
-            self._emit(WatchEvent("DELETED", kind, old, None))
-            return
-        store[key] = obj
-        self._emit(WatchEvent("ADDED" if old is None else "MODIFIED", kind, old, obj))
-
-    def _emit(self, event: WatchEvent) -> None:
-        self._fanout.emit(event)
+        event = self._store.apply(type_, kind, obj)
+        if event is not None:
+            self._store.emit(event)
 
     # ------------------------------------------------------------------ Backend: watch, timers
     def watch(self, callback: Callable[[WatchEvent], None]) -> None:
-        self._fanout.watch(callback)
+        self._store.watch(callback)
 
     def subscribe(self, kind: str, callback: Callable[[WatchEvent], None]) -> Callable[[], None]:
-        return self._fanout.subscribe(kind, callback)
+        return self._store.subscribe(kind, callback)
 
     def now_datetime(self) -> Any:
         return self.clock.now_datetime()
 
     # ------------------------------------------------------------------ Backend: reads
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
-        return self._cache.get(kind, {}).get((namespace or "", name))
+        return self._store.get(kind, name, namespace)
 
     def list(self, kind: str, namespace: str | None = None) -> list[Any]:
-        objects = self._cache.get(kind, {})
-        if namespace is None:
-            return list(objects.values())
-        return [o for (ns, _), o in objects.items() if ns == namespace]
+        return self._store.list(kind, namespace)
 
     # ------------------------------------------------------------------ Backend: writes
     def submit_binding(self, work: Callable[[], Any], done: Callable[[Any], None], *,
@@ -409,7 +394,8 @@ class KubeBackend(TimerFacet):
             return None
         if not answer:
             return None
-        return parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
+        patched: Pod = parse_api_object(BY_KIND["Pod"], leanpod.prune(answer) if self.lean_pods else answer)
+        return patched
 
     def delete_pod(self, pod: Pod, grace_period_seconds: int | None = None) -> None:
         """DELETE with the pod's uid as precondition (never a same-named successor)."""

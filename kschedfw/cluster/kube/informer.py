@@ -37,6 +37,7 @@ from kschedfw.cluster.kube.loop import BackgroundLoop
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import Resource, parse_api_object
 from kschedfw.cluster.kube.transport import NotConnected
+from kschedfw.cluster.store import key_of
 
 __all__ = ["Backoff", "Informer", "Sink"]
 
@@ -229,7 +230,7 @@ class Informer(BackgroundLoop):
             obj = self._parse(d)
             if obj is None:
                 continue
-            key = _key(obj)
+            key = key_of(obj)
             seen.add(key)
             old = self._known.get(key)
             if old is None:
@@ -320,7 +321,7 @@ class Informer(BackgroundLoop):
             self.resource_version = version
         if obj is None:
             return
-        key = _key(obj)
+        key = key_of(obj)
         old = self._known.get(key)
         if type_ == "DELETED":
             if key in self._known:
@@ -344,11 +345,6 @@ class Informer(BackgroundLoop):
 
 def _excerpt(line: bytes) -> str:
     return repr(line[:120]) + ("..." if len(line) > 120 else "")
-
-
-def _key(obj: Any) -> str:
-    ns = getattr(obj, "namespace", "") or ""
-    return f"{ns}/{obj.name}" if ns else obj.name
 
 
 def _rv(obj: Any) -> str:

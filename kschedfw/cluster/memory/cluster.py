@@ -1,4 +1,5 @@
-"""The embedded cluster: an in-memory object store with a watch stream and a simulated clock.
+"""The embedded cluster: the shared object store (:mod:`kschedfw.cluster.store`), written
+directly, with a watch stream and a simulated clock.
 
 It plays the API server's part for the scheduler: objects are created, updated and deleted here,
 every change is queued for the watchers and handed to them in order by :meth:`MemoryCluster.deliver`
@@ -21,29 +22,21 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod, parse_object
-from kschedfw.cluster.fanout import Fanout
+from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
 from kschedfw.clock import SimulatedClock
-from kschedfw.cluster.admission import (AdmissionError, validate_extended_resource_claim_status,
+from kschedfw.cluster.apiserver.admission import (AdmissionError, validate_extended_resource_claim_status,
                                         validate_priority_class)
-from kschedfw.cluster.podadmission import ADMISSION_PLUGINS, admit_new_pod
-from kschedfw.cluster.resourceclaims import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
+from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS, admit_new_pod
+from kschedfw.cluster.controllers.resourceclaim import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
                                              with_generated_claims)
-from kschedfw.cluster.stepped_binding import SteppedBinding, current_binding
+from kschedfw.cluster.memory.stepped_binding import SteppedBinding, current_binding
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
                                     Unsubscribe, WatchCallback, WatchEvent)
 
 __all__ = ["MemoryCluster", "EventRecord", "PodDeletion", "WatchEvent", "NotFound", "Conflict", "ADDED", "MODIFIED",
-           "DELETED", "kind_of", "key_of"]
-
-
-def kind_of(obj: Any) -> str:
-    return getattr(obj, "kind", None) or type(obj).__name__
-
-
-def key_of(obj: Any) -> tuple[str, str]:
-    return (getattr(obj, "namespace", "") or "", obj.name)
+           "DELETED"]
 
 
 @attrs.frozen
@@ -88,8 +81,7 @@ class MemoryCluster(TimerFacet):
         #: the admission plugins run on create (none: objects are stored as given, as upstream's
         #: fake clientset stores them in unit tests)
         self.admission_plugins = frozenset(admission_plugins)
-        self._objects: dict[str, dict[tuple[str, str], Any]] = {}
-        self._fanout = Fanout()
+        self._store = ObjectStore()
         #: changes made and not yet handed to the watchers (see :meth:`deliver`)
         self._inbox: collections.deque[WatchEvent] = collections.deque()
         self._delivering = False
@@ -109,11 +101,11 @@ class MemoryCluster(TimerFacet):
 
     # ------------------------------------------------------------------ watch and timers
     def watch(self, callback: WatchCallback) -> None:
-        self._fanout.watch(callback)
+        self._store.watch(callback)
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Changes of ``kind`` only, delivered in the same order as to ``watch`` callbacks."""
-        return self._fanout.subscribe(kind, callback)
+        return self._store.subscribe(kind, callback)
 
     def _emit(self, event: WatchEvent) -> None:
         self._inbox.append(event)
@@ -125,7 +117,7 @@ class MemoryCluster(TimerFacet):
         backend's (how long to wait for a change from outside): nothing comes from outside here."""
         if self._delivering:  # a handler asked: the changes it made follow once it returns
             return 0
-        inbox, emit = self._inbox, self._fanout.emit
+        inbox, emit = self._inbox, self._store.emit
         count = 0
         self._delivering = True
         try:
@@ -138,22 +130,16 @@ class MemoryCluster(TimerFacet):
 
     # ------------------------------------------------------------------ lister
     def get(self, kind: str, name: str, namespace: str = "") -> Any:
-        return self._objects.get(kind, {}).get((namespace or "", name))
+        return self._store.get(kind, name, namespace)
 
     def list(self, kind: str, namespace: str | None = None) -> list[Any]:
-        objects = self._objects.get(kind, {})
-        if namespace is None:
-            return list(objects.values())
-        return [o for (ns, _), o in objects.items() if ns == namespace]
-
-    def kinds(self) -> builtins.list[str]:
-        return list(self._objects)
+        return self._store.list(kind, namespace)
 
     # ------------------------------------------------------------------ writes
     def create(self, obj: Any) -> Any:
         kind = kind_of(obj)
-        store = self._objects.setdefault(kind, {})
-        if key_of(obj) in store:
+        store = self._store
+        if store.get(kind, obj.name, getattr(obj, "namespace", "") or "") is not None:
             raise Conflict(f'{kind} "{obj.name}" already exists')
         if kind == "PriorityClass":
             validate_priority_class(obj, self.list("PriorityClass") if "Priority" in self.admission_plugins else ())
@@ -167,7 +153,7 @@ class MemoryCluster(TimerFacet):
                                      "Scheduling is blocked due to non-empty scheduling gates")
             obj = self._with_generated_claims(obj)
         obj = self._evolved(obj, self._stamp(obj))
-        store[key_of(obj)] = obj
+        store.put(kind, obj)
         self._emit(WatchEvent(ADDED, kind, None, obj))
         if kind == "ResourceClaimTemplate":
             self._generate_claims_for_waiting_pods(obj.namespace)
@@ -209,7 +195,8 @@ class MemoryCluster(TimerFacet):
     def stored_now(self) -> _dt.datetime:
         """Now as the API server stores a creationTimestamp: whole seconds, truncated (the
         watchers' own clock, e.g. the queue's timestamps, keeps the fraction)."""
-        return self.clock.now_datetime().replace(microsecond=0)
+        now: _dt.datetime = self.clock.now_datetime()
+        return now.replace(microsecond=0)
 
     def _stamp(self, obj: Any) -> dict[str, Any]:
         """The changes giving ``obj`` a creationTimestamp, as the API server gives every object
@@ -238,20 +225,19 @@ class MemoryCluster(TimerFacet):
 
     def update(self, obj: Any) -> Any:
         kind = kind_of(obj)
-        store = self._objects.get(kind, {})
-        old = store.get(key_of(obj))
+        old = self._store.get(kind, obj.name, getattr(obj, "namespace", "") or "")
         if old is None:
             raise NotFound(f'{kind} "{obj.name}" not found')
         if kind == "Pod":
             _check_pod_update(old, obj)
         obj = self._with_version(obj)
-        store[key_of(obj)] = obj
+        self._store.put(kind, obj)
         self._emit(WatchEvent(MODIFIED, kind, old, obj))
         return obj
 
     def remove(self, kind: str, name: str, namespace: str = "") -> Any:
         """Remove an object now (no grace period)."""
-        old = self._objects.get(kind, {}).pop((namespace or "", name), None)
+        old = self._store.pop(kind, name, namespace or "")
         if old is None:
             raise NotFound(f'{kind} "{name}" not found')
         if kind == "Pod":
@@ -311,7 +297,7 @@ class MemoryCluster(TimerFacet):
             changes["start_time"] = self.clock.now_datetime()
         changes.update(_condition_changes(current, raw, "PodScheduled", "True", "", ""))
         bound = self._evolved(current, changes)
-        self._objects["Pod"][key_of(bound)] = bound
+        self._store.put("Pod", bound)
         self._emit(WatchEvent(MODIFIED, "Pod", current, bound))
 
     def update_resource_claim_status(self, claim: Any) -> Any:
@@ -491,7 +477,7 @@ class MemoryCluster(TimerFacet):
             self.deliver()  # the watchers hear of each object before the next is created
 
     def all_objects(self) -> builtins.list[Any]:
-        return [o for store in self._objects.values() for o in store.values()]
+        return self._store.all_objects()
 
 
 def _display(obj: Any) -> str:

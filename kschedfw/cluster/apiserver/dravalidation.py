@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kschedfw.cluster.apivalidation import _dict, _list, _metadata, is_dns1123_label, is_dns1123_subdomain
+from kschedfw.api.validation import is_dns1123_subdomain
+from kschedfw.cluster.apiserver.apivalidation import _dict, _list, _metadata, is_dns1123_label
 from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, TOO_MANY, UNSUPPORTED, FieldError
 
 #: an expression's compile error (upstream's ``Error.Detail``), or None when it compiles
@@ -88,7 +89,7 @@ def unknown_fields(value: Any, schema: Any, path: Path = ()) -> list[str]:
     return out
 
 
-def strict_decoding_message(kind: str, raw: dict) -> str | None:
+def strict_decoding_message(kind: str, raw: dict[str, Any]) -> str | None:
     """The server's 400 for a manifest with unknown fields, or None."""
     unknown = unknown_fields(raw, SCHEMAS[kind])
     if not unknown:
@@ -99,7 +100,7 @@ def strict_decoding_message(kind: str, raw: dict) -> str | None:
 
 # ------------------------------------------------------------------------------ validation
 
-def _too_many(path: Path, items: list, limit: int) -> list[FieldError]:
+def _too_many(path: Path, items: list[Any], limit: int) -> list[FieldError]:
     if len(items) > limit:
         return [FieldError(path, TOO_MANY, f"must have at most {limit} items", len(items))]
     return []
@@ -121,7 +122,7 @@ def _label(value: Any, path: Path) -> list[FieldError]:
     return [FieldError(path, INVALID, m, value) for m in is_dns1123_label(value)]
 
 
-def _selectors(selectors: list, path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
+def _selectors(selectors: list[Any], path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
     if len(selectors) > DEVICE_SELECTORS_MAX:
         return _too_many(path, selectors, DEVICE_SELECTORS_MAX)
     errs: list[FieldError] = []
@@ -142,7 +143,7 @@ def _selectors(selectors: list, path: Path, compile_cel: CELCompiler | None) -> 
     return errs
 
 
-def _allocation(body: dict, path: Path) -> list[FieldError]:
+def _allocation(body: dict[str, Any], path: Path) -> list[FieldError]:
     """The allocation mode and count after defaulting (no mode is ExactCount, no count is 1)."""
     mode = body.get("allocationMode") or "ExactCount"
     count = body.get("count")
@@ -159,7 +160,7 @@ def _allocation(body: dict, path: Path) -> list[FieldError]:
     return []
 
 
-def _device_request_body(body: dict, path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
+def _device_request_body(body: dict[str, Any], path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
     errs: list[FieldError] = []
     cls = body.get("deviceClassName")
     if not cls:
@@ -171,7 +172,7 @@ def _device_request_body(body: dict, path: Path, compile_cel: CELCompiler | None
     return errs
 
 
-def _request(request: dict, path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
+def _request(request: dict[str, Any], path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
     errs = _label(request.get("name"), (*path, "name"))
     exactly, first = request.get("exactly"), _list(request.get("firstAvailable"))
     if exactly is None and not first:
@@ -193,7 +194,7 @@ def _request(request: dict, path: Path, compile_cel: CELCompiler | None) -> list
     return errs
 
 
-def _request_names(requests: list) -> dict[str, set[str] | None]:
+def _request_names(requests: list[Any]) -> dict[str, set[str] | None]:
     names: dict[str, set[str] | None] = {}
     for request in requests:
         request = _dict(request)
@@ -202,7 +203,7 @@ def _request_names(requests: list) -> dict[str, set[str] | None]:
     return names
 
 
-def _request_refs(refs: list, path: Path, names: dict[str, set[str] | None]) -> list[FieldError]:
+def _request_refs(refs: list[Any], path: Path, names: dict[str, set[str] | None]) -> list[FieldError]:
     if len(refs) > DEVICE_REQUESTS_MAX:
         return _too_many(path, refs, DEVICE_REQUESTS_MAX)
     errs: list[FieldError] = []
@@ -220,7 +221,7 @@ def _request_refs(refs: list, path: Path, names: dict[str, set[str] | None]) -> 
     return errs + _duplicates(path, [str(r) for r in refs])
 
 
-def _claim_spec(spec: dict, path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
+def _claim_spec(spec: dict[str, Any], path: Path, compile_cel: CELCompiler | None) -> list[FieldError]:
     devices = _dict(spec.get("devices"))
     here = (*path, "devices")
     requests = _list(devices.get("requests"))
@@ -247,25 +248,25 @@ def _claim_spec(spec: dict, path: Path, compile_cel: CELCompiler | None) -> list
     return errs
 
 
-def validate_device_class(raw: dict, compile_cel: CELCompiler | None) -> list[FieldError]:
+def validate_device_class(raw: dict[str, Any], compile_cel: CELCompiler | None) -> list[FieldError]:
     """ValidateDeviceClass: name, selectors."""
     spec = _dict(raw.get("spec"))
     return _metadata(raw, namespaced=False) + _selectors(_list(spec.get("selectors")), ("spec", "selectors"),
                                                           compile_cel)
 
 
-def validate_resource_claim(raw: dict, compile_cel: CELCompiler | None) -> list[FieldError]:
+def validate_resource_claim(raw: dict[str, Any], compile_cel: CELCompiler | None) -> list[FieldError]:
     """ValidateResourceClaim: name, namespace, the device requests."""
     return _metadata(raw, namespaced=True) + _claim_spec(_dict(raw.get("spec")), ("spec",), compile_cel)
 
 
-def validate_resource_claim_template(raw: dict, compile_cel: CELCompiler | None) -> list[FieldError]:
+def validate_resource_claim_template(raw: dict[str, Any], compile_cel: CELCompiler | None) -> list[FieldError]:
     """ValidateResourceClaimTemplate: name, namespace, the claim spec under ``spec.spec``."""
     spec = _dict(raw.get("spec"))
     return _metadata(raw, namespaced=True) + _claim_spec(_dict(spec.get("spec")), ("spec", "spec"), compile_cel)
 
 
-def validate_resource_slice(raw: dict, compile_cel: CELCompiler | None) -> list[FieldError]:
+def validate_resource_slice(raw: dict[str, Any], compile_cel: CELCompiler | None) -> list[FieldError]:
     """ValidateResourceSlice, as far as scheduling reads it: name, driver, pool name, device count
     and names (each a DNS label, no two alike)."""
     spec = _dict(raw.get("spec"))
@@ -282,7 +283,7 @@ def validate_resource_slice(raw: dict, compile_cel: CELCompiler | None) -> list[
     return errs + _duplicates(("spec", "devices"), [_dict(d).get("name") for d in devices])
 
 
-VALIDATORS: dict[str, Callable[[dict, CELCompiler | None], list[FieldError]]] = {
+VALIDATORS: dict[str, Callable[[dict[str, Any], CELCompiler | None], list[FieldError]]] = {
     "DeviceClass": validate_device_class,
     "ResourceClaim": validate_resource_claim,
     "ResourceClaimTemplate": validate_resource_claim_template,

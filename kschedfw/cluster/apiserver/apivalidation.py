@@ -50,11 +50,11 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
-def _dict(value: Any) -> dict:
+def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _list(value: Any) -> list:
+def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
@@ -65,7 +65,7 @@ def _shown(value: Any) -> str:
 
 # ------------------------------------------------------------------------------ metadata
 
-def _metadata(raw: dict, *, namespaced: bool) -> list[FieldError]:
+def _metadata(raw: dict[str, Any], *, namespaced: bool) -> list[FieldError]:
     """ValidateObjectMeta: name (a DNS subdomain), namespace (a DNS label), labels,
     annotations."""
     meta = _dict(raw.get("metadata"))
@@ -111,7 +111,7 @@ def validate_annotations(annotations: Any) -> list[FieldError]:
 
 # ------------------------------------------------------------------------------ pods
 
-def validate_pod_manifest(raw: dict) -> list[FieldError]:
+def validate_pod_manifest(raw: dict[str, Any]) -> list[FieldError]:
     """ValidatePodCreate's findings for the pod manifest ``raw``, in upstream's order."""
     if not raw:
         return []
@@ -127,7 +127,7 @@ def validate_pod_manifest(raw: dict) -> list[FieldError]:
     return errs
 
 
-def _containers(containers: list, path: Path, names: set[str]) -> list[FieldError]:
+def _containers(containers: list[Any], path: Path, names: set[str]) -> list[FieldError]:
     errs: list[FieldError] = []
     for i, c in enumerate(containers):
         c = _dict(c)
@@ -146,7 +146,7 @@ def _containers(containers: list, path: Path, names: set[str]) -> list[FieldErro
     return errs
 
 
-def _amounts(values: dict) -> dict[str, tuple[Any, Fraction | int]]:
+def _amounts(values: dict[str, Any]) -> dict[str, tuple[Any, Fraction | int]]:
     out = {}
     for name, value in values.items():
         try:
@@ -162,7 +162,7 @@ def _overcommit_allowed(name: str) -> bool:
     return native and not name.startswith("hugepages-")
 
 
-def _resources(resources: dict, path: Path) -> list[FieldError]:
+def _resources(resources: dict[str, Any], path: Path) -> list[FieldError]:
     """ValidateContainerResourceRequirements: limits, then requests against them."""
     errs: list[FieldError] = []
     limits = _amounts(_dict(resources.get("limits")))
@@ -191,9 +191,9 @@ def _resources(resources: dict, path: Path) -> list[FieldError]:
     return errs
 
 
-def _tolerations(tolerations: list, path: Path) -> list[FieldError]:
+def _tolerations(tolerations: list[Any], path: Path) -> list[FieldError]:
     """validateTolerations: the checks that do not depend on a feature gate (Gt/Lt operators
-    are checked in :func:`kschedfw.cluster.admission.validate_pod`)."""
+    are checked in :func:`kschedfw.cluster.apiserver.admission.validate_pod`)."""
     errs: list[FieldError] = []
     for i, t in enumerate(tolerations):
         t = _dict(t)
@@ -218,7 +218,7 @@ def _tolerations(tolerations: list, path: Path) -> list[FieldError]:
 
 # ------------------------------------------------------------------------------ nodes
 
-def validate_node_manifest(raw: dict) -> list[FieldError]:
+def validate_node_manifest(raw: dict[str, Any]) -> list[FieldError]:
     """ValidateNode's findings for the node manifest ``raw``, in upstream's order."""
     if not raw:
         return []
@@ -257,7 +257,7 @@ def validate_node_manifest(raw: dict) -> list[FieldError]:
 
 # ------------------------------------------------------------------------------ runtime classes
 
-def validate_runtime_class_manifest(raw: dict) -> list[FieldError]:
+def validate_runtime_class_manifest(raw: dict[str, Any]) -> list[FieldError]:
     """ValidateRuntimeClass's findings for the manifest ``raw``, in upstream's order: name,
     handler (a DNS label), overhead (as container limits, under upstream's path
     ``overhead.limits``), scheduling's node selector and tolerations (no two alike)."""

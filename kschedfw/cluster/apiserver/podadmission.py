@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from kschedfw.cluster.admission import AdmissionError, admit_pod, validate_create, validate_pod
-from kschedfw.cluster.limitranger import LimitViolation, check_limits, set_defaults
-from kschedfw.cluster.runtimeclass import admit_runtime_class, check_overhead
-from kschedfw.cluster.tolerationseconds import add_default_tolerations
+from kschedfw.cluster.apiserver.admission import AdmissionError, admit_pod, validate_create, validate_pod
+from kschedfw.cluster.apiserver.limitranger import LimitViolation, check_limits, set_defaults
+from kschedfw.cluster.apiserver.runtimeclass import admit_runtime_class, check_overhead
+from kschedfw.cluster.apiserver.tolerationseconds import add_default_tolerations
 from kschedfw.fwk.features import enabled
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def admit_new_pod(pod: "Pod", *, priority_classes: Iterable["PriorityClass"],
     The manifest's full validation runs when ``validate`` is set or LimitRanger changed the pod
     (its defaults can make a limit fall below a request); otherwise only the check of
     toleration operators the feature gates allow (what was written is validated before it is
-    created, see :func:`kschedfw.cluster.inputs.admit`)."""
+    created, see :func:`kschedfw.cluster.inputs.manifests.admit`)."""
     limit_ranges = list(limit_ranges) if "LimitRanger" in plugins else []
     admitted = defaulted = set_defaults(pod, limit_ranges)
     if "Priority" in plugins:

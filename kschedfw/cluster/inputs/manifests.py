@@ -17,11 +17,11 @@ import attrs
 from kschedfw.api.load import (MANIFEST_SUFFIXES, Located, UnusableInput, load_located,
                                load_located_text, manifest_files, yaml_documents)
 from kschedfw.api.yamlinput import STDIN, STDIN_SOURCE, read_stdin
-from kschedfw.cluster.admission import AdmissionError, validate_create
-from kschedfw.cluster.podadmission import admit_new_pod
-from kschedfw.cluster.dravalidation import CELCompiler
+from kschedfw.cluster.apiserver.admission import AdmissionError, validate_create
+from kschedfw.cluster.apiserver.podadmission import admit_new_pod
+from kschedfw.cluster.apiserver.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
-from kschedfw.cluster.scenario import Step, parse_scenario
+from kschedfw.cluster.inputs.scenario import Step, parse_scenario
 from kschedfw.api.field import ManifestError
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
@@ -75,7 +75,7 @@ class Inputs:
         return [x.obj for x in self.located]
 
 
-def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
+def read_inputs(paths: Iterable[str | os.PathLike[str]]) -> Inputs:
     """Initial objects and timed steps from files or folders, in order; ``-`` is standard input
     (named ``<stdin>``; a Scenario there names its cluster files relative to the current folder).
 
@@ -127,7 +127,7 @@ def read_inputs(paths: Iterable[str | os.PathLike]) -> Inputs:
                   tuple(malformed))
 
 
-def load_inputs(paths: Iterable[str | os.PathLike]) -> tuple[list[Any], list[Step]]:
+def load_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[Any], list[Step]]:
     """Initial objects and timed steps (see :func:`read_inputs`); the first object that cannot
     be read is raised."""
     inputs = read_inputs(paths)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import attrs
 
 from kschedfw.api import Toleration, format_quantity
-from kschedfw.cluster.admission import AdmissionError
+from kschedfw.cluster.apiserver.admission import AdmissionError
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod, RuntimeClass

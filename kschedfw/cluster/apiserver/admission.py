@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 import attrs
 
-from kschedfw.cluster.apivalidation import (invalid_message, validate_node_manifest,
+from kschedfw.cluster.apiserver.apivalidation import (invalid_message, validate_node_manifest,
                                              validate_pod_manifest, validate_runtime_class_manifest)
-from kschedfw.cluster.dravalidation import GROUP as DRA_GROUP
-from kschedfw.cluster.dravalidation import VALIDATORS as DRA_VALIDATORS
-from kschedfw.cluster.dravalidation import CELCompiler, strict_decoding_message
+from kschedfw.cluster.apiserver.dravalidation import GROUP as DRA_GROUP
+from kschedfw.cluster.apiserver.dravalidation import VALIDATORS as DRA_VALIDATORS
+from kschedfw.cluster.apiserver.dravalidation import CELCompiler, strict_decoding_message
 from kschedfw.api.field import UNSUPPORTED, FieldError
 from kschedfw.fwk.features import enabled
 
@@ -79,8 +79,8 @@ def _operator_errors(pod: "Pod", comparison_operators: bool) -> list[FieldError]
 def validate_create(obj: Any, gates: Mapping[str, bool] | None = None,
                     compile_cel: CELCompiler | None = None) -> None:
     """ValidatePodCreate / ValidateNode / ValidateRuntimeClass for a Pod, Node or RuntimeClass
-    written in a manifest (see :mod:`kschedfw.cluster.apivalidation`), strict decoding and
-    validation for DRA objects (:mod:`kschedfw.cluster.dravalidation`, CEL compiled by
+    written in a manifest (see :mod:`kschedfw.cluster.apiserver.apivalidation`), strict decoding and
+    validation for DRA objects (:mod:`kschedfw.cluster.apiserver.dravalidation`, CEL compiled by
     ``compile_cel``); other kinds pass. Raises :class:`AdmissionError` with the API server's
     message."""
     kind = getattr(obj, "kind", None) or type(obj).__name__
