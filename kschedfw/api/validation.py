@@ -12,29 +12,15 @@ import re
 from typing import Any
 
 from kschedfw.api.field import INVALID, FieldError
-from kschedfw.api.labelsyntax import regex_error
-
-_QNAME_CHAR = "[A-Za-z0-9]"
-_QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
-QUALIFIED_NAME_FMT = "(" + _QNAME_CHAR + _QNAME_EXT_CHAR + "*)?" + _QNAME_CHAR
-_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', and must start "
-                       "and end with an alphanumeric character")
-_QUALIFIED_NAME_RE = re.compile("^" + QUALIFIED_NAME_FMT + "$")
-QUALIFIED_NAME_MAX_LENGTH = 63
+from kschedfw.api.labelsyntax import label_key_errors, label_value_errors, regex_error
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
 _DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
                           "characters, '-' or '.', and must start and end with an alphanumeric "
                           "character")
-_DNS1123_SUBDOMAIN_RE = re.compile("^" + DNS1123_SUBDOMAIN_FMT + "$")
+_DNS1123_SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
-
-LABEL_VALUE_FMT = "(" + QUALIFIED_NAME_FMT + ")?"
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
-_LABEL_VALUE_RE = re.compile("^" + LABEL_VALUE_FMT + "$")
-LABEL_VALUE_MAX_LENGTH = 63
 
 
 def empty_error() -> str:
@@ -49,44 +35,15 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     errs = []
     if len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
-    if not _DNS1123_SUBDOMAIN_RE.match(value):
+    if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is None:  # (Go's $: no final newline)
         errs.append(regex_error(_DNS1123_SUBDOMAIN_ERR, DNS1123_SUBDOMAIN_FMT, "example.com"))
     return errs
 
 
-def is_qualified_name(value: str) -> list[str]:
-    errs: list[str] = []
-    parts = value.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part " + empty_error())
-        else:
-            errs.extend("prefix part " + m for m in is_dns1123_subdomain(prefix))
-    else:
-        # v1.36 apimachinery's IsQualifiedName is IsLabelKey, and says so
-        return ["a valid label key " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT,
-                                                   "MyName", "my.name", "123-abc")
-                + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    if not name:
-        errs.append("name part " + empty_error())
-    elif len(name) > QUALIFIED_NAME_MAX_LENGTH:
-        errs.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH))
-    if not _QUALIFIED_NAME_RE.match(name):
-        errs.append("name part " + regex_error(_QUALIFIED_NAME_ERR, QUALIFIED_NAME_FMT, "MyName",
-                                               "my.name", "123-abc"))
-    return errs
-
-
-def is_valid_label_value(value: str) -> list[str]:
-    errs = []
-    if len(value) > LABEL_VALUE_MAX_LENGTH:
-        errs.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
-    if not _LABEL_VALUE_RE.match(value):
-        errs.append(regex_error(_LABEL_VALUE_ERR, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
+#: v1.36 apimachinery's IsQualifiedName and IsValidLabelValue are content.IsLabelKey and
+#: content.IsLabelValue (lengths in bytes): one rule, in labelsyntax
+is_qualified_name = label_key_errors
+is_valid_label_value = label_value_errors
 
 
 def validate_label_name(name: str, path: tuple[Any, ...]) -> list[FieldError]:

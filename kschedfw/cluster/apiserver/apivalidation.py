@@ -42,8 +42,8 @@ def is_dns1123_label(value: str) -> list[str]:
     errs = []
     if len(value) > DNS1123_LABEL_MAX_LENGTH:
         errs.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
-    if not _DNS1123_LABEL_RE.match(value):
-        if _DNS1123_SUBDOMAIN_RE.match(value):  # a subdomain: its dots are what is wrong
+    if _DNS1123_LABEL_RE.fullmatch(value) is None:  # (Go's $: no final newline)
+        if _DNS1123_SUBDOMAIN_RE.fullmatch(value) is not None:  # a subdomain: its dots are what is wrong
             errs.append("must not contain dots")
         else:
             errs.append(regex_error(_DNS1123_LABEL_ERR, DNS1123_LABEL_FMT, "my-name", "123-abc"))

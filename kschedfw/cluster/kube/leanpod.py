@@ -3,10 +3,10 @@
 A pod as the server sends it carries managedFields, container commands, env, probes, mounts and
 container statuses; none of that is read by the scheduler, its plugins (in-tree or contrib), the
 status patches or the events. :data:`POD_FIELDS` lists what is kept; everything else is never
-built. With msgspec installed the JSON is decoded straight into Structs generated from that table
-(unknown fields are skipped by the C decoder); without it, ``json`` decodes the whole object and
-:func:`prune` keeps the same fields. Both give the same dict, which parses to the same
-:class:`~kschedfw.api.Pod` as the full object. Any valid JSON decodes, whatever its shape (a
+built. The JSON is decoded straight into msgspec Structs generated from that table (unknown
+fields are skipped by the C decoder); what they do not take is decoded by ``json`` whole and
+:func:`prune` keeps the same fields (also the ``fast=False`` path). Both give the same dict,
+which parses to the same :class:`~kschedfw.api.Pod` as the full object. Any valid JSON decodes, whatever its shape (a
 bookmark's ``"containers": null``, a Status, a field of an unexpected type: the parser or the
 informer judges it); only bad JSON raises, as ``ValueError``.
 
@@ -19,7 +19,9 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
-__all__ = ["POD_FIELDS", "prune", "pod_decoder", "pod_list_decoder", "pod_event_decoder", "HAVE_MSGSPEC"]
+import msgspec
+
+__all__ = ["POD_FIELDS", "prune", "pod_decoder", "pod_list_decoder", "pod_event_decoder"]
 
 # None: keep the value whole; a dict: an object, of which only these keys are kept; [dict]: a list
 # of such objects.
@@ -87,13 +89,6 @@ def _plain_event(data: bytes) -> Any:
     return lean
 
 
-try:
-    import msgspec
-except ImportError:  # pragma: no cover - msgspec is a dependency; this keeps a source install working
-    msgspec = None  # type: ignore[assignment]
-
-HAVE_MSGSPEC = msgspec is not None
-
 
 def _struct_type(name: str, fields: Any) -> Any:
     """The msgspec type decoding one level of :data:`POD_FIELDS`. Every field may be null (the
@@ -151,10 +146,7 @@ def _msgspec_decoders() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any],
     return pod, page, event
 
 
-if HAVE_MSGSPEC:
-    _decode_pod, _decode_page, _decode_event = _msgspec_decoders()
-else:  # pragma: no cover
-    _decode_pod, _decode_page, _decode_event = _plain_pod, _plain_list, _plain_event
+_decode_pod, _decode_page, _decode_event = _msgspec_decoders()
 
 
 def pod_list_decoder(fast: bool = True) -> Callable[[bytes], Any]:
