@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADDED", "MODIFIED", "DELETED", "WatchEventType", "WatchEvent", "NotFound", "Conflict",
-    "Clock", "GenericKind", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
+    "Clock", "ObjectLister", "Subscriber", "Unsubscribe", "WatchCallback", "Client",
     "PersistentVolumeClaimBinder", "ResourceClaimStatusWriter", "ResourceClaimWriter",
     "ContainerExtendedResourceRequest", "ExtendedResourceClaimStatus", "EventRecorder",
     "SharedLister", "PodLabelIndex", "PodAffinityTermIndex", "IndexedSharedLister", "snapshot_label_index",
