@@ -142,6 +142,9 @@ class ObjectLister(Protocol):
     @overload
     def get(self, kind: str, name: str, namespace: str = "") -> Any: ...
 
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        """The object, or None when there is none."""
+
     @overload
     def list(self, kind: Literal["Pod"], namespace: str | None = None) -> list[Pod]: ...
     @overload
@@ -168,6 +171,9 @@ class ObjectLister(Protocol):
     def list(self, kind: GenericKind, namespace: str | None = None) -> list[GenericObject]: ...
     @overload
     def list(self, kind: str, namespace: str | None = None) -> list[Any]: ...
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        """The objects of ``kind`` in ``namespace`` (None: every namespace)."""
 
 
 @runtime_checkable
