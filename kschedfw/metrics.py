@@ -67,7 +67,8 @@ class SchedulerMetrics:
 
     def __init__(self, *, rng: random.Random | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> None:
-        disable_created_metrics()  # upstream exposes no *_created series (a process-wide switch)
+        # upstream exposes no *_created series (a process-wide switch)
+        disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
         self.registry = CollectorRegistry(auto_describe=True)
         self._rng = rng or random.Random()
         self._clock = clock
@@ -258,7 +259,8 @@ class LeanHistogram:
         self.documentation = documentation
         self.labelnames = list(labelnames)
         self._bounds = list(buckets)
-        self._les = [floatToGoString(b) for b in buckets] + ["+Inf"]
+        # prometheus_client leaves floatToGoString unannotated (it returns str)
+        self._les: list[str] = [floatToGoString(b) for b in buckets] + ["+Inf"]  # type: ignore[no-untyped-call]
         self._series: dict[tuple[str, ...], list[float]] = {}  # per-bucket counts, then the sum
         self._lock = threading.Lock()
         registry.register(self)

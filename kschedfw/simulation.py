@@ -302,7 +302,7 @@ def _deleted_outcome(fate: Fate) -> PodOutcome:
 
 
 def _pending_entries(scheduler: Scheduler) -> list[tuple[str, Any]]:
-    return [(qpi.pod.key, (queue_name, qpi)) for queue_name, qpi in scheduler.queue.list_pending()]  # type: ignore[misc]
+    return [(qpi.pod.key, (queue_name, qpi)) for queue_name, qpi in scheduler.queue.list_pending()]
 
 
 def _gated_message(pod: Any, qpi: Any, cluster: MemoryCluster) -> str:

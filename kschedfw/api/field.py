@@ -16,6 +16,9 @@ class _Missing:
 
 MISSING: Any = _Missing()
 
+#: Where a value sits in a document: keys and list indexes, ``("profiles", 0, "plugins")``.
+FieldPath = tuple[str | int, ...]
+
 REQUIRED = "Required value"
 INVALID = "Invalid value"
 DUPLICATE = "Duplicate value"
@@ -25,7 +28,7 @@ NOT_FOUND = "Not found"
 TOO_MANY = "Too many"
 
 
-def format_path(path: tuple[str | int, ...]) -> str:
+def format_path(path: FieldPath) -> str:
     """``("profiles", 0, "plugins")`` -> ``profiles[0].plugins`` (Kubernetes field-path style)."""
     out = ""
     for part in path:
@@ -53,7 +56,7 @@ class FieldError:
     ``path`` is relative to whatever the caller validated; callers prefix it when nesting.
     """
 
-    path: tuple[str | int, ...]
+    path: FieldPath
     kind: str
     detail: str = ""
     value: Any = MISSING

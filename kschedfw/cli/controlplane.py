@@ -19,7 +19,7 @@ class _Stop(BaseException):
     (ControlPlane.start stops what it started on any exception)."""
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "controlplane", help="start a throwaway local control plane to try plugins against",
         description="Start etcd and kube-apiserver on loopback from upstream binaries (and kube-scheduler "

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kschedfw.diff import Comparison, NodeUsage, PodChange, Reason
+    from kschedfw.simulation import PodOutcome
 
 WIDTH = 100
 
@@ -23,7 +24,7 @@ bad cluster files or feature gates). Upstream kube-scheduler has nothing to foll
 """
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "diff", help="compare two configurations (or feature-gate sets) on one cluster",
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG,
@@ -115,7 +116,7 @@ def _label(config: str | None, gates: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------- json
-def as_json(c: "Comparison") -> dict:
+def as_json(c: "Comparison") -> dict[str, Any]:
     return {
         "a": c.a.label, "b": c.b.label, "pods": c.pods,
         "summary": _counts(c),
@@ -123,7 +124,7 @@ def as_json(c: "Comparison") -> dict:
                      "a": _outcome_json(ch.a, ch.devices_a), "b": _outcome_json(ch.b, ch.devices_b),
                      "decidedBy": {"a": _reason_json(ch.why_a), "b": _reason_json(ch.why_b)}}
                     for ch in c.changes],
-        "nodes": [{"node": ua.node, "a": _usage_json(ua), "b": _usage_json(ub)}
+        "nodes": [{"node": name_of(ua, ub), "a": _usage_json(ua), "b": _usage_json(ub)}
                   for ua, ub in _usage_pairs(c)],
     }
 
@@ -135,14 +136,14 @@ def _counts(c: "Comparison") -> dict[str, int]:
     return counts
 
 
-def _outcome_json(o: Any, devices: Any) -> dict:
+def _outcome_json(o: "PodOutcome", devices: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"status": o.status, "node": o.node, "message": o.message}
     if devices:
         out["claims"] = [{"name": name, "devices": list(allocated)} for name, allocated in devices]
     return out
 
 
-def _reason_json(r: "Reason | None") -> dict | None:
+def _reason_json(r: "Reason | None") -> dict[str, Any] | None:
     if r is None:
         return None
     out: dict[str, Any] = {"kind": r.kind}
@@ -155,7 +156,7 @@ def _reason_json(r: "Reason | None") -> dict | None:
     return out
 
 
-def _usage_json(u: "NodeUsage | None") -> dict | None:
+def _usage_json(u: "NodeUsage | None") -> dict[str, Any] | None:
     if u is None:
         return None
     return {"cpuRequested": u.cpu_requested, "cpuAllocatable": u.cpu_allocatable,
@@ -163,7 +164,7 @@ def _usage_json(u: "NodeUsage | None") -> dict | None:
             "pods": u.pods}
 
 
-def _usage_pairs(c: "Comparison") -> list[tuple[Any, Any]]:
+def _usage_pairs(c: "Comparison") -> list[tuple["NodeUsage | None", "NodeUsage | None"]]:
     a = {u.node: u for u in c.usage_a}
     b = {u.node: u for u in c.usage_b}
     return [(a.get(n), b.get(n)) for n in sorted(set(a) | set(b))]
@@ -190,7 +191,7 @@ def render(c: "Comparison") -> str:
     return "\n".join(lines)
 
 
-def _where(o: Any) -> str:
+def _where(o: "PodOutcome") -> str:
     if o.status in ("Bound", "Running", "Succeeded", "Failed"):
         return o.node
     return f"{o.status} on {o.node}" if o.deleted_at is not None and o.node else o.status
@@ -273,8 +274,10 @@ def _render_usage(c: "Comparison") -> list[str]:
     return lines
 
 
-def name_of(a: Any, b: Any) -> str:
-    return (a or b).node
+def name_of(a: "NodeUsage | None", b: "NodeUsage | None") -> str:
+    usage = a or b
+    assert usage is not None, "a usage pair has a node on one side at least"
+    return usage.node
 
 
 def _cpu(u: "NodeUsage | None") -> str:

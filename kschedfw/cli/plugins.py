@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from kschedfw.framework.registry import Registry
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser("plugins", help="list installed scheduler plugins",
                                    description="List installed plugins: name, distribution, version, "
                                                "extension points and args.")

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "run", help="schedule a real cluster through its API server",
         description="Watch a Kubernetes cluster and schedule the pods of this configuration's profiles "

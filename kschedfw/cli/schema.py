@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "schema", help="print the JSON Schema of KubeSchedulerConfiguration",
         description="Print the JSON Schema (Draft 2020-12) of kubescheduler.config.k8s.io/v1 "

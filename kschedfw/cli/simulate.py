@@ -20,12 +20,12 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.framework.registry import Registry
-    from kschedfw.simulation import SimulationResult
+    from kschedfw.simulation import PodOutcome, SimulationResult
 
 DEMO = "demo/cluster.yaml"
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "simulate", help="schedule pods on the embedded cluster",
         description="Schedule every pending pod of CLUSTER (manifests: files, folders, `kubectl get -o yaml` "
@@ -191,7 +191,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     return 1 if rejected or errored else 0
 
 
-def failed_with_error_line(errored: list) -> str:
+def failed_with_error_line(errored: list["PodOutcome"]) -> str:
     """``2 pods failed with an error (SchedulerError), not for want of a node: default/a, ...``"""
     from kschedfw.api.pod import SCHEDULER_ERROR
     names = ", ".join(p.key for p in errored[:3]) + (", ..." if len(errored) > 3 else "")
@@ -268,7 +268,7 @@ def progress_bar(mode: str, total: int, description: str = "binding pods") -> An
     return BindProgress(total, description)
 
 
-def simulation_json(result: Any, rejected: list) -> dict:
+def simulation_json(result: "SimulationResult", rejected: list["Rejection"]) -> dict[str, Any]:
     """`simulate -o json`'s report (`sweep` writes its summary and nodes in each row)."""
     from kschedfw.report import node_usage
     return {
@@ -283,8 +283,8 @@ def simulation_json(result: Any, rejected: list) -> dict:
     }
 
 
-def _pod_json(p: Any) -> dict:
-    out = {"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
+def _pod_json(p: "PodOutcome") -> dict[str, Any]:
+    out: dict[str, Any] = {"pod": p.key, "schedulerName": p.scheduler_name, "status": p.status, "node": p.node,
            "reason": p.reason, "message": p.message, "nominatedNodeName": p.nominated_node}
     if p.deleted_at is not None:  # Preempted, Deleted
         out.update(deletedBy=p.deleted_by, deletedAt=p.deleted_at, goneAt=p.gone_at)
@@ -293,7 +293,7 @@ def _pod_json(p: Any) -> dict:
     return out
 
 
-def _print_table(result: Any, rejected: list) -> None:
+def _print_table(result: "SimulationResult", rejected: list["Rejection"]) -> None:
     rows = [(p.key, p.scheduler_name, p.status, p.node or p.nominated_node and f"(nominated {p.nominated_node})" or "",
              _reason_text(p) if p.status not in ("Bound", "Running") else "") for p in result.pods]
     headers = ("POD", "SCHEDULER", "STATUS", "NODE", "REASON")

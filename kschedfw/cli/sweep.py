@@ -6,14 +6,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 
 from kschedfw.api.yamlinput import STDIN
 from kschedfw.cli.gates import parse_gates_or_report
 from kschedfw.cli.simulate import add_run_options
 
 
-def add_parser(subparsers: Any) -> None:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = subparsers.add_parser(
         "sweep", help="run a matrix of simulations in parallel",
         description="Simulate every combination of --config, --cluster, --feature-gates and --seeds, in "

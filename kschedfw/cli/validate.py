@@ -21,7 +21,7 @@ from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 EXIT_OK, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 
 
-def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "validate", help="check KubeSchedulerConfiguration files",
         description="Check KubeSchedulerConfiguration files (kubescheduler.config.k8s.io/v1) the way "
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     files: list[dict[str, Any]] = []
     diagnostics = []
-    defaults: list[tuple[str, dict]] = []
+    defaults: list[tuple[str, dict[str, Any]]] = []
     for path in args.files:
         name = STDIN_SOURCE if path == STDIN else path
         try:

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable
 import attrs
 
 from kschedfw.config.plugin_sets import MULTI_POINT, PLUGIN_SET_FIELDS
+from kschedfw.api.field import FieldPath
 from kschedfw.api.validation import format_duration, parse_duration
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
@@ -33,7 +34,7 @@ class Ref:
 
     name: str
     weight: int | None = None
-    origin: tuple | None = attrs.field(default=None, eq=False)
+    origin: FieldPath | None = attrs.field(default=None, eq=False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name}
@@ -124,7 +125,7 @@ def merge_plugins(default: Plugins, custom: Plugins | None) -> Plugins:
             for f in PLUGIN_SET_FIELDS}
 
 
-def plugins_from_yaml(plugins: Any, base: tuple) -> Plugins | None:
+def plugins_from_yaml(plugins: Any, base: FieldPath) -> Plugins | None:
     """Read a ``plugins`` mapping into Refs; entries that are not well-formed are skipped."""
     if not isinstance(plugins, dict):
         return None
@@ -197,11 +198,11 @@ def default_client_connection(cc: dict[str, Any]) -> dict[str, Any]:
     return {k: out[k] for k in order if k in out}
 
 
-ArgsDefaulter = Callable[[str, dict | None], dict | None]
+ArgsDefaulter = Callable[[str, dict[str, Any] | None], dict[str, Any] | None]
 """``(plugin name, args or None) -> defaulted args``, or ``None`` when the plugin takes no args."""
 
 
-def default_profile(profile: dict[str, Any], base: tuple, args_defaulter: ArgsDefaulter,
+def default_profile(profile: dict[str, Any], base: FieldPath, args_defaulter: ArgsDefaulter,
                     plugin_config_args: Iterable[Any] | None = None) -> dict[str, Any]:
     """Defaulted profile as a dict with ``plugins`` as :class:`PluginSet` objects.
 
@@ -246,7 +247,7 @@ def default_profile(profile: dict[str, Any], base: tuple, args_defaulter: ArgsDe
 
 
 def default_configuration(data: dict[str, Any], args_defaulter: ArgsDefaulter,
-                          plugin_config_args: dict[int, list] | None = None) -> dict[str, Any]:
+                          plugin_config_args: dict[int, list[dict[str, Any] | None]] | None = None) -> dict[str, Any]:
     """The fully defaulted configuration (profiles' ``plugins`` still as PluginSet objects)."""
     doc: dict[str, Any] = {"apiVersion": data.get("apiVersion"), "kind": data.get("kind")}
     doc["parallelism"] = data["parallelism"] if data.get("parallelism") is not None else 16

@@ -70,7 +70,7 @@ class Diagnostic:
             del out["document"]
         return out
 
-    def sort_key(self) -> tuple:
+    def sort_key(self) -> tuple[str, int, int, int, str, str]:
         return (self.file, self.document, self.line, self.column, self.path, self.message)
 
 

@@ -27,7 +27,7 @@ from kschedfw.config.plugin_sets import (BUILD_ORDER, HOOK_OF_SET, IFACE_OF_SET,
                                      PLUGIN_SETS, WEIGHTED_SETS)
 from kschedfw.config.defaults import Plugins, PluginSet, Ref
 from kschedfw.config.diagnostics import did_you_mean
-from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, UNSUPPORTED, FieldError, FieldPath
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import PluginRegistry
@@ -51,7 +51,7 @@ class ResolvedProfile:
     #: hook name -> ordered entries, for every hook that is a PluginSet (possibly empty)
     plugins: Mapping[str, tuple[PluginEntry, ...]]
     #: plugin name -> fully defaulted args, for every plugin the profile uses
-    plugin_args: Mapping[str, Mapping]
+    plugin_args: Mapping[str, Mapping[str, Any]]
 
     def names(self, hook: str) -> list[str]:
         return [e.name for e in self.plugins.get(hook, ())]
@@ -65,7 +65,7 @@ class SchedulerConfig:
     pod_max_backoff_seconds: int
     parallelism: int
     #: the fully defaulted configuration (what ``--show-defaults`` prints)
-    document: dict
+    document: dict[str, Any]
 
     def profile(self, scheduler_name: str) -> ResolvedProfile | None:
         for p in self.profiles:
@@ -126,10 +126,10 @@ def load_error_text(registry: "PluginRegistry", name: str) -> str:
 @attrs.define
 class _Build:
     registry: "PluginRegistry"
-    profile_path: tuple
+    profile_path: FieldPath
     installed: list[str]
     issues: list[BuildIssue] = attrs.Factory(list)
-    _reported: set = attrs.Factory(set)
+    _reported: set[tuple[Any, ...]] = attrs.Factory(set)
     #: default plugins that are not installed (one warning per profile)
     missing_defaults: list[str] = attrs.Factory(list)
     #: PluginSets in which a name nobody installed was listed
@@ -137,7 +137,7 @@ class _Build:
     _hooks: dict[str, frozenset[str] | None] = attrs.Factory(dict)
     _installed_set: frozenset[str] | None = None
 
-    def where(self, ref: Ref, field: str) -> tuple:
+    def where(self, ref: Ref, field: str) -> FieldPath:
         if ref.origin is not None:
             return (*ref.origin, "name")
         return (*self.profile_path, "plugins", field, "enabled")
@@ -195,7 +195,7 @@ def _int64(value: int) -> int:
     return (value + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
-def _weight_path(b: _Build, field: str, ref: Ref) -> tuple:
+def _weight_path(b: _Build, field: str, ref: Ref) -> FieldPath:
     return (*b.where(ref, field)[:-1], "weight") if ref.origin else b.where(ref, field)
 
 
@@ -215,7 +215,7 @@ def _report_negative_total(b: _Build, field: str, ref: Ref, weight: int) -> None
 
 
 def resolve_plugins(plugins: Plugins, registry: "PluginRegistry", *, scheduler_name: str,
-                    profile_path: tuple) -> tuple[dict[str, tuple[PluginEntry, ...]],
+                    profile_path: FieldPath) -> tuple[dict[str, tuple[PluginEntry, ...]],
                                                   list[BuildIssue]]:
     """Ordered, weighted plugins per hook for one defaulted profile, and the build problems."""
     b = _Build(registry, profile_path, list(registry.names()))

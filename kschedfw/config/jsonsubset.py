@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import attrs
 
 from kschedfw.api.field import (DUPLICATE, FORBIDDEN, INVALID, MISSING, REQUIRED, UNSUPPORTED,
-                                FieldError)
+                                FieldError, FieldPath)
 
 #: Keywords :func:`check` understands; anything else sends the schema to ``jsonschema``.
 _SUPPORTED = frozenset({
@@ -119,14 +119,14 @@ def _simple_cached(schema: Any) -> bool:
     return result
 
 
-def check(schema: Any, instance: Any, path: tuple = ()) -> list[Issue]:
+def check(schema: Any, instance: Any, path: FieldPath = ()) -> list[Issue]:
     """Every violation of ``schema`` by ``instance``, paths prefixed by ``path``."""
     if _simple_cached(schema):
         return list(_check(schema, instance, path))
     return _check_with_jsonschema(schema, instance, path)
 
 
-def _check(schema: Any, value: Any, path: tuple) -> Iterator[Issue]:
+def _check(schema: Any, value: Any, path: FieldPath) -> Iterator[Issue]:
     if schema is True or schema == {}:
         return
     if schema is False:
@@ -155,7 +155,7 @@ def _check(schema: Any, value: Any, path: tuple) -> Iterator[Issue]:
         yield from _check_number(schema, value, path)
 
 
-def _not_supported(path: tuple, value: Any, allowed: list) -> FieldError:
+def _not_supported(path: FieldPath, value: Any, allowed: list[Any]) -> FieldError:
     shown = ", ".join(_quote(v) for v in allowed)
     return FieldError(path, UNSUPPORTED, f"supported values: {shown}", _scalar(value))
 
@@ -168,7 +168,7 @@ def _quote(value: Any) -> str:
     return "null" if value is None else str(value)
 
 
-def _check_object(schema: dict, value: dict, path: tuple) -> Iterator[Issue]:
+def _check_object(schema: dict[str, Any], value: dict[str, Any], path: FieldPath) -> Iterator[Issue]:
     props = schema.get("properties", {})
     for name in schema.get("required", ()):
         if name not in value:
@@ -194,7 +194,7 @@ def _check_object(schema: dict, value: dict, path: tuple) -> Iterator[Issue]:
             yield from _check(additional, sub, child)
 
 
-def _check_array(schema: dict, value: list, path: tuple) -> Iterator[Issue]:
+def _check_array(schema: dict[str, Any], value: list[Any], path: FieldPath) -> Iterator[Issue]:
     if "minItems" in schema and len(value) < schema["minItems"]:
         yield Issue(FieldError(path, INVALID, f"must have at least {schema['minItems']} items"))
     if "maxItems" in schema and len(value) > schema["maxItems"]:
@@ -212,7 +212,7 @@ def _check_array(schema: dict, value: list, path: tuple) -> Iterator[Issue]:
             yield from _check(items, item, (*path, i))
 
 
-def _check_string(schema: dict, value: str, path: tuple) -> Iterator[Issue]:
+def _check_string(schema: dict[str, Any], value: str, path: FieldPath) -> Iterator[Issue]:
     if "minLength" in schema and len(value) < schema["minLength"]:
         n = schema["minLength"]
         detail = "must be non-empty" if n == 1 else f"must have at least {n} characters"
@@ -226,7 +226,7 @@ def _check_string(schema: dict, value: str, path: tuple) -> Iterator[Issue]:
         yield Issue(FieldError(path, INVALID, detail, value))
 
 
-def _check_number(schema: dict, value: float, path: tuple) -> Iterator[Issue]:
+def _check_number(schema: dict[str, Any], value: float, path: FieldPath) -> Iterator[Issue]:
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
         yield Issue(FieldError(path, INVALID, "must be a finite number", value))
         return
@@ -249,7 +249,7 @@ def _check_number(schema: dict, value: float, path: tuple) -> Iterator[Issue]:
 
 # ------------------------------------------------------------------ full JSON Schema fallback
 
-def _check_with_jsonschema(schema: Any, instance: Any, path: tuple) -> list[Issue]:
+def _check_with_jsonschema(schema: Any, instance: Any, path: FieldPath) -> list[Issue]:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import best_match
 
@@ -262,7 +262,7 @@ def _check_with_jsonschema(schema: Any, instance: Any, path: tuple) -> list[Issu
     return issues
 
 
-def _from_jsonschema(err: Any, prefix: tuple) -> list[Issue]:
+def _from_jsonschema(err: Any, prefix: FieldPath) -> list[Issue]:
     path = (*prefix, *err.absolute_path)
     kind = err.validator
     value = err.instance

@@ -35,15 +35,15 @@ DURATION = {"type": "string", "pattern": DURATION_PATTERN, "x-pattern-message": 
             "description": 'A Go duration such as "10s" or "1m30s".'}
 
 
-def _int32(description: str, **extra: Any) -> dict:
+def _int32(description: str, **extra: Any) -> dict[str, Any]:
     return {**INT32, "description": description, **extra}
 
 
-def _int64(description: str, **extra: Any) -> dict:
+def _int64(description: str, **extra: Any) -> dict[str, Any]:
     return {**INT64, "description": description, **extra}
 
 
-def _obj(properties: dict, description: str = "", required: tuple[str, ...] = ()) -> dict:
+def _obj(properties: dict[str, Any], description: str = "", required: tuple[str, ...] = ()) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": properties,
                            "additionalProperties": False}
     if required:
@@ -53,11 +53,11 @@ def _obj(properties: dict, description: str = "", required: tuple[str, ...] = ()
     return out
 
 
-def _str(description: str, **extra: Any) -> dict:
+def _str(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "string", "description": description, **extra}
 
 
-def _bool(description: str, **extra: Any) -> dict:
+def _bool(description: str, **extra: Any) -> dict[str, Any]:
     return {"type": "boolean", "description": description, **extra}
 
 
@@ -169,7 +169,7 @@ CONFIG_SCHEMA: dict[str, Any] = {
 }
 
 
-def args_schema_in_config(name: str, schema: dict) -> dict:
+def args_schema_in_config(name: str, schema: dict[str, Any]) -> dict[str, Any]:
     """A plugin's args schema as it appears under ``pluginConfig``: ``apiVersion``/``kind`` allowed."""
     out = copy.deepcopy(schema)
     out.pop("$schema", None)

@@ -16,7 +16,7 @@ from kschedfw.api.validation import (GoValue, format_duration, is_extended_resou
                                      is_qualified_name, parse_duration)
 from kschedfw.config.plugin_sets import ORIGINAL_SETS
 from kschedfw.config.schema import API_VERSION
-from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, FieldError, format_path
+from kschedfw.api.field import DUPLICATE, INVALID, REQUIRED, FieldError, FieldPath, format_path
 
 #: Plugins removed from v1 (upstream ``invalidPluginsByVersion``).
 REMOVED_PLUGINS = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
@@ -27,7 +27,7 @@ def removed_plugin_text(api_version: str = API_VERSION) -> str:
             f'"{api_version}")')
 
 
-def _plugins(profile: dict, i: int) -> dict[str, PluginSet]:
+def _plugins(profile: dict[str, Any], i: int) -> dict[str, PluginSet]:
     plugins = profile.get("plugins")
     if isinstance(plugins, dict) and plugins and all(isinstance(v, PluginSet)
                                                      for v in plugins.values()):
@@ -94,7 +94,7 @@ def validate_configuration(doc: dict[str, Any], skip_profiles: Iterable[int] = (
     return errs
 
 
-def _percentage(path: tuple, value: Any) -> list[FieldError]:
+def _percentage(path: FieldPath, value: Any) -> list[FieldError]:
     if value is not None and (value < 0 or value > 100):
         return [FieldError(path, INVALID, "not in valid range [0-100]", value)]
     return []
@@ -109,7 +109,7 @@ def _duration(value: Any) -> int | None:
         return None
 
 
-def _leader_election(le: dict) -> list[FieldError]:
+def _leader_election(le: dict[str, Any]) -> list[FieldError]:
     """component-base ValidateLeaderElectionConfiguration."""
     path = ("leaderElection",)
     if not le.get("leaderElect"):
@@ -131,7 +131,7 @@ def _leader_election(le: dict) -> list[FieldError]:
     return errs
 
 
-def _profile(profile: dict, i: int) -> list[FieldError]:
+def _profile(profile: dict[str, Any], i: int) -> list[FieldError]:
     path = ("profiles", i)
     errs: list[FieldError] = []
     if not profile.get("schedulerName"):
@@ -157,12 +157,12 @@ def _profile(profile: dict, i: int) -> list[FieldError]:
     return errs
 
 
-def _set_key(ps: PluginSet) -> tuple:
+def _set_key(ps: PluginSet) -> tuple[tuple[tuple[str, int | None], ...], tuple[tuple[str, int | None], ...]]:
     return (tuple((r.name, r.weight) for r in ps.enabled),
             tuple((r.name, r.weight) for r in ps.disabled))
 
 
-def _common_queue_sort(profiles: list[dict], skip: set[int]) -> list[FieldError]:
+def _common_queue_sort(profiles: list[dict[str, Any]], skip: set[int]) -> list[FieldError]:
     """validateCommonQueueSort, on the merged (not expanded) queueSort sets."""
     errs: list[FieldError] = []
     canon = _queue_sort(_plugins(profiles[0], 0))
@@ -189,7 +189,7 @@ def _common_queue_sort(profiles: list[dict], skip: set[int]) -> list[FieldError]
     return errs
 
 
-def _extenders(extenders: list) -> list[FieldError]:
+def _extenders(extenders: list[dict[str, Any]]) -> list[FieldError]:
     errs: list[FieldError] = []
     binders = 0
     managed: set[str] = set()

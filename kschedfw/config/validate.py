@@ -39,7 +39,7 @@ from kschedfw.config.expand import (PLUGIN_LOAD_ERROR, PluginEntry, ResolvedProf
 from kschedfw.config.schema import API_VERSION, CONFIG_SCHEMA, GROUP, KIND, V1_ARGS_PLUGINS
 from kschedfw.config.upstream_validation import REMOVED_PLUGINS, validate_configuration
 from kschedfw.config.yamlpos import Positions, load_yaml
-from kschedfw.api.field import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError
+from kschedfw.api.field import INVALID, MISSING, REQUIRED, UNSUPPORTED, FieldError, FieldPath
 from kschedfw.fwk.args import ArgsSpec, default_args
 
 if TYPE_CHECKING:
@@ -158,8 +158,8 @@ class _Run:
         # a dropped plugin entry or PluginSet could turn into misleading count errors, a
         # dropped weight cannot: only the former stops the framework build of that profile
         bad_plugins = {p[1] for p in bad_paths if 2 < len(p) <= 6 and p[0] == "profiles"
-                       and p[2] == "plugins"}
-        bad_profiles = {p[1] for p in bad_paths if len(p) == 2 and p[0] == "profiles"}
+                       and isinstance(p[1], int) and p[2] == "plugins"}
+        bad_profiles = {p[1] for p in bad_paths if len(p) == 2 and p[0] == "profiles" and isinstance(p[1], int)}
         self.bad_profiles = bad_profiles
         args = self._plugin_configs(data)
         doc = default_configuration(data, self._default_args_for, args)
@@ -174,7 +174,7 @@ class _Run:
             return None
         return self._config(doc, resolved)
 
-    def _type_meta(self, data: dict) -> bool:
+    def _type_meta(self, data: dict[str, Any]) -> bool:
         ok = True
         version = data.get("apiVersion")
         if "apiVersion" not in data:
@@ -213,7 +213,7 @@ class _Run:
         """The plugin's own :class:`~kschedfw.fwk.args.ArgsSpec`, when it declares one."""
         return self.registry.args_spec(name) if name in self.installed_set else None
 
-    def _default_args_for(self, name: str, raw: dict | None) -> dict | None:
+    def _default_args_for(self, name: str, raw: dict[str, Any] | None) -> dict[str, Any] | None:
         """Args for default pluginConfig entries (``raw`` is None) and unvalidated entries."""
         schema = self.registry.args_schema(name) if name in self.installed_set else None
         if schema is None:
@@ -222,13 +222,13 @@ class _Run:
             return dict(raw)
         return default_args(self._args_spec(name), schema, {}, self.feature_gates)
 
-    def _plugin_configs(self, data: dict) -> dict[int, list]:
+    def _plugin_configs(self, data: dict[str, Any]) -> dict[int, list[dict[str, Any] | None]]:
         """Check every pluginConfig entry; returns defaulted args per profile and index."""
-        out: dict[int, list] = {}
+        out: dict[int, list[dict[str, Any] | None]] = {}
         for i, profile in enumerate(data.get("profiles") or ()):
             if not isinstance(profile, dict):
                 continue
-            per: list = []
+            per: list[dict[str, Any] | None] = []
             for j, entry in enumerate(profile.get("pluginConfig") or ()):
                 per.append(None)
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -241,7 +241,7 @@ class _Run:
             out[i] = per
         return out
 
-    def _plugin_args(self, name: str, raw: Any, base: tuple) -> dict | None:
+    def _plugin_args(self, name: str, raw: Any, base: FieldPath) -> dict[str, Any] | None:
         if name not in self.installed_set:
             tail, hint = unknown_plugin_text(name, self.installed)
             self.add(FieldError((*base, "name"), UNSUPPORTED,
@@ -294,7 +294,7 @@ class _Run:
             self.add(err.prefixed(*apath), plugin=plugin)
         return None if errors else defaulted
 
-    def _extender_ignored_resources(self, doc: dict, skip: set[int]) -> None:
+    def _extender_ignored_resources(self, doc: dict[str, Any], skip: set[int]) -> None:
         """kube-scheduler's start-up refusal while building extenders (``scheduler.New``).
 
         Resources an extender manages with ``ignoredByScheduler`` are written into every
@@ -321,7 +321,7 @@ class _Run:
 
     # ------------------------------------------------------------------ framework build
 
-    def _build_frameworks(self, doc: dict, skip: set[int]
+    def _build_frameworks(self, doc: dict[str, Any], skip: set[int]
                           ) -> list[dict[str, tuple[PluginEntry, ...]] | None] | None:
         resolved: list[dict[str, tuple[PluginEntry, ...]] | None] = []
         first: tuple[int, str, Any] | None = None
@@ -371,9 +371,11 @@ class _Run:
 
     # ------------------------------------------------------------------ result
 
-    def _config(self, doc: dict, resolved: list) -> SchedulerConfig:
+    def _config(self, doc: dict[str, Any], resolved: list[dict[str, tuple[PluginEntry, ...]] | None]
+                ) -> SchedulerConfig:
         profiles = []
         for profile, plugins in zip(doc["profiles"], resolved):
+            assert plugins is not None, "a profile left out of the build failed validation"
             configured = {c["name"]: c.get("args") for c in profile["pluginConfig"]}
             used = sorted({e.name for entries in plugins.values() for e in entries})
             plugin_args: dict[str, Any] = {}
@@ -401,7 +403,7 @@ class _Run:
             parallelism=doc["parallelism"], document=document)
 
 
-def _with_type_meta(entry: dict) -> dict:
+def _with_type_meta(entry: dict[str, Any]) -> dict[str, Any]:
     name, args = entry["name"], entry.get("args")
     if name in V1_ARGS_PLUGINS and isinstance(args, dict):
         return {"name": name, "args": {"apiVersion": API_VERSION, "kind": f"{name}Args", **args}}
@@ -417,12 +419,12 @@ def _strip_nulls(value: Any) -> Any:
     return value
 
 
-def _target(issue: jsonsubset.Issue) -> tuple:
+def _target(issue: jsonsubset.Issue) -> FieldPath:
     path = tuple(issue.error.path)
     return path[:-1] if issue.anchor == "parent" else path
 
 
-def _sanitize(data: dict, paths: list[tuple]) -> None:
+def _sanitize(data: dict[str, Any], paths: list[FieldPath]) -> None:
     """Remove what failed the schema so later steps only see well-formed data.
 
     Bad mapping values are deleted (so defaults apply); bad list items are replaced by a marker

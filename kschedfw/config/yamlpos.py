@@ -126,7 +126,8 @@ class _Builder:
 
     def _key_text(self, node: Node) -> str | None:
         if isinstance(node, ScalarNode):
-            return node.value
+            text: str = node.value  # a scalar's value is its text (the stubs say Any)
+            return text
         return None
 
     def _mapping(self, node: MappingNode, path: Path) -> dict[str, Any]:

@@ -46,7 +46,7 @@ FIT_PLUGIN = "NodeResourcesFit"
 EXTENDER_NAME = "Extender"
 
 
-def _entries(config: Any) -> list:
+def _entries(config: Any) -> list[Any]:
     if hasattr(config, "document"):
         return list(config.document.get("extenders") or [])
     if isinstance(config, Mapping):

@@ -40,7 +40,7 @@ def _node_of(item: Any) -> Node:
     return item if isinstance(item, Node) else item.node
 
 
-def _returned_node(manifest: dict, as_info: bool) -> Any:
+def _returned_node(manifest: dict[str, Any], as_info: bool) -> Node | NodeInfo:
     """A node of a returned ``NodeList``, taken as the extender wrote it: kube-scheduler v1.36
     goes on with a fresh NodeInfo of that Node (no pods, no image states, even for a node it
     sent, and even for a node it does not know), so scores are computed on it as such."""
@@ -56,7 +56,7 @@ def _go_quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _pod_manifest(pod: "Pod") -> dict:
+def _pod_manifest(pod: "Pod") -> dict[str, Any]:
     """The pod as the API server holds it: its manifest, with the name, namespace and uid the
     scheduler knows it by (the embedded cluster may derive a uid the file did not carry)."""
     raw = pod.raw or {}

@@ -30,12 +30,12 @@ class WireError(ValueError):
 
 # ------------------------------------------------------------------------------------ requests
 
-def as_sent(manifest: Mapping) -> dict:
+def as_sent(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """An object as kube-scheduler sends it: informer copies carry no ``apiVersion``/``kind``."""
     return {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
 
 
-def filter_args(pod_manifest: Mapping, node_manifests: Iterable[Mapping] | None,
+def filter_args(pod_manifest: Mapping[str, Any], node_manifests: Iterable[Mapping[str, Any]] | None,
                 node_names: Iterable[str] | None) -> dict[str, Any]:
     """``ExtenderArgs``: the pod, and either the candidate nodes as a ``NodeList`` or their names
     (only one is set; the other is ``null``)."""
@@ -54,11 +54,11 @@ def meta_victims(pod_uids: Iterable[str], num_pdb_violations: int) -> dict[str, 
     return {"Pods": [{"UID": uid} for uid in pod_uids], "NumPDBViolations": num_pdb_violations}
 
 
-def preemption_args(pod_manifest: Mapping, victims: Mapping[str, Mapping] | None,
-                    meta: Mapping[str, Mapping] | None) -> dict[str, Any]:
+def preemption_args(pod_manifest: Mapping[str, Any], victims: Mapping[str, Mapping[str, Any]] | None,
+                    meta: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Any]:
     """``ExtenderPreemptionArgs``: ``NodeNameToVictims`` (full pods) or ``NodeNameToMetaVictims``
     (uids, for a node-cache-capable extender); the other is ``null``. Go sorts map keys."""
-    def ordered(m: Mapping[str, Mapping] | None) -> dict | None:
+    def ordered(m: Mapping[str, Mapping[str, Any]] | None) -> dict[str, Mapping[str, Any]] | None:
         return None if m is None else {k: m[k] for k in sorted(m)}
     return {"Pod": as_sent(pod_manifest), "NodeNameToVictims": ordered(victims),
             "NodeNameToMetaVictims": ordered(meta)}
@@ -168,7 +168,7 @@ def _object(value: Any, ctx: _Ctx, go_type: str) -> Mapping[str, Any] | None:
     return value
 
 
-def _array(value: Any, ctx: _Ctx, go_type: str) -> list | None:
+def _array(value: Any, ctx: _Ctx, go_type: str) -> list[Any] | None:
     if value is None:
         return None
     if not isinstance(value, list):
@@ -187,7 +187,7 @@ def decode_filter_result(body: bytes) -> dict[str, Any]:
     ctx = _Ctx("ExtenderFilterResult")
     top = _object(decode(body), ctx, "v1.ExtenderFilterResult")
     f = _fields(top or {}, ("Nodes", "NodeNames", "FailedNodes", "FailedAndUnresolvableNodes", "Error"))
-    nodes: list[dict] | None = None
+    nodes: list[dict[str, Any]] | None = None
     node_list = _object(f.get("Nodes"), ctx.at("Nodes"), "v1.NodeList")
     if node_list is not None:
         items_ctx = ctx.at("Nodes").inside("NodeList").at("items")
@@ -202,7 +202,7 @@ def decode_filter_result(body: bytes) -> dict[str, Any]:
             "Error": _string(f.get("Error"), ctx.at("Error"))}
 
 
-def _node(item: Any, ctx: _Ctx) -> dict:
+def _node(item: Any, ctx: _Ctx) -> dict[str, Any]:
     """One ``NodeList`` item, its name checked as Go would decode it."""
     node = _object(item, ctx, "v1.Node") or {}
     meta_ctx = ctx.inside("Node").at("metadata")

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import datetime as _dt
 from typing import (TYPE_CHECKING, Any, Callable, Collection, Iterable, Literal, Mapping, Protocol, Sequence,
-                    TypedDict, cast, runtime_checkable)
+                    TypedDict, cast, overload, runtime_checkable)
 
 import attrs
 
 if TYPE_CHECKING:
-    from kschedfw.api import Pod
+    from kschedfw.api import (CSINode, GenericObject, Namespace, Node, PersistentVolume, PersistentVolumeClaim,
+                              Pod, PodDisruptionBudget, PriorityClass, RuntimeClass, StorageClass)
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.node_reuse import NodeMemo
     from kschedfw.fwk.status import Status
@@ -91,6 +92,12 @@ class Clock(Protocol):
 
 
 # ---------------------------------------------------------------------------------------- reads
+#: The Kinds the scheduler reads that have no class of their own in :mod:`kschedfw.api`: a lister
+#: returns them as :class:`kschedfw.api.GenericObject`.
+GenericKind = Literal["CSIDriver", "CSIStorageCapacity", "VolumeAttachment", "ResourceClaim", "DeviceClass",
+                      "ResourceSlice", "Service", "ReplicationController", "ReplicaSet", "StatefulSet"]
+
+
 @runtime_checkable
 class ObjectLister(Protocol):
     """Read access to the informer caches, by plain Kind.
@@ -101,11 +108,73 @@ class ObjectLister(Protocol):
     ``"ResourceClaim"``, ``"DeviceClass"``, ``"ResourceSlice"``; any other Kind, custom
     resources included (``"PodGroup"``, ``"ElasticQuota"``), is listed the same way.
     ``get`` returns None for a missing object; ``namespace=None`` lists all namespaces and
-    ``""`` the cluster-scoped objects. What is returned is shared: treat it as read-only."""
+    ``""`` the cluster-scoped objects. What is returned is shared: treat it as read-only.
 
+    Typed per Kind: ``get("Pod", ...)`` is a ``Pod | None``, ``list("StorageClass")`` a
+    ``list[StorageClass]``, a :data:`GenericKind` a :class:`~kschedfw.api.GenericObject`. A Kind
+    the type checker cannot see (a ``str`` variable, a custom resource) reads as ``Any``: it may be
+    any of those (custom resources are GenericObjects). The overloads are annotations only: a
+    backend implements one ``get`` and one ``list`` taking any Kind."""
+
+    @overload
+    def get(self, kind: Literal["Pod"], name: str, namespace: str = "") -> Pod | None: ...
+    @overload
+    def get(self, kind: Literal["Node"], name: str, namespace: str = "") -> Node | None: ...
+    @overload
+    def get(self, kind: Literal["Namespace"], name: str, namespace: str = "") -> Namespace | None: ...
+    @overload
+    def get(self, kind: Literal["PriorityClass"], name: str, namespace: str = "") -> PriorityClass | None: ...
+    @overload
+    def get(self, kind: Literal["PodDisruptionBudget"], name: str, namespace: str = ""
+            ) -> PodDisruptionBudget | None: ...
+    @overload
+    def get(self, kind: Literal["PersistentVolumeClaim"], name: str, namespace: str = ""
+            ) -> PersistentVolumeClaim | None: ...
+    @overload
+    def get(self, kind: Literal["PersistentVolume"], name: str, namespace: str = "") -> PersistentVolume | None: ...
+    @overload
+    def get(self, kind: Literal["StorageClass"], name: str, namespace: str = "") -> StorageClass | None: ...
+    @overload
+    def get(self, kind: Literal["CSINode"], name: str, namespace: str = "") -> CSINode | None: ...
+    @overload
+    def get(self, kind: Literal["RuntimeClass"], name: str, namespace: str = "") -> RuntimeClass | None: ...
+    @overload
+    def get(self, kind: GenericKind, name: str, namespace: str = "") -> GenericObject | None: ...
+    @overload
     def get(self, kind: str, name: str, namespace: str = "") -> Any: ...
 
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        """The object, or None when there is none."""
+
+    @overload
+    def list(self, kind: Literal["Pod"], namespace: str | None = None) -> list[Pod]: ...
+    @overload
+    def list(self, kind: Literal["Node"], namespace: str | None = None) -> list[Node]: ...
+    @overload
+    def list(self, kind: Literal["Namespace"], namespace: str | None = None) -> list[Namespace]: ...
+    @overload
+    def list(self, kind: Literal["PriorityClass"], namespace: str | None = None) -> list[PriorityClass]: ...
+    @overload
+    def list(self, kind: Literal["PodDisruptionBudget"], namespace: str | None = None
+             ) -> list[PodDisruptionBudget]: ...
+    @overload
+    def list(self, kind: Literal["PersistentVolumeClaim"], namespace: str | None = None
+             ) -> list[PersistentVolumeClaim]: ...
+    @overload
+    def list(self, kind: Literal["PersistentVolume"], namespace: str | None = None) -> list[PersistentVolume]: ...
+    @overload
+    def list(self, kind: Literal["StorageClass"], namespace: str | None = None) -> list[StorageClass]: ...
+    @overload
+    def list(self, kind: Literal["CSINode"], namespace: str | None = None) -> list[CSINode]: ...
+    @overload
+    def list(self, kind: Literal["RuntimeClass"], namespace: str | None = None) -> list[RuntimeClass]: ...
+    @overload
+    def list(self, kind: GenericKind, namespace: str | None = None) -> list[GenericObject]: ...
+    @overload
     def list(self, kind: str, namespace: str | None = None) -> list[Any]: ...
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        """The objects of ``kind`` in ``namespace`` (None: every namespace)."""
 
 
 @runtime_checkable

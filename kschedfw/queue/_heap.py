@@ -14,12 +14,13 @@ from typing import Any, Callable, Iterator
 
 from kschedfw.fwk.types import QueuedPodInfo
 
-# An entry is a tuple (or tuple subclass) ending with (sequence number, QueuedPodInfo).
-MakeEntry = Callable[[QueuedPodInfo, int], tuple]
+#: A tuple (or tuple subclass) ending with (sequence number, QueuedPodInfo), its sort keys first.
+Entry = tuple[Any, ...]
+MakeEntry = Callable[[QueuedPodInfo, int], Entry]
 LessFunc = Callable[[QueuedPodInfo, QueuedPodInfo], bool]
 
 
-class _LessEntry(tuple):
+class _LessEntry(tuple[Any, ...]):
     """Base of the comparator-ordered entries built by :func:`less_entry_factory`."""
 
     __slots__ = ()
@@ -35,27 +36,31 @@ def less_entry_factory(less: LessFunc, primary: Callable[[QueuedPodInfo], float]
         class _Entry(_LessEntry):
             __slots__ = ()
 
-            def __lt__(self, other: Any) -> bool:  # type: ignore[override]
+            def __lt__(self, other: Entry) -> bool:
                 a, b = self[1], other[1]
                 if less(a, b):
                     return True
                 if less(b, a):
                     return False
-                return self[0] < other[0]
+                earlier: bool = self[0] < other[0]
+                return earlier
         return lambda qpi, seq: _Entry((seq, qpi))
 
     class _PrimaryEntry(_LessEntry):
         __slots__ = ()
 
-        def __lt__(self, other: Any) -> bool:  # type: ignore[override]
+        def __lt__(self, other: Entry) -> bool:
+            first: bool
             if self[0] != other[0]:
-                return self[0] < other[0]
+                first = self[0] < other[0]
+                return first
             a, b = self[2], other[2]
             if less(a, b):
                 return True
             if less(b, a):
                 return False
-            return self[1] < other[1]
+            first = self[1] < other[1]
+            return first
     return lambda qpi, seq: _PrimaryEntry((primary(qpi), seq, qpi))
 
 
@@ -76,8 +81,8 @@ class KeyedHeap:
     __slots__ = ("_entries", "_live", "_seq", "_make")
 
     def __init__(self, make_entry: MakeEntry) -> None:
-        self._entries: list[tuple] = []
-        self._live: dict[str, tuple] = {}
+        self._entries: list[Entry] = []
+        self._live: dict[str, Entry] = {}
         self._seq = itertools.count()
         self._make = make_entry
 
@@ -89,7 +94,10 @@ class KeyedHeap:
 
     def get(self, key: str) -> QueuedPodInfo | None:
         entry = self._live.get(key)
-        return entry[-1] if entry is not None else None
+        if entry is None:
+            return None
+        qpi: QueuedPodInfo = entry[-1]
+        return qpi
 
     def add_or_update(self, qpi: QueuedPodInfo) -> None:
         """Insert ``qpi``, or replace the entry with its key (keeping its place among equals)."""
@@ -111,14 +119,16 @@ class KeyedHeap:
         if entry is None:
             return None
         self._maybe_compact()
-        return entry[-1]
+        qpi: QueuedPodInfo = entry[-1]
+        return qpi
 
     def peek(self) -> QueuedPodInfo | None:
         entries, live = self._entries, self._live
         while entries:
             top = entries[0]
             if live.get(top[-1].pod.key) is top:
-                return top[-1]
+                qpi: QueuedPodInfo = top[-1]
+                return qpi
             heapq.heappop(entries)
         return None
 
@@ -129,7 +139,8 @@ class KeyedHeap:
             key = top[-1].pod.key
             if live.get(key) is top:
                 del live[key]
-                return top[-1]
+                qpi: QueuedPodInfo = top[-1]
+                return qpi
         return None
 
     def values(self) -> Iterator[QueuedPodInfo]:

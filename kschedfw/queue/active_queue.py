@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import builtins
 import logging
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import attrs
 
 from kschedfw.fwk.events import ClusterEvent
 from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue._heap import KeyedHeap, MakeEntry
+
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +77,14 @@ class _LinkedList:
         node.prev = node.next = None
         self.size -= 1
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         node = self.head
         while node is not None:
             yield node.value
             node = node.next
 
 
-def pod_uid(pod: Any) -> str:
+def pod_uid(pod: Pod) -> str:
     """The id in-flight tracking uses: the uid (``namespace/name`` if a pod has none)."""
     return pod.uid or pod.key
 

@@ -9,15 +9,18 @@ nomination (upstream files it under node ``""``, which no node can ask for).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Mapping
 
 from kschedfw.fwk.types import NominatingInfo, NominatingMode
 
-PodLister = Callable[[str], Any]
+if TYPE_CHECKING:
+    from kschedfw.api import Pod
+
+PodLister = Callable[[str], "Pod | None"]
 """``lister("namespace/name")`` -> the current version of that pod, or None if it is gone."""
 
 
-def _uid(pod: Any) -> str:
+def _uid(pod: Pod) -> str:
     return pod.uid or pod.key
 
 

@@ -44,6 +44,7 @@ from kschedfw.api import Pod
 from kschedfw.fwk.events import (BACKOFF_COMPLETE, FORCE_ACTIVATE, UNSCHEDULABLE_TIMEOUT,
                                  ActionType, ClusterEvent, EventResource, QueueingHint,
                                  pod_scheduling_properties_change)
+from kschedfw.fwk.interface import Clock
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import QueuedPodInfo
 from kschedfw.queue._heap import key_entry_factory, less_entry_factory
@@ -192,7 +193,7 @@ class PriorityQueue:
     """The scheduling queue of every profile (see the module docstring)."""
 
     def __init__(self, *, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool],
-                 frameworks: Mapping[str, QueueFramework], clock: Any,
+                 frameworks: Mapping[str, QueueFramework], clock: Clock,
                  pod_initial_backoff: float = DEFAULT_POD_INITIAL_BACKOFF,
                  pod_max_backoff: float = DEFAULT_POD_MAX_BACKOFF,
                  pod_max_in_unschedulable_pods_duration: float =

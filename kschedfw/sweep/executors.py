@@ -36,7 +36,7 @@ class LocalProcesses:
         self._pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
     def map_unordered(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-        futures: dict[Future, Any] = {self._pool.submit(fn, item): item for item in items}
+        futures: dict[Future[Any], Any] = {self._pool.submit(fn, item): item for item in items}
         pending = set(futures)
         try:
             while pending:

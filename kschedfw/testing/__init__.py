@@ -10,6 +10,9 @@ Plain functions work anywhere; as an opt-in pytest plugin (``pytest_plugins =
 
 from __future__ import annotations
 
+from typing import Callable
+
+from kschedfw.api import Node, Pod
 from kschedfw.testing.builders import (HOSTNAME, REGION, ZONE, container, label_selector, make_cluster,
                                        make_csi_node, make_namespace, make_node, make_pdb, make_pod,
                                        make_priority_class, make_pv, make_pvc, make_storage_class,
@@ -37,13 +40,13 @@ except ImportError:  # the kit works without pytest; only the fixtures need it
 
 if pytest is not None:
     @pytest.fixture(name="make_pod")
-    def _make_pod_fixture():
+    def _make_pod_fixture() -> Callable[..., Pod]:
         return make_pod
 
     @pytest.fixture(name="make_node")
-    def _make_node_fixture():
+    def _make_node_fixture() -> Callable[..., Node]:
         return make_node
 
     @pytest.fixture
-    def kschedfw_cli():
+    def kschedfw_cli() -> Callable[..., CliResult]:
         return run_cli

@@ -6,14 +6,18 @@ from __future__ import annotations
 import datetime as _dt
 import ipaddress
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.rsa import RSAPrivateKey
 
 
-def _key():  # type: ignore[no-untyped-def]
+def _key() -> RSAPrivateKey:
     from cryptography.hazmat.primitives.asymmetric import rsa
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
 
-def _private_pem(key) -> bytes:  # type: ignore[no-untyped-def]
+def _private_pem(key: RSAPrivateKey) -> bytes:
     from cryptography.hazmat.primitives import serialization
     return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL,
                              serialization.NoEncryption())

@@ -13,7 +13,7 @@ ones. ``make_pod(**spec)`` still accepts any other ``spec`` field by its manifes
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
 from kschedfw.api import (Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod,
                           PodDisruptionBudget, PriorityClass, StorageClass, parse_object)
@@ -34,13 +34,24 @@ REGION = "topology.kubernetes.io/region"
 TERMINATING_SINCE = "2020-01-01T00:00:00Z"
 
 Manifest = dict[str, Any]
+#: ``port``, ``(port, protocol)`` or ``(port, protocol, hostIP)``
+HostPort = int | tuple[int, str] | tuple[int, str, str]
+_Obj = TypeVar("_Obj")
+
+
+def _parsed(manifest: Manifest, cls: type[_Obj]) -> _Obj:
+    """``manifest`` through :func:`parse_object` (the loader's checks and messages), as a ``cls``."""
+    obj = parse_object(manifest)
+    if not isinstance(obj, cls):
+        raise TypeError(f"a {manifest.get('kind')} manifest parsed as {type(obj).__name__}, not {cls.__name__}")
+    return obj
 
 
 # ------------------------------------------------------------------------------ fragments
 
 def container(name: str = "main", *, image: str = "registry.k8s.io/pause:3.10",
               requests: Mapping[str, str] | None = None, limits: Mapping[str, str] | None = None,
-              host_ports: Iterable[int | tuple[int, str] | tuple[int, str, str]] = (),
+              host_ports: Iterable[HostPort] = (),
               restart_policy: str | None = None, **fields: Any) -> Manifest:
     """A container manifest; ``host_ports`` items are ``port``, ``(port, protocol)`` or
     ``(port, protocol, hostIP)``; ``restart_policy="Always"`` makes an init container a sidecar."""
@@ -61,7 +72,7 @@ def container(name: str = "main", *, image: str = "registry.k8s.io/pause:3.10",
     return out
 
 
-def _host_port(spec: int | tuple) -> Manifest:
+def _host_port(spec: HostPort) -> Manifest:
     parts = (spec,) if isinstance(spec, int) else tuple(spec)
     port, protocol, host_ip = (*parts, "TCP", "")[:3] if len(parts) == 1 else (*parts, "")[:3]
     out: Manifest = {"containerPort": port, "hostPort": port, "protocol": protocol or "TCP"}
@@ -232,9 +243,9 @@ def make_node(name: str = "node-1", *, cpu: str = "4", memory: str = "32Gi", pod
         status["conditions"] = [{"type": "Ready", "status": "True"}]
     if images:
         status["images"] = [{"names": list(names), "sizeBytes": size} for names, size in images]
-    return parse_object({"apiVersion": "v1", "kind": "Node",
-                         "metadata": _metadata(name, uid=uid, labels=all_labels, annotations=annotations),
-                         "spec": spec, "status": status})
+    return _parsed({"apiVersion": "v1", "kind": "Node",
+                    "metadata": _metadata(name, uid=uid, labels=all_labels, annotations=annotations),
+                    "spec": spec, "status": status}, Node)
 
 
 def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None = None,
@@ -245,7 +256,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
              limits: Mapping[str, str] | None = None,
              containers: Iterable[Mapping[str, Any]] | None = None,
              init_containers: Iterable[Mapping[str, Any]] = (),
-             host_ports: Iterable[int | tuple] = (),
+             host_ports: Iterable[HostPort] = (),
              tolerations: Iterable[Mapping[str, Any]] = (),
              node_selector: Mapping[str, str] | None = None,
              affinity: Mapping[str, Any] | None = None,
@@ -322,7 +333,7 @@ def make_pod(name: str = "pod-1", *, namespace: str = "default", cpu: str | None
                           "spec": body}
     if pod_status:
         manifest["status"] = pod_status
-    return parse_object(manifest)
+    return _parsed(manifest, Pod)
 
 
 def make_cluster(nodes: Iterable[Node], pods: Iterable[Pod] = ()) -> Snapshot:
@@ -353,7 +364,7 @@ def make_pvc(name: str, *, namespace: str = "default", storage_class: str | None
                           "spec": spec}
     if phase is not None:
         manifest["status"] = {"phase": phase}
-    return parse_object(manifest)
+    return _parsed(manifest, PersistentVolumeClaim)
 
 
 def make_pv(name: str, *, capacity: str | None = "1Gi", storage_class: str = "",
@@ -380,7 +391,7 @@ def make_pv(name: str, *, capacity: str | None = "1Gi", storage_class: str = "",
     if phase is None:
         phase = "Bound" if claim is not None else "Available"
     manifest["status"] = {"phase": phase}
-    return parse_object(manifest)
+    return _parsed(manifest, PersistentVolume)
 
 
 def make_storage_class(name: str, *, provisioner: str = "kubernetes.io/no-provisioner",
@@ -396,7 +407,7 @@ def make_storage_class(name: str, *, provisioner: str = "kubernetes.io/no-provis
             {"key": k, "values": list(v)} for k, v in allowed_topologies.items()]}]
     if parameters:
         manifest["parameters"] = dict(parameters)
-    return parse_object(manifest)
+    return _parsed(manifest, StorageClass)
 
 
 def make_csi_node(name: str, drivers: Mapping[str, int | None] | None = None, *,
@@ -409,8 +420,8 @@ def make_csi_node(name: str, drivers: Mapping[str, int | None] | None = None, *,
         if count is not None:
             entry["allocatable"] = {"count": count}
         entries.append(entry)
-    return parse_object({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
-                         "metadata": _metadata(name, annotations=annotations), "spec": {"drivers": entries}})
+    return _parsed({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+                    "metadata": _metadata(name, annotations=annotations), "spec": {"drivers": entries}}, CSINode)
 
 
 def make_pdb(name: str = "pdb", *, namespace: str = "default", match_labels: Mapping[str, str] | None = None,
@@ -430,8 +441,9 @@ def make_pdb(name: str = "pdb", *, namespace: str = "default", match_labels: Map
         spec["maxUnavailable"] = max_unavailable
     status = {"disruptionsAllowed": disruptions_allowed,
               "disruptedPods": {pod: TERMINATING_SINCE for pod in disrupted_pods}}
-    return parse_object({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                         "metadata": {"name": name, "namespace": namespace}, "spec": spec, "status": status})
+    return _parsed({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                    "metadata": {"name": name, "namespace": namespace}, "spec": spec, "status": status},
+                   PodDisruptionBudget)
 
 
 def make_priority_class(name: str, value: int, *, global_default: bool = False,
@@ -444,7 +456,7 @@ def make_priority_class(name: str, value: int, *, global_default: bool = False,
         manifest["preemptionPolicy"] = preemption_policy
     if description:
         manifest["description"] = description
-    return parse_object(manifest)
+    return _parsed(manifest, PriorityClass)
 
 
 def make_namespace(name: str, labels: Mapping[str, str] | None = None, *, phase: str | None = None) -> Namespace:
@@ -454,4 +466,4 @@ def make_namespace(name: str, labels: Mapping[str, str] | None = None, *, phase:
                                                                 **(labels or {})}}}
     if phase is not None:
         manifest["status"] = {"phase": phase}
-    return parse_object(manifest)
+    return _parsed(manifest, Namespace)

@@ -113,12 +113,12 @@ def _entry_point_problems(cls: type, name: str) -> list[str]:
     return []
 
 
-def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict, list[str]]:
+def _defaulted_args(cls: type, args: Mapping[str, Any] | None) -> tuple[dict[str, Any], list[str]]:
     schema = getattr(cls, "args_schema", None)
     given = dict(args or {})
     if schema is None:
         return given, []
-    import jsonschema  # type: ignore[import-untyped]
+    import jsonschema
 
     from kschedfw.fwk.args import default_args
     problems: list[str] = []

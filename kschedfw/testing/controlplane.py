@@ -100,7 +100,8 @@ def _popen(args: list[str], log_path: Path) -> "subprocess.Popen[bytes]":
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]  # (host, port) for AF_INET
+        return port
 
 
 class ControlPlane:
@@ -345,7 +346,7 @@ class ControlPlane:
                        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                        "message": "ready", "lastHeartbeatTime": now, "lastTransitionTime": now}]},
         }
-        created = self.api("POST", "/api/v1/nodes", node)
+        created: dict[str, Any] = self.api("POST", "/api/v1/nodes", node)
         # TaintNodesByCondition may add the not-ready taint at create; drop it again.
         taints_now = (created.get("spec") or {}).get("taints") or []
         kept = [t for t in taints_now if not t.get("key", "").startswith("node.kubernetes.io/not-ready")]

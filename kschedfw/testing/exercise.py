@@ -23,7 +23,7 @@ cycle.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from kschedfw.api import Node, Pod
 from kschedfw.fwk.cycle_state import CycleState
@@ -44,8 +44,10 @@ from kschedfw.testing.harness import PluginHarness
 
 __all__ = ["exercise_problems", "sample_nodes", "sample_pods", "sample_objects"]
 
+_T = TypeVar("_T")
 
-def sample_nodes() -> list:
+
+def sample_nodes() -> list[Node]:
     """A small node, a large one with an image, a tainted one and a cordoned one, in two zones."""
     return [make_node("small", cpu="2", memory="4Gi", zone="a", labels={"disktype": "hdd"}),
             make_node("large", cpu="16", memory="64Gi", zone="b", labels={"disktype": "ssd"},
@@ -87,7 +89,7 @@ def sample_pods() -> list[Pod]:
             make_pod("too-large", cpu="64", memory="256Gi", priority=1000)]
 
 
-def sample_objects() -> list:
+def sample_objects() -> list[Any]:
     """What the lister holds besides nodes and pods: the namespace, a (ReadWriteOncePod) claim
     bound to a volume in zone a, a claim waiting for its first consumer and a volume for it."""
     return [make_namespace("default"),
@@ -141,7 +143,7 @@ class _Exercise:
     """One plugin's run over the samples; ``problems`` in the order found, each message once
     (with its first input and how many others gave it)."""
 
-    def __init__(self, cls: type, args: dict, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
+    def __init__(self, cls: type, args: dict[str, Any], nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  objects: Iterable[Any] = ()) -> None:
         self.cls, self.args = cls, args
         self.name = str(getattr(cls, "name"))
@@ -200,12 +202,13 @@ class _Exercise:
             self._events(plugin)
 
     def _less(self, fw: Framework) -> None:
+        less: Callable[[QueuedPodInfo, QueuedPodInfo], object] = fw.less
         infos = [QueuedPodInfo(pod, timestamp=float(i)) for i, pod in enumerate(self.pods)]
         for a in infos:
             for b in infos:
                 where = f'Less of pods "{a.pod.name}" and "{b.pod.name}"'
                 try:
-                    out = fw.less(a, b)
+                    out = less(a, b)
                 except Exception as exc:  # noqa: BLE001 - reported
                     self.add(where, f'plugin "{self.name}" Less raised {type(exc).__name__}: {exc}')
                     continue
@@ -441,7 +444,7 @@ def _event_objects(event: ClusterEvent, running: list[Pod]) -> Iterable[tuple[An
     return pairs
 
 
-def _merged(samples: list, given: Iterable[Any]) -> list:
+def _merged(samples: list[_T], given: Iterable[_T]) -> list[_T]:
     """``samples`` and ``given``; a given object replaces the sample of its kind and name."""
     def key(obj: Any) -> tuple[str, str, str]:
         return getattr(obj, "kind", None) or type(obj).__name__, getattr(obj, "namespace", "") or "", obj.name
@@ -450,7 +453,7 @@ def _merged(samples: list, given: Iterable[Any]) -> list:
     return [obj for obj in samples if key(obj) not in replaced] + given
 
 
-def exercise_problems(cls: type, args: dict, *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
+def exercise_problems(cls: type, args: dict[str, Any], *, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                       objects: Iterable[Any] = ()) -> list[str]:
     """Every problem the runtime would find in ``cls``'s hooks on the sample inputs, with
     ``nodes``, ``pods`` (those with a ``node_name`` run there, the others are scheduled) and

@@ -100,7 +100,7 @@ class PluginHarness:
     """
 
     def __init__(self, *plugin_classes: type, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
-                 objects: Iterable[Any] = (), args: Mapping[str, Mapping] | None = None,
+                 objects: Iterable[Any] = (), args: Mapping[str, Mapping[str, Any]] | None = None,
                  weights: Mapping[str, int] | None = None, fast_paths: bool = True,
                  client: Client | None = None, faults: PluginFaults | None = None) -> None:
         nodes, pods = list(nodes), list(pods)

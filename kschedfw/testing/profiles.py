@@ -69,7 +69,7 @@ def plugin_args(registry: Registry, name: str, given: Mapping[str, Any] | None =
     return defaulted
 
 
-def profile_for(classes: Iterable[type], *, args: Mapping[str, Mapping] | None = None,
+def profile_for(classes: Iterable[type], *, args: Mapping[str, Mapping[str, Any]] | None = None,
                 weights: Mapping[str, int] | None = None, scheduler_name: str = "default-scheduler",
                 percentage_of_nodes_to_score: int | None = None,
                 registry: Registry | None = None) -> ResolvedProfile:

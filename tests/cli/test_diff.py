@@ -366,3 +366,16 @@ def test_moved_pods_with_claims_show_their_devices_on_each_side(tmp_path):
     text = run_cli("diff", files["cluster"], "--config", "", "--config", files["binpack"]).output
     assert "  A claim gpu: gpus: gpu.example.com/n1/gpu-0" in text
     assert "  B claim gpu: gpus: gpu.example.com/n2/gpu-1" in text
+
+
+def test_json_names_a_node_that_only_one_side_has():
+    """A node on one side only (a library caller comparing two different clusters) is a row with
+    ``null`` usage on the other side, named all the same."""
+    from kschedfw.cli.diff import as_json
+    from kschedfw.diff import Comparison, NodeUsage, Setup
+    only_b = NodeUsage("n9", cpu_requested=500, cpu_allocatable=4000, memory_requested=0,
+                       memory_allocatable=2**30, pods=1)
+    comparison = Comparison(Setup("A", None, {}, ()), Setup("B", None, {}, ()), pods=0, changes=(),
+                            usage_a=(), usage_b=(only_b,))
+    (row,) = as_json(comparison)["nodes"]
+    assert (row["node"], row["a"], row["b"]["cpuRequested"]) == ("n9", None, 500)

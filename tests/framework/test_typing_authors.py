@@ -17,8 +17,9 @@ import pytest
 from kschedfw import (MAX_NODE_SCORE, ActionType, ClusterEvent, ClusterEventWithHint, Code,
                       CycleState, EventResource, NodeInfo, NodeScore, NodeToStatus,
                       PostFilterResult, PreFilterResult, QueueingHint, Status, hookimpl)
-from kschedfw.api import Pod
+from kschedfw.api import Node, Pod
 from kschedfw.framework.registry import Registry, implemented_hooks
+from kschedfw.fwk.interface import ObjectLister
 from kschedfw.testing import make_node, make_pod
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -89,6 +90,32 @@ class TypedZone:
         return Status.wait("waiting for the gang"), 30.0
 
 
+def pods_in_zone(lister: ObjectLister, zone: str) -> list[str]:
+    """Lister reads are typed per Kind: ``list("Pod")`` is a ``list[Pod]``, ``get("Node", ...)`` a
+    ``Node | None``, so the attributes below are checked by mypy, not read off ``Any``."""
+    keys = []
+    for pod in lister.list("Pod"):
+        node = lister.get("Node", pod.node_name) if pod.node_name else None
+        if node is not None and node.labels.get(ZONE) == zone:
+            keys.append(pod.key)
+    return keys
+
+
+class DictLister:
+    """A third-party lister: one ``get`` and one ``list`` for every Kind satisfy the typed Protocol."""
+
+    def __init__(self, *objects: Pod | Node) -> None:
+        self.objects = objects
+
+    def get(self, kind: str, name: str, namespace: str = "") -> Any:
+        return next((o for o in self.list(kind, namespace) if o.name == name), None)
+
+    def list(self, kind: str, namespace: str | None = None) -> list[Any]:
+        wanted = Pod if kind == "Pod" else Node
+        return [o for o in self.objects if isinstance(o, wanted)
+                and (namespace is None or not isinstance(o, Pod) or o.namespace == namespace)]
+
+
 def _node(name: str, zone: str) -> NodeInfo:
     return NodeInfo(make_node(name, zone=zone))
 
@@ -138,6 +165,14 @@ def test_typed_plugin_loads_and_its_hooks_behave() -> None:
     assert [s.score for s in scores] == [0, MAX_NODE_SCORE]
 
 
+def test_typed_lister_reads_behave() -> None:
+    """The typed per-Kind reads are annotations only: any lister with one get and list works."""
+    lister = DictLister(make_node("n1", zone="a"), make_node("n2", zone="b"),
+                        make_pod("p1", node_name="n1"), make_pod("p2", node_name="n2"), make_pod("pending"))
+    assert isinstance(lister, ObjectLister)
+    assert pods_in_zone(lister, "b") == ["default/p2"]
+
+
 def test_package_is_marked_typed() -> None:
     """PEP 561: without ``py.typed`` in the installed package mypy ignores kschedfw's annotations."""
     import kschedfw
@@ -145,14 +180,23 @@ def test_package_is_marked_typed() -> None:
 
 
 def test_author_module_type_checks_under_strict_mypy(tmp_path: Path) -> None:
-    """This module passes ``mypy --strict``; misuse of Status is reported, so the check can fail."""
+    """This module passes ``mypy --strict``; misuse of Status and of the typed lister reads is
+    reported, so the check can fail."""
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (the tox 'type' env installs it)")
     misuse = tmp_path / "misuse.py"
     misuse.write_text("from kschedfw import Code, Status\n"
                       "Status(Code.Unschedulable, 3)\n"             # line 2: a reason must be str
                       "Status(Code.Unschedulabel, 'typo')\n"       # line 3: no such member
-                      "Status.unschedulable(('a', 'b'))\n")         # line 4: reasons are *args
+                      "Status.unschedulable(('a', 'b'))\n"         # line 4: reasons are *args
+                      "from kschedfw.api import Pod\n"
+                      "from kschedfw.fwk.interface import ObjectLister\n"
+                      "def f(lister: ObjectLister) -> None:\n"
+                      "    nodes: list[Pod] = lister.list('Node')\n"   # line 8: a list[Node]
+                      "    claim = lister.get('PersistentVolumeClaim', 'c', 'default')\n"
+                      "    print(claim.volume_name)\n"                 # line 10: may be None
+                      "    claims: list[Pod] = lister.list('ResourceClaim')\n"  # line 11: GenericObjects
+                      "    print(lister.list('PodGroup')[0].anything)\n")  # a custom Kind: Any
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-error-summary",
          "--cache-dir", str(tmp_path / "cache"), __file__, str(misuse)],
@@ -161,4 +205,4 @@ def test_author_module_type_checks_under_strict_mypy(tmp_path: Path) -> None:
     here = [e for e in errors if Path(e.split(":", 1)[0]).name == Path(__file__).name]
     assert here == [], proc.stdout + proc.stderr
     misuse_lines = sorted({int(m.group(1)) for e in errors if (m := re.match(r".*misuse\.py:(\d+):", e))})
-    assert misuse_lines == [2, 3, 4], proc.stdout + proc.stderr
+    assert misuse_lines == [2, 3, 4, 8, 10, 11], proc.stdout + proc.stderr
