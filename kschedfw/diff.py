@@ -2,7 +2,7 @@
 pod land differently.
 
 Each side is a :class:`~kschedfw.simulation.Simulation` whose scheduler hands every real
-scheduling cycle a :class:`DecisionRecorder` (``Scheduler.recorder_for``). A recorder keeps only
+scheduling cycle a :class:`DecisionRecorder` (``SchedulingCycle.recorder_for``). A recorder keeps only
 what a comparison needs, so memory stays bounded on large clusters: which plugins rejected how
 many nodes, and the filter verdict and weighted scores of the chosen node and of the *focus*
 nodes (where the pod went on the other side). Side B runs knowing side A's placements; side A is
@@ -336,7 +336,7 @@ def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run
         decisions[pod.key] = recorder
         return recorder
 
-    sim.scheduler.recorder_for = recorder_for
+    sim.scheduler.scheduling.recorder_for = recorder_for
     result = sim.run()
     outcomes = {o.key: o for o in result.pods}
     for key, why in setup.refused.items():

@@ -1,6 +1,6 @@
 """Why did a pod go where it went, or nowhere? Its real scheduling attempts, as they happened.
 
-:class:`DecisionLog` is the scheduler's ``recorder_for``: every real cycle of a pod that was asked
+:class:`DecisionLog` is the scheduling cycle's ``recorder_for``: every real cycle of a pod that was asked
 about is kept in full (each node's Filter verdict and plugin, every Score plugin's raw, normalized
 and weighted score); every other pod's cycles, when wanted, are kept as a bounded summary
 (rejections counted per plugin and message, the best-scored nodes), so a 5000-node run stays small.
@@ -23,6 +23,7 @@ from kschedfw.deletions import PREEMPTED_PREFIX
 from kschedfw.fwk.fit_error import FitError
 from kschedfw.framework.recorder import CycleRecord, SummaryRecord
 from kschedfw.fwk.status import Status
+from kschedfw.scheduler.schedule_one import new_cycle_state
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -110,7 +111,7 @@ class DecisionLog:
         self.deleted_priority: dict[str, int] = {}
 
     def attach(self) -> "DecisionLog":
-        self.scheduler.recorder_for = self
+        self.scheduler.scheduling.recorder_for = self
         self.scheduler.cluster.watch(self._on_event)
         return self
 
@@ -586,11 +587,11 @@ def explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
 
 def _explain(scheduler: "Scheduler", pod: "Pod") -> Explanation:
     fwk = scheduler.frameworks[pod.scheduler_name]
-    scheduler.update_snapshot()
+    scheduler.cache.update_snapshot()
     nodes = fwk.handle.snapshot.node_infos()
-    state, _ = scheduler.new_cycle_state()
+    state, _ = new_cycle_state()
     record = CycleRecord()
-    _, status = scheduler.schedule_pod(fwk, state, pod, record, dry_run=True)
+    _, status = scheduler.scheduling.schedule_pod(fwk, state, pod, record, dry_run=True)
     statuses = {ni.name: record.node_status(ni.name) for ni in nodes}
     plugin_scores = {name: dict(scores.weighted) for name, scores in record.plugin_scores.items()}
     message = ""  # the FitError text when nothing fits (or the cycle's error), as simulate reports it

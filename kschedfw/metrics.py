@@ -2,7 +2,7 @@
 in a registry of their own, served on ``/metrics`` by ``kschedfw run``.
 
 The scheduler is given a :class:`SchedulerMetrics` when metrics are wanted and holds
-:data:`kschedfw.loop_metrics.NULL_METRICS`, whose methods do nothing, otherwise: chosen once, so the loop tests nothing
+:data:`kschedfw.scheduler.loop_metrics.NULL_METRICS`, whose methods do nothing, otherwise: chosen once, so the loop tests nothing
 (the watch handler, whose timing is per event, is chosen once too). A :class:`SchedulerMetrics` is the
 profiles' :class:`~kschedfw.framework.instrumented.Instrumentation`: each profile compiles timed
 copies of its plugin lists against it, run in the cycles whose CycleState records plugin metrics

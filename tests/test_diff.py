@@ -30,7 +30,7 @@ def _record(objects, focus):
         recorders[pod.name] = DecisionRecorder(focus, lambda: len(handle.snapshot))
         return recorders[pod.name]
 
-    sim.scheduler.recorder_for = recorder_for
+    sim.scheduler.scheduling.recorder_for = recorder_for
     sim.run()
     return {name: r.decision for name, r in recorders.items()}
 
@@ -100,7 +100,7 @@ def test_a_pod_held_at_permit_is_recorded_like_any_other():
         recorders.append(DecisionRecorder((), lambda: 1))
         return recorders[-1]
 
-    sim.scheduler.recorder_for = recorder_for
+    sim.scheduler.scheduling.recorder_for = recorder_for
     result = sim.run()
     assert recorders[0].decision is not None and recorders[0].decision.node == "n1"
     # each wait times out after 10 s and the pod is retried, to wait again: it ends held at Permit

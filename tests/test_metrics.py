@@ -70,7 +70,7 @@ def test_plugin_durations_are_observed_only_in_sampled_cycles():
     never = SchedulerMetrics(rng=FixedRng(99))
     sim = simulate(never, [make_pod("p")])
     # unsampled cycles run the plugins' own bound methods, no timing wrapper in between
-    assert all(hasattr(fn, "__self__") for _, fn in sim.scheduler.frameworks["default-scheduler"].filter_plugins)
+    assert all(hasattr(fn, "__self__") for _, fn in sim.scheduler.frameworks["default-scheduler"].plans.filter)
     assert not [s for s in samples(never) if s.name.startswith("scheduler_plugin_execution_duration_seconds")]
     always = SchedulerMetrics(rng=FixedRng(0))
     simulate(always, [make_pod("p"), make_pod("huge", cpu="4")], nodes=2)
@@ -304,7 +304,7 @@ def test_a_pod_bound_after_the_leftover_flush_is_counted():
     sim.clock.set(400.0)
     queue.flush_unschedulable_pods_leftover()
     assert qpi.was_flushed_from_unschedulable
-    assert sim.scheduler.schedule_one()  # flushed, tried again, failed again: the mark is gone
+    assert sim.scheduler.scheduling.schedule_one()  # flushed, tried again, failed again: the mark is gone
     assert qpi.attempts == 2 and not qpi.was_flushed_from_unschedulable
     sim.clock.set(800.0)
     queue.flush_unschedulable_pods_leftover()

@@ -488,7 +488,7 @@ class WorkloadRunner:
         # scheduler_perf's API server runs without Priority admission: its pods set priorities
         self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates,
                               admission_plugins=ADMISSION_PLUGINS - {"Priority"})
-        self.scheduler.record_attempts = False
+        self.scheduler.attempt_log.enabled = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()
         first_measured = next((o.index for o in self.unrolled.ops if o.collects_metrics

@@ -11,10 +11,23 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kschedfw.framework.filtering import declared_with
 from kschedfw.fwk.extension_points import WHOLE_LIST_FORMS
 
-__all__ = ["whole_list_filter", "whole_list_score"]
+__all__ = ["declared_with", "whole_list_filter", "whole_list_score"]
+
+
+def declared_with(plugin: Any, method: str, hook: str) -> Callable[..., Any] | None:
+    """``plugin``'s bound ``method``, if the class that defines it also defines the ``hook`` the
+    plugin resolves: a subclass overriding the hook does not inherit an optional method that
+    stands for its base's hook."""
+    cls = type(plugin)
+    for klass in cls.__mro__:
+        if method in vars(klass):
+            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
+                bound = getattr(plugin, method)
+                return bound if callable(bound) else None
+            return None
+    return None
 
 
 def _own_form(plugin: Any, form: str) -> Callable[..., Any] | None:

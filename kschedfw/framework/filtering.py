@@ -15,12 +15,12 @@ would be.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable
 
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
-from kschedfw.framework.instrumented import PlanChoice
 from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
+from kschedfw.framework.plans import Plan, Plans
 from kschedfw.framework.plugin_results import filter_raised, filter_returned, not_one_per_node
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo
@@ -28,78 +28,48 @@ from kschedfw.fwk.types import NodeInfo
 if TYPE_CHECKING:
     from kschedfw.api import Pod
 
-__all__ = ["NodeFiltering", "declared_with"]
+__all__ = ["NodeFiltering"]
 
-Plan = tuple[tuple[str, Callable[..., Any]], ...]
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: below this many candidate nodes the whole-list forms' bookkeeping costs more than the calls they save
 _MIN_WHOLE_LIST_NODES = 16
 
 
-def declared_with(plugin: Any, method: str, hook: str) -> Callable[..., Any] | None:
-    """``plugin``'s bound ``method``, if the class that defines it also defines the ``hook`` the
-    plugin resolves: a subclass overriding the hook does not inherit an optional method that
-    stands for its base's hook."""
-    cls = type(plugin)
-    for klass in cls.__mro__:
-        if method in vars(klass):
-            if hook in vars(klass) and getattr(cls, hook, None) is vars(klass)[hook]:
-                bound = getattr(plugin, method)
-                return bound if callable(bound) else None
-            return None
-    return None
+class NodeFiltering:
+    """:class:`~kschedfw.framework.runtime.Framework`'s Filter, run over the
+    :class:`~kschedfw.framework.plans.Plans` it is given: their Filter list, its plugins'
+    whole-list forms and verdict keys, and the AddPod extensions of the nominated-pods pass."""
 
+    def __init__(self, faults: PluginFaults, nominated: NominatedPods, *, fast_paths: bool) -> None:
+        self.faults = faults
+        self.nominated = nominated
+        self.fast_paths = fast_paths
 
-class NodeFiltering(PlanChoice):
-    """:class:`~kschedfw.framework.runtime.Framework`'s Filter; the plan (``filter_plugins``) and
-    the whole-list forms and verdict keys of its plugins are compiled by the Framework."""
-
-    faults: PluginFaults
-    fast_paths: bool
-    filter_plugins: Plan
-    add_pod_plugins: Plan
-    nominated: NominatedPods
-    #: a plugin's whole-list Filter form, by the plan entry (bound hook) it stands for
-    _filter_forms: dict[Callable[..., Any], Callable[..., Any]]
-    #: a plugin's filter_verdict_key, by plugin name
-    _verdict_keys: Mapping[str, Callable[..., Any]]
-
-    def _filter_plan(self, state: CycleState) -> Plan:
+    @staticmethod
+    def filters_to_run(plans: Plans, state: CycleState) -> Plan:
+        """The Filter plugins this cycle runs: those PreFilter did not skip."""
         plan = state.filter_plan
         if plan is None:  # PreFilter did not run (tests, tools): honour any skips recorded
             skip = state.skip_filter_plugins
-            plan = tuple(p for p in self._plan(state, "filter_plugins") if p[0] not in skip)
+            plan = tuple(p for p in plans.filter if p[0] not in skip)
         return plan
 
-    def run_filter_plugins(self, state: CycleState, pod: "Pod", node_info: NodeInfo) -> Status | None:
-        """Upstream RunFilterPlugins: stop at the first non-success on this node."""
-        return self._filter_one(state, pod, node_info, self._filter_plan(state), None)
-
-    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
-                                               node_info: NodeInfo) -> Status | None:
-        """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
-        return self.nominated.run(state, pod, node_info, self._add_pod_extensions(state))
-
-    def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
-        """See :meth:`NominatedPods.pods_to_add` (what the Handle calls directly: preemption's
-        dry run asks once per node with nominations)."""
-        return self.nominated.pods_to_add(state, pod, node_name)
-
-    def _add_pod_extensions(self, state: CycleState) -> Plan:
+    @staticmethod
+    def add_pod_extensions(plans: Plans, state: CycleState) -> Plan:
         """The AddPod extensions of the PreFilter plugins that did not skip this cycle."""
         skip = state.skip_filter_plugins
-        extensions = self._plan(state, "add_pod_plugins")
+        extensions = plans.pre_filter_add_pod
         if not skip:
             return extensions
         return tuple(entry for entry in extensions if entry[0] not in skip)
 
-    def filter_verdict_key(self, plan: Plan, state: CycleState, pod: "Pod") -> Hashable | None:
+    def filter_verdict_key(self, plans: Plans, plan: Plan, state: CycleState, pod: "Pod") -> Hashable | None:
         """A key such that pods with equal keys get the same status from ``plan`` on the same
         NodeInfo: the plan's plugins' ``filter_verdict_key`` answers, None when one of them
         has none (or gives None, or raises), or without fast paths."""
         if not self.fast_paths:
             return None
-        keys = self._verdict_keys
+        keys = plans.verdict_keys
         parts = []
         for name, _ in plan:
             verdict_key = keys.get(name)
@@ -115,23 +85,24 @@ class NodeFiltering(PlanChoice):
             parts.append((name, part))
         return tuple(parts)
 
-    def filter_nodes(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
+    def filter_nodes(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
                      nominated_nodes: Collection[str] = ()
                      ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
         """Filter ``nodes`` from index ``start`` round the list until ``to_find`` fit: (feasible,
         rejected with their statuses, in visiting order, the first error status or None). Each
         node gets what :meth:`run_filter_plugins` gives it, or, for a node in
         ``nominated_nodes``, what :meth:`run_filter_plugins_with_nominated_pods` gives it."""
-        plan = self._filter_plan(state)
+        plan = self.filters_to_run(plans, state)
         forms: list[Callable[..., Any] | None] | None = None
-        if self._filter_forms and len(nodes) >= _MIN_WHOLE_LIST_NODES:
-            forms = [self._filter_forms.get(fn) for _, fn in plan]
+        filter_forms = plans.filter_forms
+        if filter_forms and len(nodes) >= _MIN_WHOLE_LIST_NODES:
+            forms = [filter_forms.get(fn) for _, fn in plan]
             if not any(forms):
                 forms = None
         nominated = None
         if nominated_nodes:
-            extensions = self._add_pod_extensions(state)
-            key = self.filter_verdict_key(plan, state, pod) if not extensions else None
+            extensions = self.add_pod_extensions(plans, state)
+            key = self.filter_verdict_key(plans, plan, state, pod) if not extensions else None
             nominated = self.nominated.begin(state, pod, extensions, key, nominated_nodes)
         order = nodes[start:] + nodes[:start] if start else nodes
         feasible: list[NodeInfo] = []
@@ -157,7 +128,7 @@ class NodeFiltering(PlanChoice):
                             rejected.append((ni, status))
                     continue
             for ni in chunk:  # one node, or a chunk with something to report: node by node
-                status = self._filter_one(state, pod, ni, plan, nominated)
+                status = self.filter_one(state, pod, ni, plan, nominated)
                 if status is None:
                     feasible.append(ni)
                 elif status.code in _REJECTED_CODES:
@@ -217,7 +188,7 @@ class NodeFiltering(PlanChoice):
             survivors = passed
         return failed
 
-    def _filter_one(self, state: CycleState, pod: "Pod", ni: NodeInfo, plan: Plan,
+    def filter_one(self, state: CycleState, pod: "Pod", ni: NodeInfo, plan: Plan,
                     nominated: NominatedContext | None) -> Status | None:
         """One node's status: ``plan``'s plugins in order until the first non-success (upstream
         RunFilterPlugins), or, for a node with nominations, the nominated-pods pass. HOT PATH: a

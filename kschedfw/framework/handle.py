@@ -1,14 +1,16 @@
 """Handle: the concrete :class:`kschedfw.fwk.interface.Handle` a plugin receives.
 
-The scheduler builds one per profile from its Backend, with every facet, in its profile factory
-(:func:`kschedfw.framework.profile.new_profile`); tests and tools build one with only what they
-need (``Handle(snapshot=Snapshot.from_objects(nodes, pods))``). Whatever is not given is an inert stand-in, never None, except ``client``: without a
-backend there is nothing to write to. Without a backend or a clock, time is the wall clock, as
+Each profile's runtime builds its own from a factory: the scheduler's holds every facet, from its
+Backend (:func:`kschedfw.framework.profile.new_profile`); tests and tools give only what they need
+(``Framework(..., handle=Handle.factory(snapshot=...))``, or ``Handle(snapshot=...)`` for a
+plugin built alone). Whatever is not given is an inert stand-in, never None, except ``client``:
+without a backend there is nothing to write to. Without a backend or a clock, time is the wall clock, as
 upstream's ``time.Now()``.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Protocol, Sequence
 
 import attrs
@@ -26,27 +28,15 @@ if TYPE_CHECKING:
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
 
-__all__ = ["Handle", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
-
-
-#: ``(plugin name, bound hook)`` in profile order, as the runtime's compiled plan holds them
-PlanEntries = tuple[tuple[str, Callable[..., Any]], ...]
+__all__ = ["Handle", "HandleFactory", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
 
 
 class PluginRunner(Protocol):
-    """The profile's runtime, as the Handle forwards to it (set by ``Framework``)."""
+    """The profile's runtime, as the Handle forwards to it (the ``Framework`` that built it)."""
 
-    @property
-    def filter_plugins(self) -> PlanEntries:
-        """The Filter plan (before a cycle's PreFilter skips)."""
+    def filter_plugins_to_run(self, state: CycleState) -> Sequence[tuple[str, FilterFunction]]: ...
 
-    @property
-    def add_pod_plugins(self) -> PlanEntries:
-        """The PreFilter plugins' AddPod extensions."""
-
-    @property
-    def remove_pod_plugins(self) -> PlanEntries:
-        """The PreFilter plugins' RemovePod extensions."""
+    def pre_filter_extensions_to_run(self, state: CycleState) -> tuple[str, ...]: ...
 
     def nominated_pods_to_add(self, state: CycleState, pod: Pod, node_name: str) -> list[Pod]: ...
 
@@ -58,6 +48,13 @@ class PluginRunner(Protocol):
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: Pod, pod_to_remove: Pod,
                                             node_info: NodeInfo) -> Status | None: ...
+
+
+class HandleFactory(Protocol):
+    """Builds a profile's Handle for its runtime, which calls it with itself before building a
+    plugin (``Handle`` itself, or :meth:`Handle.factory`)."""
+
+    def __call__(self, *, framework: PluginRunner, profile_name: str, fast_paths: bool) -> "Handle": ...
 
 
 class EmptyLister:
@@ -105,10 +102,10 @@ class Handle:
     """Everything a plugin may use besides its args, as upstream's framework.Handle.
 
     ``backend`` fills ``lister``, ``client``, ``event_recorder``, the subscriptions and
-    ``clock`` at once; each may also be given on its own (and then wins). The scheduler's
-    profile factory (:func:`kschedfw.framework.profile.new_profile`) gives every facet here, the
-    profile runtime included, so a plugin's constructor sees them all; a Handle built by hand
-    (tests, tools) is attached to its runtime by :meth:`attach`.
+    ``clock`` at once; each may also be given on its own (and then wins). A profile's runtime
+    builds its Handle first thing, from a :class:`HandleFactory` (:meth:`factory`), giving it
+    itself, its profile's name and ``fast_paths``: every facet is there before a plugin's
+    constructor sees the Handle, and nothing is written to it afterwards.
     """
 
     def __init__(self, *, backend: Backend | None = None, snapshot: Snapshot | None = None,
@@ -134,8 +131,8 @@ class Handle:
         self.nominator: Nominator | None = nominator
         self.waiting_pods: Mapping[str, WaitingPodHandle] | None = waiting_pods
         self.framework: PluginRunner | None = framework
-        #: whether plugins may use their cross-cycle memos and indexes (set by the Framework from
-        #: its ``fast_paths``; off: the plain path, which the fast one must equal)
+        #: whether plugins may use their cross-cycle memos and indexes (the Framework's
+        #: ``fast_paths``; off: the plain path, which the fast one must equal)
         self.fast_paths = fast_paths
         #: the scheduler's :class:`kschedfw.metrics.SchedulerMetrics` when metrics are on (else None)
         self.metrics: PreemptionMetrics | None = metrics
@@ -145,12 +142,15 @@ class Handle:
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
         self.extenders: Sequence[Extender] = tuple(extenders)
 
-    def attach(self, framework: PluginRunner, profile_name: str, fast_paths: bool) -> None:
-        """Attach a Handle built by hand to the profile runtime given it (tests and tools build
-        the Handle first); the scheduler's profiles get a Handle complete from the start."""
-        self.framework = framework
-        self.profile_name = profile_name
-        self.fast_paths = fast_paths
+    @classmethod
+    def factory(cls, **facets: Any) -> HandleFactory:
+        """A factory of Handles with ``facets`` (this class's keyword arguments but ``framework``,
+        ``profile_name`` and ``fast_paths``, which the runtime gives): what a test or a tool
+        passes to ``Framework(..., handle=Handle.factory(snapshot=...))``."""
+        given = sorted(set(facets) & {"framework", "profile_name", "fast_paths"})
+        if given:
+            raise TypeError(f"the profile's runtime gives the Handle its {', '.join(given)}")
+        return functools.partial(cls, **facets)
 
     def subscribe(self, kind: str, callback: WatchCallback) -> Unsubscribe:
         """Follow changes of ``kind``; a Handle without a backend sees none."""
@@ -228,21 +228,12 @@ class Handle:
     def filter_plugins_to_run(self, state: CycleState) -> Sequence[tuple[str, FilterFunction]]:
         if self.framework is None:
             return ()
-        plan = state.filter_plan
-        if plan is None:  # PreFilter did not run (tests, tools): the runtime honours any skips recorded
-            skip = state.skip_filter_plugins
-            plan = tuple(entry for entry in self.framework.filter_plugins if entry[0] not in skip)
-        return plan
+        return self.framework.filter_plugins_to_run(state)
 
     def pre_filter_extensions_to_run(self, state: CycleState) -> tuple[str, ...]:
         if self.framework is None:
             return ()
-        skip = state.skip_filter_plugins
-        names: list[str] = []
-        for name, _ in (*self.framework.add_pod_plugins, *self.framework.remove_pod_plugins):
-            if name not in skip and name not in names:
-                names.append(name)
-        return tuple(names)
+        return self.framework.pre_filter_extensions_to_run(state)
 
 
 if TYPE_CHECKING:

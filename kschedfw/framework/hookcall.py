@@ -19,7 +19,7 @@ __all__ = ["plan_callable"]
 def plan_callable(pm: pluggy.PluginManager, plugin: Any, hook: str) -> Callable[..., Any]:
     """``plugin``'s implementation of ``hook`` (registered with ``pm``), callable with the spec's
     arguments in the spec's order."""
-    method = getattr(plugin, hook)
+    method: Callable[..., Any] = getattr(plugin, hook)
     caller = getattr(pm.hook, hook)
     spec_args = tuple(caller.spec.argnames) if caller.spec is not None else ()
     impl_args = next((tuple(impl.argnames) for impl in caller.get_hookimpls() if impl.plugin is plugin), spec_args)

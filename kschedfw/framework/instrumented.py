@@ -3,41 +3,27 @@ of every run of an extension point (upstream: ``instrumented_plugins.go``, the d
 ``Run*Plugins`` observes, and ``CycleState.ShouldRecordPluginMetrics``).
 
 A profile given an :class:`Instrumentation` (``Framework.instrument``) compiles, beside its plain
-plan, a timed copy of each plugin list; a cycle whose CycleState has ``record_plugin_metrics``
-set (the scheduler samples upstream's 10% of cycles) runs the timed copy, every other cycle the
-plain one, whose entries are the plugins' own methods: an unsampled cycle pays one flag test per
-extension point. Extension-point durations are observed by :func:`extension_point` around each
-``run_*`` method, on every call once instrumented. Nothing here replaces a method of a live
+:class:`~kschedfw.framework.plans.Plans`, a timed copy (:meth:`~kschedfw.framework.plans.Plans.timed`,
+each timed list's entries wrapped by :func:`timed_entries`); a cycle whose CycleState has
+``record_plugin_metrics`` set (the scheduler samples upstream's 10% of cycles) runs the timed
+copy, every other cycle the plain one, whose entries are the plugins' own methods: an unsampled
+cycle pays one flag test per extension point. Extension-point durations are observed by
+:func:`extension_point` around each ``run_*`` method, on every call once instrumented. Nothing here replaces a method of a live
 object: the choice is made when the plan is compiled and read per call.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Protocol, TypeVar
+from typing import Any, Callable, Protocol, TypeVar
 
 from kschedfw.fwk.extension_points import HOOKS
 
-if TYPE_CHECKING:
-    from kschedfw.fwk.cycle_state import CycleState
-
-__all__ = ["Instrumentation", "OBSERVED_POINTS", "Observe", "PLUGIN_LISTS", "PlanChoice", "code_label",
-           "extension_point", "plan_attribute", "status_label", "timed_entries"]
+__all__ = ["Instrumentation", "OBSERVED_POINTS", "Observe", "code_label", "extension_point", "status_label",
+           "timed_entries"]
 
 #: ``observe(status code name, seconds)``
 Observe = Callable[[str, float], None]
-
-def plan_attribute(hook: str) -> str:
-    """The Framework attribute holding ``hook``'s compiled plugin list: ``<hook>_plugins``, the
-    PreFilter extensions' named for what they do."""
-    return _PLAN_NAMES.get(hook, f"{hook}_plugins")
-
-
-_PLAN_NAMES = {"pre_filter_add_pod": "add_pod_plugins", "pre_filter_remove_pod": "remove_pod_plugins"}
-
-#: plan attribute (lists of ``(name, fn, ...)`` entries) -> upstream's extension_point label,
-#: for the hooks whose plugin calls sampled cycles time
-PLUGIN_LISTS: dict[str, str] = {plan_attribute(h.name): str(h.label) for h in HOOKS if h.timed}
 
 #: the extension points whose runs :func:`extension_point` observes (upstream's labels)
 OBSERVED_POINTS: tuple[str, ...] = tuple(str(h.label) for h in HOOKS if h.observed)
@@ -102,26 +88,6 @@ def timed_entries(entries: tuple[tuple[Any, ...], ...], point: str,
                  for entry in entries)
 
 
-class PlanChoice:
-    """The Framework's instrumentation state (set by ``Framework.instrument``), and the choice of
-    plan each cycle makes from it."""
-
-    #: where durations go, once instrumented
-    instrumentation: Instrumentation | None = None
-    #: extension point -> its duration observer, once instrumented
-    point_observers: dict[str, Observe] | None = None
-    #: plan attribute (a key of :data:`PLUGIN_LISTS`) -> its timed copy, once instrumented
-    timed_plans: dict[str, tuple[tuple[Any, ...], ...]] | None = None
-
-    def _plan(self, state: "CycleState", attribute: str) -> Any:
-        """The plan ``attribute`` names, or its timed copy in a cycle that records plugin
-        metrics (upstream CycleState.ShouldRecordPluginMetrics)."""
-        timed = self.timed_plans
-        if timed is not None and state.record_plugin_metrics:
-            return timed[attribute]
-        return getattr(self, attribute)
-
-
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -142,7 +108,7 @@ def extension_point(point: str, where: int | str | None, *, framework_arg: bool 
                 return method(self, *args, **kwargs)
             framework = args[0] if framework_arg else self
             observe = observers[point]
-            clock = framework.instrumentation.now  # type: ignore[union-attr]
+            clock = framework.instrumentation.now
             start = clock()
             try:
                 returned = method(self, *args, **kwargs)
@@ -152,7 +118,7 @@ def extension_point(point: str, where: int | str | None, *, framework_arg: bool 
             if where == "":
                 code = "Success"
             else:
-                code = code_label(returned if where is None else returned[where])  # type: ignore[index]
+                code = code_label(returned if where is None else returned[where])
             observe(code, clock() - start)
             return returned
         return run  # type: ignore[return-value]

@@ -173,7 +173,7 @@ def out_of_range(name: str, values: list[int]) -> Status | None:
                                'normalizing',), plugin=name)
 
 
-def checked_fragments(faults: PluginFaults, name: str, out: Any) -> list | tuple | None:
+def checked_fragments(faults: PluginFaults, name: str, out: Any) -> list[Any] | tuple[Any, ...] | None:
     """A SignPod return's fragments (empty when it gave none), or None when the plugin refused
     to sign the pod: a non-Success status, or a value of the wrong type (reported)."""
     if isinstance(out, tuple) and len(out) == 2 and (out[1] is None or isinstance(out[1], Status)):

@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any, Callable
 from kschedfw.framework.batch import PodSignature
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
-from kschedfw.framework.instrumented import PlanChoice, extension_point
+from kschedfw.framework.plans import Plan, Plans
 from kschedfw.framework.plugin_results import checked_fragments, checked_pair, checked_status, permit_returned, raised
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import (MAX_PERMIT_TIMEOUT_SECONDS, NodeInfo, NodeToStatus, PostFilterResult,
                                 PreBindPreFlightResult, PreFilterResult)
-from kschedfw.framework.waiting_pods import WaitingPod
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -29,38 +28,20 @@ __all__ = ["ExtensionPoints", "SCHEDULER_NAME_SIGNER_NAME"]
 #: The signature fragment every pod gets (upstream fwk.SchedulerNameSignerName).
 SCHEDULER_NAME_SIGNER_NAME = "v1.Pod.Spec.SchedulerName"
 
-Plan = tuple[tuple[str, Callable[..., Any]], ...]
 
+class ExtensionPoints:
+    """:class:`~kschedfw.framework.runtime.Framework`'s once-per-call extension points, each run
+    over the :class:`~kschedfw.framework.plans.Plans` it is given (the plain plans, or their timed
+    copy in a cycle that records plugin metrics: the Framework chooses). Keeps which signer
+    refused last (:meth:`sign_pod`)."""
 
-class ExtensionPoints(PlanChoice):
-    """:class:`~kschedfw.framework.runtime.Framework`'s once-per-call extension points; the plans
-    are compiled by the Framework, with timed copies once it is instrumented, which the cycles
-    whose CycleState records plugin metrics run (:meth:`_plan`). Each ``run_*`` observes its
-    extension point's duration once instrumented (:func:`~kschedfw.framework.instrumented.extension_point`)."""
+    def __init__(self, faults: PluginFaults) -> None:
+        self.faults = faults
+        self._last_refuser: int | None = None
 
-    faults: PluginFaults
-    pre_enqueue_plugins: Plan
-    sign_plugins: Plan
-    unsigned_plugins: tuple[str, ...]
-    _last_refuser: int | None
-    pre_filter_plugins: Plan
-    filter_plugins: Plan
-    add_pod_plugins: Plan
-    remove_pod_plugins: Plan
-    post_filter_plugins: Plan
-    pre_score_plugins: Plan
-    reserve_plugins: Plan
-    unreserve_plugins: Plan
-    permit_plugins: Plan
-    pre_bind_plugins: Plan
-    pre_bind_pre_flight_plugins: Plan
-    bind_plugins: Plan
-    post_bind_plugins: Plan
-
-    @extension_point("PreEnqueue", None)  # called by the queue, as upstream's is
-    def run_pre_enqueue_plugins(self, pod: "Pod", gating_plugin: str = "") -> Status | None:
+    def run_pre_enqueue_plugins(self, plans: Plans, pod: "Pod", gating_plugin: str = "") -> Status | None:
         """First non-success; the plugin that gated the pod last time runs first, as upstream."""
-        plugins = self.pre_enqueue_plugins
+        plugins = plans.pre_enqueue
         if gating_plugin and len(plugins) > 1:
             plugins = tuple(sorted(plugins, key=lambda entry: entry[0] != gating_plugin))
         for name, fn in plugins:
@@ -73,7 +54,7 @@ class ExtensionPoints(PlanChoice):
                 return status
         return None
 
-    def sign_pod(self, pod: "Pod") -> PodSignature:
+    def sign_pod(self, plans: Plans, pod: "Pod") -> PodSignature:
         """Upstream SignPod: the pod's scheduling signature, or None when the profile cannot
         sign (a plugin lacks sign_pod) or a plugin refuses this pod (non-Success, raised, wrong
         type). Equal signatures mean equal Filter and Score results on the same nodes.
@@ -81,9 +62,9 @@ class ExtensionPoints(PlanChoice):
         The plugin that refused the previous pod is asked first: if it refuses again the answer
         (None) is the same as upstream's, without asking the plugins before it (with the default
         profile PodTopologySpread refuses every pod, after seven others in profile order)."""
-        if self.unsigned_plugins:
+        if plans.unsigned:
             return None
-        signers = self.sign_plugins
+        signers = plans.signers
         refuser = self._last_refuser
         if refuser is not None and self._fragments(*signers[refuser], pod) is None:
             return None
@@ -97,7 +78,7 @@ class ExtensionPoints(PlanChoice):
                 signature[fragment.key] = fragment.value
         return signature
 
-    def _fragments(self, name: str, fn: Callable, pod: "Pod") -> list | tuple | None:
+    def _fragments(self, name: str, fn: Callable[..., Any], pod: "Pod") -> list[Any] | tuple[Any, ...] | None:
         """One plugin's fragments (empty when it returned none), None when it refused."""
         try:
             out = fn(pod)
@@ -106,8 +87,7 @@ class ExtensionPoints(PlanChoice):
             return None
         return checked_fragments(self.faults, name, out)
 
-    @extension_point("PreFilter", 1)
-    def run_pre_filter_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+    def run_pre_filter_plugins(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                                ) -> tuple[PreFilterResult | None, Status | None, set[str]]:
         """Upstream RunPreFilterPlugins: (merged result, status, plugins). On a rejection the
         plugins are those that rejected; on success, those whose result narrowed the nodes."""
@@ -115,7 +95,7 @@ class ExtensionPoints(PlanChoice):
         rejectors: set[str] = set()
         returned: Status | None = None
         narrowing: list[str] = []
-        for name, fn in self._plan(state, "pre_filter_plugins"):
+        for name, fn in plans.pre_filter:
             try:
                 plugin_result, status = checked_pair(self.faults, name, "PreFilter", fn(state, pod, nodes), PreFilterResult)
             except Exception as exc:
@@ -143,13 +123,13 @@ class ExtensionPoints(PlanChoice):
                     rejectors.update(narrowing)
                     return result, Status(Code.UnschedulableAndUnresolvable, (msg,), plugin=narrowing[0]), rejectors
         skip = state.skip_filter_plugins
-        filter_plugins = self._plan(state, "filter_plugins")
+        filter_plugins = plans.filter
         state.filter_plan = tuple(p for p in filter_plugins if p[0] not in skip) if skip else filter_plugins
         if returned is not None:
             return result, returned, rejectors
         return result, None, set(narrowing)
 
-    def _run_extension(self, plugins: tuple, state: CycleState, pod: "Pod", other: "Pod",
+    def _run_extension(self, plugins: Plan, state: CycleState, pod: "Pod", other: "Pod",
                        node_info: NodeInfo, what: str) -> Status | None:
         for name, fn in plugins:
             if name in state.skip_filter_plugins:
@@ -162,23 +142,22 @@ class ExtensionPoints(PlanChoice):
                 return Status(Code.Error, (f'running {what} on PreFilter plugin "{name}": {status.message()}',), plugin=name)
         return None
 
-    def run_pre_filter_extension_add_pod(self, state: CycleState, pod: "Pod", pod_to_add: "Pod",
+    def run_pre_filter_extension_add_pod(self, plans: Plans, state: CycleState, pod: "Pod", pod_to_add: "Pod",
                                          node_info: NodeInfo) -> Status | None:
-        return self._run_extension(self._plan(state, "add_pod_plugins"), state, pod, pod_to_add, node_info, "AddPod")
+        return self._run_extension(plans.pre_filter_add_pod, state, pod, pod_to_add, node_info, "AddPod")
 
-    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod: "Pod", pod_to_remove: "Pod",
+    def run_pre_filter_extension_remove_pod(self, plans: Plans, state: CycleState, pod: "Pod", pod_to_remove: "Pod",
                                             node_info: NodeInfo) -> Status | None:
-        return self._run_extension(self._plan(state, "remove_pod_plugins"), state, pod, pod_to_remove, node_info,
+        return self._run_extension(plans.pre_filter_remove_pod, state, pod, pod_to_remove, node_info,
                                    "RemovePod")
 
-    @extension_point("PostFilter", 1)
-    def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
+    def run_post_filter_plugins(self, plans: Plans, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:
         """Upstream RunPostFilterPlugins: first Success or UAU wins; rejections' messages join."""
         reasons: list[str] = []
         rejector = ""
         result: PostFilterResult | None = None
-        for name, fn in self._plan(state, "post_filter_plugins"):
+        for name, fn in plans.post_filter:
             try:
                 plugin_result, status = checked_pair(self.faults, name, "PostFilter", fn(state, pod, node_to_status),
                                                    PostFilterResult)
@@ -198,9 +177,8 @@ class ExtensionPoints(PlanChoice):
             rejector = rejector or name
         return result, Status(Code.Unschedulable, tuple(reasons), plugin=rejector)
 
-    @extension_point("PreScore", None)
-    def run_pre_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
-        for name, fn in self._plan(state, "pre_score_plugins"):
+    def run_pre_score_plugins(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
+        for name, fn in plans.pre_score:
             try:
                 status = checked_status(self.faults, name, "PreScore", fn(state, pod, nodes))
             except Exception as exc:
@@ -213,24 +191,21 @@ class ExtensionPoints(PlanChoice):
             return Status(Code.Error, (f'running PreScore plugin "{name}": {status.message()}',), plugin=name)
         return None
 
-    @extension_point("Reserve", None)
-    def run_reserve_plugins_reserve(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return self._run_until_failure(self._plan(state, "reserve_plugins"), "Reserve", state, pod, node_name)
+    def run_reserve_plugins_reserve(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        return self._run_until_failure(plans.reserve, "Reserve", state, pod, node_name)
 
-    @extension_point("Unreserve", "")
-    def run_reserve_plugins_unreserve(self, state: CycleState, pod: "Pod", node_name: str) -> None:
-        for name, fn in self._plan(state, "unreserve_plugins"):
+    def run_reserve_plugins_unreserve(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> None:
+        for name, fn in plans.unreserve:
             try:
                 fn(state, pod, node_name)
             except Exception as exc:
                 raised(self.faults, name, "Unreserve", exc)
 
-    @extension_point("Permit", 0)
-    def run_permit_plugins(self, state: CycleState, pod: "Pod", node_name: str, now: float
+    def run_permit_plugins(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str, now: float
                            ) -> tuple[Status | None, dict[str, float]]:
         """Returns (status, {plugin: timeout}) — Wait when any plugin asked to wait."""
         waits: dict[str, float] = {}
-        for name, fn in self._plan(state, "permit_plugins"):
+        for name, fn in plans.permit:
             timeout: Any = 0.0
             try:
                 status, timeout = permit_returned(self.faults, name, fn(state, pod, node_name))
@@ -249,19 +224,12 @@ class ExtensionPoints(PlanChoice):
             return Status(Code.Wait, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',)), waits
         return None, {}
 
-    def new_waiting_pod(self, pod: "Pod", node_name: str, waits: dict[str, float], now: float,
-                        on_resolved: Callable[[WaitingPod], None]) -> WaitingPod:
-        wp = WaitingPod(pod, node_name, {p: now + t for p, t in waits.items()}, on_resolved)
-        wp.timeouts = dict(waits)
-        return wp
-
     # ------------------------------------------------------------------ binding cycle
-    @extension_point("PreBindPreFlight", None)
-    def run_pre_bind_pre_flights(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+    def run_pre_bind_pre_flights(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
         """Success if any plugin has PreBind work, Skip if none; Skip marks a plugin's PreBind skipped."""
         any_success = False
-        plugins_with_pre_bind = {name for name, _ in self.pre_bind_plugins}
-        for name, fn in self.pre_bind_pre_flight_plugins:
+        plugins_with_pre_bind = {name for name, _ in plans.pre_bind}
+        for name, fn in plans.pre_bind_pre_flight:
             try:
                 _, status = checked_pair(self.faults, name, "PreBindPreFlight", fn(state, pod, node_name), PreBindPreFlightResult)
             except Exception as exc:
@@ -273,18 +241,16 @@ class ExtensionPoints(PlanChoice):
             else:
                 return Status(Code.Error, (f'running PreBindPreFlight "{name}": {status.message()}',), plugin=name)
         # plugins without a pre-flight hook always have work to do
-        if plugins_with_pre_bind - {name for name, _ in self.pre_bind_pre_flight_plugins}:
+        if plugins_with_pre_bind - {name for name, _ in plans.pre_bind_pre_flight}:
             any_success = True
         return None if any_success else Status.skip()
 
-    @extension_point("PreBind", None)
-    def run_pre_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
-        return self._run_until_failure(self._plan(state, "pre_bind_plugins"), "PreBind", state, pod, node_name,
+    def run_pre_bind_plugins(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> Status | None:
+        return self._run_until_failure(plans.pre_bind, "PreBind", state, pod, node_name,
                                        skip=state.skip_pre_bind_plugins)
 
-    @extension_point("Bind", None)
-    def run_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> Status:
-        for name, fn in self._plan(state, "bind_plugins"):
+    def run_bind_plugins(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> Status:
+        for name, fn in plans.bind:
             try:
                 status = checked_status(self.faults, name, "Bind", fn(state, pod, node_name))
             except Exception as exc:
@@ -299,15 +265,14 @@ class ExtensionPoints(PlanChoice):
             return Status(Code.Error, (f'running Bind plugin "{name}": {status.message()}',), plugin=name)
         return Status.skip()
 
-    @extension_point("PostBind", "")
-    def run_post_bind_plugins(self, state: CycleState, pod: "Pod", node_name: str) -> None:
-        for name, fn in self._plan(state, "post_bind_plugins"):
+    def run_post_bind_plugins(self, plans: Plans, state: CycleState, pod: "Pod", node_name: str) -> None:
+        for name, fn in plans.post_bind:
             try:
                 fn(state, pod, node_name)
             except Exception as exc:
                 raised(self.faults, name, "PostBind", exc)
 
-    def _run_until_failure(self, plugins: tuple, point: str, state: CycleState, pod: "Pod", node_name: str,
+    def _run_until_failure(self, plugins: Plan, point: str, state: CycleState, pod: "Pod", node_name: str,
                            skip: set[str] | frozenset[str] = frozenset()) -> Status | None:
         """Reserve and PreBind: stop at the first non-success; rejections keep the plugin, the rest
         become ``running <point> plugin "<name>": ...`` errors."""

@@ -6,9 +6,10 @@ attached to it afterwards."""
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Protocol, Sequence
 
 from kschedfw.framework.batch import BatchMetrics
+from kschedfw.framework.handle import Handle
 from kschedfw.framework.instrumented import Instrumentation
 from kschedfw.framework.runtime import Framework
 from kschedfw.fwk.interface import PreemptionMetrics
@@ -36,11 +37,10 @@ def new_profile(profile: "ResolvedProfile", registry: "Registry", backend: "Back
     """The runtime of ``profile``: its plugins built with a Handle on ``backend`` holding every
     facet; its batch (gate OpportunisticBatching) breaks ties with a generator seeded from
     ``seed`` and the profile's name, so a run is reproducible."""
-    facets: dict[str, Any] = dict(
-        backend=backend, snapshot=snapshot, nominator=nominator, waiting_pods=waiting_pods,
-        event_recorder=backend.recorder_for(profile.scheduler_name), activate=activate,
-        feature_gates=feature_gates, extenders=extenders, metrics=metrics)
-    fwk = Framework(profile, registry, fast_paths=fast_paths, batch_metrics=batch_metrics, handle_facets=facets)
+    handle = Handle.factory(backend=backend, snapshot=snapshot, nominator=nominator, waiting_pods=waiting_pods,
+                            event_recorder=backend.recorder_for(profile.scheduler_name), activate=activate,
+                            feature_gates=feature_gates, extenders=extenders, metrics=metrics)
+    fwk = Framework(profile, registry, handle=handle, fast_paths=fast_paths, batch_metrics=batch_metrics)
     if metrics is not None:
         fwk.instrument(metrics)
     if fwk.batch is not None:

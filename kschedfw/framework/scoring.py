@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.framework.guard import PluginFaults
-from kschedfw.framework.instrumented import PlanChoice, extension_point
+from kschedfw.framework.plans import Plans, ScorePlan
 from kschedfw.framework.plugin_results import checked_status, out_of_range, raised, score_values, whole_list_values
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.fwk.status import Code, Status
@@ -29,35 +29,30 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.framework.recorder import CycleRecorder
 
-__all__ = ["NodeScoring", "ScorePlan"]
-
-#: (plugin, score, weight, normalize or None) per Score plugin, in profile order
-ScorePlan = tuple[tuple[str, Callable[..., Any], int, "Callable[..., Any] | None"], ...]
+__all__ = ["NodeScoring"]
 
 
-class NodeScoring(PlanChoice):
-    """:class:`~kschedfw.framework.runtime.Framework`'s Score; the plan (``score_plugins``) and
-    its plugins' whole-list forms (``_score_plan``) are compiled by the Framework."""
+class NodeScoring:
+    """:class:`~kschedfw.framework.runtime.Framework`'s Score, run over the Score plan of the
+    :class:`~kschedfw.framework.plans.Plans` it is given (a timed copy has no whole-list forms,
+    so every plugin's per-node calls are timed)."""
 
-    faults: PluginFaults
-    score_plugins: ScorePlan
-    #: score_plugins with each plugin's (score_nodes, normalize_score_values) or (None, None)
-    _score_plan: tuple[tuple[Any, ...], ...]
+    def __init__(self, faults: PluginFaults) -> None:
+        self.faults = faults
 
-    def run_score_plugins(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
+    def run_score_plugins(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo]
                           ) -> tuple[list[NodePluginScores], Status | None]:
         """Score, normalise, range-check and weight: per node, each plugin's weighted score and
         the total (upstream RunScorePlugins). The scheduler's cycle uses
         :meth:`run_score_plugins_totals`, which builds no per-plugin lists."""
         record = CycleRecord()
-        totals, status = self.run_score_plugins_totals(state, pod, nodes, record)
+        totals, status = self.run_score_plugins_totals(plans, state, pod, nodes, record)
         if status is not None:
             return [], status
         return [NodePluginScores(ni.name, [(plugin, s.weighted[ni.name]) for plugin, s in record.plugin_scores.items()],
                                  total) for ni, total in zip(nodes, totals)], None
 
-    @extension_point("Score", 1)
-    def run_score_plugins_totals(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
+    def run_score_plugins_totals(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo],
                                  recorder: "CycleRecorder | None" = None, *, names: list[str] | None = None
                                  ) -> tuple[list[int], Status | None]:
         """Each node's weighted total, in ``nodes`` order; the recorder (if any) gets raw,
@@ -72,7 +67,7 @@ class NodeScoring(PlanChoice):
             names = [ni.name for ni in nodes]
         unchecked: list[tuple[str, str, Any]] = []
         try:
-            totals, status = self._score_pass(state, pod, nodes, names, recorder, unchecked)
+            totals, status = self._score_pass(plans.score, state, pod, nodes, names, recorder, unchecked)
             if not unchecked or status is None and type(sum(totals)) is int:
                 return totals, status
         except TypeError:  # values that are not all numbers, from a whole-list form
@@ -92,9 +87,9 @@ class NodeScoring(PlanChoice):
         else:
             if status is not None:
                 return [], status
-        return self._score_pass(state, pod, nodes, names, recorder, None)
+        return self._score_pass(plans.score, state, pod, nodes, names, recorder, None)
 
-    def _score_pass(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], names: list[str],
+    def _score_pass(self, plan: ScorePlan, state: CycleState, pod: "Pod", nodes: list[NodeInfo], names: list[str],
                 recorder: "CycleRecorder | None", unchecked: list[tuple[str, str, Any]] | None
                 ) -> tuple[list[int], Status | None]:
         """:meth:`run_score_plugins_totals`'s pass over the plugins. Whole-list values are left
@@ -103,9 +98,6 @@ class NodeScoring(PlanChoice):
         varying: list[list[int]] = []
         constant = 0
         skip = state.skip_score_plugins
-        # a cycle recording plugin metrics runs the timed plan, whose per-node calls are timed
-        # (it has no whole-list forms)
-        plan = self._plan(state, "_score_plan")
         for name, fn, weight, normalize, score_nodes, normalize_values in plan:
             if skip and name in skip:
                 continue
@@ -167,8 +159,8 @@ class NodeScoring(PlanChoice):
             recorder.totals(names, list(totals))
         return totals, None
 
-    def _normalize(self, name: str, normalize: Callable, state: CycleState, pod: "Pod", names: list[str],
-                   values: list[int]) -> tuple[list, Status | None]:
+    def _normalize(self, name: str, normalize: Callable[..., Any], state: CycleState, pod: "Pod", names: list[str],
+                   values: list[int]) -> tuple[list[int], Status | None]:
         """NormalizeScore over a new NodeScore list, the plugin's to keep: (the scores it left,
         error status)."""
         scores = list(map(NodeScore, names, values))

@@ -16,7 +16,7 @@ def node_usage(result: "SimulationResult") -> list[dict[str, Any]]:
     "cpu": {"requested", "allocatable"}, "memory": {...}}`` (cpu in millicores, memory in bytes),
     from the scheduler's cache, which is what its plugins saw."""
     scheduler = result.scheduler
-    scheduler.update_snapshot()
+    scheduler.cache.update_snapshot()
     infos = next(iter(scheduler.frameworks.values())).handle.snapshot.node_infos() if scheduler.frameworks else []
     out = []
     for ni in infos:

@@ -30,8 +30,7 @@ from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, QueueingHint
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NodeInfo, NodeToStatus, QueuedPodInfo
-from kschedfw.framework.columnar import whole_list_filter
-from kschedfw.framework.filtering import declared_with
+from kschedfw.framework.columnar import declared_with, whole_list_filter
 from kschedfw.framework.guard import PluginFaults, bad_return
 from kschedfw.framework.plugin_results import events_problem, filter_raised, filter_returned, not_one_per_node
 from kschedfw.framework.recorder import CycleRecord
@@ -155,9 +154,8 @@ class _Exercise:
         self.harnesses = [PluginHarness(cls, nodes=_merged(sample_nodes(), nodes), pods=self.running,
                                         objects=[*_merged(sample_objects(), objects), *self.pods],
                                         args={self.name: args},
-                                        fast_paths=fast, client=_Binds()) for fast in (False, True)]
-        for harness in self.harnesses:
-            harness.framework.faults = _RecordedFaults()
+                                        fast_paths=fast, client=_Binds(), faults=_RecordedFaults())
+                          for fast in (False, True)]
 
     def add(self, where: str, message: str) -> None:
         """A problem, named by its first input; the same message from other inputs is counted."""

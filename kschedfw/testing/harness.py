@@ -17,6 +17,7 @@ from kschedfw.api import Node, Pod
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.interface import Client
+from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.handle import Handle
 from kschedfw.cycle import ScheduleAlgorithm
 from kschedfw.fwk.status import Code, Status
@@ -85,7 +86,8 @@ class _Objects:
 class PluginHarness:
     """A profile of ``plugin_classes`` (every point each implements, in this order) over a
     snapshot of ``nodes`` and ``pods``; ``objects`` are what the lister gives (Namespaces, PVCs,
-    PodGroups...) and ``client`` what the Handle writes through (none by default).
+    PodGroups...), ``client`` what the Handle writes through (none by default) and ``faults``
+    where the runtime's guard reports plugin faults (logged by default).
 
     ``pre_filter``, ``filter`` and ``score`` each give a :class:`PointReport`::
 
@@ -100,12 +102,12 @@ class PluginHarness:
     def __init__(self, *plugin_classes: type, nodes: Iterable[Node] = (), pods: Iterable[Pod] = (),
                  objects: Iterable[Any] = (), args: Mapping[str, Mapping] | None = None,
                  weights: Mapping[str, int] | None = None, fast_paths: bool = True,
-                 client: Client | None = None) -> None:
+                 client: Client | None = None, faults: PluginFaults | None = None) -> None:
         nodes, pods = list(nodes), list(pods)
         self.snapshot = Snapshot.from_objects(nodes, pods)
-        handle = Handle(snapshot=self.snapshot, lister=_Objects([*nodes, *pods, *objects]), client=client)
+        handle = Handle.factory(snapshot=self.snapshot, lister=_Objects([*nodes, *pods, *objects]), client=client)
         self.framework = framework_for(plugin_classes, handle=handle, args=args, weights=weights,
-                                       fast_paths=fast_paths)
+                                       fast_paths=fast_paths, faults=faults)
         self.plugins = self.framework.plugins
         self._algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=100)
 

@@ -15,7 +15,8 @@ from kschedfw.config import jsonsubset
 from kschedfw.config.expand import PluginEntry, ResolvedProfile
 from kschedfw.fwk.args import default_args
 from kschedfw.api.field import FieldError
-from kschedfw.framework.handle import Handle
+from kschedfw.framework.guard import PluginFaults
+from kschedfw.framework.handle import Handle, HandleFactory
 from kschedfw.framework.registry import Registry, extension_points_of
 from kschedfw.framework.runtime import Framework, FrameworkError
 
@@ -96,13 +97,15 @@ def _name(cls: type) -> str:
     return str(getattr(cls, "name"))
 
 
-def framework_for(classes: Iterable[type], *, handle: Handle | None = None, fast_paths: bool = True,
-                  **kwargs: Any) -> Framework:
+def framework_for(classes: Iterable[type], *, handle: HandleFactory = Handle, fast_paths: bool = True,
+                  faults: PluginFaults | None = None, **kwargs: Any) -> Framework:
     """The runtime of ``profile_for(classes, ...)``: plugin instances built as the scheduler builds
-    them (``fast_paths=False``: the plain path, see ``Framework``)."""
+    them (``fast_paths=False``: the plain path, see ``Framework``), on a Handle from ``handle``
+    (``Handle.factory(snapshot=...)``; the runtime's Handle is ``.handle``)."""
     classes = list(classes)
     registry = Registry.from_classes(classes)
-    return Framework(profile_for(classes, registry=registry, **kwargs), registry, handle, fast_paths=fast_paths)
+    return Framework(profile_for(classes, registry=registry, **kwargs), registry, handle=handle,
+                     fast_paths=fast_paths, faults=faults)
 
 
 def config_for(classes: Iterable[type], *, pod_initial_backoff_seconds: int = 1,

@@ -72,7 +72,7 @@ def test_whole_list_forms_give_the_per_node_scores(seed):
     rng = random.Random(seed)
     nodes, pods = _cluster(rng)
     fast, plain = _harness(nodes, pods, True), _harness(nodes, pods, False)
-    assert any(f[4] for f in fast.framework._score_plan) and not any(f[4] or f[5] for f in plain.framework._score_plan)
+    assert any(f[4] for f in fast.framework.plans.score) and not any(f[4] or f[5] for f in plain.framework.plans.score)
     for step in range(25):
         pod = _pod(rng, step)
         expected = _facts(plain.cycle(pod))
@@ -144,7 +144,7 @@ def _frameworks(classes, nodes, pods=()):
     out = []
     for on in (True, False):
         snapshot = Snapshot.from_objects(nodes, pods)
-        out.append((framework_for(list(classes), handle=Handle(snapshot=snapshot), fast_paths=on), snapshot))
+        out.append((framework_for(list(classes), handle=Handle.factory(snapshot=snapshot), fast_paths=on), snapshot))
     return out
 
 
@@ -154,7 +154,7 @@ def test_filter_in_chunks_gives_the_per_node_verdicts(seed):
     nodes = _filter_cluster(rng)
     pods = [make_pod(f"b{i}", cpu="300m", node_name=f"n{rng.randrange(60)}") for i in range(40)]
     (fast, fast_snap), (plain, plain_snap) = _frameworks(FILTER_PLUGINS, nodes, pods)
-    assert fast._filter_forms and not plain._filter_forms
+    assert fast.plans.filter_forms and not plain.plans.filter_forms
     for step in range(40):
         pod = make_pod(f"p{step}", cpu=f"{rng.choice([100, 400, 900, 3000])}m",
                        node_name=rng.choice(["", "", "", "", f"n{rng.randrange(60)}"]),
@@ -194,8 +194,8 @@ def test_a_chunk_with_a_fault_is_filtered_again_node_by_node(broken):
     cls = _by_name(kind_at)
     (fast, fast_snap), (plain, plain_snap) = _frameworks((TaintToleration, cls, NodeResourcesFit), nodes)
     chunks = []
-    in_chunk = fast._filter_chunk
-    fast._filter_chunk = lambda *args: chunks.append(len(args[2])) or in_chunk(*args)
+    in_chunk = fast._filtering._filter_chunk
+    fast._filtering._filter_chunk = lambda *args: chunks.append(len(args[2])) or in_chunk(*args)
     pod = make_pod("p", cpu="100m")
     calls = 0
     for start in (0, 4, 6, 19):
@@ -294,7 +294,7 @@ def _score_failure(cls, fast_paths):
     snapshot = Snapshot.from_objects([make_node(f"n{i}", cpu="1") for i in range(4)], ())
     fwk = framework_for([cls], fast_paths=fast_paths)
     totals, status = fwk.run_score_plugins_totals(CycleState(), make_pod("p"), snapshot.node_infos())
-    assert (fwk._score_plan[0][4] is not None) is fast_paths
+    assert (fwk.plans.score[0][4] is not None) is fast_paths
     return None if status is None else (status.code, status.message(), status.plugin)
 
 
@@ -329,7 +329,7 @@ def test_whole_list_normalized_values_meet_the_node_score_guard(bad):
     fast = _score_failure(_listed_score(0, lambda nodes: [5] * len(nodes), lambda values: [bad] * len(values)), True)
     plain = _score_failure(per_node, False)
     assert fast == plain and fast is not None and fast[2] == "Listed"
-    plan = framework_for([per_node])._score_plan[0]
+    plan = framework_for([per_node]).plans.score[0]
     assert plan[4] is not None and plan[5] is None  # overriding normalize_score drops its form only
 
 
@@ -357,6 +357,6 @@ def test_an_earlier_forms_wrong_value_is_reported_before_a_later_plugins_fault()
     second = type("Later", (_listed_score(0, lambda nodes: [101] * len(nodes)),), {"name": "Later"})
     snapshot = Snapshot.from_objects([make_node(f"n{i}", cpu="1") for i in range(4)], ())
     fwk = framework_for([first, second])
-    assert fwk._score_plan[1][4] is not None  # the second plugin kept its form
+    assert fwk.plans.score[1][4] is not None  # the second plugin kept its form
     _, status = fwk.run_score_plugins_totals(CycleState(), make_pod("p"), snapshot.node_infos())
     assert status.plugin == "Listed" and "returned float 1.5" in status.message()

@@ -22,7 +22,7 @@ from kschedfw.config.plugin_sets import BUILD_ORDER, PLUGIN_SET_FIELDS, PLUGIN_S
 from kschedfw.config.schema import CONFIG_SCHEMA
 from kschedfw.fwk import hookspecs
 from kschedfw.fwk.extension_points import HOOK_NAMES, HOOKS, OPTIONAL_METHODS, POINTS
-from kschedfw.framework import instrumented, runtime
+from kschedfw.framework import instrumented, plans as plans_module
 from kschedfw.framework.registry import PluginLoadError, check_plugin_class, extension_points_of
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,6 @@ def test_config_plugin_sets_and_schema_are_the_tables_points() -> None:
 def test_instrumentation_labels_are_the_tables() -> None:
     """Upstream labels plugin_execution_duration_seconds and
     framework_extension_point_duration_seconds by extension point."""
-    assert sorted(instrumented.PLUGIN_LISTS.values()) == sorted(str(row.label) for row in HOOKS if row.timed)
     assert sorted(instrumented.OBSERVED_POINTS) == sorted(str(row.label) for row in HOOKS if row.observed)
     with pytest.raises(ValueError, match="not an observed extension point"):
         instrumented.extension_point("QueueSort", None)
@@ -73,18 +72,19 @@ def test_instrumentation_labels_are_the_tables() -> None:
 def test_signing_and_event_points_are_the_tables() -> None:
     """Upstream computeBatchablePlugins: PreFilter, Filter, PreScore, Score; EnqueueExtensions are
     honoured at PreEnqueue, PreFilter, Filter, Reserve and Permit."""
-    assert runtime._SIGNED_POINTS == ("pre_filter", "filter", "pre_score", "score")
-    assert runtime._EVENT_POINTS == ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
+    assert plans_module.SIGNED_POINTS == ("pre_filter", "filter", "pre_score", "score")
+    assert plans_module.EVENT_POINTS == ("pre_enqueue", "pre_filter", "filter", "reserve", "permit")
 
 
 def test_a_profile_compiles_a_plan_for_every_plain_hook() -> None:
     """Every hook a point configures (but QueueSort's and Score's, compiled apart, and the
-    pod-group hooks, not called yet) has its plan holding the plugin that implements it, and
-    every list sampled cycles time is one of them."""
+    pod-group hooks, not called yet) has its list in the compiled Plans, named as the hook and
+    holding the plugin that implements it; the timed copy times every timed hook's calls and
+    leaves the others' entries as they are."""
     from kschedfw.testing import framework_for
     pm = pluggy.PluginManager("kschedfw")
     pm.add_hookspecs(hookspecs)
-    plain = [row.name for row in runtime._PLAIN_PLANS]
+    plain = [row.name for row in plans_module.LIST_HOOKS]
     body: dict[str, Any] = {"name": "Everywhere", "__init__": lambda self, args, handle: None}
     for hook in plain:
         args = ", ".join(["self", *getattr(pm.hook, hook).spec.argnames])
@@ -92,10 +92,21 @@ def test_a_profile_compiles_a_plan_for_every_plain_hook() -> None:
         exec(f"def {hook}({args}):\n    return None", namespace)
         body[hook] = hookimpl(namespace[hook])
     fw = framework_for([type("Everywhere", (), body)])
-    plans = {instrumented.plan_attribute(hook): getattr(fw, instrumented.plan_attribute(hook)) for hook in plain}
-    assert {attribute: [entry[0] for entry in plan] for attribute, plan in plans.items()} == \
-        {attribute: ["Everywhere"] for attribute in plans}
-    assert set(instrumented.PLUGIN_LISTS) <= set(plans) | {"score_plugins"}
+    lists = fw.plans.lists()
+    assert list(lists) == plain
+    assert {hook: [entry[0] for entry in plan] for hook, plan in lists.items()} == {hook: ["Everywhere"] for hook in plain}
+
+    class Clock:
+        def now(self) -> float:
+            return 0.0
+
+        def plugin_observer(self, plugin: str, point: str) -> Any:
+            return lambda code, seconds: None
+
+    timed = fw.plans.timed(Clock())  # type: ignore[arg-type]
+    for row in plans_module.LIST_HOOKS:
+        ((name, plain_fn),), ((timed_name, timed_fn),) = lists[row.name], timed.lists()[row.name]
+        assert timed_name == name and (timed_fn is not plain_fn) is row.timed, row.name
 
 
 def test_no_hookspec_states_a_firstresult_nothing_applies() -> None:

@@ -76,9 +76,7 @@ def counting_pods(limit):
 
 def nominated_setup(*classes):
     nominator = Nominator()
-    handle = Handle(profile_name="default-scheduler")
-    handle.nominator = nominator
-    fwk = framework_for(list(classes), handle=handle)
+    fwk = framework_for(list(classes), handle=Handle.factory(nominator=nominator))
     return fwk, nominator
 
 

@@ -91,9 +91,10 @@ def _nominated(nominator: Nominator, name: str, priority: int, node: str):
 def test_nominated_pods_to_add_are_those_of_higher_or_equal_priority_but_the_pod_itself():
     for attached in (True, False):
         nominator = Nominator()
-        handle = Handle(nominator=nominator)
         if attached:
-            framework_for([First], handle=handle)
+            handle = framework_for([First], handle=Handle.factory(nominator=nominator)).handle
+        else:
+            handle = Handle(nominator=nominator)
         low = _nominated(nominator, "low", 1, "n1")
         same = _nominated(nominator, "same", 5, "n1")
         high = _nominated(nominator, "high", 9, "n1")

@@ -19,13 +19,20 @@ import kschedfw
 from kschedfw.cycle import ScheduleAlgorithm
 from kschedfw.framework.batch import OpportunisticBatch
 from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.framework.filtering import NodeFiltering
+from kschedfw.framework.points import ExtensionPoints
 from kschedfw.framework.runtime import Framework
+from kschedfw.framework.scoring import NodeScoring
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.tainttoleration import TaintToleration
 from kschedfw.scheduler import Scheduler
+from kschedfw.scheduler.binding import BindingCycle
+from kschedfw.scheduler.eventhandlers import EventHandlers
+from kschedfw.scheduler.schedule_one import SchedulingCycle
 from kschedfw.testing import PluginHarness, make_node, make_pod
 
-ENGINE = (Framework, ScheduleAlgorithm, Scheduler, OpportunisticBatch)
+ENGINE = (Framework, ExtensionPoints, NodeFiltering, NodeScoring, ScheduleAlgorithm, Scheduler, SchedulingCycle,
+          BindingCycle, EventHandlers, OpportunisticBatch)
 PACKAGE = Path(kschedfw.__file__).parent
 
 
@@ -66,10 +73,10 @@ def test_a_cycle_runs_the_timed_plan_only_when_its_state_records_plugin_metrics(
     nodes = [make_node(f"n{i}", cpu="2") for i in range(20)]
     harness = PluginHarness(NodeResourcesFit, TaintToleration, nodes=nodes)
     fwk = harness.framework
-    plain = fwk.filter_plugins
+    plain = fwk.plans
     recording = _Recording()
     fwk.instrument(recording)
-    assert fwk.filter_plugins is plain  # the plain plan is still the plugins' own methods
+    assert fwk.plans is plain  # the plain plans are still the plugins' own methods
     state = CycleState()
     state.record_plugin_metrics = record
     pod = make_pod("p", cpu="100m")

@@ -255,8 +255,8 @@ def test_pods_to_activate_is_the_contract_type_the_scheduler_writes():
     """Upstream framework.PodsToActivate: plugins add pods under PODS_TO_ACTIVATE_KEY; the value
     the scheduler puts in every cycle's state is the contract's own type, shared across clones."""
     from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY
-    from kschedfw.scheduler import Scheduler
+    from kschedfw.scheduler.schedule_one import new_cycle_state
 
-    state, pods = Scheduler.new_cycle_state(None)  # it reads nothing of the scheduler
+    state, pods = new_cycle_state()
     assert type(pods) is kschedfw.PodsToActivate and state.read(PODS_TO_ACTIVATE_KEY) is pods
     assert state.clone().read(PODS_TO_ACTIVATE_KEY) is pods

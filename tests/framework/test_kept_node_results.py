@@ -50,9 +50,8 @@ class _Side:
         self.snapshot = Snapshot.from_objects(nodes, pods)
         self.held: dict[str, object] = {}
         self.nominator = Nominator(resolve=lambda pod: pod, held=self.held)
-        handle = Handle(snapshot=self.snapshot)
-        handle.nominator = self.nominator
-        self.framework = Framework(default_config(registry).profiles[0], registry, handle, fast_paths=fast_paths)
+        handle = Handle.factory(snapshot=self.snapshot, nominator=self.nominator)
+        self.framework = Framework(default_config(registry).profiles[0], registry, handle=handle, fast_paths=fast_paths)
 
     def nominate(self, pod, node_name: str) -> None:
         self.held[pod.uid] = pod
@@ -129,7 +128,7 @@ def _plan_key(classes, pod):
     fwk = framework_for(classes)
     state = CycleState()
     fwk.run_pre_filter_plugins(state, pod, [])
-    return fwk.filter_verdict_key(fwk._filter_plan(state), state, pod)
+    return fwk.filter_verdict_key(state, pod)
 
 
 def test_a_verdict_key_is_composed_only_when_every_filter_plugin_declares_one():

@@ -23,7 +23,7 @@ def default_framework(text: str | None = None) -> Framework:
     registry = default_registry()
     config, diagnostics = load_config_text(text or NO_DEFAULT_SPREAD, "c.yaml", registry)
     assert config is not None, diagnostics
-    return Framework(config.profiles[0], registry, Handle())
+    return Framework(config.profiles[0], registry)
 
 
 def test_equivalent_pods_sign_alike_as_upstream() -> None:
@@ -53,7 +53,7 @@ def test_signature_holds_the_scheduler_name_and_every_fragment() -> None:
 def test_default_profile_cannot_sign_any_pod() -> None:
     """PodTopologySpread's system default constraints make every pod unsignable (upstream)."""
     fwk = default_framework("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n")
-    assert fwk.unsigned_plugins == ()
+    assert fwk.plans.unsigned == ()
     assert fwk.sign_pod(make_pod("p", cpu="1")) is None
 
 
@@ -89,7 +89,7 @@ class Signs:
 
 def test_one_plugin_without_sign_pod_turns_signing_off() -> None:
     fwk = framework_for([Signs, Unsigned])
-    assert fwk.unsigned_plugins == ("Unsigned",)
+    assert fwk.plans.unsigned == ("Unsigned",)
     assert fwk.sign_pod(make_pod("p")) is None
 
 
@@ -134,7 +134,7 @@ def test_a_request_served_by_a_device_class_is_unsignable() -> None:
     config, _ = load_config_text(NO_DEFAULT_SPREAD, "c.yaml", registry)
     assert config is not None
     cluster = MemoryCluster(SimulatedClock())
-    fwk = Framework(config.profiles[0], registry, Handle(backend=cluster))
+    fwk = Framework(config.profiles[0], registry, handle=Handle.factory(backend=cluster))
     gpu = make_pod("gpu", requests={"example.com/gpu": "1"})
     implicit = make_pod("implicit", requests={"deviceclass.resource.kubernetes.io/fast": "1"})
     assert fwk.sign_pod(gpu) is not None and fwk.sign_pod(implicit) is not None

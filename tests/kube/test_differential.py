@@ -140,7 +140,7 @@ def both(control_plane: ControlPlane, namespace: str, tmp_path, make_waves=None,
     if runners is not None:
         runners.append(runner)
     if attempts is not None:
-        runner.scheduler.recorder_for = lambda pod: attempts.append(pod.name)  # type: ignore[func-returns-value]
+        runner.scheduler.scheduling.recorder_for = lambda pod: attempts.append(pod.name)  # type: ignore[func-returns-value]
     assert runner.start(30)
     thread = threading.Thread(target=runner.run, daemon=True)
     thread.start()

@@ -186,9 +186,10 @@ class Env:
             self.cluster.create(pdb)
         self.nodes = nodes
         self.nominator = Nominator()
-        self.handle = Handle(backend=self.cluster, snapshot=Snapshot.from_objects(nodes, self.pods),
-                             nominator=self.nominator, waiting_pods={})
-        self.framework = framework_for(plugins, handle=self.handle, scheduler_name=scheduler_name)
+        self.framework = framework_for(plugins, handle=Handle.factory(
+            backend=self.cluster, snapshot=Snapshot.from_objects(nodes, self.pods), nominator=self.nominator,
+            waiting_pods={}), scheduler_name=scheduler_name)
+        self.handle = self.framework.handle
         self.plugin = DefaultPreemption(args, self.handle, features=features)
 
     def refresh_snapshot(self) -> None:

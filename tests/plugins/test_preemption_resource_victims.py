@@ -79,10 +79,11 @@ def build(seed: int):
         node = r.choice(names)
         nominated = cluster.create(random_pod(r, f"nom{i}", priority=r.choice([5, 50, 100, 1000]), nominated=node))
         nominator.add_nominated_pod(nominated)
-    handle = Handle(backend=cluster, snapshot=Snapshot.from_objects(nodes, bound), nominator=nominator,
-                    waiting_pods={})
     registry = default_registry()
-    framework = Framework(default_config(registry).profiles[0], registry, handle)
+    framework = Framework(default_config(registry).profiles[0], registry,
+                          handle=Handle.factory(backend=cluster, snapshot=Snapshot.from_objects(nodes, bound),
+                                                nominator=nominator, waiting_pods={}))
+    handle = framework.handle
     preemptors = []
     for t in range(3):  # replicas of a template: later ones reuse what earlier ones worked out
         template = r.randrange(1 << 30)
@@ -188,10 +189,11 @@ def test_plugins_that_look_at_pods_on_the_node_refuse_the_arithmetic():
     cluster = MemoryCluster(admission_plugins=())  # a fake client, as in the upstream tests
     cluster.create(node)
     low = cluster.create(make_pod("low", cpu="2", node_name="n1", priority=0))
-    handle = Handle(backend=cluster, snapshot=Snapshot.from_objects([node], [low]), nominator=Nominator(),
-                    waiting_pods={})
     registry = default_registry()
-    framework = Framework(default_config(registry).profiles[0], registry, handle)
+    framework = Framework(default_config(registry).profiles[0], registry,
+                          handle=Handle.factory(backend=cluster, snapshot=Snapshot.from_objects([node], [low]),
+                                                nominator=Nominator(), waiting_pods={}))
+    handle = framework.handle
     plugin = framework.plugins["DefaultPreemption"]
 
     def selector(pod):

@@ -25,15 +25,35 @@ class RecordingScheduler(Scheduler):
     ``names`` (node names are prefixed by ``node_prefix``, dropped in the note), a
     ``BindFinished`` entry when a bind's outcome is handled, and every handler call made inside a
     Bind call on the same thread (``inside_bind``: upstream never runs a handler inside the
-    binding goroutine's call)."""
+    binding goroutine's call). The note is watched before the scheduler's handlers, so the
+    backend's fan-out calls it just before them, with each event."""
 
-    def __init__(self, *args: Any, namespace: str = "default", node_prefix: str = "", **kwargs: Any) -> None:
+    def __init__(self, config: Any, registry: Any, cluster: Any, *, namespace: str = "default",
+                 node_prefix: str = "", **kwargs: Any) -> None:
         self.log: list[tuple[str, str, str, str, str]] = []
         self.inside_bind: list[tuple[str, str, str]] = []
         self._binding: int | None = None  # the thread running a Bind call
         self._namespace = namespace
         self._node_prefix = node_prefix
-        super().__init__(*args, **kwargs)
+        cluster.watch(self._note_event)
+        super().__init__(config, registry, cluster, **kwargs)
+        binding = self.binding
+        bind, bind_finished = binding.bind, binding.bind_finished
+
+        def noting_bind(*args: Any) -> Any:
+            self._binding = threading.get_ident()
+            try:
+                return bind(*args)
+            finally:
+                self._binding = None
+
+        def noting_bind_finished(fwk: Any, state: Any, qpi: Any, assumed: Any, host: str, *rest: Any) -> None:
+            if assumed.namespace == self._namespace:
+                self.log.append(("BindFinished", "Pod", assumed.name, host[len(self._node_prefix):], ""))
+            bind_finished(fwk, state, qpi, assumed, host, *rest)
+
+        binding.bind = noting_bind  # type: ignore[method-assign]
+        binding.bind_finished = noting_bind_finished  # type: ignore[method-assign]
 
     def _note(self, kind: str, obj: Any) -> str | None:
         if kind == "Node" and obj.name.startswith(self._node_prefix):
@@ -42,7 +62,7 @@ class RecordingScheduler(Scheduler):
             return obj.name
         return None
 
-    def on_watch_event(self, event: Any) -> None:
+    def _note_event(self, event: Any) -> None:
         obj = event.new if event.new is not None else event.old
         name = self._note(event.kind, obj)
         if name is not None:
@@ -53,16 +73,3 @@ class RecordingScheduler(Scheduler):
             self.log.append((event.type, event.kind, name, node, label))
             if self._binding == threading.get_ident():
                 self.inside_bind.append((event.type, event.kind, name))
-        super().on_watch_event(event)
-
-    def _bind(self, *args: Any) -> Any:
-        self._binding = threading.get_ident()
-        try:
-            return super()._bind(*args)
-        finally:
-            self._binding = None
-
-    def _bind_finished(self, fwk: Any, state: Any, qpi: Any, assumed: Any, host: str, *rest: Any) -> None:
-        if assumed.namespace == self._namespace:
-            self.log.append(("BindFinished", "Pod", assumed.name, host[len(self._node_prefix):], ""))
-        super()._bind_finished(fwk, state, qpi, assumed, host, *rest)

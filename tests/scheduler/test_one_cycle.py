@@ -8,6 +8,7 @@ from kschedfw import Status, hookimpl
 from kschedfw.cli.main import main
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.fwk.types import PreFilterResult
+from kschedfw.scheduler.schedule_one import new_cycle_state
 from kschedfw.testing import PluginHarness, simulate_with
 
 from .plugins import BASE, CpuFit
@@ -121,10 +122,10 @@ def test_scheduler_cycle_accepts_a_recorder(node, pod):
     result = simulate_with([*BASE, CpuFit, Halves], [node("n1", cpu="1"), node("n2"), node("n3")])
     scheduler = result.scheduler
     fwk = scheduler.frameworks["default-scheduler"]
-    scheduler.update_snapshot()
-    state, _ = scheduler.new_cycle_state()
+    scheduler.cache.update_snapshot()
+    state, _ = new_cycle_state()
     record = CycleRecord()
-    schedule_result, status = scheduler.schedule_pod(fwk, state, pod("q", cpu="2"), record)
+    schedule_result, status = scheduler.scheduling.schedule_pod(fwk, state, pod("q", cpu="2"), record)
     assert status is None and schedule_result.suggested_host == "n3" == record.node
     assert (schedule_result.evaluated_nodes, schedule_result.feasible_nodes) == (3, 2)
     assert (record.evaluated, record.feasible_count) == (3, 2)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import attrs
 import pytest
 
-from kschedfw.scheduler_events import pod_event_labels
+from kschedfw.scheduler.event_labels import pod_event_labels
 from kschedfw.testing import make_pod
 
 OURS = make_pod("p", uid="u")

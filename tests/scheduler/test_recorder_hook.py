@@ -1,4 +1,4 @@
-"""Scheduler.recorder_for: every real scheduling cycle can be recorded as it happens."""
+"""SchedulingCycle.recorder_for: every real scheduling cycle can be recorded as it happens."""
 
 from kschedfw.framework.recorder import CycleRecord
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
@@ -22,7 +22,7 @@ def test_each_cycle_is_recorded_when_it_happens():
         records.setdefault(pod.name, []).append(record)
         return record
 
-    sim.scheduler.recorder_for = recorder_for
+    sim.scheduler.scheduling.recorder_for = recorder_for
     sim.run()
     fits = records["fits"][0]
     assert fits.node == "big" and fits.feasible == ["big"] and fits.status is None

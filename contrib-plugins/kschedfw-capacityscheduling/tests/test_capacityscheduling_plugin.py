@@ -39,10 +39,10 @@ def plugin_with(quotas=None, nodes=(), pods=(), nominator=None, with_fit=False):
     """The plugin on a handle with a snapshot. ``with_fit``: the handle's framework runs
     NodeResourcesFit only, as upstream's tests register it (so the plugin's own AddPod/RemovePod
     do not run during dry runs); otherwise the framework runs CapacityScheduling."""
-    handle = Handle(snapshot=Snapshot.from_objects(nodes, pods), nominator=nominator)
+    handle = Handle.factory(snapshot=Snapshot.from_objects(nodes, pods), nominator=nominator)
     if with_fit:
         fwk = framework_for([NodeResourcesFit], handle=handle)
-        plugin = CapacityScheduling({}, handle)
+        plugin = CapacityScheduling({}, fwk.handle)
     else:
         fwk = framework_for([CapacityScheduling], handle=handle)
         plugin = fwk.plugins["CapacityScheduling"]
@@ -185,9 +185,10 @@ def test_dry_run_with_the_plugins_own_extensions():
             make_pod("t1-p2", "ns2", 50, 0, 0, HIGH_PRIORITY, "t1-p2", "node-a"),
             make_pod("t1-p3", "ns2", 50, 0, 0, MID_PRIORITY, "t1-p3", "node-a")]
     pod = make_pod("t1-p", "ns1", 50, 0, 0, HIGH_PRIORITY, "t1-p")
-    handle = Handle(snapshot=Snapshot.from_objects([make_node("node-a", MEM_150)], pods))
-    fwk = framework_for([NodeResourcesFit, CapacityScheduling], handle=handle)
+    fwk = framework_for([NodeResourcesFit, CapacityScheduling],
+                        handle=Handle.factory(snapshot=Snapshot.from_objects([make_node("node-a", MEM_150)], pods)))
     plugin = fwk.plugins["CapacityScheduling"]
+    handle = fwk.handle
     plugin.add_elastic_quota(make_eq("ns1", "q", {"memory": "200"}, {"memory": "150"}))
     plugin.add_elastic_quota(make_eq("ns2", "q", {"memory": "200"}, {"memory": "50"}))
     for p in pods:

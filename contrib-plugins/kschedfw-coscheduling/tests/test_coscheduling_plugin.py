@@ -10,6 +10,7 @@ import pytest
 from cosched_testlib import Env, make_node, make_pod, make_pod_group, qpi
 from kschedfw import ActionType, Code, CycleState, QueueingHint
 from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, PodsToActivate
+from kschedfw.framework.handle import Handle
 from kschedfw.fwk.types import NodeToStatus
 from kschedfw.testing import framework_for
 from kschedfw_coscheduling import Coscheduling
@@ -319,7 +320,9 @@ def test_capacity_hints_need_a_group_able_to_make_quorum():
 
 def test_framework_wiring():
     env = Env()
-    fwk = framework_for([Coscheduling], handle=env.handle, args={"Coscheduling": {"permitWaitingTimeSeconds": 5}})
+    fwk = framework_for([Coscheduling], handle=Handle.factory(backend=env.cluster, snapshot=env.handle.snapshot,
+                                                              waiting_pods=env.waiting),
+                        args={"Coscheduling": {"permitWaitingTimeSeconds": 5}})
     points = {point: names for point, names in fwk.list_plugins().items() if names}
     assert points == {"less": ["Coscheduling"], "pre_filter": ["Coscheduling"], "post_filter": ["Coscheduling"],
                       "reserve": ["Coscheduling"], "permit": ["Coscheduling"]}

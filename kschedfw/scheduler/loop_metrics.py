@@ -50,6 +50,8 @@ class LoopMetrics(Protocol):
 
     def pod_scheduled(self, qpi: "QueuedPodInfo", now: float) -> None: ...
 
+    def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None: ...
+
 
 class _NullSeries:
     """A histogram, gauge or labelled family that keeps nothing."""
@@ -83,6 +85,9 @@ class NullMetrics:
         return 0.0
 
     def pod_scheduled(self, qpi: "QueuedPodInfo", now: float) -> None:
+        pass
+
+    def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None:
         pass
 
 

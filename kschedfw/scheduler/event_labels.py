@@ -42,7 +42,8 @@ def resource_for_kind(kind: str) -> str:
     return resource.value if resource is not None else kind
 
 
-_ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
+#: the cluster event action of each watch event type
+WATCH_ACTIONS = {"ADDED": ActionType.Add, "MODIFIED": ActionType.Update, "DELETED": ActionType.Delete}
 _EVENT_LABELS: dict[tuple[str, str], str] = {}
 
 
@@ -79,5 +80,5 @@ def event_label(event: "WatchEvent") -> str:
     label = _EVENT_LABELS.get(key)
     if label is None:
         resource = kind if kind == "Node" else resource_for_kind(kind)
-        label = _EVENT_LABELS[key] = ClusterEvent(resource, _ACTIONS[type_]).label
+        label = _EVENT_LABELS[key] = ClusterEvent(resource, WATCH_ACTIONS[type_]).label
     return label
