@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # what a type checker sees of the names imported on first use below
     from kschedfw.api.field import FieldError
-    from kschedfw.fwk.cycle_state import (BINDING_MAY_WAIT_KEY, CycleState, PODS_TO_ACTIVATE_KEY, PodsToActivate,
-                                          StateNotFound)
+    from kschedfw.fwk.cycle_state import (BINDING_MAY_WAIT_KEY, CycleState, PODS_TO_ACTIVATE_KEY, PodGroupCycleState,
+                                          PodsToActivate, StateNotFound)
     from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.fwk.fit_error import FitError
@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # what a type checker sees of the names imported on first use
                                         ResourceClaimStatusWriter, ResourceClaimWriter, SharedLister, Subscriber,
                                         WaitingPodHandle, WatchEvent, snapshot_label_index, snapshot_term_index)
     from kschedfw.fwk.markers import hookimpl
+    from kschedfw.fwk.podgroup import (MAX_SCORE, MIN_SCORE, GeneratePlacementsResult, Placement, PlacementScore,
+                                       PodGroupAssignments, PodGroupInfo, PodGroupManager, PodGroupState,
+                                       PodGroupStateLister, ProposedAssignment)
     from kschedfw.fwk.pod_info import AffinityTerm, PodTerms, WeightedAffinityTerm, pod_terms
     from kschedfw.fwk.status import Code, Status
     from kschedfw.fwk.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore, NodeToStatus,
@@ -46,6 +49,7 @@ EXPORTS: dict[str, str] = {
     "PodsToActivate": "kschedfw.fwk.cycle_state",
     "PODS_TO_ACTIVATE_KEY": "kschedfw.fwk.cycle_state",
     "BINDING_MAY_WAIT_KEY": "kschedfw.fwk.cycle_state",
+    "PodGroupCycleState": "kschedfw.fwk.cycle_state",
     "ActionType": "kschedfw.fwk.events",
     "ClusterEvent": "kschedfw.fwk.events",
     "ClusterEventWithHint": "kschedfw.fwk.events",
@@ -102,6 +106,17 @@ EXPORTS: dict[str, str] = {
     "Victims": "kschedfw.fwk.victims",
     "Candidate": "kschedfw.fwk.victims",
     "FitError": "kschedfw.fwk.fit_error",
+    "MAX_SCORE": "kschedfw.fwk.podgroup",
+    "MIN_SCORE": "kschedfw.fwk.podgroup",
+    "GeneratePlacementsResult": "kschedfw.fwk.podgroup",
+    "Placement": "kschedfw.fwk.podgroup",
+    "PlacementScore": "kschedfw.fwk.podgroup",
+    "PodGroupAssignments": "kschedfw.fwk.podgroup",
+    "PodGroupInfo": "kschedfw.fwk.podgroup",
+    "PodGroupManager": "kschedfw.fwk.podgroup",
+    "PodGroupState": "kschedfw.fwk.podgroup",
+    "PodGroupStateLister": "kschedfw.fwk.podgroup",
+    "ProposedAssignment": "kschedfw.fwk.podgroup",
 }
 
 #: the contract, each name once (``kschedfw`` exports the same list)
@@ -109,14 +124,17 @@ __all__ = [
     "ActionType", "AffinityTerm", "BINDING_MAY_WAIT_KEY", "Backend", "BackgroundApiCalls", "Candidate",
     "Client", "Clock", "ClusterEvent", "ClusterEventWithHint", "Code", "Conflict", "CycleState",
     "EventRecorder", "EventResource", "Extender", "ExtenderError", "FeatureGateReader", "FeatureGates",
-    "FieldError", "FilterFunction", "FitError", "Handle", "IndexedSharedLister", "MAX_NODE_SCORE", "MIN_NODE_SCORE",
-    "NodeInfo", "NodeScore", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound",
-    "ObjectLister", "PODS_TO_ACTIVATE_KEY", "PersistentVolumeClaimBinder", "Plugin", "PluginFactory",
-    "PodAffinityTermIndex", "PodAnnotationWriter", "PodLabelIndex", "PodTerms", "PodsToActivate",
-    "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics", "QueuedPodInfo",
-    "QueueingHint", "ResourceClaimStatusWriter", "ResourceClaimWriter", "SharedLister", "SignFragment",
-    "StateNotFound", "Status", "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent",
-    "WeightedAffinityTerm", "hookimpl", "pod_terms", "snapshot_label_index", "snapshot_term_index",
+    "FieldError", "FilterFunction", "FitError", "GeneratePlacementsResult", "Handle", "IndexedSharedLister",
+    "MAX_NODE_SCORE", "MAX_SCORE", "MIN_NODE_SCORE", "MIN_SCORE", "NodeInfo", "NodeScore", "NodeToStatus",
+    "NominatingInfo", "NominatingMode", "Nominator", "NotFound", "ObjectLister", "PODS_TO_ACTIVATE_KEY",
+    "PersistentVolumeClaimBinder", "Placement", "PlacementScore", "Plugin", "PluginFactory",
+    "PodAffinityTermIndex", "PodAnnotationWriter", "PodGroupAssignments", "PodGroupCycleState",
+    "PodGroupInfo", "PodGroupManager", "PodGroupState", "PodGroupStateLister", "PodLabelIndex", "PodTerms",
+    "PodsToActivate", "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics",
+    "ProposedAssignment", "QueuedPodInfo", "QueueingHint", "ResourceClaimStatusWriter",
+    "ResourceClaimWriter", "SharedLister", "SignFragment", "StateNotFound", "Status", "Subscriber",
+    "Victims", "WaitingPodHandle", "WatchEvent", "WeightedAffinityTerm", "hookimpl", "pod_terms",
+    "snapshot_label_index", "snapshot_term_index",
 ]
 
 
