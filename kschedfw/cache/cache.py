@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from kschedfw.cache.node_tree import NodeTree
 from kschedfw.cache.label_index import PodLabelIndex
 from kschedfw.cache.image_states import ImageStates, fill_image_states
+from kschedfw.cache.podgroupstate import PodGroupStates
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.cache.term_index import PodAffinityTermIndex
 from kschedfw.fwk.types import NodeInfo
@@ -38,6 +39,7 @@ class Cache:
         self._affinity_version = 0  # bumped when a node gains its first or loses its last pod with (anti-)affinity
         self._labels = PodLabelIndex()  # (label, value) -> nodes hosting such pods
         self._terms = PodAffinityTermIndex()  # affinity term -> nodes hosting pods with it
+        self._pod_groups = PodGroupStates()  # pods of each PodGroup, assigned or not
 
     # ---------------------------------------------------------------- nodes
     def add_node(self, node: "Node") -> NodeInfo:
@@ -91,7 +93,7 @@ class Cache:
         if self._affinity_shape(info) != before:
             self._affinity_version += 1
 
-    def _add_to_node(self, pod: "Pod") -> None:
+    def _add_to_node(self, pod: "Pod", assume: bool = False) -> None:
         info = self._nodes.get(pod.node_name)
         if info is None:  # pod arrived before its node: keep an info without node
             info = NodeInfo(node=None)
@@ -102,8 +104,13 @@ class Cache:
         self._labels.add(info, pod)
         self._terms.add(info, pod)
         self._pod_states[pod.uid] = pod
+        if pod.scheduling_group is not None:
+            if assume:
+                self._pod_groups.assume_pod(pod)
+            else:
+                self._pod_groups.add_pod(pod)
 
-    def _remove_from_node(self, pod: "Pod") -> None:
+    def _remove_from_node(self, pod: "Pod", forget: bool = False) -> None:
         info = self._nodes.get(pod.node_name)
         if info is not None:
             before = self._affinity_shape(info)
@@ -114,11 +121,16 @@ class Cache:
             if info.node is None and not info.pods:
                 del self._nodes[pod.node_name]
         self._pod_states.pop(pod.uid, None)
+        if pod.scheduling_group is not None:
+            if forget:
+                self._pod_groups.forget_pod(pod)
+            else:
+                self._pod_groups.remove_pod(pod)
 
     def assume_pod(self, pod: "Pod") -> None:
         if pod.uid in self._pod_states:
             raise CacheError(f"pod {pod.key} is in the cache, so can't be assumed")
-        self._add_to_node(pod)
+        self._add_to_node(pod, assume=True)
         self._assumed.add(pod.uid)
 
     def finish_binding(self, pod: "Pod", now: float) -> None:
@@ -129,7 +141,7 @@ class Cache:
         if pod.uid in self._assumed:
             current = self._pod_states.get(pod.uid)
             if current is not None:
-                self._remove_from_node(current)
+                self._remove_from_node(current, forget=True)
             self._assumed.discard(pod.uid)
 
     def sizes(self) -> dict[str, int]:
@@ -178,6 +190,9 @@ class Cache:
             self._terms.add(info, new)
             self._note_affinity(info, before)
         self._pod_states[new.uid] = new
+        if new.scheduling_group is not None:  # upstream's update: out of its group and back in
+            self._pod_groups.remove_pod(current)
+            self._pod_groups.add_pod(new)
 
     def remove_pod(self, pod: "Pod") -> None:
         current = self._pod_states.get(pod.uid)
@@ -187,6 +202,26 @@ class Cache:
 
     def get_pod(self, uid: str) -> "Pod | None":
         return self._pod_states.get(uid)
+
+    # ---------------------------------------------------------------- pod groups
+    # The pods of a PodGroup that are on no node yet: the event handlers report them here
+    # (upstream AddPodGroupMember and its pair); assigned and assumed ones come through the
+    # methods above.
+    def add_pod_group_member(self, pod: "Pod") -> None:
+        if pod.scheduling_group is not None:
+            self._pod_groups.add_pod(pod)
+
+    def update_pod_group_member(self, old: "Pod", new: "Pod") -> None:
+        if new.scheduling_group is not None:
+            self._pod_groups.update_pod(old, new)
+
+    def remove_pod_group_member(self, pod: "Pod") -> None:
+        if pod.scheduling_group is not None:
+            self._pod_groups.remove_pod(pod)
+
+    def pod_group_states(self) -> PodGroupStates:
+        """The live PodGroup states (the cache is the Handle's PodGroupManager)."""
+        return self._pod_groups
 
     # ---------------------------------------------------------------- snapshot
     @property
@@ -208,6 +243,8 @@ class Cache:
         self._snapshot.affinity_version = self._affinity_version
         self._snapshot.label_index = self._labels
         self._snapshot.term_index = self._terms
+        if self._pod_groups.states or self._snapshot.pod_groups.states:
+            self._pod_groups.copy_into(self._snapshot.pod_groups)
         return self._snapshot
 
     def node_info(self, name: str) -> NodeInfo | None:

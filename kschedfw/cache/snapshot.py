@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable, Collection, Iterable
 
 from kschedfw.cache.image_states import fill_image_states
+from kschedfw.cache.podgroupstate import PodGroupStates
 from kschedfw.fwk.types import NodeInfo
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
     __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index",
-                 "term_index", "_positions")
+                 "term_index", "_positions", "pod_groups")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -33,6 +34,9 @@ class Snapshot:
         #: Set by the cache: which nodes host pods with a given affinity term (None: walk them).
         self.term_index: "PodAffinityTermIndex | None" = None
         self._positions: dict[str, int] | None = None  # name -> index in _node_infos, built when asked
+        #: the PodGroup states as of this cycle (copied by the cache; a pod-group cycle assumes
+        #: and forgets its pods here)
+        self.pod_groups = PodGroupStates()
 
     def refill(self, node_infos: Iterable[NodeInfo]) -> None:
         """Hold ``node_infos`` from now on, in their order (the cache's one snapshot after a
@@ -46,11 +50,14 @@ class Snapshot:
     def from_objects(cls, nodes: Iterable["Node"], pods: Iterable["Pod"] = ()) -> "Snapshot":
         """Build a snapshot from nodes and the pods assigned to them (tests and tools)."""
         infos = {node.name: NodeInfo(node=node) for node in nodes}
+        pods = list(pods)
         for pod in pods:
             if pod.node_name and pod.node_name in infos:
                 infos[pod.node_name].add_pod(pod)
         fill_image_states(infos.values())
-        return cls(infos.values())
+        snapshot = cls(infos.values())
+        snapshot.pod_groups = PodGroupStates.from_pods(pods)
+        return snapshot
 
     def node_infos(self) -> list[NodeInfo]:
         return self._node_infos
@@ -72,6 +79,10 @@ class Snapshot:
         if positions is None:
             positions = self._positions = {ni.name: i for i, ni in enumerate(infos)}
         return [infos[i] for i in sorted(positions[name] for name in names if name in positions)]
+
+    def pod_group_states(self) -> PodGroupStates:
+        """The PodGroup states of this cycle (upstream Snapshot.PodGroupStates)."""
+        return self.pod_groups
 
     def have_pods_with_affinity(self) -> list[NodeInfo]:
         """Nodes with pods that have (anti-)affinity; recomputed only when such pods changed."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, 
 
 import attrs
 
+from kschedfw.cache.podgroupstate import PodGroupStates
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.clock import WallClock
 from kschedfw.fwk.features import DEFAULT_FEATURE_GATES, FeatureGates
@@ -26,10 +27,11 @@ from kschedfw.fwk.node_reuse import NodeMemo
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.podgroup import PodGroupManager
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
 
-__all__ = ["Handle", "HandleFactory", "EmptyLister", "EventLog", "RecordedEvent", "PluginRunner"]
+__all__ = ["Handle", "HandleFactory", "EmptyLister", "EventLog", "NoPodGroups", "RecordedEvent", "PluginRunner"]
 
 
 class PluginRunner(Protocol):
@@ -87,6 +89,13 @@ class EventLog:
         self.events.append(RecordedEvent(obj, type_, reason, message))
 
 
+class NoPodGroups:
+    """The PodGroup manager of a Handle without a cache (a test Handle's default): no groups."""
+
+    def pod_group_states(self) -> PodGroupStates:
+        return PodGroupStates()
+
+
 def _no_unsubscribe() -> None:
     return None
 
@@ -117,7 +126,8 @@ class Handle:
                  framework: PluginRunner | None = None, profile_name: str = "default-scheduler",
                  activate: Callable[[Iterable[Pod]], None] | None = None,
                  feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
-                 extenders: Sequence[Extender] = (), metrics: PreemptionMetrics | None = None) -> None:
+                 extenders: Sequence[Extender] = (), metrics: PreemptionMetrics | None = None,
+                 pod_group_manager: PodGroupManager | None = None) -> None:
         self.profile_name = profile_name
         self.snapshot = snapshot if snapshot is not None else Snapshot()
         # "is not None", not "or": an empty lister is falsy and still the one to use
@@ -143,6 +153,9 @@ class Handle:
         self._activate = activate
         #: the scheduler's HTTP extenders (upstream Handle.Extenders), for preemption
         self.extenders: Sequence[Extender] = tuple(extenders)
+        #: the live PodGroup states (the scheduler's cache; upstream Handle.PodGroupManager)
+        self.pod_group_manager: PodGroupManager = pod_group_manager if pod_group_manager is not None \
+            else NoPodGroups()
 
     @classmethod
     def factory(cls, **facets: Any) -> HandleFactory:

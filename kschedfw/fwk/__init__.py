@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:  # what a type checker sees of the names imported on first use below
     from kschedfw.api.field import FieldError
-    from kschedfw.fwk.cycle_state import (BINDING_MAY_WAIT_KEY, CycleState, PODS_TO_ACTIVATE_KEY, PodsToActivate,
-                                          StateNotFound)
+    from kschedfw.fwk.cycle_state import (BINDING_MAY_WAIT_KEY, CycleState, PODS_TO_ACTIVATE_KEY, PodGroupCycleState,
+                                          PodsToActivate, StateNotFound)
     from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.fwk.fit_error import FitError
@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # what a type checker sees of the names imported on first use
                                         WaitingPodHandle, WatchEvent, snapshot_label_index, snapshot_term_index)
     from kschedfw.fwk.markers import hookimpl
     from kschedfw.fwk.node_reuse import Memo, NodeMemo, NodeStamp, memo_score, memo_scores
+    from kschedfw.fwk.podgroup import (MAX_SCORE, MIN_SCORE, GeneratePlacementsResult, Placement, PlacementScore,
+                                       PodGroupAssignments, PodGroupInfo, PodGroupManager, PodGroupState,
+                                       PodGroupStateLister, ProposedAssignment)
     from kschedfw.fwk.pod_info import AffinityTerm, PodTerms, WeightedAffinityTerm, pod_terms
     from kschedfw.fwk.status import Code, Status
     from kschedfw.fwk.types import (MAX_NODE_SCORE, MIN_NODE_SCORE, NodeInfo, NodeScore, NodeToStatus,
@@ -47,6 +50,7 @@ EXPORTS: dict[str, str] = {
     "PodsToActivate": "kschedfw.fwk.cycle_state",
     "PODS_TO_ACTIVATE_KEY": "kschedfw.fwk.cycle_state",
     "BINDING_MAY_WAIT_KEY": "kschedfw.fwk.cycle_state",
+    "PodGroupCycleState": "kschedfw.fwk.cycle_state",
     "ActionType": "kschedfw.fwk.events",
     "ClusterEvent": "kschedfw.fwk.events",
     "ClusterEventWithHint": "kschedfw.fwk.events",
@@ -108,6 +112,17 @@ EXPORTS: dict[str, str] = {
     "Memo": "kschedfw.fwk.node_reuse",
     "memo_score": "kschedfw.fwk.node_reuse",
     "memo_scores": "kschedfw.fwk.node_reuse",
+    "MAX_SCORE": "kschedfw.fwk.podgroup",
+    "MIN_SCORE": "kschedfw.fwk.podgroup",
+    "GeneratePlacementsResult": "kschedfw.fwk.podgroup",
+    "Placement": "kschedfw.fwk.podgroup",
+    "PlacementScore": "kschedfw.fwk.podgroup",
+    "PodGroupAssignments": "kschedfw.fwk.podgroup",
+    "PodGroupInfo": "kschedfw.fwk.podgroup",
+    "PodGroupManager": "kschedfw.fwk.podgroup",
+    "PodGroupState": "kschedfw.fwk.podgroup",
+    "PodGroupStateLister": "kschedfw.fwk.podgroup",
+    "ProposedAssignment": "kschedfw.fwk.podgroup",
 }
 
 #: the contract, each name once (``kschedfw`` exports the same list)
@@ -115,14 +130,17 @@ __all__ = [
     "ActionType", "AffinityTerm", "BINDING_MAY_WAIT_KEY", "Backend", "BackgroundApiCalls", "Candidate",
     "Client", "Clock", "ClusterEvent", "ClusterEventWithHint", "Code", "Conflict", "CycleState",
     "EventRecorder", "EventResource", "Extender", "ExtenderError", "FeatureGateReader", "FeatureGates",
-    "FieldError", "FilterFunction", "FitError", "Handle", "IndexedSharedLister", "MAX_NODE_SCORE", "MIN_NODE_SCORE",
-    "Memo", "NodeInfo", "NodeMemo", "NodeStamp", "NodeScore", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound",
-    "ObjectLister", "PODS_TO_ACTIVATE_KEY", "PersistentVolumeClaimBinder", "Plugin", "PluginFactory",
-    "PodAffinityTermIndex", "PodAnnotationWriter", "PodLabelIndex", "PodTerms", "PodsToActivate",
-    "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics", "QueuedPodInfo",
-    "QueueingHint", "ResourceClaimStatusWriter", "ResourceClaimWriter", "SharedLister", "SignFragment",
-    "StateNotFound", "Status", "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent",
-    "WeightedAffinityTerm", "hookimpl", "memo_score", "memo_scores", "pod_terms", "snapshot_label_index", "snapshot_term_index",
+    "FieldError", "FilterFunction", "FitError", "GeneratePlacementsResult", "Handle", "IndexedSharedLister",
+    "MAX_NODE_SCORE", "MAX_SCORE", "MIN_NODE_SCORE", "MIN_SCORE", "Memo", "NodeInfo", "NodeMemo", "NodeScore",
+    "NodeStamp", "NodeToStatus", "NominatingInfo", "NominatingMode", "Nominator", "NotFound", "ObjectLister",
+    "PODS_TO_ACTIVATE_KEY", "PersistentVolumeClaimBinder", "Placement", "PlacementScore", "Plugin", "PluginFactory",
+    "PodAffinityTermIndex", "PodAnnotationWriter", "PodGroupAssignments", "PodGroupCycleState", "PodGroupInfo",
+    "PodGroupManager", "PodGroupState", "PodGroupStateLister", "PodLabelIndex", "PodTerms", "PodsToActivate",
+    "PostFilterResult", "PreBindPreFlightResult", "PreFilterResult", "PreemptionMetrics", "ProposedAssignment",
+    "QueuedPodInfo", "QueueingHint", "ResourceClaimStatusWriter", "ResourceClaimWriter", "SharedLister",
+    "SignFragment", "StateNotFound", "Status", "Subscriber", "Victims", "WaitingPodHandle", "WatchEvent",
+    "WeightedAffinityTerm", "hookimpl", "memo_score", "memo_scores", "pod_terms", "snapshot_label_index",
+    "snapshot_term_index",
 ]
 
 

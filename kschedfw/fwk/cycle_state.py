@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -34,6 +34,20 @@ class PodsToActivate:
 BINDING_MAY_WAIT_KEY = "kschedfw.io/binding-may-wait"
 
 
+class PodGroupCycleState(Protocol):
+    """The state of one pod-group cycle, shared by the plugins that work on the group
+    (upstream PodGroupCycleState): what the placement hooks are handed. A :class:`CycleState`
+    is one."""
+
+    def should_record_plugin_metrics(self) -> bool: ...
+
+    def read(self, key: str) -> Any: ...
+
+    def write(self, key: str, value: Any) -> None: ...
+
+    def delete(self, key: str) -> None: ...
+
+
 class CycleState:
     """A key/value store for one scheduling cycle.
 
@@ -42,7 +56,7 @@ class CycleState:
     """
 
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
-                 "record_plugin_metrics", "filter_plan")
+                 "record_plugin_metrics", "filter_plan", "_pod_group_cycle")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
@@ -52,6 +66,22 @@ class CycleState:
         self.record_plugin_metrics = False
         #: Filter plugins to run this cycle (set by the runtime after PreFilter, minus skipped ones)
         self.filter_plan: tuple[tuple[str, Callable[..., Any]], ...] | None = None
+        self._pod_group_cycle: PodGroupCycleState | None = None
+
+    def should_record_plugin_metrics(self) -> bool:
+        return self.record_plugin_metrics
+
+    # A pod's cycle inside its group's cycle carries the group's state (upstream
+    # IsPodGroupSchedulingCycle and its pair): plugins then read the group from the snapshot.
+    def is_pod_group_scheduling_cycle(self) -> bool:
+        """Whether this pod is being scheduled within its pod group's cycle."""
+        return self._pod_group_cycle is not None
+
+    def get_pod_group_scheduling_cycle(self) -> PodGroupCycleState | None:
+        return self._pod_group_cycle
+
+    def set_pod_group_scheduling_cycle(self, state: PodGroupCycleState | None) -> None:
+        self._pod_group_cycle = state
 
     def read(self, key: str) -> Any:
         try:
@@ -81,4 +111,5 @@ class CycleState:
         new.skip_pre_bind_plugins = set(self.skip_pre_bind_plugins)
         new.record_plugin_metrics = self.record_plugin_metrics
         new.filter_plan = self.filter_plan
+        new._pod_group_cycle = self._pod_group_cycle
         return new

@@ -104,13 +104,14 @@ HOOKS: tuple[Hook, ...] = (
     Hook("post_bind", "PostBindPlugin", "None", "postBind", True, 9, "PostBind", timed=True, observed=True,
          doc="PostBind: informational, after binding."),
     # pod groups
-    Hook("generate_placements", "PlacementGeneratePlugin", "list[Any]", "placementGenerate", True, 13,
+    Hook("generate_placements", "PlacementGeneratePlugin",
+         "tuple[GeneratePlacementsResult | None, Status | None]", "placementGenerate", True, 13,
          pod_group=True, doc="PlacementGenerate: propose placements for a pod group."),
-    Hook("score_placement", "PlacementScorePlugin", "int", "placementScore", True, 14, weighted=True,
+    Hook("score_placement", "PlacementScorePlugin", "int | Status", "placementScore", True, 14, weighted=True,
          pod_group=True, doc="PlacementScore: rank placements for a pod group (weights apply)."),
     Hook("normalize_placement_score", "PlacementScoreExtensions", "Status | None", "placementScore",
          pod_group=True),
-    Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Any", "podGroupPostFilter", True, 15,
+    Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", "podGroupPostFilter", True, 15,
          pod_group=True, doc="PodGroupPostFilter: run when a whole pod group failed."),
 )
 

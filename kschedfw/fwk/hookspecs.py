@@ -61,7 +61,7 @@ pays most: it reads its entries inline, a dict hit per node.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Hashable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence
 
 import pluggy
 
@@ -69,8 +69,11 @@ from kschedfw.fwk.extension_points import HOOK_NAMES, HOOKS
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
-    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.api.workload import PodGroup
+    from kschedfw.fwk.cycle_state import CycleState, PodGroupCycleState
     from kschedfw.fwk.events import ClusterEvent, ClusterEventWithHint, QueueingHint
+    from kschedfw.fwk.podgroup import (GeneratePlacementsResult, Placement, PlacementScore, PodGroupAssignments,
+                                       PodGroupInfo)
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import (NodeInfo, NodeScore, NodeToStatus, PostFilterResult,
                                     PreBindPreFlightResult, PreFilterResult, QueuedPodInfo,
@@ -351,29 +354,50 @@ def post_bind(state: "CycleState", pod: "Pod", node_name: str) -> None:
 # --------------------------------------------------------------------------- pod groups (newest API)
 
 @hookspec
-def generate_placements(state: "CycleState", pod_group: Any, parent_placement: Any) -> list[Any]:
-    """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.
+def generate_placements(state: "PodGroupCycleState", pod_group: "PodGroupInfo", parent_placement: "Placement"
+                        ) -> "tuple[GeneratePlacementsResult | None, Status | None]":
+    """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.GeneratePlacements.
 
-    Declared for topology-aware workload scheduling; not called yet (:data:`NOT_CALLED_YET`).
+    Called once per pod-group cycle with the placement covering the nodes considered so far
+    (``parent_placement``; at first every node). Return ``(result, status)``, as upstream's
+    ``(*GeneratePlacementsResult, *Status)``: the placements may overlap; none means the group
+    fits nowhere this plugin allows. Any non-Success status is an Error for the group's cycle.
+    Declared for workload-aware scheduling; not called yet (:data:`NOT_CALLED_YET`).
     """
 
 
 @hookspec
-def score_placement(state: "CycleState", pod_group: Any, placement: Any) -> int:
-    """Score one placement of a pod group. Upstream: PlacementScorePlugin. Weighted like Score.
+def score_placement(state: "PodGroupCycleState", pod_group: "PodGroupInfo", placement: "PodGroupAssignments"
+                    ) -> "int | Status":
+    """Score one feasible placement of a pod group. Upstream: PlacementScorePlugin.ScorePlacement.
 
-    Declared for topology-aware workload scheduling; not called yet (:data:`NOT_CALLED_YET`).
+    Called per placement the group fits in, with the pods the cycle found room for there
+    (``placement.proposed_assignments``). Return the score, or a Status when scoring failed
+    (an Error for the cycle). Like :func:`score`, the score is in [MIN_SCORE, MAX_SCORE] after
+    normalising and is multiplied by the profile's weight. Not called yet (:data:`NOT_CALLED_YET`).
     """
 
 
 @hookspec
-def normalize_placement_score(state: "CycleState", pod_group: Any, scores: list[Any]) -> "Status | None":
-    """Rescale placement scores in place. Upstream: PlacementScoreExtensions. Not called yet."""
+def normalize_placement_score(state: "PodGroupCycleState", pod_group: "PodGroupInfo",
+                              placement_scores: "list[PlacementScore]") -> "Status | None":
+    """Rescale this plugin's placement scores in place (``placement_scores[i].score``).
+
+    Upstream: PlacementScoreExtensions.NormalizePlacementScore. Called once per cycle with every
+    scored placement; any non-Success is an Error. Not called yet (:data:`NOT_CALLED_YET`).
+    """
 
 
 @hookspec
-def pod_group_post_filter(state: "CycleState", pod_group_info: Any, node_to_status: Any) -> Any:
-    """PostFilter for a whole pod group that failed (workload-aware preemption). Not called yet."""
+def pod_group_post_filter(pod_group: "PodGroup", pods: "list[Pod]",
+                          pod_group_scheduling_func: "Callable[[], Status | None]") -> "Status | None":
+    """Make a pod group that did not fit schedulable, by workload-aware preemption.
+
+    Upstream: PodGroupPostFilterPlugin.PodGroupPostFilter (internal, DefaultPreemption's only).
+    Called when the group's cycle found it unschedulable; ``pod_group_scheduling_func`` reruns
+    the group's algorithm (without post filters) on the snapshot as the plugin changed it, to
+    try victims. Not called yet (:data:`NOT_CALLED_YET`).
+    """
 
 
 # --------------------------------------------------------------------------- whole-list forms

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
                               Pod, PodDisruptionBudget, PriorityClass, RuntimeClass, StorageClass)
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.node_reuse import NodeMemo
+    from kschedfw.fwk.podgroup import PodGroupManager, PodGroupStateLister
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import NodeInfo, NominatingInfo
     from kschedfw.fwk.victims import Victims
@@ -313,6 +314,11 @@ class SharedLister(Protocol):
 
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]: ...
 
+    def pod_group_states(self) -> PodGroupStateLister:
+        """The PodGroup states as of the cycle's start, which a pod-group cycle updates as it
+        assumes and forgets its pods."""
+        ...
+
     def __len__(self) -> int: ...
 
 
@@ -500,6 +506,11 @@ class Handle(Protocol):
 
     @property
     def lister(self) -> ObjectLister: ...
+
+    @property
+    def pod_group_manager(self) -> PodGroupManager:
+        """The cache's live PodGroup states (read them from ``snapshot`` in a pod-group cycle)."""
+        ...
 
     @property
     def client(self) -> Client | None: ...

@@ -214,9 +214,16 @@ def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
         "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
 
 
-def test_plugins_check_names_no_in_tree_plugin(capsys: pytest.CaptureFixture[str]) -> None:
-    """sign_pod is called now (opportunistic batching): --check has nothing to say about in-tree plugins."""
+#: the in-tree plugins at the placement points, which wait for the pod-group cycle
+PLACEMENT_PLUGINS = {"NodeResourcesFit", "PodGroupPodsCount", "TopologyPlacementGenerator"}
+
+
+def test_plugins_check_names_only_the_in_tree_placement_plugins(capsys: pytest.CaptureFixture[str]) -> None:
+    """sign_pod is called now (opportunistic batching): of the in-tree plugins, --check names only
+    those implementing a placement hook, which is not called yet, and only for those hooks."""
     from kschedfw.cli.main import main
     main(["plugins", "--check"])
     err = capsys.readouterr().err.splitlines()
-    assert [line for line in err if line.startswith("warning: kschedfw[")] == []
+    named = {line.split("[", 1)[1].split("]", 1)[0]: line for line in err if line.startswith("warning: kschedfw[")}
+    assert "NodeResourcesFit" in named and set(named) <= PLACEMENT_PLUGINS
+    assert "implements score_placement, which" in named["NodeResourcesFit"]

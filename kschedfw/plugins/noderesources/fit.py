@@ -47,8 +47,9 @@ from kschedfw.plugins.noderesources.resource_allocation import (
 from kschedfw.plugins.noderesources.args import FIT_ARGS
 
 if TYPE_CHECKING:
-    from kschedfw.fwk.cycle_state import CycleState
+    from kschedfw.fwk.cycle_state import CycleState, PodGroupCycleState
     from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.podgroup import PodGroupAssignments, PodGroupInfo
     from kschedfw.fwk.types import PreFilterResult
 
 __all__ = [
@@ -471,6 +472,30 @@ class NodeResourcesFit:
         if state is not cycle_state or fast is None:
             return None
         return memo_scores(memo, fast, nodes, lambda ni: self.score(state, pod, ni))
+
+    @hookimpl
+    def score_placement(self, state: PodGroupCycleState, pod_group: PodGroupInfo,
+                        placement: PodGroupAssignments) -> int | Status:
+        """PlacementScore: MostAllocated, whatever the Score strategy, over the placement as one
+        node: the proposed pods' requests plus what its nodes hold, against their summed
+        allocatable (upstream scorePlacement). A scalar resource counts once a pod asks for it."""
+        scorer = get_scorer({"type": MOST_ALLOCATED,
+                             "resources": [{"name": n, "weight": w} for n, w in self.scorer.resources]})
+        n = len(scorer.names)
+        requested = [0] * n
+        for assignment in placement.proposed_assignments:
+            for i, request in enumerate(scorer.pod_requests(assignment.pod)):
+                requested[i] += request
+        allocated = [0] * n
+        allocatable = [0] * n
+        for node_info in placement.nodes:
+            # ``requested`` grows node by node, as upstream's: only its zeros matter here.
+            _, node_allocated, node_allocatable = scorer.node_vectors(node_info, requested)
+            for i in range(n):
+                allocatable[i] += node_allocatable[i]
+                allocated[i] += node_allocated[i]
+                requested[i] += node_allocated[i]
+        return scorer.scorer(requested, allocated, allocatable)
 
     # -- batching signature
     @hookimpl

@@ -1,0 +1,153 @@
+"""The cache's PodGroup states, as upstream's podgroupstate_test.go states them: a pod is
+unscheduled, assumed or assigned; assume and forget move it between the first two (a bound pod
+stays assigned, an unknown one is ignored); a snapshot is a copy neither side's changes reach.
+And the cache keeps them from its pod events, its assume and forget, into each cycle's snapshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from kschedfw.cache.cache import Cache
+from kschedfw.cache.podgroupstate import PodGroupState, PodGroupStates
+from kschedfw.cache.snapshot import Snapshot
+from kschedfw.fwk.interface import NotFound
+from kschedfw.testing.builders import make_node, make_pod
+
+
+def member(name, group="pg1", *, namespace="ns1", node=""):
+    return make_pod(name, uid=name, namespace=namespace, node_name=node,
+                    schedulingGroup={"podGroupName": group})
+
+
+def test_assume_then_forget_moves_a_pod_between_unscheduled_and_assumed():
+    pgs = PodGroupState()
+    pod = member("p1")
+    pgs.add_pod(pod)
+    assert "p1" not in pgs.assumed_pods() and "p1" in pgs.unscheduled_pods().keys()
+    pgs.assume_pod(pod)
+    assert "p1" in pgs.assumed_pods() and pgs.unscheduled_pods() == {}
+    pgs.forget_pod(pod.uid)
+    assert "p1" not in pgs.assumed_pods() and list(pgs.unscheduled_pods()) == ["p1"]
+
+
+def test_a_snapshot_is_a_copy_with_the_same_generation():
+    pgs = PodGroupState()
+    pod1, pod2 = member("p1", "pg"), member("p2", "pg")
+    pgs.add_pod(pod1)
+    pgs.add_pod(pod2)
+    pgs.assume_pod(pod2)
+    snap = pgs.snapshot()
+    assert snap.generation == pgs.generation
+    assert snap.all_pods() == {"p1", "p2"}
+    assert "p1" in snap.unscheduled_pods()
+    assert "p2" in snap.assumed_pods()
+    snap.assume_pod(pod1)  # the copy's change does not reach the original
+    assert "p1" not in pgs.assumed_pods()
+    pgs.add_pod(member("p3", "pg"))  # nor the original's the copy
+    assert "p3" not in snap.all_pods()
+
+
+def test_pod_counts_through_assume_and_forget():
+    pgs = PodGroupState()
+    pod1, pod2, pod3, pod4 = member("p1"), member("p2"), member("p3", node="node1"), member("p4")
+    assert (pgs.all_pods_count(), pgs.scheduled_pods_count()) == (0, 0)
+    for pod in (pod1, pod2, pod3):
+        pgs.add_pod(pod)
+    assert (pgs.all_pods_count(), pgs.scheduled_pods_count()) == (3, 1)
+    steps = [
+        ("assuming an unscheduled pod makes it scheduled", lambda: pgs.assume_pod(pod1), 2),
+        ("assuming a bound pod changes nothing", lambda: pgs.assume_pod(pod3), 2),
+        ("assuming a pod the group does not hold changes nothing", lambda: pgs.assume_pod(pod4), 2),
+        ("forgetting a bound pod changes nothing", lambda: pgs.forget_pod(pod3.uid), 2),
+        ("forgetting an assumed pod makes it unscheduled", lambda: pgs.forget_pod(pod1.uid), 1),
+        ("forgetting a pod not assumed changes nothing", lambda: pgs.forget_pod(pod1.uid), 1),
+        ("assuming again makes it scheduled again", lambda: pgs.assume_pod(pod2), 2),
+        ("forgetting a pod the group does not hold changes nothing", lambda: pgs.forget_pod(pod4.uid), 2),
+    ]
+    for what, step, scheduled in steps:
+        step()
+        assert (pgs.all_pods_count(), pgs.scheduled_pods_count()) == (3, scheduled), what
+
+
+def test_scheduled_pods_are_the_assigned_then_the_assumed_ones_as_assumed():
+    pgs = PodGroupState()
+    unscheduled, assumed, assigned = member("p1", "pg", namespace="ns"), member("p2", "pg", namespace="ns"), \
+        member("p3", "pg", namespace="ns", node="node1")
+    for pod in (assigned, unscheduled, assumed):
+        pgs.add_pod(pod)
+    assumed_on_node = assumed.with_node("node2")
+    pgs.assume_pod(assumed_on_node)
+    scheduled = pgs.scheduled_pods()
+    snapshot = pgs.snapshot()
+    pgs.assume_pod(unscheduled)
+    assert scheduled == [assigned, assumed_on_node]
+    assert snapshot.scheduled_pods() == [assigned, assumed_on_node]
+
+
+def test_a_group_none_of_whose_pods_is_known_is_not_found():
+    with pytest.raises(NotFound, match="pod group state not found for pod group ns1/pg1"):
+        PodGroupStates().get("ns1", "pg1")
+
+
+# ------------------------------------------------------------------ the cache keeps them
+
+def test_the_cache_tracks_members_through_their_lifecycle():
+    """Unscheduled members come from the event handlers; assume, forget, the binding's
+    confirmation and deletion move them, and a group with no pods left is gone."""
+    cache = Cache()
+    cache.add_node(make_node("node1"))
+    p1, p2 = member("p1"), member("p2")
+    cache.add_pod_group_member(p1)
+    cache.add_pod_group_member(p2)
+    states = cache.pod_group_states()
+    state = states.get("ns1", "pg1")
+    assert (state.all_pods_count(), state.scheduled_pods_count()) == (2, 0)
+    cache.assume_pod(p1.with_node("node1"))
+    assert state.assumed_pods() == {"p1"} and list(state.unscheduled_pods()) == ["p2"]
+    cache.forget_pod(p1.with_node("node1"))
+    assert state.assumed_pods() == set() and sorted(state.unscheduled_pods()) == ["p1", "p2"]
+    cache.assume_pod(p1.with_node("node1"))
+    cache.add_pod(p1.with_node("node1"))  # the binding confirmed: assigned
+    state = states.get("ns1", "pg1")
+    assert state.assigned_pods() == {"p1"} and state.assumed_pods() == set()
+    assert state.scheduled_pods_count() == 1 and state.all_pods_count() == 2
+    cache.remove_pod(p1.with_node("node1"))
+    cache.remove_pod_group_member(p2)
+    with pytest.raises(NotFound):
+        states.get("ns1", "pg1")
+
+
+def test_a_pod_without_a_scheduling_group_is_in_no_group():
+    cache = Cache()
+    cache.add_node(make_node("node1"))
+    cache.add_pod(make_pod("plain", uid="plain", node_name="node1"))
+    cache.add_pod_group_member(make_pod("waiting", uid="waiting"))
+    assert cache.pod_group_states().states == {}
+
+
+def test_the_snapshot_copies_the_groups_that_changed_and_drops_those_gone():
+    cache = Cache()
+    cache.add_node(make_node("node1"))
+    cache.add_pod_group_member(member("a1", "a"))
+    cache.add_pod_group_member(member("b1", "b"))
+    snapshot = cache.update_snapshot()
+    kept = snapshot.pod_group_states().get("ns1", "a")
+    assert kept is not cache.pod_group_states().get("ns1", "a")
+    cache.add_pod_group_member(member("b2", "b"))
+    cache.remove_pod_group_member(member("a1", "a"))
+    snapshot = cache.update_snapshot()
+    assert snapshot.pod_group_states().get("ns1", "b").all_pods_count() == 2
+    with pytest.raises(NotFound):
+        snapshot.pod_group_states().get("ns1", "a")
+    b_state = snapshot.pod_group_states().get("ns1", "b")
+    cache.update_snapshot()  # nothing changed: the copy is kept
+    assert snapshot.pod_group_states().get("ns1", "b") is b_state
+    b_state.assume_pod(member("b1", "b").with_node("node1"))  # a pod-group cycle's assume
+    assert cache.pod_group_states().get("ns1", "b").assumed_pods() == set()
+
+
+def test_a_snapshot_from_objects_holds_the_groups_of_its_pods_bound_or_not():
+    snapshot = Snapshot.from_objects([make_node("node1")], [member("p1", node="node1"), member("p2"),
+                                                           member("p3", node="elsewhere")])
+    state = snapshot.pod_group_states().get("ns1", "pg1")
+    assert state.assigned_pods() == {"p1", "p3"} and list(state.unscheduled_pods()) == ["p2"]
