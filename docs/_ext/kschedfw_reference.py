@@ -77,7 +77,8 @@ def hook_reference() -> str:
                       [(literal(name), f":ref:`{hook} <hook-{hook}>`" if hook else "any hook")
                        for name, hook in OPTIONAL_METHODS.items()], "40 60")
     for protocol in ("FilterVerdictKey", "WholeListFilter", "WholeListScore", "WholeListNormalizeScore"):
-        out += [f".. autoclass:: {HOOKSPECS}.{protocol}", "   :members:", "   :undoc-members:", "   :exclude-members: __init__",
+        out += [f".. autoclass:: {HOOKSPECS}.{protocol}", "   :members:", "   :undoc-members:",
+                "   :exclude-members: __init__",
                 "   :no-index:", ""]
     return "\n".join(out)
 

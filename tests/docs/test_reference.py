@@ -7,6 +7,7 @@ the plugin-args page. Cheap: the pages' text, without building the site."""
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import inspect
 import re
@@ -17,6 +18,8 @@ from types import ModuleType
 from typing import Any, Iterator
 
 import pytest
+
+import kschedfw
 
 from kschedfw.config.schema import CONFIG_SCHEMA
 from kschedfw.fwk import hookspecs
@@ -60,6 +63,13 @@ def test_each_called_hook_names_its_upstream_interface_and_shows_an_example(row)
     assert row.name in functions, f"the example of {row.name} does not implement it"
     taken = [a.arg for a in functions[row.name].args.args][1:]  # after self
     assert set(taken) <= set(inspect.signature(spec).parameters), taken
+    # every name it reads is kschedfw's (what the hook page says the examples import), its own or a builtin
+    tree = list(ast.walk(ast.parse(code)))
+    bound = ({a.arg for f in functions.values() for a in f.args.args} | set(functions)
+             | {n.id for n in tree if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+             | {n.name for n in tree if isinstance(n, ast.ExceptHandler) and n.name})
+    read = {n.id for n in tree if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    assert read - bound - set(kschedfw.__all__) - set(dir(builtins)) <= {"log"}
 
 
 def schema_fields(schema: dict[str, Any]) -> Iterator[str]:
