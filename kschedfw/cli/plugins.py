@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def hook_warnings(rows: list[dict[str, Any]], *, include_builtin: bool) -> list[
 
 #: The table fits a terminal this wide (JSON output carries everything, unwrapped).
 TABLE_WIDTH = 100
-_COLUMN_CAPS = (32, 24, 10)  # NAME, DISTRIBUTION, VERSION; longer values are shortened with "…"
+_COLUMN_CAPS = (32, 24, 10)  # NAME, DISTRIBUTION, VERSION; longer values wrap within the column
 _MIN_POINTS_WIDTH = 24
 
 
@@ -83,13 +84,19 @@ def config_points(hooks: list[str]) -> list[str]:
     return [str(p.field) for p in POINTS if p.name in present]
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[:width - 1] + "…"
+def fold(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width``, broken at spaces where it can be and inside a
+    word only when the word is longer than a line: nothing is left out, so a load error is read
+    whole in the table and not only in ``-o json``."""
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        lines += textwrap.wrap(paragraph, width, break_on_hyphens=False) or [""]
+    return lines
 
 
 def _wrap(items: list[str], width: int, label: str = "") -> list[str]:
     """``label`` then ``items`` joined by ", ", in lines of at most ``width`` that break only
-    between items (an item longer than a line is shortened)."""
+    between items (an item longer than a line is folded onto the next lines)."""
     lines: list[str] = []
     line = label
     for i, item in enumerate(items):
@@ -101,16 +108,17 @@ def _wrap(items: list[str], width: int, label: str = "") -> list[str]:
         else:
             line = candidate
     lines.append(line)
-    return [_cut(x, width) for x in lines]
+    return [part for x in lines for part in fold(x, width)]
 
 
 def render_table(rows: list[dict[str, Any]], width: int = TABLE_WIDTH) -> list[str]:
     """NAME, DISTRIBUTION, VERSION, then the extension points wrapped in what is left of
-    ``width``; a plugin's args follow on their own line(s) under the points."""
+    ``width``; a plugin's args follow on their own line(s) under the points, a load error in
+    place of both. No cell is cut: one longer than its column goes on over the row's next lines."""
     headers = ("NAME", "DISTRIBUTION", "VERSION")
-    fixed = [(_cut(str(r["name"]), _COLUMN_CAPS[0]), _cut(str(r["distribution"]), _COLUMN_CAPS[1]),
-              _cut(str(r["version"]), _COLUMN_CAPS[2])) for r in rows]
-    widths = [max(len(x) for x in col) for col in zip(headers, *fixed)]
+    fixed = [[fold(str(r[key]), cap) for key, cap in zip(("name", "distribution", "version"), _COLUMN_CAPS)]
+             for r in rows]
+    widths = [max([len(h)] + [len(x) for cells in fixed for x in cells[i]]) for i, h in enumerate(headers)]
     indent = sum(widths) + 2 * len(widths)
     room = max(width - indent, _MIN_POINTS_WIDTH)
 
@@ -123,9 +131,10 @@ def render_table(rows: list[dict[str, Any]], width: int = TABLE_WIDTH) -> list[s
             if row["args"]:
                 body += _wrap(list(row["args"]), room, label="args:")
         else:
-            body = [_cut(f"ERROR: {row['error']}", room)]
-        out.append(line(cells, body[0]))
-        out.extend((" " * indent + more).rstrip() for more in body[1:])
+            body = fold(f"ERROR: {row['error']}", room)
+        height = max(len(body), *(len(c) for c in cells))
+        for i in range(height):
+            out.append(line(tuple(c[i] if i < len(c) else "" for c in cells), body[i] if i < len(body) else ""))
     return out
 
 

@@ -104,6 +104,14 @@ def pre_enqueue(pod: "Pod") -> "Status | None":
     :return: None/Success lets it in. Any other code gates the pod: it waits in the unschedulable
         pool with this plugin recorded as its gating plugin, until an event this plugin registered
         (``events_to_register``) makes a hint return Queue. Error is logged and gates the same way.
+
+    Example::
+
+        @hookimpl
+        def pre_enqueue(self, pod):
+            if "example.com/hold" in pod.annotations:
+                return Status.unresolvable("waiting for example.com/hold to be removed")
+            return None
     """
 
 
@@ -119,6 +127,16 @@ def less(pod_info_a: "QueuedPodInfo", pod_info_b: "QueuedPodInfo") -> bool:
     returning a key that orders exactly like ``less`` (``less(a, b) == (sort_key(a) <
     sort_key(b))``); the queue then compares keys instead of calling ``less`` (PrioritySort:
     ``(-priority, timestamp)``).
+
+    Example::
+
+        @hookimpl
+        def less(self, pod_info_a, pod_info_b):
+            a, b = pod_info_a.pod.priority or 0, pod_info_b.pod.priority or 0
+            return a > b or (a == b and pod_info_a.timestamp < pod_info_b.timestamp)
+
+        def sort_key(self, queued_pod_info):          # the same order, as a key
+            return -(queued_pod_info.pod.priority or 0), queued_pod_info.timestamp
     """
 
 
@@ -131,6 +149,19 @@ def events_to_register() -> "list[ClusterEventWithHint]":
     none, the plugin's ``queueing_hint`` hook is used if it has one, else the event always queues.
     A plugin of those kinds that does not implement this hook is retried on every event; one that
     returns an empty list has its pods retried only by the periodic flush (after 5 minutes).
+
+    Example::
+
+        @hookimpl
+        def events_to_register(self):
+            node_changed = ClusterEvent(EventResource.Node, ActionType.Add | ActionType.UpdateNodeLabel)
+            return [ClusterEventWithHint(node_changed, self.pool_node_changed)]
+
+        def pool_node_changed(self, pod, old_obj, new_obj):
+            pool = pod.labels.get("example.com/pool")
+            if new_obj is not None and new_obj.labels.get("example.com/pool") == pool:
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
     """
 
 
@@ -138,10 +169,18 @@ def events_to_register() -> "list[ClusterEventWithHint]":
 def queueing_hint(event: "ClusterEvent", pod: "Pod", old_obj: Any, new_obj: Any) -> "QueueingHint":
     """Default QueueingHint for events this plugin registered without a hint function.
 
-    Called per (event, rejected pod) for pods whose rejectors include this plugin. ``old_obj`` is
+    Upstream: the QueueingHintFn of each ClusterEventWithHint. Called per (event, rejected pod) for pods whose rejectors include this plugin. ``old_obj`` is
     None for an add, ``new_obj`` None for a delete. Return ``QueueingHint.Queue`` to retry the pod
     (after its backoff; at once if this plugin returned Pending) or ``QueueSkip`` to leave it. A
     hint that raises counts as Queue and is logged.
+
+    Example::
+
+        @hookimpl
+        def queueing_hint(self, event, pod, old_obj, new_obj):
+            if event.resource == EventResource.Node and new_obj is not None:
+                return QueueingHint.Queue
+            return QueueingHint.QueueSkip
     """
 
 
@@ -162,6 +201,13 @@ def sign_pod(pod: "Pod") -> "tuple[list[SignFragment] | None, Status | None]":
 
     Return ``(fragments, status)`` always, as upstream's ``([]SignFragment, *Status)``; a bare
     Status or None is accepted until the next release, with a DeprecationWarning.
+
+    Example::
+
+        @hookimpl
+        def sign_pod(self, pod):
+            # Filter and Score read only this label of the pod
+            return [SignFragment("example.com/pool", pod.labels.get("example.com/pool"))], None
     """
 
 
@@ -178,6 +224,17 @@ def pre_filter(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "tup
     Unschedulable = every node fails for this reason; the loop continues so every rejector is
     recorded. UnschedulableAndUnresolvable or Error stops at once. A rejection here is given to all
     nodes, so preemption sees them with that code.
+
+    Example::
+
+        @hookimpl
+        def pre_filter(self, state, pod, nodes):
+            pool = pod.labels.get("example.com/pool")
+            if pool is None:
+                return None, Status.skip()            # this plugin's Filter is not called
+            state.write("example.com/pool", pool)
+            in_pool = frozenset(n.name for n in nodes if n.node.labels.get("example.com/pool") == pool)
+            return PreFilterResult(in_pool), None
     """
 
 
@@ -188,6 +245,14 @@ def pre_filter_add_pod(state: "CycleState", pod_to_schedule: "Pod", pod_to_add: 
     Called on a cloned state while evaluating nominated pods and during preemption dry runs; only
     for plugins that did not Skip in PreFilter. ``node_info`` is read-only. Any non-Success stops
     and becomes an Error.
+
+    Example::
+
+        @hookimpl
+        def pre_filter_add_pod(self, state, pod_to_schedule, pod_to_add, node_info):
+            counts = state.read("example.com/pods-per-node")   # written by this plugin's pre_filter
+            counts[node_info.name] = counts.get(node_info.name, 0) + 1
+            return None
     """
 
 
@@ -196,6 +261,14 @@ def pre_filter_remove_pod(state: "CycleState", pod_to_schedule: "Pod", pod_to_re
     """Update this plugin's ``state`` as if ``pod_to_remove`` left ``node_info`` (preemption dry runs).
 
     Upstream: PreFilterExtensions.RemovePod. Same rules as :func:`pre_filter_add_pod`.
+
+    Example::
+
+        @hookimpl
+        def pre_filter_remove_pod(self, state, pod_to_schedule, pod_to_remove, node_info):
+            counts = state.read("example.com/pods-per-node")
+            counts[node_info.name] -= 1
+            return None
     """
 
 
@@ -208,6 +281,14 @@ def filter(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "Status | 
     would not help. Pending: stop, an external actor must act. Any other code (Error, Wait, Skip)
     becomes an Error that aborts the whole cycle. Do not mutate ``node_info``; read precomputed
     data from ``state``. Status reasons end up in the FitError message users see.
+
+    Example::
+
+        @hookimpl
+        def filter(self, state, pod, node_info):
+            if node_info.node.labels.get("example.com/pool") != state.read("example.com/pool"):
+                return Status.unresolvable("node(s) are in another pool")
+            return None
     """
 
 
@@ -242,6 +323,15 @@ def post_filter(state: "CycleState", pod: "Pod", filtered_node_status_map: "Node
 
     Return ``(result, status)`` always, as upstream's ``(*PostFilterResult, *Status)`` (a bare
     Status or None is accepted until the next release, with a DeprecationWarning).
+
+    Example::
+
+        @hookimpl
+        def post_filter(self, state, pod, filtered_node_status_map):
+            node_name = self.node_to_free_for(pod)     # the plugin's own choice
+            if node_name is None:
+                return None, Status.unschedulable("no node can be freed")
+            return PostFilterResult.nominate(node_name), None
     """
 
 
@@ -251,6 +341,13 @@ def pre_score(state: "CycleState", pod: "Pod", nodes: "list[NodeInfo]") -> "Stat
 
     Called only when there are at least two feasible nodes. Skip = this plugin's Score is not
     called this cycle. Anything other than Success/Skip aborts the cycle with an Error.
+
+    Example::
+
+        @hookimpl
+        def pre_score(self, state, pod, nodes):
+            state.write("example.com/most-pods", max(len(n.pods) for n in nodes))
+            return None
     """
 
 
@@ -264,6 +361,13 @@ def score(state: "CycleState", pod: "Pod", node_info: "NodeInfo") -> "int | Stat
     DeprecationWarning. The raw score may be any int if the plugin implements
     :func:`normalize_score`; after normalising it must be in [0, 100]. The framework multiplies it by the profile's weight and sums over plugins.
     A float, a bool, None or anything else is an Error naming the value (never truncated).
+
+    Example::
+
+        @hookimpl
+        def score(self, state, pod, node_info):
+            most = state.read("example.com/most-pods") or 1
+            return MAX_NODE_SCORE * (most - len(node_info.pods)) // most   # emptier nodes first
     """
 
 
@@ -276,6 +380,15 @@ def normalize_score(state: "CycleState", pod: "Pod", scores: "list[NodeScore]") 
     later cycles unless the plugin keeps the list or an item past the call (the framework sees
     that and stops reusing them for this plugin), so keeping them is safe but slower: copy what
     you need instead.
+
+    Example::
+
+        @hookimpl
+        def normalize_score(self, state, pod, scores):
+            highest = max(s.score for s in scores) or 1
+            for s in scores:
+                s.score = s.score * MAX_NODE_SCORE // highest
+            return None
     """
 
 
@@ -286,6 +399,13 @@ def reserve(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
     Plugins run in order; the first non-Success stops. A rejection makes the pod unschedulable on
     this node ("0/1 nodes are available: <reason>."); other codes are Errors. Either way every
     reserve plugin's :func:`unreserve` is called in reverse order.
+
+    Example::
+
+        @hookimpl
+        def reserve(self, state, pod, node_name):
+            self.reserved.setdefault(node_name, set()).add(pod.uid)
+            return None
     """
 
 
@@ -295,6 +415,12 @@ def unreserve(state: "CycleState", pod: "Pod", node_name: str) -> None:
 
     Called in reverse order on every failure after Reserve (reserve, permit, pre-bind, bind), even
     for plugins whose reserve never ran, so it must be idempotent and never fail.
+
+    Example::
+
+        @hookimpl
+        def unreserve(self, state, pod, node_name):
+            self.reserved.get(node_name, set()).discard(pod.uid)   # safe to run twice
     """
 
 
@@ -309,6 +435,17 @@ def permit(state: "CycleState", pod: "Pod", node_name: str) -> "tuple[Status | N
     every waiting plugin allows it through ``handle.get_waiting_pod(uid).allow(name)``, one rejects
     it, or that plugin's timeout (at most 15 minutes) expires: "rejected due to timeout after
     waiting <d> at plugin <name>".
+
+    Example::
+
+        @hookimpl
+        def permit(self, state, pod, node_name):
+            if self.gang_is_complete(pod):             # the plugin's own rule
+                return None, 0
+            return Status.wait("waiting for the rest of the gang"), 30.0
+
+        # later, when the last member arrives:
+        #     self.handle.get_waiting_pod(uid).allow(self.name)
     """
 
 
@@ -322,6 +459,14 @@ def pre_bind_pre_flight(state: "CycleState", pod: "Pod", node_name: str) -> "tup
     Success, Skip and Error are the only codes allowed; anything else is an Error. Return
     ``(result, status)`` always, as upstream's ``(*PreBindPreFlightResult, *Status)`` (a bare
     Status or None is accepted until the next release, with a DeprecationWarning).
+
+    Example::
+
+        @hookimpl
+        def pre_bind_pre_flight(self, state, pod, node_name):
+            if "example.com/volume" not in pod.annotations:
+                return None, Status.skip()            # nothing to prepare: pre_bind is not called
+            return None, None
     """
 
 
@@ -333,6 +478,16 @@ def pre_bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None"
     retried after backoff (not treated as unschedulable). Against a real API server it runs, with
     Bind, on a binding worker thread while the scheduler goes on (upstream's binding goroutine):
     state it shares with the other extension points needs a lock.
+
+    Example::
+
+        @hookimpl
+        def pre_bind(self, state, pod, node_name):
+            try:
+                self.attach_volume(pod, node_name)     # the plugin's own call
+            except TimeoutError as exc:
+                return Status.as_status(exc)
+            return None
     """
 
 
@@ -343,12 +498,28 @@ def bind(state: "CycleState", pod: "Pod", node_name: str) -> "Status | None":
     Plugins are tried in order: Skip means "not mine, ask the next one"; the first other status
     ends the chain (Success = bound). Every profile needs at least one Bind plugin. Like PreBind,
     it runs on a binding worker thread against a real API server.
+
+    Example::
+
+        @hookimpl
+        def bind(self, state, pod, node_name):
+            if "example.com/custom-bind" not in pod.annotations:
+                return Status.skip()                  # not mine: the next Bind plugin binds it
+            self.handle.client.bind(pod, node_name)
+            return None
     """
 
 
 @hookspec
 def post_bind(state: "CycleState", pod: "Pod", node_name: str) -> None:
-    """Informational: the pod is bound. Upstream: PostBindPlugin.PostBind. All plugins run."""
+    """Informational: the pod is bound. Upstream: PostBindPlugin.PostBind. All plugins run.
+
+    Example::
+
+        @hookimpl
+        def post_bind(self, state, pod, node_name):
+            log.info("bound %s to %s", pod.key, node_name)
+    """
 
 
 # --------------------------------------------------------------------------- pod groups (newest API)
