@@ -120,7 +120,7 @@ def manifest_pods() -> list[dict]:
 
 def random_pods() -> list[dict]:
     r = random.Random(7)
-    return [random_pod(r, i, [f"n{j}" for j in range(5)]) for i in range(60)]
+    return [random_pod(r, i, [f"n{j}" for j in range(5)]).raw for i in range(60)]
 
 
 TABLE = ([("recorded", p) for p in recorded_pods()] + [("manifest", p) for p in manifest_pods()]
