@@ -46,7 +46,6 @@ class _HTTPServer(ThreadingHTTPServer):
             log.debug("TLS handshake error from %s: %s", client_address, exc)
             return
         try:
-            wrapped.settimeout(IDLE_TIMEOUT)
             super().finish_request(wrapped, client_address)
         finally:
             try:
@@ -62,6 +61,7 @@ class Server:
                  name: str = "serving") -> None:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            timeout = IDLE_TIMEOUT  # a kept-alive connection left silent gives its thread back
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 self._answer("GET")
