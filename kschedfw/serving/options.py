@@ -70,15 +70,17 @@ def start_servers(args: argparse.Namespace, connection: Any, health: Mapping[str
     endpoints = Endpoints(health, metrics)
     plain = _plain_address(args.health_address)
     servers: list[Server] = []
+    where = f"--bind-address {args.bind_address} --secure-port {args.secure_port}"
     try:
         if args.secure_port:
             servers.append(_secure(args, connection, endpoints))
+        where = f"--health-address {args.health_address}"
         if plain is not None:
             servers.append(Server(plain, lambda method, target, auth, peer: endpoints.get(target), name="health"))
     except OSError as exc:
         for server in servers:
             server.stop()
-        raise ServingError(f"cannot listen: {exc.strerror or exc}") from None
+        raise ServingError(f"{where}: cannot listen: {exc.strerror or exc}") from None
     for server in servers:
         server.start()
         if server.scheme == "https":
@@ -129,8 +131,16 @@ def _secure(args: argparse.Namespace, connection: Any, endpoints: Endpoints) -> 
     paths = [p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()]
     chain = Chain(Authenticator(kube_post(authn_client)),
                   Authorizer(kube_post(authz_client), always_allow_paths=paths), endpoints.get)
-    return Server((args.bind_address, args.secure_port),
-                  lambda method, target, auth, peer: chain.serve(method, target, auth, peer), tls, name="secure-serving")
+    try:
+        server = Server((args.bind_address, args.secure_port),
+                        lambda method, target, auth, peer: chain.serve(method, target, auth, peer), tls,
+                        name="secure-serving")
+    except OSError:
+        authn_client.close()
+        authz_client.close()
+        raise
+    server.on_stop += [authn_client.close, authz_client.close]
+    return server
 
 
 def _review_client(kubeconfig: str, connection: Any, flag: str) -> Any:

@@ -96,6 +96,8 @@ class Server:
         host, port = self._httpd.server_address[:2]
         self.address: tuple[str, int] = (host.decode() if isinstance(host, bytes) else str(host), int(port))
         self.scheme = "https" if tls is not None else "http"
+        #: called by :meth:`stop` (the review clients' connections)
+        self.on_stop: list[Callable[[], None]] = []
         self._thread = threading.Thread(target=self._httpd.serve_forever, name=name, daemon=True)
 
     @property
@@ -109,3 +111,5 @@ class Server:
     def stop(self) -> None:
         self._httpd.shutdown()
         self._httpd.server_close()
+        for close in self.on_stop:
+            close()

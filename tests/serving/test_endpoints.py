@@ -52,6 +52,17 @@ def test_plain_endpoint_is_off_unless_asked_and_then_loopback_and_announced():
         server.stop()
 
 
+def test_a_port_in_use_names_the_flag():
+    [server] = start_servers(parse("--secure-port", "0", "--health-address", "0"), None, {}, lambda: "",
+                             lambda _: None)
+    try:
+        with pytest.raises(ServingError, match=f"--health-address {server.address[1]}: cannot listen"):
+            start_servers(parse("--secure-port", "0", "--health-address", str(server.address[1])), None, {},
+                          lambda: "", lambda _: None)
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize("argv, message", [
     (("--secure-port", "70000"), "--secure-port 70000"),
     (("--secure-port", "0", "--health-address", "nowhere"), "--health-address"),
