@@ -22,6 +22,7 @@ __all__ = ["ServingError", "add_arguments", "start_servers"]
 log = logging.getLogger(__name__)
 
 SECURE_PORT = 10259
+DEFAULT_TLS_MIN_VERSION = "VersionTLS12"  # what kube-scheduler's Go TLS server accepts by default
 #: upstream's delegated clients' limits (a review per new token or path, at most, each 10 s)
 REVIEW_QPS, REVIEW_BURST = 200.0, 400
 AUTHENTICATION_CONFIGMAP = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
@@ -46,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--tls-private-key-file", default="", metavar="FILE",
                        help="the key of --tls-cert-file, reloaded when it changes")
     group.add_argument("--tls-min-version", choices=sorted(TLS_VERSIONS), default=None,
-                       help="the lowest TLS version accepted (default: Python's, TLS 1.2)")
+                       help="the lowest TLS version accepted (default VersionTLS12, as Go's servers)")
     group.add_argument("--client-ca-file", default="", metavar="FILE",
                        help="accept client certificates signed by these CAs (CommonName the user, Organization "
                             "the groups); default: the cluster's, from kube-system/extension-apiserver-authentication")
@@ -112,7 +113,7 @@ def _secure(args: argparse.Namespace, connection: Any, endpoints: Endpoints) -> 
             raise ServingError(str(exc)) from None
     authn_client = _review_client(args.authentication_kubeconfig, connection, "--authentication-kubeconfig")
     authz_client = _review_client(args.authorization_kubeconfig, connection, "--authorization-kubeconfig")
-    min_version = TLS_VERSIONS[args.tls_min_version] if args.tls_min_version else None
+    min_version = TLS_VERSIONS[args.tls_min_version or DEFAULT_TLS_MIN_VERSION]
     client_ca = None if args.client_ca_file else _cluster_client_ca(authn_client)
     try:
         if args.tls_cert_file:
