@@ -182,7 +182,10 @@ def _typo_of(attr_name: str) -> str | None:
     same = [known for known in _KNOWN_MEMBERS if _squashed(known) == squashed]
     if same:
         return same[0]
-    for known in difflib.get_close_matches(attr_name, _KNOWN_MEMBERS, n=3, cutoff=_TYPO_CUTOFF):
+    # a typo is at most two edits away, so its length is too: difflib only ranks those (it
+    # costs, and every public attribute of every plugin class is asked at load)
+    near = [known for known in _KNOWN_MEMBERS if abs(len(known) - len(attr_name)) <= 2]
+    for known in difflib.get_close_matches(attr_name, near, n=3, cutoff=_TYPO_CUTOFF) if near else ():
         allowed = 2 if len(known) >= 14 else 1 if len(known) >= 8 else 0
         if allowed and _edits(attr_name, known) <= allowed:
             return known
