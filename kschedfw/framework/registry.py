@@ -139,6 +139,8 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
     if expected_name is not None and name != expected_name:
         raise PluginLoadError(display, f"plugin class name {name!r} does not match entry point name {expected_name!r}")
     for attr_name in dir(cls):
+        if attr_name.startswith("__"):
+            continue  # Python's own members: neither hooks nor typos of one
         opts = _impl_opts(cls, attr_name)
         if opts is None:
             typo = _typo_of(attr_name)
@@ -211,6 +213,8 @@ def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     guess, though the runtime calls them bound like any other."""
     view = types.SimpleNamespace()
     for attr_name in dir(cls):
+        if attr_name.startswith("__"):
+            continue
         fn = getattr(cls, attr_name, None)
         if fn is None or _impl_opts(cls, attr_name) is None:
             continue
