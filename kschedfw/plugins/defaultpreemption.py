@@ -40,7 +40,7 @@ from kschedfw.fwk.status import Code, Status
 from kschedfw.preemption import (Candidate, Evaluator, Executor, PodGroupEvaluator, PodGroupSchedulingFunc,
                                  Victims, filter_pods_with_pdb_violation, get_pod_start_time,
                                  more_important_pod, now_datetime, pod_terminating_by_preemption,
-                                 sort_by_importance)
+                                 pod_group_uid, sort_by_importance)
 from kschedfw.preemption.podgroup import ERR_NOT_REGISTERED
 from kschedfw.plugins.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, victim_memo
 from kschedfw.plugins.defaultpreemption_args import ARGS
@@ -176,7 +176,7 @@ class DefaultPreemption:
         if pod.scheduling_group is not None and self.enable_workload_aware_preemption:
             # A pod whose PodGroup is missing is not this plugin's to hold.
             group = self._pod_group(pod)
-            if group is not None and self.executor.is_pod_group_running_preemption(group.uid):
+            if group is not None and self.executor.is_pod_group_running_preemption(pod_group_uid(group)):
                 return Status.unresolvable(ERR_WAITING_FOR_POD_GROUP_PREEMPTION)
             return None
         if self.executor.is_pod_running_preemption(pod.uid):

@@ -14,7 +14,7 @@ from kschedfw.preemption.evaluator import (PREEMPTION_NOT_HELPFUL, Evaluator, Pr
                                                    pick_one_node_for_preemption)
 from kschedfw.preemption.executor import (Executor, ExecutorPreemptor, PodGroupPreemptor, PodPreemptor,
                                           aggregate_errors, clear_nominated_node_name,
-                                          get_lower_priority_nominated_pods, pod_group_priority)
+                                          get_lower_priority_nominated_pods, pod_group_priority, pod_group_uid)
 from kschedfw.preemption.extenders import call_extenders_for_preemption
 from kschedfw.preemption.pdb import filter_pods_with_pdb_violation
 from kschedfw.preemption.podgroup import PodGroupEvaluator, PodGroupSchedulingFunc, run_workload_aware_preemption
@@ -29,6 +29,6 @@ __all__ = [
     "get_lower_priority_nominated_pods", "get_pod_start_time", "get_earliest_pod_start_time",
     "more_important_pod", "now_datetime", "pod_terminating_by_preemption", "sort_by_importance",
     "filter_pods_with_pdb_violation", "call_extenders_for_preemption",
-    "ExecutorPreemptor", "PodPreemptor", "PodGroupPreemptor", "pod_group_priority",
+    "ExecutorPreemptor", "PodPreemptor", "PodGroupPreemptor", "pod_group_priority", "pod_group_uid",
     "PodGroupEvaluator", "PodGroupSchedulingFunc", "run_workload_aware_preemption",
 ]

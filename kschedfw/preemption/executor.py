@@ -102,6 +102,12 @@ def pod_group_priority(pod_group: "PodGroup") -> int:
     return pod_group.priority if pod_group.priority is not None else 0
 
 
+def pod_group_uid(pod_group: "PodGroup") -> str:
+    """The PodGroup's uid; its ``namespace/name`` for one without (built by hand, or read from a
+    manifest without a uid), so that such groups are not all one preemptor."""
+    return pod_group.uid or pod_group.key
+
+
 @attrs.frozen
 class PodGroupPreemptor:
     """A pod group preempting for its unscheduled ``members`` (upstream podGroupExecutorPreemptor):
@@ -113,7 +119,7 @@ class PodGroupPreemptor:
 
     @property
     def uid(self) -> str:
-        return self.pod_group.uid
+        return pod_group_uid(self.pod_group)
 
     @property
     def key(self) -> str:
@@ -337,9 +343,9 @@ class Executor:
         """True while the pod's asynchronous preemption is still evicting victims."""
         return self._is_running_preemption(pod_uid)
 
-    def is_pod_group_running_preemption(self, pod_group_uid: str) -> bool:
+    def is_pod_group_running_preemption(self, group_uid: str) -> bool:
         """True while the pod group's asynchronous preemption is still evicting victims."""
-        return self._is_running_preemption(pod_group_uid)
+        return self._is_running_preemption(group_uid)
 
     def _is_running_preemption(self, uid: str) -> bool:
         if uid not in self.preempting:

@@ -28,7 +28,7 @@ import attrs
 from kschedfw.api.workload import DISRUPTION_MODE_POD_GROUP, PodGroup
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.victims import Victims
-from kschedfw.preemption.executor import Executor, PodGroupPreemptor, pod_group_priority
+from kschedfw.preemption.executor import Executor, PodGroupPreemptor, pod_group_priority, pod_group_uid
 from kschedfw.preemption.pdb import pod_violates_budget
 from kschedfw.preemption.types import get_pod_start_time, now_datetime
 
@@ -150,7 +150,7 @@ def new_domain_for_workload_preemption(nodes: Sequence["NodeInfo"], pod_group_of
             if group is None or group.disruption_mode != DISRUPTION_MODE_POD_GROUP:
                 units[f"pod/{pod.uid}"] = ([pod], pod.effective_priority)
                 continue
-            key = f"podgroup/{group.uid or group.key}"
+            key = f"podgroup/{pod_group_uid(group)}"
             if key in units:
                 units[key][0].append(pod)
             else:

@@ -193,6 +193,12 @@ def greedy_group_algorithm(env, group, pods):
     return schedule
 
 
+def evicted(env, names):
+    """Those of ``names`` deleted or being deleted (no grace period: they are gone at once)."""
+    pods = {n: env.cluster.get("Pod", n, "default") for n in names}
+    return sorted(n for n, p in pods.items() if p is None or p.deletion_timestamp is not None)
+
+
 def cpu_node(name, cpu):
     return st_node(name, {"cpu": cpu, "memory": "4Gi", "pods": "32"})
 
@@ -279,10 +285,7 @@ def test_pod_group_preemption(tc, async_preemption):
     assert status.code is tc.get("code", Code.Success), status
     assert {ni.name: sorted(p.name for p in ni.pods) for ni in env.node_infos()} == before
     assert not env.plugin.executor.preempting
-    evicted = sorted(p.name for p in env.cluster.list("Pod")
-                     if p.deletion_timestamp is not None or env.cluster.get("Pod", p.name, "default") is None)
-    gone = sorted(p.name for p in tc["initial"] if env.cluster.get("Pod", p.name, "default") is None)
-    assert sorted(set(evicted) | set(gone)) == sorted(tc["preempted"])
+    assert evicted(env, [p.name for p in tc["initial"]]) == sorted(tc["preempted"])
     messages = [(e.reason, e.message) for e in env.cluster.events if e.reason == "Preempted"]
     assert messages == [("Preempted", f"Preempted by podgroup {group.uid} on node cluster")] * len(tc["preempted"])
     if tc["preempted"]:
@@ -316,5 +319,40 @@ def test_single_pod_preemptor_ignores_disruption_mode():
     pod = env.preemptors[0]
     result, status = env.plugin.post_filter(env.pre_filtered_state(pod), pod, statuses({"node1": Code.Unschedulable}))
     assert status.is_success() and result == PostFilterResult.nominate("node1")
-    assert sorted(p.name for p in env.cluster.list("Pod") if p.deletion_timestamp is not None) == ["low-3"]
+    assert evicted(env, ["low-1", "low-2", "low-3"]) == ["low-3"]
     assert [e.message for e in env.cluster.events if e.reason == "Preempted"] == ["Preempted by pod high-1 on node node1"]
+
+
+def test_groups_without_uid_are_held_apart():
+    """A PodGroup read without a uid is told apart by its namespace and name: another such group
+    is not held while the first one's victims go."""
+    groups = [PodGroup(name=n, priority=HIGH) for n in ("pg1", "pg2")]
+    env = env_with([st_node("node1", ONE_POD)], [member("p1", node="node1")], groups,
+                   preemptors=[member("a", "pg1", priority=HIGH), member("b", "pg2", priority=HIGH)],
+                   **{ASYNC: True, WAP: True})
+    held = []
+    env.plugin.executor.spawn = held.append
+    node1 = env.handle.snapshot.get("node1")
+    status = env.plugin.pod_group_post_filter(env.cluster.get("PodGroup", "pg1", "default"), [env.pod("a")],
+                                              lambda: Status.success() if not node1.pods else Status.unschedulable())
+    assert status.is_success()
+    assert env.plugin.pre_enqueue(env.pod("a")).message() == "waiting for the preemption for this pod group to be finished"
+    assert env.plugin.pre_enqueue(env.pod("b")) is None
+    held[0]()
+    assert [e.message for e in env.cluster.events if e.reason == "Preempted"] == [
+        "Preempted by podgroup default/pg1 on node cluster"]
+
+
+def test_waiting_victim_is_preempted_in_memory_by_a_group():
+    from kschedfw.framework.waiting_pods import WaitingPod
+    env = env_with([cpu_node("node1", "1")], [low("low-1")], [pod_group("pg1", priority=100, min_count=1)],
+                   preemptors=[high("high-1")], **{ASYNC: False, WAP: True})
+    victim = env.pod("low-1")
+    env.handle.waiting_pods[victim.uid] = WaitingPod(victim, "node1", {"Permit": 100.0})
+    group = env.cluster.get("PodGroup", "pg1", "default")
+    status = run_workload_aware_preemption([env.plugin.pod_group_post_filter], group, env.preemptors,
+                                           greedy_group_algorithm(env, group, env.preemptors))
+    assert status.is_success()
+    assert env.pod("low-1").deletion_timestamp is None  # no API call
+    assert [e.message for e in env.cluster.events if e.reason == "Preempted"] == [
+        "Preempted by podgroup uid-pg1 on node cluster (in kube-scheduler memory)."]
