@@ -101,10 +101,6 @@ class Victim:
         """Its pods belong to a pod group (whatever the group's disruption mode)."""
         return self.pods[0].scheduling_group is not None
 
-    @property
-    def node_names(self) -> list[str]:
-        return list(dict.fromkeys(p.node_name for p in self.pods))
-
 
 def new_victim(pods: list["Pod"], priority: int, now: _dt.datetime) -> Victim:
     return Victim(pods, priority, min(get_pod_start_time(p, now) for p in pods))
