@@ -290,6 +290,9 @@ def _pod_json(p: "PodOutcome") -> dict[str, Any]:
         out.update(deletedBy=p.deleted_by, deletedAt=p.deleted_at, goneAt=p.gone_at)
     if p.broken_budgets:
         out["pdbViolations"] = [b.pdb for b in p.broken_budgets]
+    reason = p.pending_reason()
+    if reason is not None:  # Pending, Gated
+        out["pendingReason"] = reason
     return out
 
 
