@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from kschedfw.fwk.status import Status
-from kschedfw.fwk.types import NodeToStatus
+from kschedfw.fwk.types import NodeToStatus, PostFilterResult
 
 NO_NODE_AVAILABLE = "0/{} nodes are available"
 ERR_NO_NODES_AVAILABLE = "no nodes available to schedule pods"
@@ -23,6 +23,8 @@ class Diagnosis:
     #: the PostFilter status whose message is ``post_filter_msg`` (None: PostFilter did not run),
     #: kept so a report can say which plugin answered and with what code (not upstream)
     post_filter_status: Status | None = None
+    #: and its result (the nomination; the per-node verdicts when it nominated no node)
+    post_filter_result: PostFilterResult | None = None
 
 
 @attrs.define

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from kschedfw.fwk.fit_error import NO_NODE_AVAILABLE, FitError, reason_histogram
+from kschedfw.fwk.fit_error import NO_NODE_AVAILABLE, Diagnosis, FitError, reason_histogram
 from kschedfw.fwk.status import Code, Status
+from kschedfw.fwk.types import NodeToStatus
 
 if TYPE_CHECKING:
     from kschedfw.scheduler.outcomes import Failure
@@ -72,7 +73,7 @@ def _fit_error(fit_error: FitError, nominated_node: str | None) -> dict[str, Any
     out: dict[str, Any] = {
         "type": "Unschedulable", "code": Code.Unschedulable.name, "numAllNodes": num_all,
         "reasons": [{"reason": reason, "nodes": count} for reason, count in reason_histogram(num_all, diagnosis)],
-        "plugins": _per_plugin(fit_error),
+        "plugins": _per_plugin(diagnosis.node_to_status, num_all),
         "unschedulablePlugins": sorted(diagnosis.unschedulable_plugins),
         "pendingPlugins": sorted(diagnosis.pending_plugins),
     }
@@ -82,14 +83,20 @@ def _fit_error(fit_error: FitError, nominated_node: str | None) -> dict[str, Any
                             "message": diagnosis.pre_filter_msg}
     post = diagnosis.post_filter_status
     if post is not None:
-        out["postFilter"] = {"plugin": post.plugin, "code": post.code.name, "message": diagnosis.post_filter_msg,
-                             "nominatedNodeName": nominated_node}
+        post_filter: dict[str, Any] = {"plugin": post.plugin, "code": post.code.name,
+                                       "message": diagnosis.post_filter_msg, "nominatedNodeName": nominated_node}
+        out["postFilter"] = post_filter
+        result = diagnosis.post_filter_result
+        if result is not None and result.node_to_status is not None:  # why no node could be nominated
+            verdicts = Diagnosis(node_to_status=result.node_to_status)
+            post_filter["reasons"] = [{"reason": reason, "nodes": count}
+                                      for reason, count in reason_histogram(num_all, verdicts)]
+            post_filter["plugins"] = _per_plugin(result.node_to_status, num_all)
     return out
 
 
-def _per_plugin(fit_error: FitError) -> list[dict[str, Any]]:
+def _per_plugin(statuses: NodeToStatus, num_all: int) -> list[dict[str, Any]]:
     """Each (plugin, code) that rejected nodes: how many nodes, and each reason's node count."""
-    statuses = fit_error.diagnosis.node_to_status
     groups: dict[tuple[str, str], tuple[list[int], dict[str, int]]] = {}
 
     def count(status: Status, nodes: int) -> None:
@@ -100,8 +107,8 @@ def _per_plugin(fit_error: FitError) -> list[dict[str, Any]]:
 
     for _, status in statuses.items():
         count(status, 1)
-    if len(statuses) < fit_error.num_all_nodes:
-        count(statuses.absent_nodes_status, fit_error.num_all_nodes - len(statuses))
+    if len(statuses) < num_all:
+        count(statuses.absent_nodes_status, num_all - len(statuses))
     return [{"plugin": plugin, "code": code, "nodes": seen[0],
              "reasons": [{"reason": r, "nodes": n} for r, n in sorted(reasons.items())]}
             for (plugin, code), (seen, reasons) in sorted(groups.items())]

@@ -13,10 +13,13 @@ import jsonschema
 import pytest
 import yaml
 
-from kschedfw.fwk.fit_error import Diagnosis, FitError
+from kschedfw.fwk.fit_error import NO_NODE_AVAILABLE, Diagnosis, FitError
 from kschedfw.fwk.status import Code, Status
 from kschedfw.scheduler.outcomes import Failure
 from kschedfw.scheduler.pending_reason import message_of, pending_reason
+from kschedfw.simulation import Simulation
+from kschedfw.config.validate import default_config
+from kschedfw.framework.registry import default_registry
 from kschedfw.testing import make_node, make_pod, run_cli
 from tests.cli.test_simulate_dra import cluster as dra_cluster, pod as dra_pod
 from tests.scenarios.test_random_clusters import random_run
@@ -29,6 +32,11 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 def check(reason, message):
     VALIDATOR.validate(reason)
     assert message_of(reason) == message
+    post = reason.get("postFilter") or {}
+    if "reasons" in post:  # the per-node preemption verdicts are the ones its message counts
+        counts = ", ".join(sorted(f"{r['nodes']} {r['reason']}" for r in post["reasons"]))
+        assert f"{NO_NODE_AVAILABLE.format(reason['numAllNodes'])}: {counts}." in post["message"]
+        assert sum(p["nodes"] for p in post["plugins"]) == reason["numAllNodes"]
 
 
 def check_report(report):
@@ -68,6 +76,24 @@ def test_preemption_nominates_and_the_victims_pod_reasons_hold(tmp_path):
     check_report(report)
     scenario = run_cli("simulate", str(FIXTURES / "preemption-pdb-scenario.yaml"), "-o", "json").assert_ok().json
     check_report(scenario)
+
+
+def test_no_victims_on_a_node_is_a_counted_preemption_verdict():
+    """``big`` does not fit beside ``busy``, which came bound and has the same priority: no victims."""
+    registry = default_registry()
+    objects = [make_node("n1", cpu="2", memory="4Gi"), make_node("n2", cpu="8", memory="4Gi",
+                                                                  taints=[{"key": "t", "effect": "NoSchedule"}]),
+               make_pod("busy", cpu="1500m", node_name="n1"), make_pod("big", cpu="1")]
+    result = Simulation(default_config(registry), registry, objects).run()
+    (big,) = [p for p in result.pods if p.key == "default/big"]
+    reason = big.pending_reason()
+    check(reason, big.message)
+    post = reason["postFilter"]
+    assert post["nominatedNodeName"] == ""
+    assert post["reasons"] == [{"reason": "No preemption victims found for incoming pod", "nodes": 1},
+                               {"reason": "Preemption is not helpful for scheduling", "nodes": 1}]
+    # both verdicts are the evaluator's own (no plugin), as upstream's dry run gives them
+    assert [(p["plugin"], p["code"], p["nodes"]) for p in post["plugins"]] == [("", "UnschedulableAndUnresolvable", 2)]
 
 
 def test_dra_pending_pod_counts_the_nodes_without_devices(tmp_path):
