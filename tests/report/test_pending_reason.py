@@ -164,3 +164,18 @@ def test_scheduler_error_names_the_plugin_and_the_error():
     assert reason == {"type": "SchedulerError", "code": "Error", "plugin": "Broken", "statusReasons": [],
                       "error": "boom"}
     check(reason, status.message())
+
+
+def test_the_readme_example_prints_what_the_demo_gives():
+    """The README's `simulate -o json | jq` lines are the demo's pending pods, projected as its
+    jq program projects them (here in Python: jq need not be installed)."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    section = readme[readme.index("### Why a pod is pending, as data"):]
+    start = section.index("```console\n") + len("```console\n")
+    block = section[start:section.index("\n```", start)]
+    shown = [json.loads(line) for line in block.splitlines()[1:]]
+    report = run_cli("simulate", "-o", "json").assert_ok().json
+    projected = [{"pod": p["pod"], "type": p["pendingReason"]["type"],
+                  "plugins": [f"{x['plugin']} {x['code']} on {x['nodes']}" for x in p["pendingReason"].get("plugins", [])]}
+                 for p in report["pods"] if "pendingReason" in p]
+    assert projected == shown
