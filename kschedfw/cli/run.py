@@ -59,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
     printer = DecisionPrinter(args.output)
     try:
         runner = KubeRunner(config, registry, kubeconfig=args.kubeconfig, dry_run=args.dry_run, seed=args.seed,
-                            feature_gates=gates, on_decision=printer if args.dry_run else None, notify=_say)
+                            feature_gates=gates, on_decision=printer if args.dry_run else None, notify=_say,
+                            pending_reasons=args.output == "json")
     except CredentialsError as exc:
         _say(str(exc))
         return 2

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 
+from kschedfw.scheduler.pending_reason import message_of
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, sample, wait_for
 
@@ -102,10 +103,18 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
         decision = json.loads(proc.stdout.readline())
         assert decision == {"pod": f"{namespace}/p", "schedulerName": f"shadow-{namespace}", "status": "Bound",
                             "node": node, "reason": "", "message": "", "nominatedNodeName": ""}
+        # a pod no node fits: simulate's pendingReason beside the message, which it rebuilds
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("big", namespace, scheduler=f"shadow-{namespace}", cpu="1000"))
+        pending = json.loads(proc.stdout.readline())
+        assert (pending["pod"], pending["status"], pending["pendingReason"]["type"]) == \
+            (f"{namespace}/big", "Pending", "Unschedulable")
+        assert message_of(pending["pendingReason"]) == pending["message"]
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
-        assert json.loads(out.splitlines()[-1]) == {"summary": {f"shadow-{namespace}": {"Bound": 1}}}
+        summary = json.loads(out.splitlines()[-1])["summary"][f"shadow-{namespace}"]
+        assert summary["Bound"] == 1 and summary["Pending"] >= 1  # a retry decides again
         # a dry run sends no binding: its last line must not claim one
         assert "dry run stopped: 1 pod would have been bound, nothing was written" in err
         assert "stopped after binding" not in err
