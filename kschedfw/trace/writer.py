@@ -27,15 +27,16 @@ class TraceWriter:
     def __init__(self, path: str | Path, *, server: str = "", resources: list[dict[str, str]] | None = None,
                  clock: Callable[[], float] = time.time, compresslevel: int = 6) -> None:
         self.clock = clock
+        started = clock()
         self._raw: IO[bytes] = open(path, "wb")
         self._gz = gzip.GzipFile(fileobj=self._raw, mode="wb", compresslevel=compresslevel)
         self._encode = msgspec.json.Encoder().encode
         self._lock = threading.Lock()
-        self._flushed = clock()
+        self._flushed = started
         self.closed = False
         self._size = 0
         self.counts = {"listed": 0, "events": 0, "decisions": 0}
-        self._put({"type": "header", "format_version": FORMAT_VERSION, "started": clock(), "server": server,
+        self._put({"type": "header", "format_version": FORMAT_VERSION, "started": started, "server": server,
                    "resources": list(resources or [])})
 
     @property

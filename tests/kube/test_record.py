@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from kschedfw.cli.main import main
-from kschedfw.cluster.kube.client import KubeClient
+from kschedfw.cluster.kube.client import ApiError, KubeClient
 from kschedfw.cluster.kube.credentials import load_connection
 from kschedfw.testing.controlplane import ControlPlane
 from kschedfw.trace.reader import initial_objects, read_lines
@@ -253,3 +253,27 @@ def test_record_cli_writes_a_whole_trace_and_refuses_a_bad_kubeconfig(control_pl
     assert err.startswith("kschedfw record: ") and "Traceback" not in err
     assert main(["simulate", "--kubeconfig", str(tmp_path / "missing")]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_record_rbac_is_enough_and_read_only(control_plane, tmp_path, capsys):
+    """deploy/record-rbac.yaml lets its service account record every kind (the trace gets its
+    synced line) and simulate the live cluster, and write nothing."""
+    from tests.kube.test_deploy import DEPLOY, apply
+    apply(control_plane, DEPLOY / "record-rbac.yaml")
+    token = control_plane.api("POST", "/api/v1/namespaces/kube-system/serviceaccounts/kschedfw-record/token",
+                              {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                               "spec": {"expirationSeconds": 3600}})["status"]["token"]
+    kubeconfig = tmp_path / "record.kubeconfig"
+    kubeconfig.write_text(control_plane.kubeconfig_text(token, "kschedfw-record"))
+    trace = tmp_path / "rbac.jsonl.gz"
+    assert main(["record", "--kubeconfig", str(kubeconfig), "-o", str(trace), "--duration", "3s"]) == 0, \
+        capsys.readouterr().err
+    assert "synced" in [line["type"] for line in read_lines(trace)]
+    reader = KubeClient(load_connection(kubeconfig))
+    try:
+        with pytest.raises(ApiError) as denied:
+            reader.request("POST", "/api/v1/namespaces/default/configmaps",
+                           body={"metadata": {"name": "nope"}})
+        assert denied.value.status == 403
+    finally:
+        reader.close()
