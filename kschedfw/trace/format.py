@@ -9,8 +9,9 @@ line has a ``type``; every line but the header has ``t``, the wall-clock time it
     ``format_version`` (this module's :data:`FORMAT_VERSION`; a reader refuses a newer one),
     ``started`` (the time recording began), ``server`` (the API server's ``/version``
     ``gitVersion``, when it answered) and ``resources``: every ``apiVersion``/``kind`` the
-    server served and was recorded (discovery decides the optional ones: DRA, PodGroups,
-    Workloads).
+    server served as recording began (discovery decides the optional ones: DRA, PodGroups,
+    Workloads). An optional kind served later (a CRD installed meanwhile) is recorded from
+    then on, its objects as ``ADDED`` events.
 ``list``
     ``object``: one object of a kind's first list. A kind's list lines all come before its
     ``event`` lines, but the kinds are listed side by side, so one kind's events may come

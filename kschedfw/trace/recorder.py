@@ -19,7 +19,7 @@ import attrs
 
 from kschedfw.cluster.kube import leanpod
 from kschedfw.cluster.kube.client import KubeClient
-from kschedfw.cluster.kube.discovery import discover
+from kschedfw.cluster.kube.discovery import LateDiscovery, discover
 from kschedfw.cluster.kube.informer import Informer
 from kschedfw.cluster.kube.resources import Resource
 from kschedfw.trace.format import slim
@@ -119,16 +119,36 @@ class Recorder:
         self.resources = resources
         self.informer_options = dict(informer_options or {})
         self.served: list[Resource] = []
+        self.missing: list[Resource] = []
         self.informers: list[Informer] = []
         self._synced = False
+        self._late: LateDiscovery | None = None
+        self._lock = threading.Lock()  # late informers start from the discovery thread
+        self._stopped = False
 
     def discover(self) -> list[Resource]:
-        """The recorded kinds the server serves (optional ones by discovery, asked once)."""
-        self.served, _ = discover(self.client, self.resources)
+        """The recorded kinds the server serves now (the optional ones by discovery)."""
+        self.served, self.missing = discover(self.client, self.resources)
         return self.served
 
     def start(self) -> None:
-        for resource in [*(self.served or self.discover()), EVENTS]:
+        """An informer per served kind and one for Events; the optional kinds not served yet are
+        asked for again, as ``run`` asks, and recorded once they appear (their objects as
+        ``ADDED`` events: they were not in the first list)."""
+        if not self.served:
+            self.discover()
+        for resource in [*self.served, EVENTS]:
+            self._start_informer(resource)
+        if self.missing:
+            self._late = LateDiscovery(self.client, self.missing, self._start_informer,
+                                       initial_backoff=self.informer_options.get("initial_backoff", 0.8),
+                                       max_backoff=self.informer_options.get("max_backoff", 30.0))
+            self._late.start()
+
+    def _start_informer(self, resource: Resource) -> None:
+        with self._lock:
+            if self._stopped:
+                return
             decoders: dict[str, Any] = {}
             if resource.kind == "Pod" and resource.group_version == "v1":
                 decoders = {"decode_page": leanpod.pod_list_decoder(), "decode_event": leanpod.pod_event_decoder()}
@@ -152,8 +172,10 @@ class Recorder:
             obj = new if new is not None else old
             assert obj is not None
             if listing:
-                emit({"type": "list", "object": obj.raw})
-                return
+                with self._lock:  # a first list ending after ``synced`` (a kind served late) is events
+                    if not self._synced:
+                        emit({"type": "list", "object": obj.raw})
+                        return
             emit({"type": "event", "event": type_, "object": obj.raw})
             if pods and new is not None:
                 for decision in pod_decisions(old.raw if old is not None else None, new.raw):
@@ -161,22 +183,31 @@ class Recorder:
         return sink
 
     def unsynced(self) -> list[str]:
-        return [i.resource.path for i in self.informers if not i.synced.is_set()]
+        with self._lock:
+            return [i.resource.path for i in self.informers if not i.synced.is_set()]
 
     def wait_for_sync(self, timeout: float | None = None, stop: threading.Event | None = None) -> bool:
-        """True once every informer has listed (the ``synced`` line is then emitted, once);
-        False at ``timeout`` or once ``stop`` is set."""
+        """True once every informer started by :meth:`start` has listed (the ``synced`` line is
+        then emitted, once); False at ``timeout`` or once ``stop`` is set."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for informer in self.informers:
+        with self._lock:
+            first = list(self.informers)
+        for informer in first:
             while not informer.synced.wait(0.2):
                 if (stop is not None and stop.is_set()) or (deadline is not None and time.monotonic() > deadline):
                     return False
-        if not self._synced:
+        with self._lock:  # a kind discovered from now on is not part of the first list
+            if self._synced:
+                return True
             self._synced = True
             self.emit({"type": "synced"})
         return True
 
     def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+        if self._late is not None:
+            self._late.stop()
         for informer in self.informers:
             informer.stop()
 
