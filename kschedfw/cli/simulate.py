@@ -262,7 +262,8 @@ def read_inputs_or_report(paths: list[str], *, every_malformed: bool = False) ->
 
 def live_inputs_or_report(kubeconfig: str, command: str) -> "Inputs | int":
     """The live cluster listed as `kschedfw record` lists it, or 2 after the reason went to
-    stderr (a kubeconfig that cannot be used, a server that does not answer or lists nothing)."""
+    stderr (a kubeconfig that cannot be used, a server that does not answer, a kind not listed
+    within a minute: RBAC)."""
     from kschedfw.cluster.kube.client import KubeClient
     from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
     from kschedfw.cluster.kube.informer import describe
