@@ -325,3 +325,36 @@ def _try_create_podgroup(control_plane: ControlPlane, namespace: str) -> bool:
         return True
     except APIError:
         return False
+
+
+def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane, namespace, kube_scheduler,
+                                                                  tmp_path):
+    """A high-priority pod that fits only by preempting: kube-scheduler nominates it to the
+    victim's node, and the trace has that nomination as a decision with the node."""
+    control_plane.create_ready_node("rec-small", cpu="1")
+    high = f"{namespace}-high"
+    control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+                      {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                       "metadata": {"name": high}, "value": 1000})
+    trace = tmp_path / "preempt.jsonl.gz"
+    try:
+        with Recording(control_plane, trace) as rec:
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                              pod_manifest("victim", namespace, cpu="800m"))
+            rec.wait_until(lambda line: line.get("decision") == "Bound" and line["pod"] == f"{namespace}/victim",
+                           "the victim's binding")
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                              pod_manifest("preemptor", namespace, cpu="800m", priorityClassName=high))
+            rec.wait_until(lambda line: line.get("decision") == "Nominated"
+                           and line["pod"] == f"{namespace}/preemptor", "the preemptor's nomination")
+    finally:
+        control_plane.api("DELETE", "/api/v1/nodes/rec-small")
+        control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{high}")
+    lines = list(read_lines(trace))
+    nominated = [line for line in lines if line.get("decision") == "Nominated"
+                 and line["pod"] == f"{namespace}/preemptor"]
+    assert nominated[0]["node"] == "rec-small"
+    victim = [line for line in lines if line["type"] == "event" and _name(line) == f"{namespace}/victim"]
+    assert victim[0]["event"] == "ADDED"
+    last = victim[-1]  # preempted: deleted, or terminating (no kubelet here to finish it)
+    assert last["event"] == "DELETED" or last["object"]["metadata"].get("deletionTimestamp")
