@@ -358,3 +358,30 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
     assert victim[0]["event"] == "ADDED"
     last = victim[-1]  # preempted: deleted, or terminating (no kubelet here to finish it)
     assert last["event"] == "DELETED" or last["object"]["metadata"].get("deletionTimestamp")
+
+
+def test_record_stops_on_sigint_with_a_whole_trace(control_plane, tmp_path):
+    """Ctrl-C is how a recording normally ends: exit status 0, the trace closed with its end line."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    trace = tmp_path / "sigint.jsonl.gz"
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", "record", "--kubeconfig",
+                             str(control_plane.kubeconfig), "-o", str(trace)], stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(root)})
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            if "recording events" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=30) == 0
+        assert "stopped: " in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    types = [line["type"] for line in read_lines(trace)]
+    assert types[0] == "header" and "synced" in types and types[-1] == "end"
