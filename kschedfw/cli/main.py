@@ -1,4 +1,4 @@
-"""`kschedfw` command line: validate | schema | plugins | simulate | sweep | diff | run | controlplane."""
+"""`kschedfw` command line: validate | schema | plugins | simulate | sweep | diff | run | controlplane | record."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Iterator
 
-_COMMANDS = ("validate", "schema", "plugins", "simulate", "sweep", "diff", "run", "controlplane")
+_COMMANDS = ("validate", "schema", "plugins", "simulate", "sweep", "diff", "run", "controlplane", "record")
 
 
 def build_parser() -> argparse.ArgumentParser:

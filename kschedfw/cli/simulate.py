@@ -38,6 +38,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("cluster", nargs="*", metavar="CLUSTER_OR_SCENARIO",
                         help="manifest files or folders, or a Scenario; `-` reads standard input")
     parser.add_argument("--config", "-c", help="KubeSchedulerConfiguration file (default: upstream defaults)")
+    parser.add_argument("--kubeconfig", metavar="K",
+                        help="instead of CLUSTER, the live cluster of this kubeconfig, listed read-only as "
+                             "`kschedfw record` lists it (nothing is written to it)")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     add_feature_gates_option(parser)
     add_run_options(parser)
@@ -94,9 +97,10 @@ class Loaded:
 
 
 def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureGates",
-             command: str) -> Loaded | int:
-    """The configuration and the cluster files of one run, or the exit code after the reasons
-    went to stderr (see :func:`load_config_or_report` and :func:`read_inputs_or_report`)."""
+             command: str, kubeconfig: str | None = None) -> Loaded | int:
+    """The configuration and the cluster files (or the live cluster of ``kubeconfig``) of one
+    run, or the exit code after the reasons went to stderr (see :func:`load_config_or_report`,
+    :func:`read_inputs_or_report` and :func:`live_inputs_or_report`)."""
     from kschedfw.cluster.inputs.manifests import admit, ignored_kinds
     from kschedfw.framework.registry import default_registry
     from kschedfw.plugins.dynamicresources.cel import compile_error
@@ -104,7 +108,11 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
     config = load_config_or_report(config_path, registry, gates, command)
     if isinstance(config, int):
         return config
-    inputs = read_inputs_or_report(cluster_paths, every_malformed=True)
+    if kubeconfig is not None and cluster_paths:
+        print(f"kschedfw {command}: give either CLUSTER files or --kubeconfig, not both", file=sys.stderr)
+        return 2
+    inputs = (live_inputs_or_report(kubeconfig, command) if kubeconfig is not None
+              else read_inputs_or_report(cluster_paths, every_malformed=True))
     if isinstance(inputs, int):
         return inputs
     for warning in ignored_kinds(inputs.located):
@@ -123,7 +131,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     gates = feature_gates_of(args, "simulate")
     if gates is None:
         return 2
-    loaded = load_run(args.config, args.cluster, gates, "simulate")
+    loaded = load_run(args.config, args.cluster, gates, "simulate", kubeconfig=args.kubeconfig)
     if isinstance(loaded, int):
         return loaded
     registry, config, inputs = loaded.registry, loaded.config, loaded.inputs
@@ -252,6 +260,35 @@ def read_inputs_or_report(paths: list[str], *, every_malformed: bool = False) ->
         unusable = isinstance(exc, UnusableInput) or exc.detail.startswith(("no such file",
                                                                             "cannot read"))
         return 2 if unusable else 1  # 2: could not run, as `validate` says it
+
+
+def live_inputs_or_report(kubeconfig: str, command: str) -> "Inputs | int":
+    """The live cluster listed as `kschedfw record` lists it, or 2 after the reason went to
+    stderr (a kubeconfig that cannot be used, a server that does not answer, a kind not listed
+    within a minute: RBAC)."""
+    from kschedfw.cluster.kube.client import KubeClient
+    from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
+    from kschedfw.cluster.kube.informer import describe
+    from kschedfw.trace.inputs import snapshot_inputs
+    from kschedfw.trace.recorder import NotListed, server_version, take_snapshot
+    try:
+        client = KubeClient(load_connection(kubeconfig))
+    except CredentialsError as exc:
+        print(f"kschedfw {command}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        server_version(client)
+        objects = take_snapshot(client)
+    except NotListed as exc:
+        print(f"kschedfw {command}: cannot list the cluster: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # whatever the client raises: no answer, refused credentials
+        print(f"kschedfw {command}: cannot reach the API server at {client.connection.server}: "
+              f"{describe(exc, 'get', '/version')}", file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    return snapshot_inputs(objects, f"the cluster of {kubeconfig}")
 
 
 class _NoProgress:

@@ -102,7 +102,7 @@ def load_connection(kubeconfig: str | Path | None = None, context: str | None = 
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'}: {exc}") from None
     except OSError as exc:
         raise CredentialsError(f"cannot read kubeconfig {kubeconfig or '(default)'}: {exc.strerror or exc}") from None
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError) as exc:
         raise CredentialsError(f"kubeconfig {kubeconfig or '(default)'} is not valid: {exc}") from None
     try:
         proxy = choose_proxy(server, proxy_url, os.environ)

@@ -131,6 +131,7 @@ class Informer(BackgroundLoop):
                  page_size: int = 500, rng: random.Random | None = None,
                  decode_page: Callable[[bytes], Any] | None = None,
                  decode_event: Callable[[bytes], Any] | None = None,
+                 parse: Callable[[Resource, Any], Any] | None = None,
                  failures: RateLimitedLog | None = None) -> None:
         self.client = client
         self.resource = resource
@@ -138,6 +139,8 @@ class Informer(BackgroundLoop):
         # how a list page and a watch line are decoded (default: whole JSON; pods: only what is read)
         self.decode_page = decode_page
         self.decode_event = decode_event or json.loads
+        # how an object becomes what ``sink`` gets (default: the kschedfw.api type; None skips it)
+        self.parse = parse or parse_api_object
         self.min_watch_timeout = min_watch_timeout
         self.inactivity_timeout = inactivity_timeout
         self.page_size = page_size
@@ -334,7 +337,7 @@ class Informer(BackgroundLoop):
 
     def _parse(self, d: Any) -> Any:
         try:
-            return parse_api_object(self.resource, d)
+            return self.parse(self.resource, d)
         except Exception as exc:  # a shape the parser cannot read (a ManifestError, or worse): skip that object
             meta = (d.get("metadata") if isinstance(d, dict) else None) or {}
             meta = meta if isinstance(meta, dict) else {}
