@@ -1,5 +1,6 @@
-"""A fake plugin registry: the in-tree plugins of the v1 default profile (semantics §6), with the
-args specs the in-tree plugins own (their ``args_spec``), plus a few out-of-tree ones."""
+"""A fake plugin registry: the in-tree plugins of the v1 default profile (their order, weights
+and extension points), with the args specs the in-tree plugins own (their ``args_spec``), plus a
+few out-of-tree ones."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Framework build of a profile: upstream runtime/framework_test.go (TestNewFrameworkMultiPoint-
-Expansion, TestNewFrameworkErrors, TestInitFrameworkWithScorePlugins) and the errors of §3."""
+Expansion, TestNewFrameworkErrors, TestInitFrameworkWithScorePlugins) and the errors building a
+profile's framework reports."""
 
 from __future__ import annotations
 

@@ -160,7 +160,7 @@ POST_FILTER_CASES = [
         want_result=PostFilterResult.nominate("node2"),
         want=(Code.Success, ""),
     ),
-    # The v1.36.2 message of the reference (§4.8): 1 node without victims, 2 not helped.
+    # v1.36.2's FitError message: 1 node without victims, 2 not helped.
     dict(
         name="mixed: one node without victims, two UnschedulableAndUnresolvable",
         pod=P("p", priority=HIGH, req=LARGE),
