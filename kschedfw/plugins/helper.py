@@ -84,6 +84,33 @@ def tolerates(toleration: Toleration, taint: Taint, enable_comparison_operators:
     return toleration.tolerates(taint)
 
 
+_COMPARISON_OPERATORS = ("Gt", "Lt")
+
+
+def first_untolerated_schedule_taint(taints: Iterable[Taint], tolerations: Iterable[Toleration],
+                                     enable_comparison_operators: bool) -> Taint | None:
+    """The first NoSchedule/NoExecute taint no toleration tolerates (``Gt``/``Lt`` tolerations
+    count only with comparison operators on), or None: TaintToleration's Filter and
+    PodTopologySpread's ``nodeTaintsPolicy: Honor`` ask it of every node. HOT PATH: a
+    toleration of another effect (the two NoExecute ones DefaultTolerationSeconds gives every
+    pod, on a NoSchedule taint) is passed over inline, as :meth:`Toleration.tolerates` would."""
+    for taint in taints:
+        effect = taint.effect
+        if effect != NO_SCHEDULE and effect != NO_EXECUTE:
+            continue
+        for toleration in tolerations:
+            toleration_effect = toleration.effect
+            if toleration_effect and toleration_effect != effect:
+                continue
+            if not enable_comparison_operators and toleration.operator in _COMPARISON_OPERATORS:
+                continue
+            if toleration.tolerates(taint):
+                break
+        else:
+            return taint
+    return None
+
+
 def tolerations_tolerate_taint_gated(tolerations: Iterable[Toleration], taint: Taint,
                                      enable_comparison_operators: bool) -> bool:
     """:func:`tolerations_tolerate_taint` honouring the TaintTolerationComparisonOperators switch."""

@@ -15,9 +15,8 @@ from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint,
 from kschedfw.fwk.signers import TOLERATIONS_SIGNER_NAME, tolerations_signature
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import MAX_NODE_SCORE, SignFragment
-from kschedfw.plugins.helper import (default_normalize_values, NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE, as_objects,
-                                     default_normalize_score,
-                                     tolerates)
+from kschedfw.plugins.helper import (PREFER_NO_SCHEDULE, as_objects, default_normalize_score,
+                                     default_normalize_values, first_untolerated_schedule_taint, tolerates)
 
 if TYPE_CHECKING:
     from kschedfw.fwk.cycle_state import CycleState
@@ -63,17 +62,7 @@ class TaintToleration:
     def _untolerated_no_schedule_taint(self, taints: Iterable[Taint], tolerations: Iterable[Toleration]
                                        ) -> Taint | None:
         """The first NoSchedule/NoExecute taint no toleration tolerates, or None."""
-        gate = self.enable_comparison_operators
-        for taint in taints:
-            effect = taint.effect
-            if effect != NO_SCHEDULE and effect != NO_EXECUTE:
-                continue
-            for toleration in tolerations:
-                if tolerates(toleration, taint, gate):
-                    break
-            else:
-                return taint
-        return None
+        return first_untolerated_schedule_taint(taints, tolerations, self.enable_comparison_operators)
 
     def _count_intolerable_prefer_no_schedule(self, taints: Iterable[Taint],
                                               tolerations: Iterable[Toleration]) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from kschedfw.api import LabelSelector, parse_label_selector
-from kschedfw.plugins.helper import NO_EXECUTE, NO_SCHEDULE, tolerates
+from kschedfw.plugins.helper import first_untolerated_schedule_taint
 
 if TYPE_CHECKING:
     from kschedfw.api import Node, Pod, Taint, Toleration, TopologySpreadConstraint
@@ -353,15 +353,7 @@ def required_node_affinity(pod: Pod) -> NodeMatcher | None:
 def untolerated_do_not_schedule_taint(taints: Sequence[Taint], tolerations: Sequence[Toleration],
                                       enable_comparison_operators: bool = True) -> bool:
     """Is any NoSchedule/NoExecute taint left untolerated by ``tolerations``?"""
-    for taint in taints:
-        if taint.effect != NO_SCHEDULE and taint.effect != NO_EXECUTE:
-            continue
-        for toleration in tolerations:
-            if tolerates(toleration, taint, enable_comparison_operators):
-                break
-        else:
-            return True
-    return False
+    return first_untolerated_schedule_taint(taints, tolerations, enable_comparison_operators) is not None
 
 
 # --------------------------------------------------------------------------- default selector
