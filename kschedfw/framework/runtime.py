@@ -196,7 +196,8 @@ class Framework:
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: "Pod",
                                                node_info: NodeInfo) -> Status | None:
-        """Two passes when higher-or-equal priority pods are nominated to this node (upstream §4.3)."""
+        """Two passes when higher-or-equal priority pods are nominated to this node, as upstream's
+        RunFilterPluginsWithNominatedPods: once with them added, once without."""
         return self.nominated.run(state, pod, node_info, NodeFiltering.add_pod_extensions(self._plans(state), state))
 
     def nominated_pods_to_add(self, state: CycleState, pod: "Pod", node_name: str) -> list["Pod"]:
