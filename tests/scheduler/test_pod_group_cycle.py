@@ -1,0 +1,191 @@
+"""The pod-group scheduling cycle (gate GenericWorkload): a pod of a PodGroup is scheduled with
+its whole group, all or nothing for a gang, and the PodGroup gets the PodGroupScheduled
+condition, as kube-scheduler v1.36 does."""
+
+from __future__ import annotations
+
+import pytest
+
+from kschedfw.api.load import parse_manifests
+from kschedfw.api.workload import POD_GROUP_KIND, PodGroup
+from kschedfw.config.defaults import default_plugins
+from kschedfw.config.validate import default_config
+from kschedfw.framework.registry import default_registry
+from kschedfw.fwk.features import FeatureGateError, FeatureGates
+from kschedfw.simulation import Simulation
+
+GATES = "GenericWorkload=true,GangScheduling=true"
+
+
+def cluster(cpu: str, *, policy: str = "{gang: {minCount: 4}}", pods: int = 4) -> str:
+    """Two nodes of 2 CPUs, a Workload and its PodGroup, and ``pods`` pods of ``cpu`` each."""
+    text = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: Workload
+metadata: {name: train}
+spec:
+  podGroupTemplates:
+  - name: workers
+    schedulingPolicy: POLICY
+---
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: train}
+spec:
+  podGroupTemplateRef: {workload: {workloadName: train, podGroupTemplateName: workers}}
+  schedulingPolicy: POLICY
+""".replace("POLICY", policy)
+    for i in range(pods):
+        text += f"""\
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: m-{i}}}
+spec:
+  schedulingGroup: {{podGroupName: train}}
+  containers: [{{name: c, image: busybox, resources: {{requests: {{cpu: "{cpu}"}}}}}}]
+"""
+    return text
+
+
+def simulate(text: str, gates: str = GATES) -> Simulation:
+    feature_gates = FeatureGates.parse(gates)
+    registry = default_registry()
+    sim = Simulation(default_config(registry, feature_gates), registry, parse_manifests(text),
+                     feature_gates=feature_gates)
+    sim.run()
+    return sim
+
+
+def bound(sim: Simulation) -> dict[str, str]:
+    return {p.name: p.node_name for p in sim.cluster.list("Pod") if p.node_name}
+
+
+def scheduled_condition(sim: Simulation) -> tuple[str, str, str]:
+    group = sim.cluster.get(POD_GROUP_KIND, "train", "default")
+    assert isinstance(group, PodGroup)
+    cond = group.condition("PodGroupScheduled")
+    assert cond is not None
+    return cond.status, cond.reason, cond.message
+
+
+def test_a_gang_of_which_only_some_pods_fit_binds_none_and_is_marked_unschedulable():
+    """Gang of 4, minCount 4, room for 2: no pod is bound, and the PodGroup has
+    PodGroupScheduled=False/Unschedulable "pod group is unschedulable". The pods that fitted
+    and waited at Permit say why they wait; the others say why they did not fit."""
+    sim = simulate(cluster("1500m"))
+    assert bound(sim) == {}
+    assert scheduled_condition(sim) == ("False", "Unschedulable", "pod group is unschedulable")
+    messages = sorted(p.condition("PodScheduled").message for p in sim.cluster.list("Pod"))
+    waited = ("pod group is unschedulable, waiting for minCount pods from a gang to be scheduled, "
+              "one or more plugins asked to wait and no plugin rejected pod")
+    assert messages.count(waited) == 2
+    assert sum(m.startswith("0/2 nodes are available: 2 Insufficient cpu.") for m in messages) == 2
+
+
+def test_a_gang_that_fits_is_bound_whole_and_marked_scheduled():
+    """Gang of 4 with room for all: all 4 bound, PodGroupScheduled=True/Scheduled, no message."""
+    sim = simulate(cluster("1"))
+    assert sorted(bound(sim)) == ["m-0", "m-1", "m-2", "m-3"]
+    assert sorted(bound(sim).values()) == ["n1", "n1", "n2", "n2"]
+    assert scheduled_condition(sim) == ("True", "Scheduled", "")
+
+
+def test_a_basic_group_binds_the_pods_that_fit():
+    """A basic policy has no quorum: the pods that fit are bound, the group is Scheduled."""
+    sim = simulate(cluster("1500m", policy="{basic: {}}"))
+    assert len(bound(sim)) == 2
+    assert scheduled_condition(sim)[:2] == ("True", "Scheduled")
+
+
+def test_a_gang_waits_out_of_the_queue_until_min_count_pods_exist():
+    """GangScheduling PreEnqueue: with 3 of minCount 4 pods, none is tried, the PodGroup gets
+    no condition and the pods no PodScheduled condition."""
+    sim = simulate(cluster("1", pods=3))
+    assert bound(sim) == {}
+    group = sim.cluster.get(POD_GROUP_KIND, "train", "default")
+    assert group.condition("PodGroupScheduled") is None
+    assert all(p.condition("PodScheduled") is None for p in sim.cluster.list("Pod"))
+
+
+def test_with_the_gates_off_the_pods_are_scheduled_one_by_one():
+    """GenericWorkload off: the group means nothing to the scheduler; the 2 pods that fit are
+    bound and the PodGroup gets no condition."""
+    sim = simulate(cluster("1500m"), gates="")
+    assert len(bound(sim)) == 2
+    group = sim.cluster.get(POD_GROUP_KIND, "train", "default")
+    assert group is None or group.condition("PodGroupScheduled") is None
+
+
+@pytest.mark.parametrize("gates, message", [
+    ("GangScheduling=true", "GangScheduling is enabled, but depends on features that are disabled: [GenericWorkload]"),
+    ("TopologyAwareWorkloadScheduling=true",
+     "TopologyAwareWorkloadScheduling is enabled, but depends on features that are disabled: [GenericWorkload]"),
+    ("GenericWorkload=true,WorkloadAwarePreemption=true",
+     "WorkloadAwarePreemption is enabled, but depends on features that are disabled: [GangScheduling]"),
+    ("DRAWorkloadResourceClaims=true",
+     "DRAWorkloadResourceClaims is enabled, but depends on features that are disabled: [GenericWorkload]"),
+])
+def test_a_gate_whose_dependency_is_off_is_refused(gates, message):
+    """component-base featuregate refuses a gate on while one it depends on is off."""
+    with pytest.raises(FeatureGateError) as err:
+        FeatureGates.parse(gates)
+    assert str(err.value) == message
+
+
+def test_the_workload_gates_add_their_plugins_to_the_defaults():
+    """default_plugins.go: GangScheduling appends GangScheduling to multiPoint;
+    TopologyAwareWorkloadScheduling appends TopologyPlacementGenerator and PodGroupPodsCount
+    (weight 1); with the gates off the defaults are v1.36's."""
+    off = [r.name for r in default_plugins(FeatureGates())["multiPoint"].enabled]
+    assert off[-1] == "DefaultBinder"
+    on = default_plugins(FeatureGates.parse(GATES + ",TopologyAwareWorkloadScheduling=true"))["multiPoint"].enabled
+    assert [r.name for r in on] == [*off, "GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount"]
+    assert on[-1].weight == 1
+
+
+def test_the_in_tree_pod_group_is_read_typed_and_the_coscheduling_one_stays_generic():
+    """Manifests dispatch by API group: scheduling.k8s.io's PodGroup is a PodGroup stored under
+    "scheduling.k8s.io/PodGroup"; scheduling.x-k8s.io's stays a generic "PodGroup"."""
+    ours, theirs = parse_manifests("""\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: a}
+spec: {schedulingPolicy: {basic: {}}}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: b}
+spec: {minMember: 2}
+""")
+    assert isinstance(ours, PodGroup) and ours.kind == POD_GROUP_KIND
+    assert not isinstance(theirs, PodGroup) and theirs.kind == "PodGroup"
+
+
+def test_simulate_writes_the_pod_group_condition_out(tmp_path, capsys):
+    """`simulate --write-out` with the gates on writes the PodGroup with its PodGroupScheduled
+    condition, and the table shows every pod of a failed gang pending."""
+    import yaml
+
+    from kschedfw.cli.main import main
+    manifests = tmp_path / "gang.yaml"
+    manifests.write_text(cluster("1500m"))
+    out = tmp_path / "after.yaml"
+    main(["simulate", str(manifests), "--feature-gates", GATES, "--write-out", str(out)])
+    table = capsys.readouterr().out
+    assert "total: 4 pending" in table
+    written = yaml.safe_load(out.read_text())["items"]
+    group = next(o for o in written if o["kind"] == "PodGroup")
+    [cond] = group["status"]["conditions"]
+    assert (cond["type"], cond["status"], cond["reason"], cond["message"]) == \
+        ("PodGroupScheduled", "False", "Unschedulable", "pod group is unschedulable")
