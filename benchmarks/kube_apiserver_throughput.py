@@ -136,7 +136,7 @@ def run_one(which: str, assets: Path, args: argparse.Namespace, roots: dict[str,
         else:
             # port 0: a free port for /healthz and /metrics (other schedulers may hold the default)
             cmd = [sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config),
-                   "--health-address", "127.0.0.1:0"]
+                   "--secure-port", "0", "--health-address", "127.0.0.1:0"]
             if args.profile:  # py-spy samples the scheduler process (its CPU figure then includes py-spy's)
                 cmd = ["py-spy", "record", "--format", "raw", "--rate", "100", "--gil", "--output", args.profile,
                        "--", *cmd]

@@ -146,6 +146,7 @@ class ScheduleAlgorithm:
             if not dry_run and fwk.has_post_filter_plugins():
                 result, pf_status = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
                 diagnosis.post_filter_msg = pf_status.message()
+                diagnosis.post_filter_status, diagnosis.post_filter_result = pf_status, result
                 if result is not None:
                     nominating = result.nominating_info
             return ScheduleResult(evaluated_nodes=evaluated, nominating_info=nominating), fit_status(fit_error)

@@ -166,6 +166,9 @@ class DecisionLog:
         }
         if outcome is not None and outcome.nominated_node:
             out["nominatedNode"] = outcome.nominated_node
+        reason = outcome.pending_reason() if outcome is not None else None
+        if reason is not None:
+            out["pendingReason"] = reason
         if outcome is not None and outcome.deleted_at is not None:  # Preempted, Deleted
             out.update(deletedBy=outcome.deleted_by, deletedAt=outcome.deleted_at, goneAt=outcome.gone_at)
         claims = claim_devices(context.result.cluster, key)

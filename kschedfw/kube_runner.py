@@ -7,10 +7,13 @@ the moment it turns false: a deposed leader abandons its work, as kube-scheduler
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, cast
+
+import attrs
 
 from kschedfw.cluster.kube.backend import KubeBackend
 from kschedfw.cluster.kube.client import KubeClient
@@ -21,6 +24,7 @@ from kschedfw.cluster.kube.preflight import PREFLIGHT_TIMEOUT, preflight, requir
 from kschedfw.cluster.kube.probe import ReachabilityProbe
 from kschedfw.metrics import SchedulerMetrics
 from kschedfw.scheduler import Scheduler
+from kschedfw.scheduler.pending_reason import pending_reason
 
 if TYPE_CHECKING:
     from kschedfw.cluster.kube.decisions import Decision
@@ -44,7 +48,9 @@ class KubeRunner:
                  dry_run: bool = False, seed: int = 0, feature_gates: Mapping[str, bool] | None = None,
                  on_decision: Callable[["Decision"], None] | None = None,
                  informer_options: dict[str, Any] | None = None,
-                 notify: Callable[[str], None] | None = None) -> None:
+                 notify: Callable[[str], None] | None = None, pending_reasons: bool = False) -> None:
+        """``pending_reasons``: a dry run's Pending decisions carry the structured reason
+        (``run --dry-run -o json``); the loop then keeps each pod's last failure for it."""
         connection_config = config.document.get("clientConnection") or {}
         kubeconfig = kubeconfig or connection_config.get("kubeconfig") or None
         #: where the credentials came from, for messages
@@ -63,6 +69,8 @@ class KubeRunner:
         self.lease_client = KubeClient(self.client.connection, qps=self.client.limiter.qps,
                                        burst=self.client.limiter.burst)
         self.probe = ReachabilityProbe(self.client.connection)
+        if on_decision is not None and pending_reasons:
+            on_decision = functools.partial(self._with_pending_reason, on_decision)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
                                    informer_options=informer_options, event_client=self.event_client,
                                    lean_pods=not config.document.get("extenders"))
@@ -70,11 +78,21 @@ class KubeRunner:
         self.metrics = SchedulerMetrics()
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
                                    feature_gates=feature_gates, metrics=self.metrics)
+        self.scheduler.attempt_log.keep_failures = pending_reasons
         self.stopping = threading.Event()
         self.dry_run = dry_run
         self.elector: LeaderElector | None = None
         self.lost_leadership = False
         self._next_publish = 0.0
+
+    def _with_pending_reason(self, on_decision: Callable[["Decision"], None], decision: "Decision") -> None:
+        """A Pending decision is made while its failure is handled, after the failure was kept
+        (and is let go of here: the next attempt keeps its own)."""
+        if decision.status == "Pending":
+            pod = self.backend.get("Pod", *reversed(decision.pod.split("/", 1)))
+            failure = self.scheduler.attempt_log.failures.pop(pod.uid, None) if pod is not None else None
+            decision = attrs.evolve(decision, pending_reason=pending_reason(failure))
+        on_decision(decision)
 
     def lease_warning(self) -> str | None:
         """Upstream's lease name is for the scheduler serving ``default-scheduler``: another

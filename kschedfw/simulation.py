@@ -24,6 +24,8 @@ from kschedfw.deletions import BrokenBudget, Fate, fates
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
+from kschedfw.scheduler.outcomes import Failure
+from kschedfw.scheduler.pending_reason import Gating, message_of, pending_reason
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
@@ -72,6 +74,13 @@ class PodOutcome:
     gone_at: float | None = None
     #: Preempted: the PodDisruptionBudgets it was evicted in spite of
     broken_budgets: tuple[BrokenBudget, ...] = ()
+    #: Pending: its last failed attempt (None: not attempted yet); Gated: what holds it
+    why: Failure | Gating | None = attrs.field(default=None, eq=False, repr=False)
+
+    def pending_reason(self) -> dict[str, Any] | None:
+        """The structured reason of a Pending or Gated pod (None for the others), built on
+        demand: see :mod:`kschedfw.scheduler.pending_reason`."""
+        return pending_reason(self.why) if self.status in ("Pending", "Gated") else None
 
 
 @attrs.define
@@ -253,6 +262,7 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
     """Where every pod ended up, the pods deleted during the run among them; raises
     InvariantError if one is unaccounted for."""
     pending = dict(_pending_entries(scheduler))
+    failures = scheduler.attempt_log.failures
     waiting = {wp.pod.uid for wp in scheduler.waiting_pods.values()}
     outcomes = [_deleted_outcome(fate) for fate in fates(cluster)]
     lost = []
@@ -279,11 +289,13 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
         elif pod.key in pending:
             queue_name, qpi = pending[pod.key]
             if queue_name == "gated" or qpi.gated:
+                gating = _gating(pod, qpi, cluster)
                 outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Gated", reason="SchedulingGated",
-                                           message=_gated_message(pod, qpi, cluster)))
+                                           message=message_of(pending_reason(gating)), why=gating))
             else:
                 outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Pending", reason=reason,
-                                           message=message or "not attempted yet", nominated_node=pod.nominated_node_name))
+                                           message=message or "not attempted yet", nominated_node=pod.nominated_node_name,
+                                           why=failures.get(pod.uid)))
         elif pod.is_terminated or pod.deletion_timestamp is not None:
             outcomes.append(PodOutcome(pod.key, pod.scheduler_name, "Terminating"))
         else:
@@ -305,16 +317,15 @@ def _pending_entries(scheduler: Scheduler) -> list[tuple[str, Any]]:
     return [(qpi.pod.key, (queue_name, qpi)) for queue_name, qpi in scheduler.queue.list_pending()]
 
 
-def _gated_message(pod: Any, qpi: Any, cluster: MemoryCluster) -> str:
+def _gating(pod: Any, qpi: Any, cluster: MemoryCluster) -> Gating:
     """Why a gated pod waits: its scheduling gates, or the PreEnqueue plugin with its message and,
     when a claim cannot be created from its ResourceClaimTemplate, the template and why."""
     if pod.scheduling_gates:
-        return "Scheduling is blocked due to non-empty scheduling gates"
+        return Gating(scheduling_gates=tuple(pod.scheduling_gates))
     if not qpi.gating_plugin:
-        return "gated"
-    message = f"gated by {qpi.gating_plugin}" + (f": {qpi.gating_message}" if qpi.gating_message else "")
-    why = cluster.claim_creation_failure(pod)
-    return f"{message}; {why}" if why else message
+        return Gating()
+    return Gating(plugin=qpi.gating_plugin, message=qpi.gating_message or "",
+                  detail=cluster.claim_creation_failure(pod) or "")
 
 
 __all__ = ["Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]

@@ -490,7 +490,7 @@ class WorkloadRunner:
         # scheduler_perf's API server runs without Priority admission: its pods set priorities
         self.sim = Simulation(self.config, self.registry, seed=self.options.seed, feature_gates=gates,
                               admission_plugins=ADMISSION_PLUGINS - {"Priority"}, fast_paths=self.options.fast_paths)
-        self.scheduler.attempt_log.enabled = False
+        self.scheduler.attempt_log.enabled = self.scheduler.attempt_log.keep_failures = False
         self.cluster.watch(self._on_event)
         self._offset = self.clock.now() - _perf()
         first_measured = next((o.index for o in self.unrolled.ops if o.collects_metrics

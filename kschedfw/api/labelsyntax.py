@@ -39,7 +39,7 @@ def regex_error(msg: str, fmt: str, *examples: str) -> str:
 
 
 def _nbytes(text: str) -> int:
-    return len(text.encode("utf-8"))
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def label_key_errors(key: str) -> list[str]:

@@ -29,10 +29,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--feature-gates", default="", metavar="NAME=true|false,...")
     parser.add_argument("--sync-timeout", type=float, default=120.0, metavar="SECONDS",
                         help="give up when the informers have not listed everything by then (default 120)")
-    parser.add_argument("--health-address", default="127.0.0.1:10261", metavar="HOST:PORT",
-                        help="serve /healthz, /livez, /readyz and /metrics here (default 127.0.0.1:10261; "
-                             "port 0 picks a free one; 'off' to disable)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
+    from kschedfw.serving.options import add_arguments
+    add_arguments(parser)
     parser.set_defaults(func=run)
 
 
@@ -60,24 +59,21 @@ def run(args: argparse.Namespace) -> int:
     printer = DecisionPrinter(args.output)
     try:
         runner = KubeRunner(config, registry, kubeconfig=args.kubeconfig, dry_run=args.dry_run, seed=args.seed,
-                            feature_gates=gates, on_decision=printer if args.dry_run else None, notify=_say)
+                            feature_gates=gates, on_decision=printer if args.dry_run else None, notify=_say,
+                            pending_reasons=args.output == "json")
     except CredentialsError as exc:
         _say(str(exc))
         return 2
     except FrameworkError as exc:
         _say(f"cannot build the scheduler: {exc}")
         return 1
-    health = None
-    if args.health_address != "off":
-        from kschedfw.cluster.kube.health import HealthServer, parse_address
-        try:
-            health = HealthServer(parse_address(args.health_address), runner.health_endpoints(), runner.metrics_text)
-        except (ValueError, OSError) as exc:
-            _say(f"--health-address: {exc}")
-            runner.close()
-            return 2
-        health.start()
-        _say(f"health and metrics on http://{health.address[0]}:{health.address[1]}")
+    from kschedfw.serving.options import ServingError, start_servers
+    try:
+        servers = start_servers(args, runner.client.connection, runner.health_endpoints(), runner.metrics_text, _say)
+    except ServingError as exc:
+        _say(str(exc))
+        runner.close()
+        return 2
     warning = runner.lease_warning()
     if warning:
         _say(f"warning: {warning}")
@@ -107,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
             printer.summary()
     finally:
         runner.close()
-        if health is not None:
-            health.stop()
+        for server in servers:
+            server.stop()
         for s, handler in previous.items():
             signal.signal(s, handler)
     _say(_stopped(runner.scheduler.bound_count, args.dry_run))

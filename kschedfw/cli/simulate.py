@@ -142,6 +142,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             sim = Simulation(config, registry, objects, steps, seed=args.seed, on_progress=on_progress,
                              feature_gates=gates, once=args.once, ties=args.ties)
             sim.cluster.refused_on_input.update((r.object, r.reason) for r in loaded.refused)
+            # each pending pod's last Diagnosis (a status per node) is kept only for the JSON reports
+            sim.scheduler.attempt_log.keep_failures = args.output == "json" or bool(args.explain or args.report)
             # the loaded cluster stays out of cycle collection until the report is out: the
             # loop's and the report's full collections would each walk all of it again
             until_reported.enter_context(frozen())
@@ -290,6 +292,9 @@ def _pod_json(p: "PodOutcome") -> dict[str, Any]:
         out.update(deletedBy=p.deleted_by, deletedAt=p.deleted_at, goneAt=p.gone_at)
     if p.broken_budgets:
         out["pdbViolations"] = [b.pdb for b in p.broken_budgets]
+    reason = p.pending_reason()
+    if reason is not None:  # Pending, Gated
+        out["pendingReason"] = reason
     return out
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol, TypeVar
 from kschedfw.fwk.extension_points import HOOKS
 
 __all__ = ["Instrumentation", "OBSERVED_POINTS", "Observe", "code_label", "extension_point", "status_label",
-           "timed_entries"]
+           "timed_call", "timed_entries"]
 
 #: ``observe(status code name, seconds)``
 Observe = Callable[[str, float], None]
@@ -78,6 +78,11 @@ def _timed(fn: Callable[..., Any], observe: Observe, clock: Callable[[], float])
         observe("Success" if returned is None else status_label(returned), clock() - start)
         return returned
     return timed
+
+
+def timed_call(fn: Callable[..., Any], plugin: str, point: str, instrumentation: Instrumentation) -> Callable[..., Any]:
+    """``fn``, one plugin's hook at ``point``, with its calls timed into the plugin's observer."""
+    return _timed(fn, instrumentation.plugin_observer(plugin, point), instrumentation.now)
 
 
 def timed_entries(entries: tuple[tuple[Any, ...], ...], point: str,

@@ -19,15 +19,16 @@ import pluggy
 
 from kschedfw.framework.columnar import declared_with, whole_list_filter, whole_list_score
 from kschedfw.framework.hookcall import plan_callable
-from kschedfw.framework.instrumented import Instrumentation, timed_entries
+from kschedfw.framework.instrumented import Instrumentation, timed_call, timed_entries
 from kschedfw.framework.plugin_results import events_problem
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource
-from kschedfw.fwk.extension_points import HOOKS, POINTS, Hook, point as point_row
+from kschedfw.fwk.extension_points import HOOKS, POINTS, Hook, hook as hook_row, point as point_row
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import ResolvedProfile
 
-__all__ = ["FrameworkError", "Hint", "LIST_HOOKS", "Plan", "Plans", "ScoreEntry", "ScorePlan", "compile_plans"]
+__all__ = ["FrameworkError", "Hint", "LIST_HOOKS", "Plan", "Plans", "PlacementScoreEntry", "PlacementScorePlan",
+           "ScoreEntry", "ScorePlan", "compile_plans"]
 
 #: ``(plugin name, callable)`` per plugin of one point, in profile order
 Plan = tuple[tuple[str, Callable[..., Any]], ...]
@@ -37,12 +38,15 @@ Plan = tuple[tuple[str, Callable[..., Any]], ...]
 ScoreEntry = tuple[str, Callable[..., Any], int, "Callable[..., Any] | None", "Callable[..., Any] | None",
                    "Callable[..., Any] | None"]
 ScorePlan = tuple[ScoreEntry, ...]
+#: one PlacementScore plugin: (name, score_placement, weight, normalize_placement_score or None)
+PlacementScoreEntry = tuple[str, Callable[..., Any], int, "Callable[..., Any] | None"]
+PlacementScorePlan = tuple[PlacementScoreEntry, ...]
 #: (registered event, plugin, queueing hint or None)
 Hint = tuple[ClusterEvent, str, "Callable[..., Any] | None"]
 
 #: the hooks compiled into a plain list, one :class:`Plans` field each, named as the hook: every
-#: hook a point configures but QueueSort's and Score's (compiled apart) and the pod-group hooks
-#: (not called yet)
+#: hook a point configures but QueueSort's and Score's and the pod-group hooks (compiled apart:
+#: the placement plans, and nothing yet for PodGroupPostFilter)
 LIST_HOOKS: tuple[Hook, ...] = tuple(h for h in HOOKS if h.field is not None and not h.pod_group
                                      and h.name not in ("less", "score", "normalize_score"))
 
@@ -75,7 +79,8 @@ class Plans:
     """Everything a profile's runtime calls, compiled once (:func:`compile_plans`).
 
     One field per hook of :data:`LIST_HOOKS` (Unreserve's in reverse Reserve order), then Score's
-    plan, the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
+    plan, the placement plans (PlacementGenerate's one plugin at most, PlacementScore's entries
+    with their weights and NormalizePlacementScore), the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
     keys, the signers and the plugins that cannot sign, QueueSort's ``less`` and ``sort_key``
     (which orders exactly like ``less``: the queue then compares keys in C), and the queueing
     hints. A timed copy (:meth:`timed`) has no whole-list forms, so every per-node call is timed.
@@ -96,6 +101,8 @@ class Plans:
     bind: Plan = ()
     post_bind: Plan = ()
     score: ScorePlan = ()
+    placement_generate: Plan = ()
+    placement_score: PlacementScorePlan = ()
     filter_forms: Mapping[Callable[..., Any], Callable[..., Any]] = field(default_factory=_no_entries)
     verdict_keys: Mapping[str, Callable[..., Any]] = field(default_factory=_no_entries)
     signers: Plan = ()
@@ -115,11 +122,22 @@ class Plans:
         timed: dict[str, Any] = {row.name: timed_entries(lists[row.name], str(row.label), instrumentation)
                  for row in LIST_HOOKS if row.timed}
         score = timed_entries(tuple(entry[:4] for entry in self.score), "Score", instrumentation)
+        placement_score = tuple(
+            (name, fn, weight, None if normalize is None else
+             timed_call(normalize, name, _NORMALIZE_PLACEMENT_LABEL, instrumentation))
+            for name, fn, weight, normalize in timed_entries(self.placement_score, _PLACEMENT_SCORE_LABEL,
+                                                             instrumentation))
         return dataclasses.replace(self, **timed, score=tuple((*entry, None, None) for entry in score),
+                                   placement_generate=timed_entries(self.placement_generate,
+                                                                    _PLACEMENT_GENERATE_LABEL, instrumentation),
+                                   placement_score=placement_score,
                                    filter_forms=MappingProxyType({}))
 
 
 _LIST_FIELDS = dataclasses.fields(Plans)[:len(LIST_HOOKS)]
+_PLACEMENT_GENERATE_LABEL = str(hook_row("generate_placements").label)
+_PLACEMENT_SCORE_LABEL = str(hook_row("score_placement").label)
+_NORMALIZE_PLACEMENT_LABEL = str(hook_row("normalize_placement_score").label)
 assert tuple(f.name for f in _LIST_FIELDS) == tuple(row.name for row in LIST_HOOKS), \
     "Plans' first fields are the table's list hooks, in its order"
 
@@ -157,6 +175,19 @@ class _Compiler:
             normalize = plan_callable(self.pm, plugin, "normalize_score") if "normalize_score" in hooks else None
             forms = whole_list_score(plugin, normalize) if fast_paths else (None, None)
             out.append((entry.name, plan_callable(self.pm, plugin, "score"), entry.weight or 1, normalize, *forms))
+        return tuple(out)
+
+    def placement_score(self) -> PlacementScorePlan:
+        """Each PlacementScore plugin with its weight (0 or unset: 1, as Score's) and its
+        NormalizePlacementScore, if it has one (upstream PlacementScoreExtensions)."""
+        out: list[PlacementScoreEntry] = []
+        for entry in self.profile.plugins.get("score_placement", ()):
+            plugin, hooks = self.plugins[entry.name], self.hooks[entry.name]
+            if "score_placement" not in hooks:
+                continue
+            normalize = (plan_callable(self.pm, plugin, "normalize_placement_score")
+                         if "normalize_placement_score" in hooks else None)
+            out.append((entry.name, plan_callable(self.pm, plugin, "score_placement"), entry.weight or 1, normalize))
         return tuple(out)
 
     def signers(self) -> tuple[Plan, tuple[str, ...]]:
@@ -214,7 +245,12 @@ def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks:
     sort_key = getattr(plugins[less[0][0]], "sort_key", None) if less else None
     signers, unsigned = compiler.signers()
     queue_sort: dict[str, Any] = {"less": less[0][1]} if less else {}
-    return Plans(**lists, score=compiler.score(fast_paths), filter_forms=MappingProxyType(filter_forms),
+    placement_generate = compiler.bound("generate_placements", "generate_placements")
+    if len(placement_generate) > 1:
+        raise FrameworkError("at most one placement generate plugin is allowed for profile with scheduler name "
+                             f'"{profile.scheduler_name}"')
+    return Plans(**lists, score=compiler.score(fast_paths), placement_generate=placement_generate,
+                 placement_score=compiler.placement_score(), filter_forms=MappingProxyType(filter_forms),
                  verdict_keys=MappingProxyType(verdict_keys), signers=signers, unsigned=unsigned,
                  queue_sort_key=sort_key if callable(sort_key) else None, hints=compiler.hints(), **queue_sort)
 

@@ -139,6 +139,8 @@ def check_plugin_class(cls: Any, display: str, expected_name: str | None = None)
     if expected_name is not None and name != expected_name:
         raise PluginLoadError(display, f"plugin class name {name!r} does not match entry point name {expected_name!r}")
     for attr_name in dir(cls):
+        if attr_name.startswith("__"):
+            continue  # Python's own members: neither hooks nor typos of one
         opts = _impl_opts(cls, attr_name)
         if opts is None:
             typo = _typo_of(attr_name)
@@ -182,7 +184,10 @@ def _typo_of(attr_name: str) -> str | None:
     same = [known for known in _KNOWN_MEMBERS if _squashed(known) == squashed]
     if same:
         return same[0]
-    for known in difflib.get_close_matches(attr_name, _KNOWN_MEMBERS, n=3, cutoff=_TYPO_CUTOFF):
+    # a typo is at most two edits away, so its length is too: difflib only ranks those (it
+    # costs, and every public attribute of every plugin class is asked at load)
+    near = [known for known in _KNOWN_MEMBERS if abs(len(known) - len(attr_name)) <= 2]
+    for known in difflib.get_close_matches(attr_name, near, n=3, cutoff=_TYPO_CUTOFF) if near else ():
         allowed = 2 if len(known) >= 14 else 1 if len(known) >= 8 else 0
         if allowed and _edits(attr_name, known) <= allowed:
             return known
@@ -208,6 +213,8 @@ def _as_instance_sees_it(cls: type) -> types.SimpleNamespace:
     guess, though the runtime calls them bound like any other."""
     view = types.SimpleNamespace()
     for attr_name in dir(cls):
+        if attr_name.startswith("__"):
+            continue
         fn = getattr(cls, attr_name, None)
         if fn is None or _impl_opts(cls, attr_name) is None:
             continue

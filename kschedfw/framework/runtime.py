@@ -13,7 +13,9 @@ instrumented, their timed copy; each ``run_*`` picks the plain or the timed plan
 and hands them to a runner of one job: :class:`~kschedfw.framework.points.ExtensionPoints` the
 once-per-call points, :class:`~kschedfw.framework.filtering.NodeFiltering` Filter (with
 :mod:`~kschedfw.framework.nominated`, the nominated-pods pass),
-:class:`~kschedfw.framework.scoring.NodeScoring` Score. :mod:`~kschedfw.framework.instrumented`
+:class:`~kschedfw.framework.scoring.NodeScoring` Score,
+:class:`~kschedfw.framework.placement_points.PlacementPoints` a pod group's PlacementGenerate
+and PlacementScore. :mod:`~kschedfw.framework.instrumented`
 observes the extension points' durations around the ``run_*`` methods.
 """
 
@@ -26,6 +28,7 @@ import pluggy
 from kschedfw.fwk import hookspecs
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.features import enabled as gate_enabled
+from kschedfw.fwk.podgroup import Placement, PlacementPluginScores, PodGroupAssignments
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.types import NodeInfo, NodePluginScores, NodeToStatus, PostFilterResult, PreFilterResult
 from kschedfw.framework.batch import BatchMetrics, OpportunisticBatch, PodSignature
@@ -35,6 +38,7 @@ from kschedfw.framework.handle import Handle, HandleFactory
 from kschedfw.framework.instrumented import OBSERVED_POINTS, Instrumentation, Observe, extension_point
 from kschedfw.framework.nominated import NominatedPods
 from kschedfw.framework.plans import FrameworkError, Hint, Plan, Plans, compile_plans
+from kschedfw.framework.placement_points import PlacementPoints
 from kschedfw.framework.points import SCHEDULER_NAME_SIGNER_NAME, ExtensionPoints
 from kschedfw.framework.registry import Registry, implemented_hooks
 from kschedfw.framework.scoring import NodeScoring
@@ -44,6 +48,8 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.config.expand import ResolvedProfile
     from kschedfw.framework.recorder import CycleRecorder
+    from kschedfw.fwk.cycle_state import PodGroupCycleState
+    from kschedfw.fwk.podgroup import PodGroupInfo
 
 __all__ = ["Framework", "FrameworkError", "SCHEDULER_NAME_SIGNER_NAME"]
 
@@ -88,6 +94,7 @@ class Framework:
         self._points = ExtensionPoints(self.faults)
         self._filtering = NodeFiltering(self.faults, self.nominated, fast_paths=fast_paths)
         self._scoring = NodeScoring(self.faults)
+        self._placements = PlacementPoints(self.faults)
         pm = pluggy.PluginManager("kschedfw")
         pm.add_hookspecs(hookspecs)
         used: list[str] = []
@@ -264,6 +271,31 @@ class Framework:
         wp = WaitingPod(pod, node_name, {p: now + t for p, t in waits.items()}, on_resolved)
         wp.timeouts = dict(waits)
         return wp
+
+    # ------------------------------------------------------------------ pod-group cycle
+    def _placement_plans(self, state: "PodGroupCycleState") -> Plans:
+        """The placement points' plans: timed when the pod-group cycle records plugin metrics."""
+        timed = self._timed
+        return timed if timed is not None and state.should_record_plugin_metrics() else self.plans
+
+    @extension_point("PlacementGenerate", 1)
+    def run_placement_generate_plugins(self, state: "PodGroupCycleState", pod_group: "PodGroupInfo",
+                                       nodes: list[NodeInfo]) -> tuple[list[Placement], Status | None]:
+        """See :meth:`PlacementPoints.run_placement_generate_plugins` (the candidate placements)."""
+        return self._placements.run_placement_generate_plugins(self._placement_plans(state), state, pod_group,
+                                                               nodes)
+
+    @extension_point("PlacementScore", 1)
+    def run_placement_score_plugins(self, state: "PodGroupCycleState", pod_group: "PodGroupInfo",
+                                    placements_assignments: list[PodGroupAssignments]
+                                    ) -> tuple[list[PlacementPluginScores], Status | None]:
+        """See :meth:`PlacementPoints.run_placement_score_plugins` (per placement, each plugin's
+        weighted score and the total)."""
+        return self._placements.run_placement_score_plugins(self._placement_plans(state), state, pod_group,
+                                                            placements_assignments)
+
+    def has_placement_generate_plugins(self) -> bool:
+        return bool(self.plans.placement_generate)
 
     # ------------------------------------------------------------------ binding cycle
     @extension_point("PreBindPreFlight", None)

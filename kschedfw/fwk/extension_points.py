@@ -43,7 +43,7 @@ class Hook:
     requeues: bool = False
     #: the PluginSet's ``weight`` counts
     weighted: bool = False
-    #: a pod-group (workload) hook: declared, not called yet; not in upstream's original twelve sets
+    #: a pod-group (workload) hook: not in upstream's original twelve sets, compiled apart from them
     pod_group: bool = False
     #: what the point is for (the config schema's description)
     doc: str = ""
@@ -106,11 +106,13 @@ HOOKS: tuple[Hook, ...] = (
     # pod groups
     Hook("generate_placements", "PlacementGeneratePlugin",
          "tuple[GeneratePlacementsResult | None, Status | None]", "placementGenerate", True, 13,
-         pod_group=True, doc="PlacementGenerate: propose placements for a pod group."),
-    Hook("score_placement", "PlacementScorePlugin", "int | Status", "placementScore", True, 14, weighted=True,
-         pod_group=True, doc="PlacementScore: rank placements for a pod group (weights apply)."),
+         "PlacementGenerate", timed=True, observed=True, pod_group=True,
+         doc="PlacementGenerate: propose placements for a pod group."),
+    Hook("score_placement", "PlacementScorePlugin", "int | Status", "placementScore", True, 14, "PlacementScore",
+         timed=True, observed=True, weighted=True, pod_group=True,
+         doc="PlacementScore: rank placements for a pod group (weights apply)."),
     Hook("normalize_placement_score", "PlacementScoreExtensions", "Status | None", "placementScore",
-         pod_group=True),
+         label="PlacementScoreExtensionNormalize", timed=True, pod_group=True),
     Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", "podGroupPostFilter", True, 15,
          pod_group=True, doc="PodGroupPostFilter: run when a whole pod group failed."),
 )

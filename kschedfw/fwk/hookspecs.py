@@ -81,11 +81,12 @@ if TYPE_CHECKING:
 
 hookspec = pluggy.HookspecMarker("kschedfw")
 
-#: Hooks declared for plugin authors that this version of the runtime never calls. A plugin may
+#: Hooks declared for plugin authors that this version of the scheduler never calls. A plugin may
 #: implement them (they are validated like any hook) but they have no effect yet, so loading a
 #: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
-#: The placement hooks become live with workload-aware (pod group) scheduling. A meta-test checks
-#: this set against what the runtime binds.
+#: The placement hooks become live with workload-aware (pod group) scheduling: a profile's
+#: Framework runs them already (``run_placement_generate_plugins``, ``run_placement_score_plugins``)
+#: but no scheduling cycle calls those yet. A meta-test checks this set against what the runtime binds.
 NOT_CALLED_YET: frozenset[str] = frozenset(h.name for h in HOOKS if h.pod_group)
 
 __all__ = list(HOOK_NAMES)
@@ -529,11 +530,11 @@ def generate_placements(state: "PodGroupCycleState", pod_group: "PodGroupInfo", 
                         ) -> "tuple[GeneratePlacementsResult | None, Status | None]":
     """Candidate placements (named node sets) for a pod group. Upstream: PlacementGeneratePlugin.GeneratePlacements.
 
-    Called once per pod-group cycle with the placement covering the nodes considered so far
-    (``parent_placement``; at first every node). Return ``(result, status)``, as upstream's
-    ``(*GeneratePlacementsResult, *Status)``: the placements may overlap; none means the group
-    fits nowhere this plugin allows. Any non-Success status is an Error for the group's cycle.
-    Declared for workload-aware scheduling; not called yet (:data:`NOT_CALLED_YET`).
+    Called once per pod-group cycle with the placement of every node (``parent_placement``,
+    named ""); a profile has at most one PlacementGenerate plugin. Return ``(result, status)``,
+    as upstream's ``(*GeneratePlacementsResult, *Status)``: the placements may overlap; none
+    means the group fits nowhere this plugin allows (Unschedulable "no feasible placements
+    found"). A non-Success status is the group's, as given (naming the plugin). Declared for workload-aware scheduling; not called yet (:data:`NOT_CALLED_YET`).
     """
 
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MAX_SCORE", "MIN_SCORE", "PodGroupInfo", "Placement", "GeneratePlacementsResult", "ProposedAssignment",
-    "PodGroupAssignments", "PlacementScore", "PodGroupState", "PodGroupStateLister", "PodGroupManager",
+    "PodGroupAssignments", "PlacementScore", "PlacementPluginScores", "PodGroupState", "PodGroupStateLister", "PodGroupManager",
 ]
 
 #: The highest score a PlacementScore plugin may give after normalising (upstream MaxScore).
@@ -90,6 +90,18 @@ class PlacementScore:
 
     placement: Placement | None = None
     score: int = 0
+
+
+@attrs.define(eq=False)
+class PlacementPluginScores:
+    """One feasible placement's weighted score from each PlacementScore plugin, in profile order,
+    and their total (upstream PlacementPluginScores). ``randomizer`` breaks ties between equal
+    totals when the best placement is chosen."""
+
+    placement: Placement
+    scores: list[tuple[str, int]] = attrs.field(factory=list)
+    total_score: int = 0
+    randomizer: int = 0
 
 
 class PodGroupState(Protocol):

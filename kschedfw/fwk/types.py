@@ -209,10 +209,13 @@ class NominatingInfo:
 @attrs.frozen
 class PostFilterResult:
     nominating_info: NominatingInfo | None = None
+    #: not upstream: each node's verdict when the PostFilter found no node to nominate (for
+    #: preemption: why no victims there), so a report can count them as the message does
+    node_to_status: "NodeToStatus | None" = attrs.field(default=None, eq=False, repr=False)
 
     @classmethod
-    def nominate(cls, node_name: str) -> "PostFilterResult":
-        return cls(NominatingInfo(node_name, NominatingMode.Override))
+    def nominate(cls, node_name: str, node_to_status: "NodeToStatus | None" = None) -> "PostFilterResult":
+        return cls(NominatingInfo(node_name, NominatingMode.Override), node_to_status)
 
 
 @attrs.define(slots=True)

@@ -12,6 +12,13 @@ With the SchedulerAsyncPreemption gate (Beta, on by default) the plugin is also 
 plugin: a pod whose preemption is still evicting victims waits with
 ``waiting for the preemption for this pod to be finished``.
 
+With WorkloadAwarePreemption (alpha, off) it is also the one PodGroupPostFilter plugin: a pod
+group that did not fit preempts as a whole (:mod:`kschedfw.preemption.podgroup`), its pods wait
+at PreEnqueue with ``waiting for the preemption for this pod group to be finished`` while the
+victims go, and PostFilter no longer preempts for a single pod of a group (the group's cycle
+will). With TopologyAwareWorkloadScheduling a pod of a group with a topology constraint does not
+preempt either.
+
 Customisation points, as upstream: :attr:`DefaultPreemption.is_eligible_pod` (extra victim filter
 on top of "strictly lower priority") and :attr:`DefaultPreemption.more_important_pod` (victim
 order). :attr:`DefaultPreemption.offset_rand` draws the random start offset; it comes from a
@@ -25,13 +32,16 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
+from kschedfw.api.workload import PodGroup
 from kschedfw.fwk.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
 from kschedfw.fwk.status import Code, Status
-from kschedfw.preemption import (Candidate, Evaluator, Executor, Victims, filter_pods_with_pdb_violation,
-                                         get_pod_start_time, more_important_pod, now_datetime,
-                                         pod_terminating_by_preemption, sort_by_importance)
+from kschedfw.preemption import (Candidate, Evaluator, Executor, PodGroupEvaluator, PodGroupSchedulingFunc,
+                                 Victims, filter_pods_with_pdb_violation, get_pod_start_time,
+                                 more_important_pod, now_datetime, pod_terminating_by_preemption,
+                                 pod_group_uid, sort_by_importance)
+from kschedfw.preemption.podgroup import ERR_NOT_REGISTERED
 from kschedfw.plugins.resource_victims import ERR_NO_VICTIMS, ResourceVictimSelector, victim_memo
 from kschedfw.plugins.defaultpreemption_args import ARGS
 
@@ -43,10 +53,16 @@ if TYPE_CHECKING:
 
 NAME = "DefaultPreemption"
 ASYNC_PREEMPTION_GATE = "SchedulerAsyncPreemption"
+WORKLOAD_AWARE_PREEMPTION_GATE = "WorkloadAwarePreemption"
+TOPOLOGY_AWARE_SCHEDULING_GATE = "TopologyAwareWorkloadScheduling"
 
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_NOT_ELIGIBLE_TERMINATING = "not eligible due to a terminating pod on the nominated node."
 ERR_WAITING_FOR_PREEMPTION = "waiting for the preemption for this pod to be finished"
+ERR_WAITING_FOR_POD_GROUP_PREEMPTION = "waiting for the preemption for this pod group to be finished"
+ERR_POD_GROUP_NOT_FOUND = "preemption: pod group for pod not found"
+ERR_PLACEMENT_BASED_GROUP = "preemption: not eligible due to placement-based pod group scheduling limitation"
+ERR_WORKLOAD_AWARE_PREEMPTION = "preemption: not eligible due to workload aware preemption enabled"
 
 IsEligiblePodFunc = Callable[["NodeInfo", Pod, Pod], bool]
 MoreImportantPodFunc = Callable[[Pod, Pod], bool]
@@ -80,10 +96,18 @@ class DefaultPreemption:
         self.min_candidate_nodes_absolute = int(args["minCandidateNodesAbsolute"])
         profile = handle.profile_name
         self.handle = handle
-        self.enable_async_preemption = enabled(features, ASYNC_PREEMPTION_GATE) if features is not None \
-            else self.handle.feature_gates.enabled(ASYNC_PREEMPTION_GATE)
+        def gate(name: str) -> bool:
+            # unknown gates read as off (the workload gates are alpha)
+            return enabled(features, name) if features is not None else handle.feature_gates.enabled(name)
+
+        self.enable_async_preemption = gate(ASYNC_PREEMPTION_GATE)
+        self.enable_workload_aware_preemption = gate(WORKLOAD_AWARE_PREEMPTION_GATE)
+        self.enable_topology_aware_scheduling = gate(TOPOLOGY_AWARE_SCHEDULING_GATE)
         self.executor = Executor(self.handle, async_preemption=self.enable_async_preemption)
         self.evaluator = Evaluator(NAME, self.handle, self, self.executor)
+        #: workload-aware preemption (None with its gate off)
+        self.pod_group_evaluator: PodGroupEvaluator | None = \
+            PodGroupEvaluator(self.handle, self.executor, NAME) if self.enable_workload_aware_preemption else None
         self._rng = random.Random(f"{NAME}/{profile}")
         #: ``offset_rand(n)`` -> a start offset in [0, n)
         self.offset_rand: Callable[[int], int] = self._rng.randrange
@@ -108,25 +132,65 @@ class DefaultPreemption:
         return sort_by_importance(pods, self.more_important_pod)
 
     # ------------------------------------------------------------------ extension points
+    def _pod_group(self, pod: Pod) -> PodGroup | None:
+        group = pod.scheduling_group
+        if group is None or group.pod_group_name is None:
+            return None
+        found = self.handle.lister.get("PodGroup", group.pod_group_name, pod.namespace)
+        return found if isinstance(found, PodGroup) else None
+
     @hookimpl
     def post_filter(self, state: "CycleState", pod: Pod, filtered_node_status_map: "NodeToStatus"
                     ) -> "tuple[PostFilterResult | None, Status]":
-        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         metrics = self.handle.metrics
         if metrics is not None:  # upstream counts every PostFilter call
             metrics.preemption_attempt()
+        if pod.scheduling_group is not None:
+            refused = self._group_member_refusal(pod)
+            if refused is not None:
+                return None, refused
+        result, status = self.evaluator.preempt(state, pod, filtered_node_status_map)
         message = status.message()
         if message:
             return result, Status(status.code, (f"preemption: {message}",))
         return result, status
 
+    def _group_member_refusal(self, pod: Pod) -> Status | None:
+        """A pod of a group preempts alone only without the workload gates: with topology-aware
+        scheduling a group with a topology constraint would preempt once per placement, and with
+        workload-aware preemption the group's cycle preempts for the whole group."""
+        if self.enable_topology_aware_scheduling:
+            group = self._pod_group(pod)
+            if group is None:
+                return Status.unschedulable(ERR_POD_GROUP_NOT_FOUND)
+            if group.scheduling_constraints is not None:
+                return Status.unschedulable(ERR_PLACEMENT_BASED_GROUP)
+        if self.enable_workload_aware_preemption:
+            return Status.unschedulable(ERR_WORKLOAD_AWARE_PREEMPTION)
+        return None
+
     @hookimpl
     def pre_enqueue(self, pod: Pod) -> Status | None:
         if not self.enable_async_preemption:
             return None
+        if pod.scheduling_group is not None and self.enable_workload_aware_preemption:
+            # A pod whose PodGroup is missing is not this plugin's to hold.
+            group = self._pod_group(pod)
+            if group is not None and self.executor.is_pod_group_running_preemption(pod_group_uid(group)):
+                return Status.unresolvable(ERR_WAITING_FOR_POD_GROUP_PREEMPTION)
+            return None
         if self.executor.is_pod_running_preemption(pod.uid):
             return Status.unresolvable(ERR_WAITING_FOR_PREEMPTION)
         return None
+
+    @hookimpl
+    def pod_group_post_filter(self, pod_group: PodGroup, pods: list[Pod],
+                              pod_group_scheduling_func: PodGroupSchedulingFunc) -> Status | None:
+        """Workload-aware preemption for ``pod_group`` (see
+        :func:`kschedfw.preemption.podgroup.run_workload_aware_preemption`)."""
+        if self.pod_group_evaluator is None:
+            return Status.unschedulable(ERR_NOT_REGISTERED)
+        return self.pod_group_evaluator.preempt(pod_group, pods, pod_group_scheduling_func)
 
     @hookimpl
     def events_to_register(self) -> list[ClusterEventWithHint]:

@@ -177,7 +177,7 @@ class Evaluator:
             statuses = node_to_status if node_to_status is not None else NodeToStatus()
             statuses.absent_nodes_status = Status.unresolvable(PREEMPTION_NOT_HELPFUL)
             message = fit_error_message(len(all_nodes), Diagnosis(node_to_status=statuses))
-            return PostFilterResult.nominate(""), Status.unschedulable(message)
+            return PostFilterResult.nominate("", statuses), Status.unschedulable(message)
 
         # 3) the extenders that support preemption narrow the candidates and their victims
         if self.handle.extenders:

@@ -3,7 +3,9 @@
 For every victim: a pod waiting at Permit is preempted in the scheduler's memory; any other pod
 gets the ``DisruptionTarget=True`` condition (reason ``PreemptionByScheduler``) and is deleted
 gracefully. Each victim gets a ``Preempted`` event. Lower-priority pods nominated to the same
-node lose their nomination.
+node lose their nomination. The preemptor is a pod or a pod group (workload-aware preemption):
+:class:`PodPreemptor` and :class:`PodGroupPreemptor` give the executor what it says and logs of
+either (upstream ExecutorPreemptor); a pod group's candidate "node" is ``cluster``.
 
 With SchedulerAsyncPreemption (on by default since v1.33) the work runs outside the scheduling
 cycle; while it runs, the preemptor's uid is in :attr:`Executor.preempting` and DefaultPreemption's
@@ -20,7 +22,9 @@ thread.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Protocol
+
+import attrs
 
 from kschedfw.fwk.interface import BackgroundApiCalls, NotFound
 from kschedfw.fwk.status import Status
@@ -29,12 +33,114 @@ from kschedfw.preemption.types import DISRUPTION_TARGET, PREEMPTION_BY_SCHEDULER
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.api.workload import PodGroup
     from kschedfw.fwk.interface import Handle
 
 log = logging.getLogger(__name__)
 
+#: the candidate "node" of a pod group's preemption: the domain is the whole cluster
+POD_GROUP_CANDIDATE_NAME = "cluster"
+
+
+class ExecutorPreemptor(Protocol):
+    """What the executor needs of whoever preempts: a pod or a pod group."""
+
+    @property
+    def uid(self) -> str: ...
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def scheduler_name(self) -> str: ...
+
+    @property
+    def priority(self) -> int: ...
+
+    @property
+    def kind(self) -> str:
+        """``pod`` or ``podgroup``: how events and conditions name the preemptor."""
+        ...
+
+    @property
+    def pods(self) -> list["Pod"]:
+        """The pods to retry at once when an eviction failed."""
+        ...
+
+
+@attrs.frozen
+class PodPreemptor:
+    """A single pod preempting (upstream podExecutorPreemptor)."""
+
+    pod: "Pod"
+    kind = "pod"
+
+    @property
+    def uid(self) -> str:
+        return self.pod.uid
+
+    @property
+    def key(self) -> str:
+        return self.pod.key
+
+    @property
+    def scheduler_name(self) -> str:
+        return self.pod.scheduler_name
+
+    @property
+    def priority(self) -> int:
+        return self.pod.effective_priority
+
+    @property
+    def pods(self) -> list["Pod"]:
+        return [self.pod]
+
+
+def pod_group_priority(pod_group: "PodGroup") -> int:
+    """``spec.priority``, or 0 when it has none (upstream util.PodGroupPriority: a group made
+    without a default priority class, or with WorkloadAwarePreemption off)."""
+    return pod_group.priority if pod_group.priority is not None else 0
+
+
+def pod_group_uid(pod_group: "PodGroup") -> str:
+    """The PodGroup's uid; its ``namespace/name`` for one without (built by hand, or read from a
+    manifest without a uid), so that such groups are not all one preemptor."""
+    return pod_group.uid or pod_group.key
+
+
+@attrs.frozen
+class PodGroupPreemptor:
+    """A pod group preempting for its unscheduled ``members`` (upstream podGroupExecutorPreemptor):
+    the events name the PodGroup's uid, the condition its pods' scheduler."""
+
+    pod_group: "PodGroup"
+    members: tuple["Pod", ...]
+    kind = "podgroup"
+
+    @property
+    def uid(self) -> str:
+        return pod_group_uid(self.pod_group)
+
+    @property
+    def key(self) -> str:
+        return self.pod_group.key
+
+    @property
+    def scheduler_name(self) -> str:
+        # every pod of a group has the same scheduler
+        return self.members[0].scheduler_name if self.members else ""
+
+    @property
+    def priority(self) -> int:
+        return pod_group_priority(self.pod_group)
+
+    @property
+    def pods(self) -> list["Pod"]:
+        return list(self.members)
+
+
 #: ``preempt_pod(candidate, preemptor, victim, plugin_name) -> error message or None``
-PreemptPodFunc = Callable[[Candidate, "Pod", "Pod", str], "str | None"]
+PreemptPodFunc = Callable[[Candidate, ExecutorPreemptor, "Pod", str], "str | None"]
 
 
 def aggregate_errors(messages: Iterable[str]) -> str:
@@ -96,27 +202,27 @@ class Executor:
         self.spawn: Callable[[Callable[[], None]], None] = lambda fn: fn()
 
     # ------------------------------------------------------------------ one victim
-    def _preempt_pod(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> str | None:
+    def _preempt_pod(self, candidate: Candidate, preemptor: ExecutorPreemptor, victim: "Pod", plugin_name: str) -> str | None:
         if self._preempt_if_waiting(candidate, preemptor, victim, plugin_name):
             return None
         return self._evict(candidate, preemptor, victim)
 
-    def _preempt_if_waiting(self, candidate: Candidate, preemptor: "Pod", victim: "Pod", plugin_name: str) -> bool:
+    def _preempt_if_waiting(self, candidate: Candidate, preemptor: ExecutorPreemptor, victim: "Pod", plugin_name: str) -> bool:
         """A pod held at Permit goes back to the queue without an API call; True if it was one."""
         waiting = self.handle.get_waiting_pod(victim.uid)
         if waiting is None or not waiting.preempt(plugin_name, "preempted"):
             return False
         self.handle.event_recorder.record_event(
             victim, "Normal", "Preempted",
-            f"Preempted by pod {preemptor.uid} on node {candidate.name} (in kube-scheduler memory).")
+            f"Preempted by {preemptor.kind} {preemptor.uid} on node {candidate.name} (in kube-scheduler memory).")
         return True
 
-    def _evict(self, candidate: Candidate, preemptor: "Pod", victim: "Pod") -> str | None:
+    def _evict(self, candidate: Candidate, preemptor: ExecutorPreemptor, victim: "Pod") -> str | None:
         """The DisruptionTarget condition, then a graceful deletion; the error text, if any. Only
         API calls and an event: it may run off the scheduler's thread."""
         client = self.handle.client
         if client is not None:
-            condition_message = f"{preemptor.scheduler_name}: preempting to accommodate a higher priority pod"
+            condition_message = f"{preemptor.scheduler_name}: preempting to accommodate a higher priority {preemptor.kind}"
             existing = victim.condition(DISRUPTION_TARGET)
             if existing is None or (existing.status, existing.reason, existing.message) != \
                     ("True", PREEMPTION_BY_SCHEDULER, condition_message):
@@ -141,19 +247,28 @@ class Executor:
                 return _error_text(exc)
             log.debug("preemptor %s preempted victim %s on node %s", preemptor.key, victim.key, candidate.name)
         self.handle.event_recorder.record_event(victim, "Normal", "Preempted",
-                                                f"Preempted by pod {preemptor.uid} on node {candidate.name}")
+                                                f"Preempted by {preemptor.kind} {preemptor.uid} on node {candidate.name}")
         return None
 
     # ------------------------------------------------------------------ a whole candidate
     def actuate_pod_preemption(self, target_node: str, victims: Victims, preemptor: "Pod",
                                plugin_name: str) -> Status | None:
-        candidate = Candidate(target_node, victims)
+        """Evict ``victims`` so that the pod ``preemptor`` fits ``target_node``."""
+        return self._actuate(Candidate(target_node, victims), PodPreemptor(preemptor), plugin_name)
+
+    def actuate_pod_group_preemption(self, victims: Victims, preemptor_pods: Iterable["Pod"],
+                                     pod_group: "PodGroup", plugin_name: str) -> Status | None:
+        """Evict ``victims`` so that ``pod_group``'s ``preemptor_pods`` fit the cluster."""
+        return self._actuate(Candidate(POD_GROUP_CANDIDATE_NAME, victims),
+                             PodGroupPreemptor(pod_group, tuple(preemptor_pods)), plugin_name)
+
+    def _actuate(self, candidate: Candidate, preemptor: ExecutorPreemptor, plugin_name: str) -> Status | None:
         if self.async_preemption:
             self.prepare_candidate_async(candidate, preemptor, plugin_name)
             return None
         return self.prepare_candidate(candidate, preemptor, plugin_name)
 
-    def prepare_candidate(self, candidate: Candidate, preemptor: "Pod", plugin_name: str) -> Status | None:
+    def prepare_candidate(self, candidate: Candidate, preemptor: ExecutorPreemptor, plugin_name: str) -> Status | None:
         """Synchronous actuation: evict every victim, then clear lower-priority nominations."""
         for victim in candidate.victims.pods:
             if victim.deletion_timestamp is not None:
@@ -161,13 +276,13 @@ class Executor:
             error = self.preempt_pod(candidate, preemptor, victim, plugin_name)
             if error is not None:
                 return Status.as_status(error)
-        nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority, candidate.name)
+        nominated = get_lower_priority_nominated_pods(self.handle, preemptor.priority, candidate.name)
         error = clear_nominated_node_name(self.handle, nominated)
         if error is not None:
             log.error("cannot clear 'NominatedNodeName' field: %s", error)
         return None
 
-    def prepare_candidate_async(self, candidate: Candidate, preemptor: "Pod", plugin_name: str) -> None:
+    def prepare_candidate_async(self, candidate: Candidate, preemptor: ExecutorPreemptor, plugin_name: str) -> None:
         """Asynchronous actuation; the preemptor is gated at PreEnqueue until it is done."""
         victim_pods = [v for v in candidate.victims.pods if v.deletion_timestamp is None]
         if not victim_pods:
@@ -180,11 +295,12 @@ class Executor:
             self.last_victims_pending_preemption.pop(uid, None)
             if failed:
                 # The preemptor could be stuck in the unschedulable pool: retry it now.
-                self.handle.activate([preemptor])
+                self.handle.activate(preemptor.pods)
 
         def run() -> None:
-            nominated = get_lower_priority_nominated_pods(self.handle, preemptor.effective_priority,
-                                                          candidate.name)
+            log.debug("start the preemption asynchronously: preemptor=%s node=%s numVictims=%d numVictimsToDelete=%d",
+                      preemptor.key, candidate.name, len(candidate.victims.pods), len(victim_pods))
+            nominated = get_lower_priority_nominated_pods(self.handle, preemptor.priority, candidate.name)
             error = clear_nominated_node_name(self.handle, nominated)
             if error is not None:
                 log.error("cannot clear 'NominatedNodeName' field from lower priority pods on node %s: %s",
@@ -205,7 +321,7 @@ class Executor:
 
         self.spawn(run)
 
-    def _evict_in_order(self, candidate: Candidate, preemptor: "Pod", victims: list["Pod"],
+    def _evict_in_order(self, candidate: Candidate, preemptor: ExecutorPreemptor, victims: list["Pod"],
                         plugin_name: str) -> bool:
         """All victims but the last, then the last one (recorded first, so that PreEnqueue can
         tell when its eviction has started); stop at the first failure. True if one failed."""
@@ -225,9 +341,16 @@ class Executor:
     # ------------------------------------------------------------------ PreEnqueue support
     def is_pod_running_preemption(self, pod_uid: str) -> bool:
         """True while the pod's asynchronous preemption is still evicting victims."""
-        if pod_uid not in self.preempting:
+        return self._is_running_preemption(pod_uid)
+
+    def is_pod_group_running_preemption(self, group_uid: str) -> bool:
+        """True while the pod group's asynchronous preemption is still evicting victims."""
+        return self._is_running_preemption(group_uid)
+
+    def _is_running_preemption(self, uid: str) -> bool:
+        if uid not in self.preempting:
             return False
-        pending = self.last_victims_pending_preemption.get(pod_uid)
+        pending = self.last_victims_pending_preemption.get(uid)
         if pending is None:
             return True  # not even the last victim has been reached yet
         namespace, name = pending

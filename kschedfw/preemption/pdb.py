@@ -1,8 +1,9 @@
-"""PodDisruptionBudgets in victim selection (upstream ``filterPodsWithPDBViolation``)."""
+"""PodDisruptionBudgets in victim selection (upstream ``filterPodsWithPDBViolation`` and, for
+workload-aware preemption, its per-pod rule)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from kschedfw.fwk.victims import violated_budgets
 
@@ -20,3 +21,21 @@ def filter_pods_with_pdb_violation(pods: list["Pod"], pdbs: list["PodDisruptionB
     for pod, broken in zip(pods, violated_budgets(pods, pdbs)):
         (violating if broken else non_violating).append(pod)
     return violating, non_violating
+
+
+def pod_violates_budget(pod: "Pod", pdbs: Sequence["PodDisruptionBudget"], allowed: list[int]) -> bool:
+    """Would evicting ``pod`` break one of ``pdbs``? ``allowed`` holds the disruptions each budget
+    still allows and is consumed: each matching budget (the pod not already among its disrupted
+    pods) is charged, up to the first one that goes negative (upstream's per-pod rule of
+    ``filterVictimsWithPDBViolation``)."""
+    if not pod.labels:
+        return False
+    for i, pdb in enumerate(pdbs):
+        selector = pdb.selector
+        if pdb.namespace != pod.namespace or selector is None or selector.is_empty \
+                or not selector.matches(pod.labels) or pod.name in pdb.disrupted_pods:
+            continue
+        allowed[i] -= 1
+        if allowed[i] < 0:
+            return True
+    return False

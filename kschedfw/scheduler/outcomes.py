@@ -41,16 +41,38 @@ class AttemptRecord:
     attempt: int = 0
 
 
-class AttemptLog:
-    """Every attempt's outcome, in order, unless ``enabled`` is off (a benchmark keeps none)."""
+@attrs.frozen
+class Failure:
+    """How a pod's last failed attempt ended: the status (a FitError's Diagnosis inside when no
+    node fit) and what became of its nomination, from which a report builds the structured reason."""
 
-    def __init__(self, clock: "Clock", *, enabled: bool = True) -> None:
+    status: Status
+    #: the node PostFilter nominated ("": it cleared the nomination; None: left it as it was)
+    nominated_node: str | None = None
+
+
+class AttemptLog:
+    """Every attempt's outcome, in order, unless ``enabled`` is off (a benchmark keeps none), and
+    each pod's last failure while ``keep_failures`` (default: as ``enabled``). Only the last one
+    per pod is kept: a Diagnosis holds a status per node, and a report explains where a pod is
+    now, not each retry."""
+
+    def __init__(self, clock: "Clock", *, enabled: bool = True, keep_failures: bool | None = None) -> None:
         self.clock = clock
         self.enabled = enabled
         self.records: list[AttemptRecord] = []
+        self.keep_failures = enabled if keep_failures is None else keep_failures
+        #: pod uid -> its last failed attempt, until it is scheduled
+        self.failures: dict[str, Failure] = {}
+
+    def failed(self, pod: "Pod", status: Status, nominated_node: str | None) -> None:
+        if self.keep_failures:
+            self.failures[pod.uid] = Failure(status, nominated_node)
 
     def record(self, qpi: "QueuedPodInfo", fwk: "Framework", cycle: int, result: str, node: str = "",
                message: str = "") -> None:
+        if self.keep_failures and result == "Scheduled":
+            self.failures.pop(qpi.pod.uid, None)
         if self.enabled:
             self.records.append(AttemptRecord(qpi.pod.key, fwk.profile_name, cycle, self.clock.now(),
                                               result, node, message, qpi.attempts))
@@ -92,6 +114,9 @@ class FailureHandler:
             qpi.unschedulable_plugins = set()
             qpi.pending_plugins = set()
         message = str(fit_error) if fit_error is not None else status.message()
+        # before the status patch: a dry run's decision, made there, reads it
+        self.attempts.failed(pod, status, None if nominating_info is None or nominating_info.mode is not
+                             NominatingMode.Override else nominating_info.nominated_node_name)
         queue = self.queue
         current = self.cluster.get("Pod", pod.name, pod.namespace)
         if current is None or current.node_name:

@@ -12,6 +12,7 @@ import pytest
 from kschedfw import hookimpl
 from kschedfw.cli.main import main
 from kschedfw.cluster.kube.decisions import Decision, DecisionPrinter
+from kschedfw.scheduler.pending_reason import message_of
 from tests.scheduler.plugins import FailingPreBind
 
 CLUSTER = """\
@@ -106,6 +107,11 @@ def test_a_plugin_that_raises_in_every_cycle_exits_1_naming_it(capsys, tmp_path,
     assert (pods["default/web"]["status"], pods["default/web"]["reason"]) == ("Pending", "SchedulerError")
     assert "ExplodingScore" in pods["default/web"]["message"]
     assert (pods["default/huge"]["status"], pods["default/huge"]["reason"]) == ("Pending", "Unschedulable")
+    # the structured reason names the plugin and the error, and gives the message back
+    web = pods["default/web"]["pendingReason"]
+    assert (web["type"], web["code"], web["plugin"]) == ("SchedulerError", "Error", "ExplodingScore")
+    assert message_of(web) == pods["default/web"]["message"]
+    assert pods["default/huge"]["pendingReason"]["type"] == "Unschedulable"
 
 
 def test_an_error_status_from_prebind_fails_the_run_too(capsys, tmp_path, cluster):

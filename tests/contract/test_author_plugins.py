@@ -86,7 +86,7 @@ def test_subset_hooks_schedule_in_run(env, tmp_path, control_plane):
         control_plane.create_ready_node(f"{namespace}-{name}", labels=labels)
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "kschedfw.cli.main", "run", "--kubeconfig",
-                             str(control_plane.kubeconfig), "--health-address", "127.0.0.1:0", "--config",
+                             str(control_plane.kubeconfig), "--secure-port", "0", "--health-address", "127.0.0.1:0", "--config",
                              str(config(tmp_path, scheduler, "OnlyNode", "PrefersGood"))],
                             env=env, text=True, stdout=log, stderr=subprocess.STDOUT)
     try:

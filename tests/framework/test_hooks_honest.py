@@ -214,13 +214,14 @@ def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
         "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
 
 
-#: the in-tree plugins at the placement points, which wait for the pod-group cycle
-PLACEMENT_PLUGINS = {"NodeResourcesFit", "PodGroupPodsCount", "TopologyPlacementGenerator"}
+#: the in-tree plugins at the pod-group points (placements, DefaultPreemption's
+#: pod_group_post_filter), which wait for the pod-group cycle
+PLACEMENT_PLUGINS = {"NodeResourcesFit", "PodGroupPodsCount", "TopologyPlacementGenerator", "DefaultPreemption"}
 
 
 def test_plugins_check_names_only_the_in_tree_placement_plugins(capsys: pytest.CaptureFixture[str]) -> None:
     """sign_pod is called now (opportunistic batching): of the in-tree plugins, --check names only
-    those implementing a placement hook, which is not called yet, and only for those hooks."""
+    those implementing a pod-group hook, which is not called yet, and only for those hooks."""
     from kschedfw.cli.main import main
     main(["plugins", "--check"])
     err = capsys.readouterr().err.splitlines()

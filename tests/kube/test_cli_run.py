@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 
+from kschedfw.scheduler.pending_reason import message_of
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, sample, wait_for
 
@@ -51,7 +52,7 @@ def test_run_binds_then_stops_cleanly_on_sigterm(control_plane: ControlPlane, na
                       "leaderElection:\n  leaderElect: false\n"
                       f"profiles:\n- schedulerName: cli-{namespace}\n")
     proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig),
-                    "--health-address", "127.0.0.1:0")
+                    "--secure-port", "0", "--health-address", "127.0.0.1:0")
     try:
         url = ""
         while not url:
@@ -93,7 +94,7 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
                       "leaderElection:\n  leaderElect: false\n"
                       f"profiles:\n- schedulerName: shadow-{namespace}\n")
     proc = kschedfw("run", "--dry-run", "-o", "json", "--config", str(config), "--kubeconfig",
-                    str(control_plane.kubeconfig), "--health-address", "off")
+                    str(control_plane.kubeconfig), "--secure-port", "0")
     try:
         while "informers synced" not in (line := proc.stderr.readline()):
             assert line, "kschedfw run ended early"
@@ -102,10 +103,18 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
         decision = json.loads(proc.stdout.readline())
         assert decision == {"pod": f"{namespace}/p", "schedulerName": f"shadow-{namespace}", "status": "Bound",
                             "node": node, "reason": "", "message": "", "nominatedNodeName": ""}
+        # a pod no node fits: simulate's pendingReason beside the message, which it rebuilds
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("big", namespace, scheduler=f"shadow-{namespace}", cpu="1000"))
+        pending = json.loads(proc.stdout.readline())
+        assert (pending["pod"], pending["status"], pending["pendingReason"]["type"]) == \
+            (f"{namespace}/big", "Pending", "Unschedulable")
+        assert message_of(pending["pendingReason"]) == pending["message"]
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err
-        assert json.loads(out.splitlines()[-1]) == {"summary": {f"shadow-{namespace}": {"Bound": 1}}}
+        summary = json.loads(out.splitlines()[-1])["summary"][f"shadow-{namespace}"]
+        assert summary["Bound"] == 1 and summary["Pending"] >= 1  # a retry decides again
         # a dry run sends no binding: its last line must not claim one
         assert "dry run stopped: 1 pod would have been bound, nothing was written" in err
         assert "stopped after binding" not in err
@@ -149,7 +158,7 @@ def test_a_closed_port_is_reported_at_once_naming_the_server(tmp_path):
         f"clusters: [{{name: k, cluster: {{server: '{server}'}}}}]\n"
         "users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: k, user: u}}]\n")
     started = time.monotonic()
-    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--secure-port", "0")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert time.monotonic() - started < 10
@@ -161,7 +170,7 @@ def test_refused_credentials_are_reported_at_once(control_plane: ControlPlane, t
     kubeconfig = tmp_path / "wrong.kubeconfig"
     kubeconfig.write_text(control_plane.kubeconfig_text("not-a-valid-token", "nobody"))
     started = time.monotonic()
-    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--secure-port", "0")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert time.monotonic() - started < 10
@@ -191,7 +200,7 @@ def test_a_user_not_allowed_to_bind_is_told_which_right_is_missing(control_plane
                       f"leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: ro-{namespace}\n")
     try:
         started = time.monotonic()
-        proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(kubeconfig), "--health-address", "off")
+        proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(kubeconfig), "--secure-port", "0")
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 2, err
         assert time.monotonic() - started < 10
@@ -199,7 +208,7 @@ def test_a_user_not_allowed_to_bind_is_told_which_right_is_missing(control_plane
 
         # the same user in a dry run needs no write: it gets past the start-up checks
         proc = kschedfw("run", "--dry-run", "--config", str(config), "--kubeconfig", str(kubeconfig),
-                        "--health-address", "off")
+                        "--secure-port", "0")
         try:
             while "informers synced" not in (line := proc.stderr.readline()):
                 assert line, "kschedfw run --dry-run ended early"
@@ -217,7 +226,7 @@ def test_a_server_certificate_not_trusted_is_reported_at_once(control_plane: Con
     del config["clusters"][0]["cluster"]["certificate-authority"]  # the system's CAs do not know it
     kubeconfig = tmp_path / "untrusted.kubeconfig"
     kubeconfig.write_text(json.dumps(config))
-    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--health-address", "off")
+    proc = kschedfw("run", "--kubeconfig", str(kubeconfig), "--secure-port", "0")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert f"cannot reach the API server at {control_plane.url}" in err and "CERTIFICATE_VERIFY_FAILED" in err

@@ -35,6 +35,12 @@ def test_json_lines_carry_simulates_pod_fields_then_a_summary():
     assert lines[-1] == {"summary": {"default-scheduler": {"Preempted": 1}, "prof": {"Bound": 1, "Pending": 1}}}
 
 
+def test_a_pending_decision_with_a_structured_reason_adds_it_to_the_json_line():
+    reason = {"type": "NotAttempted"}
+    line = Decision("ns/b", "prof", "Pending", message="not attempted yet", pending_reason=reason).as_json()
+    assert line["pendingReason"] == reason and line["message"] == "not attempted yet"
+
+
 def test_table_rows_use_simulates_columns_and_summary():
     lines = printed("table")
     assert lines[0].split() == ["POD", "SCHEDULER", "STATUS", "NODE", "REASON"]

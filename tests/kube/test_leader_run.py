@@ -54,7 +54,7 @@ def test_a_standby_says_it_waits_for_the_lease(control_plane: ControlPlane, name
         "metadata": {"name": "held"}, "spec": {"holderIdentity": "someone-else", "leaseDurationSeconds": 3600,
                                               "acquireTime": now, "renewTime": now}})
     proc = kschedfw("run", "--config", leader_config(tmp_path, namespace, "held"), "--kubeconfig",
-                    str(control_plane.kubeconfig), "--health-address", "127.0.0.1:0")
+                    str(control_plane.kubeconfig), "--secure-port", "0", "--health-address", "127.0.0.1:0")
     try:
         url = health_url(proc)
         read_until(proc, f"kschedfw run: informers synced; waiting to acquire lease {namespace}/held as ")
@@ -75,7 +75,7 @@ def test_the_leader_reports_itself_and_exits_when_frozen_past_its_deadline(contr
     config = leader_config(tmp_path, namespace, "mine",
                            "  leaseDuration: 4s\n  renewDeadline: 2s\n  retryPeriod: 500ms\n")
     proc = kschedfw("run", "--config", config, "--kubeconfig", str(control_plane.kubeconfig),
-                    "--health-address", "127.0.0.1:0")
+                    "--secure-port", "0", "--health-address", "127.0.0.1:0")
     try:
         url = health_url(proc)
         read_until(proc, f"kschedfw run: became leader of lease {namespace}/mine")

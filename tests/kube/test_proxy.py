@@ -215,7 +215,7 @@ def test_kschedfw_run_schedules_through_the_proxy(control_plane: ControlPlane, n
     config_file.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
                            f"leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: {scheduler_name}\n")
     with ConnectProxy() as proxy:
-        proc = kschedfw("run", "--config", str(config_file), "--health-address", "127.0.0.1:0", "--kubeconfig",
+        proc = kschedfw("run", "--config", str(config_file), "--secure-port", "0", "--health-address", "127.0.0.1:0", "--kubeconfig",
                         str(kubeconfig(tmp_path, control_plane, proxy_url=proxy.url)))
         try:
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",

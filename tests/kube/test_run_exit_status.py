@@ -54,7 +54,7 @@ def test_dry_run_exits_1_when_a_pods_latest_decision_is_an_error(control_plane: 
                       f"profiles:\n- schedulerName: shadow-{namespace}\n"
                       "  plugins:\n    filter:\n      enabled: [{name: ExplodingFilter}]\n")
     proc = kschedfw("run", "--dry-run", "-o", "json", "--config", str(config), "--kubeconfig",
-                    str(control_plane.kubeconfig), "--health-address", "off", script=_CLI_WITH_EXPLODING_FILTER)
+                    str(control_plane.kubeconfig), "--secure-port", "0", script=_CLI_WITH_EXPLODING_FILTER)
     try:
         while "informers synced" not in (line := proc.stderr.readline()):
             assert line, "kschedfw run ended early"

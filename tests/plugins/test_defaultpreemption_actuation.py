@@ -24,7 +24,7 @@ from kschedfw.plugins.defaultbinder import DefaultBinder
 from kschedfw.plugins.defaultpreemption import DefaultPreemption
 from kschedfw.plugins.noderesources.fit import NodeResourcesFit
 from kschedfw.plugins.podtopologyspread import PodTopologySpread
-from kschedfw.preemption import Candidate, Executor, Victims
+from kschedfw.preemption import Candidate, Executor, PodPreemptor, Victims
 from kschedfw.plugins.queuesort import PrioritySort
 from kschedfw.queue.nominator import Nominator
 from kschedfw.simulation import Simulation
@@ -247,7 +247,7 @@ def test_preempt_waiting_pod_in_memory():
     resolved = []
     waiting = WaitingPod(victim, "node1", {"Permit": 100.0}, resolved.append)
     executor.handle.waiting_pods[victim.uid] = waiting
-    error = executor.preempt_pod(Candidate("node1", Victims([victim])), PREEMPTOR, victim, "DefaultPreemption")
+    error = executor.preempt_pod(Candidate("node1", Victims([victim])), PodPreemptor(PREEMPTOR), victim, "DefaultPreemption")
     assert error is None
     assert resolved == [waiting]
     assert waiting.status.code is Code.Error and waiting.status.plugin == "DefaultPreemption"
@@ -263,14 +263,14 @@ def test_preempt_waiting_pod_already_resolved_falls_back_to_delete():
     waiting = WaitingPod(victim, "node1", {"Permit": 100.0})
     waiting.allow("Permit")
     executor.handle.waiting_pods[victim.uid] = waiting
-    assert executor.preempt_pod(Candidate("node1", Victims([victim])), PREEMPTOR, victim, "DefaultPreemption") is None
+    assert executor.preempt_pod(Candidate("node1", Victims([victim])), PodPreemptor(PREEMPTOR), victim, "DefaultPreemption") is None
     assert cluster.get("Pod", "victim1", "default").deletion_timestamp is not None
 
 
 def test_preempt_pod_not_found_is_ignored():
     executor, cluster, _, _ = _executor_env([])
     ghost = _victim("ghost")
-    assert executor.preempt_pod(Candidate("node1", Victims([ghost])), PREEMPTOR, ghost, "DefaultPreemption") is None
+    assert executor.preempt_pod(Candidate("node1", Victims([ghost])), PodPreemptor(PREEMPTOR), ghost, "DefaultPreemption") is None
     assert cluster.events == []
 
 

@@ -37,11 +37,17 @@ class Decision:
     reason: str = ""
     message: str = ""
     nominated_node: str = ""
+    #: Pending: the structured reason (simulate's ``pendingReason``), when it was asked for
+    pending_reason: dict[str, Any] | None = attrs.field(default=None, eq=False)
 
     def as_json(self) -> dict[str, Any]:
         """The keys of simulate's ``pods`` entries."""
-        return {"pod": self.pod, "schedulerName": self.scheduler_name, "status": self.status, "node": self.node,
-                "reason": self.reason, "message": self.message, "nominatedNodeName": self.nominated_node}
+        out: dict[str, Any] = {
+            "pod": self.pod, "schedulerName": self.scheduler_name, "status": self.status, "node": self.node,
+            "reason": self.reason, "message": self.message, "nominatedNodeName": self.nominated_node}
+        if self.pending_reason is not None:
+            out["pendingReason"] = self.pending_reason
+        return out
 
 
 class DecisionPrinter:

@@ -298,7 +298,7 @@ def scheduler_command(kind: str, assets: Path, config: Path, kubeconfig: Path) -
     if kind == "kschedfw":
         env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
         return ([sys.executable, "-m", "kschedfw.cli.main", "run", "--config", str(config), "--kubeconfig",
-                 str(kubeconfig), "--health-address", "127.0.0.1:0", "-v"], env)
+                 str(kubeconfig), "--secure-port", "0", "--health-address", "127.0.0.1:0", "-v"], env)
     raise ValueError(f"unknown scheduler {kind!r}: one of {', '.join(SCHEDULERS)}")
 
 

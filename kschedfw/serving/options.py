@@ -1,0 +1,170 @@
+"""kube-scheduler's serving flags on ``kschedfw run`` (k8s.io/apiserver's SecureServingOptions,
+DelegatingAuthenticationOptions and DelegatingAuthorizationOptions, with kube-scheduler's
+defaults), and the servers they describe: the secure one, and the plain one only when asked for."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import Any, Callable, Mapping
+
+from kschedfw.serving.authentication import Authenticator
+from kschedfw.serving.authorization import ALWAYS_ALLOW_PATHS, Authorizer
+from kschedfw.serving.certificates import CertificateFileError, check_pair, pair_in_dir, self_signed
+from kschedfw.serving.endpoints import Check, Endpoints
+from kschedfw.serving.handler import Chain
+from kschedfw.serving.review import REVIEW_TIMEOUT, kube_post
+from kschedfw.serving.server import Server, parse_address
+from kschedfw.serving.tls import TLS_VERSIONS, ServingTLS
+
+__all__ = ["ServingError", "add_arguments", "start_servers"]
+
+log = logging.getLogger(__name__)
+
+SECURE_PORT = 10259
+DEFAULT_TLS_MIN_VERSION = "VersionTLS12"  # what kube-scheduler's Go TLS server accepts by default
+#: upstream's delegated clients' limits (a review per new token or path, at most, each 10 s)
+REVIEW_QPS, REVIEW_BURST = 200.0, 400
+AUTHENTICATION_CONFIGMAP = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
+
+
+class ServingError(Exception):
+    """A serving flag or file that cannot be used (exit status 2)."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("secure serving (kube-scheduler's flags)")
+    group.add_argument("--secure-port", type=int, default=SECURE_PORT, metavar="PORT",
+                       help="serve /healthz, /livez, /readyz and /metrics over HTTPS with authentication and "
+                            "authorization on this port (default 10259; 0 disables)")
+    group.add_argument("--bind-address", default="0.0.0.0", metavar="IP",
+                       help="the address the secure port listens on (default 0.0.0.0)")
+    group.add_argument("--cert-dir", default="", metavar="DIR",
+                       help="where the self-signed pair is kept when --tls-cert-file is not given "
+                            "(default: made in memory at each start)")
+    group.add_argument("--tls-cert-file", default="", metavar="FILE",
+                       help="the serving certificate (PEM, with intermediates), reloaded when it changes")
+    group.add_argument("--tls-private-key-file", default="", metavar="FILE",
+                       help="the key of --tls-cert-file, reloaded when it changes")
+    group.add_argument("--tls-min-version", choices=sorted(TLS_VERSIONS), default=None,
+                       help="the lowest TLS version accepted (default VersionTLS12, as Go's servers)")
+    group.add_argument("--client-ca-file", default="", metavar="FILE",
+                       help="accept client certificates signed by these CAs (CommonName the user, Organization "
+                            "the groups); default: the cluster's, from kube-system/extension-apiserver-authentication")
+    group.add_argument("--authentication-kubeconfig", default="", metavar="FILE",
+                       help="the API server that reviews tokens (TokenReview); default: the scheduler's own")
+    group.add_argument("--authorization-kubeconfig", default="", metavar="FILE",
+                       help="the API server that authorizes requests (SubjectAccessReview); default: the "
+                            "scheduler's own")
+    group.add_argument("--authorization-always-allow-paths", default=",".join(ALWAYS_ALLOW_PATHS), metavar="PATHS",
+                       help="paths served without authorization, comma separated; a trailing * matches a prefix "
+                            "(default /healthz,/readyz,/livez)")
+    group.add_argument("--health-address", default="off", metavar="[HOST]:PORT",
+                       help="also serve the endpoints over plain HTTP with NO authentication here (default off; "
+                            "a port alone or :PORT listens on 127.0.0.1; port 0 picks a free one)")
+
+
+def start_servers(args: argparse.Namespace, connection: Any, health: Mapping[str, Mapping[str, Check]],
+                  metrics: Callable[[], str], say: Callable[[str], None]) -> list[Server]:
+    """The servers the flags ask for, started; ServingError when a flag or file is unusable.
+    ``connection``: the scheduler's own :class:`~kschedfw.cluster.kube.credentials.Connection`."""
+    endpoints = Endpoints(health, metrics)
+    plain = _plain_address(args.health_address)
+    servers: list[Server] = []
+    where = f"--bind-address {args.bind_address} --secure-port {args.secure_port}"
+    try:
+        if args.secure_port:
+            servers.append(_secure(args, connection, endpoints))
+        where = f"--health-address {args.health_address}"
+        if plain is not None:
+            servers.append(Server(plain, lambda method, target, auth, peer: endpoints.get(target), name="health"))
+    except OSError as exc:
+        for server in servers:
+            server.stop()
+        raise ServingError(f"{where}: cannot listen: {exc.strerror or exc}") from None
+    for server in servers:
+        server.start()
+        if server.scheme == "https":
+            say(f"serving securely on {server.url} (authentication and authorization delegated to the API server)")
+        else:
+            say("WITHOUT authentication or authorization (--health-address: anyone who reaches it reads them), "
+                f"health and metrics on {server.url}")
+    return servers
+
+
+def _plain_address(text: str) -> tuple[str, int] | None:
+    if text in ("", "off"):
+        return None
+    try:
+        return parse_address(text if ":" in text else f":{text}")
+    except ValueError as exc:
+        raise ServingError(f"--health-address: {exc}") from None
+
+
+def _secure(args: argparse.Namespace, connection: Any, endpoints: Endpoints) -> Server:
+    if not 0 < args.secure_port <= 65535:
+        raise ServingError(f"--secure-port {args.secure_port} must be between 1 and 65535, or 0 to disable")
+    if bool(args.tls_cert_file) != bool(args.tls_private_key_file):
+        raise ServingError("--tls-cert-file and --tls-private-key-file must be given together")
+    if args.tls_cert_file:  # a broken file is reported before anything is asked of the API server
+        try:
+            check_pair(args.tls_cert_file, args.tls_private_key_file)
+        except CertificateFileError as exc:
+            raise ServingError(str(exc)) from None
+    authn_client = _review_client(args.authentication_kubeconfig, connection, "--authentication-kubeconfig")
+    authz_client = _review_client(args.authorization_kubeconfig, connection, "--authorization-kubeconfig")
+    min_version = TLS_VERSIONS[args.tls_min_version or DEFAULT_TLS_MIN_VERSION]
+    client_ca = None if args.client_ca_file else _cluster_client_ca(authn_client)
+    try:
+        if args.tls_cert_file:
+            files = (args.tls_cert_file, args.tls_private_key_file)
+            tls = ServingTLS(cert_file=files[0], key_file=files[1], client_ca_file=args.client_ca_file or None,
+                             client_ca_pem=client_ca, min_version=min_version)
+        elif args.cert_dir:
+            cert_file, key_file = pair_in_dir(args.cert_dir)
+            tls = ServingTLS(cert_file=cert_file, key_file=key_file, client_ca_file=args.client_ca_file or None,
+                             client_ca_pem=client_ca, min_version=min_version)
+        else:
+            tls = ServingTLS(pem=self_signed(), client_ca_file=args.client_ca_file or None, client_ca_pem=client_ca,
+                             min_version=min_version)
+    except CertificateFileError as exc:
+        raise ServingError(str(exc)) from None
+    paths = [p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()]
+    chain = Chain(Authenticator(kube_post(authn_client)),
+                  Authorizer(kube_post(authz_client), always_allow_paths=paths), endpoints.get)
+    try:
+        server = Server((args.bind_address, args.secure_port),
+                        lambda method, target, auth, peer: chain.serve(method, target, auth, peer), tls,
+                        name="secure-serving")
+    except OSError:
+        authn_client.close()
+        authz_client.close()
+        raise
+    server.on_stop += [authn_client.close, authz_client.close]
+    return server
+
+
+def _review_client(kubeconfig: str, connection: Any, flag: str) -> Any:
+    from kschedfw.cluster.kube.client import KubeClient
+    from kschedfw.cluster.kube.credentials import CredentialsError, load_connection
+    if kubeconfig:
+        try:
+            connection = load_connection(kubeconfig)
+        except CredentialsError as exc:
+            raise ServingError(f"{flag}: {exc}") from None
+    return KubeClient(connection, qps=REVIEW_QPS, burst=REVIEW_BURST, user_agent="kschedfw/serving",
+                      timeout=REVIEW_TIMEOUT)
+
+
+def _cluster_client_ca(client: Any) -> bytes | None:
+    """The cluster's client CA, as kube-scheduler reads it when --client-ca-file is not given;
+    None, with upstream's hint, when it cannot be read (client certificates are then refused)."""
+    try:
+        configmap = client.get(AUTHENTICATION_CONFIGMAP)
+        ca = (configmap.get("data") or {}).get("client-ca-file") if isinstance(configmap, dict) else None
+    except Exception as exc:  # no answer, 403, 404: serve without client certificates
+        log.warning("unable to get configmap/extension-apiserver-authentication in kube-system (%s): client "
+                    "certificates will not authenticate; usually fixed by a RoleBinding of the role "
+                    "extension-apiserver-authentication-reader to this scheduler's service account", exc)
+        return None
+    return str(ca).encode() if ca else None
