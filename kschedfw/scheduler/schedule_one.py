@@ -43,7 +43,7 @@ class SchedulingCycle:
     def __init__(self, *, cluster: "Backend", cache: "Cache", queue: "PriorityQueue",
                  frameworks: Mapping[str, "Framework"], algorithm: ScheduleAlgorithm, binding: "BindingCycle",
                  attempts: "AttemptLog", handle_failure: "FailureHandler", metrics: "LoopMetrics",
-                 generic_workload: bool = False) -> None:
+                 generic_workload: bool = False, topology_aware: bool = False) -> None:
         self.cluster = cluster
         self.clock = cluster.clock
         self.cache = cache
@@ -55,7 +55,7 @@ class SchedulingCycle:
         self.handle_failure = handle_failure
         self.metrics = metrics
         #: the cycle of a pod's whole PodGroup (gate GenericWorkload), None while the gate is off
-        self.pod_groups = PodGroupCycle(self) if generic_workload else None
+        self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware) if generic_workload else None
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 

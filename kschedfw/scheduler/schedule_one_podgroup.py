@@ -25,7 +25,9 @@ from kschedfw.api.workload import (POD_GROUP_KIND, POD_GROUP_SCHEDULED, REASON_S
                                    REASON_UNSCHEDULABLE, Condition, PodGroup)
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleResult
 from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from kschedfw.framework.placements import select_placement
 from kschedfw.fwk.interface import NotFound, PodGroupStatusWriter
+from kschedfw.fwk.podgroup import Placement, PodGroupInfo
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NominatingInfo, NominatingMode
 from kschedfw.scheduler.binding import activate_pods
@@ -90,8 +92,10 @@ class GroupResult:
 class PodGroupCycle:
     """Schedules the group of a popped pod, with the scheduling cycle's collaborators."""
 
-    def __init__(self, cycle: "SchedulingCycle") -> None:
+    def __init__(self, cycle: "SchedulingCycle", *, topology_aware: bool = False) -> None:
         self.cycle = cycle
+        #: gate TopologyAwareWorkloadScheduling: the group is tried in each generated placement
+        self.topology_aware = topology_aware
         #: the uids of the group being tried in memory. Plugins that activate the group's
         #: unscheduled pods meanwhile (GangScheduling's Permit) are not heard for these:
         #: they are in flight in this very cycle. Upstream records a ForceActivate for each,
@@ -154,7 +158,10 @@ class PodGroupCycle:
         cycle.cache.update_snapshot()
         self.trial_uids = {member.pod.uid for member in group}
         try:
-            result = self.algorithm(fwk, CycleState(), group)
+            if self.topology_aware:
+                result = self.placement_algorithm(fwk, CycleState(), group, qpi.pod.namespace, group_name)
+            else:
+                result = self.algorithm(fwk, CycleState(), group)
         finally:
             self.trial_uids = set()
         # Workload-aware preemption (gate WorkloadAwarePreemption) runs here for an
@@ -205,6 +212,35 @@ class PodGroupCycle:
             for pod_result in reversed(reverts):
                 self._revert(fwk, pod_result)
         return result
+
+    def placement_algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
+                            namespace: str, name: str) -> GroupResult:
+        """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
+        placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
+        the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
+        cycle = self.cycle
+        snapshot = cycle.cache.snapshot
+        all_nodes = list(snapshot.node_infos())
+        info = PodGroupInfo(name=name, namespace=namespace, unscheduled_pods=tuple(q.pod for q in group))
+
+        def attempt(placement: Placement) -> GroupResult:
+            snapshot.refill(placement.nodes)
+            try:
+                return self.algorithm(fwk, group_state, group)
+            finally:
+                snapshot.refill(all_nodes)
+
+        selection = select_placement(fwk, group_state, info, all_nodes, attempt, rng=cycle.algorithm.rng,
+                                     ties=cycle.algorithm.ties)
+        outcome = selection.outcome
+        status = selection.status
+        if outcome is None:
+            return GroupResult(status=status if status is not None else group_unschedulable())
+        if status is outcome.status:
+            return outcome
+        return GroupResult(pod_results=outcome.pod_results, status=status,
+                           waiting_on_preemption=outcome.waiting_on_preemption and status is not None
+                           and status.is_rejected())
 
     def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo") -> PodResult:
         """Upstream podGroupPodSchedulingAlgorithm: the algorithm, then assume, Reserve and

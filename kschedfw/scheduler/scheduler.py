@@ -109,7 +109,8 @@ class Scheduler:
                                           frameworks=self.frameworks, algorithm=self.algorithm,
                                           binding=self.binding, attempts=self.attempt_log,
                                           handle_failure=handle_failure, metrics=self.metrics,
-                                          generic_workload=enabled(feature_gates, "GenericWorkload"))
+                                          generic_workload=enabled(feature_gates, "GenericWorkload"),
+                                          topology_aware=enabled(feature_gates, "TopologyAwareWorkloadScheduling"))
         self.handlers = EventHandlers(cache=self.cache, queue=self.queue, scheduler_names=self.frameworks,
                                       waiting_pods=self.waiting_pods, metrics=self.metrics,
                                       generic_workload=enabled(feature_gates, "GenericWorkload"),

@@ -189,3 +189,48 @@ def test_simulate_writes_the_pod_group_condition_out(tmp_path, capsys):
     [cond] = group["status"]["conditions"]
     assert (cond["type"], cond["status"], cond["reason"], cond["message"]) == \
         ("PodGroupScheduled", "False", "Unschedulable", "pod group is unschedulable")
+
+
+def racks(cpu: str) -> str:
+    """Rack r1: two nodes of 4 CPUs; rack r2: two of 2 CPUs; a gang of 4 (minCount 4) that
+    must share one rack, pods of ``cpu`` each."""
+    nodes = "".join(f"""\
+apiVersion: v1
+kind: Node
+metadata: {{name: {n}, labels: {{rack: {r}}}}}
+status: {{allocatable: {{cpu: "{c}", memory: 8Gi, pods: "110"}}}}
+---
+""" for n, r, c in (("a1", "r1", "4"), ("a2", "r1", "4"), ("b1", "r2", "2"), ("b2", "r2", "2")))
+    text = cluster(cpu).split("---\n", 2)[2]  # the Workload, PodGroup and pods
+    pod_group_spec = "podGroupTemplateName: workers}}\n  schedulingPolicy: {gang: {minCount: 4}}\n"
+    assert pod_group_spec in text
+    text = text.replace(pod_group_spec, pod_group_spec + "  schedulingConstraints: {topology: [{key: rack}]}\n")
+    return nodes + text
+
+
+TAS = GATES + ",TopologyAwareWorkloadScheduling=true"
+
+
+def test_a_gang_with_a_topology_constraint_goes_to_the_one_rack_it_fits_in():
+    """TopologyPlacementGenerator: one placement per rack; only r1 holds 4 pods of 1.5 CPUs,
+    so all 4 are bound there."""
+    sim = simulate(racks("1500m"), gates=TAS)
+    assert sorted(bound(sim).values()) == ["a1", "a1", "a2", "a2"]
+    assert scheduled_condition(sim) == ("True", "Scheduled", "")
+
+
+def test_of_two_feasible_racks_the_fuller_placement_wins():
+    """Both racks hold 4 pods of 1 CPU; PodGroupPodsCount ties, NodeResourcesFit's placement
+    score (MostAllocated) prefers r2, which the gang fills."""
+    sim = simulate(racks("1"), gates=TAS)
+    assert sorted(bound(sim).values()) == ["b1", "b1", "b2", "b2"]
+
+
+def test_a_gang_that_fits_in_no_rack_says_so_for_the_first_placement():
+    """No rack holds 4 pods of 3 CPUs: none is bound, and the PodGroup's message is upstream's
+    "0/2 placements are available, first placement status: ..."."""
+    sim = simulate(racks("3"), gates=TAS)
+    assert bound(sim) == {}
+    status, reason, message = scheduled_condition(sim)
+    assert (status, reason) == ("False", "Unschedulable")
+    assert message.startswith("0/2 placements are available, first placement status: pod group is unschedulable")
