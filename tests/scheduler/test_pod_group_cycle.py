@@ -234,3 +234,21 @@ def test_a_gang_that_fits_in_no_rack_says_so_for_the_first_placement():
     status, reason, message = scheduled_condition(sim)
     assert (status, reason) == ("False", "Unschedulable")
     assert message.startswith("0/2 placements are available, first placement status: pod group is unschedulable")
+
+
+def test_a_pod_group_the_api_server_refuses_is_refused_on_create():
+    """The embedded API server validates a PodGroup written in a manifest as kube-apiserver's
+    strategy does, with its message (a gang's minCount is required)."""
+    from kschedfw.cluster.apiserver.admission import AdmissionError, validate_create
+    [pg] = parse_manifests("""\
+apiVersion: scheduling.k8s.io/v1alpha2
+kind: PodGroup
+metadata: {name: pg}
+spec:
+  podGroupTemplateRef: {workload: {workloadName: w, podGroupTemplateName: t}}
+  schedulingPolicy: {gang: {minCount: 0}}
+""")
+    with pytest.raises(AdmissionError) as err:
+        validate_create(pg)
+    assert str(err.value) == 'PodGroup.scheduling.k8s.io "pg" is invalid: spec.schedulingPolicy.gang.minCount: Required value'
+    validate_create(parse_manifests(cluster("1"))[3])  # the valid PodGroup of the gang example passes
