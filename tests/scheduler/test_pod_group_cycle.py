@@ -119,10 +119,12 @@ def test_a_gang_waits_out_of_the_queue_until_min_count_pods_exist():
 
 
 def test_with_the_gates_off_the_pods_are_scheduled_one_by_one():
-    """GenericWorkload off: the group means nothing to the scheduler; the 2 pods that fit are
-    bound and the PodGroup gets no condition."""
+    """GenericWorkload off: the pods lose their schedulingGroup on create, as the API server
+    drops it; the 2 that fit are bound and the PodGroup gets no condition."""
     sim = simulate(cluster("1500m"), gates="")
     assert len(bound(sim)) == 2
+    # the API server drops spec.schedulingGroup while the gate is off
+    assert all(p.scheduling_group is None and "schedulingGroup" not in p.raw["spec"] for p in sim.cluster.list("Pod"))
     group = sim.cluster.get(POD_GROUP_KIND, "train", "default")
     assert group is None or group.condition("PodGroupScheduled") is None
 
