@@ -119,12 +119,11 @@ def test_a_gang_waits_out_of_the_queue_until_min_count_pods_exist():
 
 
 def test_with_the_gates_off_the_pods_are_scheduled_one_by_one():
-    """GenericWorkload off: the pods lose their schedulingGroup on create, as the API server
-    drops it; the 2 that fit are bound and the PodGroup gets no condition."""
+    """GenericWorkload off: the group means nothing to the scheduler; the 2 pods that fit are
+    bound and the PodGroup gets no condition."""
     sim = simulate(cluster("1500m"), gates="")
     assert len(bound(sim)) == 2
-    # the API server drops spec.schedulingGroup while the gate is off
-    assert all(p.scheduling_group is None and "schedulingGroup" not in p.raw["spec"] for p in sim.cluster.list("Pod"))
+
     group = sim.cluster.get(POD_GROUP_KIND, "train", "default")
     assert group is None or group.condition("PodGroupScheduled") is None
 
@@ -254,3 +253,18 @@ spec:
         validate_create(pg)
     assert str(err.value) == 'PodGroup.scheduling.k8s.io "pg" is invalid: spec.schedulingPolicy.gang.minCount: Required value'
     validate_create(parse_manifests(cluster("1"))[3])  # the valid PodGroup of the gang example passes
+
+
+@pytest.mark.parametrize("gates, kept", [("", False), (GATES, True)])
+def test_the_api_server_drops_the_scheduling_group_while_generic_workload_is_off(tmp_path, gates, kept):
+    """A pod written with spec.schedulingGroup is stored without it while GenericWorkload is
+    off (kube-apiserver's pod strategy), with it when the gate is on."""
+    from kschedfw.cluster.inputs.manifests import admit, read_inputs
+    path = tmp_path / "gang.yaml"
+    path.write_text(cluster("1"))
+    accepted, refused = admit(read_inputs([path]), FeatureGates.parse(gates))
+    assert refused == []
+    pods = [o for o in accepted.objects if type(o).__name__ == "Pod"]
+    assert len(pods) == 4
+    assert all((p.scheduling_group is not None) == kept and ("schedulingGroup" in p.raw["spec"]) == kept
+               for p in pods)

@@ -23,8 +23,6 @@ import attrs
 
 from kschedfw.api import Pod, parse_object
 from kschedfw.api.workload import POD_GROUP_KIND, pod_group_manifest
-from kschedfw.api.workload_validation import drop_disabled_scheduling_group
-from kschedfw.fwk.features import enabled
 from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
@@ -147,9 +145,6 @@ class MemoryCluster(TimerFacet):
         if kind == "PriorityClass":
             validate_priority_class(obj, self.list("PriorityClass") if "Priority" in self.admission_plugins else ())
         if kind == "Pod":
-            if obj.scheduling_group is not None:  # dropped while GenericWorkload is off
-                obj = drop_disabled_scheduling_group(obj, None,
-                                                     generic_workload=enabled(self.feature_gates, "GenericWorkload"))
             obj = admit_new_pod(obj, priority_classes=self.list("PriorityClass"),
                                 runtime_class=lambda name: self.get("RuntimeClass", name),
                                 limit_ranges=self.list("LimitRange", obj.namespace), gates=self.feature_gates,
