@@ -106,6 +106,7 @@ class ScheduleAlgorithm:
         self.next_start_node_index = 0
         if ties not in TIES:
             raise ValueError(f"ties: {ties!r} is not one of {', '.join(TIES)}")
+        self.ties = ties
         # upstream disables signatures (so batching) for a scheduler with extenders; ties by
         # name do without it too, since a batch orders tied nodes by its own random draws
         self._batching = not self.extenders and ties == "random"

@@ -15,6 +15,7 @@ from kschedfw.api import _parse
 from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
+from kschedfw.api.workload import is_workload_api, parse_pod_group, parse_workload
 from kschedfw.api.yamlinput import YamlLimit, compose_documents, plain_documents
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
@@ -44,6 +45,9 @@ class Located:
 
 
 _KIND_PARSERS: dict[str, Callable[..., Any]] = {"Pod": parse_pod, "Node": parse_node, **_PARSERS}
+#: kinds whose parser depends on the API group: ``scheduling.k8s.io``'s Workload and PodGroup;
+#: the same names in another group (the coscheduling plugin's) stay generic objects.
+_WORKLOAD_PARSERS: dict[str, Callable[..., Any]] = {"Workload": parse_workload, "PodGroup": parse_pod_group}
 
 def parse_object(d: Any, *, source: str = "", line: int | None = None,
                  default_kind: str | None = None, template: bool = False) -> Any:
@@ -75,6 +79,8 @@ def parse_object(d: Any, *, source: str = "", line: int | None = None,
                             f"give it to the scheduler as its configuration file",
                             source=source, line=line, field="kind")
     parser = _KIND_PARSERS.get(kind)
+    if kind in _WORKLOAD_PARSERS and isinstance(api_version, str) and is_workload_api(api_version):
+        parser = _WORKLOAD_PARSERS[kind]
     try:
         if parser is not None:
             return parser(d, template=template)

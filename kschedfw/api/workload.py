@@ -27,7 +27,7 @@ from kschedfw.api.field import ManifestError
 from kschedfw.api.timestamps import rfc3339
 
 __all__ = [
-    "GROUP", "API_VERSION", "DISRUPTION_MODE_POD", "DISRUPTION_MODE_POD_GROUP",
+    "GROUP", "API_VERSION", "POD_GROUP_KIND", "WORKLOAD_KIND", "DISRUPTION_MODE_POD", "DISRUPTION_MODE_POD_GROUP",
     "POD_GROUP_SCHEDULED", "DISRUPTION_TARGET", "REASON_UNSCHEDULABLE", "REASON_SCHEDULER_ERROR",
     "REASON_PREEMPTION_BY_SCHEDULER", "WORKLOAD_MAX_POD_GROUP_TEMPLATES",
     "MAX_POD_GROUP_RESOURCE_CLAIMS",
@@ -41,6 +41,11 @@ __all__ = [
 
 GROUP = "scheduling.k8s.io"
 API_VERSION = f"{GROUP}/v1alpha2"
+
+#: the keys the stores and listers hold these kinds under (upstream's EventResource spelling),
+#: so they never meet the coscheduling plugin's ``scheduling.x-k8s.io`` PodGroup (plain "PodGroup")
+POD_GROUP_KIND = f"{GROUP}/PodGroup"
+WORKLOAD_KIND = f"{GROUP}/Workload"
 
 DISRUPTION_MODE_POD = "Pod"
 DISRUPTION_MODE_POD_GROUP = "PodGroup"
@@ -198,6 +203,11 @@ class Workload:
     raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
 
     @property
+    def kind(self) -> str:
+        """The store key of this kind (:data:`WORKLOAD_KIND`)."""
+        return WORKLOAD_KIND
+
+    @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
 
@@ -302,6 +312,11 @@ class PodGroup:
     generate_name: str = ""
     resource_version: str = ""
     raw: dict[str, Any] = attrs.field(factory=dict, eq=False, repr=False)
+
+    @property
+    def kind(self) -> str:
+        """The store key of this kind (:data:`POD_GROUP_KIND`)."""
+        return POD_GROUP_KIND
 
     @property
     def key(self) -> str:

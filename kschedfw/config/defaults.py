@@ -16,11 +16,12 @@ point at the right line.
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
 import attrs
 
 from kschedfw.config.plugin_sets import MULTI_POINT, PLUGIN_SET_FIELDS
+from kschedfw.fwk.features import enabled
 from kschedfw.api.field import FieldPath
 from kschedfw.api.validation import format_duration, parse_duration
 
@@ -84,9 +85,16 @@ DEFAULT_MULTI_POINT: tuple[Ref, ...] = (
 )
 
 
-def default_plugins() -> Plugins:
+def default_plugins(feature_gates: Mapping[str, bool] | None = None) -> Plugins:
+    """v1.36 ``getDefaultPlugins`` with ``applyFeatureGates``: the gates GangScheduling and
+    TopologyAwareWorkloadScheduling append their plugins to multiPoint."""
+    multi = DEFAULT_MULTI_POINT
+    if enabled(feature_gates, "GangScheduling"):
+        multi = (*multi, Ref("GangScheduling"))
+    if enabled(feature_gates, "TopologyAwareWorkloadScheduling"):
+        multi = (*multi, Ref("TopologyPlacementGenerator"), Ref("PodGroupPodsCount", 1))
     plugins = {f: PluginSet() for f in PLUGIN_SET_FIELDS}
-    plugins[MULTI_POINT] = PluginSet(enabled=DEFAULT_MULTI_POINT)
+    plugins[MULTI_POINT] = PluginSet(enabled=multi)
     return plugins
 
 
@@ -203,13 +211,14 @@ ArgsDefaulter = Callable[[str, dict[str, Any] | None], dict[str, Any] | None]
 
 
 def default_profile(profile: dict[str, Any], base: FieldPath, args_defaulter: ArgsDefaulter,
-                    plugin_config_args: Iterable[Any] | None = None) -> dict[str, Any]:
+                    plugin_config_args: Iterable[Any] | None = None,
+                    feature_gates: Mapping[str, bool] | None = None) -> dict[str, Any]:
     """Defaulted profile as a dict with ``plugins`` as :class:`PluginSet` objects.
 
     ``plugin_config_args`` optionally gives, per pluginConfig index, args already defaulted by the
     caller (``None`` entries are defaulted here).
     """
-    plugins = merge_plugins(default_plugins(), plugins_from_yaml(profile.get("plugins"),
+    plugins = merge_plugins(default_plugins(feature_gates), plugins_from_yaml(profile.get("plugins"),
                                                                  (*base, "plugins")))
     configs: list[dict[str, Any]] = []
     existing: set[str] = set()
@@ -247,7 +256,8 @@ def default_profile(profile: dict[str, Any], base: FieldPath, args_defaulter: Ar
 
 
 def default_configuration(data: dict[str, Any], args_defaulter: ArgsDefaulter,
-                          plugin_config_args: dict[int, list[dict[str, Any] | None]] | None = None) -> dict[str, Any]:
+                          plugin_config_args: dict[int, list[dict[str, Any] | None]] | None = None,
+                          feature_gates: Mapping[str, bool] | None = None) -> dict[str, Any]:
     """The fully defaulted configuration (profiles' ``plugins`` still as PluginSet objects)."""
     doc: dict[str, Any] = {"apiVersion": data.get("apiVersion"), "kind": data.get("kind")}
     doc["parallelism"] = data["parallelism"] if data.get("parallelism") is not None else 16
@@ -271,7 +281,7 @@ def default_configuration(data: dict[str, Any], args_defaulter: ArgsDefaulter,
     if len(profiles) == 1 and profiles[0].get("schedulerName") is None:
         profiles[0] = {**profiles[0], "schedulerName": DEFAULT_SCHEDULER_NAME}
     given = plugin_config_args or {}
-    doc["profiles"] = [default_profile(p, ("profiles", i), args_defaulter, given.get(i))
+    doc["profiles"] = [default_profile(p, ("profiles", i), args_defaulter, given.get(i), feature_gates)
                        for i, p in enumerate(profiles)]
     doc["extenders"] = copy.deepcopy(data.get("extenders") or [])
     doc["delayCacheUntilActive"] = bool(data.get("delayCacheUntilActive", False))

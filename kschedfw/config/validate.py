@@ -162,7 +162,7 @@ class _Run:
         bad_profiles = {p[1] for p in bad_paths if len(p) == 2 and p[0] == "profiles" and isinstance(p[1], int)}
         self.bad_profiles = bad_profiles
         args = self._plugin_configs(data)
-        doc = default_configuration(data, self._default_args_for, args)
+        doc = default_configuration(data, self._default_args_for, args, self.feature_gates)
         for err in validate_configuration(doc, bad_profiles):
             self.add(err)
             if err.path[:1] == ("profiles",) and len(err.path) > 3 and err.path[2] in (

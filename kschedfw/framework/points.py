@@ -205,6 +205,7 @@ class ExtensionPoints:
                            ) -> tuple[Status | None, dict[str, float]]:
         """Returns (status, {plugin: timeout}) — Wait when any plugin asked to wait."""
         waits: dict[str, float] = {}
+        wait_status: Status | None = None
         for name, fn in plans.permit:
             timeout: Any = 0.0
             try:
@@ -218,10 +219,13 @@ class ExtensionPoints:
                 return status, {}
             if status.is_wait():
                 waits[name] = min(float(timeout or 0.0), MAX_PERMIT_TIMEOUT_SECONDS)
+                wait_status = status
                 continue
             return Status(Code.Error, (f'running Permit plugin "{name}": {status.message()}',), plugin=name), {}
-        if waits:
-            return Status(Code.Wait, (f'one or more plugins asked to wait and no plugin rejected pod "{pod.name}"',)), waits
+        if wait_status is not None:
+            # v1.36: the last waiting plugin's reasons, then the runtime's
+            return Status(Code.Wait, (*wait_status.reasons,
+                                      "one or more plugins asked to wait and no plugin rejected pod")), waits
         return None, {}
 
     # ------------------------------------------------------------------ binding cycle

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import ResolvedProfile
     from kschedfw.framework.registry import Registry
     from kschedfw.fwk.interface import Backend, Extender, Nominator, WaitingPodHandle
+    from kschedfw.fwk.podgroup import PodGroupManager
 
 __all__ = ["new_profile", "ProfileMetrics"]
 
@@ -33,13 +34,15 @@ def new_profile(profile: "ResolvedProfile", registry: "Registry", backend: "Back
                 activate: Callable[[Iterable["Pod"]], None], extenders: Sequence["Extender"] = (),
                 metrics: ProfileMetrics | None = None, feature_gates: Mapping[str, bool] | None = None,
                 fast_paths: bool = True, batch_metrics: BatchMetrics | None = None,
-                seed: int = 0) -> Framework:
+                seed: int = 0, pod_group_manager: "PodGroupManager | None" = None) -> Framework:
     """The runtime of ``profile``: its plugins built with a Handle on ``backend`` holding every
     facet; its batch (gate OpportunisticBatching) breaks ties with a generator seeded from
-    ``seed`` and the profile's name, so a run is reproducible."""
+    ``seed`` and the profile's name, so a run is reproducible. ``pod_group_manager``: the live
+    PodGroup states (the scheduler's cache)."""
     handle = Handle.factory(backend=backend, snapshot=snapshot, nominator=nominator, waiting_pods=waiting_pods,
                             event_recorder=backend.recorder_for(profile.scheduler_name), activate=activate,
-                            feature_gates=feature_gates, extenders=extenders, metrics=metrics)
+                            feature_gates=feature_gates, extenders=extenders, metrics=metrics,
+                            pod_group_manager=pod_group_manager)
     fwk = Framework(profile, registry, handle=handle, fast_paths=fast_paths, batch_metrics=batch_metrics)
     if metrics is not None:
         fwk.instrument(metrics)

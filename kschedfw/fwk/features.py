@@ -22,6 +22,21 @@ DEFAULT_FEATURE_GATES: dict[str, bool] = {
     "DRADeviceTaints": True,                      # beta: taints on devices keep pods off them
     "DRAExtendedResource": True,                  # beta: extended resources backed by a DeviceClass
     "OpportunisticBatching": True,                # beta: reuse a signature's sorted scored nodes
+    # workload-aware scheduling (scheduling.k8s.io/v1alpha2 Workload and PodGroup), all alpha
+    "GenericWorkload": False,                     # pods join PodGroups; the pod-group cycle
+    "GangScheduling": False,                      # the GangScheduling plugin in the defaults
+    "TopologyAwareWorkloadScheduling": False,     # placements: TopologyPlacementGenerator, PodGroupPodsCount
+    "WorkloadAwarePreemption": False,             # preemption for a whole PodGroup
+    "DRAWorkloadResourceClaims": False,           # ResourceClaims shared by a PodGroup
+}
+
+#: Gates that may be on only when all of theirs are (upstream kube_features.go's dependencies).
+#: DRAWorkloadResourceClaims also depends on DynamicResourceAllocation, which is GA and locked on.
+FEATURE_DEPENDENCIES: dict[str, tuple[str, ...]] = {
+    "GangScheduling": ("GenericWorkload",),
+    "TopologyAwareWorkloadScheduling": ("GenericWorkload",),
+    "WorkloadAwarePreemption": ("GangScheduling",),
+    "DRAWorkloadResourceClaims": ("GenericWorkload",),
 }
 
 
@@ -41,6 +56,7 @@ class FeatureGates(Mapping[str, bool]):
                 known = ", ".join(sorted(DEFAULT_FEATURE_GATES))
                 raise FeatureGateError(f"unrecognized feature gate: {name} (kschedfw knows {known})")
             values[name] = bool(value)
+        check_dependencies(values)
         self._values = values
 
     @classmethod
@@ -77,7 +93,24 @@ def parse_feature_gates(text: str) -> dict[str, bool]:
             known = ", ".join(sorted(DEFAULT_FEATURE_GATES))
             raise FeatureGateError(f"unrecognized feature gate: {name} (kschedfw knows {known})")
         gates[name] = value.strip().lower() == "true"
+    check_dependencies(gates)
     return gates
+
+
+def check_dependencies(gates: Mapping[str, bool]) -> None:
+    """Refuse a gate that is on while a gate it depends on is off, with component-base's
+    message (one line per such gate, as its aggregated error lists them)."""
+    errors = []
+    for feature, deps in FEATURE_DEPENDENCIES.items():
+        if not gates.get(feature, False):
+            continue
+        disabled = [dep for dep in deps if not gates.get(dep, False)]
+        if disabled:
+            errors.append(f"{feature} is enabled, but depends on features that are disabled: [{' '.join(disabled)}]")
+    if len(errors) == 1:
+        raise FeatureGateError(errors[0])
+    if errors:
+        raise FeatureGateError(f"[{', '.join(errors)}]")
 
 
 def enabled(gates: Mapping[str, bool] | None, name: str) -> bool:

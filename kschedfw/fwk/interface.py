@@ -233,6 +233,16 @@ class PersistentVolumeClaimBinder(Protocol):
 
 
 @runtime_checkable
+class PodGroupStatusWriter(Protocol):
+    """A Client that can also write a PodGroup's status (the pod-group cycle's
+    ``PodGroupScheduled`` condition). Optional: without it the condition is not written."""
+
+    def patch_pod_group_condition(self, pod_group: Any, condition: Any) -> None:
+        """Set ``condition`` (a :class:`kschedfw.api.workload.Condition`) in podgroups/status,
+        as apimachinery's SetStatusCondition does; NotFound when the group is gone."""
+
+
+@runtime_checkable
 class ResourceClaimStatusWriter(Protocol):
     """A Client that can also write ResourceClaim status (DynamicResources PreBind and
     PostFilter deallocation). Optional: without it allocations stay in the scheduler."""

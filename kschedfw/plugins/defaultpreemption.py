@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.api.workload import PodGroup
+from kschedfw.api.workload import POD_GROUP_KIND, PodGroup
 from kschedfw.fwk.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
@@ -136,7 +136,7 @@ class DefaultPreemption:
         group = pod.scheduling_group
         if group is None or group.pod_group_name is None:
             return None
-        found = self.handle.lister.get("PodGroup", group.pod_group_name, pod.namespace)
+        found = self.handle.lister.get(POD_GROUP_KIND, group.pod_group_name, pod.namespace)
         return found if isinstance(found, PodGroup) else None
 
     @hookimpl

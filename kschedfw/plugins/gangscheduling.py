@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.api.workload import PodGroup
+from kschedfw.api.workload import POD_GROUP_KIND, PodGroup
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kschedfw.fwk.interface import NotFound
 from kschedfw.fwk.status import Status
@@ -69,7 +69,7 @@ class GangScheduling:
         return QueueingHint.Queue
 
     def _pod_group(self, pod: Pod, group_name: str) -> PodGroup | None:
-        found = self.handle.lister.get("PodGroup", group_name, pod.namespace)
+        found = self.handle.lister.get(POD_GROUP_KIND, group_name, pod.namespace)
         return found if isinstance(found, PodGroup) else None
 
     @hookimpl

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kschedfw import hookimpl
-from kschedfw.api.workload import PodGroup
+from kschedfw.api.workload import POD_GROUP_KIND, PodGroup
 from kschedfw.fwk.interface import NotFound
 from kschedfw.fwk.podgroup import GeneratePlacementsResult, Placement
 from kschedfw.fwk.status import Status
@@ -49,7 +49,7 @@ class TopologyPlacementGenerator:
     @hookimpl
     def generate_placements(self, state: PodGroupCycleState, pod_group: PodGroupInfo,
                             parent_placement: Placement) -> tuple[GeneratePlacementsResult | None, Status | None]:
-        found = self.handle.lister.get("PodGroup", pod_group.name, pod_group.namespace)
+        found = self.handle.lister.get(POD_GROUP_KIND, pod_group.name, pod_group.namespace)
         if not isinstance(found, PodGroup):
             return None, Status.as_status(f'podgroup.scheduling.k8s.io "{pod_group.name}" not found')
         key = topology_key(found)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import attrs
 
-from kschedfw.api.workload import DISRUPTION_MODE_POD_GROUP, PodGroup
+from kschedfw.api.workload import DISRUPTION_MODE_POD_GROUP, POD_GROUP_KIND, PodGroup
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.victims import Victims
 from kschedfw.preemption.executor import Executor, PodGroupPreemptor, pod_group_priority, pod_group_uid
@@ -182,7 +182,7 @@ class PodGroupEvaluator:
         group = pod.scheduling_group
         if group is None or group.pod_group_name is None:
             return None
-        found = self.handle.lister.get("PodGroup", group.pod_group_name, pod.namespace)
+        found = self.handle.lister.get(POD_GROUP_KIND, group.pod_group_name, pod.namespace)
         return found if isinstance(found, PodGroup) else None
 
     def preempt(self, pod_group: PodGroup, pods: Sequence["Pod"], scheduling_func: PodGroupSchedulingFunc) -> Status:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from kschedfw.api.workload import WORKLOAD_KIND
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change
 
 if TYPE_CHECKING:
@@ -31,9 +32,10 @@ _KIND_RESOURCES = {
 LISTED_ONLY_KINDS = frozenset(("Service", "ReplicationController", "ReplicaSet", "StatefulSet", "Namespace",
                                "PriorityClass", "PodDisruptionBudget"))
 
-#: kinds without a cluster event: those listed only, and RuntimeClasses, which the embedded
-#: cluster's admission reads and kube-scheduler never does
-NO_EVENT_KINDS = LISTED_ONLY_KINDS | {"RuntimeClass"}
+#: kinds without a cluster event: those listed only, RuntimeClasses, which the embedded
+#: cluster's admission reads and kube-scheduler never does, and Workloads (the PodGroup
+#: admission reads them; kube-scheduler has no Workload informer)
+NO_EVENT_KINDS = LISTED_ONLY_KINDS | {"RuntimeClass", WORKLOAD_KIND}
 
 
 def resource_for_kind(kind: str) -> str:

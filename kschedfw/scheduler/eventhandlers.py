@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Container, Mapping
 
+from kschedfw.api.workload import POD_GROUP_KIND
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
                                  pod_scheduling_properties_change)
 from kschedfw.scheduler.event_labels import (NO_EVENT_KINDS, WATCH_ACTIONS, event_label, pod_event_labels,
@@ -25,18 +26,25 @@ if TYPE_CHECKING:
 
 _ASSIGNED_POD_ADD = ClusterEvent(EventResource.AssignedPod, ActionType.Add)
 _ASSIGNED_POD_DELETE = ClusterEvent(EventResource.AssignedPod, ActionType.Delete)
+_UNSCHEDULED_POD_ADD = ClusterEvent(EventResource.UnschedulablePod, ActionType.Add)
 
 
 class EventHandlers:
-    """Upstream's informer event handlers, for the profiles named in ``scheduler_names``."""
+    """Upstream's informer event handlers, for the profiles named in ``scheduler_names``.
+
+    ``generic_workload`` (the gate): PodGroups are watched; ``gang_scheduling`` (the gate): a new
+    unscheduled pod also moves the pods waiting for their gang (upstream EventUnscheduledPodAdd)."""
 
     def __init__(self, *, cache: "Cache", queue: "PriorityQueue", scheduler_names: Container[str],
-                 waiting_pods: Mapping[str, "WaitingPod"], metrics: "LoopMetrics") -> None:
+                 waiting_pods: Mapping[str, "WaitingPod"], metrics: "LoopMetrics",
+                 generic_workload: bool = False, gang_scheduling: bool = False) -> None:
         self.cache = cache
         self.queue = queue
         self.scheduler_names = scheduler_names
         self.waiting_pods = waiting_pods
         self.metrics = metrics
+        self.generic_workload = generic_workload
+        self.gang_scheduling = gang_scheduling
 
     def callback(self) -> "WatchCallback":
         """What the backend calls with each event, chosen once: timed when metrics are kept."""
@@ -45,11 +53,13 @@ class EventHandlers:
     def on_watch_event(self, event: "WatchEvent") -> None:
         if event.kind in NO_EVENT_KINDS:  # read through a lister or not at all; upstream has no handler
             return
+        if event.kind == POD_GROUP_KIND and not self.generic_workload:  # no PodGroup informer then
+            return
         self._handle(event)
 
     def on_watch_event_timed(self, event: "WatchEvent") -> None:
         """:meth:`on_watch_event`, observing scheduler_event_handling_duration_seconds."""
-        if event.kind in NO_EVENT_KINDS:
+        if event.kind in NO_EVENT_KINDS or (event.kind == POD_GROUP_KIND and not self.generic_workload):
             return
         metrics = self.metrics
         if event.kind == "Node" and event.type == "MODIFIED":  # observed per changed property
@@ -121,7 +131,10 @@ class EventHandlers:
         if pod.node_name:
             self._add_assigned_pod(pod)
         elif self._responsible(pod):
+            self.cache.add_pod_group_member(pod)
             self.queue.add(pod)
+            if self.gang_scheduling:
+                self.queue.move_all_to_active_or_backoff_queue(_UNSCHEDULED_POD_ADD, None, pod)
 
     def _add_assigned_pod(self, pod: "Pod") -> None:
         self.cache.add_pod(pod)
@@ -132,13 +145,16 @@ class EventHandlers:
             self.cache.update_pod(old, new)
             for evt in pod_scheduling_properties_change(new, old):
                 self.queue.move_all_to_active_or_backoff_queue(evt, old, new)
-        elif new.node_name:  # bound: enters the cache, leaves the queue
+        elif new.node_name:  # bound: leaves the queue (and its group's unscheduled pods), enters the cache
+            if self._responsible(old):
+                self.cache.remove_pod_group_member(old)
             self._add_assigned_pod(new)
             if self._responsible(old):
                 self.queue.delete(old)
         elif self._responsible(old):
             if old.resource_version and old.resource_version == new.resource_version:
                 return
+            self.cache.update_pod_group_member(old, new)
             if self.cache.is_assumed(new):
                 if new.deletion_timestamp is not None and old.deletion_timestamp is None:
                     self._assumed_pod_deleted(new)
@@ -153,6 +169,7 @@ class EventHandlers:
             self.cache.remove_pod(pod)
             self.queue.move_all_to_active_or_backoff_queue(_ASSIGNED_POD_DELETE, pod, None)
         elif self._responsible(pod):
+            self.cache.remove_pod_group_member(pod)
             self.queue.delete(pod)
             if self.cache.is_assumed(pod):
                 self._assumed_pod_deleted(pod)

@@ -12,6 +12,7 @@ from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToAct
 from kschedfw.fwk.status import Status
 from kschedfw.scheduler.binding import activate_pods
 from kschedfw.scheduler.outcomes import one_node_failure
+from kschedfw.scheduler.schedule_one_podgroup import PodGroupCycle
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -41,7 +42,8 @@ class SchedulingCycle:
 
     def __init__(self, *, cluster: "Backend", cache: "Cache", queue: "PriorityQueue",
                  frameworks: Mapping[str, "Framework"], algorithm: ScheduleAlgorithm, binding: "BindingCycle",
-                 attempts: "AttemptLog", handle_failure: "FailureHandler", metrics: "LoopMetrics") -> None:
+                 attempts: "AttemptLog", handle_failure: "FailureHandler", metrics: "LoopMetrics",
+                 generic_workload: bool = False, topology_aware: bool = False) -> None:
         self.cluster = cluster
         self.clock = cluster.clock
         self.cache = cache
@@ -52,6 +54,8 @@ class SchedulingCycle:
         self.attempts = attempts
         self.handle_failure = handle_failure
         self.metrics = metrics
+        #: the cycle of a pod's whole PodGroup (gate GenericWorkload), None while the gate is off
+        self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware) if generic_workload else None
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 
@@ -63,6 +67,11 @@ class SchedulingCycle:
         if qpi is None:
             return False
         pod = qpi.pod
+        pod_groups = self.pod_groups
+        if pod_groups is not None and pod.scheduling_group is not None \
+                and pod.scheduling_group.pod_group_name is not None:
+            pod_groups.schedule(qpi, pod.scheduling_group.pod_group_name)
+            return True
         # upstream ShouldRecordPluginMetrics: a sample of cycles runs the timed plugin plans
         metrics = self.metrics
         record_plugin_metrics = metrics.cycle_started(pod.uid)

@@ -24,6 +24,7 @@ from kschedfw.framework.batch import BatchMetrics
 from kschedfw.framework.profile import new_profile
 from kschedfw.framework.runtime import Framework, FrameworkError
 from kschedfw.framework.waiting_pods import WaitingPod
+from kschedfw.fwk.features import enabled
 from kschedfw.queue import Nominator, PriorityQueue
 from kschedfw.queue.active_queue import InFlightEvent
 from kschedfw.scheduler.binding import BindingCycle
@@ -80,7 +81,7 @@ class Scheduler:
             fwk = new_profile(profile, registry, cluster, snapshot=self.cache.snapshot, nominator=nominator,
                               waiting_pods=self.waiting_pods, activate=self._activate, extenders=self.extenders,
                               metrics=metrics, feature_gates=feature_gates, fast_paths=fast_paths,
-                              batch_metrics=self.batch_metrics, seed=seed)
+                              batch_metrics=self.batch_metrics, seed=seed, pod_group_manager=self.cache)
             self.frameworks[profile.scheduler_name] = fwk
         first = next(iter(self.frameworks.values()))
         # the cycle uses no batch when ties go by name: signing the pods would be wasted
@@ -107,9 +108,13 @@ class Scheduler:
         self.scheduling = SchedulingCycle(cluster=cluster, cache=self.cache, queue=self.queue,
                                           frameworks=self.frameworks, algorithm=self.algorithm,
                                           binding=self.binding, attempts=self.attempt_log,
-                                          handle_failure=handle_failure, metrics=self.metrics)
+                                          handle_failure=handle_failure, metrics=self.metrics,
+                                          generic_workload=enabled(feature_gates, "GenericWorkload"),
+                                          topology_aware=enabled(feature_gates, "TopologyAwareWorkloadScheduling"))
         self.handlers = EventHandlers(cache=self.cache, queue=self.queue, scheduler_names=self.frameworks,
-                                      waiting_pods=self.waiting_pods, metrics=self.metrics)
+                                      waiting_pods=self.waiting_pods, metrics=self.metrics,
+                                      generic_workload=enabled(feature_gates, "GenericWorkload"),
+                                      gang_scheduling=enabled(feature_gates, "GangScheduling"))
         cluster.watch(self.handlers.callback())
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
@@ -160,6 +165,9 @@ class Scheduler:
         return ns.labels if ns is not None else None
 
     def _activate(self, pods: Iterable["Pod"]) -> None:
+        trial = self.scheduling.pod_groups.trial_uids if self.scheduling.pod_groups is not None else None
+        if trial:  # a pod-group trial's own pods are being tried already (see PodGroupCycle)
+            pods = [pod for pod in pods if pod.uid not in trial]
         self.queue.activate(list(pods))
 
     def _progressed(self) -> None:

@@ -154,10 +154,11 @@ def test_unreserve_runs_in_reverse_order_even_after_raise():
 
 
 def test_permit_wait_is_clamped_to_fifteen_minutes():
-    p = plugin("Gang", permit=lambda state, pod, node_name: (Status.wait(), 3600))
+    p = plugin("Gang", permit=lambda state, pod, node_name: (Status.wait("for the gang"), 3600))
     status, waits = framework_for([p]).run_permit_plugins(CycleState(), make_pod("w"), "n1", 0.0)
     assert status.code is Code.Wait
-    assert status.message() == 'one or more plugins asked to wait and no plugin rejected pod "w"'
+    # v1.36: the waiting plugin's reasons, then the runtime's
+    assert status.message() == "for the gang, one or more plugins asked to wait and no plugin rejected pod"
     assert waits == {"Gang": 900.0}
 
 

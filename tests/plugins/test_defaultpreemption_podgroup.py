@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from kschedfw import testing as kit
-from kschedfw.api.workload import (DISRUPTION_MODE_POD_GROUP, GangSchedulingPolicy, PodGroup,
+from kschedfw.api.workload import (DISRUPTION_MODE_POD_GROUP, POD_GROUP_KIND, GangSchedulingPolicy, PodGroup,
                                    PodGroupSchedulingConstraints, PodGroupSchedulingPolicy, TopologyConstraint)
 from kschedfw.fwk.cycle_state import CycleState
 from kschedfw.fwk.status import Code, Status
@@ -127,7 +127,7 @@ def test_pre_enqueue_pod_groups(name, trigger_group, check_group, groups, wap, w
     if wap:
         node1 = env.handle.snapshot.get("node1")
         status = env.plugin.pod_group_post_filter(
-            env.cluster.get("PodGroup", trigger_group, "default"), [trigger],
+            env.cluster.get(POD_GROUP_KIND, trigger_group, "default"), [trigger],
             lambda: Status.success() if not node1.pods else Status.unschedulable("need to preempt"))
         assert status.is_success()
     else:
@@ -277,7 +277,7 @@ def test_pod_group_preemption(tc, async_preemption):
     then bind need the group's cycle (the scheduler's)."""
     env = env_with(tc["nodes"], tc["initial"], tc["groups"], preemptors=tc["preemptors"], pdbs=tc.get("pdbs", ()),
                    **{ASYNC: async_preemption, WAP: True})
-    group = env.cluster.get("PodGroup", tc["preemptors"][0].scheduling_group.pod_group_name, "default")
+    group = env.cluster.get(POD_GROUP_KIND, tc["preemptors"][0].scheduling_group.pod_group_name, "default")
     before = {ni.name: sorted(p.name for p in ni.pods) for ni in env.node_infos()}
     algorithm = greedy_group_algorithm(env, group, env.preemptors)
     assert not algorithm().is_success()  # the group needs preemption at all
@@ -296,7 +296,7 @@ def test_pod_group_preemption(tc, async_preemption):
 def test_pod_group_preemption_condition_names_the_podgroup():
     env = env_with([cpu_node("node1", "1")], [low("low-1")], [pod_group("pg1", priority=100, min_count=1)],
                    preemptors=[high("high-1")], **{ASYNC: False, WAP: True})
-    group = env.cluster.get("PodGroup", "pg1", "default")
+    group = env.cluster.get(POD_GROUP_KIND, "pg1", "default")
     held = env.cluster.get("Pod", "low-1", "default")
     seen = []
     env.cluster.add_pod_condition = lambda pod, *args: seen.append((pod.name,) + args) or pod
@@ -333,7 +333,7 @@ def test_groups_without_uid_are_held_apart():
     held = []
     env.plugin.executor.spawn = held.append
     node1 = env.handle.snapshot.get("node1")
-    status = env.plugin.pod_group_post_filter(env.cluster.get("PodGroup", "pg1", "default"), [env.pod("a")],
+    status = env.plugin.pod_group_post_filter(env.cluster.get(POD_GROUP_KIND, "pg1", "default"), [env.pod("a")],
                                               lambda: Status.success() if not node1.pods else Status.unschedulable())
     assert status.is_success()
     assert env.plugin.pre_enqueue(env.pod("a")).message() == "waiting for the preemption for this pod group to be finished"
@@ -349,7 +349,7 @@ def test_waiting_victim_is_preempted_in_memory_by_a_group():
                    preemptors=[high("high-1")], **{ASYNC: False, WAP: True})
     victim = env.pod("low-1")
     env.handle.waiting_pods[victim.uid] = WaitingPod(victim, "node1", {"Permit": 100.0})
-    group = env.cluster.get("PodGroup", "pg1", "default")
+    group = env.cluster.get(POD_GROUP_KIND, "pg1", "default")
     status = run_workload_aware_preemption([env.plugin.pod_group_post_filter], group, env.preemptors,
                                            greedy_group_algorithm(env, group, env.preemptors))
     assert status.is_success()

@@ -23,6 +23,8 @@ from kschedfw.cluster.apiserver.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.inputs.scenario import Step, parse_scenario
 from kschedfw.api.field import ManifestError
+from kschedfw.api.workload_validation import drop_disabled_scheduling_group
+from kschedfw.fwk.features import enabled
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
 
@@ -199,12 +201,20 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None, compile_cel: 
             return False
         return True
 
-    kept = tuple(x for x in inputs.located if accepted(x.obj, x.where))
+    generic_workload = enabled(gates, "GenericWorkload")
+
+    def stored(obj: Any) -> Any:
+        """What the API server stores: a pod's schedulingGroup dropped while the gate is off."""
+        if kind_of(obj) == "Pod" and obj.scheduling_group is not None:
+            return drop_disabled_scheduling_group(obj, None, generic_workload=generic_workload)
+        return obj
+
+    kept = tuple(attrs.evolve(x, obj=stored(x.obj)) for x in inputs.located if accepted(x.obj, x.where))
     steps = []
     for step, source in zip(inputs.steps, inputs.step_sources or [""] * len(inputs.steps)):
         if step.action == "create":
             where = source + (f":{step.line}" if step.line else "")
-            step = attrs.evolve(step, objects=tuple(o for o in step.objects if accepted(o, where)))
+            step = attrs.evolve(step, objects=tuple(stored(o) for o in step.objects if accepted(o, where)))
             seen.extend(o for o in step.objects if kind_of(o) in _READ_BY_POD_ADMISSION)
         steps.append(step)
     return attrs.evolve(inputs, located=kept, steps=tuple(steps)), refused

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod, parse_object
+from kschedfw.api.workload import POD_GROUP_KIND, pod_group_manifest
 from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
@@ -222,6 +223,18 @@ class MemoryCluster(TimerFacet):
         except (AdmissionError, Conflict) as exc:
             self.rejected.append((f"{kind_of(obj)} {_display(obj)}", str(exc)))
             return None
+
+    def patch_pod_group_condition(self, pod_group: Any, condition: Any) -> None:
+        """PATCH podgroups/status with one condition (meta.SetStatusCondition's rules)."""
+        current = self.get(POD_GROUP_KIND, pod_group.name, pod_group.namespace)
+        if current is None or (pod_group.uid and current.uid != pod_group.uid):
+            raise NotFound(f'podgroups.scheduling.k8s.io "{pod_group.name}" not found')
+        updated = current.with_condition(condition, self.stored_now())
+        status = pod_group_manifest(updated).get("status")
+        raw = {k: v for k, v in current.raw.items() if k != "status"}
+        if status:
+            raw["status"] = status
+        self.update(attrs.evolve(updated, raw=raw))
 
     def update(self, obj: Any) -> Any:
         kind = kind_of(obj)
