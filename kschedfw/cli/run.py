@@ -30,7 +30,7 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--sync-timeout", type=float, default=120.0, metavar="SECONDS",
                         help="give up when the informers have not listed everything by then (default 120)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log more (-v info, -vv debug)")
-    from kschedfw.serving.options import add_arguments
+    from kschedfw.serving.flags import add_arguments
     add_arguments(parser)
     parser.set_defaults(func=run)
 

@@ -45,6 +45,8 @@ class Hook:
     weighted: bool = False
     #: a pod-group (workload) hook: not in upstream's original twelve sets, compiled apart from them
     pod_group: bool = False
+    #: declared but not called by this version (a plugin implementing it is warned at load)
+    called: bool = True
     #: what the point is for (the config schema's description)
     doc: str = ""
     #: implementing this hook alone makes a plugin of ``field`` though it is not the point's own
@@ -114,7 +116,7 @@ HOOKS: tuple[Hook, ...] = (
     Hook("normalize_placement_score", "PlacementScoreExtensions", "Status | None", "placementScore",
          label="PlacementScoreExtensionNormalize", timed=True, pod_group=True),
     Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", "podGroupPostFilter", True, 15,
-         pod_group=True, doc="PodGroupPostFilter: run when a whole pod group failed."),
+         pod_group=True, called=False, doc="PodGroupPostFilter: run when a whole pod group failed."),
 )
 
 #: Every hook's name, in :data:`HOOKS` order.

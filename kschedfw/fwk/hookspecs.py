@@ -18,7 +18,9 @@ Hooks are grouped in the order a pod meets them::
     binding:     pre_bind_pre_flight -> (wait on permit) -> pre_bind -> bind -> post_bind
     on failure after reserve: unreserve, in reverse order
     batching:    sign_pod (when a pod is queued; gate OpportunisticBatching)
-    declared, not called yet: the pod-group placement hooks (NOT_CALLED_YET)
+    pod groups:  generate_placements -> score_placement -> normalize_placement_score (gates
+                 GenericWorkload and TopologyAwareWorkloadScheduling), once per group cycle
+    declared, not called yet: pod_group_post_filter (NOT_CALLED_YET)
 
 Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
 its meaning differs per point and is stated in each hook. A hook that raises, or returns a value
@@ -84,10 +86,10 @@ hookspec = pluggy.HookspecMarker("kschedfw")
 #: Hooks declared for plugin authors that this version of the scheduler never calls. A plugin may
 #: implement them (they are validated like any hook) but they have no effect yet, so loading a
 #: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
-#: The placement hooks become live with workload-aware (pod group) scheduling: a profile's
-#: Framework runs them already (``run_placement_generate_plugins``, ``run_placement_score_plugins``)
-#: but no scheduling cycle calls those yet. A meta-test checks this set against what the runtime binds.
-NOT_CALLED_YET: frozenset[str] = frozenset(h.name for h in HOOKS if h.pod_group)
+#: Hooks declared but not called by this version: workload-aware preemption's PodGroupPostFilter
+#: (the pod-group cycle does not run it yet). A meta-test checks this set against what the
+#: runtime binds.
+NOT_CALLED_YET: frozenset[str] = frozenset(h.name for h in HOOKS if not h.called)
 
 __all__ = list(HOOK_NAMES)
 
@@ -534,7 +536,20 @@ def generate_placements(state: "PodGroupCycleState", pod_group: "PodGroupInfo", 
     named ""); a profile has at most one PlacementGenerate plugin. Return ``(result, status)``,
     as upstream's ``(*GeneratePlacementsResult, *Status)``: the placements may overlap; none
     means the group fits nowhere this plugin allows (Unschedulable "no feasible placements
-    found"). A non-Success status is the group's, as given (naming the plugin). Declared for workload-aware scheduling; not called yet (:data:`NOT_CALLED_YET`).
+    found"). A non-Success status is the group's, as given (naming the plugin). The pod-group
+    cycle calls it with the gates GenericWorkload and TopologyAwareWorkloadScheduling on.
+
+    Example::
+
+        @hookimpl
+        def generate_placements(self, pod_group, parent_placement):
+            racks = {}
+            for node_info in parent_placement.nodes:
+                rack = node_info.node.labels.get("example.com/rack")
+                if rack is not None:
+                    racks.setdefault(rack, []).append(node_info)
+            placements = [Placement(f"rack={rack}", nodes) for rack, nodes in sorted(racks.items())]
+            return GeneratePlacementsResult(placements), None
     """
 
 
@@ -546,7 +561,15 @@ def score_placement(state: "PodGroupCycleState", pod_group: "PodGroupInfo", plac
     Called per placement the group fits in, with the pods the cycle found room for there
     (``placement.proposed_assignments``). Return the score, or a Status when scoring failed
     (an Error for the cycle). Like :func:`score`, the score is in [MIN_SCORE, MAX_SCORE] after
-    normalising and is multiplied by the profile's weight. Not called yet (:data:`NOT_CALLED_YET`).
+    normalising and is multiplied by the profile's weight.
+
+    Example::
+
+        @hookimpl
+        def score_placement(self, placement):
+            # fewer nodes for the same pods: a tighter placement
+            used = {assignment.node_name for assignment in placement.proposed_assignments}
+            return MAX_SCORE - min(MAX_SCORE, len(used))
     """
 
 
@@ -556,7 +579,16 @@ def normalize_placement_score(state: "PodGroupCycleState", pod_group: "PodGroupI
     """Rescale this plugin's placement scores in place (``placement_scores[i].score``).
 
     Upstream: PlacementScoreExtensions.NormalizePlacementScore. Called once per cycle with every
-    scored placement; any non-Success is an Error. Not called yet (:data:`NOT_CALLED_YET`).
+    scored placement; any non-Success is an Error.
+
+    Example::
+
+        @hookimpl
+        def normalize_placement_score(self, placement_scores):
+            top = max((p.score for p in placement_scores), default=0)
+            for p in placement_scores:
+                p.score = p.score * MAX_SCORE // top if top else 0
+            return None
     """
 
 

@@ -12,12 +12,12 @@ import attrs
 
 from kschedfw.serving.authentication import UserInfo
 from kschedfw.serving.cache import TTLCache
+from kschedfw.serving.flags import ALWAYS_ALLOW_PATHS
 from kschedfw.serving.review import Post, ReviewError
 
 __all__ = ["ALWAYS_ALLOW_PATHS", "AuthorizationError", "Authorizer", "Decision", "Verdict"]
 
 #: upstream's defaults (DelegatingAuthorizationOptions)
-ALWAYS_ALLOW_PATHS = ("/healthz", "/readyz", "/livez")
 ALWAYS_ALLOW_GROUPS = ("system:masters",)
 ALLOW_CACHE_TTL = 10.0
 DENY_CACHE_TTL = 10.0

@@ -9,7 +9,7 @@ import logging
 from typing import Any, Callable, Mapping
 
 from kschedfw.serving.authentication import Authenticator
-from kschedfw.serving.authorization import ALWAYS_ALLOW_PATHS, Authorizer
+from kschedfw.serving.authorization import Authorizer
 from kschedfw.serving.certificates import CertificateFileError, check_pair, pair_in_dir, self_signed
 from kschedfw.serving.endpoints import Check, Endpoints
 from kschedfw.serving.handler import Chain
@@ -17,11 +17,10 @@ from kschedfw.serving.review import REVIEW_TIMEOUT, kube_post
 from kschedfw.serving.server import Server, parse_address
 from kschedfw.serving.tls import TLS_VERSIONS, ServingTLS
 
-__all__ = ["ServingError", "add_arguments", "start_servers"]
+__all__ = ["ServingError", "start_servers"]
 
 log = logging.getLogger(__name__)
 
-SECURE_PORT = 10259
 DEFAULT_TLS_MIN_VERSION = "VersionTLS12"  # what kube-scheduler's Go TLS server accepts by default
 #: upstream's delegated clients' limits (a review per new token or path, at most, each 10 s)
 REVIEW_QPS, REVIEW_BURST = 200.0, 400
@@ -30,38 +29,6 @@ AUTHENTICATION_CONFIGMAP = "/api/v1/namespaces/kube-system/configmaps/extension-
 
 class ServingError(Exception):
     """A serving flag or file that cannot be used (exit status 2)."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("secure serving (kube-scheduler's flags)")
-    group.add_argument("--secure-port", type=int, default=SECURE_PORT, metavar="PORT",
-                       help="serve /healthz, /livez, /readyz and /metrics over HTTPS with authentication and "
-                            "authorization on this port (default 10259; 0 disables)")
-    group.add_argument("--bind-address", default="0.0.0.0", metavar="IP",
-                       help="the address the secure port listens on (default 0.0.0.0)")
-    group.add_argument("--cert-dir", default="", metavar="DIR",
-                       help="where the self-signed pair is kept when --tls-cert-file is not given "
-                            "(default: made in memory at each start)")
-    group.add_argument("--tls-cert-file", default="", metavar="FILE",
-                       help="the serving certificate (PEM, with intermediates), reloaded when it changes")
-    group.add_argument("--tls-private-key-file", default="", metavar="FILE",
-                       help="the key of --tls-cert-file, reloaded when it changes")
-    group.add_argument("--tls-min-version", choices=sorted(TLS_VERSIONS), default=None,
-                       help="the lowest TLS version accepted (default VersionTLS12, as Go's servers)")
-    group.add_argument("--client-ca-file", default="", metavar="FILE",
-                       help="accept client certificates signed by these CAs (CommonName the user, Organization "
-                            "the groups); default: the cluster's, from kube-system/extension-apiserver-authentication")
-    group.add_argument("--authentication-kubeconfig", default="", metavar="FILE",
-                       help="the API server that reviews tokens (TokenReview); default: the scheduler's own")
-    group.add_argument("--authorization-kubeconfig", default="", metavar="FILE",
-                       help="the API server that authorizes requests (SubjectAccessReview); default: the "
-                            "scheduler's own")
-    group.add_argument("--authorization-always-allow-paths", default=",".join(ALWAYS_ALLOW_PATHS), metavar="PATHS",
-                       help="paths served without authorization, comma separated; a trailing * matches a prefix "
-                            "(default /healthz,/readyz,/livez)")
-    group.add_argument("--health-address", default="off", metavar="[HOST]:PORT",
-                       help="also serve the endpoints over plain HTTP with NO authentication here (default off; "
-                            "a port alone or :PORT listens on 127.0.0.1; port 0 picks a free one)")
 
 
 def start_servers(args: argparse.Namespace, connection: Any, health: Mapping[str, Mapping[str, Check]],

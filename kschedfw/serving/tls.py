@@ -12,6 +12,7 @@ import tempfile
 import threading
 import time
 
+from kschedfw.serving.flags import TLS_VERSION_NAMES
 from kschedfw.serving.certificates import CertificateFileError, check_client_ca, check_pair
 
 __all__ = ["TLS_VERSIONS", "ServingTLS"]
@@ -19,8 +20,8 @@ __all__ = ["TLS_VERSIONS", "ServingTLS"]
 log = logging.getLogger(__name__)
 
 #: --tls-min-version's values, Go's names
-TLS_VERSIONS = {"VersionTLS10": ssl.TLSVersion.TLSv1, "VersionTLS11": ssl.TLSVersion.TLSv1_1,
-                "VersionTLS12": ssl.TLSVersion.TLSv1_2, "VersionTLS13": ssl.TLSVersion.TLSv1_3}
+TLS_VERSIONS = dict(zip(TLS_VERSION_NAMES, (ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1, ssl.TLSVersion.TLSv1_2,
+                                            ssl.TLSVersion.TLSv1_3)))
 #: how often at most the files are looked at (on a handshake)
 RECHECK_EVERY = 1.0
 

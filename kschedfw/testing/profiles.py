@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 #: Hooks that are configured as PluginSets (and so carry an order in a profile).
 CONFIGURABLE_POINTS = ("pre_enqueue", "less", "pre_filter", "filter", "post_filter", "pre_score", "score",
-                       "reserve", "permit", "pre_bind", "bind", "post_bind")
+                       "reserve", "permit", "pre_bind", "bind", "post_bind", "generate_placements",
+                       "score_placement")
 
 
 class PluginArgsError(FrameworkError, ValueError):

@@ -103,11 +103,10 @@ def test_runtime_binds_every_hook_except_those_not_called_yet() -> None:
 
 
 @pytest.mark.parametrize(("hooks", "message"), [
-    (["score_placement"], "d[P]: implements score_placement, which this version of kschedfw does not call yet: "
-     "it has no effect"),
-    (["normalize_placement_score", "score_placement", "generate_placements"],
-     "d[P]: implements normalize_placement_score, score_placement and generate_placements, which this version of kschedfw "
-     "does not call yet: they have no effect"),
+    (["pod_group_post_filter"], "d[P]: implements pod_group_post_filter, which this version of kschedfw does not "
+     "call yet: it has no effect"),
+    (["a", "b", "c"],
+     "d[P]: implements a, b and c, which this version of kschedfw does not call yet: they have no effect"),
 ], ids=["one", "several"])
 def test_not_called_yet_message(hooks: list[str], message: str) -> None:
     assert not_called_yet_message("d[P]", hooks) == message
@@ -120,8 +119,8 @@ class Signer:
         pass
 
     @hookimpl
-    def score_placement(self, state: Any, pod_group: Any, placement: Any) -> Any:
-        return 0
+    def pod_group_post_filter(self, pod_group: Any, pods: Any, pod_group_scheduling_func: Any) -> Any:
+        return None
 
     @hookimpl
     def filter(self, state: Any, pod: Any, node_info: Any) -> None:
@@ -172,8 +171,8 @@ def test_loading_a_third_party_plugin_warns_once(third_party_module: str, caplog
         registry.load("Signer")
         registry.load("Plain")
     assert [r.getMessage() for r in caplog.records] == [
-        "kschedfw-signer[Signer]: implements score_placement, which this version of kschedfw does not call yet: "
-        "it has no effect"]
+        "kschedfw-signer[Signer]: implements pod_group_post_filter, which this version of kschedfw does not call "
+        "yet: it has no effect"]
 
 
 def test_in_tree_plugins_load_quietly(third_party_module: str, caplog: pytest.LogCaptureFixture) -> None:
@@ -195,7 +194,8 @@ def test_explicit_classes_warn_unless_in_tree(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level(logging.WARNING, logger="kschedfw.framework.registry"):
         Registry.from_classes([Signer, Plain])
     assert [r.getMessage() for r in caplog.records] == [
-        "local[Signer]: implements score_placement, which this version of kschedfw does not call yet: it has no effect"]
+        "local[Signer]: implements pod_group_post_filter, which this version of kschedfw does not call yet: it has "
+        "no effect"]
 
 
 def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
@@ -206,25 +206,21 @@ def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
                          warn_not_called_yet=False)
     rows = plugins_cli.describe_plugins(registry)
     assert {r["name"]: r["hooks_not_called_yet"] for r in rows} == {
-        "NodeName": [], "Signer": ["score_placement"], "Plain": []}
+        "NodeName": [], "Signer": ["pod_group_post_filter"], "Plain": []}
     tail = ", which this version of kschedfw does not call yet: it has no effect"
     assert plugins_cli.hook_warnings(rows, include_builtin=False) == [
-        "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
+        "warning: kschedfw-signer[Signer]: implements pod_group_post_filter" + tail]
     assert plugins_cli.hook_warnings(rows, include_builtin=True) == [
-        "warning: kschedfw-signer[Signer]: implements score_placement" + tail]
+        "warning: kschedfw-signer[Signer]: implements pod_group_post_filter" + tail]
 
 
-#: the in-tree plugins at the pod-group points (placements, DefaultPreemption's
-#: pod_group_post_filter), which wait for the pod-group cycle
-PLACEMENT_PLUGINS = {"NodeResourcesFit", "PodGroupPodsCount", "TopologyPlacementGenerator", "DefaultPreemption"}
-
-
-def test_plugins_check_names_only_the_in_tree_placement_plugins(capsys: pytest.CaptureFixture[str]) -> None:
-    """sign_pod is called now (opportunistic batching): of the in-tree plugins, --check names only
-    those implementing a pod-group hook, which is not called yet, and only for those hooks."""
+def test_plugins_check_names_only_default_preemption_for_the_uncalled_pod_group_post_filter(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """sign_pod and the placement hooks are called now: of the in-tree plugins, --check names only
+    DefaultPreemption, for the one hook not called yet (workload-aware preemption's)."""
     from kschedfw.cli.main import main
     main(["plugins", "--check"])
     err = capsys.readouterr().err.splitlines()
     named = {line.split("[", 1)[1].split("]", 1)[0]: line for line in err if line.startswith("warning: kschedfw[")}
-    assert "NodeResourcesFit" in named and set(named) <= PLACEMENT_PLUGINS
-    assert "implements score_placement, which" in named["NodeResourcesFit"]
+    assert set(named) == {"DefaultPreemption"}
+    assert "implements pod_group_post_filter, which" in named["DefaultPreemption"]

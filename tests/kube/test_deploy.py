@@ -17,7 +17,8 @@ import ssl
 import urllib.error
 import urllib.request
 
-from kschedfw.serving.options import add_arguments, start_servers
+from kschedfw.serving.flags import add_arguments
+from kschedfw.serving.options import start_servers
 from kschedfw.kube_runner import KubeRunner
 from kschedfw.config.validate import load_config
 from kschedfw.framework.registry import default_registry

@@ -10,7 +10,8 @@ import urllib.request
 import pytest
 
 from kschedfw.serving.endpoints import Endpoints, Reply
-from kschedfw.serving.options import ServingError, add_arguments, start_servers
+from kschedfw.serving.flags import add_arguments
+from kschedfw.serving.options import ServingError, start_servers
 
 
 def test_checks_verbose_exclude_and_one_check():
