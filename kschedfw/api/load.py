@@ -15,7 +15,7 @@ from kschedfw.api import _parse
 from kschedfw.api.node import parse_node
 from kschedfw.api.other import _PARSERS, parse_generic_object
 from kschedfw.api.pod import parse_pod
-from kschedfw.api.workload import is_workload_api, parse_pod_group, parse_workload
+from kschedfw.api.workload_names import is_workload_api
 from kschedfw.api.yamlinput import YamlLimit, compose_documents, plain_documents
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
@@ -47,7 +47,13 @@ class Located:
 _KIND_PARSERS: dict[str, Callable[..., Any]] = {"Pod": parse_pod, "Node": parse_node, **_PARSERS}
 #: kinds whose parser depends on the API group: ``scheduling.k8s.io``'s Workload and PodGroup;
 #: the same names in another group (the coscheduling plugin's) stay generic objects.
-_WORKLOAD_PARSERS: dict[str, Callable[..., Any]] = {"Workload": parse_workload, "PodGroup": parse_pod_group}
+#: the scheduling.k8s.io kinds, parsed by :mod:`kschedfw.api.workload` (imported on the first one)
+_WORKLOAD_KINDS = ("Workload", "PodGroup")
+
+
+def _workload_parser(kind: str) -> Callable[..., Any]:
+    from kschedfw.api.workload import parse_pod_group, parse_workload
+    return parse_workload if kind == "Workload" else parse_pod_group
 
 def parse_object(d: Any, *, source: str = "", line: int | None = None,
                  default_kind: str | None = None, template: bool = False) -> Any:
@@ -79,8 +85,8 @@ def parse_object(d: Any, *, source: str = "", line: int | None = None,
                             f"give it to the scheduler as its configuration file",
                             source=source, line=line, field="kind")
     parser = _KIND_PARSERS.get(kind)
-    if kind in _WORKLOAD_PARSERS and isinstance(api_version, str) and is_workload_api(api_version):
-        parser = _WORKLOAD_PARSERS[kind]
+    if kind in _WORKLOAD_KINDS and isinstance(api_version, str) and is_workload_api(api_version):
+        parser = _workload_parser(kind)
     try:
         if parser is not None:
             return parser(d, template=template)

@@ -35,39 +35,21 @@ __all__ = [
     "TopologyConstraint", "PodGroupSchedulingConstraints", "PodGroupResourceClaim",
     "PodGroupTemplate", "Workload", "WorkloadPodGroupTemplateReference",
     "PodGroupTemplateReference", "Condition", "PodGroupResourceClaimStatus", "PodGroup",
-    "is_workload_api", "parse_workload", "parse_pod_group", "workload_manifest",
+    "is_workload_api", "API_VERSION", "DISRUPTION_MODES", "DISRUPTION_MODE_POD", "DISRUPTION_MODE_POD_GROUP",
+    "DISRUPTION_TARGET", "GROUP", "MAX_POD_GROUP_RESOURCE_CLAIMS", "POD_GROUP_KIND", "POD_GROUP_SCHEDULED",
+    "REASON_PREEMPTION_BY_SCHEDULER", "REASON_SCHEDULER_ERROR", "REASON_UNSCHEDULABLE", "WORKLOAD_KIND",
+    "WORKLOAD_MAX_POD_GROUP_TEMPLATES", "parse_workload", "parse_pod_group", "workload_manifest",
     "pod_group_manifest", "go_json",
 ]
 
-GROUP = "scheduling.k8s.io"
-API_VERSION = f"{GROUP}/v1alpha2"
-
-#: the keys the stores and listers hold these kinds under (upstream's EventResource spelling),
-#: so they never meet the coscheduling plugin's ``scheduling.x-k8s.io`` PodGroup (plain "PodGroup")
-POD_GROUP_KIND = f"{GROUP}/PodGroup"
-WORKLOAD_KIND = f"{GROUP}/Workload"
-
-DISRUPTION_MODE_POD = "Pod"
-DISRUPTION_MODE_POD_GROUP = "PodGroup"
-DISRUPTION_MODES = (DISRUPTION_MODE_POD, DISRUPTION_MODE_POD_GROUP)
-
-#: condition types and reasons of a PodGroup's status
-POD_GROUP_SCHEDULED = "PodGroupScheduled"
-DISRUPTION_TARGET = "DisruptionTarget"
-REASON_UNSCHEDULABLE = "Unschedulable"
-REASON_SCHEDULER_ERROR = "SchedulerError"
-REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
-
-WORKLOAD_MAX_POD_GROUP_TEMPLATES = 8
-MAX_POD_GROUP_RESOURCE_CLAIMS = 4
+from kschedfw.api.workload_names import (API_VERSION, DISRUPTION_MODE_POD, DISRUPTION_MODE_POD_GROUP,
+                                         DISRUPTION_MODES, DISRUPTION_TARGET, GROUP,
+                                         MAX_POD_GROUP_RESOURCE_CLAIMS, POD_GROUP_KIND, POD_GROUP_SCHEDULED,
+                                         REASON_PREEMPTION_BY_SCHEDULER, REASON_SCHEDULER_ERROR,
+                                         REASON_UNSCHEDULABLE, WORKLOAD_KIND, WORKLOAD_MAX_POD_GROUP_TEMPLATES,
+                                         is_workload_api)
 
 _INT32 = (-(2**31), 2**31 - 1)
-
-
-def is_workload_api(api_version: str) -> bool:
-    """True for the in-tree ``scheduling.k8s.io`` group (any version), False for another group
-    that uses the same kind names (the coscheduling plugin's ``scheduling.x-k8s.io``)."""
-    return api_version.partition("/")[0] == GROUP
 
 
 # --------------------------------------------------------------------------- shared parts

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from kschedfw import hookimpl
 from kschedfw.api import Pod
-from kschedfw.api.workload import POD_GROUP_KIND, PodGroup
+from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.fwk.features import enabled
 from kschedfw.fwk.events import (ActionType, ClusterEvent, ClusterEventWithHint, EventResource,
                                  QueueingHint)
@@ -47,6 +47,7 @@ from kschedfw.plugins.defaultpreemption_args import ARGS
 
 if TYPE_CHECKING:
     from kschedfw.api import PodDisruptionBudget
+    from kschedfw.api.workload import PodGroup
     from kschedfw.fwk.cycle_state import CycleState
     from kschedfw.fwk.interface import Handle
     from kschedfw.fwk.types import NodeInfo, NodeToStatus, PostFilterResult
@@ -137,7 +138,7 @@ class DefaultPreemption:
         if group is None or group.pod_group_name is None:
             return None
         found = self.handle.lister.get(POD_GROUP_KIND, group.pod_group_name, pod.namespace)
-        return found if isinstance(found, PodGroup) else None
+        return found if getattr(found, "kind", None) == POD_GROUP_KIND else None  # (a typed PodGroup)
 
     @hookimpl
     def post_filter(self, state: "CycleState", pod: Pod, filtered_node_status_map: "NodeToStatus"

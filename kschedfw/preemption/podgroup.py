@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 
 import attrs
 
-from kschedfw.api.workload import DISRUPTION_MODE_POD_GROUP, POD_GROUP_KIND, PodGroup
+from kschedfw.api.workload_names import DISRUPTION_MODE_POD_GROUP, POD_GROUP_KIND
 from kschedfw.fwk.status import Status
 from kschedfw.fwk.victims import Victims
 from kschedfw.preemption.executor import Executor, PodGroupPreemptor, pod_group_priority, pod_group_uid
@@ -33,6 +33,7 @@ from kschedfw.preemption.pdb import pod_violates_budget
 from kschedfw.preemption.types import get_pod_start_time, now_datetime
 
 if TYPE_CHECKING:
+    from kschedfw.api.workload import PodGroup
     from kschedfw.api import Pod, PodDisruptionBudget
     from kschedfw.fwk.interface import Handle
     from kschedfw.fwk.types import NodeInfo
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 #: reruns the group's algorithm on the snapshot as preemption changed it, without post filters
 PodGroupSchedulingFunc = Callable[[], "Status | None"]
 #: a PodGroupPostFilter plugin's hook: ``(pod_group, pods, scheduling_func) -> Status | None``
-PodGroupPostFilter = Callable[[PodGroup, "list[Pod]", PodGroupSchedulingFunc], "Status | None"]
+PodGroupPostFilter = Callable[["PodGroup", "list[Pod]", PodGroupSchedulingFunc], "Status | None"]
 
 ERR_NO_VICTIMS = "No preemption victims found for incoming preemptor"
 ERR_NOT_ELIGIBLE_NEVER = "not eligible due to preemptionPolicy=Never."
@@ -183,7 +184,7 @@ class PodGroupEvaluator:
         if group is None or group.pod_group_name is None:
             return None
         found = self.handle.lister.get(POD_GROUP_KIND, group.pod_group_name, pod.namespace)
-        return found if isinstance(found, PodGroup) else None
+        return found if getattr(found, "kind", None) == POD_GROUP_KIND else None  # (a typed PodGroup)
 
     def preempt(self, pod_group: PodGroup, pods: Sequence["Pod"], scheduling_func: PodGroupSchedulingFunc) -> Status:
         """Choose victims so that ``pods`` of ``pod_group`` fit, and evict them; see the module

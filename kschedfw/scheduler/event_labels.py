@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from kschedfw.api.workload import WORKLOAD_KIND
+from kschedfw.api.workload_names import WORKLOAD_KIND
 from kschedfw.fwk.events import ActionType, ClusterEvent, EventResource, pod_scheduling_properties_change
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Container, Mapping
 
-from kschedfw.api.workload import POD_GROUP_KIND
+from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
                                  pod_scheduling_properties_change)
 from kschedfw.scheduler.event_labels import (NO_EVENT_KINDS, WATCH_ACTIONS, event_label, pod_event_labels,

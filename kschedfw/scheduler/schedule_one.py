@@ -12,10 +12,10 @@ from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToAct
 from kschedfw.fwk.status import Status
 from kschedfw.scheduler.binding import activate_pods
 from kschedfw.scheduler.outcomes import one_node_failure
-from kschedfw.scheduler.schedule_one_podgroup import PodGroupCycle
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
+    from kschedfw.scheduler.schedule_one_podgroup import PodGroupCycle
     from kschedfw.cache.cache import Cache
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.framework.runtime import Framework
@@ -55,7 +55,10 @@ class SchedulingCycle:
         self.handle_failure = handle_failure
         self.metrics = metrics
         #: the cycle of a pod's whole PodGroup (gate GenericWorkload), None while the gate is off
-        self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware) if generic_workload else None
+        self.pod_groups: PodGroupCycle | None = None
+        if generic_workload:  # (the module, and the workload objects, load only with the gate)
+            from kschedfw.scheduler.schedule_one_podgroup import PodGroupCycle
+            self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware)
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 

@@ -19,9 +19,7 @@ from kschedfw.cluster.apiserver.dravalidation import GROUP as DRA_GROUP
 from kschedfw.cluster.apiserver.dravalidation import VALIDATORS as DRA_VALIDATORS
 from kschedfw.cluster.apiserver.dravalidation import CELCompiler, strict_decoding_message
 from kschedfw.api.field import UNSUPPORTED, FieldError
-from kschedfw.api.workload import PodGroup, Workload
-from kschedfw.api.workload_validation import (WorkloadGates, drop_disabled_workload_fields,
-                                              prepare_pod_group_for_create, validate_pod_group, validate_workload)
+from kschedfw.api.workload_names import POD_GROUP_KIND, WORKLOAD_KIND
 from kschedfw.fwk.features import enabled
 
 if TYPE_CHECKING:
@@ -101,25 +99,28 @@ def validate_create(obj: Any, gates: Mapping[str, bool] | None = None,
     elif kind == "RuntimeClass":
         errs = validate_runtime_class_manifest(obj.raw)
         kind = "RuntimeClass.node.k8s.io"  # the API server names a group's kind so
-    elif isinstance(obj, PodGroup):  # what the strategy keeps, validated as the API server does
-        workload_gates = _workload_gates(gates)
-        errs = validate_pod_group(prepare_pod_group_for_create(obj, workload_gates), workload_gates)
-        kind = "PodGroup.scheduling.k8s.io"
-    elif isinstance(obj, Workload):
-        workload_gates = _workload_gates(gates)
-        errs = validate_workload(drop_disabled_workload_fields(obj, None, workload_gates), workload_gates)
-        kind = "Workload.scheduling.k8s.io"
+    elif kind in (POD_GROUP_KIND, WORKLOAD_KIND):  # what the strategy keeps, validated as the API server does
+        errs = _workload_errors(obj, gates)
+        kind = f"{type(obj).__name__}.scheduling.k8s.io"
     else:
         return
     if errs:
         raise AdmissionError(invalid_message(kind, obj.name, errs))
 
 
-def _workload_gates(gates: Mapping[str, bool] | None) -> WorkloadGates:
-    return WorkloadGates(
+def _workload_errors(obj: Any, gates: Mapping[str, bool] | None) -> list[FieldError]:
+    """A PodGroup's or Workload's findings on create (the validation module loads with the first)."""
+    from kschedfw.api.workload import PodGroup
+    from kschedfw.api.workload_validation import (WorkloadGates, drop_disabled_workload_fields,
+                                                  prepare_pod_group_for_create, validate_pod_group,
+                                                  validate_workload)
+    workload_gates = WorkloadGates(
         topology_aware_workload_scheduling=enabled(gates, "TopologyAwareWorkloadScheduling"),
         dra_workload_resource_claims=enabled(gates, "DRAWorkloadResourceClaims"),
         workload_aware_preemption=enabled(gates, "WorkloadAwarePreemption"))
+    if isinstance(obj, PodGroup):
+        return validate_pod_group(prepare_pod_group_for_create(obj, workload_gates), workload_gates)
+    return validate_workload(drop_disabled_workload_fields(obj, None, workload_gates), workload_gates)
 
 
 def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":

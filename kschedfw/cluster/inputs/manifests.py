@@ -23,7 +23,6 @@ from kschedfw.cluster.apiserver.dravalidation import CELCompiler
 from kschedfw.cluster.kube.resources import RESOURCES
 from kschedfw.cluster.inputs.scenario import Step, parse_scenario
 from kschedfw.api.field import ManifestError
-from kschedfw.api.workload_validation import drop_disabled_scheduling_group
 from kschedfw.fwk.features import enabled
 
 _SCENARIO = re.compile(r"^kind:\s*['\"]?Scenario['\"]?\s*$", re.MULTILINE)
@@ -206,6 +205,7 @@ def admit(inputs: Inputs, gates: Mapping[str, bool] | None = None, compile_cel: 
     def stored(obj: Any) -> Any:
         """What the API server stores: a pod's schedulingGroup dropped while the gate is off."""
         if kind_of(obj) == "Pod" and obj.scheduling_group is not None:
+            from kschedfw.api.workload_validation import drop_disabled_scheduling_group
             return drop_disabled_scheduling_group(obj, None, generic_workload=generic_workload)
         return obj
 

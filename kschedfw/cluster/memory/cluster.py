@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod, parse_object
-from kschedfw.api.workload import POD_GROUP_KIND, pod_group_manifest
+from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
@@ -230,6 +230,7 @@ class MemoryCluster(TimerFacet):
         if current is None or (pod_group.uid and current.uid != pod_group.uid):
             raise NotFound(f'podgroups.scheduling.k8s.io "{pod_group.name}" not found')
         updated = current.with_condition(condition, self.stored_now())
+        from kschedfw.api.workload import pod_group_manifest  # (the first PodGroup status loads it)
         status = pod_group_manifest(updated).get("status")
         raw = {k: v for k, v in current.raw.items() if k != "status"}
         if status:
