@@ -217,13 +217,20 @@ def test_simulate_kubeconfig_schedules_as_the_same_objects_written_as_manifests(
     """`simulate --kubeconfig` takes the cluster as `record` lists it: its placements are those of
     `simulate` given the same nodes and pods as manifest files."""
     manifests: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
+    # the shared server holds other tests' nodes and pending pods, which the live run lists too:
+    # a taint keeps those pods off these nodes, a node selector keeps these pods on them
+    fence = {"kschedfw.test/simulate": namespace}
+    taint = {"key": "kschedfw.test/simulate", "value": namespace, "effect": "NoSchedule"}
     try:
         for name, cpu in (("sim-a", "1"), ("sim-b", "2")):
-            node = control_plane.create_ready_node(name, cpu=cpu, labels={"zone": name})
+            node = control_plane.create_ready_node(name, cpu=cpu, labels={"zone": name, **fence}, taints=[taint])
             manifests.append({"apiVersion": "v1", "kind": "Node", "metadata": {
-                "name": name, "labels": node["metadata"]["labels"]}, "status": node["status"]})
+                "name": name, "labels": node["metadata"]["labels"]}, "spec": {"taints": [taint]},
+                "status": node["status"]})
         for i, cpu in enumerate(("600m", "600m", "600m", "900m", "2")):
-            pod = pod_manifest(f"p{i}", namespace, cpu=cpu)
+            pod = pod_manifest(f"p{i}", namespace, cpu=cpu, nodeSelector=fence,
+                               tolerations=[{"key": taint["key"], "operator": "Equal", "value": namespace,
+                                             "effect": "NoSchedule"}])
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods", pod)
             manifests.append(pod)
         files = tmp_path / "cluster.yaml"
