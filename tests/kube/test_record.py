@@ -80,7 +80,8 @@ def test_record_holds_the_list_every_event_in_order_and_the_bindings(control_pla
     trace = tmp_path / "trace.jsonl.gz"
     try:
         with Recording(control_plane, trace) as rec:
-            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods", pod_manifest("fits", namespace))
+            control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",  # rec-b joins while fits may queue
+                                  pod_manifest("fits", namespace, nodeSelector={"kubernetes.io/hostname": "rec-a"}))
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                               pod_manifest("too-big", namespace, cpu="64"))
             control_plane.api("PATCH", "/api/v1/nodes/rec-a", {"metadata": {"labels": {"tier": "gold"}}},
