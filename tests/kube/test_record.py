@@ -340,6 +340,7 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
     """A high-priority pod that fits only by preempting: kube-scheduler nominates it to the
     victim's node, and the trace has that nomination as a decision with the node."""
     control_plane.create_ready_node("rec-small", cpu="1")
+    on_small = {"kubernetes.io/hostname": "rec-small"}  # the shared server's other nodes must not take them
     high = f"{namespace}-high"
     control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
                       {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -348,11 +349,12 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
     try:
         with Recording(control_plane, trace) as rec:
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                              pod_manifest("victim", namespace, cpu="800m"))
+                              pod_manifest("victim", namespace, cpu="800m", nodeSelector=on_small))
             rec.wait_until(lambda line: line.get("decision") == "Bound" and line["pod"] == f"{namespace}/victim",
                            "the victim's binding")
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
-                              pod_manifest("preemptor", namespace, cpu="800m", priorityClassName=high))
+                              pod_manifest("preemptor", namespace, cpu="800m", priorityClassName=high,
+                                           nodeSelector=on_small))
             rec.wait_until(lambda line: line.get("decision") == "Nominated"
                            and line["pod"] == f"{namespace}/preemptor", "the preemptor's nomination")
     finally:
