@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import uuid
-from typing import Any, overload
+from typing import Any, Callable, TypeVar, overload
 
 from kschedfw.api.field import ManifestError
+
+_T = TypeVar("_T")
 
 _EMPTY: dict[str, Any] = {}
 
@@ -245,3 +247,13 @@ def with_context(exc: ManifestError, *, source: str = "", line: int | None = Non
     """The same error with the source, line and object filled in where still missing."""
     return ManifestError(exc.detail, source=exc.source or source, line=exc.line or line,
                          obj=exc.obj or obj, field=exc.field)
+
+
+def parse_in_context(parse: Callable[..., _T], kind: str, d: dict[str, Any], *, source: str = "",
+                     line: int | None = None, template: bool = False) -> _T:
+    """``parse(d)``, its error naming the file, line and object (the shared body of every
+    ``from_dict``)."""
+    try:
+        return parse(d, template=template)
+    except ManifestError as exc:
+        raise with_context(exc, source=source, line=line, obj=describe_object(d, kind)) from None

@@ -4,7 +4,7 @@ kind (custom resources pass through unchanged)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable
 
 import attrs
 
@@ -12,7 +12,6 @@ from kschedfw.api import _parse
 from kschedfw.api.resources import parse_resource_list
 from kschedfw.api.selectors import (LabelSelector, NodeSelector, NodeSelectorRequirement,
                                     NodeSelectorTerm, parse_label_selector, parse_node_selector)
-from kschedfw.api.field import ManifestError
 
 __all__ = [
     "PriorityClass", "PodDisruptionBudget", "Namespace", "PersistentVolumeClaim",
@@ -25,16 +24,6 @@ __all__ = [
 
 CLUSTER_SCOPED_KINDS = _parse.CLUSTER_SCOPED_KINDS
 
-_T = TypeVar("_T")
-
-
-def _from_dict(parse: Callable[..., _T], kind: str, d: dict[str, Any], source: str, line: int | None,
-               template: bool) -> _T:
-    try:
-        return parse(d, template=template)
-    except ManifestError as exc:
-        raise _parse.with_context(exc, source=source, line=line,
-                                  obj=_parse.describe_object(d, kind)) from None
 
 
 class _FromDict:
@@ -46,7 +35,8 @@ class _FromDict:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> Any:
-        return _from_dict(_PARSERS[cls._KIND], cls._KIND, d, source, line, template)
+        return _parse.parse_in_context(_PARSERS[cls._KIND], cls._KIND, d, source=source, line=line,
+                                       template=template)
 
 
 # --------------------------------------------------------------------------- PriorityClass
@@ -378,7 +368,7 @@ class GenericObject:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "GenericObject":
-        return _from_dict(parse_generic_object, "", d, source, line, template)
+        return _parse.parse_in_context(parse_generic_object, "", d, source=source, line=line, template=template)
 
 
 def parse_generic_object(d: dict[str, Any], *, template: bool = False) -> GenericObject:

@@ -23,7 +23,6 @@ from typing import Any
 import attrs
 
 from kschedfw.api import _parse
-from kschedfw.api.field import ManifestError
 from kschedfw.api.timestamps import rfc3339
 
 __all__ = [
@@ -148,10 +147,6 @@ def _parse_claims(value: Any, field: str) -> tuple[PodGroupResourceClaim, ...]:
     return tuple(claims)
 
 
-def _with_context(exc: ManifestError, kind: str, d: Any, source: str, line: int | None) -> ManifestError:
-    return _parse.with_context(exc, source=source, line=line, obj=_parse.describe_object(d, kind))
-
-
 # --------------------------------------------------------------------------- Workload
 
 @attrs.frozen(slots=True)
@@ -199,10 +194,7 @@ class Workload:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "Workload":
-        try:
-            return parse_workload(d, template=template)
-        except ManifestError as exc:
-            raise _with_context(exc, "Workload", d, source, line) from None
+        return _parse.parse_in_context(parse_workload, "Workload", d, source=source, line=line, template=template)
 
 
 def _parse_template(d: Any, field: str) -> PodGroupTemplate:
@@ -331,10 +323,7 @@ class PodGroup:
     @classmethod
     def from_dict(cls, d: dict[str, Any], *, source: str = "", line: int | None = None,
                   template: bool = False) -> "PodGroup":
-        try:
-            return parse_pod_group(d, template=template)
-        except ManifestError as exc:
-            raise _with_context(exc, "PodGroup", d, source, line) from None
+        return _parse.parse_in_context(parse_pod_group, "PodGroup", d, source=source, line=line, template=template)
 
 
 def _parse_condition(d: Any, field: str) -> Condition:
