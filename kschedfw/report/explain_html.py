@@ -142,6 +142,12 @@ def _scores(a: dict[str, Any]) -> str:
                 caption="Score: each plugin's weighted score (hover: raw, normalized)", css="scores")
     if a.get("noTotal"):
         out += f'<p class="muted">no total: {esc(a["noTotal"])}</p>'
+    totals = [nodes[n].get("total") for n in fits]
+    best = max((t for t in totals if t is not None), default=None)
+    tied = sum(1 for t in totals if t is not None and t == best)
+    if tied > 1 and chosen:
+        out += (f'<p class="tie muted">{tied} nodes share the best total {best}: the run\'s seed picked '
+                f"{esc(chosen)}, as upstream picks at random among them</p>")
     return out
 
 

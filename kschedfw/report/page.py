@@ -43,13 +43,16 @@ box-shadow:0 0 0 2px #0550b333}
 #: opens the explanation a pod link points at; without script the link still jumps to it
 SCRIPT = """
 (function () {
-  function openTarget() {
-    var id = decodeURIComponent(location.hash.slice(1));
+  function open(id) {
     var target = id && document.getElementById(id);
     if (target && target.tagName === 'DETAILS') { target.open = true; }
   }
-  window.addEventListener('hashchange', openTarget);
-  openTarget();
+  document.addEventListener('click', function (ev) {
+    var link = ev.target.closest && ev.target.closest('a[href^="#"]');
+    if (link) { open(decodeURIComponent(link.hash.slice(1))); }
+  });
+  window.addEventListener('hashchange', function () { open(decodeURIComponent(location.hash.slice(1))); });
+  open(decodeURIComponent(location.hash.slice(1)));
 })();
 """
 
