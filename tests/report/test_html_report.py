@@ -20,7 +20,7 @@ import pytest
 from kschedfw.cli.main import main
 from kschedfw.report.quantity import format_amount, format_bytes, format_cpu
 from kschedfw.testing import run_cli
-from tests.report.browser import browse, needs_browser, screenshot
+from tests.report.browser import Dom, browse, needs_browser, screenshot
 
 FIXTURE = Path(__file__).parent / "data" / "cluster.yaml"
 GATES = "GenericWorkload=true,GangScheduling=true"
@@ -52,9 +52,16 @@ def simulate(tmp_path, *extra: str, cluster: Path | None = FIXTURE):
     return page, run_cli(*args).assert_ok().json
 
 
-@pytest.fixture
-def report(tmp_path):
-    return simulate(tmp_path)
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    return simulate(tmp_path_factory.mktemp("report"))
+
+
+@pytest.fixture(scope="module")
+def dom(report, tmp_path_factory):
+    """The fixture's page as chromium ends with it, after a click on the pending pod's link
+    (one browser run for the tests that only read the page)."""
+    return browse(report[0], tmp_path_factory.mktemp("browser"), click="default/huge")
 
 
 def test_report_is_self_contained(report):
@@ -62,6 +69,10 @@ def test_report_is_self_contained(report):
     text = page.read_text()
     assert "<script src" not in text and "<link" not in text
     assert "http://" not in text and "https://" not in text
+    # the tables are in the file itself, not built by script: the page reads with script off
+    raw = Dom()
+    raw.feed(text)
+    assert raw.one("table", id="nodes") and raw.having("table", "verdicts") and raw.having("table", "scores")
 
 
 def row_labels(dom) -> list[str]:
@@ -77,9 +88,8 @@ def row_labels(dom) -> list[str]:
 
 
 @needs_browser
-def test_nodes_are_grouped_by_region_zone_and_the_asked_key(report, tmp_path):
-    page, payload = report
-    dom = browse(page, tmp_path)
+def test_nodes_are_grouped_by_region_zone_and_the_asked_key(report, dom):
+    _, payload = report
     assert dom.select(id="probe-errors") == []
     assert row_labels(dom) == ["region=eu", "zone=eu-a", "rack=r1", "eu-a1", "rack=r2", "eu-a2",
                                "zone=eu-b", "rack=r1", "eu-b1", "region=us", "zone=us-a", "rack=r9", "us-a1"]
@@ -95,9 +105,8 @@ def test_nodes_are_grouped_by_region_zone_and_the_asked_key(report, tmp_path):
 
 
 @needs_browser
-def test_node_rows_show_humanised_usage_other_resources_and_devices(report, tmp_path):
-    page, payload = report
-    dom = browse(page, tmp_path)
+def test_node_rows_show_humanised_usage_other_resources_and_devices(report, dom):
+    _, payload = report
     rows = {tr.attrs["data-node"]: tr for tr in dom.select("tr", within=dom.one("table", id="nodes"))
             if "data-node" in tr.attrs}
     assert set(rows) == {n["node"] for n in payload["nodes"]}
@@ -132,9 +141,8 @@ def test_node_rows_show_humanised_usage_other_resources_and_devices(report, tmp_
 
 
 @needs_browser
-def test_a_pods_explanation_is_tables_of_verdicts_and_scores(report, tmp_path):
-    page, payload = report
-    dom = browse(page, tmp_path, click="default/huge")
+def test_a_pods_explanation_is_tables_of_verdicts_and_scores(report, dom):
+    _, payload = report
     assert dom.select(id="probe-errors") == []
     explained = {e["pod"]: e for e in payload["explain"]}
     # the link opens the pod's explanation
@@ -175,9 +183,8 @@ def test_a_pods_explanation_is_tables_of_verdicts_and_scores(report, tmp_path):
 
 
 @needs_browser
-def test_pod_groups_show_policy_members_and_condition(report, tmp_path):
-    page, payload = report
-    dom = browse(page, tmp_path)
+def test_pod_groups_show_policy_members_and_condition(report, dom):
+    _, payload = report
     row = dom.one("tr", data_group="default/sim")
     assert dom.having("td", "policy", within=row)[0].text == "gang"
     assert dom.having("td", "min-count", within=row)[0].text == "2"
@@ -191,9 +198,8 @@ def test_pod_groups_show_policy_members_and_condition(report, tmp_path):
 
 
 @needs_browser
-def test_pending_pods_are_grouped_by_message(report, tmp_path):
-    page, payload = report
-    dom = browse(page, tmp_path)
+def test_pending_pods_are_grouped_by_message(report, dom):
+    _, payload = report
     groups: dict[str, list[str]] = {}
     for p in payload["pods"]:
         if p["status"] in ("Pending", "Gated", "Waiting", "Ignored"):
