@@ -48,7 +48,8 @@ def _changes(changes: list[dict[str, Any]]) -> str:
     rows = []
     for ch in changes:
         why = "".join(_reason(side, ch["decidedBy"].get(side.lower())) for side in ("B", "A"))
-        claims = "".join(f'<p class="muted">{side} claim {esc(c["name"])}: {esc(", ".join(c["devices"]) or "not allocated")}</p>'
+        claims = "".join(f'<p class="muted">{side} claim {esc(c["name"])}: '
+                         f'{esc(", ".join(c["devices"]) or "not allocated")}</p>'
                          for side in ("A", "B") for c in ch[side.lower()].get("claims", ()))
         rows.append(f'<tr data-pod="{attr(ch["pod"])}" data-change="{attr(ch["change"])}">'
                     f'<th scope="row">{esc(ch["pod"])}</th><td>{esc(CHANGES.get(ch["change"], ch["change"]))}</td>'
@@ -116,9 +117,11 @@ def _nodes(nodes: list[dict[str, Any]]) -> str:
         a, b = n.get("a"), n.get("b")
         changed = a != b
         cells = "".join(_usage(side, u, resource) for resource in ("cpu", "memory") for side, u in (("a", a), ("b", b)))
-        pods = "".join(f'<td class="num pods-{s}">{"-" if u is None else u["pods"]}</td>' for s, u in (("a", a), ("b", b)))
+        pods = "".join(f'<td class="num pods-{s}">{"-" if u is None else u["pods"]}</td>'
+                       for s, u in (("a", a), ("b", b)))
         rows.append(f'<tr data-node="{attr(n["node"])}"{" class=chosen" if changed else ""}'
-                    f' data-changed="{"yes" if changed else "no"}"><th scope="row">{esc(n["node"])}</th>{cells}{pods}</tr>')
+                    f' data-changed="{"yes" if changed else "no"}"><th scope="row">{esc(n["node"])}</th>'
+                    f"{cells}{pods}</tr>")
     return "<h2>Requests per node, A and B</h2>" + table(
         ("node", "cpu A", "cpu B", "memory A", "memory B", "pods A", "pods B"), rows, id_="nodes",
         numeric=(5, 6), caption="changed nodes highlighted")

@@ -37,8 +37,8 @@ def render_explanation(e: dict[str, Any], *, open_: bool = False) -> str:
         body.append(f"<p>not retried: {esc(e['notRetried'])}</p>")
     wakes = e.get("wakeUpEvents") or ()
     if wakes:
-        rows = [f"<tr><td>{esc(w.get('plugin') or 'any')}</td><td>{esc(', '.join(w.get('events') or ()) or 'no registered event')}"
-                "</td></tr>" for w in wakes]
+        rows = [f"<tr><td>{esc(w.get('plugin') or 'any')}</td>"
+                f"<td>{esc(', '.join(w.get('events') or ()) or 'no registered event')}</td></tr>" for w in wakes]
         body.append(table(("rejecting plugin", "events that retry the pod"), rows, caption="Would be retried on",
                           css="wake"))
     opened = " open" if open_ else ""

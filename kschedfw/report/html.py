@@ -152,7 +152,8 @@ def _groups_section(groups: list[dict[str, Any]], explained: set[str]) -> str:
         members = "".join(f'<li>{pod_link(p["pod"], explained=p["pod"] in explained)} '
                           f'<span class="status-{attr(p["status"])}">{esc(p["status"])}</span>'
                           + (f' on {esc(p["node"])}' if p.get("node") else "") + "</li>" for p in g.get("members", ()))
-        conditions = "".join(f'<li data-condition="{attr(c.get("type", ""))}" data-status="{attr(c.get("status", ""))}">'
+        conditions = "".join(f'<li data-condition="{attr(c.get("type", ""))}" '
+                             f'data-status="{attr(c.get("status", ""))}">'
                              f'<strong>{esc(c.get("type", ""))}</strong> {esc(c.get("status", ""))}'
                              + (f" ({esc(c['reason'])})" if c.get("reason") else "")
                              + (f": {esc(c['message'])}" if c.get("message") else "") + "</li>"

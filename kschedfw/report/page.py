@@ -18,7 +18,8 @@ CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em 2em;color:#1d1d1d;max-width:1400px}
 h1{font-size:1.45em;margin:0 0 .2em}h2{font-size:1.15em;margin:1.6em 0 .5em;border-bottom:2px solid var(--line)}
 h3{font-size:1em;margin:1em 0 .3em}
-table{border-collapse:collapse;margin:.3em 0 1em}caption{text-align:left;font-weight:600;padding:.2em 0;white-space:nowrap}
+table{border-collapse:collapse;margin:.3em 0 1em}
+caption{text-align:left;font-weight:600;padding:.2em 0;white-space:nowrap}
 td,th{padding:3px 9px;text-align:left;vertical-align:top;border-bottom:1px solid var(--line)}
 thead th{background:var(--head);font-weight:600}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 tbody th[scope=rowgroup]{background:#eef3f8;font-weight:600;padding-top:6px}
@@ -29,7 +30,8 @@ th[scope=rowgroup],span.pod,td.cpu,td.memory,td[class^=cpu-],td[class^=memory-],
 .bar{display:inline-block;width:110px;height:10px;background:#e9e9e9;margin-right:6px;vertical-align:middle;
 border-radius:2px;overflow:hidden}.bar span{display:block;height:100%;background:var(--ok)}
 .bar span.full{background:var(--full)}
-a.pod,span.pod{margin-right:6px;white-space:nowrap}a.pod{color:#0550b3;text-decoration:none}a.pod:hover{text-decoration:underline}
+a.pod,span.pod{margin-right:6px;white-space:nowrap}
+a.pod{color:#0550b3;text-decoration:none}a.pod:hover{text-decoration:underline}
 .muted{color:var(--muted)}.chip{display:inline-block;padding:0 6px;border-radius:8px;background:#eef;margin:1px 2px}
 .fits{color:var(--ok);font-weight:600}.rejected{color:var(--full);font-weight:600}
 tr.chosen td,tr.chosen th{background:#eaf7ef}

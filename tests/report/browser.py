@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
-needs_browser = pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary found (Debian: apt-get install chromium)")
+needs_browser = pytest.mark.skipif(CHROMIUM is None,
+                                   reason="no chromium binary found (Debian: apt-get install chromium)")
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -69,7 +69,8 @@ def test_the_diff_report_shows_the_moved_pod_and_why(tmp_path):
         shown = {tr.attrs["data-plugin"]: int(dom.select("td", within=tr)[1].text)
                  for tr in dom.select("tr", within=table) if "data-plugin" in tr.attrs}
         assert shown == why["scoreDifferences"] and shown["NodeResourcesFit"] > 0
-        deciding = [tr.attrs["data-plugin"] for tr in dom.select("tr", within=table) if tr.attrs.get("class") == "chosen"]
+        deciding = [tr.attrs["data-plugin"] for tr in dom.select("tr", within=table)
+                    if tr.attrs.get("class") == "chosen"]
         assert deciding == why["plugins"]
         total = dom.having("tr", "total", within=table)[0]
         assert int(dom.select("td", within=total)[0].text) == why["totals"][why["chosen"]] - why["totals"][why["other"]]

@@ -249,3 +249,59 @@ def test_group_by_needs_a_report(capsys):
     code = main(["simulate", "--report-group-by", "rack"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and "--report-group-by needs --report" in err
+
+
+def big_cluster(nodes: int) -> str:
+    items = [f"""\
+- apiVersion: v1
+  kind: Node
+  metadata: {{name: n{i:02d}, labels: {{topology.kubernetes.io/zone: z{i % 3}}}}}
+  status: {{allocatable: {{cpu: "2", memory: 4Gi, pods: "110"}}}}
+""" for i in range(nodes)]
+    items += [f"""\
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: {name}, namespace: default}}
+  spec: {{containers: [{{name: c, image: x, resources: {{requests: {{cpu: "{cpu}"}}}}}}]}}
+""" for name, cpu in (("small", "1"), ("named", "1"), ("huge", "4"))]
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(items)
+
+
+def test_past_50_nodes_attempts_are_summarised_but_named_pods_keep_their_tables(tmp_path):
+    # every node's verdict for every pod is kept up to 50 nodes; beyond, the summary --explain all
+    # gives (rejections per plugin and reason, the three best nodes), and --explain POD in full
+    cluster = tmp_path / "big.yaml"
+    cluster.write_text(big_cluster(51))
+    page = tmp_path / "big.html"
+    payload = run_cli("simulate", str(cluster), "-o", "json", "--explain", "all", "--explain", "default/named",
+                      "--report", str(page)).assert_ok().json
+    dom = Dom()
+    dom.feed(page.read_text())
+    explained = {e["pod"]: e for e in payload["explain"]}
+    huge = dom.one("details", id="explain-default/huge")
+    (rejections,) = dom.having("table", "rejections", within=huge)
+    [attempt] = explained["default/huge"]["attempts"]
+    rows = [[td.text for td in dom.select("td", within=tr)] for tr in dom.select("tr", within=rejections)[1:]]
+    assert rows == [[str(r["nodes"]), r["plugin"], r["reason"]] for r in attempt["rejections"]]
+    assert rows == [["51", "NodeResourcesFit", "Insufficient cpu"]]
+    assert dom.having("table", "verdicts", within=huge) == []
+    small = dom.one("details", id="explain-default/small")
+    (top,) = dom.having("table", "scores", within=small)
+    [attempt] = explained["default/small"]["attempts"]
+    assert [tr.attrs["data-node"] for tr in dom.select("tr", within=top) if "data-node" in tr.attrs] == \
+        [s["node"] for s in attempt["top"]] and len(attempt["top"]) == 3
+    named = dom.one("details", id="explain-default/named")
+    (verdicts,) = dom.having("table", "verdicts", within=named)
+    assert len([tr for tr in dom.select("tr", within=verdicts) if "data-node" in tr.attrs]) == 51
+
+
+def test_up_to_50_nodes_every_pod_has_its_verdict_table(tmp_path):
+    cluster = tmp_path / "fifty.yaml"
+    cluster.write_text(big_cluster(50))
+    page = tmp_path / "fifty.html"
+    run_cli("simulate", str(cluster), "--report", str(page)).assert_ok()
+    dom = Dom()
+    dom.feed(page.read_text())
+    for pod in ("default/small", "default/named", "default/huge"):
+        (verdicts,) = dom.having("table", "verdicts", within=dom.one("details", id=f"explain-{pod}"))
+        assert len([tr for tr in dom.select("tr", within=verdicts) if "data-node" in tr.attrs]) == 50
