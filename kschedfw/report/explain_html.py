@@ -146,8 +146,9 @@ def _scores(a: dict[str, Any]) -> str:
     best = max((t for t in totals if t is not None), default=None)
     tied = sum(1 for t in totals if t is not None and t == best)
     if tied > 1 and chosen:
-        out += (f'<p class="tie muted">{tied} nodes share the best total {best}: the run\'s seed picked '
-                f"{esc(chosen)}, as upstream picks at random among them</p>")
+        out += (f'<p class="tie muted">{tied} nodes share the best total {best}: the tie-break chose '
+                f"{esc(chosen)} (at random from the run's seed, as upstream; the smallest name with "
+                "<code>--ties name</code>)</p>")
     return out
 
 

@@ -174,11 +174,11 @@ def test_a_pods_explanation_is_tables_of_verdicts_and_scores(report, dom):
         cells = dom.select("td", within=tr)
         assert [int(c.text) for c in cells[:-1]] == [attempt["scores"][p][node]["weighted"] for p in attempt["scores"]]
         assert int(cells[-1].text) == attempt["nodes"][node]["total"]
-    # the chosen node is marked; eu-a1 and eu-a2 tie on the best total, and the page says the seed chose
+    # the chosen node is marked; eu-a1 and eu-a2 tie on the best total, and the page says the tie-break chose
     (chosen,) = [tr for tr in rows if tr.attrs.get("class") == "chosen"]
     assert chosen.attrs["data-node"] == attempt["chosen"] == "eu-a2"
     assert attempt["nodes"]["eu-a1"]["total"] == attempt["nodes"]["eu-a2"]["total"] > attempt["nodes"]["eu-b1"]["total"]
-    assert f"2 nodes share the best total {attempt['nodes']['eu-a2']['total']}: the run's seed picked eu-a2" in \
+    assert f"2 nodes share the best total {attempt['nodes']['eu-a2']['total']}: the tie-break chose eu-a2" in \
         dom.having("p", "tie", within=api)[0].text
 
 
