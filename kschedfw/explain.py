@@ -97,13 +97,15 @@ class _DetailedRecord(CycleRecord):
 
 class DecisionLog:
     """Records each real scheduling cycle: in full for the ``detail`` pods, as a summary for the
-    others when ``summarize_all``. Install it with :meth:`attach` before the run."""
+    others when ``summarize_all`` (in full too while the snapshot has at most ``detail_up_to``
+    nodes: the HTML report's per-node tables). Install it with :meth:`attach` before the run."""
 
     def __init__(self, scheduler: "Scheduler", detail: Iterable[str] = (), *, summarize_all: bool = False,
-                 top_n: int = 3) -> None:
+                 top_n: int = 3, detail_up_to: int = 0) -> None:
         self.scheduler = scheduler
         self.detail = {normalize_key(k) for k in detail if k != ALL}
         self.summarize_all = summarize_all
+        self.detail_up_to = detail_up_to
         self.top_n = top_n
         self.cycles: dict[str, list[_Cycle]] = {}
         self.dropped: dict[str, int] = {}
@@ -125,7 +127,7 @@ class DecisionLog:
         snapshot = scheduler.frameworks[pod.scheduler_name].handle.snapshot
         record: CycleRecord | SummaryRecord
         nodes: list[str] | None = None
-        if key in self.detail:
+        if key in self.detail or (self.summarize_all and len(snapshot) <= self.detail_up_to):
             record = _DetailedRecord(pod=pod, framework=scheduler.frameworks[pod.scheduler_name])
             nodes = [ni.name for ni in snapshot.node_infos()]
         elif self.summarize_all:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
@@ -41,6 +42,9 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                         help="feature gates of A, then of B; \"\" or none: v1.36 defaults")
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking, both sides (default 0)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
+    parser.add_argument("--report", metavar="FILE.html",
+                        help="also write the comparison as a self-contained HTML page: A and B side by "
+                             "side, each pod that moved with the deciding plugins' score difference")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bars on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -62,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"kschedfw diff: {option} given {len(values)} times: at most twice (A, then B)",
                   file=sys.stderr)
             return 2
+    if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
+        print(f"kschedfw diff: --report {args.report}: no such directory", file=sys.stderr)
+        return 2
     registry = default_registry()
     configs = _pair(args.config, None)
     gate_texts = _pair(args.feature_gates, "")
@@ -96,6 +103,14 @@ def run(args: argparse.Namespace) -> int:
     except FrameworkError as exc:
         print(f"kschedfw diff: cannot build the scheduler: {exc}", file=sys.stderr)
         return 2
+    if args.report:
+        from kschedfw.report import render_diff_html
+        try:
+            with open(args.report, "w", encoding="utf-8") as fh:
+                fh.write(render_diff_html(as_json(comparison)))
+        except OSError as exc:
+            print(f"kschedfw diff: cannot write {args.report}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if args.output == "json":
         print(json.dumps(as_json(comparison), indent=2))
     else:

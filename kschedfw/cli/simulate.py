@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from kschedfw.simulation import PodOutcome, SimulationResult
 
 DEMO = "demo/cluster.yaml"
+#: up to this many nodes the report keeps every node's verdict and scores for every pod;
+#: beyond, each attempt's rejections per plugin and its best three nodes (bounded memory)
+REPORT_DETAIL_NODES = 50
 
 
 def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -54,8 +57,12 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--namespace", "-n", metavar="NAMESPACE",
                         help="the namespace of --explain's bare pod names, as kubectl's -n")
     parser.add_argument("--report", metavar="FILE.html",
-                        help="write a self-contained HTML report: placements, node usage, pending pods "
-                             "by reason, preempted and deleted pods, each pod's explanation on click")
+                        help="write a self-contained HTML report: nodes by region and zone with their "
+                             "usage, other resources and DRA devices, pod groups, pending pods by reason, "
+                             "preempted and deleted pods, each pod's explanation as tables")
+    parser.add_argument("--report-group-by", metavar="LABEL", action="append", default=[],
+                        help="also group the report's nodes by this label key, after region and zone "
+                             "(repeatable or comma-separated; e.g. rack)")
     parser.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
                         help="progress bar on stderr (auto: on a terminal, for large runs)")
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -124,7 +131,7 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.cli.podnames import resolve_pod_names
     from kschedfw.explain import ALL, DecisionLog, render
-    from kschedfw.report import render_html
+    from kschedfw.report import node_facts, pod_groups, render_html
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
 
@@ -139,6 +146,9 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
     explain, errors = resolve_pod_names(args.explain, pod_keys, args.namespace, keep=(ALL,))
+    group_by = [k.strip() for value in args.report_group_by for k in value.split(",") if k.strip()]
+    if group_by and not args.report:
+        errors.append("--report-group-by needs --report")
     if args.report and not os.path.isdir(os.path.dirname(os.path.abspath(args.report))):
         errors.append(f"--report {args.report}: no such directory")
     if errors:  # before the run, which may be long
@@ -157,8 +167,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             until_reported.enter_context(frozen())
             log = None
             if args.explain or args.report:
-                log = DecisionLog(sim.scheduler, explain,
-                                  summarize_all=ALL in explain or bool(args.report)).attach()
+                log = DecisionLog(sim.scheduler, explain, summarize_all=ALL in explain or bool(args.report),
+                                  detail_up_to=REPORT_DETAIL_NODES if args.report else 0).attach()
             result = sim.run()
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
@@ -174,10 +184,10 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     if args.report:
         assert log is not None and payload is not None
         every = explained if ALL in explain else log.explain(result)
-        by_pod = {e["pod"]: e for e in every}
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
-                fh.write(render_html(payload, {k: render(e) for k, e in by_pod.items()}))
+                fh.write(render_html(payload, every, facts=node_facts(result, group_by),
+                                     pod_groups=pod_groups(result, payload["pods"]), group_by=group_by))
         except OSError as exc:
             print(f"kschedfw simulate: cannot write {args.report}: {exc.strerror or exc}", file=sys.stderr)
             return 2
