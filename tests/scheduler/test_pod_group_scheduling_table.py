@@ -1,13 +1,8 @@
 """Upstream's TestPodGroupScheduling (test/integration/scheduler/podgroup), its 15 cases each
 with TopologyAwareWorkloadScheduling on and off (the two that need it only on): 28 runs through
-the embedded cluster. One node of 4 CPUs in zone1; gangs pg1 and pg2 of minCount 3 and priority
-100, mid-pg of minCount 2 and priority 50 (with or without a zone constraint), a basic pg1;
-1-CPU pods, blockers of 2 CPUs.
-
-Upstream's steps act (create, delete) or wait for an outcome; here a wait is checked at the last
-moment before the next action, once the run has settled. The API server of upstream's
-integration tests runs without the Priority admission plugin (pods carry their priority), and
-so does the cluster here."""
+the embedded cluster (``pod_group_steps`` says how the steps are played). One node of 4 CPUs in
+zone1; gangs pg1 and pg2 of minCount 3 and priority 100, mid-pg of minCount 2 and priority 50
+(with or without a zone constraint), a basic pg1; 1-CPU pods, blockers of 2 CPUs."""
 
 from __future__ import annotations
 
@@ -16,62 +11,16 @@ from typing import Any
 import attrs
 import pytest
 
-from kschedfw.api.load import parse_object
-from kschedfw.api.workload import POD_GROUP_KIND
-from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS
-from kschedfw.cluster.inputs.scenario import Step
-from kschedfw.config.validate import default_config
-from kschedfw.framework.registry import default_registry
-from kschedfw.fwk.features import FeatureGates
-from kschedfw.simulation import Simulation
+from tests.scheduler.pod_group_steps import (BASIC, Delete, Expect, StepT, create, gang_policy, node, pod,
+                                             pod_group, run_table, workload)
 
 WAP_PENDING = "workload-aware preemption not yet called by the cycle"
 ZONE = "topology.kubernetes.io/zone"
 
 
-def _template(name: str, policy: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "schedulingPolicy": policy}
-
-
-def gang_policy(n: int) -> dict[str, Any]:
-    return {"gang": {"minCount": n}}
-
-
-BASIC: dict[str, Any] = {"basic": {}}
-
-NODE = {"apiVersion": "v1", "kind": "Node",
-        "metadata": {"name": "node", "labels": {ZONE: "zone1"}},
-        "status": {"allocatable": {"cpu": "4", "pods": "32"}, "capacity": {"cpu": "4", "pods": "32"}}}
-WORKLOADS = [
-    {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": {"name": "workload"},
-     "spec": {"podGroupTemplates": [_template("t1", gang_policy(3)), _template("t2", BASIC),
-                                    _template("t-mid", gang_policy(2))]}},
-    {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": {"name": "other-workload"},
-     "spec": {"podGroupTemplates": [_template("t", gang_policy(3))]}},
-]
-
-
-def pod_group(name: str, workload: str, template: str, policy: dict[str, Any], *,
-              priority: int | None = None, topology_key: str | None = None) -> Any:
-    spec: dict[str, Any] = {"podGroupTemplateRef": {"workload": {"workloadName": workload,
-                                                                 "podGroupTemplateName": template}},
-                            "schedulingPolicy": policy}
-    if priority is not None:
-        spec["priority"] = priority
-    if topology_key:
-        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
-    return parse_object({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
-                         "metadata": {"name": name}, "spec": spec})
-
-
-def pod(name: str, priority: int, *, cpu: str = "1", group: str | None = None, zero_grace: bool = False) -> Any:
-    spec: dict[str, Any] = {"priority": priority,
-                            "containers": [{"name": "c", "image": "image", "resources": {"requests": {"cpu": cpu}}}]}
-    if group:
-        spec["schedulingGroup"] = {"podGroupName": group}
-    if zero_grace:
-        spec["terminationGracePeriodSeconds"] = 0
-    return parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+NODE = node("node", "4", {ZONE: "zone1"})
+WORKLOADS = [workload("workload", ("t1", gang_policy(3)), ("t2", BASIC), ("t-mid", gang_policy(2))),
+             workload("other-workload", ("t", gang_policy(3)))]
 
 
 GANG_PG = pod_group("pg1", "workload", "t1", gang_policy(3), priority=100)
@@ -90,41 +39,10 @@ MID_P1, MID_P2 = (pod(f"mid-p{i}", 50, group="mid-pg") for i in (1, 2))
 OTHER_P1, OTHER_P2, OTHER_P3 = (pod(f"other-p{i}", 100, group="pg2") for i in range(1, 4))
 
 
-# ----------------------------------------------------------------------------- steps
-
-@attrs.frozen
-class Create:
-    objects: tuple[Any, ...]
-
-
-@attrs.frozen
-class Delete:
-    names: tuple[str, ...]
-
-
-@attrs.frozen
-class Expect:
-    """What upstream waits for: pods gated at PreEnqueue (in the unschedulable pool with no
-    condition), unschedulable, scheduled or removed; ``some`` scheduled and unschedulable
-    counts among ``of``; the PodGroupScheduled condition of a group."""
-
-    gated: tuple[str, ...] = ()
-    unschedulable: tuple[str, ...] = ()
-    scheduled: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    some: tuple[int, int] | None = None
-    of: tuple[str, ...] = ()
-    condition: tuple[str, str, str] | None = None  # (group, status, reason)
-
-
-def create(*objects: Any) -> Create:
-    return Create(objects)
-
-
 @attrs.frozen
 class Case:
     name: str
-    steps: tuple[Create | Delete | Expect, ...]
+    steps: tuple[StepT, ...]
     workload_aware_preemption: bool = False
     requires_tas: bool = False
     #: needs workload-aware preemption run by the cycle (xfail until it is)
@@ -232,87 +150,11 @@ def _runs() -> list[Any]:
     return out
 
 
-# ----------------------------------------------------------------------------- playing
-
-SPACING = 100.0  # simulated seconds between actions: each settles before the next
-
-
-def play(case: Case, tas: bool, until: float) -> Simulation:
-    gates = FeatureGates.parse(f"GenericWorkload=true,GangScheduling=true,"
-                               f"TopologyAwareWorkloadScheduling={str(tas).lower()},"
-                               f"WorkloadAwarePreemption={str(case.workload_aware_preemption).lower()}")
-    steps, at = [], 1.0
-    for step in case.steps:
-        if isinstance(step, Create):
-            steps.append(Step(at, "create", step.objects))
-        elif isinstance(step, Delete):
-            steps.extend(Step(at, "delete", target={"kind": "Pod", "name": n, "namespace": "default"})
-                         for n in step.names)
-        else:
-            continue
-        at += SPACING
-    registry = default_registry()
-    sim = Simulation(default_config(registry, gates), registry, [parse_object(NODE), *map(parse_object, WORKLOADS)],
-                     [s for s in steps if s.at <= until], feature_gates=gates,
-                     admission_plugins=ADMISSION_PLUGINS - {"Priority"})
-    sim.run()
-    return sim
-
-
-def checkpoints(case: Case) -> list[tuple[float, list[Expect]]]:
-    """Each run of expectations with the moment it is checked at: just before the next action
-    (the actions are SPACING apart from 1s), or once everything has settled."""
-    out: list[tuple[float, list[Expect]]] = []
-    actions = 0
-    pending: list[Expect] = []
-    for step in case.steps:
-        if isinstance(step, Expect):
-            pending.append(step)
-            continue
-        if pending:
-            out.append((1.0 + actions * SPACING - 1.0, pending))
-            pending = []
-        actions += 1
-    if pending:
-        out.append((1e12, pending))
-    return out
-
-
-def check(sim: Simulation, expect: Expect) -> None:
-    pods = {p.name: p for p in sim.cluster.list("Pod")}
-
-    def scheduled(name: str) -> bool:
-        return name in pods and bool(pods[name].node_name)
-
-    def unschedulable(name: str) -> bool:
-        cond = pods[name].condition("PodScheduled") if name in pods else None
-        return not scheduled(name) and cond is not None and cond.reason == "Unschedulable"
-
-    pool = {qpi.pod.name for qpi in sim.scheduler.queue.unschedulable_pods.values()}
-    for name in expect.gated:
-        assert name in pool and pods[name].condition("PodScheduled") is None, f"{name} not gated at PreEnqueue"
-    for name in expect.unschedulable:
-        assert unschedulable(name), f"{name} not unschedulable"
-    for name in expect.scheduled:
-        assert scheduled(name), f"{name} not scheduled"
-    for name in expect.removed:
-        assert name not in pods, f"{name} not removed"
-    if expect.some is not None:
-        got = (sum(map(scheduled, expect.of)), sum(map(unschedulable, expect.of)))
-        assert got == expect.some, f"(scheduled, unschedulable) of {expect.of}"
-    if expect.condition is not None:
-        name, status, reason = expect.condition
-        group = sim.cluster.get(POD_GROUP_KIND, name, "default")
-        cond = group.condition("PodGroupScheduled") if group is not None else None
-        assert cond is not None and (cond.status, cond.reason) == (status, reason), f"{name}: {cond}"
-
-
 @pytest.mark.parametrize("case, tas", _runs())
 def test_pod_group_scheduling(case: Case, tas: bool) -> None:
-    for until, expectations in checkpoints(case):
-        sim = play(case, tas, until)
-        for expect in expectations:
-            check(sim, expect)
+    run_table([NODE, *WORKLOADS], case.steps,
+              f"GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling={str(tas).lower()},"
+              f"WorkloadAwarePreemption={str(case.workload_aware_preemption).lower()}")
 
 
 def test_the_table_has_upstreams_runs():
