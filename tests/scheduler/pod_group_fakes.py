@@ -77,25 +77,29 @@ def fake_plugin(*, filter: Mapping[str, Code | None] | None = None,
         "nominate": frozenset(nominate), "permit_status": dict(permit or {})})
 
 
-def objects(pods: tuple[str, ...] = ("p1", "p2", "p3")) -> list[Any]:
+def objects(pods: tuple[str, ...] = ("p1", "p2", "p3"), conditions: tuple[dict[str, Any], ...] = ()) -> list[Any]:
+    group: dict[str, Any] = {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup",
+                             "metadata": {"name": "pg"}, "spec": {"schedulingPolicy": {"basic": {}}}}
+    if conditions:
+        group["status"] = {"conditions": list(conditions)}
     out = [parse_object({"apiVersion": "v1", "kind": "Node", "metadata": {"name": NODE},
                          "status": {"allocatable": {"cpu": "4", "pods": "32"}}}),
-           parse_object({"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "pg"},
-                         "spec": {"schedulingPolicy": {"basic": {}}}})]
+           parse_object(group)]
     out += [parse_object({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
                           "spec": {"schedulingGroup": {"podGroupName": "pg"},
                                    "containers": [{"name": "c", "image": "image"}]}}) for name in pods]
     return out
 
 
-def scheduler_with(plugin: type, *, topology_aware: bool = False, pods: tuple[str, ...] = ("p1", "p2", "p3")
-                   ) -> Simulation:
-    """A simulation of the objects above whose one profile runs ``plugin`` between PrioritySort
+def scheduler_with(*plugins: type, topology_aware: bool = False, pods: tuple[str, ...] = ("p1", "p2", "p3"),
+                   conditions: tuple[dict[str, Any], ...] = ()) -> Simulation:
+    """A simulation of the objects above whose one profile runs ``plugins`` between PrioritySort
     and DefaultBinder; nothing scheduled yet."""
     gates = FeatureGates.parse(f"GenericWorkload=true,TopologyAwareWorkloadScheduling={str(topology_aware).lower()}")
-    classes = [PrioritySort, plugin, DefaultBinder]
+    classes = [PrioritySort, *plugins, DefaultBinder]
     registry = Registry.from_classes(classes)
-    return Simulation(config_for(classes, registry=registry), registry, objects(pods), feature_gates=gates)
+    return Simulation(config_for(classes, registry=registry), registry, objects(pods, conditions),
+                      feature_gates=gates)
 
 
 def gathered(sim: Simulation) -> list[Any]:
