@@ -366,8 +366,9 @@ class PodGroupCycle:
         cycle.binding.start(fwk, state, qpi, assumed, host, number, waits, pod_result.pods_to_activate)
 
     def update_condition(self, namespace: str, name: str, condition: Condition) -> None:
-        """Upstream updatePodGroupCondition: never takes a True condition back to False, and
-        writes nothing when the condition would not change."""
+        """Upstream updatePodGroupCondition: never takes a True condition back to False, stamps
+        the group's generation as the condition's ``observedGeneration``, and writes nothing
+        when the condition would not change."""
         cluster = self.cycle.cluster
         current = cluster.get(POD_GROUP_KIND, name, namespace)
         if not isinstance(current, PodGroup) or not isinstance(cluster, PodGroupStatusWriter):
@@ -375,8 +376,9 @@ class PodGroupCycle:
         existing = current.condition(condition.type)
         if existing is not None and existing.status == "True" and condition.status != "True":
             return
-        if existing is not None and (existing.status, existing.reason, existing.message) == \
-                (condition.status, condition.reason, condition.message):
+        condition = attrs.evolve(condition, observed_generation=current.generation)
+        if existing is not None and (existing.status, existing.reason, existing.message, existing.observed_generation) \
+                == (condition.status, condition.reason, condition.message, condition.observed_generation):
             return
         try:
             cluster.patch_pod_group_condition(current, condition)

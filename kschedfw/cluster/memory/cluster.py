@@ -265,8 +265,8 @@ class MemoryCluster(TimerFacet):
         obj = self.get(kind, name, namespace)
         raw = getattr(obj, "raw", None)
         meta = raw.get("metadata") if isinstance(raw, dict) else None
-        held = [f for f in (meta or {}).get("finalizers") or () if f != PROTECTION_FINALIZER]
-        if obj is None or not held or kind not in (WORKLOAD_KIND, POD_GROUP_KIND):
+        if not isinstance(raw, dict) or not isinstance(meta, dict) or kind not in (WORKLOAD_KIND, POD_GROUP_KIND) \
+                or not [f for f in meta.get("finalizers") or () if f != PROTECTION_FINALIZER]:
             return self.remove(kind, name, namespace)
         if not meta.get("deletionTimestamp"):
             marked = {**meta, "deletionTimestamp": rfc3339(self.stored_now())}
