@@ -155,7 +155,12 @@ class PodGroupCycle:
         group = [member for member in group if not self._skip(member)]
         if not group:
             return
-        cycle.cache.update_snapshot()
+        try:
+            cycle.cache.update_snapshot()
+        except Exception as exc:  # upstream: an Error result for the whole group, submitted
+            log.exception("updating the snapshot for pod group %s/%s failed", qpi.pod.namespace, group_name)
+            self.submit(fwk, group, qpi.pod.namespace, group_name, GroupResult(status=Status.as_status(exc)))
+            return
         self.trial_uids = {member.pod.uid for member in group}
         try:
             if self.topology_aware:
