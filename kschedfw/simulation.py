@@ -182,7 +182,7 @@ class Simulation:
             elif kind == "Pod":
                 cluster.delete_pod(obj, by=f"scenario step at {step.at:g}s")
             else:
-                cluster.remove(kind, name, namespace)
+                cluster.delete(kind, name, namespace)
         elif step.action == "removeSchedulingGate":
             self._remove_gate(step)
         self._steps_left -= 1

@@ -332,10 +332,56 @@ ORDER = [
          forbidden("no PriorityClass with name nope was found")),
 ]
 
-# ------------------------------------------------------------------------------ PodGroup (later)
+# ------------------------------------------------------------------------------ PodGroup
 
-#: PodGroups of the workload API (scheduling.k8s.io, GenericWorkload): Priority admission of a
-#: PodGroup and PodGroupWorkloadExists come here when the embedded cluster serves that API.
-POD_GROUP: list[Case] = []
+@attrs.frozen
+class PodGroupCase:
+    """Upstream's TestPodGroupAdmission (test/integration/scheduler/podgroup/admission), GenericWorkload
+    on: the ``workload`` created first (and deleted, when ``delete_workload``, which a finalizer
+    holds back), then the PodGroup ``subject`` refused with Forbidden (``expected`` is the
+    message) or admitted (``expected`` None) with the protection finalizer added."""
 
-CASES = [*PRIORITY, *RUNTIME_CLASS, *DEFAULT_TOLERATION_SECONDS, *LIMIT_RANGER, *ORDER, *POD_GROUP]
+    id: str
+    subject: dict[str, Any]
+    expected: str | None
+    workload: dict[str, Any] | None = None
+    delete_workload: bool = False
+
+
+def workload(name: str = "test-workload", *, finalizers: tuple[str, ...] = ()) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if finalizers:
+        meta["finalizers"] = list(finalizers)
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "Workload", "metadata": meta,
+            "spec": {"podGroupTemplates": [{"name": "worker", "schedulingPolicy": {"gang": {"minCount": 3}}}]}}
+
+
+def pod_group(template: str | None = "worker", workload_name: str = "test-workload") -> dict[str, Any]:
+    spec: dict[str, Any] = {"schedulingPolicy": {"gang": {"minCount": 3}}}
+    if template is not None:
+        spec["podGroupTemplateRef"] = {"workload": {"workloadName": workload_name, "podGroupTemplateName": template}}
+    return {"apiVersion": "scheduling.k8s.io/v1alpha2", "kind": "PodGroup", "metadata": {"name": "pg1"}, "spec": spec}
+
+
+def pod_group_refused(why: str) -> str:
+    return f'podgroups.scheduling.k8s.io "pg1" is forbidden: PodGroup rejected: {why}'
+
+
+POD_GROUP_PROTECTION_FINALIZER = "scheduling.k8s.io/podgroup-protection"
+
+POD_GROUP: list[PodGroupCase] = [
+    PodGroupCase("PodGroup referencing non-existent Workload is rejected",
+                 pod_group("worker", "non-existent-workload"),
+                 pod_group_refused('Workload "non-existent-workload" not found')),
+    PodGroupCase("PodGroup referencing non-existent template is rejected",
+                 pod_group("non-existent-template"),
+                 pod_group_refused('PodGroupTemplate "non-existent-template" not found in Workload "test-workload"'),
+                 workload()),
+    PodGroupCase("PodGroup referencing valid Workload and template is accepted", pod_group(), None, workload()),
+    PodGroupCase("PodGroup without templateRef is accepted", pod_group(None), None),
+    PodGroupCase("PodGroup referencing terminating Workload is rejected", pod_group(),
+                 pod_group_refused('Workload "test-workload" is being deleted'),
+                 workload(finalizers=("test.k8s.io/block-deletion",)), delete_workload=True),
+]
+
+CASES = [*PRIORITY, *RUNTIME_CLASS, *DEFAULT_TOLERATION_SECONDS, *LIMIT_RANGER, *ORDER]

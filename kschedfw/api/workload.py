@@ -305,6 +305,14 @@ class PodGroup:
     def condition(self, type_: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == type_), None)
 
+    @property
+    def generation(self) -> int:
+        """``metadata.generation`` as written (0 when unset: the API server's PodGroup strategy
+        sets none), which the scheduler copies into a condition's ``observedGeneration``."""
+        meta = self.raw.get("metadata")
+        value = meta.get("generation") if isinstance(meta, dict) else None
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
     def with_condition(self, cond: Condition, now: _dt.datetime | None = None) -> "PodGroup":
         """The group with ``cond`` set as apimachinery's ``meta.SetStatusCondition`` sets it:
         a condition of that type keeps its ``lastTransitionTime`` unless its status changes;

@@ -155,7 +155,12 @@ class PodGroupCycle:
         group = [member for member in group if not self._skip(member)]
         if not group:
             return
-        cycle.cache.update_snapshot()
+        try:
+            cycle.cache.update_snapshot()
+        except Exception as exc:  # upstream: an Error result for the whole group, submitted
+            log.exception("updating the snapshot for pod group %s/%s failed", qpi.pod.namespace, group_name)
+            self.submit(fwk, group, qpi.pod.namespace, group_name, GroupResult(status=Status.as_status(exc)))
+            return
         self.trial_uids = {member.pod.uid for member in group}
         try:
             if self.topology_aware:
@@ -366,8 +371,9 @@ class PodGroupCycle:
         cycle.binding.start(fwk, state, qpi, assumed, host, number, waits, pod_result.pods_to_activate)
 
     def update_condition(self, namespace: str, name: str, condition: Condition) -> None:
-        """Upstream updatePodGroupCondition: never takes a True condition back to False, and
-        writes nothing when the condition would not change."""
+        """Upstream updatePodGroupCondition: never takes a True condition back to False, stamps
+        the group's generation as the condition's ``observedGeneration``, and writes nothing
+        when the condition would not change."""
         cluster = self.cycle.cluster
         current = cluster.get(POD_GROUP_KIND, name, namespace)
         if not isinstance(current, PodGroup) or not isinstance(cluster, PodGroupStatusWriter):
@@ -375,8 +381,9 @@ class PodGroupCycle:
         existing = current.condition(condition.type)
         if existing is not None and existing.status == "True" and condition.status != "True":
             return
-        if existing is not None and (existing.status, existing.reason, existing.message) == \
-                (condition.status, condition.reason, condition.message):
+        condition = attrs.evolve(condition, observed_generation=current.generation)
+        if existing is not None and (existing.status, existing.reason, existing.message, existing.observed_generation) \
+                == (condition.status, condition.reason, condition.message, condition.observed_generation):
             return
         try:
             cluster.patch_pod_group_condition(current, condition)

@@ -21,9 +21,11 @@ if TYPE_CHECKING:
     from kschedfw.api import Pod, PriorityClass, RuntimeClass
 
 #: The admission plugins of a default kube-apiserver that change or refuse what the scheduler
-#: reads of a pod: those the embedded cluster runs (``--disable-admission-plugins`` takes some
-#: away, as scheduler_perf's API server runs without Priority).
-ADMISSION_PLUGINS = frozenset({"LimitRanger", "Priority", "DefaultTolerationSeconds", "RuntimeClass"})
+#: reads of a pod, and of a PodGroup (:mod:`kschedfw.cluster.apiserver.podgroupadmission`):
+#: those the embedded cluster runs (``--disable-admission-plugins`` takes some away, as
+#: scheduler_perf's API server runs without Priority).
+ADMISSION_PLUGINS = frozenset({"LimitRanger", "Priority", "DefaultTolerationSeconds", "RuntimeClass",
+                               "PodGroupProtection", "PodGroupWorkloadExists"})
 
 
 def admit_new_pod(pod: "Pod", *, priority_classes: Iterable["PriorityClass"],

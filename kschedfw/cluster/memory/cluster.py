@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api import Pod, parse_object
-from kschedfw.api.workload_names import POD_GROUP_KIND
+from kschedfw.api.workload_names import POD_GROUP_KIND, WORKLOAD_KIND
 from kschedfw.cluster.store import ObjectStore, kind_of
 from kschedfw.cluster.timers import TimerFacet, Timers
 from kschedfw.api.timestamps import rfc3339
@@ -33,6 +33,7 @@ from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS, admit_new
 from kschedfw.cluster.controllers.resourceclaim import (CLAIM_FINALIZER, claims_after_pod_removal, generated_suffix,
                                              with_generated_claims)
 from kschedfw.cluster.memory.stepped_binding import SteppedBinding, current_binding
+from kschedfw.fwk.features import enabled
 from kschedfw.fwk.interface import (ADDED, DELETED, MODIFIED, Conflict, ExtendedResourceClaimStatus, NotFound,
                                     Unsubscribe, WatchCallback, WatchEvent)
 
@@ -153,6 +154,10 @@ class MemoryCluster(TimerFacet):
                 obj = _set_condition(obj, "PodScheduled", "False", "SchedulingGated",
                                      "Scheduling is blocked due to non-empty scheduling gates")
             obj = self._with_generated_claims(obj)
+        elif kind == POD_GROUP_KIND and enabled(self.feature_gates, "GenericWorkload"):
+            from kschedfw.cluster.apiserver.podgroupadmission import admit_new_pod_group
+            obj = admit_new_pod_group(obj, lambda namespace, name: self.get(WORKLOAD_KIND, name, namespace),
+                                      plugins=self.admission_plugins)
         obj = self._evolved(obj, self._stamp(obj))
         store.put(kind, obj)
         self._emit(WatchEvent(ADDED, kind, None, obj))
@@ -247,6 +252,25 @@ class MemoryCluster(TimerFacet):
         obj = self._with_version(obj)
         self._store.put(kind, obj)
         self._emit(WatchEvent(MODIFIED, kind, old, obj))
+        return obj
+
+    def delete(self, kind: str, name: str, namespace: str = "") -> Any:
+        """DELETE an object other than a pod. A Workload or PodGroup that names finalizers in
+        its manifest's metadata is only marked (``deletionTimestamp``) and stays, as the API
+        server keeps it until they are removed (PodGroupWorkloadExists then refuses groups of
+        that Workload); other objects are removed now, their controllers' finalizers being
+        emulated by those controllers. The PodGroup protection finalizer does not hold its
+        group here, as no PodGroupProtection controller runs to release it."""
+        from kschedfw.cluster.apiserver.podgroupadmission import PROTECTION_FINALIZER
+        obj = self.get(kind, name, namespace)
+        raw = getattr(obj, "raw", None)
+        meta = raw.get("metadata") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or not isinstance(meta, dict) or kind not in (WORKLOAD_KIND, POD_GROUP_KIND) \
+                or not [f for f in meta.get("finalizers") or () if f != PROTECTION_FINALIZER]:
+            return self.remove(kind, name, namespace)
+        if not meta.get("deletionTimestamp"):
+            marked = {**meta, "deletionTimestamp": rfc3339(self.stored_now())}
+            obj = self.update(attrs.evolve(obj, raw={**raw, "metadata": marked}))
         return obj
 
     def remove(self, kind: str, name: str, namespace: str = "") -> Any:
@@ -480,9 +504,10 @@ class MemoryCluster(TimerFacet):
     def load(self, objects: Iterable[Any], spacing: float = 0.0) -> None:
         """Create objects one after another, ``spacing`` simulated seconds apart from now, like
         ``kubectl create -f``: in file order, except that kinds others depend on come first
-        (priority and runtime classes, namespaces, LimitRanges, nodes, then the rest; the sort is
-        stable)."""
-        order = {"PriorityClass": 0, "RuntimeClass": 0, "Namespace": 1, "LimitRange": 2, "StorageClass": 2, "CSINode": 3, "Node": 4, "Pod": 9}
+        (priority and runtime classes, namespaces, LimitRanges, nodes and Workloads, then the rest;
+        the sort is stable)."""
+        order = {"PriorityClass": 0, "RuntimeClass": 0, "Namespace": 1, "LimitRange": 2, "StorageClass": 2,
+                 "CSINode": 3, "Node": 4, WORKLOAD_KIND: 4, "Pod": 9}
         start = self.clock.now()
         for i, obj in enumerate(sorted(objects, key=lambda o: order.get(kind_of(o), 5))):
             if spacing and i:
