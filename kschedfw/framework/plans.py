@@ -46,7 +46,7 @@ Hint = tuple[ClusterEvent, str, "Callable[..., Any] | None"]
 
 #: the hooks compiled into a plain list, one :class:`Plans` field each, named as the hook: every
 #: hook a point configures but QueueSort's and Score's and the pod-group hooks (compiled apart:
-#: the placement plans, and nothing yet for PodGroupPostFilter)
+#: the placement plans and PodGroupPostFilter's)
 LIST_HOOKS: tuple[Hook, ...] = tuple(h for h in HOOKS if h.field is not None and not h.pod_group
                                      and h.name not in ("less", "score", "normalize_score"))
 
@@ -59,6 +59,9 @@ SIGNED_POINTS = tuple(p.name for p in POINTS if p.signed)
 EVENT_POINTS = tuple(p.name for p in POINTS if p.requeues)
 
 _ALL_EVENTS = ClusterEvent(EventResource.Wildcard, ActionType.All)
+
+#: the one plugin whose pod_group_post_filter a profile calls (upstream names.DefaultPreemption)
+DEFAULT_PREEMPTION = "DefaultPreemption"
 
 
 class FrameworkError(Exception):
@@ -80,7 +83,8 @@ class Plans:
 
     One field per hook of :data:`LIST_HOOKS` (Unreserve's in reverse Reserve order), then Score's
     plan, the placement plans (PlacementGenerate's one plugin at most, PlacementScore's entries
-    with their weights and NormalizePlacementScore), the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
+    with their weights and NormalizePlacementScore), PodGroupPostFilter's (DefaultPreemption's
+    alone, as upstream: see :func:`compile_plans`), the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
     keys, the signers and the plugins that cannot sign, QueueSort's ``less`` and ``sort_key``
     (which orders exactly like ``less``: the queue then compares keys in C), and the queueing
     hints. A timed copy (:meth:`timed`) has no whole-list forms, so every per-node call is timed.
@@ -103,6 +107,8 @@ class Plans:
     score: ScorePlan = ()
     placement_generate: Plan = ()
     placement_score: PlacementScorePlan = ()
+    #: DefaultPreemption's pod_group_post_filter with WorkloadAwarePreemption on, else empty
+    pod_group_post_filter: Plan = ()
     filter_forms: Mapping[Callable[..., Any], Callable[..., Any]] = field(default_factory=_no_entries)
     verdict_keys: Mapping[str, Callable[..., Any]] = field(default_factory=_no_entries)
     signers: Plan = ()
@@ -230,9 +236,12 @@ class _Compiler:
 
 
 def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks: Mapping[str, frozenset[str]],
-                  pm: pluggy.PluginManager, *, fast_paths: bool) -> Plans:
+                  pm: pluggy.PluginManager, *, fast_paths: bool, workload_aware_preemption: bool = False) -> Plans:
     """The plans of ``profile`` over its built ``plugins`` (registered with ``pm``; ``hooks``: the
-    hooks each one's class implements). Without ``fast_paths`` no whole-list form is compiled."""
+    hooks each one's class implements). Without ``fast_paths`` no whole-list form is compiled.
+    With ``workload_aware_preemption`` the profile's plugin named DefaultPreemption, wherever it is
+    enabled, is the one PodGroupPostFilter plugin if it implements the hook (upstream NewFramework);
+    no other plugin's ``pod_group_post_filter`` is called."""
     compiler = _Compiler(profile, plugins, hooks, pm)
     lists: dict[str, Any] = {row.name: compiler.bound(point_row(str(row.field)).name, row.name) for row in LIST_HOOKS}
     lists["unreserve"] = tuple(reversed(lists["unreserve"]))  # Unreserve runs in the reverse order of Reserve
@@ -249,8 +258,12 @@ def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks:
     if len(placement_generate) > 1:
         raise FrameworkError("at most one placement generate plugin is allowed for profile with scheduler name "
                              f'"{profile.scheduler_name}"')
+    preemption = plugins.get(DEFAULT_PREEMPTION) if workload_aware_preemption else None
+    pod_group_post_filter: Plan = ((DEFAULT_PREEMPTION, plan_callable(pm, preemption, "pod_group_post_filter")),) \
+        if preemption is not None and "pod_group_post_filter" in hooks[DEFAULT_PREEMPTION] else ()
     return Plans(**lists, score=compiler.score(fast_paths), placement_generate=placement_generate,
-                 placement_score=compiler.placement_score(), filter_forms=MappingProxyType(filter_forms),
+                 placement_score=compiler.placement_score(), pod_group_post_filter=pod_group_post_filter,
+                 filter_forms=MappingProxyType(filter_forms),
                  verdict_keys=MappingProxyType(verdict_keys), signers=signers, unsigned=unsigned,
                  queue_sort_key=sort_key if callable(sort_key) else None, hints=compiler.hints(), **queue_sort)
 

@@ -92,10 +92,13 @@ class GroupResult:
 class PodGroupCycle:
     """Schedules the group of a popped pod, with the scheduling cycle's collaborators."""
 
-    def __init__(self, cycle: "SchedulingCycle", *, topology_aware: bool = False) -> None:
+    def __init__(self, cycle: "SchedulingCycle", *, topology_aware: bool = False,
+                 workload_aware_preemption: bool = False) -> None:
         self.cycle = cycle
         #: gate TopologyAwareWorkloadScheduling: the group is tried in each generated placement
         self.topology_aware = topology_aware
+        #: gate WorkloadAwarePreemption: an Unschedulable group preempts as a whole
+        self.workload_aware_preemption = workload_aware_preemption
         #: the uids of the group being tried in memory. Plugins that activate the group's
         #: unscheduled pods meanwhile (GangScheduling's Permit) are not heard for these:
         #: they are in flight in this very cycle. Upstream records a ForceActivate for each,
@@ -157,17 +160,47 @@ class PodGroupCycle:
             return
         cycle.cache.update_snapshot()
         self.trial_uids = {member.pod.uid for member in group}
+        group_state = CycleState()
         try:
             if self.topology_aware:
-                result = self.placement_algorithm(fwk, CycleState(), group, qpi.pod.namespace, group_name)
+                result = self.placement_algorithm(fwk, group_state, group, qpi.pod.namespace, group_name)
             else:
-                result = self.algorithm(fwk, CycleState(), group)
+                result = self.algorithm(fwk, group_state, group)
+            if self.workload_aware_preemption and result.status is not None \
+                    and result.status.code is Code.Unschedulable:
+                self._after_preemption(result, self.run_workload_aware_preemption(
+                    fwk, group_state, group, qpi.pod.namespace, group_name))
         finally:
             self.trial_uids = set()
-        # Workload-aware preemption (gate WorkloadAwarePreemption) runs here for an
-        # Unschedulable result: DefaultPreemption's pod_group_post_filter, with a callback that
-        # reruns self.algorithm without post filters.
         self.submit(fwk, group, qpi.pod.namespace, group_name, result)
+
+    # ------------------------------------------------------------------ workload-aware preemption
+    def run_workload_aware_preemption(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
+                                      namespace: str, name: str) -> Status:
+        """Upstream runWorkloadAwarePreemption: the profile's PodGroupPostFilter plugin
+        (DefaultPreemption) on a backed-up snapshot, its scheduling function the group's
+        algorithm rerun without post filters."""
+        from kschedfw.preemption.podgroup import run_workload_aware_preemption
+
+        def scheduling_func() -> Status | None:
+            if self.topology_aware:
+                return self.placement_algorithm(fwk, group_state, group, namespace, name, post_filters=False).status
+            return self.algorithm(fwk, group_state, group, post_filters=False).status
+
+        return run_workload_aware_preemption(fwk.pod_group_post_filter_plugins(), fwk.handle.lister, namespace, name,
+                                             [q.pod for q in group], scheduling_func, self.cycle.cache.snapshot)
+
+    @staticmethod
+    def _after_preemption(result: GroupResult, status: Status) -> None:
+        """Upstream podGroupCycle after preemption: Success leaves the group waiting for its
+        victims, an Error replaces the group's status, any other status joins its reasons."""
+        group_status = result.status
+        if status.is_success():
+            result.waiting_on_preemption = True
+        elif status.code is Code.Error or group_status is None:
+            result.status = status
+        else:
+            result.status = attrs.evolve(group_status, reasons=(*group_status.reasons, status.message()))
 
     def _skip(self, qpi: "QueuedPodInfo") -> bool:
         """Upstream skipPodSchedule: a deleting or already assumed pod is dropped."""
@@ -181,15 +214,17 @@ class PodGroupCycle:
         return True
 
     # ------------------------------------------------------------------ the trial
-    def algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"]) -> GroupResult:
+    def algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"], *,
+                  post_filters: bool = True) -> GroupResult:
         """Upstream podGroupSchedulingDefaultAlgorithm: each pod in order, the fitting ones
-        assumed so the next see them; everything assumed is forgotten before returning."""
+        assumed so the next see them; everything assumed is forgotten before returning.
+        ``post_filters=False``: no pod runs PostFilter (workload-aware preemption's reruns)."""
         result = GroupResult()
         reverts: list[PodResult] = []
         requires_preemption = False
         try:
             for qpi in group:
-                pod_result = self._try_pod(fwk, group_state, qpi)
+                pod_result = self._try_pod(fwk, group_state, qpi, post_filters)
                 result.pod_results.append(pod_result)
                 status = pod_result.status
                 if status is not None and not status.is_success() and not pod_result.requires_preemption:
@@ -214,7 +249,7 @@ class PodGroupCycle:
         return result
 
     def placement_algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
-                            namespace: str, name: str) -> GroupResult:
+                            namespace: str, name: str, *, post_filters: bool = True) -> GroupResult:
         """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
         placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
         the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
@@ -226,7 +261,7 @@ class PodGroupCycle:
         def attempt(placement: Placement) -> GroupResult:
             snapshot.refill(placement.nodes)
             try:
-                return self.algorithm(fwk, group_state, group)
+                return self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
                 snapshot.refill(all_nodes)
 
@@ -242,13 +277,15 @@ class PodGroupCycle:
                            waiting_on_preemption=outcome.waiting_on_preemption and status is not None
                            and status.is_rejected())
 
-    def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo") -> PodResult:
+    def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo",
+                 post_filters: bool = True) -> PodResult:
         """Upstream podGroupPodSchedulingAlgorithm: the algorithm, then assume, Reserve and
         Permit in memory for a pod that fits (or that would fit after preemption)."""
         cycle = self.cycle
         pod = qpi.pod
         state, pods_to_activate = _new_state()
         state.set_pod_group_scheduling_cycle(group_state)
+        state.skip_all_post_filter_plugins = not post_filters
         cycle.cache.update_snapshot()
         try:
             result, status = cycle.algorithm.schedule_pod(fwk, state, pod, None, cycle=cycle.queue.scheduling_cycle)
