@@ -60,9 +60,6 @@ EVENT_POINTS = tuple(p.name for p in POINTS if p.requeues)
 
 _ALL_EVENTS = ClusterEvent(EventResource.Wildcard, ActionType.All)
 
-#: the one plugin whose pod_group_post_filter a profile calls (upstream names.DefaultPreemption)
-DEFAULT_PREEMPTION = "DefaultPreemption"
-
 
 class FrameworkError(Exception):
     """A profile that cannot be built (a plugin constructor failed, a plugin is missing...)."""
@@ -144,6 +141,8 @@ _LIST_FIELDS = dataclasses.fields(Plans)[:len(LIST_HOOKS)]
 _PLACEMENT_GENERATE_LABEL = str(hook_row("generate_placements").label)
 _PLACEMENT_SCORE_LABEL = str(hook_row("score_placement").label)
 _NORMALIZE_PLACEMENT_LABEL = str(hook_row("normalize_placement_score").label)
+#: the one plugin whose pod_group_post_filter a profile calls (upstream names.DefaultPreemption)
+_POD_GROUP_POST_FILTER_PLUGIN = hook_row("pod_group_post_filter").only
 assert tuple(f.name for f in _LIST_FIELDS) == tuple(row.name for row in LIST_HOOKS), \
     "Plans' first fields are the table's list hooks, in its order"
 
@@ -258,9 +257,10 @@ def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks:
     if len(placement_generate) > 1:
         raise FrameworkError("at most one placement generate plugin is allowed for profile with scheduler name "
                              f'"{profile.scheduler_name}"')
-    preemption = plugins.get(DEFAULT_PREEMPTION) if workload_aware_preemption else None
-    pod_group_post_filter: Plan = ((DEFAULT_PREEMPTION, plan_callable(pm, preemption, "pod_group_post_filter")),) \
-        if preemption is not None and "pod_group_post_filter" in hooks[DEFAULT_PREEMPTION] else ()
+    only = _POD_GROUP_POST_FILTER_PLUGIN
+    preemption = plugins.get(only) if workload_aware_preemption else None
+    pod_group_post_filter: Plan = ((only, plan_callable(pm, preemption, "pod_group_post_filter")),) \
+        if preemption is not None and "pod_group_post_filter" in hooks[only] else ()
     return Plans(**lists, score=compiler.score(fast_paths), placement_generate=placement_generate,
                  placement_score=compiler.placement_score(), pod_group_post_filter=pod_group_post_filter,
                  filter_forms=MappingProxyType(filter_forms),

@@ -256,3 +256,121 @@ profiles:
     sim = run_invocation(config, registry)
     assert MockPostFilter.count == 3
     assert all(scheduled(sim, p.name) for p in HIGH_GANG)
+
+
+# --------------------------------------------------------------------------- schedule_one_podgroup_test.go
+
+def fake_plugin(name: str, pod_group_post_filter_status: Status | None = None) -> type:
+    """Upstream's fakePodGroupPlugin under ``name``: Filter rejects every pod, PostFilter and
+    Permit reject, PodGroupPostFilter records its call and returns the status it is given
+    (Unschedulable "default fake podgroup postfilter failure" without one)."""
+    calls: list[str] = []
+
+    class Fake:
+        called = calls
+
+        def __init__(self, args: Any, handle: Any) -> None:
+            pass
+
+        @hookimpl
+        def filter(self, state, pod, node_info):
+            return Status.unschedulable(f"always fail {pod.name}")
+
+        @hookimpl
+        def post_filter(self, state, pod, filtered_node_status_map):
+            return None, Status.unschedulable("default fake postfilter failure")
+
+        @hookimpl
+        def permit(self, state, pod, node_name):
+            return Status.unschedulable("default fake permit failure"), 0
+
+        @hookimpl
+        def pod_group_post_filter(self, pod_group, pods, pod_group_scheduling_func):
+            calls.append(pod_group.name)
+            if pod_group_post_filter_status is not None:
+                return pod_group_post_filter_status
+            return Status.unschedulable("default fake podgroup postfilter failure")
+
+    Fake.name = name
+    return Fake
+
+
+def cycle_with(plugin: type | None, *, wap: bool, objects: list[Any] = ()) -> Simulation:
+    """A "test-scheduler" profile of PrioritySort, DefaultBinder and ``plugin``, gates on but
+    WorkloadAwarePreemption as ``wap`` says, on the embedded cluster holding ``objects``."""
+    from kschedfw.framework.registry import Registry
+    from kschedfw.plugins.defaultbinder import DefaultBinder
+    from kschedfw.plugins.queuesort import PrioritySort
+    classes = [PrioritySort, DefaultBinder, *([plugin] if plugin is not None else [])]
+    registry = Registry.from_classes(classes)
+    gates = FeatureGates.parse(f"GenericWorkload=true,GangScheduling=true,WorkloadAwarePreemption={str(wap).lower()}")
+    return Simulation(kit.config_for(classes, registry=registry, scheduler_name="test-scheduler"), registry,
+                      objects, feature_gates=gates, admission_plugins=ADMISSION)
+
+
+def constrained_group(name: str) -> PodGroup:
+    from kschedfw.api.workload import PodGroupSchedulingConstraints, TopologyConstraint
+    return PodGroup(name=name, uid=name, scheduling_constraints=PodGroupSchedulingConstraints(
+        topology=(TopologyConstraint(),)))
+
+
+NOT_FOUND = 'failed to get pod group object: podgroup.scheduling.k8s.io "{}" not found'
+
+# upstream TestRunWorkloadAwarePreemption, its 6 cases in order
+RUN_WAP_CASES = [
+    ("error when no PodGroupPostFilter plugin is registered", "pg1", [], False, None,
+     Status.unschedulable("default preemption plugin is not registered, workload aware preemption is disabled")),
+    ("error when pod group is not found in informer", "missing-pg", [], True, None,
+     Status.as_status(NOT_FOUND.format("missing-pg"))),
+    ("error when pod group has scheduling constraints", "pg-with-constraints",
+     [constrained_group("pg-with-constraints")], True, None,
+     Status.unschedulable("workload aware preemption is not supported for pod groups with scheduling constraints")),
+    ("success when plugin returns success status", "pg-success", [PodGroup(name="pg-success", uid="pg-success")],
+     True, Status.success(), Status.success()),
+    ("failure when plugin returns unschedulable status", "pg-unschedulable",
+     [PodGroup(name="pg-unschedulable", uid="pg-unschedulable")], True, Status.unschedulable("not enough resources"),
+     Status.unschedulable("not enough resources")),
+    ("error when pod group does not exist", "pg-unschedulable", [], True, Status.success(),
+     Status.as_status(NOT_FOUND.format("pg-unschedulable"))),
+]
+
+
+@pytest.mark.parametrize("name,group,groups,registered,plugin_status,want", RUN_WAP_CASES,
+                         ids=[c[0] for c in RUN_WAP_CASES])
+def test_run_workload_aware_preemption(name, group, groups, registered, plugin_status, want):
+    """The cycle's entry point: no DefaultPreemption (the gate off: none registered), a PodGroup
+    the lister does not have, or one with a topology constraint are refused before the plugin
+    runs; otherwise the plugin's status is the result."""
+    from kschedfw.fwk.cycle_state import CycleState
+    plugin = fake_plugin("DefaultPreemption", plugin_status) if registered else None
+    sim = cycle_with(plugin, wap=registered, objects=groups)
+    fwk = sim.scheduler.frameworks["test-scheduler"]
+    queued = [sim.scheduler.queue.new_queued_pod_info(kit.make_pod("p1", scheduler_name="test-scheduler"))]
+    status = sim.scheduler.scheduling.pod_groups.run_workload_aware_preemption(fwk, CycleState(), queued,
+                                                                               "default", group)
+    assert (status.code, status.message()) == (want.code, want.message())
+    reached = plugin_status is not None and bool(groups)
+    assert plugin is None or plugin.called == ([group] if reached else [])
+
+
+# upstream TestPodGroupCycle_PodGroupPostFilter, its 3 cases in order
+POST_FILTER_CASES = [
+    ("runs pod group post filter when WAP is enabled and DefaultPreemption is registered", True,
+     "DefaultPreemption", True),
+    ("disables pod group post filter when WAP feature gate is disabled", False, "DefaultPreemption", False),
+    ("disables pod group post filter when DefaultPreemption is not registered", True, "FakePodGroupPlugin", False),
+]
+
+
+@pytest.mark.parametrize("name,wap,plugin_name,called", POST_FILTER_CASES, ids=[c[0] for c in POST_FILTER_CASES])
+def test_pod_group_cycle_runs_pod_group_post_filter(name, wap, plugin_name, called):
+    """A group whose pods every node rejects: its cycle calls PodGroupPostFilter only with the
+    gate on, and only the plugin named DefaultPreemption's."""
+    plugin = fake_plugin(plugin_name)
+    objects = [kit.make_node("node1"), PodGroup(name="pg", uid="pg"),
+               *(kit.make_pod(n, uid=n, scheduler_name="test-scheduler", schedulingGroup={"podGroupName": "pg"})
+                 for n in ("p1", "p2"))]
+    sim = cycle_with(plugin, wap=wap, objects=objects)
+    sim.run()
+    assert bool(plugin.called) is called
+    assert not any(scheduled(sim, n) for n in ("p1", "p2"))
