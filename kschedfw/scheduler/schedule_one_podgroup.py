@@ -188,8 +188,14 @@ class PodGroupCycle:
                 return self.placement_algorithm(fwk, group_state, group, namespace, name, post_filters=False).status
             return self.algorithm(fwk, group_state, group, post_filters=False).status
 
-        return run_workload_aware_preemption(fwk.pod_group_post_filter_plugins(), fwk.handle.lister, namespace, name,
-                                             [q.pod for q in group], scheduling_func, self.cycle.cache.snapshot)
+        cache = self.cycle.cache
+        cache.pod_indexes = False  # the victims leave the NodeInfos, not the cache's pod indexes
+        try:
+            return run_workload_aware_preemption(fwk.pod_group_post_filter_plugins(), fwk.handle.lister, namespace,
+                                                 name, [q.pod for q in group], scheduling_func, cache.snapshot)
+        finally:
+            cache.pod_indexes = True
+            cache.update_snapshot()
 
     @staticmethod
     def _after_preemption(result: GroupResult, status: Status) -> None:

@@ -374,3 +374,18 @@ def test_pod_group_cycle_runs_pod_group_post_filter(name, wap, plugin_name, call
     sim.run()
     assert bool(plugin.called) is called
     assert not any(scheduled(sim, n) for n in ("p1", "p2"))
+
+
+def test_a_victim_the_group_has_anti_affinity_to_is_preempted():
+    """The reruns see the cluster without the victims, pod indexes included: a group pod with
+    required anti-affinity to a lower-priority pod preempts it (upstream's PreFilter walks the
+    NodeInfos, which the victims have left)."""
+    anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "victim"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    sim = simulation([node("node1", "4"), pod_group("pg1", 100, 1), pod("low-1", 10, labels={"app": "victim"})])
+    sim.run()
+    sim.cluster.create(kit.make_pod("high-1", cpu="1", priority=100, affinity=anti, terminationGracePeriodSeconds=0,
+                                    schedulingGroup={"podGroupName": "pg1"}))
+    sim.run()
+    assert preempted_by_pod_group(sim, ["low-1"]) == 1
+    assert scheduled(sim, "high-1") and preempted(sim, "low-1")
