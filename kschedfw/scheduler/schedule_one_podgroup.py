@@ -31,6 +31,7 @@ from kschedfw.fwk.interface import NotFound, PodGroupStatusWriter
 from kschedfw.fwk.podgroup import Placement, PodGroupInfo
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NominatingInfo, NominatingMode
+from kschedfw.preemption.podgroup import run_workload_aware_preemption
 from kschedfw.scheduler.binding import activate_pods
 from kschedfw.scheduler.outcomes import one_node_failure
 
@@ -167,9 +168,9 @@ class PodGroupCycle:
                 result = self.placement_algorithm(fwk, group_state, group, qpi.pod.namespace, group_name)
             else:
                 result = self.algorithm(fwk, group_state, group)
-            if self.workload_aware_preemption and result.status is not None \
-                    and result.status.code is Code.Unschedulable:
-                self._after_preemption(result, self.run_workload_aware_preemption(
+            group_status = result.status
+            if self.workload_aware_preemption and group_status is not None and group_status.code is Code.Unschedulable:
+                self._after_preemption(result, group_status, self.run_workload_aware_preemption(
                     fwk, group_state, group, qpi.pod.namespace, group_name))
         finally:
             self.trial_uids = set()
@@ -181,8 +182,6 @@ class PodGroupCycle:
         """Upstream runWorkloadAwarePreemption: the profile's PodGroupPostFilter plugin
         (DefaultPreemption) on a backed-up snapshot, its scheduling function the group's
         algorithm rerun without post filters."""
-        from kschedfw.preemption.podgroup import run_workload_aware_preemption
-
         def scheduling_func() -> Status | None:
             if self.topology_aware:
                 return self.placement_algorithm(fwk, group_state, group, namespace, name, post_filters=False).status
@@ -198,13 +197,12 @@ class PodGroupCycle:
             cache.update_snapshot()
 
     @staticmethod
-    def _after_preemption(result: GroupResult, status: Status) -> None:
+    def _after_preemption(result: GroupResult, group_status: Status, status: Status) -> None:
         """Upstream podGroupCycle after preemption: Success leaves the group waiting for its
         victims, an Error replaces the group's status, any other status joins its reasons."""
-        group_status = result.status
         if status.is_success():
             result.waiting_on_preemption = True
-        elif status.code is Code.Error or group_status is None:
+        elif status.code is Code.Error:
             result.status = status
         else:
             result.status = attrs.evolve(group_status, reasons=(*group_status.reasons, status.message()))
