@@ -48,7 +48,6 @@ def hook_reference() -> str:
     then one section per hook with its row and its hookspec's docstring; then the optional
     members a plugin may define beside its hooks."""
     from kschedfw.fwk.extension_points import HOOKS, OPTIONAL_METHODS
-    from kschedfw.fwk.hookspecs import NOT_CALLED_YET
 
     out = heading("Summary", "-")
     out += list_table(("Hook", "Configured under", "Upstream interface", "Returns"),
@@ -65,9 +64,9 @@ def hook_reference() -> str:
             fields.append(("Metric label", f"``extension_point={h.label}``"))
         if h.weighted:
             fields.append(("Weighted", "the profile's ``weight`` multiplies its scores"))
-        if h.name in NOT_CALLED_YET:
-            fields.append(("Not called yet", "declared for pod-group scheduling; implementing it has no "
-                                             "effect in this version"))
+        if h.only:
+            fields.append(("Called for", f"the plugin named {h.only} only; another plugin implementing it "
+                                         "has no effect"))
         out += [f":{name}: {value}" for name, value in fields] + [""]
         out += [f".. autofunction:: {HOOKSPECS}.{h.name}", "   :no-index:", ""]
     out += [".. _optional-members:", ""] + heading("Optional members", "-")
@@ -178,7 +177,7 @@ def config_reference() -> str:
 def in_tree_plugins() -> list[tuple[str, type]]:
     """``(name, class)`` of each plugin kschedfw itself ships, by name."""
     from kschedfw.framework.registry import Registry
-    registry = Registry.discover(warn_not_called_yet=False)
+    registry = Registry.discover(warn_without_effect=False)
     return [(ref.name, registry.load(ref.name)) for ref in registry.refs() if ref.builtin]
 
 

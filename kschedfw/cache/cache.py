@@ -39,6 +39,9 @@ class Cache:
         self._affinity_version = 0  # bumped when a node gains its first or loses its last pod with (anti-)affinity
         self._labels = PodLabelIndex()  # (label, value) -> nodes hosting such pods
         self._terms = PodAffinityTermIndex()  # affinity term -> nodes hosting pods with it
+        #: the snapshot carries the two indexes above; off while workload-aware preemption takes
+        #: pods out of the NodeInfos behind their back (the plugins then walk the pods)
+        self.pod_indexes = True
         self._pod_groups = PodGroupStates()  # pods of each PodGroup, assigned or not
 
     # ---------------------------------------------------------------- nodes
@@ -241,8 +244,9 @@ class Cache:
             self._order_dirty = False
         self._snapshot.generation += 1
         self._snapshot.affinity_version = self._affinity_version
-        self._snapshot.label_index = self._labels
-        self._snapshot.term_index = self._terms
+        indexed = self.pod_indexes
+        self._snapshot.label_index = self._labels if indexed else None
+        self._snapshot.term_index = self._terms if indexed else None
         if self._pod_groups.states or self._snapshot.pod_groups.states:
             self._pod_groups.copy_into(self._snapshot.pod_groups)
         return self._snapshot

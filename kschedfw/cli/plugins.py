@@ -19,16 +19,16 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--output", "-o", choices=("table", "json"), default="table")
     parser.add_argument("--check", action="store_true",
                         help="exit 1 if any plugin fails to load; warn about every plugin implementing "
-                             "a hook this version does not call yet")
+                             "a hook kschedfw calls for another plugin only")
     parser.set_defaults(func=run)
 
 
 def describe_plugins(registry: "Registry | None" = None) -> list[dict[str, Any]]:
     """One row per installed plugin (and per discovery problem), as ``--output json`` prints them."""
-    from kschedfw.framework.registry import Registry, hooks_not_called_yet, implemented_hooks
+    from kschedfw.framework.registry import Registry, hooks_without_effect, implemented_hooks
 
-    if registry is None:  # this command reports hooks not called yet itself, so loading stays quiet
-        registry = Registry.discover(warn_not_called_yet=False)
+    if registry is None:  # this command reports hooks without effect itself, so loading stays quiet
+        registry = Registry.discover(warn_without_effect=False)
     rows = []
     for ref in registry.refs():
         row: dict[str, Any] = {"name": ref.name, "distribution": ref.distribution, "version": ref.version,
@@ -38,12 +38,12 @@ def describe_plugins(registry: "Registry | None" = None) -> list[dict[str, Any]]
             cls = registry.load(ref.name)
             schema = getattr(cls, "args_schema", None) or {}
             row["extension_points"] = list(implemented_hooks(cls))
-            row["hooks_not_called_yet"] = list(hooks_not_called_yet(cls))
+            row["hooks_without_effect"] = list(hooks_without_effect(cls))
             row["args"] = {k: v.get("default") for k, v in (schema.get("properties") or {}).items()}
             row["status"] = "ok"
         else:
             row["extension_points"] = []
-            row["hooks_not_called_yet"] = []
+            row["hooks_without_effect"] = []
             row["args"] = {}
             row["status"] = "error"
             row["error"] = error
@@ -51,20 +51,20 @@ def describe_plugins(registry: "Registry | None" = None) -> list[dict[str, Any]]
     for problem in registry.problems:
         rows.append({"name": problem.display, "status": "error", "error": problem.message,
                      "distribution": problem.display.split("[")[0], "version": "", "extension_points": [],
-                     "hooks_not_called_yet": [], "args": {}, "builtin": False, "entry_point": ""})
+                     "hooks_without_effect": [], "args": {}, "builtin": False, "entry_point": ""})
     return rows
 
 
 def hook_warnings(rows: list[dict[str, Any]], *, include_builtin: bool) -> list[str]:
-    """One warning per plugin implementing hooks this version does not call yet.
+    """One warning per plugin implementing hooks the runtime calls for another plugin only.
 
     Without ``--check`` only plugins from other distributions are named, as at load time;
     ``--check`` names every one.
     """
-    from kschedfw.framework.registry import not_called_yet_message
+    from kschedfw.framework.registry import without_effect_message
 
-    return ["warning: " + not_called_yet_message(f"{r['distribution']}[{r['name']}]", r["hooks_not_called_yet"])
-            for r in rows if r["hooks_not_called_yet"] and (include_builtin or not r["builtin"])]
+    return ["warning: " + without_effect_message(f"{r['distribution']}[{r['name']}]", r["hooks_without_effect"])
+            for r in rows if r["hooks_without_effect"] and (include_builtin or not r["builtin"])]
 
 
 #: The table fits a terminal this wide (JSON output carries everything, unwrapped).

@@ -46,7 +46,7 @@ Hint = tuple[ClusterEvent, str, "Callable[..., Any] | None"]
 
 #: the hooks compiled into a plain list, one :class:`Plans` field each, named as the hook: every
 #: hook a point configures but QueueSort's and Score's and the pod-group hooks (compiled apart:
-#: the placement plans, and nothing yet for PodGroupPostFilter)
+#: the placement plans and PodGroupPostFilter's)
 LIST_HOOKS: tuple[Hook, ...] = tuple(h for h in HOOKS if h.field is not None and not h.pod_group
                                      and h.name not in ("less", "score", "normalize_score"))
 
@@ -80,7 +80,8 @@ class Plans:
 
     One field per hook of :data:`LIST_HOOKS` (Unreserve's in reverse Reserve order), then Score's
     plan, the placement plans (PlacementGenerate's one plugin at most, PlacementScore's entries
-    with their weights and NormalizePlacementScore), the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
+    with their weights and NormalizePlacementScore), PodGroupPostFilter's (DefaultPreemption's
+    alone, as upstream: see :func:`compile_plans`), the Filter plugins' whole-list forms (by the bound hook each stands for) and verdict
     keys, the signers and the plugins that cannot sign, QueueSort's ``less`` and ``sort_key``
     (which orders exactly like ``less``: the queue then compares keys in C), and the queueing
     hints. A timed copy (:meth:`timed`) has no whole-list forms, so every per-node call is timed.
@@ -103,6 +104,8 @@ class Plans:
     score: ScorePlan = ()
     placement_generate: Plan = ()
     placement_score: PlacementScorePlan = ()
+    #: DefaultPreemption's pod_group_post_filter with WorkloadAwarePreemption on, else empty
+    pod_group_post_filter: Plan = ()
     filter_forms: Mapping[Callable[..., Any], Callable[..., Any]] = field(default_factory=_no_entries)
     verdict_keys: Mapping[str, Callable[..., Any]] = field(default_factory=_no_entries)
     signers: Plan = ()
@@ -138,6 +141,8 @@ _LIST_FIELDS = dataclasses.fields(Plans)[:len(LIST_HOOKS)]
 _PLACEMENT_GENERATE_LABEL = str(hook_row("generate_placements").label)
 _PLACEMENT_SCORE_LABEL = str(hook_row("score_placement").label)
 _NORMALIZE_PLACEMENT_LABEL = str(hook_row("normalize_placement_score").label)
+#: the one plugin whose pod_group_post_filter a profile calls (upstream names.DefaultPreemption)
+_POD_GROUP_POST_FILTER_PLUGIN = hook_row("pod_group_post_filter").only
 assert tuple(f.name for f in _LIST_FIELDS) == tuple(row.name for row in LIST_HOOKS), \
     "Plans' first fields are the table's list hooks, in its order"
 
@@ -230,9 +235,12 @@ class _Compiler:
 
 
 def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks: Mapping[str, frozenset[str]],
-                  pm: pluggy.PluginManager, *, fast_paths: bool) -> Plans:
+                  pm: pluggy.PluginManager, *, fast_paths: bool, workload_aware_preemption: bool = False) -> Plans:
     """The plans of ``profile`` over its built ``plugins`` (registered with ``pm``; ``hooks``: the
-    hooks each one's class implements). Without ``fast_paths`` no whole-list form is compiled."""
+    hooks each one's class implements). Without ``fast_paths`` no whole-list form is compiled.
+    With ``workload_aware_preemption`` the profile's plugin named DefaultPreemption, wherever it is
+    enabled, is the one PodGroupPostFilter plugin if it implements the hook (upstream NewFramework);
+    no other plugin's ``pod_group_post_filter`` is called."""
     compiler = _Compiler(profile, plugins, hooks, pm)
     lists: dict[str, Any] = {row.name: compiler.bound(point_row(str(row.field)).name, row.name) for row in LIST_HOOKS}
     lists["unreserve"] = tuple(reversed(lists["unreserve"]))  # Unreserve runs in the reverse order of Reserve
@@ -249,8 +257,13 @@ def compile_plans(profile: "ResolvedProfile", plugins: Mapping[str, Any], hooks:
     if len(placement_generate) > 1:
         raise FrameworkError("at most one placement generate plugin is allowed for profile with scheduler name "
                              f'"{profile.scheduler_name}"')
+    only = _POD_GROUP_POST_FILTER_PLUGIN
+    preemption = plugins.get(only) if workload_aware_preemption else None
+    pod_group_post_filter: Plan = ((only, plan_callable(pm, preemption, "pod_group_post_filter")),) \
+        if preemption is not None and "pod_group_post_filter" in hooks[only] else ()
     return Plans(**lists, score=compiler.score(fast_paths), placement_generate=placement_generate,
-                 placement_score=compiler.placement_score(), filter_forms=MappingProxyType(filter_forms),
+                 placement_score=compiler.placement_score(), pod_group_post_filter=pod_group_post_filter,
+                 filter_forms=MappingProxyType(filter_forms),
                  verdict_keys=MappingProxyType(verdict_keys), signers=signers, unsigned=unsigned,
                  queue_sort_key=sort_key if callable(sort_key) else None, hints=compiler.hints(), **queue_sort)
 

@@ -177,6 +177,15 @@ class ExtensionPoints:
             rejector = rejector or name
         return result, Status(Code.Unschedulable, tuple(reasons), plugin=rejector)
 
+    def run_pod_group_post_filter(self, name: str, fn: Callable[..., Any], pod_group: Any, pods: list["Pod"],
+                                  scheduling_func: Callable[[], "Status | None"]) -> Status:
+        """One PodGroupPostFilter plugin's call (workload-aware preemption): Success for None."""
+        try:
+            status = checked_status(self.faults, name, "PodGroupPostFilter", fn(pod_group, pods, scheduling_func))
+        except Exception as exc:
+            return raised(self.faults, name, "PodGroupPostFilter", exc)
+        return status if status is not None else Status(Code.Success, plugin=name)
+
     def run_pre_score_plugins(self, plans: Plans, state: CycleState, pod: "Pod", nodes: list[NodeInfo]) -> Status | None:
         for name, fn in plans.pre_score:
             try:

@@ -110,17 +110,19 @@ def implemented_hooks(cls: type) -> tuple[str, ...]:
     return tuple(hook for hook in HOOK_NAMES if _impl_opts(cls, hook) is not None)
 
 
-def hooks_not_called_yet(cls: type) -> tuple[str, ...]:
-    """Hooks ``cls`` implements that this version declares but never calls (``hookspecs.NOT_CALLED_YET``)."""
-    return tuple(hook for hook in implemented_hooks(cls) if hook in hookspecs.NOT_CALLED_YET)
+def hooks_without_effect(cls: type) -> tuple[str, ...]:
+    """Hooks ``cls`` implements that the runtime calls for another plugin only
+    (``hookspecs.RESERVED_HOOKS``): they have no effect."""
+    name = getattr(cls, "name", None)
+    return tuple(hook for hook in implemented_hooks(cls)
+                 if hookspecs.RESERVED_HOOKS.get(hook, name) != name)
 
 
-def not_called_yet_message(display: str, hooks: Iterable[str]) -> str:
-    """The warning for a plugin implementing hooks that have no effect yet."""
-    hooks = list(hooks)
-    names = ", ".join(hooks[:-1]) + " and " + hooks[-1] if len(hooks) > 1 else hooks[0]
-    return (f"{display}: implements {names}, which this version of kschedfw does not call yet: "
-            f"{'they have' if len(hooks) > 1 else 'it has'} no effect")
+def without_effect_message(display: str, hooks: Iterable[str]) -> str:
+    """The warning for a plugin implementing hooks the runtime calls for another plugin only."""
+    parts = [f"{hook} (called for {hookspecs.RESERVED_HOOKS[hook]} only)" for hook in hooks]
+    names = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    return f"{display}: implements {names}: {'they have' if len(parts) > 1 else 'it has'} no effect"
 
 
 def extension_points_of(cls: type) -> frozenset[str]:
@@ -254,23 +256,24 @@ class Registry:
     """Installed plugins, loaded lazily (a :class:`PluginRegistry`).
 
     Loading a plugin that is not part of kschedfw and implements a hook in
-    ``hookspecs.NOT_CALLED_YET`` logs a warning (once per plugin), unless ``warn_not_called_yet``
+    only another plugin's hook (``hookspecs.RESERVED_HOOKS``) logs a warning (once per plugin), unless
+    ``warn_without_effect``
     is off (``kschedfw plugins --check`` reports those itself, for every plugin).
     """
 
     def __init__(self, refs: dict[str, PluginRef], problems: Iterable[PluginLoadError] = (),
-                 classes: dict[str, type] | None = None, *, warn_not_called_yet: bool = True) -> None:
+                 classes: dict[str, type] | None = None, *, warn_without_effect: bool = True) -> None:
         self._refs = dict(refs)
         self.problems: list[PluginLoadError] = list(problems)
         self._classes: dict[str, type] = dict(classes or {})
         self._failures: dict[str, PluginLoadError] = {}
         self._points: dict[str, frozenset[str]] = {}
-        self._warn_not_called_yet = warn_not_called_yet
+        self._warn_without_effect = warn_without_effect
 
     @classmethod
-    def discover(cls, extra_classes: Iterable[type] = (), *, warn_not_called_yet: bool = True) -> "Registry":
+    def discover(cls, extra_classes: Iterable[type] = (), *, warn_without_effect: bool = True) -> "Registry":
         refs, problems = find_plugins()
-        registry = cls(refs, problems, warn_not_called_yet=warn_not_called_yet)
+        registry = cls(refs, problems, warn_without_effect=warn_without_effect)
         for plugin_cls in extra_classes:
             registry.add_class(plugin_cls)
         return registry
@@ -289,7 +292,7 @@ class Registry:
         name = plugin_cls.name  # type: ignore[attr-defined]
         self._refs[name] = PluginRef(name, distribution, "", f"{plugin_cls.__module__}:{plugin_cls.__qualname__}")
         self._classes[name] = plugin_cls
-        self._warn_hooks_not_called_yet(plugin_cls, display,
+        self._warn_hooks_without_effect(plugin_cls, display,
                                         in_tree=plugin_cls.__module__.partition(".")[0] == BUILTIN_DISTRIBUTION)
 
     def refs(self) -> list[PluginRef]:
@@ -322,16 +325,16 @@ class Registry:
             raise err from None
         plugin_cls: type = obj  # check_plugin_class made sure it is a class
         self._classes[name] = plugin_cls
-        self._warn_hooks_not_called_yet(plugin_cls, ref.display, in_tree=ref.builtin)
+        self._warn_hooks_without_effect(plugin_cls, ref.display, in_tree=ref.builtin)
         return plugin_cls
 
-    def _warn_hooks_not_called_yet(self, cls: type, display: str, *, in_tree: bool) -> None:
+    def _warn_hooks_without_effect(self, cls: type, display: str, *, in_tree: bool) -> None:
         """In-tree plugins are kschedfw's own: no warning for them."""
-        if in_tree or not self._warn_not_called_yet:
+        if in_tree or not self._warn_without_effect:
             return
-        hooks = hooks_not_called_yet(cls)
+        hooks = hooks_without_effect(cls)
         if hooks:
-            log.warning("%s", not_called_yet_message(display, hooks))
+            log.warning("%s", without_effect_message(display, hooks))
 
     def try_load(self, name: str) -> type | None:
         try:

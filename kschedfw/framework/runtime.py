@@ -21,6 +21,7 @@ observes the extension points' durations around the ``run_*`` methods.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable, Mapping
 
 import pluggy
@@ -51,7 +52,9 @@ if TYPE_CHECKING:
     from kschedfw.fwk.cycle_state import PodGroupCycleState
     from kschedfw.fwk.podgroup import PodGroupInfo
 
-__all__ = ["Framework", "FrameworkError", "SCHEDULER_NAME_SIGNER_NAME"]
+__all__ = ["Framework", "FrameworkError", "SCHEDULER_NAME_SIGNER_NAME", "ERR_POST_FILTERS_SKIPPED"]
+
+ERR_POST_FILTERS_SKIPPED = "All PostFilter plugins are skipped"
 
 
 class Framework:
@@ -120,7 +123,9 @@ class Framework:
             self.plugins[name] = instance
             hooks[name] = frozenset(implemented_hooks(type(instance)))
         pm.check_pending()
-        self.plans = compile_plans(profile, self.plugins, hooks, pm, fast_paths=fast_paths)
+        self.plans = compile_plans(profile, self.plugins, hooks, pm, fast_paths=fast_paths,
+                                   workload_aware_preemption=gate_enabled(self.handle.feature_gates,
+                                                                          "WorkloadAwarePreemption"))
         #: gate OpportunisticBatching: this profile's batch (None with the gate off)
         self.batch: OpportunisticBatch | None = None
         if gate_enabled(self.handle.feature_gates, "OpportunisticBatching"):
@@ -233,7 +238,10 @@ class Framework:
     @extension_point("PostFilter", 1)
     def run_post_filter_plugins(self, state: CycleState, pod: "Pod", node_to_status: NodeToStatus
                                 ) -> tuple[PostFilterResult | None, Status]:
-        """Upstream RunPostFilterPlugins: first Success or UAU wins; rejections' messages join."""
+        """Upstream RunPostFilterPlugins: first Success or UAU wins; rejections' messages join.
+        None runs in a state that skips them all (workload-aware preemption's reruns)."""
+        if state.skip_all_post_filter_plugins:
+            return None, Status.unschedulable(ERR_POST_FILTERS_SKIPPED)
         return self._points.run_post_filter_plugins(self._plans(state), state, pod, node_to_status)
 
     @extension_point("PreScore", None)
@@ -297,6 +305,13 @@ class Framework:
 
     def has_placement_generate_plugins(self) -> bool:
         return bool(self.plans.placement_generate)
+
+    def pod_group_post_filter_plugins(self) -> list[Callable[..., Status]]:
+        """Upstream PodGroupPostFilterPlugins: DefaultPreemption's ``pod_group_post_filter``
+        alone, with WorkloadAwarePreemption on (else none), each call guarded: ``(pod_group,
+        pods, scheduling_func) -> Status``."""
+        return [functools.partial(self._points.run_pod_group_post_filter, name, fn)
+                for name, fn in self.plans.pod_group_post_filter]
 
     # ------------------------------------------------------------------ binding cycle
     @extension_point("PreBindPreFlight", None)

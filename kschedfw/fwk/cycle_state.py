@@ -56,7 +56,7 @@ class CycleState:
     """
 
     __slots__ = ("_data", "skip_filter_plugins", "skip_score_plugins", "skip_pre_bind_plugins",
-                 "record_plugin_metrics", "filter_plan", "_pod_group_cycle")
+                 "record_plugin_metrics", "filter_plan", "_pod_group_cycle", "skip_all_post_filter_plugins")
 
     def __init__(self) -> None:
         self._data: dict[str, Any] = {}
@@ -67,6 +67,9 @@ class CycleState:
         #: Filter plugins to run this cycle (set by the runtime after PreFilter, minus skipped ones)
         self.filter_plan: tuple[tuple[str, Callable[..., Any]], ...] | None = None
         self._pod_group_cycle: PodGroupCycleState | None = None
+        #: PostFilter does not run (upstream SkipAllPostFilterPlugins): a pod-group cycle's rerun
+        #: inside workload-aware preemption
+        self.skip_all_post_filter_plugins = False
 
     def should_record_plugin_metrics(self) -> bool:
         return self.record_plugin_metrics
@@ -112,4 +115,5 @@ class CycleState:
         new.record_plugin_metrics = self.record_plugin_metrics
         new.filter_plan = self.filter_plan
         new._pod_group_cycle = self._pod_group_cycle
+        new.skip_all_post_filter_plugins = self.skip_all_post_filter_plugins
         return new

@@ -45,8 +45,9 @@ class Hook:
     weighted: bool = False
     #: a pod-group (workload) hook: not in upstream's original twelve sets, compiled apart from them
     pod_group: bool = False
-    #: declared but not called by this version (a plugin implementing it is warned at load)
-    called: bool = True
+    #: the one plugin, by name, whose implementation the runtime calls ("": every plugin's);
+    #: any other plugin implementing the hook is warned at load that it has no effect
+    only: str = ""
     #: what the point is for (the config schema's description)
     doc: str = ""
     #: implementing this hook alone makes a plugin of ``field`` though it is not the point's own
@@ -116,7 +117,8 @@ HOOKS: tuple[Hook, ...] = (
     Hook("normalize_placement_score", "PlacementScoreExtensions", "Status | None", "placementScore",
          label="PlacementScoreExtensionNormalize", timed=True, pod_group=True),
     Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", "podGroupPostFilter", True, 15,
-         pod_group=True, called=False, doc="PodGroupPostFilter: run when a whole pod group failed."),
+         pod_group=True, only="DefaultPreemption",
+         doc="PodGroupPostFilter: workload-aware preemption when a whole pod group failed."),
 )
 
 #: Every hook's name, in :data:`HOOKS` order.

@@ -20,7 +20,7 @@ Hooks are grouped in the order a pod meets them::
     batching:    sign_pod (when a pod is queued; gate OpportunisticBatching)
     pod groups:  generate_placements -> score_placement -> normalize_placement_score (gates
                  GenericWorkload and TopologyAwareWorkloadScheduling), once per group cycle
-    declared, not called yet: pod_group_post_filter (NOT_CALLED_YET)
+                 -> pod_group_post_filter (DefaultPreemption's only, gate WorkloadAwarePreemption)
 
 Return conventions: ``None`` always means Success. A :class:`~kschedfw.Status` carries the Code;
 its meaning differs per point and is stated in each hook. A hook that raises, or returns a value
@@ -63,7 +63,8 @@ pays most: it reads its entries inline, a dict hit per node.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Protocol, Sequence
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Protocol, Sequence
 
 import pluggy
 
@@ -83,13 +84,11 @@ if TYPE_CHECKING:
 
 hookspec = pluggy.HookspecMarker("kschedfw")
 
-#: Hooks declared for plugin authors that this version of the scheduler never calls. A plugin may
-#: implement them (they are validated like any hook) but they have no effect yet, so loading a
-#: third-party plugin that does logs a warning and ``kschedfw plugins --check`` lists it.
-#: Hooks declared but not called by this version: workload-aware preemption's PodGroupPostFilter
-#: (the pod-group cycle does not run it yet). A meta-test checks this set against what the
-#: runtime binds.
-NOT_CALLED_YET: frozenset[str] = frozenset(h.name for h in HOOKS if not h.called)
+#: Hooks the runtime calls for one plugin only, by hook: that plugin's name. Upstream puts
+#: DefaultPreemption alone behind PodGroupPostFilter, so another plugin's ``pod_group_post_filter``
+#: has no effect: loading a third-party plugin that implements it logs a warning and
+#: ``kschedfw plugins --check`` lists it. A meta-test checks this against what the runtime binds.
+RESERVED_HOOKS: Mapping[str, str] = MappingProxyType({h.name: h.only for h in HOOKS if h.only})
 
 __all__ = list(HOOK_NAMES)
 
@@ -597,10 +596,33 @@ def pod_group_post_filter(pod_group: "PodGroup", pods: "list[Pod]",
                           pod_group_scheduling_func: "Callable[[], Status | None]") -> "Status | None":
     """Make a pod group that did not fit schedulable, by workload-aware preemption.
 
-    Upstream: PodGroupPostFilterPlugin.PodGroupPostFilter (internal, DefaultPreemption's only).
-    Called when the group's cycle found it unschedulable; ``pod_group_scheduling_func`` reruns
-    the group's algorithm (without post filters) on the snapshot as the plugin changed it, to
-    try victims. Not called yet (:data:`NOT_CALLED_YET`).
+    Upstream: PodGroupPostFilterPlugin.PodGroupPostFilter (internal: DefaultPreemption's only).
+    Called, with the gate WorkloadAwarePreemption on, when a pod group's cycle found the group
+    Unschedulable, for the profile's plugin named DefaultPreemption alone (:data:`RESERVED_HOOKS`:
+    another plugin's implementation has no effect), and not for a group with a topology
+    constraint. ``pods`` are the group's unscheduled pods; ``pod_group_scheduling_func()`` reruns
+    the group's algorithm, without PostFilter, on the snapshot as the plugin changed it (its
+    NodeInfos, which the cycle backs up before the call and restores after it) and returns the
+    group's status. Success: victims are being evicted and the group waits for them;
+    Unschedulable or UnschedulableAndUnresolvable: its message joins the group's; Error: the
+    group fails with it.
+
+    Example::
+
+        @hookimpl
+        def pod_group_post_filter(self, pod_group, pods, pod_group_scheduling_func):
+            evicted = []
+            for node_info in self.handle.snapshot.node_infos():
+                for victim in list(node_info.pods):
+                    if victim.effective_priority < (pod_group.priority or 0):
+                        node_info.remove_pod(victim)
+                        evicted.append(victim)
+                        status = pod_group_scheduling_func()
+                        if status is None or status.is_success():
+                            for pod in evicted:
+                                self.handle.client.delete_pod(pod)
+                            return None
+            return Status.unschedulable("no victims make room for the group")
     """
 
 

@@ -11,9 +11,8 @@ is evicted by the :class:`~kschedfw.preemption.executor.Executor` (asynchronousl
 meanwhile DefaultPreemption's PreEnqueue holds the group's pods); the victims' events read
 ``Preempted by podgroup <PodGroup uid> on node cluster``.
 
-The entry point of a pod-group cycle is :func:`run_workload_aware_preemption`. Unlike upstream,
-whose cycle backs the snapshot up around the call, :meth:`PodGroupEvaluator.preempt` puts the
-NodeInfos it changed back as they were before it returns.
+The entry point of a pod-group cycle is :func:`run_workload_aware_preemption`, which backs the
+snapshot up around the plugin's call and restores it, as upstream's cycle does.
 """
 
 from __future__ import annotations
@@ -35,13 +34,13 @@ from kschedfw.preemption.types import get_pod_start_time, now_datetime
 if TYPE_CHECKING:
     from kschedfw.api.workload import PodGroup
     from kschedfw.api import Pod, PodDisruptionBudget
-    from kschedfw.fwk.interface import Handle
+    from kschedfw.fwk.interface import Handle, ObjectLister, SharedLister
     from kschedfw.fwk.types import NodeInfo
 
 __all__ = [
     "PodGroupSchedulingFunc", "PodGroupPostFilter", "PodGroupEvaluator", "Victim", "Domain",
     "new_domain_for_workload_preemption", "more_important_victim", "filter_victims_with_pdb_violation",
-    "preemption_policy", "run_workload_aware_preemption", "ERR_NO_VICTIMS", "ERR_NOT_ELIGIBLE_NEVER",
+    "preemption_policy", "run_workload_aware_preemption", "backup_node_infos", "ERR_NO_VICTIMS", "ERR_NOT_ELIGIBLE_NEVER",
     "ERR_SCHEDULING_CONSTRAINTS", "ERR_NOT_REGISTERED", "DOMAIN_NAME",
 ]
 
@@ -60,24 +59,53 @@ ERR_NOT_REGISTERED = "default preemption plugin is not registered, workload awar
 DOMAIN_NAME = "cluster-domain"
 
 
-def run_workload_aware_preemption(post_filters: Sequence[PodGroupPostFilter], pod_group: PodGroup,
-                                  pods: Sequence["Pod"], scheduling_func: PodGroupSchedulingFunc) -> Status:
-    """What a pod-group cycle calls when its algorithm found ``pod_group`` Unschedulable and
-    WorkloadAwarePreemption is on (upstream runWorkloadAwarePreemption): the profile's
-    PodGroupPostFilter hooks (DefaultPreemption's), the group and its unscheduled ``pods``,
-    and ``scheduling_func`` rerunning the group's algorithm without post filters.
+def run_workload_aware_preemption(post_filters: Sequence[PodGroupPostFilter], lister: "ObjectLister", namespace: str,
+                                  name: str, pods: Sequence["Pod"], scheduling_func: PodGroupSchedulingFunc,
+                                  snapshot: "SharedLister") -> Status:
+    """What a pod-group cycle calls when its algorithm found the group ``namespace/name``
+    Unschedulable and WorkloadAwarePreemption is on (upstream runWorkloadAwarePreemption): the
+    profile's PodGroupPostFilter plugin (DefaultPreemption's) with the PodGroup, its unscheduled
+    ``pods`` and ``scheduling_func`` rerunning the group's algorithm without post filters.
 
     Success: victims are being evicted; the group waits for them (its pods are held at
     PreEnqueue meanwhile). Unschedulable or UnschedulableAndUnresolvable: preemption does not
-    help; the cycle appends the status to the group's. Error: the cycle reports it. Groups with
-    a topology constraint are refused. The snapshot is left as it was found."""
+    help; the cycle appends the status to the group's. Error (the PodGroup is gone, or the
+    plugin failed): the cycle reports it. Groups with a topology constraint are refused. The
+    snapshot's NodeInfos are backed up before the plugin runs and restored after it."""
     if not post_filters:
         return Status.unschedulable(ERR_NOT_REGISTERED)
+    pod_group = lister.get(POD_GROUP_KIND, name, namespace)
+    if getattr(pod_group, "kind", None) != POD_GROUP_KIND:
+        return Status.as_status(f'failed to get pod group object: podgroup.scheduling.k8s.io "{name}" not found')
     constraints = pod_group.scheduling_constraints
     if constraints is not None and constraints.topology:
         return Status.unschedulable(ERR_SCHEDULING_CONSTRAINTS)
-    status = post_filters[0](pod_group, list(pods), scheduling_func)
+    restore = backup_node_infos(snapshot.node_infos())
+    try:
+        status = post_filters[0](pod_group, list(pods), scheduling_func)
+    finally:
+        restore()
     return status if status is not None else Status.success()
+
+
+def backup_node_infos(node_infos: Sequence["NodeInfo"]) -> Callable[[], None]:
+    """Upstream BackupSnapshot for a snapshot whose NodeInfos are the cache's own: a copy of
+    each, and the function that puts every one back as it was. Their generations move on, so
+    nothing worked out from the changed NodeInfos is taken for the restored ones."""
+    backups = [(node_info, node_info.clone()) for node_info in node_infos]
+
+    def restore() -> None:
+        for node_info, backup in backups:
+            generation = max(node_info.generation, backup.generation) + 1
+            for field in _NODE_INFO_STATE:
+                setattr(node_info, field, getattr(backup, field))
+            node_info.generation = generation
+    return restore
+
+
+#: what a NodeInfo's pods make of it (what preemption changes and the backup restores)
+_NODE_INFO_STATE = ("pods", "pods_with_affinity", "pods_with_required_anti_affinity", "used_ports", "requested",
+                    "non_zero_requested", "pvc_ref_counts")
 
 
 def preemption_policy(pods: Sequence["Pod"]) -> str:
@@ -188,18 +216,15 @@ class PodGroupEvaluator:
 
     def preempt(self, pod_group: PodGroup, pods: Sequence["Pod"], scheduling_func: PodGroupSchedulingFunc) -> Status:
         """Choose victims so that ``pods`` of ``pod_group`` fit, and evict them; see the module
-        docstring. ``scheduling_func`` reads the Handle's snapshot, which this changes while it
-        runs and puts back before returning."""
+        docstring. ``scheduling_func`` reads the Handle's snapshot, which this changes (the
+        chosen victims are left out of its NodeInfos): the caller backs it up and restores it
+        (:func:`run_workload_aware_preemption`)."""
         now = now_datetime(self.handle)
         domain = new_domain_for_workload_preemption(list(self.handle.snapshot.node_infos()), self._pod_group_of,
                                                     DOMAIN_NAME, now)
         preemptor = PodGroupPreemptor(pod_group, tuple(pods))
         pdbs = list(self.handle.lister.list("PodDisruptionBudget"))
-        backups: dict[str, "NodeInfo"] = {}
-        try:
-            victims, status = self.select_victims_on_domain(preemptor, domain, pdbs, scheduling_func, backups)
-        finally:
-            self._restore(backups)
+        victims, status = self.select_victims_on_domain(preemptor, domain, pdbs, scheduling_func)
         if victims is None:
             return status
         metrics = self.handle.metrics
@@ -208,44 +233,30 @@ class PodGroupEvaluator:
         result = self.executor.actuate_pod_group_preemption(victims, pods, pod_group, self.plugin_name)
         return result if result is not None else Status.success()
 
-    def _restore(self, backups: dict[str, "NodeInfo"]) -> None:
-        """Put the NodeInfos preemption changed back as they were; their generation moves on, so
-        nothing worked out from the changed ones is taken for the restored ones."""
-        for name, backup in backups.items():
-            node_info = self.handle.snapshot.get(name)
-            if node_info is None:
-                continue
-            generation = max(node_info.generation, backup.generation) + 1
-            for field in ("pods", "pods_with_affinity", "pods_with_required_anti_affinity", "used_ports",
-                          "requested", "non_zero_requested", "pvc_ref_counts"):
-                setattr(node_info, field, getattr(backup, field))
-            node_info.generation = generation
-
     def select_victims_on_domain(self, preemptor: PodGroupPreemptor, domain: Domain,
-                                 pdbs: Sequence["PodDisruptionBudget"], scheduling_func: PodGroupSchedulingFunc,
-                                 backups: dict[str, "NodeInfo"] | None = None) -> tuple[Victims | None, Status]:
+                                 pdbs: Sequence["PodDisruptionBudget"], scheduling_func: PodGroupSchedulingFunc
+                                 ) -> tuple[Victims | None, Status]:
         """The units to evict (their pods, most important unit first), or None and why not.
-        Leaves the chosen victims out of the domain's NodeInfos; ``backups`` receives a copy of
-        each NodeInfo before its first change."""
+        Leaves the chosen victims out of the domain's NodeInfos (each change moves the
+        NodeInfo's generation on, as the cache does)."""
         if preemption_policy(preemptor.members) == "Never":
             log.debug("preemptor %s is not eligible for preemption: %s", preemptor.key, ERR_NOT_ELIGIBLE_NEVER)
             return None, Status.unschedulable(ERR_NOT_ELIGIBLE_NEVER)
         by_name = {ni.name: ni for ni in domain.nodes}
-        if backups is None:
-            backups = {}
 
         def remove(victim: Victim) -> None:
             # no PreFilter extensions: the group's algorithm runs PreFilter itself
             for pod in victim.pods:
                 node_info = by_name[pod.node_name]
-                if node_info.name not in backups:
-                    backups[node_info.name] = node_info.clone()
                 if not node_info.remove_pod(pod):
                     raise LookupError(f"no corresponding pod {pod.name} in pods of node {node_info.name}")
+                node_info.generation += 1
 
         def add(victim: Victim) -> None:
             for pod in victim.pods:
-                by_name[pod.node_name].add_pod(pod)
+                node_info = by_name[pod.node_name]
+                node_info.add_pod(pod)
+                node_info.generation += 1
 
         priority = preemptor.priority
         potential = [v for v in domain.victims if v.priority < priority]

@@ -43,7 +43,8 @@ class SchedulingCycle:
     def __init__(self, *, cluster: "Backend", cache: "Cache", queue: "PriorityQueue",
                  frameworks: Mapping[str, "Framework"], algorithm: ScheduleAlgorithm, binding: "BindingCycle",
                  attempts: "AttemptLog", handle_failure: "FailureHandler", metrics: "LoopMetrics",
-                 generic_workload: bool = False, topology_aware: bool = False) -> None:
+                 generic_workload: bool = False, topology_aware: bool = False,
+                 workload_aware_preemption: bool = False) -> None:
         self.cluster = cluster
         self.clock = cluster.clock
         self.cache = cache
@@ -58,7 +59,8 @@ class SchedulingCycle:
         self.pod_groups: PodGroupCycle | None = None
         if generic_workload:  # (the module, and the workload objects, load only with the gate)
             from kschedfw.scheduler.schedule_one_podgroup import PodGroupCycle
-            self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware)
+            self.pod_groups = PodGroupCycle(self, topology_aware=topology_aware,
+                                            workload_aware_preemption=workload_aware_preemption)
         #: asked once per scheduling cycle for a recorder of that cycle (None: record nothing)
         self.recorder_for: Callable[["Pod"], "CycleRecorder | None"] | None = None
 

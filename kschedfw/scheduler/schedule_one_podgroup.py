@@ -25,11 +25,13 @@ from kschedfw.api.workload import (POD_GROUP_KIND, POD_GROUP_SCHEDULED, REASON_S
                                    REASON_UNSCHEDULABLE, Condition, PodGroup)
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleResult
 from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
+from kschedfw.fwk.events import FORCE_ACTIVATE
 from kschedfw.framework.placements import select_placement
 from kschedfw.fwk.interface import NotFound, PodGroupStatusWriter
 from kschedfw.fwk.podgroup import Placement, PodGroupInfo
 from kschedfw.fwk.status import Code, Status
 from kschedfw.fwk.types import NominatingInfo, NominatingMode
+from kschedfw.preemption.podgroup import run_workload_aware_preemption
 from kschedfw.scheduler.binding import activate_pods
 from kschedfw.scheduler.outcomes import one_node_failure
 
@@ -92,10 +94,13 @@ class GroupResult:
 class PodGroupCycle:
     """Schedules the group of a popped pod, with the scheduling cycle's collaborators."""
 
-    def __init__(self, cycle: "SchedulingCycle", *, topology_aware: bool = False) -> None:
+    def __init__(self, cycle: "SchedulingCycle", *, topology_aware: bool = False,
+                 workload_aware_preemption: bool = False) -> None:
         self.cycle = cycle
         #: gate TopologyAwareWorkloadScheduling: the group is tried in each generated placement
         self.topology_aware = topology_aware
+        #: gate WorkloadAwarePreemption: an Unschedulable group preempts as a whole
+        self.workload_aware_preemption = workload_aware_preemption
         #: the uids of the group being tried in memory. Plugins that activate the group's
         #: unscheduled pods meanwhile (GangScheduling's Permit) are not heard for these:
         #: they are in flight in this very cycle. Upstream records a ForceActivate for each,
@@ -162,17 +167,50 @@ class PodGroupCycle:
             self.submit(fwk, group, qpi.pod.namespace, group_name, GroupResult(status=Status.as_status(exc)))
             return
         self.trial_uids = {member.pod.uid for member in group}
+        group_state = CycleState()
         try:
             if self.topology_aware:
-                result = self.placement_algorithm(fwk, CycleState(), group, qpi.pod.namespace, group_name)
+                result = self.placement_algorithm(fwk, group_state, group, qpi.pod.namespace, group_name)
             else:
-                result = self.algorithm(fwk, CycleState(), group)
+                result = self.algorithm(fwk, group_state, group)
+            group_status = result.status
+            if self.workload_aware_preemption and group_status is not None and group_status.code is Code.Unschedulable:
+                self._after_preemption(result, group_status, self.run_workload_aware_preemption(
+                    fwk, group_state, group, qpi.pod.namespace, group_name))
         finally:
             self.trial_uids = set()
-        # Workload-aware preemption (gate WorkloadAwarePreemption) runs here for an
-        # Unschedulable result: DefaultPreemption's pod_group_post_filter, with a callback that
-        # reruns self.algorithm without post filters.
         self.submit(fwk, group, qpi.pod.namespace, group_name, result)
+
+    # ------------------------------------------------------------------ workload-aware preemption
+    def run_workload_aware_preemption(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
+                                      namespace: str, name: str) -> Status:
+        """Upstream runWorkloadAwarePreemption: the profile's PodGroupPostFilter plugin
+        (DefaultPreemption) on a backed-up snapshot, its scheduling function the group's
+        algorithm rerun without post filters."""
+        def scheduling_func() -> Status | None:
+            if self.topology_aware:
+                return self.placement_algorithm(fwk, group_state, group, namespace, name, post_filters=False).status
+            return self.algorithm(fwk, group_state, group, post_filters=False).status
+
+        cache = self.cycle.cache
+        cache.pod_indexes = False  # the victims leave the NodeInfos, not the cache's pod indexes
+        try:
+            return run_workload_aware_preemption(fwk.pod_group_post_filter_plugins(), fwk.handle.lister, namespace,
+                                                 name, [q.pod for q in group], scheduling_func, cache.snapshot)
+        finally:
+            cache.pod_indexes = True
+            cache.update_snapshot()
+
+    @staticmethod
+    def _after_preemption(result: GroupResult, group_status: Status, status: Status) -> None:
+        """Upstream podGroupCycle after preemption: Success leaves the group waiting for its
+        victims, an Error replaces the group's status, any other status joins its reasons."""
+        if status.is_success():
+            result.waiting_on_preemption = True
+        elif status.code is Code.Error:
+            result.status = status
+        else:
+            result.status = attrs.evolve(group_status, reasons=(*group_status.reasons, status.message()))
 
     def _skip(self, qpi: "QueuedPodInfo") -> bool:
         """Upstream skipPodSchedule: a deleting or already assumed pod is dropped."""
@@ -186,15 +224,17 @@ class PodGroupCycle:
         return True
 
     # ------------------------------------------------------------------ the trial
-    def algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"]) -> GroupResult:
+    def algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"], *,
+                  post_filters: bool = True) -> GroupResult:
         """Upstream podGroupSchedulingDefaultAlgorithm: each pod in order, the fitting ones
-        assumed so the next see them; everything assumed is forgotten before returning."""
+        assumed so the next see them; everything assumed is forgotten before returning.
+        ``post_filters=False``: no pod runs PostFilter (workload-aware preemption's reruns)."""
         result = GroupResult()
         reverts: list[PodResult] = []
         requires_preemption = False
         try:
             for qpi in group:
-                pod_result = self._try_pod(fwk, group_state, qpi)
+                pod_result = self._try_pod(fwk, group_state, qpi, post_filters)
                 result.pod_results.append(pod_result)
                 status = pod_result.status
                 if status is not None and not status.is_success() and not pod_result.requires_preemption:
@@ -219,7 +259,7 @@ class PodGroupCycle:
         return result
 
     def placement_algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
-                            namespace: str, name: str) -> GroupResult:
+                            namespace: str, name: str, *, post_filters: bool = True) -> GroupResult:
         """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
         placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
         the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
@@ -231,7 +271,7 @@ class PodGroupCycle:
         def attempt(placement: Placement) -> GroupResult:
             snapshot.refill(placement.nodes)
             try:
-                return self.algorithm(fwk, group_state, group)
+                return self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
                 snapshot.refill(all_nodes)
 
@@ -247,13 +287,15 @@ class PodGroupCycle:
                            waiting_on_preemption=outcome.waiting_on_preemption and status is not None
                            and status.is_rejected())
 
-    def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo") -> PodResult:
+    def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo",
+                 post_filters: bool = True) -> PodResult:
         """Upstream podGroupPodSchedulingAlgorithm: the algorithm, then assume, Reserve and
         Permit in memory for a pod that fits (or that would fit after preemption)."""
         cycle = self.cycle
         pod = qpi.pod
         state, pods_to_activate = _new_state()
         state.set_pod_group_scheduling_cycle(group_state)
+        state.skip_all_post_filter_plugins = not post_filters
         cycle.cache.update_snapshot()
         try:
             result, status = cycle.algorithm.schedule_pod(fwk, state, pod, None, cycle=cycle.queue.scheduling_cycle)
@@ -300,6 +342,7 @@ class PodGroupCycle:
         number = cycle.queue.scheduling_cycle
         group_status = result.status
         group_ok = group_status is None or group_status.is_success()
+        retry: set[str] = set()
         if group_ok:
             cycle.cache.update_snapshot()
         for i, qpi in enumerate(group):
@@ -334,6 +377,10 @@ class PodGroupCycle:
             else:
                 cycle.handle_failure(fwk, qpi, status if status is not None else group_unschedulable(),
                                      pod_result.result.nominating_info, number)
+                if group_ok:
+                    retry.add(qpi.pod.uid)
+        if retry:
+            self._retry_after_backoff(retry)
         if group_ok:
             condition = Condition(type=POD_GROUP_SCHEDULED, status="True", reason="Scheduled",
                                   message=group_status.message() if group_status is not None else "")
@@ -344,6 +391,15 @@ class PodGroupCycle:
             condition = Condition(type=POD_GROUP_SCHEDULED, status="False", reason=REASON_SCHEDULER_ERROR,
                                   message=group_status.message() if group_status is not None else "")
         self.update_condition(namespace, name, condition)
+
+    def _retry_after_backoff(self, uids: set[str]) -> None:
+        """The pods of a group that was scheduled without them go to backoffQ, not to the pool:
+        upstream retries a failed pod of a group after its backoff whatever happened meanwhile
+        (its event-based requeueing stops at pod groups), so these pods form the group's next
+        attempt, which may preempt for them. Only after a scheduled group, which made progress:
+        retrying a group that failed as a whole would, with SchedulerPopFromBackoffQ, be a loop
+        in which no time passes, so such a group waits for an event, as a single pod does."""
+        self.cycle.queue.move_all_to_active_or_backoff_queue(FORCE_ACTIVATE, pre_check=lambda pod: pod.uid in uids)
 
     def _bind(self, fwk: "Framework", pod_result: PodResult, number: int) -> None:
         """Upstream prepareForBindingCycle and runBindingCycle: assume in the cache, Reserve,

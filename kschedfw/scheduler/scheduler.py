@@ -110,7 +110,8 @@ class Scheduler:
                                           binding=self.binding, attempts=self.attempt_log,
                                           handle_failure=handle_failure, metrics=self.metrics,
                                           generic_workload=enabled(feature_gates, "GenericWorkload"),
-                                          topology_aware=enabled(feature_gates, "TopologyAwareWorkloadScheduling"))
+                                          topology_aware=enabled(feature_gates, "TopologyAwareWorkloadScheduling"),
+                                          workload_aware_preemption=enabled(feature_gates, "WorkloadAwarePreemption"))
         self.handlers = EventHandlers(cache=self.cache, queue=self.queue, scheduler_names=self.frameworks,
                                       waiting_pods=self.waiting_pods, metrics=self.metrics,
                                       generic_workload=enabled(feature_gates, "GenericWorkload"),

@@ -12,8 +12,8 @@ the pod and the node, then the runtime's words.
 The profile runs twice, with the fast paths on (whole-list forms, the plugins' memos) and off;
 the two must give the same statuses and scores, as the runtime assumes. The queue's hooks are
 called as the queue calls them: ``less`` (and ``sort_key``) on pairs of queued pods,
-``events_to_register`` once, and each registered hint on an event of its kind. The hooks the
-runtime does not call yet (``hookspecs.NOT_CALLED_YET``) are not called here either.
+``events_to_register`` once, and each registered hint on an event of its kind. The pod-group
+hooks are not called here.
 
 Score and the binding cycle get only the nodes the pod fits on (a profile's NodeResourcesFit has
 filtered the others out), PostFilter only pods no node fits (and the too large one), as in a

@@ -1,6 +1,8 @@
-"""Hooks are honest: every declared hook is either compiled into the runtime's plan or listed in
-``hookspecs.NOT_CALLED_YET``, and a plugin implementing one of the latter is warned about (at load
-for third-party plugins, by ``kschedfw plugins --check`` for every plugin)."""
+"""Hooks are honest: every declared hook is compiled into the runtime's plan; one the runtime
+calls for a single plugin only (``hookspecs.RESERVED_HOOKS``: DefaultPreemption's
+pod_group_post_filter) is bound for that plugin and no other, and another plugin implementing it
+is warned about (at load for third-party plugins, by ``kschedfw plugins --check`` for every
+plugin)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,12 @@ from kschedfw import ActionType, ClusterEvent, ClusterEventWithHint, EventResour
 from kschedfw.fwk import hookspecs
 from kschedfw.cli import plugins as plugins_cli
 from kschedfw.fwk.extension_points import HOOK_NAMES
-from kschedfw.framework.registry import (Registry, hooks_not_called_yet,
-                                         not_called_yet_message)
+from kschedfw.framework.handle import Handle
+from kschedfw.framework.registry import Registry, hooks_without_effect, without_effect_message
 from kschedfw.testing import framework_for
 
 
-def _every_hook_plugin() -> tuple[type, list[str]]:
+def _every_hook_plugin(name: str = "EveryHook") -> tuple[type, list[str]]:
     """A plugin class implementing every declared hook; also returns the hooks it saw called."""
     called: list[str] = []
 
@@ -35,7 +37,7 @@ def _every_hook_plugin() -> tuple[type, list[str]]:
         return hookimpl(impl)
 
     body: dict[str, Any] = {hook: make(hook) for hook in HOOK_NAMES}
-    body["name"] = "EveryHook"
+    body["name"] = name
     body["__init__"] = lambda self, args, handle: None
     body["__module__"] = "third_party_every_hook"
     return type("EveryHook", (), body), called
@@ -85,31 +87,37 @@ def _reachable_methods(root: Any, owner: Any) -> set[str]:
 def test_every_hookspec_is_listed_as_an_extension_point() -> None:
     specs = {name for name in dir(hookspecs) if hasattr(getattr(hookspecs, name), "kschedfw_spec")}
     assert specs == set(HOOK_NAMES)
-    assert hookspecs.NOT_CALLED_YET <= specs
+    assert set(hookspecs.RESERVED_HOOKS) <= specs
 
 
-def test_runtime_binds_every_hook_except_those_not_called_yet() -> None:
-    """Build a profile with a plugin implementing every hook: each hook outside NOT_CALLED_YET is
-    bound into the compiled plan (or, like events_to_register, called while compiling it), and no
-    hook in NOT_CALLED_YET is. Adding a hook, or starting to call one, must update the set."""
-    cls, called = _every_hook_plugin()
-    framework = framework_for([cls])
-    plugin = framework.plugins["EveryHook"]
-    reached = _reachable_methods(framework, plugin) | set(called)
-    assert sorted(set(HOOK_NAMES) - hookspecs.NOT_CALLED_YET - reached) == [], \
-        "declared hooks the runtime does not bind: call them or add them to NOT_CALLED_YET"
-    assert sorted(reached & hookspecs.NOT_CALLED_YET) == [], \
-        "hooks in NOT_CALLED_YET that the runtime now binds: remove them from the set"
+def _reached(name: str) -> set[str]:
+    """The hooks of a plugin named ``name`` implementing every hook that a profile of it (every
+    gate on) binds into its compiled plan or calls while compiling it (events_to_register)."""
+    cls, called = _every_hook_plugin(name)
+    framework = framework_for([cls], handle=Handle.factory(feature_gates={
+        "GenericWorkload": True, "GangScheduling": True, "WorkloadAwarePreemption": True}))
+    return _reachable_methods(framework, framework.plugins[name]) | set(called)
+
+
+def test_runtime_binds_every_hook_and_reserved_ones_for_their_plugin_only() -> None:
+    """Any plugin gets every hook but the reserved ones bound; the plugin a reserved hook is for
+    gets that one too. Adding a hook, or reserving one, must keep this true."""
+    reached = _reached("EveryHook")
+    assert sorted(set(HOOK_NAMES) - set(hookspecs.RESERVED_HOOKS) - reached) == [], \
+        "declared hooks the runtime does not bind: call them or reserve them for their plugin"
+    assert sorted(reached & set(hookspecs.RESERVED_HOOKS)) == [], "a reserved hook bound for another plugin"
+    for hook, only in hookspecs.RESERVED_HOOKS.items():
+        assert hook in _reached(only), f"{hook} is not bound for {only}"
 
 
 @pytest.mark.parametrize(("hooks", "message"), [
-    (["pod_group_post_filter"], "d[P]: implements pod_group_post_filter, which this version of kschedfw does not "
-     "call yet: it has no effect"),
-    (["a", "b", "c"],
-     "d[P]: implements a, b and c, which this version of kschedfw does not call yet: they have no effect"),
+    (["pod_group_post_filter"],
+     "d[P]: implements pod_group_post_filter (called for DefaultPreemption only): it has no effect"),
+    (["pod_group_post_filter"] * 2, "d[P]: implements pod_group_post_filter (called for DefaultPreemption only) "
+     "and pod_group_post_filter (called for DefaultPreemption only): they have no effect"),
 ], ids=["one", "several"])
-def test_not_called_yet_message(hooks: list[str], message: str) -> None:
-    assert not_called_yet_message("d[P]", hooks) == message
+def test_without_effect_message(hooks: list[str], message: str) -> None:
+    assert without_effect_message("d[P]", hooks) == message
 
 
 class Signer:
@@ -171,17 +179,17 @@ def test_loading_a_third_party_plugin_warns_once(third_party_module: str, caplog
         registry.load("Signer")
         registry.load("Plain")
     assert [r.getMessage() for r in caplog.records] == [
-        "kschedfw-signer[Signer]: implements pod_group_post_filter, which this version of kschedfw does not call "
-        "yet: it has no effect"]
+        "kschedfw-signer[Signer]: implements pod_group_post_filter (called for DefaultPreemption only): it has no effect"]
 
 
 def test_in_tree_plugins_load_quietly(third_party_module: str, caplog: pytest.LogCaptureFixture) -> None:
-    """In-tree plugins implement no hook this version leaves uncalled (sign_pod is called)."""
+    """In-tree plugins implement no hook without effect (DefaultPreemption's reserved one is its own)."""
+    from kschedfw.plugins.defaultpreemption import DefaultPreemption
     from kschedfw.plugins.nodename import NodeName
-    assert hooks_not_called_yet(NodeName) == ()
+    assert hooks_without_effect(NodeName) == () and hooks_without_effect(DefaultPreemption) == ()
     registry = _registry([_EntryPoint("NodeName", "kschedfw.plugins.nodename:NodeName", "kschedfw"),
                           _EntryPoint("Signer", f"{third_party_module}:Signer", "kschedfw-signer")],
-                         warn_not_called_yet=False)
+                         warn_without_effect=False)
     with caplog.at_level(logging.WARNING, logger="kschedfw.framework.registry"):
         registry.load("NodeName")
         registry.load("Signer")  # warnings switched off
@@ -194,8 +202,7 @@ def test_explicit_classes_warn_unless_in_tree(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level(logging.WARNING, logger="kschedfw.framework.registry"):
         Registry.from_classes([Signer, Plain])
     assert [r.getMessage() for r in caplog.records] == [
-        "local[Signer]: implements pod_group_post_filter, which this version of kschedfw does not call yet: it has "
-        "no effect"]
+        "local[Signer]: implements pod_group_post_filter (called for DefaultPreemption only): it has no effect"]
 
 
 def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
@@ -203,24 +210,20 @@ def test_plugins_command_warns_per_plugin(third_party_module: str) -> None:
     registry = _registry([_EntryPoint("NodeName", "kschedfw.plugins.nodename:NodeName", "kschedfw"),
                           _EntryPoint("Signer", f"{third_party_module}:Signer", "kschedfw-signer"),
                           _EntryPoint("Plain", f"{third_party_module}:Plain", "kschedfw-plain")],
-                         warn_not_called_yet=False)
+                         warn_without_effect=False)
     rows = plugins_cli.describe_plugins(registry)
-    assert {r["name"]: r["hooks_not_called_yet"] for r in rows} == {
+    assert {r["name"]: r["hooks_without_effect"] for r in rows} == {
         "NodeName": [], "Signer": ["pod_group_post_filter"], "Plain": []}
-    tail = ", which this version of kschedfw does not call yet: it has no effect"
-    assert plugins_cli.hook_warnings(rows, include_builtin=False) == [
-        "warning: kschedfw-signer[Signer]: implements pod_group_post_filter" + tail]
-    assert plugins_cli.hook_warnings(rows, include_builtin=True) == [
-        "warning: kschedfw-signer[Signer]: implements pod_group_post_filter" + tail]
+    warning = ("warning: kschedfw-signer[Signer]: implements pod_group_post_filter (called for DefaultPreemption "
+               "only): it has no effect")
+    assert plugins_cli.hook_warnings(rows, include_builtin=False) == [warning]
+    assert plugins_cli.hook_warnings(rows, include_builtin=True) == [warning]
 
 
-def test_plugins_check_names_only_default_preemption_for_the_uncalled_pod_group_post_filter(
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """sign_pod and the placement hooks are called now: of the in-tree plugins, --check names only
-    DefaultPreemption, for the one hook not called yet (workload-aware preemption's)."""
+def test_plugins_check_names_no_in_tree_plugin(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every hook an in-tree plugin implements has its effect: DefaultPreemption's
+    pod_group_post_filter is the one the reserved hook is for, so --check warns about none."""
     from kschedfw.cli.main import main
     main(["plugins", "--check"])
     err = capsys.readouterr().err.splitlines()
-    named = {line.split("[", 1)[1].split("]", 1)[0]: line for line in err if line.startswith("warning: kschedfw[")}
-    assert set(named) == {"DefaultPreemption"}
-    assert "implements pod_group_post_filter, which" in named["DefaultPreemption"]
+    assert [line for line in err if line.startswith("warning: kschedfw[")] == []

@@ -144,6 +144,13 @@ def test_pre_enqueue_pod_groups(name, trigger_group, check_group, groups, wap, w
 
 # =========================================================================== the entry point
 
+def preempt_for(env, group, algorithm, post_filters=None):
+    """The cycle's entry point for ``group`` of ``env``'s cluster, with the plugin's hook."""
+    hooks = [env.plugin.pod_group_post_filter] if post_filters is None else post_filters
+    return run_workload_aware_preemption(hooks, env.handle.lister, group.namespace, group.name, env.preemptors,
+                                         algorithm, env.handle.snapshot)
+
+
 def test_entry_point_refuses_groups_with_topology_constraints_and_missing_plugins():
     calls = []
 
@@ -151,11 +158,12 @@ def test_entry_point_refuses_groups_with_topology_constraints_and_missing_plugin
         calls.append(group.name)
         return None
 
-    plain, racked = pod_group("plain"), pod_group("racked", topology="rack")
-    assert run_workload_aware_preemption([], plain, [], Status.success).message() == ERR_NOT_REGISTERED
-    refused = run_workload_aware_preemption([post_filter], racked, [], Status.success)
+    env = env_with([st_node("node1", ONE_POD)], [], [pod_group("plain"), pod_group("racked", topology="rack")])
+    plain, racked = (env.cluster.get(POD_GROUP_KIND, n, "default") for n in ("plain", "racked"))
+    assert preempt_for(env, plain, Status.success, []).message() == ERR_NOT_REGISTERED
+    refused = preempt_for(env, racked, Status.success, [post_filter])
     assert (refused.code, refused.message()) == (Code.Unschedulable, ERR_SCHEDULING_CONSTRAINTS)
-    assert run_workload_aware_preemption([post_filter], plain, [], Status.success).is_success()
+    assert preempt_for(env, plain, Status.success, [post_filter]).is_success()
     assert calls == ["plain"]
 
 
@@ -281,7 +289,7 @@ def test_pod_group_preemption(tc, async_preemption):
     before = {ni.name: sorted(p.name for p in ni.pods) for ni in env.node_infos()}
     algorithm = greedy_group_algorithm(env, group, env.preemptors)
     assert not algorithm().is_success()  # the group needs preemption at all
-    status = run_workload_aware_preemption([env.plugin.pod_group_post_filter], group, env.preemptors, algorithm)
+    status = preempt_for(env, group, algorithm)
     assert status.code is tc.get("code", Code.Success), status
     assert {ni.name: sorted(p.name for p in ni.pods) for ni in env.node_infos()} == before
     assert not env.plugin.executor.preempting
@@ -300,8 +308,7 @@ def test_pod_group_preemption_condition_names_the_podgroup():
     held = env.cluster.get("Pod", "low-1", "default")
     seen = []
     env.cluster.add_pod_condition = lambda pod, *args: seen.append((pod.name,) + args) or pod
-    status = run_workload_aware_preemption([env.plugin.pod_group_post_filter], group, env.preemptors,
-                                           greedy_group_algorithm(env, group, env.preemptors))
+    status = preempt_for(env, group, greedy_group_algorithm(env, group, env.preemptors))
     assert status.is_success()
     assert seen == [("low-1", "DisruptionTarget", "True", "PreemptionByScheduler",
                      "default-scheduler: preempting to accommodate a higher priority podgroup")]
@@ -350,8 +357,7 @@ def test_waiting_victim_is_preempted_in_memory_by_a_group():
     victim = env.pod("low-1")
     env.handle.waiting_pods[victim.uid] = WaitingPod(victim, "node1", {"Permit": 100.0})
     group = env.cluster.get(POD_GROUP_KIND, "pg1", "default")
-    status = run_workload_aware_preemption([env.plugin.pod_group_post_filter], group, env.preemptors,
-                                           greedy_group_algorithm(env, group, env.preemptors))
+    status = preempt_for(env, group, greedy_group_algorithm(env, group, env.preemptors))
     assert status.is_success()
     assert env.pod("low-1").deletion_timestamp is None  # no API call
     assert [e.message for e in env.cluster.events if e.reason == "Preempted"] == [
