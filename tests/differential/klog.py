@@ -70,6 +70,9 @@ class SchedulerLog:
         #: API server's: the image sizes and the node tree of its snapshot depend on it)
         self.nodes_added: list[str] = []
         self._attempts: dict[str, list[_Open]] = {}
+        #: per PodGroup (namespace/name): the PodGroupScheduled conditions its status patches
+        #: wrote, in order, as (status, reason, message)
+        self.group_conditions: dict[str, list[tuple[str, str, str]]] = {}
 
     def close(self) -> None:
         if self._file is not None:
@@ -112,6 +115,9 @@ class SchedulerLog:
             if attempt is not None:
                 attempt.victims_expected = int(kv.get("numVictims", "0"))
             return
+        if message == "Request Body" and "podGroup" in kv and "PodGroupScheduled" in kv.get("body", ""):
+            self._group_condition(kv["podGroup"], kv["body"])
+            return
         pod = kv.get("pod")
         if pod is None:
             return
@@ -138,6 +144,16 @@ class SchedulerLog:
             current.message = kv.get("err", "")
         elif message == "Updating pod condition and nominated node name":
             current.nominated, current.ended = kv.get("nominatedNodeName", ""), True
+
+    def _group_condition(self, group: str, body: str) -> None:
+        try:
+            conditions = json.loads(body)["status"]["conditions"]
+        except (ValueError, KeyError, TypeError):
+            return
+        for c in conditions:
+            if c.get("type") == "PodGroupScheduled":
+                self.group_conditions.setdefault(group, []).append(
+                    (c.get("status", ""), c.get("reason", ""), c.get("message", "")))
 
     def _nominating(self, preemptor: str) -> _Open | None:
         attempts = [a for a in self._attempts.get(preemptor, []) if a.nominated]
