@@ -1,6 +1,6 @@
 """The differential fuzzer's session: one etcd + kube-apiserver, the campaign options, the summary.
 
-Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|dra|all``, ``--budget
+Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|dra|gang|all``, ``--budget
 MIN`` (no new seed is started after MIN minutes), ``--replay DIR`` (play a reproduction folder),
 ``--repro-dir DIR`` (where reproductions go)."""
 

@@ -141,7 +141,8 @@ class _Gangs:
 
     def pod(self, name: str, namespace: str, requests: dict[str, str], priority_class: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": namespace},
-                "spec": {"priorityClassName": priority_class,
+                "spec": {"schedulerName": "default-scheduler", "priorityClassName": priority_class,
+                         "terminationGracePeriodSeconds": 0,
                          "containers": [{"name": "c", "image": "registry.example.com/worker:1.0",
                                          "resources": {"requests": requests}}]}}
 
