@@ -59,12 +59,15 @@ class Tally:
     #: PodGroups played as a unit, and those whose outcome was the same (see :func:`compare_group`)
     groups: int = 0
     groups_identical: int = 0
+    #: groups whose first cycle upstream had a tie to break at random: pods compared by count
+    groups_tied: int = 0
     seconds: float = 0.0
     diffs: list[str] = attrs.field(factory=list)
 
     def add(self, other: "Tally") -> None:
         for name in ("pods", "score_tables", "score_tables_identical", "outcomes", "outcomes_identical", "hinted",
-                     "allocations", "groups", "groups_identical", "seconds"):
+                     "allocations", "groups", "groups_identical", "groups_tied",
+                     "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.diffs.extend(other.diffs)
 
@@ -77,7 +80,8 @@ class Tally:
                 f"{self.score_tables}; outcomes identical: {self.outcomes_identical}/{self.outcomes}"
                 + (f" ({self.hinted} placed by a batching hint, no scores)" if self.hinted else "")
                 + (f"; allocations compared: {self.allocations}" if self.allocations else "")
-                + (f"; groups identical: {self.groups_identical}/{self.groups}" if self.groups else ""))
+                + (f"; groups identical: {self.groups_identical}/{self.groups}" if self.groups else "")
+                + (f" ({self.groups_tied} with a tie, pods compared by count)" if self.groups_tied else ""))
 
 
 def compare_pod(pod: str, upstream: list[Attempt], ours: list[Attempt]) -> Tally:
@@ -144,7 +148,7 @@ def _show(value: Any) -> str:
     return "-" if value is None or value == "" else str(value)
 
 
-def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool) -> Tally:
+def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool, tied: bool = False) -> Tally:
     """Compare one PodGroup's outcome (``ours.GroupOutcome`` from both sides).
 
     What is deterministic is compared: how many of its pods went to each node (its pods are
@@ -152,10 +156,14 @@ def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool) -> Ta
     condition's status and reason, and the victims. The condition's message is compared for a
     group without a topology constraint only: with one, it names the first placement tried, and
     placements come out of a Go map in a random order. The pending pods' own messages are not
-    compared: which pod of a failed gang waited at Permit depends on the order."""
-    tally = Tally(pods=len(upstream.nodes), groups=1)
+    compared: which pod of a failed gang waited at Permit depends on the order. When upstream's
+    first cycle of the group had a tie (``tied``: two best nodes for a pod, or two best
+    placements), it broke it at random: only how many pods were bound is compared then."""
+    tally = Tally(pods=len(upstream.nodes), groups=1, groups_tied=int(tied))
     lines: list[str] = []
     theirs, mine = _placed(upstream.nodes), _placed(ours.nodes)
+    if tied:
+        theirs, mine = ({"bound": sum(n for k, n in d.items() if k != "-")} for d in (theirs, mine))
     if theirs != mine:
         lines.append(f"  pods per node: {theirs} != {mine}")
     up_cond, us_cond = upstream.condition, ours.condition

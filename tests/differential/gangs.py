@@ -156,8 +156,8 @@ class _Gangs:
         rng = self.rng
         size = rng.randint(2, 16)
         namespace = rng.choice(NAMESPACES)
-        # the group's total drawn around a third to the whole of the cluster's CPU: some fit, some do not
-        share = rng.uniform(0.25, 1.1) * self.cpu_total / size
+        # the group asks for 15-80% of the cluster's CPU: with what runs already, some fit and some do not
+        share = rng.uniform(0.15, 0.8) * self.cpu_total / size
         requests = self.requests(int(share))
         if rng.random() < 0.7:
             policy: dict[str, Any] = {"gang": {"minCount": size if rng.random() < 0.6 else rng.randint(1, size)}}

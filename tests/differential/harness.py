@@ -216,7 +216,7 @@ class Harness:
             return Tally(pods=len(names), groups=1, diffs=[
                 f"pod group {key}:\n  kschedfw raised {type(exc).__name__}: {exc}\n"
                 + textwrap.indent("".join(traceback.format_exc(limit=-4)), "    ")])
-        return compare_group(key, theirs, mine, topology=topology)
+        return compare_group(key, theirs, mine, topology=topology, tied=upstream.log.group_tied(key))
 
     def _start(self, meta: dict[str, Any]) -> None:
         self._started += 1

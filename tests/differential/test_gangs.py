@@ -150,3 +150,28 @@ def test_kschedfw_places_some_generated_groups_and_refuses_others() -> None:
                 assert not bound
     assert conditions["Scheduled"] and conditions["Unschedulable"], conditions
 
+
+
+def test_a_tie_in_the_groups_first_cycle_compares_only_how_many_pods_were_bound(tmp_path: Any) -> None:
+    """Upstream picks at random among a pod's best nodes (and among best placements)."""
+    lines = ['"Attempting to schedule pod group" podGroup="a/g"',
+             '"Attempting to schedule a pod belonging to a pod group" podGroup="a/g" pod="a/g-0"',
+             '"Calculated node\'s final score for pod" podGroup="a/g" pod="a/g-0" node="n1" score=452',
+             '"Calculated node\'s final score for pod" podGroup="a/g" pod="a/g-0" node="n2" score=450',
+             '"Attempting to schedule pod group" podGroup="b/h"',
+             '"Attempting to schedule a pod belonging to a pod group" podGroup="b/h" pod="b/h-0"',
+             '"Calculated node\'s final score for pod" podGroup="b/h" pod="b/h-0" node="n1" score=452',
+             '"Calculated node\'s final score for pod" podGroup="b/h" pod="b/h-0" node="n3" score=452',
+             '"Attempting to schedule pod group" podGroup="a/g"',  # a later cycle: not read
+             '"Attempting to schedule a pod belonging to a pod group" podGroup="a/g" pod="a/g-1"',
+             '"Calculated node\'s final score for pod" podGroup="a/g" pod="a/g-1" node="n1" score=7',
+             '"Calculated node\'s final score for pod" podGroup="a/g" pod="a/g-1" node="n2" score=7']
+    path = tmp_path / "kube-scheduler.log"
+    path.write_text("".join(f"I1202 18:33:58.256254   15344 x.go:1] {line}\n" for line in lines))
+    log = SchedulerLog(path)
+    log.poll()
+    assert (log.group_tied("a/g"), log.group_tied("b/h")) == (False, True)
+    up, us = outcome({"h-0": "n1", "h-1": ""}), outcome({"h-0": "n3", "h-1": ""})
+    tally = compare_group("b/h", up, us, topology=False, tied=True)
+    assert tally.identical and tally.groups_tied == 1
+    assert not compare_group("b/h", up, outcome({"h-0": "n3", "h-1": "n1"}), topology=False, tied=True).identical
