@@ -163,8 +163,11 @@ def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool, tied:
     lines: list[str] = []
     theirs, mine = _placed(upstream.nodes), _placed(ours.nodes)
     if tied:
-        theirs, mine = ({"bound": sum(n for k, n in d.items() if k != "-")} for d in (theirs, mine))
-    if theirs != mine:
+        counts = [sum(n for k, n in d.items() if k != "-") for d in (theirs, mine)]
+        if counts[0] != counts[1]:
+            lines.append(f"  pods bound (after a tie upstream): {counts[0]} != {counts[1]}; "
+                         f"pods per node: {theirs} != {mine}")
+    elif theirs != mine:
         lines.append(f"  pods per node: {theirs} != {mine}")
     up_cond, us_cond = upstream.condition, ours.condition
     if topology:
