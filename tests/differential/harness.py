@@ -183,6 +183,7 @@ class Harness:
         names = [p["metadata"]["name"] for p in stored_pods]
 
         written = upstream.log.group_conditions
+        since = [time.monotonic()]  # when a pod of the group was last seen nominated
 
         def done() -> dict[str, dict[str, Any]] | None:
             time.sleep(GROUP_POLL)
@@ -190,9 +191,14 @@ class Harness:
                 return None
             listed = {p["metadata"]["name"]: p for p in
                       self.cp.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]}
-            if all(n in listed and (listed[n]["spec"].get("nodeName") or _unschedulable(listed[n])) for n in names):
-                return listed
-            return None
+            if not all(n in listed and (listed[n]["spec"].get("nodeName") or _unschedulable(listed[n]))
+                       for n in names):
+                return None
+            # a group that preempts is followed to its retry once the victims are gone, or
+            # parked as a single pod is (no event its plugins' hints accept)
+            if any(_nominated(listed[n]) for n in names) and time.monotonic() - since[0] < PARKED_AFTER:
+                return None
+            return listed
 
         listed = upstream.wait(done, GROUP_TIMEOUT, f"kube-scheduler's decision on the pod group {key}")
         pods_now = {p["metadata"]["namespace"] + "/" + p["metadata"]["name"]
@@ -201,7 +207,7 @@ class Harness:
                     if not p["metadata"].get("deletionTimestamp")}
         before = {p.key for p in state if type(p).__name__ == "Pod"}
         theirs = ours.GroupOutcome(nodes={n: listed[n]["spec"].get("nodeName") or "" for n in names},
-                                   condition=written[key][0], victims=tuple(sorted(before - pods_now)))
+                                   condition=ours.first_outcome(written[key]), victims=tuple(sorted(before - pods_now)))
         for n in names:
             if theirs.nodes[n]:
                 self._start(listed[n]["metadata"])
@@ -263,6 +269,10 @@ def units(pods: tuple[dict[str, Any], ...], groups: dict[tuple[str, str], dict[s
             at[key] = [pod]
             out.append((groups[key], at[key]))
     return out
+
+
+def _nominated(pod: dict[str, Any]) -> bool:
+    return not pod["spec"].get("nodeName") and bool((pod.get("status") or {}).get("nominatedNodeName"))
 
 
 def _unschedulable(pod: dict[str, Any]) -> bool:

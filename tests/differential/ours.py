@@ -68,8 +68,8 @@ class GroupOutcome:
 
     #: pod name -> bound node ("" when not bound)
     nodes: dict[str, str]
-    #: the first PodGroupScheduled condition written, the group's first cycle: (status, reason,
-    #: message); empty when none was written
+    #: the group's PodGroupScheduled condition as :func:`first_outcome` picks it: (status,
+    #: reason, message); empty when none was written
     condition: tuple[str, ...]
     #: pods (namespace/name) of the state that are gone or terminating afterwards, sorted
     victims: tuple[str, ...]
@@ -100,7 +100,16 @@ def group_outcome(config: SchedulerConfig, registry: Registry, gates: FeatureGat
         nodes[pod.name] = placed.node_name if placed is not None and placed.node_name else ""
     before = {p.key for p in state if type(p).__name__ == "Pod"}
     after = {p.key for p in cluster.list("Pod") if p.deletion_timestamp is None}
-    return GroupOutcome(nodes=nodes, condition=written[0] if written else (), victims=tuple(sorted(before - after)))
+    return GroupOutcome(nodes=nodes, condition=first_outcome(written), victims=tuple(sorted(before - after)))
+
+
+def first_outcome(written: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """Of the PodGroupScheduled conditions a scheduler wrote for a group, in order, the one
+    compared: the first True (the group scheduled, maybe after its preemption), else the first
+    one (its first cycle's failure). Not the last: kube-scheduler's next cycle for pods left
+    over can write False after True (its informer had not seen the True yet), and how many such
+    cycles ran before the harness looked is a matter of timing."""
+    return next((c for c in written if c and c[0] == "True"), written[0] if written else ())
 
 
 def _devices(cluster: Any, pod: Any) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from tests.differential.gangs import (RACK, generate_gang, group_of, is_pod_grou
 from tests.differential.generate import generate
 from tests.differential.harness import units
 from tests.differential.klog import SchedulerLog
-from tests.differential.ours import GroupOutcome, group_outcome
+from tests.differential.ours import GroupOutcome, first_outcome, group_outcome
 
 SEEDS = range(30)
 
@@ -175,3 +175,12 @@ def test_a_tie_in_the_groups_first_cycle_compares_only_how_many_pods_were_bound(
     tally = compare_group("b/h", up, us, topology=False, tied=True)
     assert tally.identical and tally.groups_tied == 1
     assert not compare_group("b/h", up, outcome({"h-0": "n3", "h-1": "n1"}), topology=False, tied=True).identical
+
+
+def test_the_condition_compared_is_the_first_true_else_the_first_written() -> None:
+    scheduled, failed = ("True", "Scheduled", ""), ("False", "Unschedulable", "pod group is unschedulable")
+    waiting = ("False", "Unschedulable", "pod group is waiting for preemption to complete")
+    assert first_outcome([scheduled, failed]) == scheduled  # upstream's regression after a stale read
+    assert first_outcome([waiting, scheduled]) == scheduled  # scheduled once its victims were gone
+    assert first_outcome([failed, ("False", "Unschedulable", "another message")]) == failed
+    assert first_outcome([]) == ()
