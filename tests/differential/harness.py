@@ -174,7 +174,8 @@ class Harness:
         """A PodGroup played as a unit: its pods created (held by GangScheduling's PreEnqueue
         until their PodGroup exists), then the PodGroup, so that kube-scheduler pops the whole
         group in one cycle; the outcome is read off the API server once every pod is bound or
-        marked unschedulable and the group's PodGroupScheduled condition is written."""
+        marked unschedulable (and not nominated: a preempting group is waited for) and the
+        group's PodGroupScheduled condition is written."""
         state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
         namespace, name = group["metadata"].get("namespace", "default"), group["metadata"]["name"]
         key = f"{namespace}/{name}"
@@ -183,7 +184,7 @@ class Harness:
         names = [p["metadata"]["name"] for p in stored_pods]
 
         written = upstream.log.group_conditions
-        since = [time.monotonic()]  # when a pod of the group was last seen nominated
+        created = time.monotonic()
 
         def done() -> dict[str, dict[str, Any]] | None:
             time.sleep(GROUP_POLL)
@@ -196,7 +197,7 @@ class Harness:
                 return None
             # a group that preempts is followed to its retry once the victims are gone, or
             # parked as a single pod is (no event its plugins' hints accept)
-            if any(_nominated(listed[n]) for n in names) and time.monotonic() - since[0] < PARKED_AFTER:
+            if any(_nominated(listed[n]) for n in names) and time.monotonic() - created < PARKED_AFTER:
                 return None
             return listed
 
