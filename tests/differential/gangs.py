@@ -36,8 +36,11 @@ APISERVER_FLAGS = (f"--feature-gates={','.join(f'{g}=true' for g in APISERVER_GA
 HEARTBEAT = "2026-01-01T00:00:00Z"
 
 
-def scheduler_gates(preemption: bool = WORKLOAD_PREEMPTION) -> str:
-    """The ``--feature-gates`` value both schedulers get for a gang scenario."""
+def scheduler_gates(preemption: bool | None = None) -> str:
+    """The ``--feature-gates`` value both schedulers get for a gang scenario (``preemption``:
+    default :data:`WORKLOAD_PREEMPTION`, read at the call)."""
+    if preemption is None:
+        preemption = WORKLOAD_PREEMPTION
     gates = APISERVER_GATES if preemption else APISERVER_GATES[:-1]
     return ",".join(f"{g}=true" for g in gates)
 
@@ -64,8 +67,9 @@ def is_pod_group(obj: dict[str, Any]) -> bool:
     return obj.get("kind") == "PodGroup" and obj.get("apiVersion") == WORKLOAD_API
 
 
-def generate_gang(seed: int, preemption: bool = WORKLOAD_PREEMPTION) -> Scenario:
-    return _Gangs(random.Random(f"gang/{seed}"), preemption).scenario(seed)
+def generate_gang(seed: int, preemption: bool | None = None) -> Scenario:
+    return _Gangs(random.Random(f"gang/{seed}"), WORKLOAD_PREEMPTION if preemption is None else preemption
+                  ).scenario(seed)
 
 
 class _Gangs:
