@@ -256,6 +256,8 @@ class PodGroupCycle:
         finally:
             for pod_result in reversed(reverts):
                 self._revert(fwk, pod_result)
+            if reverts:  # the snapshot's pod-group states must not count the pods just forgotten
+                self.cycle.cache.update_snapshot()
         return result
 
     def placement_algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],

@@ -12,16 +12,23 @@ from kschedfw.cluster.kube.resources import BY_KIND, RESOURCES, Resource, parse_
 from kschedfw.cluster.controllers.resourceclaim import with_generated_claims
 from kschedfw.testing.controlplane import APIError, ControlPlane
 
+from tests.differential.gangs import WORKLOAD_API
 from tests.differential.scenario import NAMESPACES
 
 #: kinds a scenario may hold beyond those the scheduler watches: read by admission only
 EXTRA = {"RuntimeClass": Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False),
          "ResourceClaimTemplate": Resource("ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates")}
 
+#: the in-tree workload API (``scheduling.k8s.io``), served when the server runs with its gates;
+#: its PodGroup shares a kind name with the coscheduling plugin's (``scheduling.x-k8s.io``)
+WORKLOADS = Resource("Workload", WORKLOAD_API, "workloads", optional=True)
+POD_GROUPS = Resource("PodGroup", WORKLOAD_API, "podgroups", optional=True)
+
 #: what the scheduler's state is read from (optional APIs only when served), and what admission
 #: reads when that state is loaded into the embedded cluster (a stored pod keeps its
 #: runtimeClassName, which the embedded cluster admits against the RuntimeClass again)
-STATE = (*(r for r in RESOURCES if r.kind not in ("PodGroup", "ElasticQuota")), *EXTRA.values())
+STATE = (*(r for r in RESOURCES if r.kind not in ("PodGroup", "ElasticQuota")), *EXTRA.values(), WORKLOADS,
+         POD_GROUPS)
 
 NOT_READY = "node.kubernetes.io/not-ready"
 
@@ -33,9 +40,16 @@ def resource(kind: str) -> Resource:
         raise ValueError(f"the differential harness cannot create a {kind}") from None
 
 
+def resource_of(obj: dict[str, Any]) -> Resource:
+    """Where ``obj`` is served: by its kind, and for the workload API's kinds by its group too."""
+    if obj.get("apiVersion") == WORKLOAD_API:
+        return WORKLOADS if obj["kind"] == "Workload" else POD_GROUPS
+    return resource(obj["kind"])
+
+
 def path_of(obj: dict[str, Any]) -> str:
     meta = obj["metadata"]
-    return resource(obj["kind"]).object_path(meta["name"], meta.get("namespace", "default"))
+    return resource_of(obj).object_path(meta["name"], meta.get("namespace", "default"))
 
 
 def ensure_namespaces(cp: ControlPlane) -> None:
@@ -65,7 +79,7 @@ def create(cp: ControlPlane, obj: dict[str, Any]) -> dict[str, Any]:
         raise ValueError("namespaces are relabelled, not created")
     if kind == "Node":
         return _create_node(cp, obj)
-    r = resource(kind)
+    r = resource_of(obj)
     namespace = obj["metadata"].get("namespace", "default")
     base = r.path.rsplit("/", 1)[0] + (f"/namespaces/{namespace}/{r.plural}" if r.namespaced else f"/{r.plural}")
     return cp.api("POST", base, obj)
@@ -115,7 +129,7 @@ def read_state(cp: ControlPlane, kinds: Iterable[str] | None = None) -> list[Any
 #: what a scenario changes while it plays (pods: created, bound, preempted, deleted; claims:
 #: generated, allocated, freed); nothing writes the other objects then (no kubelet, no
 #: controllers), so they are read once
-CHANGING = ("Pod", "ResourceClaim")
+CHANGING = ("Pod", "ResourceClaim", "PodGroup")
 STATIC = tuple(r.kind for r in STATE if r.kind not in CHANGING)
 
 
@@ -152,12 +166,14 @@ def clear(cp: ControlPlane, objects: Iterable[dict[str, Any]], timeout: float = 
         _free(cp, path)
         _ignore_gone(cp, "DELETE", path, {"gracePeriodSeconds": 0})
     paths = [path_of(o) for o in objects if o["kind"] != "Namespace"]
-    for path in paths:
+    for obj, path in zip((o for o in objects if o["kind"] != "Namespace"), paths):
         try:
             cp.api("DELETE", path, {"gracePeriodSeconds": 0})
         except APIError as exc:
             if exc.status != 404:
                 raise
+        if resource_of(obj) is POD_GROUPS:  # PodGroupProtection's finalizer: no controller removes it here
+            _ignore_gone(cp, "PATCH", path, {"metadata": {"finalizers": None}}, MERGE)
     deadline = time.monotonic() + timeout
     while any(cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"] for ns in NAMESPACES) or any(
             _exists(cp, p) for p in paths):

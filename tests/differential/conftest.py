@@ -1,6 +1,6 @@
 """The differential fuzzer's session: one etcd + kube-apiserver, the campaign options, the summary.
 
-Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|dra|all``, ``--budget
+Options: ``--seeds 0-29`` (ranges and comma lists), ``--kind default|variants|dra|gang|all``, ``--budget
 MIN`` (no new seed is started after MIN minutes), ``--replay DIR`` (play a reproduction folder),
 ``--repro-dir DIR`` (where reproductions go)."""
 
@@ -17,10 +17,11 @@ from kschedfw.testing.controlplane import ControlPlane, find_assets, missing_ass
 
 from tests.differential import harness as harness_module
 from tests.differential.decision import Tally
+from tests.differential.gangs import APISERVER_FLAGS
 
 #: the seeds CI plays on every run (each kind), bounded to a few minutes on two cores
 CI_SEEDS = "0-4"
-KINDS = ("default", "variants", "dra")
+KINDS = ("default", "variants", "dra", "gang")
 
 _TALLY = pytest.StashKey[Tally]()
 _STARTED = pytest.StashKey[float]()
@@ -79,7 +80,8 @@ def harness(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     chosen = request.config.getoption("repro_dir")
     workdir = Path(chosen) if chosen else tmp_path_factory.mktemp("differential")
     workdir.mkdir(parents=True, exist_ok=True)
-    with ControlPlane(assets) as cp:
+    # the workload API served and admitted for the gang kind; the other kinds never use it
+    with ControlPlane(assets, extra_apiserver_flags=list(APISERVER_FLAGS)) as cp:
         h = harness_module.Harness(cp, workdir.resolve())
         harness_module.use(h)
         try:

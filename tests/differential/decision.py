@@ -56,12 +56,18 @@ class Tally:
     #: bound attempts whose allocated devices were compared (kube-scheduler allocated some, both
     #: chose the same node)
     allocations: int = 0
+    #: PodGroups played as a unit, and those whose outcome was the same (see :func:`compare_group`)
+    groups: int = 0
+    groups_identical: int = 0
+    #: groups whose first cycle upstream had a tie to break at random: pods compared by count
+    groups_tied: int = 0
     seconds: float = 0.0
     diffs: list[str] = attrs.field(factory=list)
 
     def add(self, other: "Tally") -> None:
         for name in ("pods", "score_tables", "score_tables_identical", "outcomes", "outcomes_identical", "hinted",
-                     "allocations", "seconds"):
+                     "allocations", "groups", "groups_identical", "groups_tied",
+                     "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.diffs.extend(other.diffs)
 
@@ -73,7 +79,9 @@ class Tally:
         return (f"pods compared: {self.pods}; score tables identical: {self.score_tables_identical}/"
                 f"{self.score_tables}; outcomes identical: {self.outcomes_identical}/{self.outcomes}"
                 + (f" ({self.hinted} placed by a batching hint, no scores)" if self.hinted else "")
-                + (f"; allocations compared: {self.allocations}" if self.allocations else ""))
+                + (f"; allocations compared: {self.allocations}" if self.allocations else "")
+                + (f"; groups identical: {self.groups_identical}/{self.groups}" if self.groups else "")
+                + (f" ({self.groups_tied} with a tie, pods compared by count)" if self.groups_tied else ""))
 
 
 def compare_pod(pod: str, upstream: list[Attempt], ours: list[Attempt]) -> Tally:
@@ -138,3 +146,46 @@ def outcome_diff(up: Attempt, us: Attempt) -> list[str]:
 
 def _show(value: Any) -> str:
     return "-" if value is None or value == "" else str(value)
+
+
+def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool, tied: bool = False) -> Tally:
+    """Compare one PodGroup's outcome (``ours.GroupOutcome`` from both sides).
+
+    What is deterministic is compared: how many of its pods went to each node (its pods are
+    identical and tried in a random order, so which pod went where is not), the PodGroupScheduled
+    condition's status and reason, and the victims. The condition's message is compared for a
+    group without a topology constraint only: with one, it names the first placement tried, and
+    placements come out of a Go map in a random order. The pending pods' own messages are not
+    compared: which pod of a failed gang waited at Permit depends on the order. When upstream's
+    first cycle of the group had a tie (``tied``: two best nodes for a pod, or two best
+    placements), it broke it at random: only how many pods were bound is compared then."""
+    tally = Tally(pods=len(upstream.nodes), groups=1, groups_tied=int(tied))
+    lines: list[str] = []
+    theirs, mine = _placed(upstream.nodes), _placed(ours.nodes)
+    if tied:
+        counts = [sum(n for k, n in d.items() if k != "-") for d in (theirs, mine)]
+        if counts[0] != counts[1]:
+            lines.append(f"  pods bound (after a tie upstream): {counts[0]} != {counts[1]}; "
+                         f"pods per node: {theirs} != {mine}")
+    elif theirs != mine:
+        lines.append(f"  pods per node: {theirs} != {mine}")
+    up_cond, us_cond = upstream.condition, ours.condition
+    if topology:
+        up_cond, us_cond = up_cond[:2], us_cond[:2]
+    if up_cond != us_cond:
+        lines.append(f"  PodGroupScheduled: {up_cond!r} != {us_cond!r}")
+    if upstream.victims != ours.victims:
+        lines.append(f"  victims: {list(upstream.victims)} != {list(ours.victims)}")
+    if lines:
+        tally.diffs.append("\n".join([f"pod group {group}:"] + lines))
+    else:
+        tally.groups_identical += 1
+    return tally
+
+
+def _placed(nodes: dict[str, str]) -> dict[str, int]:
+    """node -> how many of the group's pods are bound there (unbound pods under "-")."""
+    counts: dict[str, int] = {}
+    for node in nodes.values():
+        counts[node or "-"] = counts.get(node or "-", 0) + 1
+    return dict(sorted(counts.items()))

@@ -18,6 +18,7 @@ import zlib
 from typing import Any
 
 from tests.differential.devices import Devices
+from tests.differential.gangs import generate_gang
 from tests.differential.scenario import NAMESPACES, Kind, Scenario
 
 CONFIG_API = "kubescheduler.config.k8s.io/v1"
@@ -73,7 +74,10 @@ HEARTBEAT = "2026-01-01T00:00:00Z"
 
 def generate(seed: int, kind: Kind) -> Scenario:
     """The scenario of ``seed``: the default profile (``kind="default"``) or variations of it, or
-    the default profile on a cluster with devices (``kind="dra"``)."""
+    the default profile on a cluster with devices (``kind="dra"``), or PodGroups among plain pods
+    (``kind="gang"``, :mod:`tests.differential.gangs`)."""
+    if kind == "gang":
+        return generate_gang(seed)
     return _Generator(random.Random(f"{kind}/{seed}"), kind).scenario(seed)
 
 

@@ -33,8 +33,9 @@ from kschedfw.framework.registry import default_registry
 from kschedfw.testing.controlplane import ControlPlane
 
 from tests.differential import apiserver, ours
-from tests.differential.decision import Tally, compare_pod
-from tests.differential.scenario import Scenario
+from tests.differential.decision import Tally, compare_group, compare_pod
+from tests.differential.gangs import group_of, is_pod_group, scheduler_gates
+from tests.differential.scenario import NAMESPACES, Scenario
 from tests.differential.upstream import KubeScheduler
 
 #: a preempting pod is followed for this many attempts at most (each one nominates and evicts)
@@ -49,6 +50,11 @@ PARKED_AFTER = 12.0
 #: first one (a retry the victims' deletion triggered would come after a backoff of seconds; the
 #: flush after 5 minutes)
 PARKED_HORIZON = 60.0
+
+#: how long one PodGroup's decision (every pod bound or failed, its condition written) may take
+GROUP_TIMEOUT = 60.0
+#: between two looks at the API server while a group is being decided
+GROUP_POLL = 0.05
 
 #: seconds kube-scheduler is given to see claims the harness freed before the next pod is created
 CLAIMS_SETTLE = 0.3
@@ -67,6 +73,9 @@ class Harness:
         self._profiles: set[str] = set()
         self._started = 0  # pods of the scenario given a start time: each one a later time
         self._claims = False  # whether the scenario's pods use ResourceClaims
+        #: the scenario's PodGroups that its pods join, by (namespace, name): each is created
+        #: after its pods, when the group is played
+        self._groups: dict[tuple[str, str], dict[str, Any]] = {}
         apiserver.ensure_namespaces(cp)
 
     def config(self, scenario: Scenario) -> SchedulerConfig:
@@ -79,6 +88,9 @@ class Harness:
     def play(self, scenario: Scenario) -> Tally:
         """Every pod's decisions compared; the diffs name pod, attempt and field."""
         folder = Path(tempfile.mkdtemp(prefix=f"{scenario.kind}-{scenario.seed}-", dir=self.workdir))
+        # the gang kind runs both schedulers with the workload gates
+        gates = scheduler_gates() if scenario.kind == "gang" else ""
+        self.gates = FeatureGates.parse(gates) if gates else FeatureGates()
         config = self.config(scenario)
         self._profiles = {p.get("schedulerName", "default-scheduler") for p in scenario.config.get("profiles")
                           or [{}]}
@@ -86,16 +98,22 @@ class Harness:
         self._started = 0
         self._claims = any(p["spec"].get("resourceClaims") for p in scenario.pods)
         tally = Tally()
+        joined = {(p["metadata"].get("namespace", "default"), group_of(p)) for p in scenario.pods if group_of(p)}
+        self._groups = {key: o for o in scenario.objects if is_pod_group(o)
+                        and (key := (o["metadata"].get("namespace", "default"), o["metadata"]["name"])) in joined}
         apiserver.label_namespaces(self.cp, scenario.objects)
         try:
             for obj in scenario.objects:
-                if obj["kind"] != "Namespace":
+                if obj["kind"] != "Namespace" and not any(obj is g for g in self._groups.values()):
                     apiserver.create(self.cp, obj)
             static = apiserver.read_state(self.cp, apiserver.STATIC)
-            with KubeScheduler(self.cp, scenario.config, folder) as upstream:
+            with KubeScheduler(self.cp, scenario.config, folder, gates) as upstream:
                 static = in_cache_order(static, upstream.log.nodes_added)
-                for manifest in scenario.pods:
-                    tally.add(self._one_pod(upstream, config, static, manifest))
+                for unit in units(scenario.pods, self._groups):
+                    if isinstance(unit, tuple):
+                        tally.add(self._one_group(upstream, config, static, *unit))
+                    else:
+                        tally.add(self._one_pod(upstream, config, static, unit))
         finally:
             apiserver.clear(self.cp, scenario.objects)
         tally.seconds = time.monotonic() - started
@@ -151,6 +169,62 @@ class Harness:
                 + textwrap.indent("".join(traceback.format_exc(limit=-4)), "    ")])
         return compare_pod(key, theirs, mine)
 
+    def _one_group(self, upstream: KubeScheduler, config: SchedulerConfig, static: list[Any],
+                   group: dict[str, Any], members: list[dict[str, Any]]) -> Tally:
+        """A PodGroup played as a unit: its pods created (held by GangScheduling's PreEnqueue
+        until their PodGroup exists), then the PodGroup, so that kube-scheduler pops the whole
+        group in one cycle; the outcome is read off the API server once every pod is bound or
+        marked unschedulable (and not nominated: a preempting group is waited for) and the
+        group's PodGroupScheduled condition is written."""
+        state = static + apiserver.read_state(self.cp, apiserver.CHANGING)
+        namespace, name = group["metadata"].get("namespace", "default"), group["metadata"]["name"]
+        key = f"{namespace}/{name}"
+        stored_pods = [apiserver.create(self.cp, m) for m in members]
+        stored_group = apiserver.create(self.cp, group)
+        names = [p["metadata"]["name"] for p in stored_pods]
+
+        written = upstream.log.group_conditions
+        created = time.monotonic()
+
+        def done() -> dict[str, dict[str, Any]] | None:
+            time.sleep(GROUP_POLL)
+            if not written.get(key):
+                return None
+            listed = {p["metadata"]["name"]: p for p in
+                      self.cp.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]}
+            if not all(n in listed and (listed[n]["spec"].get("nodeName") or _unschedulable(listed[n]))
+                       for n in names):
+                return None
+            # a group that preempts is followed to its retry once the victims are gone, or
+            # parked as a single pod is (no event its plugins' hints accept)
+            if any(_nominated(listed[n]) for n in names) and time.monotonic() - created < PARKED_AFTER:
+                return None
+            return listed
+
+        listed = upstream.wait(done, GROUP_TIMEOUT, f"kube-scheduler's decision on the pod group {key}")
+        pods_now = {p["metadata"]["namespace"] + "/" + p["metadata"]["name"]
+                    for ns in NAMESPACES
+                    for p in self.cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"]
+                    if not p["metadata"].get("deletionTimestamp")}
+        before = {p.key for p in state if type(p).__name__ == "Pod"}
+        theirs = ours.GroupOutcome(nodes={n: listed[n]["spec"].get("nodeName") or "" for n in names},
+                                   condition=ours.first_outcome(written[key]), victims=tuple(sorted(before - pods_now)))
+        for n in names:
+            if theirs.nodes[n]:
+                self._start(listed[n]["metadata"])
+            else:  # it would be retried on the next event: gone, as a plain pod that failed
+                apiserver.delete_pod(self.cp, namespace, n)
+        topology = bool((group.get("spec") or {}).get("schedulingConstraints"))
+        try:
+            mine = ours.group_outcome(config, self.registry, self.gates, state,
+                                      [parse_api_object(BY_KIND["Pod"], p) for p in stored_pods],
+                                      parse_api_object(apiserver.POD_GROUPS, stored_group))
+        except Exception as exc:  # a crash is a finding too
+            return Tally(pods=len(names), groups=1, diffs=[
+                f"pod group {key}:\n  kschedfw raised {type(exc).__name__}: {exc}\n"
+                + textwrap.indent("".join(traceback.format_exc(limit=-4)), "    ")])
+        return compare_group(key, theirs, mine, topology=topology, tied=upstream.log.group_tied(key))
+
     def _start(self, meta: dict[str, Any]) -> None:
         self._started += 1
         apiserver.start(self.cp, meta["namespace"], meta["name"], self._started)
@@ -160,6 +234,8 @@ class Harness:
         gated, or for no profile of the scenario (kube-scheduler would then never log a decision)."""
         spec = manifest["spec"]
         if spec.get("nodeName") or spec.get("schedulingGates"):
+            return False
+        if group_of(manifest):  # a group's pods are played with it; without it, held forever
             return False
         return spec.get("schedulerName", "default-scheduler") in self._profiles
 
@@ -176,6 +252,33 @@ class Harness:
         folder = self.workdir / f"repro-{scenario.kind}-{scenario.seed}"
         write_reproduction(scenario, folder, tally)
         return tally, folder
+
+
+def units(pods: tuple[dict[str, Any], ...], groups: dict[tuple[str, str], dict[str, Any]]) -> list[Any]:
+    """The pods in the order they are played: a plain pod alone, a PodGroup's pods together as
+    ``(group, members)`` where the first of them comes (a pod whose PodGroup the scenario lacks
+    stays alone: it is created and never decided)."""
+    out: list[Any] = []
+    at: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for pod in pods:
+        key = (pod["metadata"].get("namespace", "default"), group_of(pod) or "")
+        if key not in groups:
+            out.append(pod)
+        elif key in at:
+            at[key].append(pod)
+        else:
+            at[key] = [pod]
+            out.append((groups[key], at[key]))
+    return out
+
+
+def _nominated(pod: dict[str, Any]) -> bool:
+    return not pod["spec"].get("nodeName") and bool((pod.get("status") or {}).get("nominatedNodeName"))
+
+
+def _unschedulable(pod: dict[str, Any]) -> bool:
+    return any(c.get("type") == "PodScheduled" and c.get("status") == "False"
+               for c in (pod.get("status") or {}).get("conditions") or ())
 
 
 def in_cache_order(objects: list[Any], nodes_added: list[str]) -> list[Any]:

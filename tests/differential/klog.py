@@ -70,6 +70,13 @@ class SchedulerLog:
         #: API server's: the image sizes and the node tree of its snapshot depend on it)
         self.nodes_added: list[str] = []
         self._attempts: dict[str, list[_Open]] = {}
+        #: per PodGroup (namespace/name): the PodGroupScheduled conditions its status patches
+        #: wrote, in order, as (status, reason, message)
+        self.group_conditions: dict[str, list[tuple[str, str, str]]] = {}
+        #: per PodGroup: its cycles begun, and the totals of each node (or placement) scored in
+        #: its first cycle, one table per pod tried and one for the placements
+        self._group_cycles: dict[str, int] = {}
+        self._group_tables: dict[str, list[dict[str, int]]] = {}
 
     def close(self) -> None:
         if self._file is not None:
@@ -112,6 +119,12 @@ class SchedulerLog:
             if attempt is not None:
                 attempt.victims_expected = int(kv.get("numVictims", "0"))
             return
+        if message == "Request Body" and "podGroup" in kv and "PodGroupScheduled" in kv.get("body", ""):
+            self._group_condition(kv["podGroup"], kv["body"])
+            return
+        group = kv.get("podGroup")
+        if group is not None and self._group_line(group, message, kv):
+            return
         pod = kv.get("pod")
         if pod is None:
             return
@@ -138,6 +151,42 @@ class SchedulerLog:
             current.message = kv.get("err", "")
         elif message == "Updating pod condition and nominated node name":
             current.nominated, current.ended = kv.get("nominatedNodeName", ""), True
+
+    def _group_line(self, group: str, message: str, kv: dict[str, str]) -> bool:
+        """Follow a group's first cycle; True when the line was about the group only."""
+        if message == "Attempting to schedule pod group":
+            self._group_cycles[group] = self._group_cycles.get(group, 0) + 1
+            if self._group_cycles[group] == 1:
+                self._group_tables[group] = [{}]  # the placements' totals
+            return True
+        if self._group_cycles.get(group) != 1:
+            return False
+        tables = self._group_tables[group]
+        if message == "Attempting to schedule a pod belonging to a pod group":
+            tables.append({})
+        elif message == "Calculated node's final score for pod":
+            tables[-1][kv.get("node", "")] = int(kv.get("score", "0"))
+        elif message == "Calculated placement's final score for podGroup":
+            tables[0][kv.get("placement", "")] = int(kv.get("score", "0"))
+        return False
+
+    def group_tied(self, group: str) -> bool:
+        """Whether the group's first cycle had a choice between equals: two best nodes for one
+        of its pods, or two best placements. Upstream then chose at random."""
+        for table in self._group_tables.get(group, ()):
+            if table and list(table.values()).count(max(table.values())) > 1:
+                return True
+        return False
+
+    def _group_condition(self, group: str, body: str) -> None:
+        try:
+            conditions = json.loads(body)["status"]["conditions"]
+        except (ValueError, KeyError, TypeError):
+            return
+        for c in conditions:
+            if c.get("type") == "PodGroupScheduled":
+                self.group_conditions.setdefault(group, []).append(
+                    (c.get("status", ""), c.get("reason", ""), c.get("message", "")))
 
     def _nominating(self, preemptor: str) -> _Open | None:
         attempts = [a for a in self._attempts.get(preemptor, []) if a.nominated]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from tests.differential.scenario import Kind, Scenario
@@ -46,6 +47,27 @@ def pod(name: str, cpu: str = "100m", memory: str = "128Mi", *, ns: str = "fuzz-
 def scenario(objects: list[dict[str, Any]], pods: list[dict[str, Any]], cfg: dict[str, Any] | None = None,
              kind: Kind = "default", seed: int = 0) -> Scenario:
     return Scenario(seed=seed, kind=kind, config=cfg or config(), objects=tuple(objects), pods=tuple(pods))
+
+
+WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
+
+
+def pod_group(name: str, policy: dict[str, Any], *, ns: str = "fuzz-a", topology_key: str = ""
+              ) -> list[dict[str, Any]]:
+    """A Workload of one template and its PodGroup, both with ``policy`` (and a topology
+    constraint on ``topology_key``); pods join with :func:`member`."""
+    spec: dict[str, Any] = {"schedulingPolicy": policy}
+    if topology_key:
+        spec["schedulingConstraints"] = {"topology": [{"key": topology_key}]}
+    return [{"apiVersion": WORKLOAD_API, "kind": "Workload", "metadata": {"name": name, "namespace": ns},
+             "spec": {"podGroupTemplates": [{"name": "workers", **copy.deepcopy(spec)}]}},
+            {"apiVersion": WORKLOAD_API, "kind": "PodGroup", "metadata": {"name": name, "namespace": ns},
+             "spec": {"podGroupTemplateRef": {"workload": {"workloadName": name, "podGroupTemplateName": "workers"}},
+                      **spec}}]
+
+
+def member(group: str, name: str, cpu: str = "100m", memory: str = "128Mi", **spec: Any) -> dict[str, Any]:
+    return pod(name, cpu, memory, schedulingGroup={"podGroupName": group}, **spec)
 
 
 RESOURCE_API = "resource.k8s.io/v1"

@@ -62,6 +62,56 @@ def attempts(config: SchedulerConfig, registry: Registry, gates: FeatureGates, s
     return out
 
 
+@attrs.frozen
+class GroupOutcome:
+    """What became of one PodGroup's pods, from either scheduler."""
+
+    #: pod name -> bound node ("" when not bound)
+    nodes: dict[str, str]
+    #: the group's PodGroupScheduled condition as :func:`first_outcome` picks it: (status,
+    #: reason, message); empty when none was written
+    condition: tuple[str, ...]
+    #: pods (namespace/name) of the state that are gone or terminating afterwards, sorted
+    victims: tuple[str, ...]
+
+
+def group_outcome(config: SchedulerConfig, registry: Registry, gates: FeatureGates, state: list[Any],
+                  pods: list[Any], group: Any) -> GroupOutcome:
+    """The group's pods and its PodGroup added to ``state`` (pods first, as the harness creates
+    them), played until nothing more happens."""
+    simulation = Simulation(config, registry, [*state, *pods, group], seed=0, feature_gates=gates)
+    written: list[tuple[str, ...]] = []
+    cluster = simulation.cluster
+    patch = cluster.patch_pod_group_condition
+
+    def recorded(pod_group: Any, condition: Any) -> None:
+        if pod_group.name == group.name and pod_group.namespace == group.namespace:
+            written.append((condition.status, condition.reason, condition.message))
+        patch(pod_group, condition)
+
+    cluster.patch_pod_group_condition = recorded  # type: ignore[method-assign]
+    result = simulation.run()
+    if result.rejected:
+        raise AssertionError(f"the embedded cluster refused what the API server holds: {result.rejected}")
+    cluster = result.cluster
+    nodes = {}
+    for pod in pods:
+        placed = cluster.get("Pod", pod.name, pod.namespace)
+        nodes[pod.name] = placed.node_name if placed is not None and placed.node_name else ""
+    before = {p.key for p in state if type(p).__name__ == "Pod"}
+    after = {p.key for p in cluster.list("Pod") if p.deletion_timestamp is None}
+    return GroupOutcome(nodes=nodes, condition=first_outcome(written), victims=tuple(sorted(before - after)))
+
+
+def first_outcome(written: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """Of the PodGroupScheduled conditions a scheduler wrote for a group, in order, the one
+    compared: the first True (the group scheduled, maybe after its preemption), else the first
+    one (its first cycle's failure). Not the last: kube-scheduler's next cycle for pods left
+    over can write False after True (its informer had not seen the True yet), and how many such
+    cycles ran before the harness looked is a matter of timing."""
+    return next((c for c in written if c and c[0] == "True"), written[0] if written else ())
+
+
 def _devices(cluster: Any, pod: Any) -> tuple[str, ...]:
     """The devices the embedded cluster's claims of ``pod`` hold after the run."""
     placed = cluster.get("Pod", pod.name, pod.namespace)

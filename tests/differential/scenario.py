@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
-Kind = Literal["default", "variants", "dra"]
+Kind = Literal["default", "variants", "dra", "gang"]
 
 #: Namespaces a scenario may use. A real API server without a controller manager never finishes
 #: deleting a namespace, so the harness creates these once, relabels them per scenario (from the

@@ -179,7 +179,7 @@ def test_seeds_0_to_29_cover_every_listed_feature_twice(kind: str) -> None:
     assert len(set(sizes)) > 10  # sizes vary with the seed
 
 
-@pytest.mark.parametrize("kind", ["default", "variants", "dra"])
+@pytest.mark.parametrize("kind", ["default", "variants", "dra", "gang"])
 def test_every_pod_is_uniquely_named_in_a_fuzz_namespace_and_stops_at_once(kind: str) -> None:
     for seed in SEEDS:
         s = generate(seed, kind)  # type: ignore[arg-type]

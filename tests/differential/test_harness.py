@@ -5,8 +5,8 @@ session's counts, which are the campaign's.)"""
 
 from __future__ import annotations
 
-from tests.differential.manifests import (claim, claim_template, config, device_class, gpu_slice, namespace, node, pod,
-                                          priority_class, scenario, with_claims)
+from tests.differential.manifests import (claim, claim_template, config, device_class, gpu_slice, member, namespace,
+                                          node, pod, pod_group, priority_class, scenario, with_claims)
 
 ZONE = "topology.kubernetes.io/zone"
 
@@ -208,3 +208,27 @@ def test_claim_errors_and_all_devices_of_a_pool(harness):
     result = harness.play(scenario(objects, pods))
     assert result.diffs == []
     assert (result.pods, result.outcomes, result.allocations) == (4, 4, 2)
+
+
+def test_groups_are_played_as_units_gang_all_or_nothing_and_basic_what_fits(harness):
+    """Two nodes of 2 CPUs: a gang of 4 (minCount 4) of 1.5 CPUs fits 2 pods and binds none,
+    marked Unschedulable; a basic group of 3 binds the 2 that fit, marked Scheduled; a plain pod
+    between them is compared as usual."""
+    objects = [node("n1", "2"), node("n2", "2"), *pod_group("gang", {"gang": {"minCount": 4}}),
+               *pod_group("basic", {"basic": {}})]
+    pods = [*(member("gang", f"gang-{i}", "1500m") for i in range(4)), pod("plain", "200m"),
+            *(member("basic", f"basic-{i}", "1500m") for i in range(3))]
+    result = harness.play(scenario(objects, pods, kind="gang"))
+    assert result.diffs == []
+    assert (result.groups, result.groups_identical, result.pods, result.outcomes) == (2, 2, 8, 1)
+
+
+def test_placements_are_scored_without_the_pods_of_the_last_placement_tried(harness):
+    """The PodGroupPodsCount class: rack r1 holds all 3 pods, r2 two, and NodeResourcesFit's
+    placement score prefers r2 by less than the pod count's 34 points; upstream binds all 3 in r1."""
+    objects = [node("a1", "4", "16Gi", labels={"rack": "r1"}), node("b1", "2", "4Gi", labels={"rack": "r2"}),
+               *pod_group("train", {"basic": {}}, topology_key="rack")]
+    pods = [member("train", f"m-{i}", "1", "1Gi") for i in range(3)]
+    result = harness.play(scenario(objects, pods, kind="gang"))
+    assert result.diffs == []
+    assert (result.groups, result.groups_identical) == (1, 1)

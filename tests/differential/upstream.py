@@ -17,7 +17,7 @@ class KubeScheduler:
     """``with KubeScheduler(cp, config, folder) as ks``: started, its informers synced; ``ks.log``
     follows what it writes."""
 
-    def __init__(self, cp: ControlPlane, config: dict[str, Any], folder: Path) -> None:
+    def __init__(self, cp: ControlPlane, config: dict[str, Any], folder: Path, feature_gates: str = "") -> None:
         self.binary = cp.assets / "kube-scheduler"
         self.folder = folder
         self.config_path = folder / "kube-scheduler.yaml"
@@ -26,13 +26,15 @@ class KubeScheduler:
             "leaderElection": {"leaderElect": False}}))
         self.log_path = folder / "kube-scheduler.log"
         self.log = SchedulerLog(self.log_path)
+        self.feature_gates = feature_gates
         self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> "KubeScheduler":
         with open(self.log_path, "wb") as out:
             self._proc = subprocess.Popen(
                 [str(self.binary), f"--config={self.config_path}", "--bind-address=127.0.0.1",
-                 f"--secure-port={free_port()}", "-v=10"],
+                 f"--secure-port={free_port()}", "-v=10",
+                 *([f"--feature-gates={self.feature_gates}"] if self.feature_gates else [])],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         try:
             # pods created before its informers synced would arrive in one initial list: wait
