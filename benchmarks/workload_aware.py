@@ -28,6 +28,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -160,8 +161,8 @@ def measure(name: str, full: Path, empty: Path, pods: int, gates: str, repeat: i
     return {"scenario": name, "pods": pods, "bound": bound,
             "no_pods_wall_s": [round(e, 2) for e, _ in walls], "pods_wall_s": [round(f, 2) for _, f in walls],
             "pods_per_s": [round(r) for r in rates], "pods_per_cpu_s": [round(r) for r in cpu_rates],
-            "median_pods_per_s": round(rates[len(rates) // 2]) if rates else None,
-            "median_pods_per_cpu_s": round(cpu_rates[len(cpu_rates) // 2]) if cpu_rates else None}
+            "median_pods_per_s": round(statistics.median(rates)) if rates else None,
+            "median_pods_per_cpu_s": round(statistics.median(cpu_rates)) if cpu_rates else None}
 
 
 def main(argv: list[str] | None = None) -> int:
