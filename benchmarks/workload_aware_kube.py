@@ -13,7 +13,9 @@ one Workload and one gang PodGroup per gang, the gang's pods) is created, then t
 started with the same gates and timed until no pod is left unbound. Reported as
 benchmarks/kube_apiserver_throughput.py reports: seconds from process start to the last bind,
 pods/s over the binding phase (the pods' PodScheduled transitions, 1 s resolution), the
-scheduler's CPU seconds to the last bind.
+scheduler's CPU seconds to the last bind; and, read back from the API server, how many PodGroups
+carry PodGroupScheduled=True and how many gangs have pods in more than one rack. A run that did
+not schedule the gangs as groups is reported on stderr and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from kube_apiserver_throughput import bind_phase, process_cpu, unbound_left  # noqa: E402
-from workload_aware import GATES, gang_objects, gang_sizes, racked_nodes  # noqa: E402
+from workload_aware import GATES, RACK, gang_objects, gang_sizes, racked_nodes  # noqa: E402
 
 from kschedfw.cluster.kube.client import KubeClient  # noqa: E402
 from kschedfw.cluster.kube.credentials import load_connection  # noqa: E402
@@ -111,11 +113,28 @@ def run_one(which: str, assets: Path, args: argparse.Namespace) -> dict:
             proc.wait(60)
             log.close()
         phase, bound = bind_phase(cp)
+        split, scheduled = gang_check(cp)
         return {"scheduler": which, "nodes": args.nodes, "gangs": args.gangs, "pods": pods,
                 "constraint": args.constraint, "total_s": round(total, 1), "bound": bound,
                 "bind_phase_s": round(phase, 1), "pods_per_s": round(bound / phase, 1) if phase else None,
                 "cpu_to_last_bind_s": None if cpu is None else round(cpu, 2),
-                "pods_per_cpu_s": round(bound / cpu, 1) if cpu else None}
+                "pods_per_cpu_s": round(bound / cpu, 1) if cpu else None,
+                "gangs_in_several_racks": split, "podgroups_scheduled": scheduled}
+
+
+def gang_check(cp: ControlPlane) -> tuple[int, int]:
+    """How many gangs have pods bound in more than one rack, and how many PodGroups carry
+    PodGroupScheduled=True (what says the run went through the pod-group cycle)."""
+    racks = {n["metadata"]["name"]: n["metadata"]["labels"].get(RACK) for n in cp.api("GET", "/api/v1/nodes")["items"]}
+    by_gang: dict[str, set[str | None]] = {}
+    for pod in cp.api("GET", _PATHS["Pod"])["items"]:
+        gang = pod["metadata"]["labels"].get("gang")
+        if gang and pod["spec"].get("nodeName"):
+            by_gang.setdefault(gang, set()).add(racks.get(pod["spec"]["nodeName"]))
+    scheduled = sum(1 for pg in cp.api("GET", _PATHS["PodGroup"])["items"]
+                    if any(c["type"] == "PodGroupScheduled" and c["status"] == "True"
+                           for c in (pg.get("status") or {}).get("conditions") or []))
+    return sum(1 for found in by_gang.values() if len(found) > 1), scheduled
 
 
 def main() -> int:
@@ -137,10 +156,18 @@ def main() -> int:
               file=sys.stderr)
         return 2
     order = [args.only] if args.only else ["kube-scheduler", "kschedfw"]
+    whole = True
     for _ in range(args.runs):
         for which in order:
-            print(json.dumps(run_one(which, assets, args)), flush=True)
-    return 0
+            row = run_one(which, assets, args)
+            print(json.dumps(row), flush=True)
+            if row["podgroups_scheduled"] != args.gangs or (args.constraint == "rack" and row["gangs_in_several_racks"]):
+                print(f"workload_aware_kube: {which} did not schedule the gangs as groups "
+                      f"({row['podgroups_scheduled']} of {args.gangs} PodGroups scheduled, "
+                      f"{row['gangs_in_several_racks']} gangs in several racks): its rate is not comparable",
+                      file=sys.stderr)
+                whole = False
+    return 0 if whole else 1
 
 
 if __name__ == "__main__":
