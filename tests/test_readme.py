@@ -4,6 +4,7 @@ simulated and must print what the README shows. So the examples cannot drift."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -180,3 +181,32 @@ def test_contrib_package_installs_bring_kschedfw_from_the_clone():
                 line = text.count("\n", 0, match.start()) + 1
                 offenders.append(f"{path.relative_to(ROOT)}:{line}: {match.group(0)}")
     assert offenders == [], "\n".join(offenders)
+
+
+GANGS_SECTION = "### Which one: the in-tree path or the coscheduling package"
+
+
+def test_readme_gang_examples_place_as_the_readme_says(tmp_path):
+    """Both gang examples of the README run as written: in-tree (the gates on), gang train in
+    rack-1 and eval not bound; with the coscheduling package (put on the path as installing it
+    would), eval bound whole and train pending whole."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index(GANGS_SECTION):]
+    [(_, block)] = BLOCK.findall(section[:section.index("\n## ")])
+    commands = [shlex.split(line) for line in block.replace("\\\n", " ").splitlines()
+                if line.startswith("kschedfw simulate")]
+    assert len(commands) == 2
+    package = ROOT / "contrib-plugins" / "kschedfw-coscheduling"
+    write_dist_info(tmp_path, (package / "pyproject.toml").read_text())
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(package / "src"), str(tmp_path)])}
+    placed = []
+    for argv in commands:
+        done = subprocess.run([sys.executable, "-m", "kschedfw.cli.main", *argv[1:], "-o", "json"], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        placed.append({p["pod"].split("/")[1]: p["node"] for p in json.loads(done.stdout)["pods"]})
+    in_tree, coscheduling = placed
+    assert sorted(in_tree[f"train-{i}"] for i in range(4)) == ["node-a", "node-a", "node-b", "node-b"]
+    assert [in_tree[f"eval-{i}"] for i in range(3)] == ["", "", ""]
+    assert all(coscheduling[f"eval-{i}"] for i in range(3))
+    assert [coscheduling[f"train-{i}"] for i in range(4)] == ["", "", "", ""]

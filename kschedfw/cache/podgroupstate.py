@@ -142,10 +142,14 @@ class PodGroupStates:
     copy (a :class:`kschedfw.fwk.PodGroupStateLister` either way). Each method takes a pod of
     some group (:func:`pod_group_key` not None)."""
 
-    __slots__ = ("states",)
+    __slots__ = ("_changed", "_copied_to", "states")
 
     def __init__(self) -> None:
         self.states: dict[PodGroupKey, PodGroupState] = {}
+        #: the groups changed since the last :meth:`copy_into` ``_copied_to``: a cycle copies
+        #: those, not every group (a pod-group cycle refreshes its snapshot after each pod)
+        self._changed: dict[PodGroupKey, None] = {}
+        self._copied_to: PodGroupStates | None = None
 
     @classmethod
     def from_pods(cls, pods: "list[Pod]") -> "PodGroupStates":
@@ -167,6 +171,7 @@ class PodGroupStates:
         key = pod_group_key(pod)
         if key is None:
             return
+        self._changed[key] = None
         state = self.states.get(key)
         if state is None:
             state = self.states[key] = PodGroupState()
@@ -176,6 +181,7 @@ class PodGroupStates:
         """Upstream logs a missed add when the group is unknown; nothing changes then."""
         key = pod_group_key(new)
         if key is not None and (state := self.states.get(key)) is not None:
+            self._changed[key] = None
             state.update_pod(old, new)
 
     def remove_pod(self, pod: "Pod") -> None:
@@ -183,6 +189,7 @@ class PodGroupStates:
         key = pod_group_key(pod)
         if key is None or (state := self.states.get(key)) is None:
             return
+        self._changed[key] = None
         state.delete_pod(pod.uid)
         if state.empty():
             del self.states[key]
@@ -192,6 +199,7 @@ class PodGroupStates:
         key = pod_group_key(pod)
         if key is None:
             return
+        self._changed[key] = None
         state = self.states.get(key)
         if state is None:
             state = self.states[key] = PodGroupState()
@@ -201,15 +209,23 @@ class PodGroupStates:
     def forget_pod(self, pod: "Pod") -> None:
         key = pod_group_key(pod)
         if key is not None and (state := self.states.get(key)) is not None:
+            self._changed[key] = None
             state.forget_pod(pod.uid)
 
     def copy_into(self, snapshot: "PodGroupStates") -> None:
-        """Bring ``snapshot`` up to date: drop the groups gone, copy those whose generation moved."""
+        """Bring ``snapshot`` up to date: drop the groups gone, copy those whose generation moved.
+        Only the groups changed since the last copy are looked at when ``snapshot`` is the one
+        copied to last time (the cache's), every group otherwise."""
         live = self.states
         held = snapshot.states
-        for key in [key for key in held if key not in live]:
-            del held[key]
-        for key, state in live.items():
+        keys = self._changed if snapshot is self._copied_to else list(held) + list(live)
+        for key in keys:
+            state = live.get(key)
+            if state is None:
+                held.pop(key, None)
+                continue
             kept = held.get(key)
             if kept is None or kept.generation != state.generation:
                 held[key] = state.snapshot()
+        self._changed = {}
+        self._copied_to = snapshot

@@ -18,7 +18,7 @@ class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
     __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index",
-                 "term_index", "_positions", "pod_groups")
+                 "term_index", "_positions", "pod_groups", "_whole")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -37,10 +37,31 @@ class Snapshot:
         #: the PodGroup states as of this cycle (copied by the cache; a pod-group cycle assumes
         #: and forgets its pods here)
         self.pod_groups = PodGroupStates()
+        #: while a placement is assumed: the whole snapshot's list, map and positions
+        self._whole: tuple[list[NodeInfo], dict[str, NodeInfo], dict[str, int] | None] | None = None
+
+    def assume_placement(self, node_infos: Iterable[NodeInfo]) -> None:
+        """Hold only ``node_infos`` (a placement of a pod-group cycle, upstream
+        AssumePlacement) until :meth:`forget_placement` gives the whole snapshot back without
+        rebuilding it (a group is tried in every placement, each costing its nodes only)."""
+        if self._whole is None:
+            self._whole = (self._node_infos, self._by_name, self._positions)
+        self._node_infos = list(node_infos)
+        self._by_name = {ni.name: ni for ni in self._node_infos}
+        self._lists = {}
+        self._positions = None
+
+    def forget_placement(self) -> None:
+        """The whole snapshot again (upstream ForgetPlacement)."""
+        if self._whole is not None:
+            self._node_infos, self._by_name, self._positions = self._whole
+            self._whole = None
+            self._lists = {}
 
     def refill(self, node_infos: Iterable[NodeInfo]) -> None:
         """Hold ``node_infos`` from now on, in their order (the cache's one snapshot after a
         node came or went: whoever was given it sees the new nodes, as upstream's snapshot)."""
+        self._whole = None
         self._node_infos = list(node_infos)
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self._lists = {}

@@ -271,11 +271,11 @@ class PodGroupCycle:
         info = PodGroupInfo(name=name, namespace=namespace, unscheduled_pods=tuple(q.pod for q in group))
 
         def attempt(placement: Placement) -> GroupResult:
-            snapshot.refill(placement.nodes)
+            snapshot.assume_placement(placement.nodes)
             try:
                 return self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
-                snapshot.refill(all_nodes)
+                snapshot.forget_placement()
 
         selection = select_placement(fwk, group_state, info, all_nodes, attempt, rng=cycle.algorithm.rng,
                                      ties=cycle.algorithm.ties)

@@ -151,3 +151,42 @@ def test_a_snapshot_from_objects_holds_the_groups_of_its_pods_bound_or_not():
                                                            member("p3", node="elsewhere")])
     state = snapshot.pod_group_states().get("ns1", "pg1")
     assert state.assigned_pods() == {"p1", "p3"} and list(state.unscheduled_pods()) == ["p2"]
+
+
+def test_a_snapshot_sees_every_change_since_the_last_copy_and_another_snapshot_every_group():
+    """Only the groups changed since the last copy are copied into the cache's snapshot, yet
+    each change (add, assume, forget, remove) reaches it; a table copied into for the first
+    time gets every group."""
+    cache = Cache()
+    cache.add_node(make_node("node1"))
+    for name, group in (("a1", "a"), ("b1", "b"), ("c1", "c")):
+        cache.add_pod_group_member(member(name, group))
+    snapshot = cache.update_snapshot()
+    c_state = snapshot.pod_group_states().get("ns1", "c")
+    cache.assume_pod(member("a1", "a").with_node("node1"))
+    snapshot = cache.update_snapshot()
+    assert snapshot.pod_group_states().get("ns1", "a").assumed_pods() == {"a1"}
+    assert snapshot.pod_group_states().get("ns1", "c") is c_state  # unchanged: not copied again
+    cache.forget_pod(member("a1", "a").with_node("node1"))
+    cache.remove_pod_group_member(member("b1", "b"))
+    snapshot = cache.update_snapshot()
+    assert list(snapshot.pod_group_states().get("ns1", "a").unscheduled_pods()) == ["a1"]
+    with pytest.raises(NotFound):
+        snapshot.pod_group_states().get("ns1", "b")
+    other = PodGroupStates()
+    cache.pod_group_states().copy_into(other)
+    assert sorted(other.states) == [("ns1", "a"), ("ns1", "c")]
+
+
+def test_a_placement_narrows_the_snapshot_until_forgotten():
+    """AssumePlacement: the snapshot lists and finds only the placement's nodes; ForgetPlacement
+    gives back the whole snapshot, in its order."""
+    snapshot = Snapshot.from_objects([make_node(f"node{i}") for i in range(4)])
+    whole = snapshot.node_infos()
+    snapshot.assume_placement([whole[3], whole[1]])
+    assert [ni.name for ni in snapshot.node_infos()] == ["node3", "node1"]
+    assert snapshot.get("node0") is None and snapshot.get("node1") is whole[1]
+    assert [ni.name for ni in snapshot.named({"node0", "node1"})] == ["node1"]
+    snapshot.forget_placement()
+    assert snapshot.node_infos() == whole and snapshot.get("node0") is whole[0]
+    assert [ni.name for ni in snapshot.named({"node2"})] == ["node2"]
