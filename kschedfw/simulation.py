@@ -90,7 +90,8 @@ class GroupOutcome:
     """Where a PodGroup ended: its policy (``gang`` with ``min_count``, or ``basic``), its pods
     (keys) and how many are bound, the PodGroupScheduled condition the scheduler wrote
     (``condition``: (status, reason, message); None: none yet), its topology key, and its last
-    scheduling attempt (None: not attempted)."""
+    scheduling attempt (None: not attempted). ``read``: False when the scheduler does not read
+    PodGroups (the GenericWorkload gate off)."""
 
     key: str
     policy: str
@@ -100,6 +101,7 @@ class GroupOutcome:
     condition: tuple[str, str, str] | None
     topology_key: str = ""
     attempt: "GroupAttempt | None" = attrs.field(default=None, eq=False, repr=False)
+    read: bool = True
 
     @property
     def scheduled(self) -> bool:
@@ -108,7 +110,7 @@ class GroupOutcome:
     def pending_reason(self) -> dict[str, Any] | None:
         """Why the group is not scheduled, as data (None once it is): see
         :func:`kschedfw.scheduler.pending_reason.pod_group_reason`."""
-        if self.scheduled:
+        if self.scheduled or not self.read:
             return None
         attempt = self.attempt
         if attempt is None or self.condition is None:
@@ -126,6 +128,8 @@ class GroupOutcome:
 
     def line(self) -> str:
         """The group in one line: why it is pending, or how many of its pods are bound."""
+        if not self.read:
+            return f"{self.policy} {self.key}: not read by the scheduler (the GenericWorkload gate is off)"
         reason = self.pending_reason()
         if reason is not None:
             return message_of(reason)
@@ -381,7 +385,7 @@ def collect_groups(cluster: MemoryCluster, scheduler: Scheduler) -> list[GroupOu
             group.key, "gang" if policy.gang is not None else "basic", policy.min_count,
             tuple(p.key for p in pods), sum(1 for p in pods if p.node_name),
             (condition.status, condition.reason, condition.message) if condition is not None else None,
-            group.topology_key, attempts.get(group.key)))
+            group.topology_key, attempts.get(group.key), read=cycle is not None))
     return out
 
 
