@@ -177,9 +177,12 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         assert log is not None and payload is not None
         every = explained if ALL in explain else log.explain(result)
         by_pod = {e["pod"]: e for e in every}
+        group_texts = {g["podGroup"]: render_group(g) for g in log.explain_groups(result)}
+        texts = {k: render(e) + (f"\n\n{group_texts[e['podGroup']]}" if e.get("podGroup") in group_texts else "")
+                 for k, e in by_pod.items()}
         try:
             with open(args.report, "w", encoding="utf-8") as fh:
-                fh.write(render_html(payload, {k: render(e) for k, e in by_pod.items()}))
+                fh.write(render_html(payload, texts))
         except OSError as exc:
             print(f"kschedfw simulate: cannot write {args.report}: {exc.strerror or exc}", file=sys.stderr)
             return 2

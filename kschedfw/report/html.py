@@ -87,6 +87,8 @@ def render_html(payload: dict[str, Any], explanations: dict[str, str], *, title:
         or "no pods") + "</p>")
     parts.append(_nodes_section(payload.get("nodes", [])))
     parts.append(_pending_section(payload.get("pods", [])))
+    if payload.get("podGroups"):
+        parts.append(_groups_section(payload["podGroups"]))
     parts.append(_deleted_section(payload.get("pods", []), payload.get("pdbViolations", [])))
     data = json.dumps(explanations, sort_keys=True).replace("</", "<\\/")
     parts.append('<div id="panel" hidden><h2 id="panel-title"></h2><button id="panel-close">close</button>'
@@ -129,6 +131,22 @@ def _deleted_section(pods: list[dict[str, Any]], violations: list[dict[str, Any]
     for v in violations:
         out.append(f'<p class="pdb-violation" data-pdb="{html.escape(v["pdb"], quote=True)}">preemption evicted '
                    f'{" ".join(_pod_link(k) for k in v["evicted"])} despite {html.escape(v["description"])}</p>')
+    return "".join(out)
+
+
+def _groups_section(groups: list[dict[str, Any]]) -> str:
+    """Each PodGroup: its pods bound of all, its PodGroupScheduled condition, and its line (why
+    it is pending, or how many pods are bound)."""
+    out = ['<h2>Pod groups</h2><table id="pod-groups"><thead><tr><th>pod group</th><th>bound</th>'
+           "<th>PodGroupScheduled</th><th>why</th><th>pods</th></tr></thead><tbody>"]
+    for g in groups:
+        condition = g["condition"]
+        state = f'{condition["status"]} {condition["reason"]}' if condition is not None else "-"
+        links = " ".join(_pod_link(k) for k in g["pods"])
+        out.append(f'<tr data-pod-group="{html.escape(g["podGroup"], quote=True)}"><td>{html.escape(g["podGroup"])}'
+                   f'</td><td class="count">{g["bound"]}/{len(g["pods"])}</td><td>{html.escape(state)}</td>'
+                   f'<td class="reason">{html.escape(g["message"])}</td><td>{links}</td></tr>')
+    out.append("</tbody></table>")
     return "".join(out)
 
 

@@ -188,3 +188,23 @@ def test_report_into_a_missing_folder_stops_before_the_run(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert "no such directory" in err
+
+
+def test_report_has_a_row_per_pod_group_and_a_group_pods_explanation_shows_its_group(tmp_path):
+    """Each PodGroup: its pods bound of all, its PodGroupScheduled condition and its line; a pod
+    of a group, clicked, shows the group's attempts (its placements) after its own."""
+    import json as _json
+    from tests.explain.test_pod_group_explain import TAS, gang_cluster
+    cluster, page = tmp_path / "gang.yaml", tmp_path / "report.html"
+    cluster.write_text(gang_cluster("1"))
+    assert main(["simulate", str(cluster), "--feature-gates", TAS, "--report", str(page)]) == 0
+    dom = Dom()
+    dom.feed(page.read_text())
+    (row,) = dom.select("tr", data_pod_group="default/train")
+    cells = [e.text for e in dom.select("td", within=row)]
+    assert cells[:3] == ["default/train", "0/3", "False Unschedulable"]
+    assert cells[3].startswith("gang default/train: 2 of minCount 3 pods fit; placement rack=r1")
+    (data,) = dom.select("script", id="explanations")
+    explanation = _json.loads(data.text)["default/train-0"]
+    assert "scheduled with its pod group default/train" in explanation
+    assert "pod group default/train (gang, minCount 3): 0 of 3 pods bound" in explanation
