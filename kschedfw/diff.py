@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, ContextManager, Iterable, Mappi
 import attrs
 
 from kschedfw.explain import claim_devices
-from kschedfw.simulation import PodOutcome, Simulation
+from kschedfw.simulation import GroupOutcome, PodOutcome, Simulation
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from kschedfw.fwk.types import PreFilterResult
 
 __all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange", "PodDevices",
-           "Comparison", "compare", "PLACED", "DELETED"]
+           "GroupChange", "Comparison", "compare", "PLACED", "DELETED"]
 
 #: Outcomes in which the pod sits on a node.
 PLACED = frozenset(("Bound", "Running", "Succeeded", "Failed"))
@@ -176,7 +176,8 @@ class Reason:
     rejected), ``unevaluated`` (``other`` outside the filtered sample), ``only-feasible``,
     ``unknown``. Otherwise: ``unschedulable`` (``rejectors`` and the FitError), ``placed`` (the
     other side did not place it), ``preempted`` (by ``other`` on ``chosen``), ``refused`` (by the
-    API server)."""
+    API server), ``pod-group`` (scheduled with its PodGroup: ``other`` names it, ``message`` is
+    the group's line)."""
 
     kind: str
     chosen: str = ""
@@ -208,6 +209,18 @@ class PodChange:
 
 
 @attrs.frozen
+class GroupChange:
+    """A PodGroup scheduled (its PodGroupScheduled condition True) on one side only:
+    ``scheduled`` (on B only) or ``unscheduled`` (on A only), with each side's one line (how
+    many pods fit where, and the condition's message)."""
+
+    group: str
+    change: str
+    a: str
+    b: str
+
+
+@attrs.frozen
 class Comparison:
     a: Setup
     b: Setup
@@ -215,10 +228,12 @@ class Comparison:
     changes: tuple[PodChange, ...]
     usage_a: tuple[NodeUsage, ...]
     usage_b: tuple[NodeUsage, ...]
+    groups: int = 0  # PodGroups compared (on either side)
+    group_changes: tuple[GroupChange, ...] = ()
 
     @property
     def differs(self) -> bool:
-        return bool(self.changes)
+        return bool(self.changes or self.group_changes)
 
 
 #: A pod's ResourceClaims after a run: (pod's claim name, ("request: driver/pool/device", ...)) each.
@@ -232,6 +247,12 @@ class _Run:
     usage: tuple[NodeUsage, ...]
     preemptor_of: dict[str, tuple[str, str]]  # victim key -> (preemptor key, node)
     devices: dict[str, PodDevices] = attrs.Factory(dict)  # pod key -> its claims' devices (pods with claims)
+    groups: dict[str, GroupOutcome] = attrs.Factory(dict)  # PodGroup key -> where it ended
+    #: pod key -> the PodGroup it was scheduled with (the pod-group cycle on)
+    group_of: dict[str, GroupOutcome] = attrs.field(init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self.group_of = {pod: g for g in self.groups.values() if g.read for pod in g.pods}
 
     def victims_of(self, key: str) -> tuple[str, ...]:
         return tuple(sorted(v for v, (p, _) in self.preemptor_of.items() if p == key))
@@ -261,7 +282,23 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
             continue
         changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, run_a, key), _reason(ob, oa, run_b, key),
                                  devices_a, devices_b))
-    return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage)
+    group_keys = sorted(set(run_a.groups) | set(run_b.groups))
+    return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage, len(group_keys),
+                      tuple(_group_changes(group_keys, run_a.groups, run_b.groups)))
+
+
+def _group_changes(keys: list[str], a: Mapping[str, GroupOutcome], b: Mapping[str, GroupOutcome]
+                   ) -> list[GroupChange]:
+    """The groups scheduled on one side only (a group missing on a side is not scheduled there)."""
+    out = []
+    for key in keys:
+        ga, gb = a.get(key), b.get(key)
+        scheduled_a, scheduled_b = ga is not None and ga.scheduled, gb is not None and gb.scheduled
+        if scheduled_a != scheduled_b:
+            out.append(GroupChange(key, "scheduled" if scheduled_b else "unscheduled",
+                                   ga.line() if ga is not None else "not created",
+                                   gb.line() if gb is not None else "not created"))
+    return out
 
 
 def _change(a: PodOutcome, b: PodOutcome) -> str | None:
@@ -284,7 +321,9 @@ def _reason(mine: PodOutcome, theirs: PodOutcome, run: _Run, key: str) -> Reason
     if key in run.preemptor_of:
         preemptor, node = run.preemptor_of[key]
         return Reason("preempted", chosen=node, other=preemptor)
-    reason = _decided(mine, theirs, run.decisions.get(key))
+    group = run.group_of.get(key) if key not in run.decisions else None
+    reason = Reason("pod-group", other=group.key, message=group.line()) if group is not None \
+        else _decided(mine, theirs, run.decisions.get(key))
     victims = run.victims_of(key)
     return attrs.evolve(reason, preempted=victims) if reason is not None and victims else reason
 
@@ -342,7 +381,8 @@ def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run
     for key, why in setup.refused.items():
         outcomes.setdefault(key, PodOutcome(key, "", "Refused", message=why))
     kept = {k: r.decision for k, r in decisions.items() if r.decision is not None}
-    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster))
+    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster),
+                {g.key: g for g in result.pod_groups()})
 
 
 def _devices(cluster: Any) -> dict[str, PodDevices]:

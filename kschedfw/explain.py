@@ -9,6 +9,11 @@ cluster saw afterwards: the cycle's outcome (bound, waited at Permit, failed to 
 nomination and victims of a preemption, and for a pod still pending the cluster events its
 rejecting plugins registered, which are what would move it back to the active queue.
 
+A pod group's attempts (gate GenericWorkload) are kept whole, each placement tried with its pods'
+nodes, every PlacementScore plugin's weighted score, the total and the placement chosen
+(:class:`~kschedfw.scheduler.podgroup_attempts.GroupRecord`), and :meth:`DecisionLog.explain_groups`
+gives them with the group's one-line reason.
+
 ``explain(scheduler, pod)`` remains as a *dry run* against the scheduler's current state (every
 node, nothing changed): what would happen now, not what happened.
 """
@@ -23,15 +28,16 @@ from kschedfw.deletions import PREEMPTED_PREFIX
 from kschedfw.fwk.fit_error import FitError
 from kschedfw.framework.recorder import CycleRecord, SummaryRecord
 from kschedfw.fwk.status import Status
+from kschedfw.scheduler.podgroup_attempts import GroupRecord
 from kschedfw.scheduler.schedule_one import new_cycle_state
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.scheduler import Scheduler
-    from kschedfw.simulation import SimulationResult
+    from kschedfw.simulation import GroupOutcome, SimulationResult
 
-__all__ = ["DecisionLog", "render", "explain", "Explanation", "ALL"]
+__all__ = ["DecisionLog", "render", "render_group", "explain", "Explanation", "ALL"]
 
 #: ``--explain all``: a summary of every pod
 ALL = "all"
@@ -111,11 +117,27 @@ class DecisionLog:
         self.dropped: dict[str, int] = {}
         #: priority of each pod deleted during the run: victims are gone when the run ends
         self.deleted_priority: dict[str, int] = {}
+        #: each pod group's attempts (the first and the latest ones), by "namespace/name"
+        self.group_cycles: dict[str, list[GroupRecord]] = {}
+        self.groups_dropped: dict[str, int] = {}
 
     def attach(self) -> "DecisionLog":
         self.scheduler.scheduling.recorder_for = self
+        pod_groups = self.scheduler.scheduling.pod_groups
+        if pod_groups is not None:
+            pod_groups.recorder_for = self._group_record
         self.scheduler.cluster.watch(self._on_event)
         return self
+
+    def _group_record(self, key: str) -> GroupRecord:
+        """Every group's attempt is kept (a group's record is per placement, not per node)."""
+        records = self.group_cycles.setdefault(key, [])
+        if len(records) >= MAX_ATTEMPTS_PER_POD:  # keep the first, drop the oldest of the rest
+            del records[1]
+            self.groups_dropped[key] = self.groups_dropped.get(key, 0) + 1
+        record = GroupRecord()
+        records.append(record)
+        return record
 
     def _on_event(self, event: Any) -> None:
         if event.new is None and event.kind == "Pod":
@@ -168,6 +190,8 @@ class DecisionLog:
         }
         if outcome is not None and outcome.nominated_node:
             out["nominatedNode"] = outcome.nominated_node
+        if key in context.group_of:
+            out["podGroup"] = context.group_of[key]
         reason = outcome.pending_reason() if outcome is not None else None
         if reason is not None:
             out["pendingReason"] = reason
@@ -200,6 +224,33 @@ class DecisionLog:
         return out
 
 
+    def explain_groups(self, result: "SimulationResult", pods: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """The explanation (JSON-ready) of each PodGroup having one of ``pods`` (default: every
+        PodGroup): its policy, condition and one-line reason, and each attempt recorded."""
+        wanted = None if pods is None else {normalize_key(k) for k in pods}
+        return [self._explain_group(g) for g in result.pod_groups()
+                if wanted is None or wanted.intersection(g.pods)]
+
+    def _explain_group(self, group: "GroupOutcome") -> dict[str, Any]:
+        out: dict[str, Any] = {"podGroup": group.key, "policy": group.policy, "minCount": group.min_count,
+                               "pods": list(group.pods), "bound": group.bound, "message": group.line()}
+        if group.condition is not None:
+            status, reason, message = group.condition
+            out["condition"] = {"status": status, "reason": reason, "message": message}
+        pending = group.pending_reason()
+        if pending is not None:
+            out["pendingReason"] = pending
+        if group.key in self.groups_dropped:
+            out["attemptsNotKept"] = self.groups_dropped[group.key]
+        prefix = f"{group.topology_key}=" if group.topology_key else ""
+        attempts = []
+        for index, record in enumerate(r for r in self.group_cycles.get(group.key, ()) if r.attempt is not None):
+            attempt = _group_attempt_json(record, prefix)
+            attempt["attempt"] = index + 1 + (self.groups_dropped.get(group.key, 0) if index else 0)
+            attempts.append(attempt)
+        out["attempts"] = attempts
+        return out
+
     def _priority(self, key: str, context: "_Context") -> int | None:
         namespace, _, name = key.partition("/")
         pod = context.result.cluster.get("Pod", name, namespace)
@@ -228,6 +279,13 @@ class _Context:
             if preemptor is not None:
                 self.victims.setdefault(preemptor, []).append((index, event.object_key))
         self.pending = {qpi.pod.key: qpi for _, qpi in scheduler.queue.list_pending()}
+        #: each pod scheduled with its PodGroup (the pod-group cycle on): the group's key
+        self.group_of: dict[str, str] = {}
+        if scheduler.scheduling.pod_groups is not None:
+            for pod in result.cluster.list("Pod"):
+                group = pod.scheduling_group
+                if group is not None and group.pod_group_name is not None:
+                    self.group_of[pod.key] = f"{pod.namespace}/{group.pod_group_name}"
 
     def outcome_of(self, key: str, cycle: int) -> dict[str, Any]:
         """The cycle's outcome as the scheduler recorded it: its last result, and whether the pod
@@ -294,6 +352,45 @@ def _claim_entry(cluster: Any, namespace: str, name: Any, claim_name: Any) -> di
     results = (allocation.get("devices") or {}).get("results") or ()
     return {"name": name, "claim": f"{namespace}/{claim_name}" if claim_name else "",
             "devices": [{f: r.get(f) for f in ("request", "driver", "pool", "device")} for r in results]}
+
+
+def _group_attempt_json(record: GroupRecord, prefix: str) -> dict[str, Any]:
+    """One attempt of a group: its pods, each placement tried (``prefix`` names a placement by
+    its topology key) with each pod's node or why none, the PlacementScore plugins' weighted
+    scores and total of the feasible ones, and the one chosen: the highest total, equal totals
+    going to the highest randomizer (upstream), or with ``--ties name`` to the smallest name."""
+    attempt = record.attempt
+    assert attempt is not None
+    scores = {name: (plugins, total, randomizer) for name, plugins, total, randomizer in record.scores}
+    placements = []
+    for tried in record.placements:
+        entry: dict[str, Any] = {
+            "placement": prefix + tried.name if tried.name else "(all nodes)", "nodes": tried.nodes,
+            "feasible": tried.feasible, "fit": sum(1 for p in tried.pods if p.node and not p.needs_preemption),
+            "pods": [{"pod": p.pod, "node": p.node, **({"needsPreemption": True} if p.needs_preemption else {}),
+                      **({"reason": p.message} if p.message else {})} for p in tried.pods]}
+        if tried.message:
+            entry["status"] = tried.message
+        if tried.name in scores:
+            plugins, total, randomizer = scores[tried.name]
+            entry["scores"] = dict(plugins)
+            entry["total"] = total
+            if record.ties == "random":
+                entry["randomizer"] = randomizer
+        placements.append(entry)
+    out: dict[str, Any] = {"attempt": 0, "cycle": attempt.cycle, "time": attempt.time, "result": attempt.result,
+                           "tried": attempt.tried, "fit": attempt.fit, "message": attempt.message,
+                           "placements": placements}
+    feasible = [p for p in placements if p["feasible"]]
+    if record.chosen is not None:
+        out["chosen"] = prefix + record.chosen if record.chosen else "(all nodes)"
+        totals = [p["total"] for p in feasible if "total" in p]
+        if totals and totals.count(max(totals)) > 1:
+            out["tieBreak"] = ("the highest randomizer among equal totals (upstream)" if record.ties == "random"
+                               else "the smallest placement name among equal totals (--ties name)")
+    elif len(feasible) == 1 and len(placements) > 1:
+        out["chosen"] = feasible[0]["placement"]
+    return out
 
 
 def _status_json(status: Status | None) -> dict[str, Any]:
@@ -435,6 +532,9 @@ def render(explained: dict[str, Any]) -> str:
     attempts = explained["attempts"]
     if "deletedAt" in explained:  # who preempted or deleted it, when, where
         lines.append(f"  {explained['message']}")
+    elif not attempts and explained.get("podGroup"):
+        lines.append(f"  scheduled with its pod group {explained['podGroup']}: see the group's attempts"
+                     + (f"; {explained['message']}" if explained.get("message") else ""))
     elif not attempts:
         lines.append("  no scheduling attempt" + (f": {explained['message']}" if explained.get("message") else ""))
     for claim in explained.get("claims", ()):
@@ -450,6 +550,43 @@ def render(explained: dict[str, Any]) -> str:
     for wake in explained.get("wakeUpEvents", ()):
         who = f"{wake['plugin']}: " if wake["plugin"] else ""
         lines.append(f"  would be retried on {who}{', '.join(wake['events']) or 'no registered event'}")
+    return "\n".join(lines)
+
+
+def render_group(explained: dict[str, Any]) -> str:
+    """A pod group's explanation as text: its line, then each attempt's placements (one row
+    each: nodes, pods that fit, every PlacementScore plugin's weighted score, the total)."""
+    lines = [f"pod group {explained['podGroup']} ({explained['policy']}, minCount {explained['minCount']}): "
+             f"{explained['bound']} of {len(explained['pods'])} pods bound",
+             f"  {explained['message']}"]
+    if not explained["attempts"]:
+        lines.append("  no scheduling attempt")
+    for index, a in enumerate(explained["attempts"]):
+        if index == 1 and explained.get("attemptsNotKept"):
+            lines.append(f"  ({explained['attemptsNotKept']} earlier attempts not kept)")
+        lines.append(f"  attempt {a['attempt']} (cycle {a['cycle']}, t={a['time']:g}s): {a['result']}; "
+                     f"{a['tried']} pod(s) tried, {a['fit']} fit" + (f"; chosen {a['chosen']}" if "chosen" in a else ""))
+        plugins = list(dict.fromkeys(p for placement in a["placements"] for p in placement.get("scores", {})))
+        width = max([len("PLACEMENT")] + [len(p["placement"]) for p in a["placements"]])
+        header = "    " + "PLACEMENT".ljust(width) + "  NODES  FIT" + "".join(f"  {p}" for p in plugins)
+        lines.append(header + ("  TOTAL" if plugins else ""))
+        for p in a["placements"]:
+            row = "    " + p["placement"].ljust(width) + f"  {p['nodes']:>5}  {p['fit']:>3}"
+            row += "".join(f"  {str(p.get('scores', {}).get(name, '-')).rjust(len(name))}" for name in plugins)
+            if plugins:
+                row += f"  {str(p.get('total', '-')).rjust(5)}"
+            if p["placement"] == a.get("chosen"):
+                row += "  <- chosen"
+            elif not p["feasible"]:
+                row += f"  {p.get('status', 'infeasible')}"
+            lines.append(row)
+            for pod in p["pods"]:
+                if not pod["node"]:
+                    lines.append(f"      {pod['pod']}: {pod.get('reason', 'no node')}")
+        if a.get("tieBreak"):
+            lines.append(f"    equal totals: chosen by {a['tieBreak']}")
+        if a["message"] and a["result"] != "scheduled":
+            lines.append(f"    => {a['message']}")
     return "\n".join(lines)
 
 

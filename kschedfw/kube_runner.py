@@ -22,6 +22,7 @@ from kschedfw.cluster.kube.health import Check, ping
 from kschedfw.cluster.kube.leaderelection import LeaderElector
 from kschedfw.cluster.kube.preflight import PREFLIGHT_TIMEOUT, preflight, required_access
 from kschedfw.cluster.kube.probe import ReachabilityProbe
+from kschedfw.fwk.features import enabled
 from kschedfw.metrics import SchedulerMetrics
 from kschedfw.scheduler import Scheduler
 from kschedfw.scheduler.pending_reason import pending_reason
@@ -75,7 +76,7 @@ class KubeRunner:
                                    informer_options=informer_options, event_client=self.event_client,
                                    lean_pods=not config.document.get("extenders"))
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
-        self.metrics = SchedulerMetrics()
+        self.metrics = SchedulerMetrics(generic_workload=enabled(feature_gates, "GenericWorkload"))
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
                                    feature_gates=feature_gates, metrics=self.metrics)
         self.scheduler.attempt_log.keep_failures = pending_reasons

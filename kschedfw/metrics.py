@@ -14,8 +14,10 @@ Counts the scheduler keeps anyway (the queue's incoming pods, unschedulable plug
 events, the cache's sizes, the batching counters) are not counted twice: :meth:`SchedulerMetrics.publish`
 copies them on the scheduler's thread about once a second, and a collector serves that copy.
 
+The pod-group metrics are registered only with the GenericWorkload gate on, as upstream's.
+
 Not exported, having no meaning here: the async API dispatcher's, the preemption goroutines'
-(preemption runs in the cycle), the pod-group and DRA binding-condition metrics, and
+(preemption runs in the cycle), the DRA binding-condition metrics, and
 ``scheduler_plugin_evaluation_total`` (counted per node upstream: a Python counter per Filter and
 Score call would cost as much as a light plugin).
 """
@@ -66,7 +68,7 @@ class SchedulerMetrics:
     enabled = True
 
     def __init__(self, *, rng: random.Random | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter, generic_workload: bool = False) -> None:
         # upstream exposes no *_created series (a process-wide switch)
         disable_created_metrics()  # type: ignore[no-untyped-call]  # prometheus_client leaves it unannotated
         self.registry = CollectorRegistry(auto_describe=True)
@@ -141,6 +143,23 @@ class SchedulerMetrics:
             "leader_election_master_status", "Gauge of if the reporting system is master of the relevant lease, "
             "0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make "
             "sure to group by name.", ["name"], registry=r)
+        #: the pod-group cycle's metrics (gate GenericWorkload; None without it, as upstream registers them)
+        self.pod_group_attempts: Counter | None = None
+        self.pod_group_attempt_duration: Histogram | None = None
+        self.pod_group_algorithm_duration: Histogram | None = None
+        if generic_workload:
+            self.pod_group_attempts = Counter(
+                "scheduler_podgroup_schedule_attempts", "Number of attempts to schedule pod group, by the result. "
+                "'unschedulable' means a pod group could not be scheduled, while 'error' means an internal "
+                "scheduler problem.", ["result", "profile"], registry=r)
+            self.pod_group_attempt_duration = Histogram(
+                "scheduler_podgroup_scheduling_attempt_duration_seconds",
+                "Pod group scheduling attempt latency in seconds (scheduling algorithm + binding)",
+                ["result", "profile"], buckets=exponential_buckets(0.001, 2, 15), registry=r)
+            self.pod_group_algorithm_duration = Histogram(
+                "scheduler_podgroup_scheduling_algorithm_duration_seconds",
+                "Pod group scheduling algorithm latency in seconds", buckets=exponential_buckets(0.001, 2, 15),
+                registry=r)
         #: the latest copy of the scheduler's own counts (replaced whole, read by the collector)
         self.published: dict[str, Any] = {}
         r.register(_PublishedCollector(self))
@@ -162,6 +181,19 @@ class SchedulerMetrics:
         start = self._starts.pop(uid, None)
         if start is not None:
             self.attempt_duration.labels(result, profile).observe(self._clock() - start)
+
+    def pod_group_algorithm_ran(self, seconds: float) -> None:
+        """The pod-group cycle's algorithm (every pod tried in memory, placements included) took
+        ``seconds``."""
+        if self.pod_group_algorithm_duration is not None:
+            self.pod_group_algorithm_duration.observe(seconds)
+
+    def pod_group_attempt(self, result: str, profile: str, seconds: float) -> None:
+        """A pod group's attempt ended, ``seconds`` after its cycle began: ``result`` is upstream's
+        "scheduled", "unschedulable", "waiting_on_preemption" or "error"."""
+        if self.pod_group_attempts is not None and self.pod_group_attempt_duration is not None:
+            self.pod_group_attempts.labels(result, profile).inc()
+            self.pod_group_attempt_duration.labels(result, profile).observe(seconds)
 
     def set_pending(self, pending: Mapping[str, int]) -> None:
         for queue, count in pending.items():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 import attrs
 
 from kschedfw.api.pod import SCHEDULER_ERROR
+from kschedfw.api.workload_names import POD_GROUP_KIND, POD_GROUP_SCHEDULED, REASON_SCHEDULER_ERROR
 from kschedfw.clock import SimulatedClock
 from kschedfw.cluster.memory import MemoryCluster
 from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS
@@ -25,10 +26,11 @@ from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import paused
 from kschedfw.scheduler import Scheduler
 from kschedfw.scheduler.outcomes import Failure
-from kschedfw.scheduler.pending_reason import Gating, message_of, pending_reason
+from kschedfw.scheduler.pending_reason import Gating, message_of, pending_reason, pod_group_reason
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
+    from kschedfw.scheduler.podgroup_attempts import GroupAttempt
     from kschedfw.framework.registry import Registry
     from kschedfw.metrics import SchedulerMetrics
 
@@ -83,6 +85,58 @@ class PodOutcome:
         return pending_reason(self.why) if self.status in ("Pending", "Gated") else None
 
 
+@attrs.frozen
+class GroupOutcome:
+    """Where a PodGroup ended: its policy (``gang`` with ``min_count``, or ``basic``), its pods
+    (keys) and how many are bound, the PodGroupScheduled condition the scheduler wrote
+    (``condition``: (status, reason, message); None: none yet), its topology key, and its last
+    scheduling attempt (None: not attempted). ``read``: False when the scheduler does not read
+    PodGroups (the GenericWorkload gate off)."""
+
+    key: str
+    policy: str
+    min_count: int
+    pods: tuple[str, ...]
+    bound: int
+    condition: tuple[str, str, str] | None
+    topology_key: str = ""
+    attempt: "GroupAttempt | None" = attrs.field(default=None, eq=False, repr=False)
+    read: bool = True
+
+    @property
+    def scheduled(self) -> bool:
+        return self.condition is not None and self.condition[0] == "True"
+
+    def pending_reason(self) -> dict[str, Any] | None:
+        """Why the group is not scheduled, as data (None once it is): see
+        :func:`kschedfw.scheduler.pending_reason.pod_group_reason`."""
+        if self.scheduled or not self.read:
+            return None
+        attempt = self.attempt
+        if attempt is None or self.condition is None:
+            state = "WaitingForPods" if self.policy == "gang" and len(self.pods) < self.min_count else "NotAttempted"
+            return pod_group_reason(self.key, self.policy, self.min_count, len(self.pods), state)
+        if self.condition[1] == REASON_SCHEDULER_ERROR:
+            state = "SchedulerError"
+        else:
+            state = "WaitingOnPreemption" if attempt.result == "waiting_on_preemption" else "Unschedulable"
+        placement = f"{self.topology_key}={attempt.placement}" if self.topology_key and attempt.placement \
+            else attempt.placement
+        return pod_group_reason(self.key, self.policy, self.min_count, len(self.pods), state, tried=attempt.tried,
+                                fit=attempt.fit, placements=attempt.placements, placement=placement,
+                                message=self.condition[2])
+
+    def line(self) -> str:
+        """The group in one line: why it is pending, or how many of its pods are bound."""
+        if not self.read:
+            return f"{self.policy} {self.key}: not read by the scheduler (the GenericWorkload gate is off)"
+        reason = self.pending_reason()
+        if reason is not None:
+            return message_of(reason)
+        quorum = f" (minCount {self.min_count})" if self.policy == "gang" else ""
+        return f"{self.policy} {self.key}: {self.bound} of {len(self.pods)} pods bound{quorum}; PodGroupScheduled"
+
+
 @attrs.define
 class SimulationResult:
     pods: list[PodOutcome]
@@ -112,6 +166,10 @@ class SimulationResult:
             for budget in p.broken_budgets:
                 out.setdefault(budget, []).append(p.key)
         return out
+
+    def pod_groups(self) -> list[GroupOutcome]:
+        """Every PodGroup (``scheduling.k8s.io``) of the cluster, by key; none without any."""
+        return collect_groups(self.cluster, self.scheduler)
 
     def written_objects(self) -> list[Any]:
         """The cluster's objects as ``--write-out`` writes them: as they are at the end (a
@@ -306,6 +364,31 @@ def collect_outcomes(cluster: MemoryCluster, scheduler: Scheduler) -> list[PodOu
     return outcomes
 
 
+def collect_groups(cluster: MemoryCluster, scheduler: Scheduler) -> list[GroupOutcome]:
+    """Where every PodGroup ended, from its condition, its pods and its last attempt."""
+    groups = cluster.list(POD_GROUP_KIND)
+    if not groups:
+        return []
+    members: dict[tuple[str, str], list[Any]] = {}
+    for pod in cluster.list("Pod"):
+        group = pod.scheduling_group
+        if group is not None and group.pod_group_name is not None:
+            members.setdefault((pod.namespace, group.pod_group_name), []).append(pod)
+    cycle = scheduler.scheduling.pod_groups
+    attempts = cycle.last_attempts if cycle is not None else {}
+    out = []
+    for group in sorted(groups, key=lambda g: g.key):
+        pods = sorted(members.get((group.namespace, group.name), ()), key=lambda p: p.key)
+        policy = group.scheduling_policy
+        condition = group.condition(POD_GROUP_SCHEDULED)
+        out.append(GroupOutcome(
+            group.key, "gang" if policy.gang is not None else "basic", policy.min_count,
+            tuple(p.key for p in pods), sum(1 for p in pods if p.node_name),
+            (condition.status, condition.reason, condition.message) if condition is not None else None,
+            group.topology_key, attempts.get(group.key), read=cycle is not None))
+    return out
+
+
 def _deleted_outcome(fate: Fate) -> PodOutcome:
     pod = fate.pod
     reason = "PreemptionByScheduler" if fate.status == "Preempted" else ""
@@ -328,4 +411,4 @@ def _gating(pod: Any, qpi: Any, cluster: MemoryCluster) -> Gating:
                   detail=cluster.claim_creation_failure(pod) or "")
 
 
-__all__ = ["Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]
+__all__ = ["GroupOutcome", "collect_groups", "Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]

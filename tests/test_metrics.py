@@ -315,3 +315,64 @@ def test_a_pod_bound_after_the_leftover_flush_is_counted():
     qpi.was_flushed_from_unschedulable = False
     metrics.pod_scheduled(qpi, 800.0)
     assert by_labels(metrics, "scheduler_pod_scheduled_after_flush_total") == {(): 1}
+
+
+# ---------------------------------------------------------------------- the pod-group cycle's metrics
+def simulate_gang(metrics: SchedulerMetrics, cpu: str) -> Simulation:
+    """Two nodes of 2 CPUs and a gang of 4 (minCount 4) pods of ``cpu`` each."""
+    from kschedfw.api.load import parse_manifests
+    from tests.scheduler.test_pod_group_cycle import GATES, cluster
+    gates = FeatureGates.parse(GATES)
+    registry = default_registry()
+    sim = Simulation(default_config(registry, gates), registry, parse_manifests(cluster(cpu)),
+                     feature_gates=gates, metrics=metrics)
+    sim.run()
+    return sim
+
+
+def test_pod_group_metrics_are_registered_only_with_the_generic_workload_gate():
+    """Upstream Register(): podgroup_schedule_attempts_total and the two podgroup latency
+    histograms are registered when GenericWorkload is on, and not otherwise."""
+    names = {"scheduler_podgroup_schedule_attempts", "scheduler_podgroup_scheduling_attempt_duration_seconds",
+             "scheduler_podgroup_scheduling_algorithm_duration_seconds"}
+    off = {f.name for f in text_string_to_metric_families(SchedulerMetrics().render().decode())}
+    on = {f.name for f in text_string_to_metric_families(
+        SchedulerMetrics(generic_workload=True).render().decode())}
+    assert not names & off
+    assert names <= on
+
+
+def test_a_scheduled_gang_counts_one_pod_group_attempt_by_result_and_profile():
+    """Upstream submitPodGroupAlgorithmResult: one PodGroupScheduled(profile, duration) per
+    group cycle that succeeds, the algorithm's latency observed once per cycle; the pods' own
+    attempts are counted as well (their binding cycles)."""
+    metrics = SchedulerMetrics(rng=FixedRng(99), generic_workload=True)
+    simulate_gang(metrics, "1")
+    assert by_labels(metrics, "scheduler_podgroup_schedule_attempts_total", "result", "profile") == {
+        ("scheduled", "default-scheduler"): 1}
+    assert by_labels(metrics, "scheduler_podgroup_scheduling_attempt_duration_seconds_count", "result",
+                     "profile") == {("scheduled", "default-scheduler"): 1}
+    assert by_labels(metrics, "scheduler_podgroup_scheduling_algorithm_duration_seconds_count") == {(): 1}
+    assert by_labels(metrics, "scheduler_schedule_attempts_total", "result") == {("scheduled",): 4}
+
+
+def test_an_unschedulable_gang_counts_unschedulable_pod_group_attempts():
+    """A gang of which only 2 of minCount 4 fit: every group cycle is counted 'unschedulable'
+    (upstream PodGroupUnschedulable), never 'scheduled'."""
+    metrics = SchedulerMetrics(rng=FixedRng(99), generic_workload=True)
+    sim = simulate_gang(metrics, "1500m")
+    counted = by_labels(metrics, "scheduler_podgroup_schedule_attempts_total", "result", "profile")
+    assert set(counted) == {("unschedulable", "default-scheduler")}
+    cycles = counted[("unschedulable", "default-scheduler")]
+    assert cycles >= 1
+    assert by_labels(metrics, "scheduler_podgroup_scheduling_algorithm_duration_seconds_count") == {(): cycles}
+    assert sim.scheduler.scheduling.pod_groups.last_attempts["default/train"].result == "unschedulable"
+
+
+def test_pod_group_buckets_are_upstreams():
+    """ExponentialBuckets(0.001, 2, 15) for both pod-group histograms."""
+    metrics = SchedulerMetrics(rng=FixedRng(99), generic_workload=True)
+    simulate_gang(metrics, "1")
+    les = {s.labels["le"] for s in samples(metrics)
+           if s.name == "scheduler_podgroup_scheduling_algorithm_duration_seconds_bucket"}
+    assert les == {str(b) for b in exponential_buckets(0.001, 2, 15)} | {"+Inf"}

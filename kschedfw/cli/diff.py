@@ -132,7 +132,7 @@ def _label(config: str | None, gates: str) -> str:
 
 # ---------------------------------------------------------------------------------------- json
 def as_json(c: "Comparison") -> dict[str, Any]:
-    return {
+    out = {
         "a": c.a.label, "b": c.b.label, "pods": c.pods,
         "summary": _counts(c),
         "changes": [{"pod": ch.pod, "change": ch.change,
@@ -142,6 +142,18 @@ def as_json(c: "Comparison") -> dict[str, Any]:
         "nodes": [{"node": name_of(ua, ub), "a": _usage_json(ua), "b": _usage_json(ub)}
                   for ua, ub in _usage_pairs(c)],
     }
+    if c.groups:
+        counts = _group_counts(c)
+        out["podGroups"] = {"compared": c.groups, **counts,
+                            "changes": [{"podGroup": g.group, "change": g.change, "a": g.a, "b": g.b}
+                                        for g in c.group_changes]}
+    return out
+
+
+def _group_counts(c: "Comparison") -> dict[str, int]:
+    """How many PodGroups became schedulable (scheduled on B only) and unschedulable (on A only)."""
+    return {"scheduled": sum(1 for g in c.group_changes if g.change == "scheduled"),
+            "unscheduled": sum(1 for g in c.group_changes if g.change == "unscheduled")}
 
 
 def _counts(c: "Comparison") -> dict[str, int]:
@@ -201,9 +213,29 @@ def render(c: "Comparison") -> str:
     for ch in c.changes:
         lines.append("")
         lines.extend(_render_change(ch))
+    if c.groups:
+        lines.append("")
+        lines.extend(_render_groups(c))
     lines.append("")
     lines.extend(_render_usage(c))
     return "\n".join(lines)
+
+
+def _render_groups(c: "Comparison") -> list[str]:
+    """The PodGroups scheduled on one side only, each with both sides' lines."""
+    if not c.group_changes:
+        return [f"pod groups: all {c.groups} end the same on both sides"]
+    counts = _group_counts(c)
+    parts = [text for text, n in ((f"{counts['scheduled']} became schedulable", counts["scheduled"]),
+                                  (f"{counts['unscheduled']} became unschedulable", counts["unscheduled"])) if n]
+    lines = [f"{len(c.group_changes)} of {c.groups} pod groups differ: " + ", ".join(parts)]
+    for g in c.group_changes:
+        lines.append("")
+        lines.append(f"pod group {g.group}: " + ("unschedulable -> scheduled" if g.change == "scheduled"
+                                                 else "scheduled -> unschedulable"))
+        for side, line in (("A", g.a), ("B", g.b)):
+            lines.extend(_wrap(f"{side}: {line}", "  ", "      "))
+    return lines
 
 
 def _where(o: "PodOutcome") -> str:
@@ -247,6 +279,8 @@ def _render_kind(r: "Reason") -> str:
         return f"{r.chosen} was the only feasible node"
     if r.kind == "unschedulable":
         return f"rejected by {_rejectors(r.rejectors)}: {r.message}" if r.rejectors else r.message
+    if r.kind == "pod-group":
+        return f"with its pod group: {r.message}"
     if r.kind == "refused":
         return f"refused by the API server: {r.message}"
     if r.kind == "placed":

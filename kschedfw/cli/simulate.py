@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.framework.registry import Registry
-    from kschedfw.simulation import PodOutcome, SimulationResult
+    from kschedfw.simulation import GroupOutcome, PodOutcome, SimulationResult
 
 DEMO = "demo/cluster.yaml"
 #: up to this many nodes the report keeps every node's verdict and scores for every pod;
@@ -130,7 +130,7 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     from kschedfw.cli.podnames import resolve_pod_names
-    from kschedfw.explain import ALL, DecisionLog, render
+    from kschedfw.explain import ALL, DecisionLog, render, render_group
     from kschedfw.report import node_facts, pod_groups, render_html
     from kschedfw.framework.runtime import FrameworkError
     from kschedfw.simulation import Simulation
@@ -178,9 +178,11 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     rejected = loaded.rejected(result)
     payload = simulation_json(result, rejected) if args.output == "json" or args.report else None
     asked = [k for k in explain if k != ALL]
-    explained = []
+    explained: list[dict[str, Any]] = []
+    groups_explained: list[dict[str, Any]] = []
     if log is not None and explain:
         explained = log.explain(result, None if ALL in explain else asked)
+        groups_explained = log.explain_groups(result, None if ALL in explain else asked)
     if args.report:
         assert log is not None and payload is not None
         every = explained if ALL in explain else log.explain(result)
@@ -195,12 +197,17 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         assert payload is not None
         if explained:
             payload["explain"] = explained
+        if groups_explained:
+            payload["explainPodGroups"] = groups_explained
         print(json.dumps(payload, indent=2))
     else:
         _print_table(result, rejected)
         for explanation in explained:
             print()
             print(render(explanation))
+        for group in groups_explained:
+            print()
+            print(render_group(group))
     if rejected:
         count = f"{len(rejected)} object{'s' if len(rejected) > 1 else ''}"
         print(f"kschedfw simulate: {count} rejected; exit status 1, as `kubectl create -f` "
@@ -320,7 +327,7 @@ def progress_bar(mode: str, total: int, description: str = "binding pods") -> An
 def simulation_json(result: "SimulationResult", rejected: list["Rejection"]) -> dict[str, Any]:
     """`simulate -o json`'s report (`sweep` writes its summary and nodes in each row)."""
     from kschedfw.report import node_usage
-    return {
+    out = {
         "pods": [_pod_json(p) for p in result.pods],
         "summary": result.summary(),
         "pdbViolations": [{"pdb": b.pdb, "rule": b.rule, "disruptionsAllowed": b.disruptions_allowed,
@@ -330,6 +337,25 @@ def simulation_json(result: "SimulationResult", rejected: list["Rejection"]) -> 
         "simulatedSeconds": result.end_time,
         "nodes": node_usage(result),
     }
+    groups = result.pod_groups()
+    if groups:
+        out["podGroups"] = [group_json(g) for g in groups]
+    return out
+
+
+def group_json(g: "GroupOutcome") -> dict[str, Any]:
+    """A PodGroup in `simulate -o json`: its policy, pods, how many are bound, the condition the
+    scheduler wrote, and when it is not scheduled why (its ``pendingReason``)."""
+    out: dict[str, Any] = {"podGroup": g.key, "policy": g.policy, "minCount": g.min_count, "pods": list(g.pods),
+                           "bound": g.bound, "condition": None}
+    if g.condition is not None:
+        status, reason, message = g.condition
+        out["condition"] = {"type": "PodGroupScheduled", "status": status, "reason": reason, "message": message}
+    reason_data = g.pending_reason()
+    if reason_data is not None:
+        out["pendingReason"] = reason_data
+    out["message"] = g.line()
+    return out
 
 
 def _pod_json(p: "PodOutcome") -> dict[str, Any]:
@@ -357,6 +383,8 @@ def _print_table(result: "SimulationResult", rejected: list["Rejection"]) -> Non
     for profile, counts in summary.items():
         text = ", ".join(f"{counts[k]} {k.lower()}" for k in sorted(counts)) or "no pods"
         print(f"{profile}: {text}")
+    for group in result.pod_groups():
+        print(group.line())
     for budget, keys in result.broken_budgets().items():
         print(f"preemption evicted {', '.join(keys)} despite {budget.describe()}")
     for r in rejected:

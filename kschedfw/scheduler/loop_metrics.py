@@ -52,6 +52,10 @@ class LoopMetrics(Protocol):
 
     def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None: ...
 
+    def pod_group_algorithm_ran(self, seconds: float) -> None: ...
+
+    def pod_group_attempt(self, result: str, profile: str, seconds: float) -> None: ...
+
 
 class _NullSeries:
     """A histogram, gauge or labelled family that keeps nothing."""
@@ -88,6 +92,12 @@ class NullMetrics:
         pass
 
     def queueing_hint_ran(self, plugin: str, event: str, hint: str, seconds: float) -> None:
+        pass
+
+    def pod_group_algorithm_ran(self, seconds: float) -> None:
+        pass
+
+    def pod_group_attempt(self, result: str, profile: str, seconds: float) -> None:
         pass
 
 

@@ -24,8 +24,14 @@ if TYPE_CHECKING:
 SCHEDULING_GATED_MESSAGE = "Scheduling is blocked due to non-empty scheduling gates"
 
 #: ``type`` values: no node fit (or one was rejected at Reserve/Permit), an attempt failed with an
-#: error, held by scheduling gates, held by a PreEnqueue plugin, queued and not tried yet
-TYPES = ("Unschedulable", "SchedulerError", "SchedulingGated", "PreEnqueue", "NotAttempted")
+#: error, held by scheduling gates, held by a PreEnqueue plugin, queued and not tried yet; and a
+#: PodGroup's (see :func:`pod_group_reason`)
+TYPES = ("Unschedulable", "SchedulerError", "SchedulingGated", "PreEnqueue", "NotAttempted", "PodGroup")
+
+#: a pending PodGroup's ``state``: its last attempt found too few pods a node, failed with an
+#: error, or made room by preemption and waits for it; a gang with fewer than ``minCount`` pods
+#: (GangScheduling's PreEnqueue holds them); no attempt yet
+GROUP_STATES = ("Unschedulable", "SchedulerError", "WaitingOnPreemption", "WaitingForPods", "NotAttempted")
 
 
 @attrs.frozen
@@ -114,11 +120,53 @@ def _per_plugin(statuses: NodeToStatus, num_all: int) -> list[dict[str, Any]]:
             for (plugin, code), (seen, reasons) in sorted(groups.items())]
 
 
+def pod_group_reason(key: str, policy: str, min_count: int, pods: int, state: str, *, tried: int = 0,
+                     fit: int = 0, placements: int = 0, placement: str = "", message: str = "") -> dict[str, Any]:
+    """Why a PodGroup is not scheduled, as data: ``state`` (one of :data:`GROUP_STATES`), how
+    many of its ``pods`` its last attempt tried and how many found a node (``fit``), in which
+    ``placement`` (the one that fitted the most, of ``placements`` tried; none without the
+    TopologyAwareWorkloadScheduling gate), and the PodGroupScheduled condition's ``message``."""
+    out: dict[str, Any] = {"type": "PodGroup", "podGroup": key, "policy": policy, "minCount": min_count,
+                           "pods": pods, "state": state}
+    if state in ("Unschedulable", "SchedulerError", "WaitingOnPreemption"):
+        out.update(tried=tried, fit=fit, message=message)
+        if placements:
+            out.update(placements=placements, placement=placement)
+    return out
+
+
+def _group_message(reason: dict[str, Any]) -> str:
+    """A PodGroup's one line, led by its policy and name, worded on upstream's condition
+    messages: ``gang default/train: 6 of minCount 8 pods fit; placement rack=r1 fits the most
+    (of 3); 0/3 placements are available, first placement status: ...``."""
+    head = f"{reason['policy']} {reason['podGroup']}: "
+    state = reason["state"]
+    if state == "NotAttempted":
+        return head + "not attempted yet"
+    if state == "WaitingForPods":
+        return (head + f"{reason['pods']} of minCount {reason['minCount']} pods exist; GangScheduling "
+                "keeps them out of the queue until minCount pods exist")
+    if state == "SchedulerError":
+        return head + f"SchedulerError: {reason['message']}"
+    detail = f"; {reason['message']}" if reason["message"] else ""
+    if state == "WaitingOnPreemption":
+        where = f" in placement {reason['placement']} (chosen of {reason['placements']})" \
+            if reason.get("placements") else ""
+        return head + f"waiting for preemption to complete{where}"
+    quorum = f"minCount {reason['minCount']}" if reason["policy"] == "gang" else str(reason["tried"])
+    text = head + f"{reason['fit']} of {quorum} pods fit"
+    if reason.get("placements"):
+        text += f"; placement {reason['placement']} fits the most (of {reason['placements']})"
+    return text + detail
+
+
 def message_of(reason: dict[str, Any]) -> str:
     """Upstream's message, rebuilt from the structure alone (FitError's rules: the PreFilter
     message instead of the counts when PreFilter rejected, the counts in sorted
     ``"<count> <reason>"`` order, then the PostFilter message)."""
     kind = reason["type"]
+    if kind == "PodGroup":
+        return _group_message(reason)
     if kind == "NotAttempted":
         return "not attempted yet"
     if kind == "SchedulingGated":

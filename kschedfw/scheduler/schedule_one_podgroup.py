@@ -17,7 +17,7 @@ each pod sees is the one upstream's would be.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import attrs
 
@@ -34,6 +34,7 @@ from kschedfw.fwk.types import NominatingInfo, NominatingMode
 from kschedfw.preemption.podgroup import run_workload_aware_preemption
 from kschedfw.scheduler.binding import activate_pods
 from kschedfw.scheduler.outcomes import one_node_failure
+from kschedfw.scheduler.podgroup_attempts import GroupAttempt, GroupRecord, fitting
 
 if TYPE_CHECKING:
     from kschedfw.api import Pod
@@ -80,6 +81,10 @@ class PodResult:
     def node_name(self) -> str:
         return self.result.suggested_host
 
+    @property
+    def pod_key(self) -> str:
+        return self.qpi.pod.key
+
 
 @attrs.define
 class GroupResult:
@@ -89,6 +94,11 @@ class GroupResult:
     pod_results: list[PodResult] = attrs.field(factory=list)
     status: Status | None = attrs.field(factory=group_unschedulable)
     waiting_on_preemption: bool = False
+    #: with placements: how many were tried, and the chosen one (none feasible: the one that
+    #: fitted the most pods) with its pods that fit, for the group's report
+    placements: int = 0
+    placement: str = ""
+    fit: int | None = None
 
 
 class PodGroupCycle:
@@ -108,6 +118,11 @@ class PodGroupCycle:
         #: straight back into another attempt, a loop in which no time passes; here they
         #: wait in the unschedulable pool for an event, as a single failed pod does.
         self.trial_uids: set[str] = set()
+        #: each group's last attempt ("namespace/name"), which the reports read
+        self.last_attempts: dict[str, GroupAttempt] = {}
+        #: asked once per group cycle with the group's key for a record of it (None: record
+        #: nothing more than :attr:`last_attempts`); `explain` sets it
+        self.recorder_for: Callable[[str], GroupRecord | None] | None = None
 
     # ------------------------------------------------------------------ gathering the group
     def gather(self, qpi: "QueuedPodInfo", group_name: str) -> list["QueuedPodInfo"]:
@@ -160,26 +175,38 @@ class PodGroupCycle:
         group = [member for member in group if not self._skip(member)]
         if not group:
             return
+        metrics = cycle.metrics
+        started = metrics.now()
         try:
             cycle.cache.update_snapshot()
         except Exception as exc:  # upstream: an Error result for the whole group, submitted
             log.exception("updating the snapshot for pod group %s/%s failed", qpi.pod.namespace, group_name)
             self.submit(fwk, group, qpi.pod.namespace, group_name, GroupResult(status=Status.as_status(exc)))
             return
+        key = f"{qpi.pod.namespace}/{group_name}"
+        recorder = self.recorder_for(key) if self.recorder_for is not None else None
+        if recorder is not None:
+            recorder.pods = tuple(member.pod.key for member in group)
         self.trial_uids = {member.pod.uid for member in group}
         group_state = CycleState()
         try:
             if self.topology_aware:
-                result = self.placement_algorithm(fwk, group_state, group, qpi.pod.namespace, group_name)
+                result = self.placement_algorithm(fwk, group_state, group, qpi.pod.namespace, group_name,
+                                                  recorder=recorder)
             else:
                 result = self.algorithm(fwk, group_state, group)
+                if recorder is not None:
+                    recorder.tried("", len(cycle.cache.snapshot), result.pod_results, result.status,
+                                   result.status is None or result.status.is_success())
             group_status = result.status
             if self.workload_aware_preemption and group_status is not None and group_status.code is Code.Unschedulable:
                 self._after_preemption(result, group_status, self.run_workload_aware_preemption(
                     fwk, group_state, group, qpi.pod.namespace, group_name))
         finally:
             self.trial_uids = set()
+        metrics.pod_group_algorithm_ran(metrics.now() - started)
         self.submit(fwk, group, qpi.pod.namespace, group_name, result)
+        self._attempted(fwk, key, group, result, started, recorder)
 
     # ------------------------------------------------------------------ workload-aware preemption
     def run_workload_aware_preemption(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
@@ -261,7 +288,8 @@ class PodGroupCycle:
         return result
 
     def placement_algorithm(self, fwk: "Framework", group_state: CycleState, group: list["QueuedPodInfo"],
-                            namespace: str, name: str, *, post_filters: bool = True) -> GroupResult:
+                            namespace: str, name: str, *, post_filters: bool = True,
+                            recorder: GroupRecord | None = None) -> GroupResult:
         """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
         placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
         the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
@@ -269,25 +297,41 @@ class PodGroupCycle:
         snapshot = cycle.cache.snapshot
         all_nodes = list(snapshot.node_infos())
         info = PodGroupInfo(name=name, namespace=namespace, unscheduled_pods=tuple(q.pod for q in group))
+        best: list[tuple[int, str]] = []  # the placement that fitted the most pods, first of equals
 
         def attempt(placement: Placement) -> GroupResult:
             snapshot.assume_placement(placement.nodes)
             try:
-                return self.algorithm(fwk, group_state, group, post_filters=post_filters)
+                outcome = self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
                 snapshot.forget_placement()
+            fit = fitting(outcome.pod_results)
+            if not best or fit > best[0][0]:
+                best[:] = [(fit, placement.name)]
+            if recorder is not None:
+                ok = outcome.status is None or outcome.status.is_success()
+                recorder.tried(placement.name, len(placement.nodes), outcome.pod_results, outcome.status,
+                               ok or outcome.waiting_on_preemption)
+            return outcome
 
         selection = select_placement(fwk, group_state, info, all_nodes, attempt, rng=cycle.algorithm.rng,
                                      ties=cycle.algorithm.ties)
+        if recorder is not None:
+            recorder.scored(selection.scores, selection.placement)
+            recorder.ties = cycle.algorithm.ties
         outcome = selection.outcome
         status = selection.status
+        fit, where = best[0] if best else (0, "")
+        if selection.placement is not None and outcome is not None:
+            fit, where = fitting(outcome.pod_results), selection.placement.name
+        tried = len(selection.placements)
         if outcome is None:
-            return GroupResult(status=status if status is not None else group_unschedulable())
-        if status is outcome.status:
-            return outcome
+            return GroupResult(status=status if status is not None else group_unschedulable(), placements=tried,
+                               placement=where, fit=fit)
         return GroupResult(pod_results=outcome.pod_results, status=status,
-                           waiting_on_preemption=outcome.waiting_on_preemption and status is not None
-                           and status.is_rejected())
+                           waiting_on_preemption=outcome.waiting_on_preemption and (
+                               status is outcome.status or status is not None and status.is_rejected()),
+                           placements=tried, placement=where, fit=fit)
 
     def _try_pod(self, fwk: "Framework", group_state: CycleState, qpi: "QueuedPodInfo",
                  post_filters: bool = True) -> PodResult:
@@ -427,6 +471,26 @@ class PodGroupCycle:
         activate_pods(cycle.queue, pod_result.pods_to_activate)
         cycle.attempts.record(qpi, fwk, number, "Waiting" if waits else "Assumed", host)
         cycle.binding.start(fwk, state, qpi, assumed, host, number, waits, pod_result.pods_to_activate)
+
+    def _attempted(self, fwk: "Framework", key: str, group: list["QueuedPodInfo"], result: GroupResult,
+                   started: float, recorder: GroupRecord | None) -> None:
+        """The attempt's metrics (upstream's, by result and profile) and its summary."""
+        status = result.status
+        if status is None or status.is_success():
+            outcome = "scheduled"
+        elif status.is_rejected():
+            outcome = "waiting_on_preemption" if result.waiting_on_preemption else "unschedulable"
+        else:
+            outcome = "error"
+        metrics = self.cycle.metrics
+        metrics.pod_group_attempt(outcome, fwk.profile_name, metrics.now() - started)
+        fit = result.fit if result.fit is not None else fitting(result.pod_results)
+        attempt = GroupAttempt(self.cycle.queue.scheduling_cycle, self.cycle.clock.now(), fwk.profile_name,
+                               len(group), fit, outcome, status.message() if status is not None else "",
+                               result.placements, result.placement)
+        self.last_attempts[key] = attempt
+        if recorder is not None:
+            recorder.ended(attempt)
 
     def update_condition(self, namespace: str, name: str, condition: Condition) -> None:
         """Upstream updatePodGroupCondition: never takes a True condition back to False, stamps

@@ -179,3 +179,51 @@ def test_the_readme_example_prints_what_the_demo_gives():
                   "plugins": [f"{x['plugin']} {x['code']} on {x['nodes']}" for x in p["pendingReason"].get("plugins", [])]}
                  for p in report["pods"] if "pendingReason" in p]
     assert projected == shown
+
+
+# ---------------------------------------------------------------------- a PodGroup's form
+def test_every_pod_groups_reason_is_valid_and_its_line_is_rebuilt_from_it():
+    """Each PodGroup state (a gang short of minCount pods, unschedulable in every placement,
+    without placements, scheduled, and a basic group) gives a reason valid against the schema,
+    whose message is the group's line; a scheduled group has none. The Unschedulable line ends
+    with the PodGroupScheduled condition's message, upstream's "0/N placements are available,
+    first placement status: ..." with placements."""
+    from tests.explain.test_pod_group_explain import NO_TAS, TAS, gang_cluster, run
+    cases = [
+        (gang_cluster("1"), TAS, "Unschedulable"),
+        (gang_cluster("500m", pods=2), TAS, "WaitingForPods"),
+        (gang_cluster("1500m", pods=4, policy="{gang: {minCount: 4}}", topology=False), NO_TAS, "Unschedulable"),
+        (gang_cluster("8", policy="{basic: {}}"), TAS, "Unschedulable"),
+        (gang_cluster("500m"), TAS, None),
+    ]
+    for text, gates, state in cases:
+        sim, _ = run(text, gates, explain=False)
+        (group,) = sim.result().pod_groups()
+        reason = group.pending_reason()
+        if state is None:
+            assert reason is None and group.scheduled
+            continue
+        VALIDATOR.validate(reason)
+        assert reason["state"] == state
+        assert message_of(reason) == group.line()
+        if state == "Unschedulable":
+            assert group.line().endswith("; " + group.condition[2])
+
+
+def test_a_basic_groups_line_counts_its_pods_not_a_quorum():
+    from tests.explain.test_pod_group_explain import TAS, gang_cluster, run
+    sim, _ = run(gang_cluster("8", policy="{basic: {}}"), TAS, explain=False)
+    (group,) = sim.result().pod_groups()
+    assert group.line().startswith("basic default/train: 0 of 3 pods fit; placement rack=r1 fits the most (of 2); "
+                                   "0/2 placements are available, first placement status: ")
+
+
+def test_a_pod_groups_error_and_preemption_wait_have_their_own_lines():
+    from kschedfw.scheduler.pending_reason import pod_group_reason
+    error = pod_group_reason("default/g", "gang", 2, 2, "SchedulerError", tried=2, message="boom")
+    waiting = pod_group_reason("default/g", "gang", 2, 2, "WaitingOnPreemption", tried=2, fit=0, placements=3,
+                               placement="rack=r2", message="pod group is waiting for preemption to complete")
+    for reason in (error, waiting):
+        VALIDATOR.validate(reason)
+    assert message_of(error) == "gang default/g: SchedulerError: boom"
+    assert message_of(waiting) == "gang default/g: waiting for preemption to complete in placement rack=r2 (chosen of 3)"

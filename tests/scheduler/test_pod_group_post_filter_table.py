@@ -15,7 +15,6 @@ from kschedfw.simulation import Simulation
 from kschedfw.testing import config_for
 from tests.scheduler.pod_group_fakes import objects
 
-WAP_PENDING = "workload-aware preemption not yet called by the cycle"
 
 
 class FakePodGroupPlugin:
@@ -43,7 +42,7 @@ class FakePodGroupPlugin:
 
 @pytest.mark.parametrize("name, workload_aware_preemption, post_filter_plugin, called", [
     pytest.param("runs pod group post filter when WAP is enabled and DefaultPreemption is registered",
-                 True, "DefaultPreemption", True, marks=pytest.mark.xfail(strict=True, reason=WAP_PENDING)),
+                 True, "DefaultPreemption", True),
     ("disables pod group post filter when WAP feature gate is disabled", False, "DefaultPreemption", False),
     ("disables pod group post filter when DefaultPreemption is not registered", True, "FakePodGroupPlugin", False),
 ])

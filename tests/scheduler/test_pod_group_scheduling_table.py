@@ -14,7 +14,6 @@ import pytest
 from tests.scheduler.pod_group_steps import (BASIC, Delete, Expect, StepT, create, gang_policy, node, pod,
                                              pod_group, run_table, workload)
 
-WAP_PENDING = "workload-aware preemption not yet called by the cycle"
 ZONE = "topology.kubernetes.io/zone"
 
 
@@ -45,8 +44,6 @@ class Case:
     steps: tuple[StepT, ...]
     workload_aware_preemption: bool = False
     requires_tas: bool = False
-    #: needs workload-aware preemption run by the cycle (xfail until it is)
-    needs_wap: bool = False
 
 
 CASES = [
@@ -115,14 +112,14 @@ CASES = [
         create(GANG_PG), create(P1, P2, P3, P4),
         Expect(scheduled=("p1", "p2", "p3", "p4")),
         Expect(removed=("low-p1", "low-p2", "low-p3", "low-p4"))),
-        workload_aware_preemption=True, needs_wap=True),
+        workload_aware_preemption=True),
     Case("gang schedules with partial workload-aware preemption", (
         create(VERY_LOW_P1, VERY_LOW_P2, LOW_P1, LOW_P2),
         Expect(scheduled=("very-low-p1", "very-low-p2", "low-p1", "low-p2")),
         create(MID_PG), create(MID_P1, MID_P2),
         Expect(scheduled=("mid-p1", "mid-p2", "low-p1", "low-p2")),
         Expect(removed=("very-low-p1", "very-low-p2"))),
-        workload_aware_preemption=True, needs_wap=True),
+        workload_aware_preemption=True),
     Case("tas gang with constraint does not use pod by pod preemption", (
         create(VERY_LOW_P1, VERY_LOW_P2, LOW_P1, LOW_P2),
         Expect(scheduled=("very-low-p1", "very-low-p2", "low-p1", "low-p2")),
@@ -144,9 +141,7 @@ def _runs() -> list[Any]:
         for tas in (True, False):
             if case.requires_tas and not tas:
                 continue
-            marks = [pytest.mark.xfail(strict=True, reason=WAP_PENDING)] if case.needs_wap else []
-            out.append(pytest.param(case, tas, id=f"{case.name} (TopologyAwareWorkloadScheduling enabled: {tas})",
-                                    marks=marks))
+            out.append(pytest.param(case, tas, id=f"{case.name} (TopologyAwareWorkloadScheduling enabled: {tas})"))
     return out
 
 
