@@ -36,7 +36,7 @@ def condition(reason="Unschedulable"):
 
 
 def writer(client, *, bound=None, fence=lambda: True):
-    return StatusWriter(client, current=lambda pod: bound, fence=fence, sleep=lambda s: None)
+    return StatusWriter(client, current=lambda kind, pod: bound, fence=fence, sleep=lambda s: None)
 
 
 def test_a_newer_patch_merges_into_the_waiting_one():

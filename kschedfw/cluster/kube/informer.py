@@ -238,12 +238,12 @@ class Informer(BackgroundLoop):
             old = self._known.get(key)
             if old is None:
                 self._known[key] = obj
-                self.sink("ADDED", self.resource.kind, None, obj)
+                self.sink("ADDED", self.resource.store_kind, None, obj)
             elif _rv(old) != _rv(obj):
                 self._known[key] = obj
-                self.sink("MODIFIED", self.resource.kind, old, obj)
+                self.sink("MODIFIED", self.resource.store_kind, old, obj)
         for key in [k for k in self._known if k not in seen]:
-            self.sink("DELETED", self.resource.kind, self._known.pop(key), None)
+            self.sink("DELETED", self.resource.store_kind, self._known.pop(key), None)
 
     def _watch_until_failure(self) -> None:
         """Watch, and again, from the last resourceVersion, until :meth:`stop` or a failure that
@@ -328,12 +328,12 @@ class Informer(BackgroundLoop):
         old = self._known.get(key)
         if type_ == "DELETED":
             if key in self._known:
-                self.sink("DELETED", self.resource.kind, self._known.pop(key), None)
+                self.sink("DELETED", self.resource.store_kind, self._known.pop(key), None)
             return
         if old is not None and _rv(old) == _rv(obj):
             return  # no real change (upstream drops resync updates with the same resourceVersion)
         self._known[key] = obj
-        self.sink("ADDED" if old is None else "MODIFIED", self.resource.kind, old, obj)
+        self.sink("ADDED" if old is None else "MODIFIED", self.resource.store_kind, old, obj)
 
     def _parse(self, d: Any) -> Any:
         try:
