@@ -123,3 +123,77 @@ def test_a_bind_drops_the_waiting_condition_and_waits_for_the_patch_in_flight():
     sent = {path.rsplit("/", 2)[-2]: body["status"] for path, body in client.sent}
     assert sent["waiting"] == {"nominatedNodeName": "n1"}  # the nomination stays, the condition went
     w.close()
+
+
+# ---------------------------------------------------------------------- PodGroup status
+class Group:
+    """What the writer reads of a PodGroup: its namespace, name, uid and key."""
+
+    def __init__(self, name="g", uid="g-uid", namespace="default") -> None:
+        self.name, self.uid, self.namespace, self.key = name, uid, namespace, f"{namespace}/{name}"
+
+
+def group_condition(type_="PodGroupScheduled", status="False", reason="Unschedulable"):
+    return {"$setElementOrder/conditions": [{"type": type_}],
+            "conditions": [{"type": type_, "status": status, "reason": reason}]}
+
+
+@pytest.mark.parametrize("fault, tries", [
+    (ApiError(500, "etcd leader changed", "InternalError"), 4),
+    (ApiError(503, "unavailable", "ServiceUnavailable"), 4),
+    (TransportError("PATCH", "g", TimeoutError("read timed out"), maybe_sent=True), 4),
+    (ApiError(403, "forbidden", "Forbidden"), 1),
+])
+def test_a_pod_group_status_patch_is_retried_as_pod_status(fault, tries):
+    # upstream PatchPodGroupStatus: retry.OnError(retry.DefaultBackoff, util.Retriable), as pods'
+    client = Client([fault] * 10)
+    w = writer(client)
+    w.submit(Group(), group_condition(), kind="scheduling.k8s.io/PodGroup")
+    assert w.flush(5)
+    assert [path for path, _ in client.sent] == \
+        ["/apis/scheduling.k8s.io/v1alpha2/namespaces/default/podgroups/g/status"] * tries
+    assert client.sent[0][1] == {"metadata": {"uid": "g-uid"}, "status": group_condition()}
+    assert w.dropped == 1 and w.sent == 0
+    w.close()
+
+
+def test_pod_group_patches_merge_conditions_by_type_and_apart_from_pods():
+    client = Client()
+    client.gate.clear()
+    w = writer(client)
+    group = Group()
+    w.submit(make_pod("blocker"), condition())  # the two workers are busy: the rest waits
+    w.submit(make_pod("blocker2"), condition())
+    wait_until(lambda: len(client.entered) == 2)
+    w.submit(group, group_condition("DisruptionTarget", "True", "PreemptionByScheduler"),
+             kind="scheduling.k8s.io/PodGroup")
+    w.submit(group, group_condition(), kind="scheduling.k8s.io/PodGroup")
+    w.submit(group, group_condition(reason="SchedulerError"), kind="scheduling.k8s.io/PodGroup")
+    w.submit(make_pod("g", uid="g-uid"), condition())  # a pod of the same uid is another object
+    client.gate.set()
+    assert w.flush(5)
+    [merged] = [b["status"] for path, b in client.sent if "/podgroups/" in path]
+    # one patch: the newer condition of a type wins, the other type is kept, in order
+    assert merged == {
+        "$setElementOrder/conditions": [{"type": "DisruptionTarget"}, {"type": "PodGroupScheduled"}],
+        "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"},
+                       {"type": "PodGroupScheduled", "status": "False", "reason": "SchedulerError"}]}
+    assert "/api/v1/namespaces/default/pods/g/status" in [path for path, _ in client.sent]
+    assert w.sent == 4 and w.dropped == 0
+    w.close()
+
+
+def test_no_pod_group_patch_is_sent_once_the_fence_closes():
+    client = Client()
+    w = writer(client, fence=lambda: False)
+    w.submit(Group(), group_condition(), kind="scheduling.k8s.io/PodGroup")
+    assert w.flush(5)
+    assert client.sent == [] and w.sent == 0
+    w.close()
+
+
+def wait_until(condition, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)

@@ -78,7 +78,8 @@ class _Patch:
             types = {c.get("type") for c in newer}
             merged["conditions"] = [c for c in older.status["conditions"] if c.get("type") not in types] + newer
             order = [*older.status.get(_ORDER_KEY, ()), *self.status.get(_ORDER_KEY, ())]
-            merged[_ORDER_KEY] = list({e.get("type"): e for e in order}.values())
+            if order:
+                merged[_ORDER_KEY] = list({e.get("type"): e for e in order}.values())
         self.status = merged
 
 
