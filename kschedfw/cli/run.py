@@ -90,9 +90,10 @@ def run(args: argparse.Namespace) -> int:
             return 2
         if not runner.start(args.sync_timeout):
             unserved = runner.backend.unserved_messages()
-            why = "; ".join(unserved) if unserved else "is the API server reachable, and are list/watch allowed?"
+            why = f": {'; '.join(unserved)}" if unserved else \
+                " (is the API server reachable, and are list/watch allowed?)"
             _say(f"the informers did not sync within {args.sync_timeout:g}s: "
-                 f"{', '.join(runner.backend.unsynced())} not listed ({why})")
+                 f"{', '.join(runner.backend.unsynced())} not listed{why}")
             return 1
         runner.run()
         if runner.lost_leadership:

@@ -137,8 +137,6 @@ class KubeBackend(TimerFacet):
         wanted = [r for r in wanted if not r.feature_gate or enabled(self.feature_gates, r.feature_gate)]
         served, missing = discover(self.client, wanted)
         self.unserved = [r for r in missing if r.feature_gate]
-        for resource in self.unserved:
-            log.warning("%s", unserved_message(resource))
         missing = [r for r in missing if not r.feature_gate]
         for resource in served + self.unserved:
             self._start_informer(resource)

@@ -38,6 +38,7 @@ from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import Resource, parse_api_object
 from kschedfw.cluster.kube.transport import NotConnected
 from kschedfw.cluster.store import key_of
+from kschedfw.fwk.interface import NotFound
 
 __all__ = ["Backoff", "Informer", "Sink"]
 
@@ -99,6 +100,8 @@ def describe(exc: BaseException, verb: str, resource: str) -> str:
         if exc.status == 401:
             return f"the API server refused the credentials ({exc})"
         return str(exc)
+    if isinstance(exc, NotFound):  # the API is not served
+        return f"{exc} (404)"
     cause = exc.__cause__ if isinstance(exc, OSError) and exc.__cause__ is not None else exc
     if isinstance(cause, urllib3.exceptions.ReadTimeoutError):
         return "no answer within the client timeout (a hung API server?)"
@@ -183,7 +186,8 @@ class Informer(BackgroundLoop):
         text = describe(exc, verb, self.name)
         shared = _same_for_every_resource(exc)
         if self.failures.due(f"{verb} {'*' if shared else self.name}: {text}"):
-            expected = isinstance(exc, (ApiError, WatchFailure, *_TRANSPORT_FAULTS))
+            # (NotFound: the API is not served, e.g. a gated kind's group version not enabled)
+            expected = isinstance(exc, (ApiError, NotFound, WatchFailure, *_TRANSPORT_FAULTS))
             log.warning("failed to %s %s: %s; retrying in %.1fs%s", verb, self.name, text, delay,
                         f" (the same for other resources is not logged again for {self.failures.interval:.0f}s)"
                         if shared else "", exc_info=None if expected else exc)

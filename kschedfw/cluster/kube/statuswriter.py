@@ -37,7 +37,6 @@ MAX_PENDING = 10000  # pods with a patch waiting; more are dropped (the pod is r
 WORKERS = 2
 _RETRIABLE = (500, 503)
 _ORDER_KEY = "$setElementOrder/conditions"
-_CONDITION_KEYS = ("conditions", _ORDER_KEY)
 
 
 class _Patch:
@@ -120,17 +119,14 @@ class StatusWriter:
             self._ready.notify()
 
     def supersede(self, uid: str, timeout: float) -> None:
-        """A bind of this pod is about to be sent (upstream: a binding call overrides a pending
-        status patch): a waiting PodScheduled condition is dropped, and a patch in flight is
-        waited for (at most ``timeout`` seconds), so no PodScheduled=False lands after the bind."""
+        """A bind of this pod is about to be sent: a waiting status patch is dropped whole
+        (upstream's call queue overwrites a pending pod_status_patch with the more relevant
+        pod_binding; a nominatedNodeName sent after the bind would be refused, 422), and a patch
+        in flight is waited for (at most ``timeout`` seconds), so nothing lands after the bind."""
         deadline = time.monotonic() + timeout
         key = ("Pod", uid)
         with self._ready:
-            patch = self._pending.get(key)
-            if patch is not None:
-                patch.status = {k: v for k, v in patch.status.items() if k not in _CONDITION_KEYS}
-                if not patch.status:
-                    del self._pending[key]
+            self._pending.pop(key, None)
             while key in self._in_flight:
                 left = deadline - time.monotonic()
                 if left <= 0:
