@@ -118,8 +118,8 @@ def both(cp: ControlPlane, namespace: str, tmp_path: Path, group: dict[str, Any]
         for manifest in pods:
             cp.api("POST", f"/api/v1/namespaces/{ns}/pods", manifest)
 
-        def until(ns: str = ns) -> bool:
-            return decided(cp, ns, name, len(pods))
+        def until(ns: str = ns, name: str = name, count: int = len(pods)) -> bool:
+            return decided(cp, ns, name, count)
         if run == "upstream":
             run_kube_scheduler(cp, scheduler, tmp_path / "kube-scheduler.log", until, gates)
         else:

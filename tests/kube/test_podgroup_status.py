@@ -1,8 +1,9 @@
 """`kschedfw run`'s PodGroup status writes against a real API server serving the workload API: the
 ``PodGroupScheduled`` condition lands in podgroups/status (with the group's generation, as
-upstream's updatePodGroupCondition stamps it: v1.36.2's server keeps none for PodGroups), a patch that fails or hangs is retried as a pod's
-status patch is (upstream PatchPodGroupStatus: retry.DefaultBackoff on util.Retriable errors),
-and nothing is written once the leader-election fence closes."""
+upstream's updatePodGroupCondition stamps it: v1.36.2's server keeps none for PodGroups), a
+patch that fails or hangs is retried as a pod's status patch is (upstream PatchPodGroupStatus:
+retry.DefaultBackoff on util.Retriable errors), and nothing is written once the leader-election
+fence closes."""
 
 from __future__ import annotations
 
