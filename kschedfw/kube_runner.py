@@ -74,7 +74,7 @@ class KubeRunner:
             on_decision = functools.partial(self._with_pending_reason, on_decision)
         self.backend = KubeBackend(self.client, dry_run=dry_run, on_decision=on_decision,
                                    informer_options=informer_options, event_client=self.event_client,
-                                   lean_pods=not config.document.get("extenders"))
+                                   lean_pods=not config.document.get("extenders"), feature_gates=feature_gates)
         # Scheduler is still annotated with MemoryCluster; KubeBackend implements the Backend contract
         self.metrics = SchedulerMetrics(generic_workload=enabled(feature_gates, "GenericWorkload"))
         self.scheduler = Scheduler(config, registry, cast(Any, self.backend), seed=seed, record_attempts=False,
@@ -128,6 +128,8 @@ class KubeRunner:
         """Start the informers and wait for their first lists; False on timeout."""
         self.probe.start()
         self.backend.start()
+        for message in self.backend.unserved_messages():
+            self.notify(message)
         return self.backend.wait_for_sync(sync_timeout)
 
     def run(self) -> None:

@@ -89,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
             _say(str(exc))
             return 2
         if not runner.start(args.sync_timeout):
+            unserved = runner.backend.unserved_messages()
+            why = f": {'; '.join(unserved)}" if unserved else \
+                " (is the API server reachable, and are list/watch allowed?)"
             _say(f"the informers did not sync within {args.sync_timeout:g}s: "
-                 f"{', '.join(runner.backend.unsynced())} not listed "
-                 f"(is the API server reachable, and are list/watch allowed?)")
+                 f"{', '.join(runner.backend.unsynced())} not listed{why}")
             return 1
         runner.run()
         if runner.lost_leadership:

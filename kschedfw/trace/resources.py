@@ -1,6 +1,6 @@
 """What a trace records: every kind ``kschedfw run`` watches, the kinds the embedded cluster
-reads at admission (RuntimeClasses), the ``scheduling.k8s.io/v1alpha2`` PodGroups and Workloads
-where served, and the ``events.k8s.io`` Events its decisions are read from."""
+reads at admission (RuntimeClasses), the ``scheduling.k8s.io/v1alpha2`` PodGroups (whatever the
+gates) and Workloads where served, and the ``events.k8s.io`` Events its decisions are read from."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ EVENTS = Resource("Event", "events.k8s.io/v1", "events")
 
 _MORE = (
     Resource("RuntimeClass", "node.k8s.io/v1", "runtimeclasses", namespaced=False),
-    Resource("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", optional=True),
     Resource("Workload", "scheduling.k8s.io/v1alpha2", "workloads", optional=True),
 )
 

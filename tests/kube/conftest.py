@@ -32,3 +32,21 @@ def backend(control_plane: ControlPlane) -> Iterator[KubeBackend]:
     yield backend
     backend.stop()
     client.close()
+
+
+#: the workload-aware gates of kube-apiserver, kube-scheduler and kschedfw in the tests of that path
+WORKLOAD_GATES = ("GenericWorkload=true,GangScheduling=true,TopologyAwareWorkloadScheduling=true,"
+                  "WorkloadAwarePreemption=true")
+
+
+@pytest.fixture(scope="session")
+def workload_control_plane() -> Iterator[ControlPlane]:
+    """An API server serving ``scheduling.k8s.io/v1alpha2`` with the workload gates on (started
+    once, for the tests that need Workloads and PodGroups; skipped without binaries)."""
+    from kschedfw.testing.controlplane import find_assets, missing_assets_reason
+    assets = find_assets()
+    if assets is None:
+        pytest.skip(missing_assets_reason())
+    with ControlPlane(assets, extra_apiserver_flags=[
+            f"--feature-gates={WORKLOAD_GATES}", "--runtime-config=scheduling.k8s.io/v1alpha2=true"]) as cp:
+        yield cp

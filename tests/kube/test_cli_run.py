@@ -230,3 +230,26 @@ def test_a_server_certificate_not_trusted_is_reported_at_once(control_plane: Con
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
     assert f"cannot reach the API server at {control_plane.url}" in err and "CERTIFICATE_VERIFY_FAILED" in err
+
+
+def test_the_workload_gate_on_without_the_api_says_what_to_change(control_plane: ControlPlane, tmp_path):
+    # kube-scheduler v1.36.2 with GenericWorkload on against a server without
+    # scheduling.k8s.io/v1alpha2 retries its PodGroup list ("the server could not find the
+    # requested resource") and never schedules: run waits the same way, says why and what to
+    # change, and gives up after --sync-timeout with exit status 1
+    config = tmp_path / "config.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+                      "leaderElection:\n  leaderElect: false\nprofiles:\n- schedulerName: no-workload-api\n")
+    proc = kschedfw("run", "--config", str(config), "--kubeconfig", str(control_plane.kubeconfig),
+                    "--feature-gates", "GenericWorkload=true,GangScheduling=true", "--sync-timeout", "3",
+                    "--secure-port", "0")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1, err
+    why = ("feature gate GenericWorkload is on but the API server does not serve "
+           "podgroups.scheduling.k8s.io/v1alpha2: scheduling waits until it does, as kube-scheduler's informers "
+           "do (start kube-apiserver with --runtime-config=scheduling.k8s.io/v1alpha2=true and "
+           "--feature-gates=GenericWorkload=true, or turn the gate off here)")
+    assert f"kschedfw run: {why}\n" in err
+    assert (f"kschedfw run: the informers did not sync within 3s: /apis/scheduling.k8s.io/v1alpha2/podgroups "
+            f"not listed: {why}\n") in err
+    assert "Traceback" not in err

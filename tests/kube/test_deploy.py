@@ -193,3 +193,65 @@ def test_probes_and_prometheus_reach_the_secure_port(control_plane: ControlPlane
     apply(control_plane, DEPLOY / "deployment.yaml", dry_run=True)
     apply(control_plane, DEPLOY / "service.yaml", dry_run=True)
     apply(control_plane, DEPLOY / "prometheus.yaml", dry_run=True)
+
+
+def _workload_rules(role: dict) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    """A ClusterRole's rules on the workload API's resources, as (resources, verbs)."""
+    workload = {"podgroups", "podgroups/status", "workloads"}
+    return sorted((tuple(sorted(r["resources"])), tuple(sorted(r["verbs"]))) for r in role["rules"]
+                  if "scheduling.k8s.io" in r.get("apiGroups", ()) and workload & set(r.get("resources", ())))
+
+
+def test_rbac_grants_the_workload_api_as_upstream_and_is_enough_for_a_gang(workload_control_plane: ControlPlane,
+                                                                           tmp_path):
+    """With GenericWorkload on, the API server's own system:kube-scheduler role reads PodGroups
+    and patches their status (no Workloads); ours grants the same, and with it `kschedfw run`
+    watches PodGroups, binds a gang and writes its PodGroupScheduled condition."""
+    from kschedfw.fwk.features import FeatureGates
+    from tests.kube.conftest import WORKLOAD_GATES
+    cp = workload_control_plane
+    upstream = cp.api("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:kube-scheduler")
+    ours = next(d for d in yaml.safe_load_all((DEPLOY / "rbac.yaml").read_text()) if d["kind"] == "ClusterRole")
+    assert _workload_rules(upstream) == [(("podgroups",), ("get", "list", "watch")),
+                                         (("podgroups/status",), ("patch", "update"))]
+    assert _workload_rules(ours) == _workload_rules(upstream)
+
+    apply(cp, DEPLOY / "rbac.yaml")
+    kubeconfig = tmp_path / "sa.kubeconfig"
+    kubeconfig.write_text(cp.kubeconfig_text(service_account_token(cp, "kube-system", "kschedfw"), "kschedfw"))
+    ns = "deploy-gang"
+    cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+    node = f"{ns}-node"
+    cp.create_ready_node(node)
+    groups = f"/apis/scheduling.k8s.io/v1alpha2/namespaces/{ns}/podgroups"
+    cp.api("POST", groups, {"metadata": {"name": "g"}, "spec": {"schedulingPolicy": {"gang": {"minCount": 2}}}})
+    for name in ("m0", "m1"):
+        cp.api("POST", f"/api/v1/namespaces/{ns}/pods",
+               pod_manifest(name, ns, scheduler="kschedfw", schedulingGroup={"podGroupName": "g"}))
+    config_file = tmp_path / "config.yaml"
+    config_file.write_text(yaml.safe_load((DEPLOY / "configmap.yaml").read_text())["data"]["config.yaml"])
+    registry = default_registry()
+    gates = FeatureGates.parse(WORKLOAD_GATES)
+    config, diagnostics = load_config(str(config_file), registry, gates)
+    assert config is not None, diagnostics
+    runner = KubeRunner(config, registry, kubeconfig=kubeconfig, feature_gates=gates)
+    try:
+        runner.preflight()
+        assert runner.start(sync_timeout=30), "an informer could not list/watch with these rights"
+        thread = threading.Thread(target=runner.run, daemon=True)
+        thread.start()
+
+        def group_condition():
+            status = cp.api("GET", f"{groups}/g").get("status") or {}
+            return [(c["type"], c["status"], c["reason"]) for c in status.get("conditions") or []]
+        assert wait_for(group_condition, what="the PodGroup's status written") == [
+            ("PodGroupScheduled", "True", "Scheduled")]
+        for name in ("m0", "m1"):
+            assert cp.api("GET", f"/api/v1/namespaces/{ns}/pods/{name}")["spec"].get("nodeName") == node
+        assert runner.backend.statuses is not None and runner.backend.statuses.dropped == 0
+        runner.stop()
+        thread.join(10)
+    finally:
+        runner.stop()
+        runner.close()
+        cp.api("DELETE", f"/api/v1/nodes/{node}")

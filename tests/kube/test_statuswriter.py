@@ -1,6 +1,6 @@
 """The status writer's rules with a scripted client: merging per pod (upstream
 PodStatusPatchCall.Merge), upstream's retriable errors, the fence, no PodScheduled=False onto a
-bound pod, and a bind superseding a waiting condition."""
+bound pod, a bind superseding a waiting patch, and PodGroup status patches on the same path."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def condition(reason="Unschedulable"):
 
 
 def writer(client, *, bound=None, fence=lambda: True):
-    return StatusWriter(client, current=lambda pod: bound, fence=fence, sleep=lambda s: None)
+    return StatusWriter(client, current=lambda kind, pod: bound, fence=fence, sleep=lambda s: None)
 
 
 def test_a_newer_patch_merges_into_the_waiting_one():
@@ -99,7 +99,7 @@ def test_nothing_is_sent_after_the_fence_closes_nor_onto_a_bound_pod():
     w.close()
 
 
-def test_a_bind_drops_the_waiting_condition_and_waits_for_the_patch_in_flight():
+def test_a_bind_drops_the_waiting_patch_and_waits_for_the_patch_in_flight():
     client = Client()
     client.gate.clear()
     w = writer(client)
@@ -121,5 +121,81 @@ def test_a_bind_drops_the_waiting_condition_and_waits_for_the_patch_in_flight():
     client.gate.set()
     assert done.wait(5) and w.flush(5)
     sent = {path.rsplit("/", 2)[-2]: body["status"] for path, body in client.sent}
-    assert sent["waiting"] == {"nominatedNodeName": "n1"}  # the nomination stays, the condition went
+    # upstream's call queue: the binding overwrites the pending status patch, nomination and all
+    # (the API server refuses a nominatedNodeName on a bound pod)
+    assert "waiting" not in sent and set(sent) == {"flying", "other"}
     w.close()
+
+
+# ---------------------------------------------------------------------- PodGroup status
+class Group:
+    """What the writer reads of a PodGroup: its namespace, name, uid and key."""
+
+    def __init__(self, name="g", uid="g-uid", namespace="default") -> None:
+        self.name, self.uid, self.namespace, self.key = name, uid, namespace, f"{namespace}/{name}"
+
+
+def group_condition(type_="PodGroupScheduled", status="False", reason="Unschedulable"):
+    return {"$setElementOrder/conditions": [{"type": type_}],
+            "conditions": [{"type": type_, "status": status, "reason": reason}]}
+
+
+@pytest.mark.parametrize("fault, tries", [
+    (ApiError(500, "etcd leader changed", "InternalError"), 4),
+    (ApiError(503, "unavailable", "ServiceUnavailable"), 4),
+    (TransportError("PATCH", "g", TimeoutError("read timed out"), maybe_sent=True), 4),
+    (ApiError(403, "forbidden", "Forbidden"), 1),
+])
+def test_a_pod_group_status_patch_is_retried_as_pod_status(fault, tries):
+    # upstream PatchPodGroupStatus: retry.OnError(retry.DefaultBackoff, util.Retriable), as pods'
+    client = Client([fault] * 10)
+    w = writer(client)
+    w.submit(Group(), group_condition(), kind="scheduling.k8s.io/PodGroup")
+    assert w.flush(5)
+    assert [path for path, _ in client.sent] == \
+        ["/apis/scheduling.k8s.io/v1alpha2/namespaces/default/podgroups/g/status"] * tries
+    assert client.sent[0][1] == {"metadata": {"uid": "g-uid"}, "status": group_condition()}
+    assert w.dropped == 1 and w.sent == 0
+    w.close()
+
+
+def test_pod_group_patches_merge_conditions_by_type_and_apart_from_pods():
+    client = Client()
+    client.gate.clear()
+    w = writer(client)
+    group = Group()
+    w.submit(make_pod("blocker"), condition())  # the two workers are busy: the rest waits
+    w.submit(make_pod("blocker2"), condition())
+    wait_until(lambda: len(client.entered) == 2)
+    w.submit(group, group_condition("DisruptionTarget", "True", "PreemptionByScheduler"),
+             kind="scheduling.k8s.io/PodGroup")
+    w.submit(group, group_condition(), kind="scheduling.k8s.io/PodGroup")
+    w.submit(group, group_condition(reason="SchedulerError"), kind="scheduling.k8s.io/PodGroup")
+    w.submit(make_pod("g", uid="g-uid"), condition())  # a pod of the same uid is another object
+    client.gate.set()
+    assert w.flush(5)
+    [merged] = [b["status"] for path, b in client.sent if "/podgroups/" in path]
+    # one patch: the newer condition of a type wins, the other type is kept, in order
+    assert merged == {
+        "$setElementOrder/conditions": [{"type": "DisruptionTarget"}, {"type": "PodGroupScheduled"}],
+        "conditions": [{"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler"},
+                       {"type": "PodGroupScheduled", "status": "False", "reason": "SchedulerError"}]}
+    assert "/api/v1/namespaces/default/pods/g/status" in [path for path, _ in client.sent]
+    assert w.sent == 4 and w.dropped == 0
+    w.close()
+
+
+def test_no_pod_group_patch_is_sent_once_the_fence_closes():
+    client = Client()
+    w = writer(client, fence=lambda: False)
+    w.submit(Group(), group_condition(), kind="scheduling.k8s.io/PodGroup")
+    assert w.flush(5)
+    assert client.sent == [] and w.sent == 0
+    w.close()
+
+
+def wait_until(condition, timeout=5.0):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)

@@ -23,7 +23,10 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+import attrs
+
 from kschedfw.api import Pod
+from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.cluster.kube.client import (ApiError, KubeClient, LeadershipLost, MERGE_PATCH, STRATEGIC_MERGE_PATCH,
                                           TransportError)
 from kschedfw.api.timestamps import rfc3339
@@ -40,6 +43,7 @@ from kschedfw.cluster.kube.statuswriter import RETRY_DELAYS, StatusWriter, retri
 from kschedfw.cluster.controllers.resourceclaim import CLAIM_FINALIZER
 from kschedfw.cluster.store import ObjectStore
 from kschedfw.cluster.timers import TimerFacet, Timers
+from kschedfw.fwk.features import enabled
 from kschedfw.fwk.interface import Conflict, ExtendedResourceClaimStatus, NotFound, WatchEvent
 
 __all__ = ["KubeBackend", "LeadershipLost"]
@@ -61,8 +65,11 @@ class KubeBackend(TimerFacet):
     def __init__(self, client: KubeClient, *, dry_run: bool = False, kinds: list[str] | None = None,
                  on_decision: Callable[[Decision], None] | None = None,
                  informer_options: dict[str, Any] | None = None, event_client: KubeClient | None = None,
-                 lean_pods: bool = True) -> None:
+                 lean_pods: bool = True, feature_gates: Mapping[str, bool] | None = None) -> None:
+        """``feature_gates``: the scheduler's; a gated kind (the workload API's PodGroups) is
+        watched only with its gate on."""
         self.client = client
+        self.feature_gates = feature_gates
         self.dry_run = dry_run
         # cache pods with only the fields the scheduler reads (extenders get the cached manifest:
         # a scheduler with extenders keeps whole pods, as upstream sends them)
@@ -78,13 +85,15 @@ class KubeBackend(TimerFacet):
         self._informers_lock = threading.Lock()
         self._stopped = False
         self._late: LateDiscovery | None = None
+        #: the gated kinds whose gate is on that the server did not serve at start
+        self.unserved: list[Resource] = []
         self._write_fence: Callable[[], bool] | None = None
         self._event_client = None if dry_run else (event_client or client)
         self._closing = threading.Event()
         self._request_timeout = client.timeout
         self._warn = RateLimitedLog(log)
         self.events = EventWriter(self._event_client, fence=self.may_write)
-        self.statuses = None if dry_run else StatusWriter(client, current=self._cached_pod, fence=self.may_write)
+        self.statuses = None if dry_run else StatusWriter(client, current=self._cached, fence=self.may_write)
         #: a dry run's pretended binds and deletions, kept over what the informers report
         self.shadow = ShadowWrites() if dry_run else None
         self._binders = ThreadPoolExecutor(BIND_WORKERS, thread_name_prefix="bind")
@@ -109,16 +118,27 @@ class KubeBackend(TimerFacet):
         return fence is None or fence()
 
     def _cached_pod(self, pod: Pod) -> Pod | None:
-        current = self._store.get("Pod", pod.name, pod.namespace)
-        return current if current is not None and current.uid == pod.uid else None
+        current: Pod | None = self._cached("Pod", pod)
+        return current
+
+    def _cached(self, kind: str, obj: Any) -> Any:
+        """The cache's object of ``kind`` with ``obj``'s namespace, name and uid, or None."""
+        current = self._store.get(kind, obj.name, obj.namespace)
+        return current if current is not None and current.uid == obj.uid else None
 
     # ------------------------------------------------------------------ informers
     def start(self) -> None:
         """Start an informer per watched kind the server serves; the optional kinds it does not
-        serve yet are asked for again (:class:`LateDiscovery`) and watched once they appear."""
+        serve yet are asked for again (:class:`LateDiscovery`) and watched once they appear. A
+        gated kind is watched only with its gate on, and is then required, as kube-scheduler's
+        informer for it: when it is not served its list is retried and :meth:`wait_for_sync`
+        waits (:attr:`unserved` says why)."""
         wanted = [BY_KIND[k] for k in self._kinds] if self._kinds else list(RESOURCES)
+        wanted = [r for r in wanted if not r.feature_gate or enabled(self.feature_gates, r.feature_gate)]
         served, missing = discover(self.client, wanted)
-        for resource in served:
+        self.unserved = [r for r in missing if r.feature_gate]
+        missing = [r for r in missing if not r.feature_gate]
+        for resource in served + self.unserved:
             self._start_informer(resource)
         if missing:
             options = self._informer_options
@@ -150,6 +170,11 @@ class KubeBackend(TimerFacet):
     def unsynced(self) -> list[str]:
         """The resources whose first list has not succeeded yet (for error messages)."""
         return [i.resource.path for i in self.informers if not i.synced.is_set()]
+
+    def unserved_messages(self) -> list[str]:
+        """Why the gated kinds still unlisted are not: the API server does not serve them."""
+        unsynced = set(self.unsynced())
+        return [unserved_message(r) for r in self.unserved if r.path in unsynced]
 
     def stop(self) -> None:
         """Let binds in flight finish (their outcomes are not delivered: a restart rebuilds
@@ -378,6 +403,32 @@ class KubeBackend(TimerFacet):
         assert self.statuses is not None
         self.statuses.submit(pod, status)
 
+    def patch_pod_group_condition(self, pod_group: Any, condition: Any) -> None:
+        """Upstream updatePodGroupCondition and PatchPodGroupStatus: ``condition`` set as
+        meta.SetStatusCondition sets it, stamped with the group's generation, in one
+        strategic-merge patch of podgroups/status, queued for the status writer (fenced, merged
+        and retried as pod status); nothing is sent when it would not change the condition.
+        NotFound when the cache no longer has this group. A dry run writes nothing."""
+        current = self._cached(POD_GROUP_KIND, pod_group)
+        if current is None:
+            raise _not_found(f'podgroups.scheduling.k8s.io "{pod_group.name}" not found')
+        if self.statuses is None:
+            return
+        from kschedfw.api.workload import pod_group_manifest  # (loaded with the first PodGroup)
+        generation = (current.raw.get("metadata") or {}).get("generation") or 0
+        condition = attrs.evolve(condition, observed_generation=generation)
+        existing = current.condition(condition.type)
+        if existing is not None and (existing.status, existing.reason, existing.message,
+                                     existing.observed_generation) == \
+                (condition.status, condition.reason, condition.message, condition.observed_generation):
+            return
+        updated = current.with_condition(condition, self.clock.now_datetime())
+        conditions = (pod_group_manifest(updated).get("status") or {}).get("conditions") or []
+        entry = next(c for c in conditions if c.get("type") == condition.type)
+        order = [{"type": c.type} for c in updated.conditions]
+        self.statuses.submit(current, {"$setElementOrder/conditions": order, "conditions": [entry]},
+                             kind=POD_GROUP_KIND)
+
     def set_nominated_node_name(self, pod: Pod, node_name: str) -> None:
         current = self.get("Pod", pod.name, pod.namespace) or pod
         if current.nominated_node_name == node_name or self.statuses is None:
@@ -565,6 +616,15 @@ def _condition_patch(pod: Pod, type_: str, status: str, reason: str, message: st
     return {"$setElementOrder/conditions": order, "conditions": [entry]}
 
 
+def unserved_message(resource: Resource) -> str:
+    """The gate is on but the API server does not serve the kind: what to change."""
+    group_version = resource.group_version
+    return (f"feature gate {resource.feature_gate} is on but the API server does not serve "
+            f"{resource.display_name}: scheduling waits until it does, as kube-scheduler's informers do "
+            f"(start kube-apiserver with --runtime-config={group_version}=true and "
+            f"--feature-gates={resource.feature_gate}=true, or turn the gate off here)")
+
+
 def _not_found(message: str) -> NotFound:
     from kschedfw.cluster.kube.client import _NotFound
     return _NotFound(message)
@@ -572,10 +632,10 @@ def _not_found(message: str) -> NotFound:
 
 if TYPE_CHECKING:
     from kschedfw.fwk.interface import Backend, BackgroundApiCalls, PersistentVolumeClaimBinder, \
-        ResourceClaimStatusWriter, ResourceClaimWriter
+        PodGroupStatusWriter, ResourceClaimStatusWriter, ResourceClaimWriter
 
     def _implements_the_contract(backend: KubeBackend) -> tuple[Backend, BackgroundApiCalls,
                                                                 PersistentVolumeClaimBinder, ResourceClaimStatusWriter,
-                                                                ResourceClaimWriter]:
+                                                                ResourceClaimWriter, PodGroupStatusWriter]:
         """Never called: mypy proves here that KubeBackend is a Backend with the optional facets."""
-        return backend, backend, backend, backend, backend
+        return backend, backend, backend, backend, backend, backend

@@ -38,6 +38,7 @@ from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.cluster.kube.resources import Resource, parse_api_object
 from kschedfw.cluster.kube.transport import NotConnected
 from kschedfw.cluster.store import key_of
+from kschedfw.fwk.interface import NotFound
 
 __all__ = ["Backoff", "Informer", "Sink"]
 
@@ -99,6 +100,8 @@ def describe(exc: BaseException, verb: str, resource: str) -> str:
         if exc.status == 401:
             return f"the API server refused the credentials ({exc})"
         return str(exc)
+    if isinstance(exc, NotFound):  # the API is not served
+        return f"{exc} (404)"
     cause = exc.__cause__ if isinstance(exc, OSError) and exc.__cause__ is not None else exc
     if isinstance(cause, urllib3.exceptions.ReadTimeoutError):
         return "no answer within the client timeout (a hung API server?)"
@@ -183,7 +186,8 @@ class Informer(BackgroundLoop):
         text = describe(exc, verb, self.name)
         shared = _same_for_every_resource(exc)
         if self.failures.due(f"{verb} {'*' if shared else self.name}: {text}"):
-            expected = isinstance(exc, (ApiError, WatchFailure, *_TRANSPORT_FAULTS))
+            # (NotFound: the API is not served, e.g. a gated kind's group version not enabled)
+            expected = isinstance(exc, (ApiError, NotFound, WatchFailure, *_TRANSPORT_FAULTS))
             log.warning("failed to %s %s: %s; retrying in %.1fs%s", verb, self.name, text, delay,
                         f" (the same for other resources is not logged again for {self.failures.interval:.0f}s)"
                         if shared else "", exc_info=None if expected else exc)
@@ -238,12 +242,12 @@ class Informer(BackgroundLoop):
             old = self._known.get(key)
             if old is None:
                 self._known[key] = obj
-                self.sink("ADDED", self.resource.kind, None, obj)
+                self.sink("ADDED", self.resource.store_kind, None, obj)
             elif _rv(old) != _rv(obj):
                 self._known[key] = obj
-                self.sink("MODIFIED", self.resource.kind, old, obj)
+                self.sink("MODIFIED", self.resource.store_kind, old, obj)
         for key in [k for k in self._known if k not in seen]:
-            self.sink("DELETED", self.resource.kind, self._known.pop(key), None)
+            self.sink("DELETED", self.resource.store_kind, self._known.pop(key), None)
 
     def _watch_until_failure(self) -> None:
         """Watch, and again, from the last resourceVersion, until :meth:`stop` or a failure that
@@ -328,12 +332,12 @@ class Informer(BackgroundLoop):
         old = self._known.get(key)
         if type_ == "DELETED":
             if key in self._known:
-                self.sink("DELETED", self.resource.kind, self._known.pop(key), None)
+                self.sink("DELETED", self.resource.store_kind, self._known.pop(key), None)
             return
         if old is not None and _rv(old) == _rv(obj):
             return  # no real change (upstream drops resync updates with the same resourceVersion)
         self._known[key] = obj
-        self.sink("ADDED" if old is None else "MODIFIED", self.resource.kind, old, obj)
+        self.sink("ADDED" if old is None else "MODIFIED", self.resource.store_kind, old, obj)
 
     def _parse(self, d: Any) -> Any:
         try:

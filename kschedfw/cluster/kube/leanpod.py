@@ -39,7 +39,7 @@ POD_FIELDS: dict[str, Any] = {
             "nodeName", "schedulerName", "priority", "priorityClassName", "preemptionPolicy", "overhead",
             "nodeSelector", "affinity", "tolerations", "topologySpreadConstraints", "schedulingGates",
             "volumes", "resourceClaims", "hostNetwork", "terminationGracePeriodSeconds", "resources",
-            "runtimeClassName")},
+            "runtimeClassName", "schedulingGroup")},
         "containers": [_CONTAINER],
         "initContainers": [_CONTAINER],
     },

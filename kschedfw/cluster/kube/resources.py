@@ -8,6 +8,7 @@ from typing import Any
 import attrs
 
 from kschedfw.api import parse_object
+from kschedfw.api.workload_names import POD_GROUP_KIND
 
 __all__ = ["Resource", "RESOURCES", "POD_FIELD_SELECTOR", "parse_api_object"]
 
@@ -26,6 +27,22 @@ class Resource:
     namespaced: bool = True
     field_selector: str | None = None
     optional: bool = False  # watched only when the server serves it (custom or newer APIs)
+    #: watched only with this feature gate on, and then required: upstream registers the informer
+    #: only with the gate, and its cache sync (so scheduling) waits until the API is served
+    feature_gate: str = ""
+    #: the key the object store holds this kind under when the kind name alone is ambiguous
+    #: (``scheduling.k8s.io/PodGroup`` beside the coscheduling plugin's ``PodGroup``)
+    store_key: str = ""
+
+    @property
+    def store_kind(self) -> str:
+        return self.store_key or self.kind
+
+    @property
+    def display_name(self) -> str:
+        """``plural.group/version`` (``podgroups.scheduling.k8s.io/v1alpha2``), as messages name it."""
+        group, _, version = self.group_version.rpartition("/")
+        return f"{self.plural}.{group}/{version}" if group else f"{self.plural}/{version}"
 
     @property
     def path(self) -> str:
@@ -66,10 +83,13 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("DeviceClass", "resource.k8s.io/v1", "deviceclasses", namespaced=False, optional=True),
     Resource("ResourceSlice", "resource.k8s.io/v1", "resourceslices", namespaced=False, optional=True),
     Resource("PodGroup", "scheduling.x-k8s.io/v1alpha1", "podgroups", optional=True),
+    # the workload API's PodGroups (kube-scheduler v1.36 has no Workload informer: none read them)
+    Resource("PodGroup", "scheduling.k8s.io/v1alpha2", "podgroups", optional=True, feature_gate="GenericWorkload",
+             store_key=POD_GROUP_KIND),
     Resource("ElasticQuota", "scheduling.x-k8s.io/v1alpha1", "elasticquotas", optional=True),
 )
 
-BY_KIND = {r.kind: r for r in RESOURCES}
+BY_KIND = {r.store_kind: r for r in RESOURCES}
 
 
 def parse_api_object(resource: Resource, d: dict[str, Any]) -> Any:

@@ -1,4 +1,5 @@
-"""pods/status patches off the scheduler's thread, as upstream's API dispatcher sends them.
+"""pods/status and podgroups/status patches off the scheduler's thread, as upstream's API
+dispatcher sends pods' (a PodGroup's condition goes the same way: queued, merged, fenced, retried).
 
 The scheduler decides a pod's PodScheduled condition and nominatedNodeName; a worker sends the
 strategic-merge patch. A newer patch for a pod whose previous one has not been sent yet is merged
@@ -23,6 +24,7 @@ from collections import OrderedDict
 from typing import Any, Callable
 
 from kschedfw.cluster.kube.client import ApiError, KubeClient, STRATEGIC_MERGE_PATCH, TransportError
+from kschedfw.api.workload_names import API_VERSION, POD_GROUP_KIND
 from kschedfw.cluster.kube.ratelog import RateLimitedLog
 from kschedfw.fwk.interface import Conflict, NotFound
 
@@ -34,34 +36,65 @@ RETRY_DELAYS = (0.01, 0.05, 0.25)  # client-go retry.DefaultBackoff: 4 tries, 10
 MAX_PENDING = 10000  # pods with a patch waiting; more are dropped (the pod is retried anyway)
 WORKERS = 2
 _RETRIABLE = (500, 503)
-_CONDITION_KEYS = ("conditions", "$setElementOrder/conditions")
+_ORDER_KEY = "$setElementOrder/conditions"
 
 
 class _Patch:
-    __slots__ = ("pod", "status")
+    __slots__ = ("obj", "kind", "status")
 
-    def __init__(self, pod: Any, status: dict[str, Any]) -> None:
-        self.pod = pod
+    def __init__(self, obj: Any, status: dict[str, Any], kind: str = "Pod") -> None:
+        self.obj = obj
+        self.kind = kind
         self.status = status
 
+    @property
+    def key(self) -> tuple[str, str]:
+        """What patches merge by: the object's kind and uid."""
+        return self.kind, self.obj.uid
+
+    @property
+    def path(self) -> str:
+        obj = self.obj
+        if self.kind == POD_GROUP_KIND:
+            return f"/apis/{API_VERSION}/namespaces/{obj.namespace}/podgroups/{obj.name}/status"
+        return f"/api/v1/namespaces/{obj.namespace}/pods/{obj.name}/status"
+
+    @property
+    def subresource(self) -> str:
+        return "podgroups/status" if self.kind == POD_GROUP_KIND else "pods/status"
+
+    @property
+    def subject(self) -> str:
+        """The object as warnings name it."""
+        return f"{'PodGroup' if self.kind == POD_GROUP_KIND else 'pod'} {self.obj.key}"
+
     def merge_older(self, older: "_Patch") -> None:
-        """Keep the parts of ``older`` this patch does not set (upstream Merge)."""
-        self.status = {**older.status, **self.status}
+        """Keep the parts of ``older`` this patch does not set (upstream Merge); conditions
+        merge by type, the newer one of a type winning."""
+        merged = {**older.status, **self.status}
+        newer = self.status.get("conditions")
+        if newer and older.status.get("conditions"):
+            types = {c.get("type") for c in newer}
+            merged["conditions"] = [c for c in older.status["conditions"] if c.get("type") not in types] + newer
+            order = [*older.status.get(_ORDER_KEY, ()), *self.status.get(_ORDER_KEY, ())]
+            if order:
+                merged[_ORDER_KEY] = list({e.get("type"): e for e in order}.values())
+        self.status = merged
 
 
 class StatusWriter:
-    def __init__(self, client: KubeClient, *, current: Callable[[Any], Any],
+    def __init__(self, client: KubeClient, *, current: Callable[[str, Any], Any],
                  fence: Callable[[], bool], sleep: Callable[[float], None] = time.sleep) -> None:
-        """``current(pod)``: the cache's pod of that name and uid, or None; ``fence()``: False
-        once this process may no longer write."""
+        """``current(kind, obj)``: the cache's object of that kind, name and uid, or None;
+        ``fence()``: False once this process may no longer write."""
         self.client = client
         self.current = current
         self.fence = fence
         self.sleep = sleep
         self.sent = 0
         self.dropped = 0
-        self._pending: OrderedDict[str, _Patch] = OrderedDict()
-        self._in_flight: set[str] = set()
+        self._pending: OrderedDict[tuple[str, str], _Patch] = OrderedDict()
+        self._in_flight: set[tuple[str, str]] = set()
         self._ready = threading.Condition()
         self._closed = False
         self._warn = RateLimitedLog(log)
@@ -69,33 +102,32 @@ class StatusWriter:
         for thread in self._threads:
             thread.start()
 
-    def submit(self, pod: Any, status: dict[str, Any]) -> None:
-        """Queue a patch of ``pod``'s status (merged into one still waiting for it)."""
-        patch = _Patch(pod, status)
+    def submit(self, pod: Any, status: dict[str, Any], kind: str = "Pod") -> None:
+        """Queue a patch of the status of ``pod`` (a PodGroup with its ``kind``), merged into
+        one still waiting for it."""
+        patch = _Patch(pod, status, kind)
         with self._ready:
-            older = self._pending.pop(pod.uid, None)
+            older = self._pending.pop(patch.key, None)
             if older is not None:
                 patch.merge_older(older)
             elif len(self._pending) >= MAX_PENDING:
                 self.dropped += 1
-                self._warn.warning("status-queue-full", "pod status queue full (%d pods), dropped the patch of %s",
-                                   MAX_PENDING, pod.key)
+                self._warn.warning("status-queue-full", "status queue full (%d objects), dropped the patch of %s",
+                                   MAX_PENDING, patch.subject)
                 return
-            self._pending[pod.uid] = patch
+            self._pending[patch.key] = patch
             self._ready.notify()
 
     def supersede(self, uid: str, timeout: float) -> None:
-        """A bind of this pod is about to be sent (upstream: a binding call overrides a pending
-        status patch): a waiting PodScheduled condition is dropped, and a patch in flight is
-        waited for (at most ``timeout`` seconds), so no PodScheduled=False lands after the bind."""
+        """A bind of this pod is about to be sent: a waiting status patch is dropped whole
+        (upstream's call queue overwrites a pending pod_status_patch with the more relevant
+        pod_binding; a nominatedNodeName sent after the bind would be refused, 422), and a patch
+        in flight is waited for (at most ``timeout`` seconds), so nothing lands after the bind."""
         deadline = time.monotonic() + timeout
+        key = ("Pod", uid)
         with self._ready:
-            patch = self._pending.get(uid)
-            if patch is not None:
-                patch.status = {k: v for k, v in patch.status.items() if k not in _CONDITION_KEYS}
-                if not patch.status:
-                    del self._pending[uid]
-            while uid in self._in_flight:
+            self._pending.pop(key, None)
+            while key in self._in_flight:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
@@ -123,14 +155,14 @@ class StatusWriter:
             self._closed = True
             self._ready.notify_all()
 
-    def _next(self) -> tuple[str, _Patch] | None:
+    def _next(self) -> tuple[tuple[str, str], _Patch] | None:
         with self._ready:
             while True:
-                for uid in self._pending:
-                    if uid not in self._in_flight:
-                        patch = self._pending.pop(uid)
-                        self._in_flight.add(uid)
-                        return uid, patch
+                for key in self._pending:
+                    if key not in self._in_flight:
+                        patch = self._pending.pop(key)
+                        self._in_flight.add(key)
+                        return key, patch
                 if self._closed:
                     return None
                 self._ready.wait()
@@ -140,28 +172,29 @@ class StatusWriter:
             item = self._next()
             if item is None:
                 return
-            uid, patch = item
+            key, patch = item
             try:
                 self._send(patch)
             except Exception:  # a bug here must not stop the writer
-                log.exception("patching the status of pod %s failed", patch.pod.key)
+                log.exception("patching the status of %s failed", patch.subject)
             finally:
                 with self._ready:
-                    self._in_flight.discard(uid)
+                    self._in_flight.discard(key)
                     self._ready.notify_all()
 
     def _wanted(self, patch: _Patch) -> bool:
         if not self.fence():
             return False
-        current = self.current(patch.pod)
+        if patch.kind != "Pod":
+            return True
+        current = self.current(patch.kind, patch.obj)
         if current is not None and current.node_name and _reports_unscheduled(patch.status):
             return False  # bound meanwhile: a bound pod is never reported unschedulable
         return True
 
     def _send(self, patch: _Patch) -> None:
-        pod = patch.pod
-        path = f"/api/v1/namespaces/{pod.namespace}/pods/{pod.name}/status"
-        body = {"metadata": {"uid": pod.uid}, "status": patch.status}
+        path = patch.path
+        body = {"metadata": {"uid": patch.obj.uid}, "status": patch.status}
         for delay in (*RETRY_DELAYS, None):
             if not self._wanted(patch):
                 return
@@ -170,19 +203,19 @@ class StatusWriter:
                 self.sent += 1
                 return
             except NotFound:
-                return  # the pod is gone
+                return  # the object is gone
             except Conflict as exc:
                 error: Exception = exc
             except (ApiError, TransportError) as exc:
                 if isinstance(exc, ApiError) and uid_refused(exc):
-                    return  # the pod is gone: another of the same name took its place
+                    return  # the object is gone: another of the same name took its place
                 if not retriable(exc):
                     delay = None
                 error = exc
             if delay is None:
                 self.dropped += 1
-                self._warn.warning(_reason(error), "could not patch the status of pod %s (patch pods/status): %s",
-                                   pod.key, error)
+                self._warn.warning(_reason(error), "could not patch the status of %s (patch %s): %s",
+                                   patch.subject, patch.subresource, error)
                 return
             self.sleep(delay)
 
