@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from kschedfw.framework.registry import Registry
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import PreFilterResult
+    from kschedfw.trace.agreement import Agreement
+    from kschedfw.trace.replay import RecordedPod
 
 __all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange", "PodDevices",
            "Comparison", "compare", "PLACED", "DELETED"]
@@ -48,6 +50,9 @@ class Setup:
     objects: tuple[Any, ...]
     steps: tuple[Any, ...] = ()
     refused: Mapping[str, str] = attrs.Factory(dict)  # pod key -> why the API server refused it
+    #: a replayed trace: where the run ends (simulated seconds) and the recorded decisions by pod uid
+    until: float | None = None
+    recorded: "Mapping[str, RecordedPod] | None" = None
 
 
 @attrs.frozen
@@ -215,6 +220,9 @@ class Comparison:
     changes: tuple[PodChange, ...]
     usage_a: tuple[NodeUsage, ...]
     usage_b: tuple[NodeUsage, ...]
+    #: each side's agreement with the recorded scheduler (a replayed trace only)
+    agreement_a: "Agreement | None" = None
+    agreement_b: "Agreement | None" = None
 
     @property
     def differs(self) -> bool:
@@ -232,6 +240,7 @@ class _Run:
     usage: tuple[NodeUsage, ...]
     preemptor_of: dict[str, tuple[str, str]]  # victim key -> (preemptor key, node)
     devices: dict[str, PodDevices] = attrs.Factory(dict)  # pod key -> its claims' devices (pods with claims)
+    agreement: "Agreement | None" = None
 
     def victims_of(self, key: str) -> tuple[str, ...]:
         return tuple(sorted(v for v, (p, _) in self.preemptor_of.items() if p == key))
@@ -261,7 +270,7 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
             continue
         changes.append(PodChange(key, change, oa, ob, _reason(oa, ob, run_a, key), _reason(ob, oa, run_b, key),
                                  devices_a, devices_b))
-    return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage)
+    return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage, run_a.agreement, run_b.agreement)
 
 
 def _change(a: PodOutcome, b: PodOutcome) -> str | None:
@@ -337,12 +346,21 @@ def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run
         return recorder
 
     sim.scheduler.scheduling.recorder_for = recorder_for
-    result = sim.run()
+    watch = None
+    if setup.recorded is not None:
+        from kschedfw.trace.agreement import AgreementWatch
+        watch = AgreementWatch(sim.scheduler, dict(setup.recorded)).attach()
+    result = sim.run(setup.until)
     outcomes = {o.key: o for o in result.pods}
     for key, why in setup.refused.items():
         outcomes.setdefault(key, PodOutcome(key, "", "Refused", message=why))
     kept = {k: r.decision for k, r in decisions.items() if r.decision is not None}
-    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster))
+    agreed = None
+    if watch is not None:
+        from kschedfw.trace.agreement import agreement
+        agreed = agreement(watch)
+    return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster),
+                agreed)
 
 
 def _devices(cluster: Any) -> dict[str, PodDevices]:
