@@ -71,7 +71,9 @@ def add_replay_options(parser: argparse.ArgumentParser) -> None:
                         help="instead of CLUSTER, replay a `kschedfw record` trace on the simulated clock: "
                              "its first list as the starting cluster, then every recorded change at its "
                              "time, kschedfw making its own bindings; reports how often its decisions "
-                             "agreed with the recorded scheduler's")
+                             "agreed with the recorded scheduler's. Where the recorded node scores as high "
+                             "as kschedfw's pick it is taken (that tie was the recorded scheduler's coin "
+                             "toss), unless --ties name")
     parser.add_argument("--from", dest="replay_from", metavar="T",
                         help="with --replay: start the replay at T, a duration after the trace's start "
                              "(90s, 1h) or an RFC 3339 time; the cluster as it was then is the start")
@@ -226,7 +228,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             watch = None
             if loaded.replay is not None:
                 from kschedfw.trace.agreement import AgreementWatch
-                watch = AgreementWatch(sim.scheduler, loaded.replay.pods).attach()
+                watch = AgreementWatch(sim.scheduler, loaded.replay.pods).attach(follow_ties=args.ties != "name")
             result = sim.run(loaded.replay.end if loaded.replay is not None else None)
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)

@@ -84,20 +84,27 @@ class _PodCycle:
             self.inner.result(evaluated, feasible, node, status)
         attempt = Attempt(self.watch.now(), node, "" if status is None else status.message())
         wanted = self.recorded_node
-        if node and wanted and wanted != node:
+        if node and wanted:
             nodes, totals = self._totals
-            by_node = dict(zip(nodes, totals))
-            attempt.chosen_total, attempt.recorded_total = by_node.get(node), by_node.get(wanted)
-            if wanted in self._feasible:
-                # no Score plugin (no totals) leaves the pick among feasible nodes to the seed
-                attempt.tie = not by_node or attempt.chosen_total == attempt.recorded_total
-            elif self._diagnosis is not None:
-                rejected = next((s for n, s in self._diagnosis.node_to_status.items() if n == wanted), None)
-                if rejected is None and self._diagnosis.node_to_status.absent_nodes_status.plugin:
-                    rejected = self._diagnosis.node_to_status.absent_nodes_status
-                if rejected is not None:
-                    attempt.recorded_rejection = f"{rejected.plugin}: {rejected.message()}"
+            if wanted == node:  # the same node: among equals (a tie followed) or the best alone
+                attempt.tie = totals.count(max(totals)) > 1 if totals else len(self._feasible) > 1
+            else:
+                by_node = dict(zip(nodes, totals))
+                attempt.chosen_total, attempt.recorded_total = by_node.get(node), by_node.get(wanted)
+                if wanted in self._feasible:
+                    # no Score plugin (no totals) leaves the pick among feasible nodes to the seed
+                    attempt.tie = not by_node or attempt.chosen_total == attempt.recorded_total
+                elif self._diagnosis is not None:
+                    attempt.recorded_rejection = _rejection(self._diagnosis, wanted)
         self.watch.attempted(self.pod.uid, attempt)
+
+
+def _rejection(diagnosis: "Diagnosis", node: str) -> str:
+    statuses = diagnosis.node_to_status
+    rejected = next((s for n, s in statuses.items() if n == node), None)
+    if rejected is None and statuses.absent_nodes_status.plugin:
+        rejected = statuses.absent_nodes_status
+    return "" if rejected is None else f"{rejected.plugin}: {rejected.message()}"
 
 
 class AgreementWatch:
@@ -112,9 +119,19 @@ class AgreementWatch:
         self.first: dict[str, Attempt] = {}
         self.bound: dict[str, Attempt] = {}
 
-    def attach(self) -> "AgreementWatch":
+    def attach(self, follow_ties: bool = True) -> "AgreementWatch":
+        """Watch the scheduler's cycles; ``follow_ties``: where the recorded node scores as high
+        as kschedfw's pick, take it (the recorded scheduler's seed broke that tie), so that the
+        replay stays on the recorded track instead of diverging from a coin toss."""
         cycle = self.scheduler.scheduling
         inner = cycle.recorder_for
+        if follow_ties:
+            recorded = self.recorded
+
+            def recorded_node(pod: "Pod") -> str:
+                entry = recorded.get(pod.uid)
+                return entry.node if entry is not None else ""
+            cycle.algorithm.tie_breaker = recorded_node
 
         def recorder_for(pod: "Pod") -> "CycleRecorder | None":
             theirs = inner(pod) if inner is not None else None
@@ -134,12 +151,16 @@ class AgreementWatch:
 
 @attrs.frozen
 class Measure:
+    """``ties``: a different node where the recorded one scored as high (not compared);
+    ``followed``: the recorded node taken among equal best scores (compared, agreed)."""
+
     agreed: int
     compared: int
     ties: int = 0
+    followed: int = 0
 
     def as_json(self) -> dict[str, Any]:
-        return {"agreed": self.agreed, "compared": self.compared, "ties": self.ties,
+        return {"agreed": self.agreed, "compared": self.compared, "ties": self.ties, "tiesFollowed": self.followed,
                 "percent": _percent(self.agreed, self.compared)}
 
 
@@ -172,7 +193,7 @@ def agreement(watch: AgreementWatch) -> Agreement:
     """Compare, pod by pod, what the trace recorded with what kschedfw's cycles decided; a pod
     whose schedulerName has no profile in the replay is not kschedfw's to decide."""
     profiles = watch.scheduler.frameworks
-    node = [0, 0, 0]
+    node = [0, 0, 0, 0]
     verdict = [0, 0]
     scheduled = [0, 0]
     out: list[Disagreement] = []
@@ -204,13 +225,14 @@ def agreement(watch: AgreementWatch) -> Agreement:
             node[1] += 1
             if bound.node == rec.node:
                 node[0] += 1
+                node[3] += bound.tie
             elif bound.tie:
                 node[2] += 1
             else:
                 out.append(Disagreement(rec.key, "node", rec.bound_at or 0.0, f"Bound {rec.node}",
                                         f"Bound {bound.node}", _why_not(rec.node, bound)))
     out.sort(key=lambda d: (d.at, d.pod, d.measure))
-    return Agreement(Measure(node[0], node[1] - node[2], node[2]), Measure(*verdict), Measure(*scheduled),
+    return Agreement(Measure(node[0], node[1] - node[2], node[2], node[3]), Measure(*verdict), Measure(*scheduled),
                      tuple(out), tuple(pods))
 
 
@@ -245,7 +267,9 @@ def render_agreement(a: Agreement) -> list[str]:
     def part(name: str, m: Measure) -> str:
         return f"{name} {m.agreed}/{m.compared} ({_percent(m.agreed, m.compared):g}%)"
 
-    ties = f"; {a.node.ties} score tie{'s' if a.node.ties != 1 else ''} not counted" if a.node.ties else ""
+    ties = "".join((f"; {a.node.followed} recorded choice{'s' if a.node.followed != 1 else ''} among equal "
+                    "scores followed" if a.node.followed else "",
+                    f"; {a.node.ties} score tie{'s' if a.node.ties != 1 else ''} not counted" if a.node.ties else ""))
     lines = ["agreement with the recorded scheduler: " + ", ".join(
         (part("node", a.node) + ties, part("first verdict", a.verdict), part("scheduled", a.scheduled)))]
     if a.disagreements:

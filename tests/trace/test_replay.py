@@ -37,7 +37,8 @@ def test_recorded_bindings_and_status_updates_do_not_overwrite_kschedfws_own(tmp
     assert code == 0
     assert placements(report) == {"default/a": ("Bound", "n2")}
     agreement = report["agreement"]
-    assert agreement["node"] == {"agreed": 0, "compared": 1, "ties": 0, "percent": 0.0}
+    assert agreement["node"] == {"agreed": 0, "compared": 1, "ties": 0, "tiesFollowed": 0,
+                                 "percent": 0.0}
     assert agreement["firstVerdict"]["percent"] == 100.0 and agreement["scheduled"]["percent"] == 100.0
     [d] = agreement["disagreements"]
     assert (d["pod"], d["measure"], d["recorded"], d["kschedfw"]) == ("default/a", "node", "Bound n1", "Bound n2")
@@ -70,17 +71,23 @@ def test_a_replay_that_matches_agrees_on_every_node_and_verdict(tmp_path, capsys
     assert "agreement with the recorded scheduler: node 2/2 (100%), first verdict 2/2 (100%)" in out
 
 
-def test_a_node_choice_among_equal_best_scores_is_a_tie_not_a_disagreement(tmp_path, capsys):
-    """Two identical nodes: whichever the recorded scheduler's seed picked, kschedfw scored it as
-    high as its own pick, so a different node counts as a tie."""
+def test_a_node_choice_among_equal_best_scores_follows_the_recorded_one_or_is_a_tie(tmp_path, capsys):
+    """Two identical nodes, each pod deleted before the next: the recorded scheduler's seed picked
+    among equals, and the replay takes its pick; with --ties name kschedfw picks n1 each time, and
+    the recorded n2 counts as a tie, not a disagreement."""
     lines = [*listed(NAMESPACE, node("n1"), node("n2"))]
     for i in range(6):
         lines += [event("ADDED", pod(f"p{i}")), *binding(f"p{i}", "n1" if i % 2 else "n2"),
                   event("DELETED", pod(f"p{i}", node_name="n1" if i % 2 else "n2"))]
-    code, report = replay(capsys, write(tmp_path / "t.gz", lines))
-    node_measure = report["agreement"]["node"]
-    assert node_measure["ties"] >= 1 and node_measure["agreed"] == node_measure["compared"]
-    assert node_measure["agreed"] + node_measure["ties"] == 6 and report["agreement"]["disagreements"] == []
+    trace = write(tmp_path / "t.gz", lines)
+    code, report = replay(capsys, trace)
+    assert report["agreement"]["node"] == {"agreed": 6, "compared": 6, "ties": 0, "tiesFollowed": 6,
+                                           "percent": 100.0}
+    assert {p["node"] for p in report["pods"]} == {"n1", "n2"}
+    code, report = replay(capsys, trace, "--ties", "name")
+    assert report["agreement"]["node"] == {"agreed": 3, "compared": 3, "ties": 3, "tiesFollowed": 3,
+                                           "percent": 100.0}
+    assert {p["node"] for p in report["pods"]} == {"n1"} and report["agreement"]["disagreements"] == []
 
 
 HIGH = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"}, "value": 1000}
@@ -109,7 +116,8 @@ def test_the_recorded_schedulers_preemption_is_not_replayed_but_a_users_deletion
     assert got["default/low"]["status"] == "Preempted" and got["default/low"]["deletedBy"] == "default/high"
     assert got["default/other"]["status"] == "Deleted" and got["default/other"]["deletedBy"].startswith("trace line ")
     assert (got["default/high"]["status"], got["default/high"]["node"]) == ("Bound", "n1")
-    assert report["agreement"]["firstVerdict"] == {"agreed": 3, "compared": 3, "ties": 0, "percent": 100.0}
+    assert report["agreement"]["firstVerdict"] == {"agreed": 3, "compared": 3, "ties": 0, "tiesFollowed": 0,
+                                                      "percent": 100.0}
 
 
 def test_pods_of_a_scheduler_the_replay_has_no_profile_for_keep_their_recorded_binding(tmp_path, capsys):
