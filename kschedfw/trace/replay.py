@@ -67,6 +67,9 @@ class RecordedStep:
     grace: int | None = None
     #: the recorded scheduler's preemption of this pod: dropped when that scheduler is replayed
     preempted_by: str = ""
+    #: a MODIFIED that changed what the scheduler reads (else only a pod's binding is applied,
+    #: for a scheduler the replay has no profile for)
+    changed: bool = True
     action: str = "recorded"
 
     @property
@@ -109,8 +112,7 @@ def _apply_pod(step: RecordedStep, sim: "Simulation", current: Any) -> None:
         return
     if not replayed and pod.node_name and not current.node_name:
         cluster.bind(current, pod.node_name)  # another scheduler's binding
-        return
-    if _pod_fingerprint(step.raw) != _pod_fingerprint(current.raw):
+    if step.changed:
         sim.update_object(_merged_pod(step.raw, current, step), step.at)
 
 
@@ -133,6 +135,10 @@ def _merged_pod(raw: dict[str, Any], current: Any, step: RecordedStep) -> Any:
     if phase in _TERMINAL:
         status["phase"] = phase
     return parse_object({**raw, "spec": spec, "status": status}, source=f"trace line {step.line}")
+
+
+def _fingerprint_of(raw: dict[str, Any]) -> Any:
+    return _pod_fingerprint(raw) if raw.get("kind") == "Pod" else _fingerprint(raw)
 
 
 def _fingerprint(raw: dict[str, Any]) -> Any:
@@ -229,7 +235,7 @@ def load_replay(path: str | Path, start: tuple[str, float] | None = None,
         parsed = _parse(obj, source, number, malformed)
         if parsed is not None:
             located.append(Located(parsed, source, number))
-    steps = list(_steps(events, origin, end, source, malformed))
+    steps = list(_steps(events, {k: obj for k, (_, obj) in state.items()}, origin, source, malformed))
     return Replay(source, located, steps, recorded, origin, end - origin, malformed)
 
 
@@ -248,8 +254,10 @@ def _parse(obj: dict[str, Any], source: str, number: int, malformed: list[Manife
         return None
 
 
-def _steps(events: list[tuple[int, dict[str, Any]]], origin: float, end: float, source: str,
-           malformed: list[ManifestError]) -> Iterator[RecordedStep]:
+def _steps(events: list[tuple[int, dict[str, Any]]], start: dict[tuple[str, str, str, str], dict[str, Any]],
+           origin: float, source: str, malformed: list[ManifestError]) -> Iterator[RecordedStep]:
+    """The events as steps, without those that change nothing the replay reads (``start``: the
+    objects as the window starts)."""
     deleted_at: dict[str, float] = {}  # pod uid -> when the trace removed it
     for _, line in events:
         obj = line["object"]
@@ -257,13 +265,30 @@ def _steps(events: list[tuple[int, dict[str, Any]]], origin: float, end: float, 
             deleted_at[str(obj["metadata"].get("uid", ""))] = float(line["t"])
     terminating: set[str] = set()
     victims: dict[str, str] = {}
+    seen = {key: _fingerprint_of(obj) for key, obj in start.items()}  # the fingerprint last recorded
+    bound = {key for key, obj in start.items() if (obj.get("spec") or {}).get("nodeName")}
     for number, line in events:
         raw = line["object"]
+        kind = str(raw.get("kind", ""))
+        key = object_key(raw)
+        fingerprint = _fingerprint_of(raw)
+        changed = line["event"] != "MODIFIED" or seen.get(key) != fingerprint
+        if line["event"] == "DELETED":
+            seen.pop(key, None)
+            bound.discard(key)
+        else:
+            seen[key] = fingerprint
+        newly_bound = False
+        if kind == "Pod" and (raw.get("spec") or {}).get("nodeName") and key not in bound:
+            bound.add(key)
+            newly_bound = line["event"] == "MODIFIED"
+        if not changed and not (kind == "Pod" and (newly_bound or raw["metadata"].get("deletionTimestamp")
+                                                   or _preempting_scheduler(raw))):
+            continue  # a heartbeat, a status the replay makes its own, a pod already bound
         parsed = _parse(raw, source, number, malformed)
         if parsed is None:
             continue
         t = float(line["t"])
-        kind = str(raw.get("kind", ""))
         grace: int | None = None
         preempted_by = ""
         if kind == "Pod":
@@ -276,7 +301,7 @@ def _steps(events: list[tuple[int, dict[str, Any]]], origin: float, end: float, 
                 terminating.add(uid)
                 gone = deleted_at.get(uid)
                 grace = _NEVER if gone is None else max(math.ceil(gone - t), 0) + 1
-        yield RecordedStep(t - origin, line["event"], kind, raw, parsed, number, grace, preempted_by)
+        yield RecordedStep(t - origin, line["event"], kind, raw, parsed, number, grace, preempted_by, changed)
 
 
 def _preempting_scheduler(raw: dict[str, Any]) -> str:
