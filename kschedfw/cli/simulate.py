@@ -55,6 +55,10 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                              "namespace, or without -n the one pod of that name in any namespace")
     parser.add_argument("--namespace", "-n", metavar="NAMESPACE",
                         help="the namespace of --explain's bare pod names, as kubectl's -n")
+    parser.add_argument("--audit-hints", action="store_true",
+                        help="audit the plugins' queueing hints: each event after which a pending pod would "
+                             "have fitted but whose hints skipped it (with how long the pod then waited), "
+                             "and the requeues that did not help, per plugin and event")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: placements, node usage, pending pods "
                              "by reason, preempted and deleted pods, each pod's explanation on click")
@@ -229,6 +233,10 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             if loaded.replay is not None:
                 from kschedfw.trace.agreement import AgreementWatch
                 watch = AgreementWatch(sim.scheduler, loaded.replay.pods).attach(follow_ties=args.ties != "name")
+            audit = None
+            if args.audit_hints:
+                from kschedfw.hintaudit import HintAudit
+                audit = HintAudit(sim.scheduler).attach()
             result = sim.run(loaded.replay.end if loaded.replay is not None else None)
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
@@ -243,6 +251,9 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         agreed = agreement(watch)
         if payload is not None:
             payload["agreement"] = agreed.as_json()
+    audited = audit.report() if audit is not None else None
+    if audited is not None and payload is not None:
+        payload["hintAudit"] = audited.as_json()
     asked = [k for k in explain if k != ALL]
     explained = []
     if log is not None and explain:
@@ -267,6 +278,8 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         if agreed is not None:
             from kschedfw.trace.agreement import render_agreement
             print("\n".join(render_agreement(agreed)))
+        if audited is not None:
+            print("\n".join(audited.render()))
         for explanation in explained:
             print()
             print(render(explanation))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import attrs
 
+from kschedfw.framework.recorder import ForwardingRecorder
 from kschedfw.trace.replay import RecordedPod
 
 if TYPE_CHECKING:
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
     from kschedfw.framework.recorder import CycleRecorder
     from kschedfw.fwk.fit_error import Diagnosis
     from kschedfw.fwk.status import Status
-    from kschedfw.fwk.types import PreFilterResult
     from kschedfw.scheduler import Scheduler
 
 __all__ = ["Agreement", "AgreementWatch", "Disagreement", "Measure", "agreement", "render_agreement"]
@@ -44,44 +44,26 @@ class Attempt:
     recorded_rejection: str = ""
 
 
-class _PodCycle:
+class _PodCycle(ForwardingRecorder):
     """Keeps one cycle's outcome for :class:`AgreementWatch`, passing every fact on to ``inner``."""
 
     def __init__(self, watch: "AgreementWatch", pod: "Pod", recorded_node: str, inner: "CycleRecorder | None") -> None:
-        self.watch, self.pod, self.recorded_node, self.inner = watch, pod, recorded_node, inner
+        super().__init__(inner)
+        self.watch, self.pod, self.recorded_node = watch, pod, recorded_node
         self._diagnosis: "Diagnosis | None" = None
         self._totals: tuple[list[str], list[int]] = ([], [])
         self._feasible: list[str] = []
 
-    def pre_filter(self, result: "PreFilterResult | None", status: "Status | None", narrowing: tuple[str, ...]) -> None:
-        if self.inner is not None:
-            self.inner.pre_filter(result, status, narrowing)
-
     def filtered(self, nodes: list[str], feasible: list[str], diagnosis: "Diagnosis") -> None:
         self._diagnosis, self._feasible = diagnosis, feasible
-        if self.inner is not None:
-            self.inner.filtered(nodes, feasible, diagnosis)
-
-    def pre_scored(self, skipped: frozenset[str]) -> None:
-        if self.inner is not None:
-            self.inner.pre_scored(skipped)
-
-    def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int], weighted: list[int]) -> None:
-        if self.inner is not None:
-            self.inner.scores(plugin, nodes, raw, normalized, weighted)
+        super().filtered(nodes, feasible, diagnosis)
 
     def totals(self, nodes: list[str], totals: list[int]) -> None:
         self._totals = (nodes, totals)
-        if self.inner is not None:
-            self.inner.totals(nodes, totals)
-
-    def permit_wait(self, waits: dict[str, float]) -> None:
-        if self.inner is not None:
-            self.inner.permit_wait(waits)
+        super().totals(nodes, totals)
 
     def result(self, evaluated: int, feasible: int, node: str, status: "Status | None") -> None:
-        if self.inner is not None:
-            self.inner.result(evaluated, feasible, node, status)
+        super().result(evaluated, feasible, node, status)
         attempt = Attempt(self.watch.now(), node, "" if status is None else status.message())
         wanted = self.recorded_node
         if node and wanted:
