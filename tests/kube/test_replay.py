@@ -85,6 +85,8 @@ def _record(cp: ControlPlane, namespace: str, trace: Path) -> list[str]:
         with Recording(cp, trace) as rec:
             return _workload(cp, namespace, rec)
     finally:
+        for pod in cp.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]:
+            cp.api("DELETE", f"/api/v1/namespaces/{namespace}/pods/{pod['metadata']['name']}?gracePeriodSeconds=0")
         for name in (*NODES, "rp-c"):
             try:
                 cp.api("DELETE", f"/api/v1/nodes/{name}")
