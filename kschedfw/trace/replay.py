@@ -195,9 +195,11 @@ def parse_instant(text: str, option: str) -> tuple[str, float]:
 def load_replay(path: str | Path, start: tuple[str, float] | None = None,
                 until: tuple[str, float] | None = None) -> Replay:
     """Read the trace at ``path`` for the window from ``start`` to ``until`` (None: from the end
-    of its first list to its last line). Raises :class:`TraceError` naming the file and line."""
+    of its first list to its last line); a kube-scheduler-simulator recorder file is read too
+    (:mod:`kschedfw.trace.kss`). Raises :class:`TraceError` naming the file and line."""
+    from kschedfw.trace.kss import is_kss_record_file, kss_lines
     source = str(path)
-    lines = list(numbered_lines(path))
+    lines = list(kss_lines(path) if is_kss_record_file(path) else numbered_lines(path))
     synced = next((i for i, (_, line) in enumerate(lines) if line["type"] == "synced"), None)
     if synced is None:
         raise TraceError(f"{source}: the trace ends before every kind was listed (no synced line)")
@@ -330,7 +332,7 @@ def _decided(recorded: dict[str, RecordedPod], line: dict[str, Any], origin: flo
         entry = recorded[uid] = RecordedPod(pod, uid, str(line.get("scheduler", "")))
     if decision == "Bound" and entry.bound_at is None:
         entry.node, entry.bound_at = str(line.get("node", "")), at - origin
-    if not entry.verdict:
+    if not entry.verdict and not line.get("derived"):  # a binding read from a pod update tells no first verdict
         entry.verdict = "scheduled" if decision == "Bound" else "unschedulable"
         entry.verdict_at = at - origin
         entry.message = str(line.get("message", ""))
