@@ -113,6 +113,9 @@ class ScheduleAlgorithm:
         # chosen once: the default path pays nothing for the option
         self._select: Callable[[list[str], list[int], bool], str] = (
             _select_by_name if ties == "name" else self._select_at_random)
+        #: a replay's: the node another scheduler chose for the pod, taken when it is among the
+        #: best (a tie that scheduler's seed broke; not upstream). Set, it turns batching off.
+        self.tie_breaker: Callable[["Pod"], str] | None = None
 
     def schedule_pod(self, fwk: "Framework", state: CycleState, pod: "Pod",
                      recorder: "CycleRecorder | None" = None, *, dry_run: bool = False,
@@ -124,7 +127,8 @@ class ScheduleAlgorithm:
         with ``ties="name"`` to the smallest name, as in a real cycle).
         ``signature`` and ``cycle`` (the queue's signature of the pod and the scheduling cycle)
         let a real cycle use and feed the profile's opportunistic batch (``fwk.batch``)."""
-        batch = fwk.batch if not dry_run and cycle is not None and self._batching else None
+        batch = (fwk.batch if not dry_run and cycle is not None and self._batching and self.tie_breaker is None
+                 else None)
         result, status = self._schedule_pod(fwk, state, pod, recorder, dry_run, batch, signature, cycle or 0)
         if recorder is not None:
             recorder.result(result.evaluated_nodes, result.feasible_nodes, result.suggested_host, status)
@@ -160,6 +164,8 @@ class ScheduleAlgorithm:
             return ScheduleResult(evaluated_nodes=evaluated, feasible_nodes=len(feasible),
                                   nominating_info=CLEAR_NOMINATION), status
         host = self._select(names, totals, not dry_run)
+        if self.tie_breaker is not None and not dry_run:
+            host = _preferred_among_best(self.tie_breaker(pod), host, names, totals)
         if batch is not None:
             batch.store_schedule_results(signature, hint, host,
                                          SortedScoredNodes(list(zip(names, totals)), host, batch.rng), cycle)
@@ -348,6 +354,13 @@ class ScheduleAlgorithm:
         if not random_ties or totals.count(best) == 1:
             return names[totals.index(best)]
         return self.rng.choice(list(compress(names, map(best.__eq__, totals))))
+
+
+def _preferred_among_best(preferred: str, host: str, names: list[str], totals: list[int]) -> str:
+    """``preferred`` if it scored as high as ``host`` (the best), else ``host``."""
+    if not preferred or preferred == host or preferred not in names:
+        return host
+    return preferred if totals[names.index(preferred)] == totals[names.index(host)] else host
 
 
 def _select_by_name(names: list[str], totals: list[int], random_ties: bool) -> str:

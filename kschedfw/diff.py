@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from kschedfw.framework.registry import Registry
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import PreFilterResult
+    from kschedfw.trace.agreement import Agreement
+    from kschedfw.trace.replay import RecordedPod
 
 __all__ = ["Setup", "NodeView", "Decision", "DecisionRecorder", "NodeUsage", "Reason", "PodChange", "PodDevices",
            "GroupChange", "Comparison", "compare", "PLACED", "DELETED"]
@@ -48,6 +50,9 @@ class Setup:
     objects: tuple[Any, ...]
     steps: tuple[Any, ...] = ()
     refused: Mapping[str, str] = attrs.Factory(dict)  # pod key -> why the API server refused it
+    #: a replayed trace: where the run ends (simulated seconds) and the recorded decisions by pod uid
+    until: float | None = None
+    recorded: "Mapping[str, RecordedPod] | None" = None
 
 
 @attrs.frozen
@@ -230,6 +235,9 @@ class Comparison:
     usage_b: tuple[NodeUsage, ...]
     groups: int = 0  # PodGroups compared (on either side)
     group_changes: tuple[GroupChange, ...] = ()
+    #: each side's agreement with the recorded scheduler (a replayed trace only)
+    agreement_a: "Agreement | None" = None
+    agreement_b: "Agreement | None" = None
 
     @property
     def differs(self) -> bool:
@@ -250,6 +258,7 @@ class _Run:
     groups: dict[str, GroupOutcome] = attrs.Factory(dict)  # PodGroup key -> where it ended
     #: pod key -> the PodGroup it was scheduled with (the pod-group cycle on)
     group_of: dict[str, GroupOutcome] = attrs.field(init=False)
+    agreement: "Agreement | None" = None
 
     def __attrs_post_init__(self) -> None:
         self.group_of = {pod: g for g in self.groups.values() if g.read for pod in g.pods}
@@ -284,7 +293,8 @@ def compare(a: Setup, b: Setup, registry: "Registry", *, seed: int = 0,
                                  devices_a, devices_b))
     group_keys = sorted(set(run_a.groups) | set(run_b.groups))
     return Comparison(a, b, len(keys), tuple(changes), run_a.usage, run_b.usage, len(group_keys),
-                      tuple(_group_changes(group_keys, run_a.groups, run_b.groups)))
+                      tuple(_group_changes(group_keys, run_a.groups, run_b.groups)),
+                      run_a.agreement, run_b.agreement)
 
 
 def _group_changes(keys: list[str], a: Mapping[str, GroupOutcome], b: Mapping[str, GroupOutcome]
@@ -376,13 +386,21 @@ def _record_run(sim: Simulation, setup: Setup, focus: Mapping[str, str]) -> _Run
         return recorder
 
     sim.scheduler.scheduling.recorder_for = recorder_for
-    result = sim.run()
+    watch = None
+    if setup.recorded is not None:
+        from kschedfw.trace.agreement import AgreementWatch
+        watch = AgreementWatch(sim.scheduler, dict(setup.recorded)).attach()
+    result = sim.run(setup.until)
     outcomes = {o.key: o for o in result.pods}
     for key, why in setup.refused.items():
         outcomes.setdefault(key, PodOutcome(key, "", "Refused", message=why))
     kept = {k: r.decision for k, r in decisions.items() if r.decision is not None}
+    agreed = None
+    if watch is not None:
+        from kschedfw.trace.agreement import agreement
+        agreed = agreement(watch)
     return _Run(outcomes, kept, usage(sim.cluster), _preemptions(sim.cluster, setup), _devices(sim.cluster),
-                {g.key: g for g in result.pod_groups()})
+                {g.key: g for g in result.pod_groups()}, agreed)
 
 
 def _devices(cluster: Any) -> dict[str, PodDevices]:

@@ -11,7 +11,7 @@ grace period ending) until none is left. The cluster files are created before th
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 import attrs
 
@@ -47,6 +47,19 @@ DEFAULT_SETTLE_SECONDS = 300.0
 #: object. So about 20 objects share each whole-second creationTimestamp, and the queue sees
 #: pods at distinct, increasing sub-second times in file order.
 CREATE_SPACING_SECONDS = 0.05
+
+
+class AppliedStep(Protocol):
+    """A step that is not a scenario's but applies itself at ``at`` (a trace's recorded event,
+    :class:`kschedfw.trace.replay.RecordedStep`); ``objects``: the pods it creates."""
+
+    at: float
+    action: str
+
+    @property
+    def objects(self) -> tuple[Any, ...]: ...
+
+    def apply(self, sim: "Simulation") -> None: ...
 
 
 class InvariantError(AssertionError):
@@ -191,7 +204,7 @@ class Simulation:
     kept there from the first object created (None: none are kept)."""
 
     def __init__(self, config: "SchedulerConfig", registry: "Registry", objects: Iterable[Any] = (),
-                 steps: Iterable[Step] = (), *, seed: int = 0,
+                 steps: Iterable["Step | AppliedStep"] = (), *, seed: int = 0,
                  settle_seconds: float = DEFAULT_SETTLE_SECONDS,
                  on_progress: Callable[[int, int], None] | None = None,
                  feature_gates: Mapping[str, bool] | None = None, fast_paths: bool = True,
@@ -223,14 +236,22 @@ class Simulation:
             self.on_progress(self.scheduler.bound_count, 0)
 
     # ------------------------------------------------------------------ steps
-    def _apply(self, step: Step) -> None:
+    def _apply(self, step: "Step | AppliedStep") -> None:
+        if not isinstance(step, Step):
+            step.apply(self)
+        else:
+            self._apply_scenario_step(step)
+        self._steps_left -= 1
+        self._last_progress = self.clock.now()
+
+    def _apply_scenario_step(self, step: Step) -> None:
         cluster = self.cluster
         if step.action == "create":
             for obj in step.objects:
                 cluster.try_create(obj)
         elif step.action == "update":
             for obj in step.objects:
-                self._update(obj, step)
+                self.update_object(obj, step.at)
         elif step.action == "delete":
             kind, name = step.target["kind"], step.target["name"]
             namespace = step.target.get("namespace", "default" if kind == "Pod" else "")
@@ -243,10 +264,10 @@ class Simulation:
                 cluster.delete(kind, name, namespace)
         elif step.action == "removeSchedulingGate":
             self._remove_gate(step)
-        self._steps_left -= 1
-        self._last_progress = self.clock.now()
 
-    def _update(self, obj: Any, step: Step) -> None:
+    def update_object(self, obj: Any, at: float) -> None:
+        """Update ``obj`` (create it if it is not there), as a scenario's update step: a pod keeps
+        its uid, priority and node; a refusal is recorded in ``rejected``."""
         from kschedfw.cluster.apiserver.admission import AdmissionError
         from kschedfw.cluster.apiserver.tolerationseconds import add_default_tolerations
         current = self.cluster.get(getattr(obj, "kind", None) or type(obj).__name__, obj.name,
@@ -263,7 +284,7 @@ class Simulation:
         try:
             self.cluster.update(obj)
         except AdmissionError as exc:
-            self.cluster.rejected.append((f"update at {step.at:g}s", str(exc)))
+            self.cluster.rejected.append((f"update at {at:g}s", str(exc)))
 
     def _remove_gate(self, step: Step) -> None:
         namespace, _, name = step.target["pod"].rpartition("/")
@@ -411,4 +432,4 @@ def _gating(pod: Any, qpi: Any, cluster: MemoryCluster) -> Gating:
                   detail=cluster.claim_creation_failure(pod) or "")
 
 
-__all__ = ["GroupOutcome", "collect_groups", "Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError"]
+__all__ = ["GroupOutcome", "collect_groups", "Simulation", "STATUSES", "CREATE_SPACING_SECONDS", "creation_span", "SimulationResult", "PodOutcome", "InvariantError", "collect_outcomes", "ManifestError", "AppliedStep"]

@@ -103,6 +103,40 @@ def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, 
         assert printed == expected, "\n".join(printed)
 
 
+REPLAY_SECTION = "## Replay a recorded cluster"
+
+
+def readme_trace(path: Path) -> None:
+    """The small trace the replay section's output is from."""
+    from tests.trace.builder import NAMESPACE, binding, event, failed, listed, node, pod, write
+    write(path, [
+        *listed(NAMESPACE, node("node-1", "2"), node("node-2", "8")),
+        event("ADDED", pod("web-1", "1")), *binding("web-1", "node-1", "1"),
+        event("ADDED", pod("web-2", "1")), *binding("web-2", "node-1", "1"),
+        event("ADDED", pod("batch", "10")), failed("batch", "0/2 nodes are available: 2 Insufficient cpu."),
+        event("MODIFIED", node("node-2", "16", rv="2")), *binding("batch", "node-2", "10"),
+    ])
+
+
+def test_readme_replay_example_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
+    """Each command of the replay section prints the lines shown, in order (``...``: lines left out)."""
+    blocks = section_blocks(REPLAY_SECTION)
+    for lang, body in blocks:
+        if lang == "yaml":
+            (tmp_path / body.splitlines()[0][2:].strip()).write_text(body)
+    readme_trace(tmp_path / "day.trace.gz")
+    runs = [run for lang, body in blocks if lang == "console" for run in console_runs(body)]
+    assert len(runs) == 4
+    monkeypatch.chdir(tmp_path)
+    for argv, expected in runs:
+        capsys.readouterr()
+        assert main(argv) == (1 if argv[0] == "diff" else 0)
+        printed = iter(line.rstrip() for line in capsys.readouterr().out.splitlines())
+        for line in expected:
+            if line != "...":
+                assert line in printed, f"{argv}: {line!r} not printed (in this order)"
+
+
 # ---------------------------------------------------------------------- install commands that work
 TEXT_SUFFIXES = {".md", ".py", ".toml", ".ini", ".yaml", ".yml", ".cfg", ".txt", ".json"}
 SKIPPED_DIRS = {".git", ".tox", ".venv", "venv", "build", "dist", "__pycache__", "node_modules"}

@@ -10,6 +10,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from kschedfw.cluster.inputs.manifests import Inputs
     from kschedfw.diff import Comparison, NodeUsage, PodChange, Reason
     from kschedfw.simulation import PodOutcome
 
@@ -40,6 +41,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                         help="KubeSchedulerConfiguration of A, then of B; \"\" or none: upstream defaults")
     parser.add_argument("--feature-gates", action="append", default=[], metavar="NAME=true|false,...",
                         help="feature gates of A, then of B; \"\" or none: v1.36 defaults")
+    from kschedfw.cli.simulate import add_replay_options
+    add_replay_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking, both sides (default 0)")
     parser.add_argument("--output", "-o", choices=("text", "json"), default="text")
     parser.add_argument("--report", metavar="FILE.html",
@@ -54,7 +57,8 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 def run(args: argparse.Namespace) -> int:
     from kschedfw.cli.gates import parse_gates_or_report
-    from kschedfw.cli.simulate import load_config_or_report, progress_bar, read_inputs_or_report
+    from kschedfw.cli.simulate import (load_config_or_report, progress_bar, read_inputs_or_report, replay_or_report,
+                                       replay_window)
     from kschedfw.cluster.inputs.manifests import admit, ignored_kinds
     from kschedfw.plugins.dynamicresources.cel import compile_error
     from kschedfw.diff import Setup, compare
@@ -72,7 +76,21 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     configs = _pair(args.config, None)
     gate_texts = _pair(args.feature_gates, "")
-    inputs = read_inputs_or_report(args.cluster)
+    window = replay_window(args, "diff")
+    if isinstance(window, int):
+        return window
+    replay = None
+    if window is not None:
+        if args.cluster:
+            print("kschedfw diff: give either CLUSTER files or --replay, not both", file=sys.stderr)
+            return 2
+        read = replay_or_report(window, "diff")
+        if isinstance(read, int):
+            return read
+        replay = read
+        inputs: "Inputs | int" = replay.inputs()
+    else:
+        inputs = read_inputs_or_report(args.cluster)
     if isinstance(inputs, int):
         return 2
     for warning in ignored_kinds(inputs.located):
@@ -89,8 +107,10 @@ def run(args: argparse.Namespace) -> int:
         admitted, refused = admit(inputs, gates, compile_error)
         refusals.append(refused)
         refused_pods = {r.object.removeprefix("Pod "): r.reason for r in refused if r.object.startswith("Pod ")}
-        setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects),
-                            tuple(admitted.steps), refused_pods))
+        steps = (*admitted.steps, *(replay.steps if replay is not None else ()))
+        setups.append(Setup(_label(config_path, gate_text), config, gates, tuple(admitted.objects), steps,
+                            refused_pods, until=replay.end if replay is not None else None,
+                            recorded=replay.pods if replay is not None else None))
     for r in refusals[0]:  # refused on one side only is a difference, reported as such
         if r in refusals[1]:
             print(f"rejected {r.object}" + (f" ({r.where})" if r.where else "") + f": {r.reason}",
@@ -147,6 +167,8 @@ def as_json(c: "Comparison") -> dict[str, Any]:
         out["podGroups"] = {"compared": c.groups, **counts,
                             "changes": [{"podGroup": g.group, "change": g.change, "a": g.a, "b": g.b}
                                         for g in c.group_changes]}
+    if c.agreement_a is not None and c.agreement_b is not None:
+        out["agreement"] = {"a": c.agreement_a.as_json(), "b": c.agreement_b.as_json()}
     return out
 
 
@@ -218,6 +240,11 @@ def render(c: "Comparison") -> str:
         lines.extend(_render_groups(c))
     lines.append("")
     lines.extend(_render_usage(c))
+    if c.agreement_a is not None and c.agreement_b is not None:
+        from kschedfw.trace.agreement import render_agreement
+        for side, agreed in (("A", c.agreement_a), ("B", c.agreement_b)):
+            lines.append("")
+            lines.extend(f"{side} {line}" if i == 0 else line for i, line in enumerate(render_agreement(agreed)))
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from kschedfw.fwk.features import FeatureGates
     from kschedfw.framework.registry import Registry
     from kschedfw.simulation import GroupOutcome, PodOutcome, SimulationResult
+    from kschedfw.trace.replay import Replay
 
 DEMO = "demo/cluster.yaml"
 #: up to this many nodes the report keeps every node's verdict and scores for every pod;
@@ -44,6 +45,7 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--kubeconfig", metavar="K",
                         help="instead of CLUSTER, the live cluster of this kubeconfig, listed read-only as "
                              "`kschedfw record` lists it (nothing is written to it)")
+    add_replay_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="seed for tie-breaking (default 0)")
     add_feature_gates_option(parser)
     add_run_options(parser)
@@ -56,6 +58,10 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
                              "namespace, or without -n the one pod of that name in any namespace")
     parser.add_argument("--namespace", "-n", metavar="NAMESPACE",
                         help="the namespace of --explain's bare pod names, as kubectl's -n")
+    parser.add_argument("--audit-hints", action="store_true",
+                        help="audit the plugins' queueing hints: each event after which a pending pod would "
+                             "have fitted but whose hints skipped it (with how long the pod then waited), "
+                             "and the requeues that did not help, per plugin and event")
     parser.add_argument("--report", metavar="FILE.html",
                         help="write a self-contained HTML report: nodes by region and zone with their "
                              "usage, other resources and DRA devices, pod groups, pending pods by reason, "
@@ -68,6 +74,22 @@ def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]"
     parser.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                         help="same as kschedfw --debug")
     parser.set_defaults(func=run)
+
+
+def add_replay_options(parser: argparse.ArgumentParser) -> None:
+    """`--replay TRACE` and its window (`simulate` and `diff` take them)."""
+    parser.add_argument("--replay", metavar="TRACE",
+                        help="instead of CLUSTER, replay a `kschedfw record` trace on the simulated clock: "
+                             "its first list as the starting cluster, then every recorded change at its "
+                             "time, kschedfw making its own bindings; reports how often its decisions "
+                             "agreed with the recorded scheduler's. Where the recorded node scores as high "
+                             "as kschedfw's pick it is taken (that tie was the recorded scheduler's coin "
+                             "toss), unless --ties name")
+    parser.add_argument("--from", dest="replay_from", metavar="T",
+                        help="with --replay: start the replay at T, a duration after the trace's start "
+                             "(90s, 1h) or an RFC 3339 time; the cluster as it was then is the start")
+    parser.add_argument("--until", dest="replay_until", metavar="T",
+                        help="with --replay: end the replay at T (as --from); default the trace's end")
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +117,7 @@ class Loaded:
     config: "SchedulerConfig"
     inputs: "Inputs"
     refused: list["Rejection"]
+    replay: "Replay | None" = None
 
     def rejected(self, result: "SimulationResult") -> list["Rejection"]:
         """Every object left out: unreadable, refused at creation, or refused during the run."""
@@ -104,7 +127,7 @@ class Loaded:
 
 
 def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureGates",
-             command: str, kubeconfig: str | None = None) -> Loaded | int:
+             command: str, kubeconfig: str | None = None, replay: "ReplayWindow | None" = None) -> Loaded | int:
     """The configuration and the cluster files (or the live cluster of ``kubeconfig``) of one
     run, or the exit code after the reasons went to stderr (see :func:`load_config_or_report`,
     :func:`read_inputs_or_report` and :func:`live_inputs_or_report`)."""
@@ -115,17 +138,61 @@ def load_run(config_path: str | None, cluster_paths: list[str], gates: "FeatureG
     config = load_config_or_report(config_path, registry, gates, command)
     if isinstance(config, int):
         return config
-    if kubeconfig is not None and cluster_paths:
-        print(f"kschedfw {command}: give either CLUSTER files or --kubeconfig, not both", file=sys.stderr)
+    if sum((bool(cluster_paths), kubeconfig is not None, replay is not None)) > 1:
+        print(f"kschedfw {command}: give one of CLUSTER files, --kubeconfig or --replay", file=sys.stderr)
         return 2
-    inputs = (live_inputs_or_report(kubeconfig, command) if kubeconfig is not None
-              else read_inputs_or_report(cluster_paths, every_malformed=True))
+    replayed: "Replay | None" = None
+    if replay is not None:
+        read = replay_or_report(replay, command)
+        if isinstance(read, int):
+            return read
+        replayed = read
+        inputs: "Inputs | int" = read.inputs()
+    elif kubeconfig is not None:
+        inputs = live_inputs_or_report(kubeconfig, command)
+    else:
+        inputs = read_inputs_or_report(cluster_paths, every_malformed=True)
     if isinstance(inputs, int):
         return inputs
     for warning in ignored_kinds(inputs.located):
         print(warning, file=sys.stderr)
     inputs, refused = admit(inputs, gates, compile_error)
-    return Loaded(registry, config, inputs, refused)
+    return Loaded(registry, config, inputs, refused, replayed)
+
+
+@attrs.frozen
+class ReplayWindow:
+    """`--replay TRACE --from T --until T` as given."""
+
+    path: str
+    start: str | None = None
+    until: str | None = None
+
+
+def replay_window(args: argparse.Namespace, command: str) -> "ReplayWindow | None | int":
+    """The replay asked for (None: none), or 2 after the reason went to stderr (--from without --replay)."""
+    if args.replay is None:
+        if args.replay_from is not None or args.replay_until is not None:
+            print(f"kschedfw {command}: --from and --until go with --replay", file=sys.stderr)
+            return 2
+        return None
+    return ReplayWindow(args.replay, args.replay_from, args.replay_until)
+
+
+def replay_or_report(window: ReplayWindow, command: str) -> "Replay | int":
+    """The trace read for its window, or 2 after the reason (file and line) went to stderr."""
+    from kschedfw.trace.reader import TraceError
+    from kschedfw.trace.replay import load_replay, parse_instant
+    try:
+        start = None if window.start is None else parse_instant(window.start, "--from")
+        until = None if window.until is None else parse_instant(window.until, "--until")
+        return load_replay(window.path, start, until)
+    except (TraceError, ValueError) as exc:
+        print(f"kschedfw {command}: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"kschedfw {command}: {window.path}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
@@ -138,11 +205,14 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
     gates = feature_gates_of(args, "simulate")
     if gates is None:
         return 2
-    loaded = load_run(args.config, args.cluster, gates, "simulate", kubeconfig=args.kubeconfig)
+    window = replay_window(args, "simulate")
+    if isinstance(window, int):
+        return window
+    loaded = load_run(args.config, args.cluster, gates, "simulate", kubeconfig=args.kubeconfig, replay=window)
     if isinstance(loaded, int):
         return loaded
     registry, config, inputs = loaded.registry, loaded.config, loaded.inputs
-    objects, steps = inputs.objects, list(inputs.steps)
+    objects, steps = inputs.objects, [*inputs.steps, *(loaded.replay.steps if loaded.replay else ())]
     pod_keys = [o.key for o in objects if type(o).__name__ == "Pod"] + [
         o.key for s in steps for o in s.objects if type(o).__name__ == "Pod"]
     explain, errors = resolve_pod_names(args.explain, pod_keys, args.namespace, keep=(ALL,))
@@ -167,9 +237,18 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             until_reported.enter_context(frozen())
             log = None
             if args.explain or args.report:
-                log = DecisionLog(sim.scheduler, explain, summarize_all=ALL in explain or bool(args.report),
+                log = DecisionLog(sim.scheduler, explain,
+                                  summarize_all=ALL in explain or bool(args.report),
                                   detail_up_to=REPORT_DETAIL_NODES if args.report else 0).attach()
-            result = sim.run()
+            watch = None
+            if loaded.replay is not None:
+                from kschedfw.trace.agreement import AgreementWatch
+                watch = AgreementWatch(sim.scheduler, loaded.replay.pods).attach(follow_ties=args.ties != "name")
+            audit = None
+            if args.audit_hints:
+                from kschedfw.hintaudit import HintAudit
+                audit = HintAudit(sim.scheduler).attach()
+            result = sim.run(loaded.replay.end if loaded.replay is not None else None)
     except FrameworkError as exc:
         print(f"kschedfw simulate: cannot build the scheduler: {exc}", file=sys.stderr)
         return 1
@@ -177,6 +256,15 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         _write_out(args.write_out, result)
     rejected = loaded.rejected(result)
     payload = simulation_json(result, rejected) if args.output == "json" or args.report else None
+    agreed = None
+    if watch is not None:
+        from kschedfw.trace.agreement import agreement
+        agreed = agreement(watch)
+        if payload is not None:
+            payload["agreement"] = agreed.as_json()
+    audited = audit.report() if audit is not None else None
+    if audited is not None and payload is not None:
+        payload["hintAudit"] = audited.as_json()
     asked = [k for k in explain if k != ALL]
     explained: list[dict[str, Any]] = []
     groups_explained: list[dict[str, Any]] = []
@@ -202,6 +290,11 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
         print(json.dumps(payload, indent=2))
     else:
         _print_table(result, rejected)
+        if agreed is not None:
+            from kschedfw.trace.agreement import render_agreement
+            print("\n".join(render_agreement(agreed)))
+        if audited is not None:
+            print("\n".join(audited.render()))
         for explanation in explained:
             print()
             print(render(explanation))

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from kschedfw.fwk.status import Status
     from kschedfw.fwk.types import PreFilterResult
 
-__all__ = ["CycleRecorder", "CycleRecord", "PluginScoreRecord", "SummaryRecord", "ScoredNode"]
+__all__ = ["CycleRecorder", "CycleRecord", "ForwardingRecorder", "PluginScoreRecord", "SummaryRecord", "ScoredNode"]
 
 
 class CycleRecorder(Protocol):
@@ -190,3 +190,41 @@ class SummaryRecord:
 
     def permit_wait(self, waits: dict[str, float]) -> None:
         self.permit_waits = dict(waits)
+
+
+class ForwardingRecorder:
+    """A :class:`CycleRecorder` that hands every fact on to ``inner`` (None: to no one); those
+    that watch a cycle beside another recorder (a replay's agreement, the hint audit) extend it."""
+
+    def __init__(self, inner: "CycleRecorder | None") -> None:
+        self.inner = inner
+
+    def pre_filter(self, result: "PreFilterResult | None", status: "Status | None",
+                   narrowing: tuple[str, ...]) -> None:
+        if self.inner is not None:
+            self.inner.pre_filter(result, status, narrowing)
+
+    def filtered(self, nodes: list[str], feasible: list[str], diagnosis: "Diagnosis") -> None:
+        if self.inner is not None:
+            self.inner.filtered(nodes, feasible, diagnosis)
+
+    def pre_scored(self, skipped: frozenset[str]) -> None:
+        if self.inner is not None:
+            self.inner.pre_scored(skipped)
+
+    def scores(self, plugin: str, nodes: list[str], raw: list[int], normalized: list[int],
+               weighted: list[int]) -> None:
+        if self.inner is not None:
+            self.inner.scores(plugin, nodes, raw, normalized, weighted)
+
+    def totals(self, nodes: list[str], totals: list[int]) -> None:
+        if self.inner is not None:
+            self.inner.totals(nodes, totals)
+
+    def result(self, evaluated: int, feasible: int, node: str, status: "Status | None") -> None:
+        if self.inner is not None:
+            self.inner.result(evaluated, feasible, node, status)
+
+    def permit_wait(self, waits: dict[str, float]) -> None:
+        if self.inner is not None:
+            self.inner.permit_wait(waits)

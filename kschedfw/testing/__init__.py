@@ -21,6 +21,7 @@ from kschedfw.testing.builders import (HOSTNAME, REGION, ZONE, container, label_
 from kschedfw.testing.cli import CliResult, run_cli
 from kschedfw.testing.contract import ContractError, check_plugin, contract_hints, contract_problems
 from kschedfw.testing.harness import PluginHarness, PluginScores, PointReport
+from kschedfw.testing.hints import assert_hints_sound, audit_hints
 from kschedfw.testing.profiles import (PluginArgsError, config_for, framework_for, plugin_args, profile_for,
                                        simulate_with)
 
@@ -31,6 +32,7 @@ __all__ = [
     "HOSTNAME", "ZONE", "REGION", "PluginHarness", "PointReport", "PluginScores",
     "check_plugin", "contract_problems", "contract_hints", "ContractError", "run_cli", "CliResult",
     "profile_for", "framework_for", "config_for", "simulate_with", "plugin_args", "PluginArgsError",
+    "audit_hints", "assert_hints_sound",
 ]
 
 try:

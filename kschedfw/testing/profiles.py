@@ -22,7 +22,7 @@ from kschedfw.framework.runtime import Framework, FrameworkError
 
 if TYPE_CHECKING:
     from kschedfw.config.expand import SchedulerConfig
-    from kschedfw.simulation import SimulationResult
+    from kschedfw.simulation import Simulation, SimulationResult
 
 #: Hooks that are configured as PluginSets (and so carry an order in a profile).
 CONFIGURABLE_POINTS = ("pre_enqueue", "less", "pre_filter", "filter", "post_filter", "pre_score", "score",
@@ -127,6 +127,12 @@ def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterab
     priority (``make_pod(priority=N)``) names a PriorityClass of that value instead, which is
     created first, as the API server admits only the priority a class gives
     (:func:`~kschedfw.testing.priorities.with_priority_classes`)."""
+    return simulation_with(classes, objects, steps, seed=seed, fast_paths=fast_paths, **kwargs).run(until=until)
+
+
+def simulation_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterable[Any] = (), *,
+                    seed: int = 0, fast_paths: bool = True, **kwargs: Any) -> "Simulation":
+    """:func:`simulate_with`'s simulation, not run yet (to watch it: the hint audit)."""
     import attrs
 
     from kschedfw.simulation import Simulation
@@ -135,6 +141,5 @@ def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterab
     registry = Registry.from_classes(classes)
     steps = [attrs.evolve(s, objects=tuple(named(o) for o in s.objects)) if s.objects else s for s in steps]
     objects = with_priority_classes(objects, [o for s in steps for o in s.objects])
-    sim = Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
-                     fast_paths=fast_paths)
-    return sim.run(until=until)
+    return Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
+                      fast_paths=fast_paths)

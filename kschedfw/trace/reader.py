@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator
 
 from kschedfw.trace.format import FORMAT_VERSION
 
-__all__ = ["TraceError", "read_lines", "initial_objects", "Snapshot"]
+__all__ = ["TraceError", "read_lines", "numbered_lines", "initial_objects", "object_key", "Snapshot"]
 
 
 class TraceError(ValueError):
@@ -22,6 +22,12 @@ class TraceError(ValueError):
 def read_lines(path: str | Path) -> Iterator[dict[str, Any]]:
     """Every line of the trace at ``path``, header first. A trace cut short (a recorder killed
     mid-write) ends at its last whole line; anything else unreadable is a :class:`TraceError`."""
+    for _, line in numbered_lines(path):
+        yield line
+
+
+def numbered_lines(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`read_lines` with each line's number in the file (from 1), for messages."""
     try:
         with gzip.open(path, "rb") as fh:
             first = True
@@ -45,7 +51,7 @@ def read_lines(path: str | Path) -> Iterator[dict[str, Any]]:
                 if first:
                     _check_header(path, line)
                     first = False
-                yield line
+                yield number, line
     except gzip.BadGzipFile:
         raise TraceError(f"{path}: not a trace (not gzip-compressed)") from None
     except FileNotFoundError:
@@ -55,13 +61,14 @@ def read_lines(path: str | Path) -> Iterator[dict[str, Any]]:
 def _check_header(path: str | Path, line: dict[str, Any]) -> None:
     version = line.get("format_version")
     if line["type"] != "header" or not isinstance(version, int):
-        raise TraceError(f"{path}: not a trace (no header line with a format_version)")
+        raise TraceError(f"{path}:1: not a trace (no header line with a format_version)")
     if version > FORMAT_VERSION:
-        raise TraceError(f"{path}: trace format version {version} is newer than this kschedfw reads "
+        raise TraceError(f"{path}:1: trace format version {version} is newer than this kschedfw reads "
                          f"({FORMAT_VERSION}): upgrade kschedfw")
 
 
-def _key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+def object_key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    """An object's identity in a trace: apiVersion, kind, namespace, name."""
     meta = obj.get("metadata") or {}
     return (str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(meta.get("namespace") or ""),
             str(meta.get("name", "")))
@@ -85,7 +92,7 @@ class Snapshot:
         obj = line.get("object")
         if not isinstance(obj, dict):
             return
-        key = _key(obj)
+        key = object_key(obj)
         if line.get("event") == "DELETED":
             self._objects.pop(key, None)
         else:

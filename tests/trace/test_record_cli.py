@@ -55,7 +55,7 @@ def test_a_server_that_does_not_answer_is_exit_2(tmp_path, capsys):
 @pytest.mark.parametrize("argv,message", [
     (["record", "-o", "t.gz", "--duration", "ten"], "--duration: time: invalid duration"),
     (["record", "-o", "t.gz", "--duration", "0s"], "must be positive"),
-    (["simulate", "--kubeconfig", "k", "cluster.yaml"], "either CLUSTER files or --kubeconfig"),
+    (["simulate", "--kubeconfig", "k", "cluster.yaml"], "one of CLUSTER files, --kubeconfig or --replay"),
 ], ids=["bad duration", "zero duration", "files and a kubeconfig"])
 def test_arguments_that_cannot_be_used_are_exit_2(tmp_path, capsys, monkeypatch, argv, message):
     monkeypatch.chdir(tmp_path)
