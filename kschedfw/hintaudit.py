@@ -116,30 +116,31 @@ class HintAudit:
 
     def attach(self) -> "HintAudit":
         queue, handlers, cycle = self.scheduler.queue, self.scheduler.handlers, self.scheduler.scheduling
-        worth, observe, handle, recorder_for = (queue.is_pod_worth_requeuing, queue.observe_hint,
-                                                handlers._handle, cycle.recorder_for)
+        decided, observe, after, recorder_for = (queue.hint_decided, queue.observe_hint,
+                                                 handlers.after_event, cycle.recorder_for)
 
         def observed(plugin: str, label: str, result: str, seconds: float) -> None:
             self._observed.append((plugin, result))
             if observe is not None:
                 observe(plugin, label, result, seconds)
 
-        def audited(qpi: "QueuedPodInfo", event: "ClusterEvent", old: Any, new: Any) -> Any:
-            self._observed = []
-            strategy = worth(qpi, event, old, new)
+        def audited(qpi: "QueuedPodInfo", event: "ClusterEvent", old: Any, new: Any, strategy: Any) -> None:
+            if decided is not None:
+                decided(qpi, event, old, new, strategy)
             self._decided(qpi, event, old if new is None else new, int(strategy), self._observed)
-            return strategy
+            self._observed = []
 
         def handled(event: Any) -> None:
-            handle(event)
+            if after is not None:
+                after(event)
             self._dry_run()
 
         def tapped(pod: "Pod") -> "CycleRecorder | None":
             return _Tap(self, pod, recorder_for(pod) if recorder_for is not None else None)
 
         queue.observe_hint = observed
-        queue.is_pod_worth_requeuing = audited  # type: ignore[method-assign,assignment]
-        handlers._handle = handled  # type: ignore[method-assign]
+        queue.hint_decided = audited
+        handlers.after_event = handled
         cycle.recorder_for = tapped
         return self
 

@@ -258,6 +258,8 @@ class PriorityQueue:
         #: ``(plugin, event label, hint result, seconds)`` for every queueing hint run, when set
         #: (upstream scheduler_queueing_hint_execution_duration_seconds)
         self.observe_hint: Callable[[str, str, str, float], None] | None = None
+        #: told each pod's strategy for each event (the queueing-hint audit)
+        self.hint_decided: Callable[[QueuedPodInfo, ClusterEvent, Any, Any, QueueingStrategy], None] | None = None
 
     # ------------------------------------------------------------------ read-only views
     @property
@@ -445,6 +447,13 @@ class PriorityQueue:
                                old_obj: Any, new_obj: Any) -> QueueingStrategy:
         """Ask the hints of the pod's rejector plugins about ``event`` (upstream
         ``isPodWorthRequeuing``)."""
+        strategy = self._worth_requeuing(qpi, event, old_obj, new_obj)
+        if self.hint_decided is not None:
+            self.hint_decided(qpi, event, old_obj, new_obj, strategy)
+        return strategy
+
+    def _worth_requeuing(self, qpi: QueuedPodInfo, event: ClusterEvent, old_obj: Any,
+                         new_obj: Any) -> QueueingStrategy:
         unsched, pending = qpi.unschedulable_plugins, qpi.pending_plugins
         if not unsched and not pending:
             return QueueingStrategy.QUEUE_AFTER_BACKOFF

@@ -8,7 +8,7 @@ plugin call; they read and write only the cache, the queue and the pods waiting 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Container, Mapping
+from typing import TYPE_CHECKING, Callable, Container, Mapping
 
 from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
@@ -45,6 +45,8 @@ class EventHandlers:
         self.metrics = metrics
         self.generic_workload = generic_workload
         self.gang_scheduling = gang_scheduling
+        #: called after each handled event (the queueing-hint audit dry-runs the pods it skipped)
+        self.after_event: Callable[["WatchEvent"], None] | None = None
 
     def callback(self) -> "WatchCallback":
         """What the backend calls with each event, chosen once: timed when metrics are kept."""
@@ -87,6 +89,8 @@ class EventHandlers:
         else:
             cluster_event = ClusterEvent(resource_for_kind(kind), WATCH_ACTIONS[event.type])
             self.queue.move_all_to_active_or_backoff_queue(cluster_event, event.old, event.new)
+        if self.after_event is not None:
+            self.after_event(event)
 
     # ------------------------------------------------------------------ nodes
     def _on_node_event(self, event: "WatchEvent") -> None:
