@@ -118,6 +118,10 @@ class PodGroupCycle:
         #: straight back into another attempt, a loop in which no time passes; here they
         #: wait in the unschedulable pool for an event, as a single failed pod does.
         self.trial_uids: set[str] = set()
+        #: PodGroup uid -> the PodGroupScheduled condition this scheduler last wrote. A live
+        #: cluster's writes are asynchronous, so the group read back may not carry it yet; a
+        #: True written must still not be taken back to False by the group's next cycle.
+        self.written: dict[str, Condition] = {}
         #: each group's last attempt ("namespace/name"), which the reports read
         self.last_attempts: dict[str, GroupAttempt] = {}
         #: asked once per group cycle with the group's key for a record of it (None: record
@@ -501,12 +505,17 @@ class PodGroupCycle:
         if not isinstance(current, PodGroup) or not isinstance(cluster, PodGroupStatusWriter):
             return
         existing = current.condition(condition.type)
+        mine = self.written.get(current.uid) if condition.type == POD_GROUP_SCHEDULED else None
+        if mine is not None and mine.status == "True" and (existing is None or existing.status != "True"):
+            existing = mine
         if existing is not None and existing.status == "True" and condition.status != "True":
             return
         condition = attrs.evolve(condition, observed_generation=current.generation)
         if existing is not None and (existing.status, existing.reason, existing.message, existing.observed_generation) \
                 == (condition.status, condition.reason, condition.message, condition.observed_generation):
             return
+        if condition.type == POD_GROUP_SCHEDULED:
+            self.written[current.uid] = condition
         try:
             cluster.patch_pod_group_condition(current, condition)
         except NotFound:

@@ -172,9 +172,7 @@ WITHOUT_WAP = WORKLOAD_GATES.replace("WorkloadAwarePreemption=true", "WorkloadAw
 
 
 @pytest.mark.parametrize("gates", [
-    pytest.param(WORKLOAD_GATES, id="workload-aware preemption on", marks=pytest.mark.xfail(strict=True, reason=(
-        "workload-aware preemption is not run by the pod-group cycle yet: upstream's PodGroupPostFilter adds "
-        "', No preemption victims found for incoming preemptor' to the group's message"))),
+    pytest.param(WORKLOAD_GATES, id="workload-aware preemption on"),
     pytest.param(WITHOUT_WAP, id="workload-aware preemption off")])
 def test_a_gang_of_which_only_two_fit_binds_none(workload_control_plane, namespace, nodes, tmp_path, gates):
     # two nodes of 2 cpu for four pods of 1500m: two fit, minCount is 4 (upstream: none bound,
@@ -207,7 +205,11 @@ def test_a_basic_policy_group_binds_what_fits(workload_control_plane, namespace,
     upstream, ours = both(workload_control_plane, namespace, tmp_path, pod_group("basic"),
                           lambda ns, s: [member(f"m{i}", ns, s, "basic", namespace, "1500m") for i in range(3)])
     assert sorted(node for node, _, _ in upstream[0].values()) == ["", f"{namespace}-a", f"{namespace}-b"]
-    assert ours[1] == upstream[1]
+    # the group is Scheduled once one pod passes Permit, and a True condition is never taken back.
+    # kube-scheduler v1.36.2 itself sometimes ends False: its cycle for the leftover pod reads the
+    # PodGroup from an informer that has not seen its own True yet (a race of its cache)
+    assert ours[1] == ("True", "Scheduled", "")
+    assert upstream[1][:2] in {("True", "Scheduled"), ("False", "Unschedulable")}
     assert alike(ours[0]) == alike(upstream[0])
 
 
@@ -223,9 +225,3 @@ def test_a_gang_with_a_rack_constraint_takes_the_fuller_rack(workload_control_pl
     assert upstream[1] == ("True", "Scheduled", "")
     assert ours[1] == upstream[1]
     assert alike(ours[0]) == alike(upstream[0])
-
-
-@pytest.mark.skip(reason="workload-aware preemption (DefaultPreemption's PodGroupPostFilter) is not run by the "
-                         "pod-group cycle yet: there are no victims to compare")
-def test_a_gang_preempts_the_same_lower_priority_pods():
-    pass
