@@ -116,9 +116,10 @@ HOOKS: tuple[Hook, ...] = (
          doc="PlacementScore: rank placements for a pod group (weights apply)."),
     Hook("normalize_placement_score", "PlacementScoreExtensions", "Status | None", "placementScore",
          label="PlacementScoreExtensionNormalize", timed=True, pod_group=True),
-    Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", "podGroupPostFilter", True, 15,
-         pod_group=True, only="DefaultPreemption",
-         doc="PodGroupPostFilter: workload-aware preemption when a whole pod group failed."),
+    # not a ``plugins:`` field upstream: the profile's DefaultPreemption, wherever it is enabled,
+    # is the one PodGroupPostFilter plugin (frameworkImpl's podGroupPostFilterPlugins)
+    Hook("pod_group_post_filter", "PodGroupPostFilterPlugin", "Status | None", pod_group=True,
+         only="DefaultPreemption"),
 )
 
 #: Every hook's name, in :data:`HOOKS` order.

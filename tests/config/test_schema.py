@@ -29,7 +29,11 @@ def test_all_v1_fields_are_described():
                    "delayCacheUntilActive"}
     plugins = CONFIG_SCHEMA["properties"]["profiles"]["items"]["properties"]["plugins"]
     assert set(plugins["properties"]) == set(PLUGIN_SET_FIELDS)
-    assert len(PLUGIN_SET_FIELDS) == 16
+    # upstream v1 Plugins: the twelve original sets, multiPoint, and v1.36's two placement sets
+    # (no podGroupPostFilter: DefaultPreemption is the PodGroupPostFilter plugin wherever enabled)
+    assert set(PLUGIN_SET_FIELDS) == {
+        "preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore", "score", "reserve",
+        "permit", "preBind", "bind", "postBind", "multiPoint", "placementGenerate", "placementScore"}
 
 
 def test_schema_with_plugins_is_valid_and_checks_args():

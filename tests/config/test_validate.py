@@ -473,6 +473,9 @@ def test_brief_example_rendering(registry):
     pytest.param("profiles:\n- schedulername: x\n",
                  'cfg.yaml:4:3: profiles[0].schedulername: Forbidden: unknown field '
                  '"schedulername" (did you mean "schedulerName"?)', id="case typo gets a hint"),
+    pytest.param("profiles:\n- plugins:\n    podGroupPostFilter:\n      enabled:\n      - name: DefaultPreemption\n",
+                 'cfg.yaml:5:5: profiles[0].plugins.podGroupPostFilter: Forbidden: unknown field '
+                 '"podGroupPostFilter"', id="no podGroupPostFilter set: v1 Plugins has none"),
     pytest.param("leaderElection:\n  leaderElect: true\n  leaseDuration: 15\n",
                  "cfg.yaml:5:18: leaderElection.leaseDuration: Invalid value: 15: expected string, "
                  "got integer", id="durations are strings"),
