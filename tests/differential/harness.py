@@ -203,6 +203,9 @@ class Harness:
             # parked as a single pod is (no event its plugins' hints accept); a group's
             # workload-aware preemption nominates no pod, its log says it waits
             waiting = not upstream.log.group_settled(key) or any(_nominated(listed[n]) for n in names)
+            # a cycle that scheduled the group writes True after it logs its end
+            if upstream.log.group_sent_to_binding(key) and not any(c[0] == "True" for c in written[key]):
+                waiting = True
             if waiting and time.monotonic() - created < PARKED_AFTER:
                 return None
             return listed
