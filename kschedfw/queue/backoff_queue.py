@@ -146,6 +146,10 @@ class BackoffQueue:
     def list(self) -> builtins.list[QueuedPodInfo]:
         return self._pod_q.ordered() + self._error_q.ordered()
 
+    def peek_backoff(self) -> QueuedPodInfo | None:
+        """The head of the plugin-rejection heap, left there (what :meth:`pop_backoff` would pop)."""
+        return self._pod_q.peek()
+
     def pop_backoff(self) -> QueuedPodInfo | None:
         """Pop the head of the plugin-rejection heap even if it is still backing off
         (used by Pop when activeQ is empty). The error heap is never popped early."""

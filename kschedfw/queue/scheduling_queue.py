@@ -204,7 +204,8 @@ class PriorityQueue:
                  namespace_labels: Callable[[str], Mapping[str, str] | None] | None = None,
                  unschedulable_flush_interval: float | None = UNSCHEDULABLE_FLUSH_INTERVAL,
                  pod_signers: Mapping[str, Callable[[Any], Any]] | None = None,
-                 once: bool = False, nominator: Nominator | None = None) -> None:
+                 once: bool = False, nominator: Nominator | None = None,
+                 pod_groups_retry_by_backoff: bool = False) -> None:
         """
         ``less``: the QueueSort function (one for all profiles, as upstream requires).
         ``frameworks``: schedulerName -> that profile's :class:`QueueFramework`.
@@ -226,6 +227,8 @@ class PriorityQueue:
         ``nominator``: one built before this queue (the scheduler gives it to the profiles'
         Handles first), which this queue then resolves nominated pods for; else a new one
         checking pods with ``pod_lister``.
+        ``pod_groups_retry_by_backoff`` (gate GenericWorkload): a pod of a pod group that failed
+        goes to backoffQ whatever its rejectors' hints say (see :meth:`_pop_backoff`).
         """
         self._clock = clock
         self._less = less
@@ -233,6 +236,11 @@ class PriorityQueue:
         self._pod_signers = pod_signers
         self.pod_max_in_unschedulable_pods_duration = float(pod_max_in_unschedulable_pods_duration)
         self.pop_from_backoff_q = pop_from_backoff_q
+        self.pod_groups_retry_by_backoff = pod_groups_retry_by_backoff
+        #: cluster events delivered so far, and, per pod of a pod group put back after a failed
+        #: attempt, how many had been delivered then
+        self._events_seen = 0
+        self._failed_after_event: dict[str, int] = {}
         self._namespace_labels = namespace_labels
         self._flush_origin = clock.now()
         self._flush_interval = (float(unschedulable_flush_interval)
@@ -501,6 +509,7 @@ class PriorityQueue:
 
     def _move_pods(self, qpis: Iterable[QueuedPodInfo], event: ClusterEvent,
                    old_obj: Any, new_obj: Any) -> None:
+        self._events_seen += 1
         if not self._is_event_of_interest(event):
             return
         label = event.label
@@ -599,6 +608,7 @@ class PriorityQueue:
         self.nominator.delete_nominated_pod_if_exists(pod)
         self._forget_held(pod)
         key = pod.key
+        self._failed_after_event.pop(key, None)
         if self._active_q.delete(key) or self._backoff_q.delete(key):
             return
         if self._set_aside.pop(key, None) is None:
@@ -610,9 +620,23 @@ class PriorityQueue:
         qpi = self._active_q.pop(self._pop_backoff if self.pop_from_backoff_q else None)
         if qpi is not None:  # in flight now: drop its note, so it is not kept for good
             self._forget_held(qpi.pod)
+            if self._failed_after_event:
+                self._failed_after_event.pop(qpi.pod.key, None)
         return qpi
 
     def _pop_backoff(self) -> QueuedPodInfo | None:
+        """Upstream pops backoffQ's head early whenever activeQ is empty. A pod group whose pods
+        all failed thus spins upstream, hundreds of cycles a second while nothing else is to be
+        done, each one seeing the cluster the last one saw until something changes. Here the
+        head is a pod of such a group only once a cluster event came since it failed (the spin's
+        next cycle that could decide otherwise) or its backoff is over: the same decisions,
+        without cycles that cannot change anything (nor a loop in which no simulated time passes)."""
+        head = self._backoff_q.peek_backoff()
+        if head is None:
+            return None
+        seen = self._failed_after_event.get(head.pod.key)
+        if seen is not None and seen == self._events_seen and self._backoff_q.is_pod_backing_off(head):
+            return None
         qpi = self._backoff_q.pop_backoff()
         if qpi is not None:
             self.incoming_pods[(ACTIVE_Q, POP_FROM_BACKOFF_Q)] += 1
@@ -626,6 +650,7 @@ class PriorityQueue:
         if qpi is None:
             return None
         self._active_q.delete(pod.key)
+        self._failed_after_event.pop(pod.key, None)
         if not self._active_q.move_to_in_flight(qpi):
             log.error("discarding the popped pod %s: already in flight", pod.key)
             return None
@@ -669,6 +694,13 @@ class PriorityQueue:
 
     def _determine_hint_for_in_flight_pod(self, qpi: QueuedPodInfo) -> QueueingStrategy:
         if not has_rejectors(qpi):
+            return QueueingStrategy.QUEUE_AFTER_BACKOFF
+        if (self.pod_groups_retry_by_backoff and qpi.pod.scheduling_group is not None
+                and self._backoff_q.is_pod_backing_off(qpi)):
+            # upstream: requeueing by events stops at pod groups; a group's pod is retried
+            # after its backoff, whatever the events. (Without a backoff, a retry at once would
+            # spin in no time: such a pod waits for an event its rejectors' hints accept.)
+            self._failed_after_event[qpi.pod.key] = self._events_seen
             return QueueingStrategy.QUEUE_AFTER_BACKOFF
         events = self._active_q.cluster_events_for_pod(pod_uid(qpi.pod))
         if events is None:

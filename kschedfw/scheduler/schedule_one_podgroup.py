@@ -25,7 +25,6 @@ from kschedfw.api.workload import (POD_GROUP_KIND, POD_GROUP_SCHEDULED, REASON_S
                                    REASON_UNSCHEDULABLE, Condition, PodGroup)
 from kschedfw.cycle import CLEAR_NOMINATION, ScheduleResult
 from kschedfw.fwk.cycle_state import PODS_TO_ACTIVATE_KEY, CycleState, PodsToActivate
-from kschedfw.fwk.events import FORCE_ACTIVATE
 from kschedfw.framework.placements import select_placement
 from kschedfw.fwk.interface import NotFound, PodGroupStatusWriter
 from kschedfw.fwk.podgroup import Placement, PodGroupInfo
@@ -392,7 +391,6 @@ class PodGroupCycle:
         number = cycle.queue.scheduling_cycle
         group_status = result.status
         group_ok = group_status is None or group_status.is_success()
-        retry: set[str] = set()
         if group_ok:
             cycle.cache.update_snapshot()
         for i, qpi in enumerate(group):
@@ -427,10 +425,6 @@ class PodGroupCycle:
             else:
                 cycle.handle_failure(fwk, qpi, status if status is not None else group_unschedulable(),
                                      pod_result.result.nominating_info, number)
-                if group_ok:
-                    retry.add(qpi.pod.uid)
-        if retry:
-            self._retry_after_backoff(retry)
         if group_ok:
             condition = Condition(type=POD_GROUP_SCHEDULED, status="True", reason="Scheduled",
                                   message=group_status.message() if group_status is not None else "")
@@ -441,15 +435,6 @@ class PodGroupCycle:
             condition = Condition(type=POD_GROUP_SCHEDULED, status="False", reason=REASON_SCHEDULER_ERROR,
                                   message=group_status.message() if group_status is not None else "")
         self.update_condition(namespace, name, condition)
-
-    def _retry_after_backoff(self, uids: set[str]) -> None:
-        """The pods of a group that was scheduled without them go to backoffQ, not to the pool:
-        upstream retries a failed pod of a group after its backoff whatever happened meanwhile
-        (its event-based requeueing stops at pod groups), so these pods form the group's next
-        attempt, which may preempt for them. Only after a scheduled group, which made progress:
-        retrying a group that failed as a whole would, with SchedulerPopFromBackoffQ, be a loop
-        in which no time passes, so such a group waits for an event, as a single pod does."""
-        self.cycle.queue.move_all_to_active_or_backoff_queue(FORCE_ACTIVATE, pre_check=lambda pod: pod.uid in uids)
 
     def _bind(self, fwk: "Framework", pod_result: PodResult, number: int) -> None:
         """Upstream prepareForBindingCycle and runBindingCycle: assume in the cache, Reserve,

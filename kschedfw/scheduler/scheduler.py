@@ -92,7 +92,8 @@ class Scheduler:
                                    pod_max_backoff=float(config.pod_max_backoff_seconds),
                                    pod_lister=self._current_pod, namespace_labels=self._namespace_labels,
                                    pod_signers={name: fwk.sign_pod for name, fwk in self.frameworks.items()}
-                                   if batching else None, once=once, nominator=nominator)
+                                   if batching else None, once=once, nominator=nominator,
+                                   pod_groups_retry_by_backoff=enabled(feature_gates, "GenericWorkload"))
         if self.metrics.enabled:  # without metrics the queue does not time its hints at all
             self.queue.observe_hint = self.metrics.queueing_hint_ran
         self.algorithm = ScheduleAlgorithm(percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,

@@ -64,3 +64,48 @@ def test_a_file_naming_the_pod_group_before_its_workload_loads_the_workload_firs
     cluster = MemoryCluster(feature_gates=GENERIC_WORKLOAD)
     cluster.load([parse_object(pod_group()), parse_object(POD_GROUP[2].workload)])
     assert cluster.rejected == [] and cluster.get(POD_GROUP_KIND, "pg1", "default") is not None
+
+
+# upstream's TestAdmitPodGroup (plugin/pkg/admission/priority): a class default1 (1000, global
+# default) and nondefault1 (2000); (classes, priorityClassName, priority set, WorkloadAwarePreemption,
+# expected (class, priority) or the refusal)
+DEFAULT1 = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "default1"},
+            "value": 1000, "globalDefault": True}
+NONDEFAULT1 = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "nondefault1"},
+               "value": 2000}
+REFUSED = 'podgroups.scheduling.k8s.io "pg1" is forbidden: '
+PRIORITY_CASES = [
+    pytest.param((DEFAULT1, NONDEFAULT1), "", None, True, ("default1", 1000), id="empty class: the global default"),
+    pytest.param((DEFAULT1, NONDEFAULT1), "nondefault1", None, True, ("nondefault1", 2000), id="explicit class"),
+    pytest.param((DEFAULT1, NONDEFAULT1), "non-existent", None, True,
+                 REFUSED + "no PriorityClass with name non-existent was found", id="missing class refused"),
+    pytest.param((DEFAULT1, NONDEFAULT1), "non-existent", None, False, ("non-existent", None),
+                 id="gate off: not resolved"),
+    pytest.param((NONDEFAULT1,), "", None, True, ("", 0), id="no class, no global default: priority 0"),
+    pytest.param((DEFAULT1, NONDEFAULT1), "nondefault1", 2000, True, ("nondefault1", 2000),
+                 id="priority set to the computed value"),
+    pytest.param((DEFAULT1, NONDEFAULT1), "nondefault1", 9999, True,
+                 REFUSED + "priority set in the pod group (9999) must match the priority computed (2000) "
+                 "based on the priority class set in the spec", id="priority set to another value refused"),
+]
+
+
+@pytest.mark.parametrize("classes, class_name, priority, wap, expected", PRIORITY_CASES)
+def test_the_priority_plugin_resolves_a_pod_groups_priority_with_workload_aware_preemption(
+        classes, class_name, priority, wap, expected):
+    gates = {**GENERIC_WORKLOAD, "GangScheduling": True, "WorkloadAwarePreemption": wap}
+    cluster = MemoryCluster(feature_gates=gates)
+    for pc in classes:
+        cluster.create(parse_object(pc))
+    manifest = pod_group(None)
+    if class_name:
+        manifest["spec"]["priorityClassName"] = class_name
+    if priority is not None:
+        manifest["spec"]["priority"] = priority
+    try:
+        created = cluster.create(parse_object(manifest))
+    except AdmissionError as exc:
+        assert str(exc) == expected
+        return
+    assert (created.priority_class_name, created.priority) == expected
+    assert created.raw["spec"].get("priority") == expected[1]

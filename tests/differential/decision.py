@@ -61,13 +61,15 @@ class Tally:
     groups_identical: int = 0
     #: groups whose first cycle upstream had a tie to break at random: pods compared by count
     groups_tied: int = 0
+    #: groups whose cycle upstream preempted (workload-aware preemption: it deleted victims)
+    groups_preempting: int = 0
     seconds: float = 0.0
     diffs: list[str] = attrs.field(factory=list)
 
     def add(self, other: "Tally") -> None:
         for name in ("pods", "score_tables", "score_tables_identical", "outcomes", "outcomes_identical", "hinted",
                      "allocations", "groups", "groups_identical", "groups_tied",
-                     "seconds"):
+                     "groups_preempting", "seconds"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.diffs.extend(other.diffs)
 
@@ -81,7 +83,8 @@ class Tally:
                 + (f" ({self.hinted} placed by a batching hint, no scores)" if self.hinted else "")
                 + (f"; allocations compared: {self.allocations}" if self.allocations else "")
                 + (f"; groups identical: {self.groups_identical}/{self.groups}" if self.groups else "")
-                + (f" ({self.groups_tied} with a tie, pods compared by count)" if self.groups_tied else ""))
+                + (f" ({self.groups_tied} with a tie, pods compared by count)" if self.groups_tied else "")
+                + (f"; groups that preempted: {self.groups_preempting}" if self.groups_preempting else ""))
 
 
 def compare_pod(pod: str, upstream: list[Attempt], ours: list[Attempt]) -> Tally:
@@ -159,7 +162,7 @@ def compare_group(group: str, upstream: Any, ours: Any, *, topology: bool, tied:
     compared: which pod of a failed gang waited at Permit depends on the order. When upstream's
     first cycle of the group had a tie (``tied``: two best nodes for a pod, or two best
     placements), it broke it at random: only how many pods were bound is compared then."""
-    tally = Tally(pods=len(upstream.nodes), groups=1, groups_tied=int(tied))
+    tally = Tally(pods=len(upstream.nodes), groups=1, groups_tied=int(tied), groups_preempting=int(bool(upstream.victims)))
     lines: list[str] = []
     theirs, mine = _placed(upstream.nodes), _placed(ours.nodes)
     if tied:

@@ -8,11 +8,16 @@ generator keeps the comparison deterministic where it can: the pods of one group
 (their order then changes nothing), every node has its own CPU and memory size (scores rarely
 tie), and no two racks hold the same capacity (placement scores do not tie on an empty rack).
 
-Preemption by a group (workload-aware preemption, gate ``WorkloadAwarePreemption``) needs the
-pod-group cycle to run DefaultPreemption's PodGroupPostFilter. Until kschedfw's cycle does,
-:data:`WORKLOAD_PREEMPTION` is off: the groups' PriorityClass then never preempts and no plain
-pod outranks a group's pod, and the schedulers run without that gate. On, groups get priorities
-above the plain pods' and the gate is on (the comparison of victims is ready for it).
+Preemption by a group (workload-aware preemption, gate ``WorkloadAwarePreemption``) is on
+(:data:`WORKLOAD_PREEMPTION`). Upstream's PodGroupPostFilter takes the group's priority from the
+PodGroup's own ``spec.priority``, which the API server's Priority admission fills from the
+PodGroup's ``priorityClassName`` (not from its pods'): a PodGroup without one has priority 0 and
+finds no victim ("No preemption victims found for incoming preemptor"). So each PodGroup (and its
+Workload's template) names its pods' class; some groups are disrupted as a whole
+(``disruptionMode: PodGroup``), the rest pod by pod. For there to be victims, the cluster is
+filled first: about half the plain pods (low and mid priority, bound and given a start time)
+come before any group. Off, the groups' PriorityClass never preempts and no plain pod outranks
+a group's pod, and the schedulers run without that gate.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 from tests.differential.scenario import NAMESPACES, Scenario
 
 #: generate preemption-prone groups and turn WorkloadAwarePreemption on in both schedulers
-WORKLOAD_PREEMPTION = False
+WORKLOAD_PREEMPTION = True
 
 WORKLOAD_API = "scheduling.k8s.io/v1alpha2"
 RACK = "topology.example.com/rack"
@@ -90,6 +95,12 @@ class _Gangs:
         pods: list[dict[str, Any]] = []
         units = ["group"] * self.rng.randint(2, 4) + ["plain"] * self.rng.randint(3, 8)
         self.rng.shuffle(units)
+        if self.preemption:  # victims first: half the plain pods fill the cluster before any group
+            plain = units.count("plain")
+            first = (plain + 1) // 2
+            rest = [u for u in units if u == "group"] + ["plain"] * (plain - first)
+            self.rng.shuffle(rest)
+            units = ["plain"] * first + rest
         for i, unit in enumerate(units):
             if unit == "plain":
                 pods.append(self.plain_pod(f"p-{i}"))
@@ -172,6 +183,11 @@ class _Gangs:
                                 "schedulingPolicy": policy}
         if rng.random() < 0.5:
             spec["schedulingConstraints"] = {"topology": [{"key": RACK}]}
+        priority_class = rng.choice(("fuzz-gang", "fuzz-gang-high")) if self.preemption else "fuzz-gang"
+        if self.preemption:  # the group's priority is its own class's (admission), not its pods'
+            spec["priorityClassName"] = priority_class
+            if rng.random() < 0.5:
+                spec["disruptionMode"] = "PodGroup"
         # the template says what the PodGroup says (own copies: a reproduction's YAML has no aliases)
         template: dict[str, Any] = {"name": "workers", **copy.deepcopy({k: v for k, v in spec.items()
                                                                        if k != "podGroupTemplateRef"})}
@@ -180,7 +196,6 @@ class _Gangs:
                     "spec": {"podGroupTemplates": [template]}}
         group = {"apiVersion": WORKLOAD_API, "kind": "PodGroup", "metadata": {"name": name, "namespace": namespace},
                  "spec": spec}
-        priority_class = rng.choice(("fuzz-gang", "fuzz-gang-high")) if self.preemption else "fuzz-gang"
         members = []
         for j in range(size):
             pod = self.pod(f"{name}-{j}", namespace, requests, priority_class)

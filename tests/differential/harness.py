@@ -195,9 +195,18 @@ class Harness:
             if not all(n in listed and (listed[n]["spec"].get("nodeName") or _unschedulable(listed[n]))
                        for n in names):
                 return None
+            # the pods a cycle sent to binding are bound (a pod being bound still shows its
+            # earlier PodScheduled=False)
+            if sum(1 for n in names if listed[n]["spec"].get("nodeName")) < upstream.log.group_sent_to_binding(key):
+                return None
             # a group that preempts is followed to its retry once the victims are gone, or
-            # parked as a single pod is (no event its plugins' hints accept)
-            if any(_nominated(listed[n]) for n in names) and time.monotonic() - created < PARKED_AFTER:
+            # parked as a single pod is (no event its plugins' hints accept); a group's
+            # workload-aware preemption nominates no pod, its log says it waits
+            waiting = not upstream.log.group_settled(key) or any(_nominated(listed[n]) for n in names)
+            # a cycle that scheduled the group writes True after it logs its end
+            if upstream.log.group_sent_to_binding(key) and not any(c[0] == "True" for c in written[key]):
+                waiting = True
+            if waiting and time.monotonic() - created < PARKED_AFTER:
                 return None
             return listed
 

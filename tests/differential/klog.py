@@ -58,6 +58,11 @@ class _Open:
                        victims=tuple(sorted(self.victims)), hint=self.hint)
 
 
+#: how upstream's pod-group cycle logs its end (schedule_one_podgroup.go), as group_outcomes names it
+_GROUP_OUTCOMES = {"Successfully scheduled a pod group": "scheduled", "Unable to schedule a pod group": "unschedulable",
+                   "Pod group is waiting for preemption": "waiting"}
+
+
 class SchedulerLog:
     """Follows one kube-scheduler log file; :meth:`poll` reads what was appended since."""
 
@@ -77,6 +82,16 @@ class SchedulerLog:
         #: its first cycle, one table per pod tried and one for the placements
         self._group_cycles: dict[str, int] = {}
         self._group_tables: dict[str, list[dict[str, int]]] = {}
+        #: per PodGroup: how each of its cycles ended, in order: ("scheduled", pods sent to
+        #: binding, pods left unschedulable), ("unschedulable", 0, pods) or ("waiting", 0, pods)
+        #: (for its preemption to complete)
+        self.group_outcomes: dict[str, list[tuple[str, int, int]]] = {}
+        #: per PodGroup that preempted: [victims to delete, victims deleted] over its preemptions
+        self._group_victims: dict[str, list[int]] = {}
+        #: per PodGroup: the line number of its last cycle's end, of its last pod bound and of
+        #: its last victim deleted (what came after what)
+        self._group_marks: dict[str, dict[str, int]] = {}
+        self._lines = 0
 
     def close(self) -> None:
         if self._file is not None:
@@ -99,6 +114,7 @@ class SchedulerLog:
                 self._feed(line)
 
     def _feed(self, line: str) -> None:
+        self._lines += 1
         parsed = parse_line(line)
         if parsed is None:
             return
@@ -110,11 +126,18 @@ class SchedulerLog:
             self.nodes_added.append(kv.get("node", ""))
             return
         if message == "Preemptor Pod preempted victim Pod":
+            if kv.get("preemptor", "") in self._group_victims:
+                self._group_victims[kv["preemptor"]][1] += 1
+                self._mark(kv["preemptor"], "victim")
+                return
             attempt = self._nominating(kv.get("preemptor", ""))
             if attempt is not None:
                 attempt.victims.append(kv.get("victim", ""))
             return
         if message == "Start the preemption asynchronously":
+            if kv.get("preemptor", "") in self._group_cycles:  # a pod group's (workload-aware) preemption
+                self._group_victims.setdefault(kv["preemptor"], [0, 0])[0] += int(kv.get("numVictimsToDelete", "0"))
+                return
             attempt = self._nominating(kv.get("preemptor", ""))
             if attempt is not None:
                 attempt.victims_expected = int(kv.get("numVictims", "0"))
@@ -159,6 +182,14 @@ class SchedulerLog:
             if self._group_cycles[group] == 1:
                 self._group_tables[group] = [{}]  # the placements' totals
             return True
+        outcome = _GROUP_OUTCOMES.get(message)
+        if outcome is not None:
+            self.group_outcomes.setdefault(group, []).append(
+                (outcome, int(kv.get("scheduledPods", "0")), int(kv.get("unschedulablePods", "0"))))
+            self._mark(group, "outcome")
+            return True
+        if message == "Successfully bound pod to node":
+            self._mark(group, "bound")
         if self._group_cycles.get(group) != 1:
             return False
         tables = self._group_tables[group]
@@ -169,6 +200,30 @@ class SchedulerLog:
         elif message == "Calculated placement's final score for podGroup":
             tables[0][kv.get("placement", "")] = int(kv.get("score", "0"))
         return False
+
+    def group_settled(self, group: str) -> bool:
+        """Whether the group is done with, as far as its cycles say: every pod sent to binding
+        (the last cycle left none unschedulable), or its last cycle found the leftovers
+        unschedulable after the last of its pods was bound and the last of its victims was
+        deleted (its next cycle would see what the one before saw). A group waiting for its
+        preemption, or whose leftovers are retried after a partial success (each bind is an
+        event for them), is not done."""
+        outcomes = self.group_outcomes.get(group)
+        expected, deleted = self._group_victims.get(group, (0, 0))
+        if not outcomes or deleted < expected:
+            return False
+        kind, _, left = outcomes[-1]
+        if kind == "scheduled":
+            return left == 0
+        marks = self._group_marks.get(group, {})
+        return kind == "unschedulable" and marks["outcome"] > max(marks.get("bound", 0), marks.get("victim", 0))
+
+    def _mark(self, group: str, what: str) -> None:
+        self._group_marks.setdefault(group, {})[what] = self._lines
+
+    def group_sent_to_binding(self, group: str) -> int:
+        """How many of the group's pods its cycles sent to binding (each will be bound)."""
+        return sum(n for outcome, n, _ in self.group_outcomes.get(group, ()) if outcome == "scheduled")
 
     def group_tied(self, group: str) -> bool:
         """Whether the group's first cycle had a choice between equals: two best nodes for one

@@ -184,3 +184,57 @@ def test_the_condition_compared_is_the_first_true_else_the_first_written() -> No
     assert first_outcome([waiting, scheduled]) == scheduled  # scheduled once its victims were gone
     assert first_outcome([failed, ("False", "Unschedulable", "another message")]) == failed
     assert first_outcome([]) == ()
+
+
+def test_with_workload_preemption_each_pod_group_names_its_pods_class_and_victims_come_first() -> None:
+    """Upstream's PodGroupPostFilter takes the group's priority from the PodGroup's own
+    ``priorityClassName`` (admission fills ``spec.priority``; 0 without one finds no victim), so
+    the PodGroup and its Workload's template name the class of its pods; and half the plain pods
+    (the victims) are created before any group."""
+    modes: collections.Counter[str] = collections.Counter()
+    for seed in range(10):
+        s = generate_gang(seed, preemption=True)
+        workloads = {o["metadata"]["name"]: o for o in s.objects if o["kind"] == "Workload"}
+        for group, members in groups_of(seed):
+            spec = group["spec"]
+            assert {m["spec"]["priorityClassName"] for m in members} == {spec["priorityClassName"]}
+            template = workloads[group["metadata"]["name"]]["spec"]["podGroupTemplates"][0]
+            assert template["priorityClassName"] == spec["priorityClassName"]
+            modes[spec.get("disruptionMode", "Pod")] += 1
+        plain = [i for i, p in enumerate(s.pods) if not group_of(p)]
+        first_group = next(i for i, p in enumerate(s.pods) if group_of(p))
+        assert sum(1 for i in plain if i < first_group) >= (len(plain) + 1) // 2
+    assert modes["Pod"] and modes["PodGroup"], modes
+
+
+def test_a_group_is_settled_only_after_its_preemption_and_its_leftovers_last_try(tmp_path: Any) -> None:
+    """Upstream's pod-group cycle ends with "Pod group is waiting for preemption" when it
+    preempted; the group's next cycle, once its victims are gone, decides. A cycle that sent some
+    pods to binding and left others is followed by a cycle for the leftovers after the binds."""
+    path = tmp_path / "kube-scheduler.log"
+    log = SchedulerLog(path)
+
+    def write(*lines: str) -> None:
+        with open(path, "a") as out:
+            out.write("".join(f"I1202 18:33:58.256254   15344 x.go:1] {line}\n" for line in lines))
+        log.poll()
+
+    write('"Attempting to schedule pod group" podGroup="a/g"',
+          '"Start the preemption asynchronously" preemptor="a/g" node="cluster" numVictims=1 numVictimsToDelete=1',
+          '"Pod group is waiting for preemption" podGroup="a/g" unschedulablePods=3')
+    assert not log.group_settled("a/g")
+    write('"Preemptor Pod preempted victim Pod" preemptor="a/g" victim="a/p-1" node="cluster"')
+    assert not log.group_settled("a/g")  # still waiting: its retry has not come
+    write('"Attempting to schedule pod group" podGroup="a/g"',
+          '"Successfully scheduled a pod group" podGroup="a/g" scheduledPods=2 unschedulablePods=1')
+    assert not log.group_settled("a/g") and log.group_sent_to_binding("a/g") == 2
+    write('"Attempting to schedule pod group" podGroup="a/g"',
+          '"Unable to schedule a pod group" podGroup="a/g" unschedulablePods=1',
+          '"Successfully bound pod to node" podGroup="a/g" pod="a/g-0" node="n1" evaluatedNodes=1 feasibleNodes=1')
+    assert not log.group_settled("a/g")  # the leftover was tried before the last bind
+    write('"Attempting to schedule pod group" podGroup="a/g"',
+          '"Unable to schedule a pod group" podGroup="a/g" unschedulablePods=1')
+    assert log.group_settled("a/g")
+    write('"Attempting to schedule pod group" podGroup="b/h"',
+          '"Successfully scheduled a pod group" podGroup="b/h" scheduledPods=3 unschedulablePods=0')
+    assert log.group_settled("b/h")

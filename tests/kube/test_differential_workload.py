@@ -225,3 +225,73 @@ def test_a_gang_with_a_rack_constraint_takes_the_fuller_rack(workload_control_pl
     assert upstream[1] == ("True", "Scheduled", "")
     assert ours[1] == upstream[1]
     assert alike(ours[0]) == alike(upstream[0])
+
+
+def priority_class(cp: ControlPlane, name: str, value: int) -> None:
+    from kschedfw.testing.controlplane import APIError
+    try:
+        cp.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
+               {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+                "value": value})
+    except APIError as exc:
+        if exc.status != 409:
+            raise
+
+
+def started(cp: ControlPlane, ns: str, name: str, second: int) -> None:
+    """A kubelet's part: the bound pod's start time (preemption spares the oldest first)."""
+    cp.api("PATCH", f"/api/v1/namespaces/{ns}/pods/{name}/status",
+           {"status": {"startTime": f"2026-01-01T00:00:{second:02d}Z"}}, content_type="application/merge-patch+json")
+
+
+def test_a_gang_preempts_the_fewest_low_priority_pods_it_needs(workload_control_plane, namespace, nodes, tmp_path):
+    """Workload-aware preemption (DefaultPreemption's PodGroupPostFilter): the gang's priority is
+    its PodGroup's (from the PodGroup's priorityClassName); every lower-priority pod of the
+    cluster is removed, the group must fit, then the victims are given back one by one, the
+    most important first (higher priority, then the earlier start), each kept if the group
+    still fits without it. Nodes a and b of 4 cpu; on a, v-a1 (2 cpu) and v-a2 (1 cpu); on b,
+    v-b1 and v-b2 (1 cpu each), all of priority 100 and started b1, a2, b2, a1; and m-b (1 cpu,
+    priority 2000, above the gang's 1000). Three pods of 2 cpu, minCount 3: with every victim
+    gone, two fit on a and one on b. v-b1 is given back (b keeps 2 cpu free); v-a2, v-b2 and
+    v-a1 are not (each leaves room for two pods only). The gang then binds two pods on a and
+    one on b, and its PodGroupScheduled is True."""
+    cp = workload_control_plane
+    priority_class(cp, "wap-low", 100)
+    priority_class(cp, "wap-gang", 1000)
+    priority_class(cp, "wap-high", 2000)
+    a, b = nodes({"a": ("4", {}), "b": ("4", {})})
+    placed = {"v-a1": (a, "2", "wap-low", 4), "v-a2": (a, "1", "wap-low", 2), "v-b1": (b, "1", "wap-low", 1),
+              "v-b2": (b, "1", "wap-low", 3), "m-b": (b, "1", "wap-high", 5)}
+    group = pod_group("gang", min_count=3)
+    group["spec"]["priorityClassName"] = "wap-gang"
+    results = []
+    for ns, run in ((namespace, "upstream"), (f"{namespace}-k", "ours")):
+        if run == "ours":
+            cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": ns}})
+        for name, (node, cpu, pc, second) in placed.items():
+            cp.api("POST", f"/api/v1/namespaces/{ns}/pods",
+                   pod_manifest(name, ns, cpu=cpu, nodeName=node, priorityClassName=pc, terminationGracePeriodSeconds=0))
+            started(cp, ns, name, second)
+        stored = cp.api("POST", GROUPS.format(ns=ns), group)
+        assert stored["spec"]["priority"] == 1000  # the Priority admission plugin's part
+        scheduler = f"{run}-{namespace}"
+        members = [member(f"g{i}", ns, scheduler, "gang", namespace, "2", priorityClassName="wap-gang",
+                          terminationGracePeriodSeconds=0) for i in range(3)]
+        for manifest in members:
+            cp.api("POST", f"/api/v1/namespaces/{ns}/pods", manifest)
+
+        def until(ns: str = ns) -> bool:
+            pods, condition = outcome(cp, ns, "gang")
+            return condition[0] == "True" and all(pods.get(f"g{i}", ("",))[0] for i in range(3))
+        if run == "upstream":
+            run_kube_scheduler(cp, scheduler, tmp_path / "kube-scheduler.log", until, WORKLOAD_GATES)
+        else:
+            run_kschedfw(cp, scheduler, tmp_path, until, WORKLOAD_GATES)
+        pods, condition = outcome(cp, ns, "gang")
+        results.append((sorted(n for n in placed if n not in pods),
+                        sorted(pods[f"g{i}"][0].rsplit("-", 1)[1] for i in range(3)), condition))
+        cp.api("DELETE", f"/api/v1/namespaces/{ns}/pods", {"gracePeriodSeconds": 0})
+        wait_for(lambda ns=ns: not cp.api("GET", f"/api/v1/namespaces/{ns}/pods")["items"], what="the run's pods gone")
+    upstream, ours = results
+    assert upstream == (["v-a1", "v-a2", "v-b2"], ["a", "a", "b"], ("True", "Scheduled", ""))
+    assert ours == upstream

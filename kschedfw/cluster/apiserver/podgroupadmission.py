@@ -3,18 +3,21 @@ kube-apiserver v1.36 runs it: PodGroupProtection (mutating) stamps the protectio
 PodGroupWorkloadExists (validating) refuses a group whose ``podGroupTemplateRef`` names a
 Workload that does not exist or is being deleted, or a template that Workload lacks. A group
 without a Workload reference passes. Both plugins are in the API server's default set and do
-nothing while the gate is off."""
+nothing while the gate is off. With WorkloadAwarePreemption on, the Priority plugin resolves the
+group's ``priority`` from its ``priorityClassName`` (or the global default class) as it does a
+pod's: without it a group's priority is 0 and workload-aware preemption finds no victim."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import attrs
 
 from kschedfw.api.workload_names import GROUP
-from kschedfw.cluster.apiserver.admission import AdmissionError
+from kschedfw.cluster.apiserver.admission import SYSTEM_PRIORITY_CLASSES, AdmissionError, global_default
 
 if TYPE_CHECKING:
+    from kschedfw.api.other import PriorityClass
     from kschedfw.api.workload import PodGroup, Workload
 
 #: the finalizer PodGroupProtection adds, which its controller removes once no pod uses the group
@@ -24,9 +27,13 @@ POD_GROUP_ADMISSION_PLUGINS = frozenset({"PodGroupProtection", "PodGroupWorkload
 
 
 def admit_new_pod_group(pod_group: "PodGroup", workload: Callable[[str, str], "Workload | None"], *,
-                        plugins: frozenset[str] = POD_GROUP_ADMISSION_PLUGINS) -> "PodGroup":
+                        plugins: frozenset[str] = POD_GROUP_ADMISSION_PLUGINS,
+                        priority_classes: Iterable["PriorityClass"] | None = None) -> "PodGroup":
     """The PodGroup as the admission ``plugins`` leave it, or :class:`AdmissionError` with the
-    API server's message. ``workload(namespace, name)`` looks a Workload up."""
+    API server's message. ``workload(namespace, name)`` looks a Workload up; ``priority_classes``
+    (given only with WorkloadAwarePreemption on) feed the Priority plugin."""
+    if "Priority" in plugins and priority_classes is not None:
+        pod_group = with_priority(pod_group, priority_classes)
     if "PodGroupProtection" in plugins:
         pod_group = with_protection_finalizer(pod_group)
     if "PodGroupWorkloadExists" in plugins:
@@ -44,6 +51,36 @@ def with_protection_finalizer(pod_group: "PodGroup") -> "PodGroup":
         return pod_group
     meta["finalizers"] = [*finalizers, PROTECTION_FINALIZER]
     return attrs.evolve(pod_group, raw={**pod_group.raw, "metadata": meta})
+
+
+def with_priority(pod_group: "PodGroup", classes: Iterable["PriorityClass"]) -> "PodGroup":
+    """The Priority plugin on a new PodGroup: ``priority`` from the class it names, else from the
+    global default class (whose name it then gets), else 0; a missing class, or a ``priority``
+    other than the computed one, is refused."""
+    by_name = {pc.name: pc for pc in classes}
+    name = pod_group.priority_class_name
+    refused = f'podgroups.{GROUP} "{pod_group.name}" is forbidden: '
+    if name:
+        if name in by_name:
+            value = by_name[name].value
+        elif name in SYSTEM_PRIORITY_CLASSES:  # the API server creates them at start-up
+            value = SYSTEM_PRIORITY_CLASSES[name]
+        else:
+            raise AdmissionError(f"{refused}no PriorityClass with name {name} was found")
+    else:
+        default = global_default(by_name.values())
+        value = default.value if default is not None else 0
+        name = default.name if default is not None else ""
+    if pod_group.priority is not None and pod_group.priority != value:
+        raise AdmissionError(f"{refused}priority set in the pod group ({pod_group.priority}) must match the "
+                             f"priority computed ({value}) based on the priority class set in the spec")
+    if (pod_group.priority, pod_group.priority_class_name) == (value, name):
+        return pod_group
+    spec = dict(pod_group.raw.get("spec") or {})
+    if name:
+        spec["priorityClassName"] = name
+    spec["priority"] = value
+    return attrs.evolve(pod_group, priority=value, priority_class_name=name, raw={**pod_group.raw, "spec": spec})
 
 
 def missing_workload(pod_group: "PodGroup", workload: Callable[[str, str], "Workload | None"]) -> str:

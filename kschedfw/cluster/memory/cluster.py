@@ -156,8 +156,10 @@ class MemoryCluster(TimerFacet):
             obj = self._with_generated_claims(obj)
         elif kind == POD_GROUP_KIND and enabled(self.feature_gates, "GenericWorkload"):
             from kschedfw.cluster.apiserver.podgroupadmission import admit_new_pod_group
+            classes = (self.list("PriorityClass") if enabled(self.feature_gates, "WorkloadAwarePreemption")
+                       else None)
             obj = admit_new_pod_group(obj, lambda namespace, name: self.get(WORKLOAD_KIND, name, namespace),
-                                      plugins=self.admission_plugins)
+                                      plugins=self.admission_plugins, priority_classes=classes)
         obj = self._evolved(obj, self._stamp(obj))
         store.put(kind, obj)
         self._emit(WatchEvent(ADDED, kind, None, obj))
