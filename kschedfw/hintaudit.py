@@ -108,7 +108,8 @@ class HintAudit:
         self.scheduler = scheduler
         self.now: Callable[[], float] = scheduler.clock.now
         self._observed: list[tuple[str, str]] = []
-        self._checks: list[tuple["Pod", str, str, tuple[str, ...]]] = []
+        #: (pod, event label, object, the plugins whose hints skipped it, whether one of them gated it)
+        self._checks: list[tuple["Pod", str, str, tuple[str, ...], bool]] = []
         self._open: dict[str, MissedEvent] = {}  # pod uid -> its finding, until its next attempt
         self._missed: list[MissedEvent] = []
         self._requeued: dict[str, Requeues] = {}  # pod uid -> the hint that moved it last
@@ -150,7 +151,8 @@ class HintAudit:
         if strategy == 0:  # QueueSkip: a hint said so (none observed: no rejector registered it)
             skipped = tuple(dict.fromkeys(p for p, result in observed if result == "QueueSkip"))
             if skipped and pod.uid not in self._open:
-                self._checks.append((pod, event.label, _name(obj), skipped))
+                gated = any(p in qpi.pending_plugins for p in skipped)
+                self._checks.append((pod, event.label, _name(obj), skipped, gated))
             return
         moved_by = next((p for p, result in reversed(observed) if result == "Queue"), "")
         if moved_by:
@@ -165,16 +167,13 @@ class HintAudit:
             return
         scheduler = self.scheduler
         scheduler.cache.update_snapshot()
-        for pod, label, name, plugins in checks:
+        for pod, label, name, plugins, gated in checks:
             fwk = scheduler.frameworks.get(pod.scheduler_name)
-            if fwk is None or pod.uid in self._open:
+            if fwk is None or pod.uid in self._open or not _schedulable(scheduler, fwk, pod, gated):
                 continue
-            state, _ = new_cycle_state()
-            result, status = scheduler.scheduling.schedule_pod(fwk, state, pod, dry_run=True)
-            if (status is None or status.is_success()) and result.suggested_host:
-                finding = MissedEvent(pod.key, label, name, self.now(), plugins)
-                self._open[pod.uid] = finding
-                self._missed.append(finding)
+            finding = MissedEvent(pod.key, label, name, self.now(), plugins)
+            self._open[pod.uid] = finding
+            self._missed.append(finding)
 
     def attempted(self, pod: "Pod", scheduled: bool) -> None:
         finding = self._open.pop(pod.uid, None)
@@ -194,6 +193,22 @@ class HintAudit:
             finding.waited = now - finding.at
         return HintAuditReport(tuple(self._missed),
                                tuple(sorted(self._requeues.values(), key=lambda r: (-r.wasted, r.plugin, r.event))))
+
+
+def _schedulable(scheduler: "Scheduler", fwk: Any, pod: "Pod", gated: bool) -> bool:
+    """Whether ``pod`` could be scheduled on the cluster as it is now: its PreEnqueue plugins let
+    it in (a gated pod is not schedulable however the nodes look), then every node filtered as
+    its next cycle would. A pod of a PodGroup is placed by the group's cycle, which a one-pod dry
+    run does not answer: for it only a PreEnqueue gate that opened counts (``gated``: a plugin
+    whose hint skipped the event had gated the pod)."""
+    status = fwk.run_pre_enqueue_plugins(pod)
+    if status is not None and not status.is_success():
+        return False
+    if pod.scheduling_group is not None:
+        return gated
+    state, _ = new_cycle_state()
+    result, status = scheduler.scheduling.schedule_pod(fwk, state, pod, dry_run=True)
+    return (status is None or status.is_success()) and bool(result.suggested_host)
 
 
 def _name(obj: Any) -> str:

@@ -126,7 +126,7 @@ def test_readme_replay_example_prints_what_the_readme_shows(tmp_path, monkeypatc
             (tmp_path / body.splitlines()[0][2:].strip()).write_text(body)
     readme_trace(tmp_path / "day.trace.gz")
     runs = [run for lang, body in blocks if lang == "console" for run in console_runs(body)]
-    assert len(runs) == 4
+    assert len(runs) == 6
     monkeypatch.chdir(tmp_path)
     for argv, expected in runs:
         capsys.readouterr()

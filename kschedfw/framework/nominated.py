@@ -150,6 +150,10 @@ class NominatedPods:
             to_add = ctx.cycle_pods[name] = kept.pods
             if not to_add:
                 return PLAIN
+            if ctx.extensions:
+                # the kept clone was built without this cycle's AddPod extensions (an earlier
+                # pod's PreFilter skipped them): the pods are the same, the CycleState must see them
+                return self._two_passes(state, pod, node_info, to_add, ctx.extensions, None)
         else:
             to_add = self.pods_to_add(state, pod, name)
             if ctx.extensions or not self._keep:

@@ -141,6 +141,35 @@ def _nominated(seed: int, fast_paths: bool):
     return _outcome(_simulate(objects, seed, fast_paths))
 
 
+def _nominated_anti_affinity(seed: int, fast_paths: bool):
+    """A high-priority pod that stays nominated to the small node n0 and repels ``app: x`` there
+    (required anti-affinity per host). Pods without affinity are filtered first (InterPodAffinity's
+    PreFilter skips them, so no AddPod extension runs and n0 keeps a clone with the nominated pod
+    added); then a pod labelled ``app: x`` that only n0 takes, whose own anti-affinity keeps
+    InterPodAffinity running: upstream's AddPod extension counts the nominated pod's
+    anti-affinity, so it stays pending."""
+    def anti(app: str) -> dict[str, Any]:
+        return {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}
+
+    r = random.Random(seed)
+    objects: list[Any] = [parse_object({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+                                        "metadata": {"name": "high-never"}, "value": 1000,
+                                        "preemptionPolicy": "Never"})]
+    objects += [make_node(f"n{i}", cpu="2" if i == 0 else "16", labels={"kubernetes.io/hostname": f"n{i}"})
+                for i in range(r.randint(3, 5))]
+    objects.append(make_pod("held", priority_class_name="high-never", cpu="100m", affinity=anti("x"),
+                            node_selector={"pool": "none"}, nominated_node_name="n0"))
+    objects += [make_pod(f"plain{i}", cpu="100m", labels={"app": "y"}) for i in range(r.randint(3, 6))]
+    objects.append(make_pod("repelled", cpu="100m", labels={"app": "x"}, affinity=anti("z"),
+                            node_selector={"kubernetes.io/hostname": "n0"}))
+    return _outcome(_simulate(objects, seed, fast_paths))
+
+
+def _repelled(outcome) -> bool:
+    return any(p[0] == "default/repelled" and p[1] == "Pending" for p in outcome[0])
+
+
 def preemption_run(seed: int, fast_paths: bool = True):
     """A small cluster full of low-priority pods, and replicas of higher-priority templates (some
     tolerating a taint or asking for ssd nodes) that can only land by preempting."""
@@ -329,6 +358,7 @@ SCENARIOS: dict[str, tuple[Callable[[int, bool], Any], range, Callable[[Any], bo
         _perf_exercised),
     "spreading": (_spreading, range(4), _spreading_exercised),
     "nominated": (_nominated, range(12), _preempts),
+    "nominated-anti-affinity": (_nominated_anti_affinity, range(3), _repelled),
     "preemption": (_preemption, range(25), _preempts),
     "dra": (_dra, range(1), _dra_exercised),
     "runtime-steps": (lambda seed, fast: _steps(seed, fast)[0], range(10), lambda facts: bool(facts)),

@@ -269,3 +269,46 @@ def test_simulate_audit_hints_reports_in_text_and_json(tmp_path, capsys):
     assert main(["simulate", "--replay", str(trace), "--audit-hints", "-o", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["hintAudit"]["missed"] == [] and report["hintAudit"]["requeues"][0]["helped"] == 1
+
+
+class Gate:
+    """PreEnqueue: a pod waits until it is labelled go=yes. Its hint is right: Queue the pod
+    once its own labels say so."""
+
+    name = "Gate"
+
+    def __init__(self, args: Any = None, handle: Any = None) -> None:
+        pass
+
+    @hookimpl
+    def pre_enqueue(self, pod: Any) -> Status | None:
+        return None if pod.labels.get("go") == "yes" else Status.unresolvable("waiting for go")
+
+    @hookimpl
+    def events_to_register(self) -> list[ClusterEventWithHint]:
+        return [ClusterEventWithHint(ClusterEvent(EventResource.Pod, ActionType.UpdatePodLabel), self.hint)]
+
+    def hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        return QueueingHint.Queue if new is not None and new.labels.get("go") == "yes" else QueueingHint.QueueSkip
+
+
+class BrokenGate(Gate):
+    """The planted bug: the label that opens the gate is skipped."""
+
+    name = "Gate"
+
+    def hint(self, pod: Any, old: Any, new: Any) -> QueueingHint:
+        return QueueingHint.QueueSkip
+
+
+def test_a_gated_pod_is_schedulable_only_once_its_gate_opens():
+    """A pod a PreEnqueue plugin holds back fits every node, yet is not schedulable: a label
+    change that leaves the gate shut is no missed event; the one that opens it is, when the
+    gate's hint skips it."""
+    steps = [Step(5.0, "update", objects=(make_pod("web-3", labels={"go": "no"}),)),
+             Step(10.0, "update", objects=(make_pod("web-3", labels={"go": "yes"}),))]
+    objects = [make_node("n1"), make_pod("web-3")]
+    report = assert_hints_sound([*BASE, Gate], objects, steps)
+    assert [(r.plugin, r.helped) for r in report.requeues] == [("Gate", 1)]
+    [missed] = audit_hints([*BASE, BrokenGate], objects, steps).missed
+    assert (missed.pod, missed.at, missed.plugins) == ("default/web-3", 10.0, ("Gate",))

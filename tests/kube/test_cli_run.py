@@ -12,6 +12,7 @@ from pathlib import Path
 
 
 from kschedfw.scheduler.pending_reason import message_of
+from tests.report.test_pending_reason import VALIDATOR
 from kschedfw.testing.controlplane import ControlPlane
 from tests.kube.helpers import pod_manifest, sample, wait_for
 
@@ -110,6 +111,7 @@ def test_dry_run_prints_json_decisions_and_a_summary_and_writes_nothing(control_
         assert (pending["pod"], pending["status"], pending["pendingReason"]["type"]) == \
             (f"{namespace}/big", "Pending", "Unschedulable")
         assert message_of(pending["pendingReason"]) == pending["message"]
+        VALIDATOR.validate(pending["pendingReason"])  # the JSON Schema simulate's reasons follow
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
         assert proc.returncode == 0, err

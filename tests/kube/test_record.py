@@ -357,6 +357,10 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
                                            nodeSelector=on_small))
             rec.wait_until(lambda line: line.get("decision") == "Nominated"
                            and line["pod"] == f"{namespace}/preemptor", "the preemptor's nomination")
+            # the victim's deletion may come after the nomination: record until it is in
+            rec.wait_until(lambda line: line["type"] == "event" and _name(line) == f"{namespace}/victim"
+                           and (line["event"] == "DELETED" or bool(line["object"]["metadata"].get("deletionTimestamp"))),
+                           "the victim's deletion")
     finally:
         control_plane.api("DELETE", "/api/v1/nodes/rec-small")
         control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{high}")

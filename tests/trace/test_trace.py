@@ -208,6 +208,30 @@ def test_a_failed_scheduling_event_is_a_decision_at_its_last_occurrence():
                                      "at": 1767225660.0}
 
 
+def test_the_informers_keep_objects_encoded_and_give_them_back_whole():
+    """What the recorder's informers keep between events is the slimmed JSON, read back whole
+    (a deleted object's last version is written from it), a pod's node and nomination beside it
+    for the next update's decisions; of Events only FailedScheduling ones, as decisions."""
+    from kschedfw.cluster.kube.resources import BY_KIND
+    from kschedfw.trace.recorder import _recorded
+    from kschedfw.trace.resources import EVENTS
+
+    pod = {"metadata": {"name": "p", "namespace": "default", "uid": "uid-p", "resourceVersion": "7",
+                        "managedFields": [{"manager": "kubectl"}]},
+           "spec": {"nodeName": "n1", "containers": [{"name": "c", "image": "i"}]},
+           "status": {"nominatedNodeName": "n2", "phase": "Pending"}}
+    kept = _recorded(BY_KIND["Pod"], copy.deepcopy(pod))
+    assert kept is not None and isinstance(kept.encoded, bytes)
+    assert kept.raw == slim({"kind": "Pod", "apiVersion": "v1", **pod}) and "managedFields" not in kept.raw["metadata"]
+    assert (kept.name, kept.namespace, kept.resource_version, kept.placement) == ("p", "default", "7", ("n1", "n2"))
+    event = {"metadata": {"name": "e", "namespace": "ns", "resourceVersion": "3"}, "reason": "FailedScheduling",
+             "regarding": {"kind": "Pod", "namespace": "ns", "name": "web", "uid": "u1"},
+             "note": "0/3 nodes are available: 3 Insufficient cpu.", "reportingController": "default-scheduler"}
+    recorded = _recorded(EVENTS, event)
+    assert recorded is not None and event_decision(recorded.raw)["message"] == event["note"]
+    assert _recorded(EVENTS, {**event, "reason": "Scheduled"}) is None
+
+
 def test_snapshot_objects_that_cannot_be_read_are_malformed_and_the_others_used():
     bad = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "bad"}, "spec": {"taints": "oops"}}
     inputs = snapshot_inputs([node("a"), bad, pod("p")], "the cluster")

@@ -210,33 +210,33 @@ class Informer(BackgroundLoop):
         return {"fieldSelector": self.resource.field_selector} if self.resource.field_selector else {}
 
     def _list(self) -> None:
-        items: list[dict[str, Any]] = []
+        # each page is parsed as it comes, so a long list holds its parsed objects only, not
+        # every page's JSON besides; nothing reaches the sink before the last page
+        parsed: list[Any] = []
         cont = None
         while True:
             page = self.client.get(self.resource.path, decode=self.decode_page, limit=self.page_size,
                                    **({"continue": cont} if cont else {}), **self._params())
             if not isinstance(page, dict) or not isinstance(page.get("items") or [], list):
                 raise WatchFailure(f"the list answer is not a list: {_excerpt(str(page).encode())}")
-            items.extend(page.get("items") or [])
+            parsed.extend(obj for obj in map(self._parse, page.get("items") or []) if obj is not None)
             meta = page.get("metadata")
             meta = meta if isinstance(meta, dict) else {}
+            del page
             cont = meta.get("continue")
             if not cont:
                 break
         version = meta.get("resourceVersion") or ""
-        self._replace(items)
+        self._replace(parsed)
         self.resource_version = version
         self.lists += 1
         self.synced.set()
 
-    def _replace(self, items: list[dict[str, Any]]) -> None:
-        """Bring the known set to the list's content: adds, changes (new resourceVersion
-        only) and deletions of what is no longer there, as events."""
+    def _replace(self, parsed: list[Any]) -> None:
+        """Bring the known set to the list's content (its objects parsed): adds, changes (new
+        resourceVersion only) and deletions of what is no longer there, as events."""
         seen: set[str] = set()
-        for d in items:
-            obj = self._parse(d)
-            if obj is None:
-                continue
+        for obj in parsed:
             key = key_of(obj)
             seen.add(key)
             old = self._known.get(key)
