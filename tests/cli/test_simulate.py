@@ -64,6 +64,23 @@ def test_json_output_and_write_out(capsys, tmp_path):
     assert condition["status"] == "False" and condition["reason"] == "Unschedulable"
 
 
+def test_write_out_writes_each_pod_by_itself(capsys, tmp_path):
+    # kube-apiserver's DefaultTolerationSeconds gives every pod the same two tolerations; the
+    # written cluster has them in full in each pod, as `kubectl get -o yaml` shows them, never
+    # as YAML aliases of the first pod's
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(CLUSTER)
+    after = tmp_path / "after.yaml"
+    code, _, err = run(capsys, "simulate", str(cluster), "--write-out", str(after))
+    assert code == 0, err
+    text = after.read_text()
+    assert "&id" not in text and "*id" not in text
+    for pod in ("small", "huge"):
+        written = {i["metadata"]["name"]: i for i in yaml.safe_load(text)["items"]}[pod]
+        assert [(t["key"], t["tolerationSeconds"]) for t in written["spec"]["tolerations"]] == [
+            ("node.kubernetes.io/not-ready", 300), ("node.kubernetes.io/unreachable", 300)]
+
+
 def test_same_seed_same_result(capsys, tmp_path):
     nodes = "\n".join(textwrap.dedent(f"""\
         ---

@@ -41,5 +41,7 @@ def add_default_tolerations(pod: "Pod") -> "Pod":
         return pod._evolve_keep_caches(tolerations=tolerations)
     raw_spec = pod.raw.get("spec")
     spec: dict[str, Any] = dict(raw_spec) if isinstance(raw_spec, dict) else {}
-    spec["tolerations"] = [*(spec.get("tolerations") or ()), *(_ADDED[key][1] for key in missing)]  # shared: read-only
+    # each pod its own mappings: a mapping shared by two manifests is written by --write-out as
+    # a YAML anchor and aliases, through PyYAML's slow representer
+    spec["tolerations"] = [*(spec.get("tolerations") or ()), *(dict(_ADDED[key][1]) for key in missing)]
     return pod._evolve_keep_caches(tolerations=tolerations, raw={**pod.raw, "spec": spec})

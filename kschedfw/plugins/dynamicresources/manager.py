@@ -11,6 +11,8 @@ lister, so two profiles never hand out one device while both allocations are in 
 from __future__ import annotations
 
 import weakref
+from itertools import compress
+from operator import is_, is_not
 from fractions import Fraction
 from typing import Any, Iterable, Mapping
 
@@ -44,6 +46,24 @@ def allocated_devices(allocation: Mapping[str, Any] | None) -> _Devices:
     return tuple(dedicated), tuple(shared), tuple(consumed)
 
 
+def _changes(before: list[Any], claims: Iterable[Any]) -> tuple[dict[int, Any], set[int]]:
+    """What differs between the claims listed last time (``before``, replaced in place by the
+    new list) and now, by object identity: (the claims to look at, by id; the ids that may be
+    gone). The lister keeps its order and replaces a changed claim where it was, so a listing
+    of the same length is compared position by position in C (one cycle changes a claim or
+    two of thousands); any other listing is looked at whole."""
+    now = claims if isinstance(claims, list) else list(claims)
+    if len(now) == len(before):
+        changed = list(compress(range(len(now)), map(is_not, now, before)))
+        looked = {id(now[i]): now[i] for i in changed}
+        gone = {id(before[i]) for i in changed}
+    else:
+        looked = {id(claim): claim for claim in now}
+        gone = {id(claim) for claim in before}
+    before[:] = now
+    return looked, gone
+
+
 class DRAManager:
     """Allocated devices, in-flight allocations and parsed slices of one cluster."""
 
@@ -56,12 +76,17 @@ class DRAManager:
         # the claims listed last time, by object identity, with their devices; counted below
         self._listed: dict[int, tuple[Any, _Devices]] = {}
         self._listed_by_uid: dict[str, tuple[Any, _Devices]] = {}
+        # the claims as listed last time, in the lister's order (see _changes)
+        self._listed_order: list[Any] = []
         self._dedicated: dict[DeviceID, int] = {}
         self._shared: dict[tuple[DeviceID, str], int] = {}
+        # the two as frozensets, kept until a listed claim takes or frees a device (None: stale)
+        self._taken: tuple[frozenset[DeviceID], frozenset[tuple[DeviceID, str]]] | None = None
         self._capacity: dict[DeviceID, dict[str, Fraction]] = {}
         # the slices listed last time, by object identity, parsed (a Slice keeps its CEL results)
         self._slices: dict[int, tuple[Any, Slice]] = {}
         self._slice_list: list[Slice] = []
+        self._slices_listed: list[Any] = []  # the listing they were parsed from, in its order
         #: bumped whenever a ResourceSlice or DeviceClass is added, changed or removed
         self.version = 0
         self._classes: list[Any] = []
@@ -108,9 +133,9 @@ class DRAManager:
         """Devices taken by the listed claims' allocations and by in-flight ones (upstream
         GatherAllocatedState). Only the claims that changed since the last call are looked at
         (as upstream's allocatedDevices follows the claim informer)."""
-        listed = {id(claim): claim for claim in claims}
+        listed, gone = _changes(self._listed_order, claims)
         known = self._listed
-        for key in known.keys() - listed.keys():
+        for key in gone - listed.keys():
             obj, devices = known.pop(key)
             self._listed_by_uid.pop(uid_of(obj), None)
             self._count(devices, -1)
@@ -138,8 +163,10 @@ class DRAManager:
                     pending_by_node.setdefault(node, set()).add(device)
         self.pending_by_node = {node: frozenset(devices) for node, devices in pending_by_node.items()}
         if not pending:
-            return AllocatedState(allocated_devices=frozenset(self._dedicated),
-                                  allocated_shared_device_ids=frozenset(self._shared), aggregated_capacity=capacity)
+            if self._taken is None:
+                self._taken = (frozenset(self._dedicated), frozenset(self._shared))
+            return AllocatedState(allocated_devices=self._taken[0],
+                                  allocated_shared_device_ids=self._taken[1], aggregated_capacity=capacity)
         dedicated = set(self._dedicated)
         shared = set(self._shared)
         for claim in pending:
@@ -148,6 +175,8 @@ class DRAManager:
                               aggregated_capacity=capacity)
 
     def _count(self, devices: _Devices, delta: int) -> None:
+        if devices[0] or devices[1]:
+            self._taken = None
         device_node, generation = self._device_node, self.node_generation
         for device in devices[0]:
             _bump(self._dedicated, device, delta)
@@ -167,7 +196,11 @@ class DRAManager:
     # ------------------------------------------------------------------ slices
     def slices(self, listed: Iterable[Any]) -> list[Slice]:
         """The allocator's form of the listed ResourceSlices, parsed once per object."""
-        current = {id(obj): obj for obj in listed}
+        objs = listed if isinstance(listed, list) else list(listed)
+        before, self._slices_listed = self._slices_listed, objs
+        if len(objs) == len(before) and all(map(is_, objs, before)):
+            return self._slice_list  # the same objects as last time (one C pass: once per pod)
+        current = {id(obj): obj for obj in objs}
         known = self._slices
         if current.keys() != known.keys():
             self._slices = {key: known[key] if key in known else (obj, Slice(raw_of(obj)))
