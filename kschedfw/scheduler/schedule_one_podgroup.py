@@ -295,7 +295,8 @@ class PodGroupCycle:
                             namespace: str, name: str, *, post_filters: bool = True,
                             recorder: GroupRecord | None = None) -> GroupResult:
         """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
-        placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
+        placement the PlacementGenerate plugin proposes (the scheduler's node candidates
+        narrowed to its nodes; plugins still see the whole cluster),
         the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
         cycle = self.cycle
         snapshot = cycle.cache.snapshot
@@ -304,7 +305,10 @@ class PodGroupCycle:
         best: list[tuple[int, str]] = []  # the placement that fitted the most pods, first of equals
 
         def attempt(placement: Placement) -> GroupResult:
-            snapshot.assume_placement(placement.nodes)
+            try:
+                snapshot.assume_placement(placement.nodes)
+            except ValueError as err:  # upstream: an Error for the group, no more placements
+                return GroupResult(status=Status.as_status(f"failed to assume pod group placement: {err}"))
             try:
                 outcome = self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
