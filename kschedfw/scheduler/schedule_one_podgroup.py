@@ -71,6 +71,8 @@ class PodResult:
     status: Status | None
     permit_status: Status | None = None
     requires_preemption: bool = False
+    #: the pod bound to its node, as assumed in the cache (None: not assumed)
+    assumed: "Pod | None" = None
 
     # upstream ProposedAssignment
     @property
@@ -379,11 +381,11 @@ class PodGroupCycle:
             cycle.cache.forget_pod(assumed)
             return PodResult(qpi, ScheduleResult(nominating_info=CLEAR_NOMINATION), state, pods_to_activate,
                              one_node_failure(pod, host, permit))
-        return PodResult(qpi, result, state, pods_to_activate, status, permit, requires_preemption)
+        return PodResult(qpi, result, state, pods_to_activate, status, permit, requires_preemption, assumed)
 
     def _revert(self, fwk: "Framework", pod_result: PodResult) -> None:
         host = pod_result.node_name
-        assumed = pod_result.pod.with_node(host)
+        assumed = pod_result.assumed if pod_result.assumed is not None else pod_result.pod.with_node(host)
         fwk.run_reserve_plugins_unreserve(pod_result.state, assumed, host)
         self.cycle.cache.forget_pod(assumed)
 
