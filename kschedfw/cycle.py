@@ -138,7 +138,7 @@ class ScheduleAlgorithm:
                       recorder: "CycleRecorder | None", dry_run: bool, batch: "OpportunisticBatch | None",
                       signature: "PodSignature", cycle: int) -> tuple[ScheduleResult, Status | None]:
         snapshot = fwk.handle.snapshot
-        if len(snapshot) == 0:
+        if snapshot.num_nodes_in_placement() == 0:
             return ScheduleResult(nominating_info=CLEAR_NOMINATION), Status.unresolvable(ERR_NO_NODES_AVAILABLE)
         feasible, diagnosis, status, hint = self._find_nodes_that_fit(fwk, state, pod, recorder, dry_run,
                                                                       batch, signature, cycle)
@@ -146,7 +146,7 @@ class ScheduleAlgorithm:
             return ScheduleResult(nominating_info=CLEAR_NOMINATION), status
         evaluated = len(feasible) + len(diagnosis.node_to_status)
         if not feasible:
-            fit_error = FitError(pod.key, len(snapshot), diagnosis)
+            fit_error = FitError(pod.key, snapshot.num_nodes_in_placement(), diagnosis)
             nominating = None
             if not dry_run and fwk.has_post_filter_plugins():
                 result, pf_status = fwk.run_post_filter_plugins(state, pod, diagnosis.node_to_status)
@@ -178,9 +178,10 @@ class ScheduleAlgorithm:
         """Upstream findNodesThatFitPod: (feasible nodes, diagnosis, error status, node hint);
         with an error status the feasible nodes are those found before it, for the recorder only."""
         snapshot = fwk.handle.snapshot
-        all_nodes = snapshot.node_infos()
+        # a pod-group cycle's placement narrows the candidates; PreFilter still sees every node
+        all_nodes = snapshot.nodes_in_placement()
         diagnosis = Diagnosis()
-        pre_result, status, plugins = fwk.run_pre_filter_plugins(state, pod, all_nodes)
+        pre_result, status, plugins = fwk.run_pre_filter_plugins(state, pod, snapshot.node_infos())
         if recorder is not None:
             recorder.pre_filter(pre_result, status, () if status is not None else tuple(sorted(plugins)))
         if status is not None and not status.is_success():
@@ -202,7 +203,8 @@ class ScheduleAlgorithm:
         target = "" if dry_run else pod.nominated_node_name or hint
         if target:
             # the nominated node (set by preemption), else the batch's hint, is tried alone first
-            nominated = snapshot.get(target)
+            # a nominated node outside the placement is skipped, as one the cluster lacks
+            nominated = snapshot.get_in_placement(target)
             if nominated is not None and nominated.node is not None:
                 st = fwk.run_filter_plugins_with_nominated_pods(state, pod, nominated)
                 passed = st is None or st.is_success()
@@ -222,7 +224,7 @@ class ScheduleAlgorithm:
                     log.warning("evaluating %s on its nominated node %s failed: %s", pod.key, target, st.message())
         nodes = all_nodes
         if pre_result is not None and not pre_result.all_nodes():
-            nodes = snapshot.named(pre_result.node_names or frozenset())
+            nodes = snapshot.named_in_placement(pre_result.node_names or frozenset())
             # the plugins that narrowed the nodes are what a cluster event must change
             diagnosis.unschedulable_plugins |= plugins
             narrowing = sorted(plugins)

@@ -660,16 +660,22 @@ class Pod:
 
     # -- changes
     def _evolve_keep_caches(self, **changes: Any) -> "Pod":
-        new = attrs.evolve(self, **changes)
-        object.__setattr__(new, "_request", self._request)
-        object.__setattr__(new, "_request_nz", self._request_nz)
-        object.__setattr__(new, "_host_ports", self._host_ports)
-        if new.namespace == self.namespace:
-            object.__setattr__(new, "_node_delta", self._node_delta)
+        """A copy with ``changes`` (fields none of the caches depend on: the node, the
+        nomination, ``raw``) and the caches kept. Copies the slots directly rather than
+        through ``attrs.evolve``: a pod-group cycle assumes a pod in every placement it tries."""
+        new = object.__new__(type(self))
+        setattr_ = object.__setattr__
+        for name in _POD_SLOTS:
+            setattr_(new, name, getattr(self, name))
+        for name, value in changes.items():
+            setattr_(new, name, value)
         return new
 
     def with_node(self, name: str) -> "Pod":
-        """The pod bound to node ``name`` (``spec.nodeName``, also in ``raw``)."""
+        """The pod bound to node ``name`` (``spec.nodeName``, also in ``raw``). Its NodeInfo
+        contribution is worked out here, once for every copy (a pod-group cycle binds a pod
+        to a node in each placement it tries)."""
+        self.node_delta()
         raw = dict(self.raw)
         raw["spec"] = {**(raw.get("spec") or {}), "nodeName": name}
         return self._evolve_keep_caches(node_name=name, raw=raw)
@@ -693,6 +699,10 @@ class Pod:
         except ManifestError as exc:
             raise _parse.with_context(exc, source=source, line=line,
                                       obj=_parse.describe_object(d, "Pod")) from None
+
+
+#: every attribute a Pod holds (its fields, caches included)
+_POD_SLOTS = tuple(a.name for a in attrs.fields(Pod))
 
 
 def parse_pod(d: dict[str, Any], *, template: bool = False) -> Pod:

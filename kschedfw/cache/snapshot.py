@@ -1,4 +1,10 @@
-"""Snapshot: the per-cycle view of nodes that plugins read through the Handle."""
+"""Snapshot: the per-cycle view of nodes that plugins read through the Handle.
+
+A pod-group cycle may assume a placement (upstream AssumePlacement): the scheduler's own node
+candidates (the nodes filtered and scored, a PreFilter result's nodes, the nominated node, the
+"0/N nodes" count) narrow to it, while plugins keep seeing the whole cluster through
+:meth:`Snapshot.node_infos`, :meth:`Snapshot.get` and the affinity lists, as upstream's
+``List``/``Get`` stay whole. Spread skew and anti-affinity are thus counted across placements."""
 
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ class Snapshot:
     """Node infos in a stable order, with the lists InterPodAffinity and preemption need."""
 
     __slots__ = ("_node_infos", "_by_name", "generation", "_lists", "affinity_version", "label_index",
-                 "term_index", "_positions", "pod_groups", "_whole")
+                 "term_index", "_positions", "pod_groups", "_placement", "_placement_names")
 
     def __init__(self, node_infos: Iterable[NodeInfo] = (), generation: int = 0) -> None:
         self._node_infos = list(node_infos)
@@ -37,31 +43,64 @@ class Snapshot:
         #: the PodGroup states as of this cycle (copied by the cache; a pod-group cycle assumes
         #: and forgets its pods here)
         self.pod_groups = PodGroupStates()
-        #: while a placement is assumed: the whole snapshot's list, map and positions
-        self._whole: tuple[list[NodeInfo], dict[str, NodeInfo], dict[str, int] | None] | None = None
+        #: while a placement is assumed: its nodes, and their names
+        self._placement: list[NodeInfo] | None = None
+        self._placement_names: frozenset[str] = frozenset()
 
-    def assume_placement(self, node_infos: Iterable[NodeInfo]) -> None:
-        """Hold only ``node_infos`` (a placement of a pod-group cycle, upstream
-        AssumePlacement) until :meth:`forget_placement` gives the whole snapshot back without
-        rebuilding it (a group is tried in every placement, each costing its nodes only)."""
-        if self._whole is None:
-            self._whole = (self._node_infos, self._by_name, self._positions)
-        self._node_infos = list(node_infos)
-        self._by_name = {ni.name: ni for ni in self._node_infos}
-        self._lists = {}
-        self._positions = None
+    def assume_placement(self, node_infos: "Collection[NodeInfo]") -> None:
+        """Narrow the scheduler's node candidates to ``node_infos`` (upstream AssumePlacement)
+        until :meth:`forget_placement`; plugins still see every node. A placement holding as
+        many nodes as the snapshot is no placement. Raises ValueError, the placement left
+        unset, for a node the snapshot does not hold or holds as another NodeInfo."""
+        if len(node_infos) == len(self._node_infos):
+            self.forget_placement()
+            return
+        nodes = list(node_infos)
+        by_name = self._by_name
+        for ni in nodes:
+            held = by_name.get(ni.name)
+            if held is None:
+                self.forget_placement()
+                raise ValueError(f"node {ni.name} in placement is not present in snapshot")
+            if held is not ni:
+                self.forget_placement()
+                raise ValueError(f"node {ni.name} in placement is not the same instance as in the snapshot")
+        self._placement = nodes
+        self._placement_names = frozenset(ni.name for ni in nodes)
 
     def forget_placement(self) -> None:
-        """The whole snapshot again (upstream ForgetPlacement)."""
-        if self._whole is not None:
-            self._node_infos, self._by_name, self._positions = self._whole
-            self._whole = None
-            self._lists = {}
+        """No placement: the candidates are every node again (upstream ForgetPlacement)."""
+        self._placement = None
+        self._placement_names = frozenset()
+
+    def nodes_in_placement(self) -> list[NodeInfo]:
+        """The scheduler's candidate nodes: the placement's, else all (upstream ListNodesInPlacement)."""
+        placement = self._placement
+        return self._node_infos if placement is None else placement
+
+    def num_nodes_in_placement(self) -> int:
+        """How many candidates there are (upstream NumNodesInPlacement): the "0/N nodes" count."""
+        placement = self._placement
+        return len(self._node_infos) if placement is None else len(placement)
+
+    def get_in_placement(self, node_name: str) -> NodeInfo | None:
+        """The node if it is a candidate (upstream GetNodeInPlacement), else None."""
+        if self._placement is not None and node_name not in self._placement_names:
+            return None
+        return self._by_name.get(node_name)
+
+    def named_in_placement(self, names: "Collection[str]") -> list[NodeInfo]:
+        """:meth:`named`, keeping only the placement's nodes (a PreFilter result's nodes)."""
+        found = self.named(names)
+        if self._placement is None:
+            return found
+        held = self._placement_names
+        return [ni for ni in found if ni.name in held]
 
     def refill(self, node_infos: Iterable[NodeInfo]) -> None:
         """Hold ``node_infos`` from now on, in their order (the cache's one snapshot after a
         node came or went: whoever was given it sees the new nodes, as upstream's snapshot)."""
-        self._whole = None
+        self.forget_placement()
         self._node_infos = list(node_infos)
         self._by_name = {ni.name: ni for ni in self._node_infos}
         self._lists = {}

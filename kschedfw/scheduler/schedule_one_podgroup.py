@@ -70,6 +70,8 @@ class PodResult:
     status: Status | None
     permit_status: Status | None = None
     requires_preemption: bool = False
+    #: the pod bound to its node, as assumed in the cache (None: not assumed)
+    assumed: "Pod | None" = None
 
     # upstream ProposedAssignment
     @property
@@ -294,7 +296,8 @@ class PodGroupCycle:
                             namespace: str, name: str, *, post_filters: bool = True,
                             recorder: GroupRecord | None = None) -> GroupResult:
         """Upstream podGroupSchedulingPlacementAlgorithm: the default algorithm in each
-        placement the PlacementGenerate plugin proposes (the snapshot narrowed to its nodes),
+        placement the PlacementGenerate plugin proposes (the scheduler's node candidates
+        narrowed to its nodes; plugins still see the whole cluster),
         the best one chosen by :func:`kschedfw.framework.placements.select_placement`."""
         cycle = self.cycle
         snapshot = cycle.cache.snapshot
@@ -303,7 +306,10 @@ class PodGroupCycle:
         best: list[tuple[int, str]] = []  # the placement that fitted the most pods, first of equals
 
         def attempt(placement: Placement) -> GroupResult:
-            snapshot.assume_placement(placement.nodes)
+            try:
+                snapshot.assume_placement(placement.nodes)
+            except ValueError as err:  # upstream: an Error for the group, no more placements
+                return GroupResult(status=Status.as_status(f"failed to assume pod group placement: {err}"))
             try:
                 outcome = self.algorithm(fwk, group_state, group, post_filters=post_filters)
             finally:
@@ -374,11 +380,11 @@ class PodGroupCycle:
             cycle.cache.forget_pod(assumed)
             return PodResult(qpi, ScheduleResult(nominating_info=CLEAR_NOMINATION), state, pods_to_activate,
                              one_node_failure(pod, host, permit))
-        return PodResult(qpi, result, state, pods_to_activate, status, permit, requires_preemption)
+        return PodResult(qpi, result, state, pods_to_activate, status, permit, requires_preemption, assumed)
 
     def _revert(self, fwk: "Framework", pod_result: PodResult) -> None:
         host = pod_result.node_name
-        assumed = pod_result.pod.with_node(host)
+        assumed = pod_result.assumed if pod_result.assumed is not None else pod_result.pod.with_node(host)
         fwk.run_reserve_plugins_unreserve(pod_result.state, assumed, host)
         self.cycle.cache.forget_pod(assumed)
 

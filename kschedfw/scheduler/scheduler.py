@@ -170,6 +170,8 @@ class Scheduler:
         trial = self.scheduling.pod_groups.trial_uids if self.scheduling.pod_groups is not None else None
         if trial:  # a pod-group trial's own pods are being tried already (see PodGroupCycle)
             pods = [pod for pod in pods if pod.uid not in trial]
+            if not pods:
+                return
         self.queue.activate(list(pods))
 
     def _progressed(self) -> None:

@@ -11,6 +11,7 @@ from kschedfw.cache.cache import Cache
 from kschedfw.cache.podgroupstate import PodGroupState, PodGroupStates
 from kschedfw.cache.snapshot import Snapshot
 from kschedfw.fwk.interface import NotFound
+from kschedfw.fwk.types import NodeInfo
 from kschedfw.testing.builders import make_node, make_pod
 
 
@@ -178,15 +179,45 @@ def test_a_snapshot_sees_every_change_since_the_last_copy_and_another_snapshot_e
     assert sorted(other.states) == [("ns1", "a"), ("ns1", "c")]
 
 
-def test_a_placement_narrows_the_snapshot_until_forgotten():
-    """AssumePlacement: the snapshot lists and finds only the placement's nodes; ForgetPlacement
-    gives back the whole snapshot, in its order."""
+def test_a_placement_narrows_the_candidates_not_what_plugins_list():
+    """Upstream AssumePlacement: ListNodesInPlacement, GetNodeInPlacement and
+    NumNodesInPlacement see only the placement's nodes, while List and Get (what plugins read)
+    stay the whole cluster; ForgetPlacement makes every node a candidate again."""
     snapshot = Snapshot.from_objects([make_node(f"node{i}") for i in range(4)])
-    whole = snapshot.node_infos()
+    whole = list(snapshot.node_infos())
     snapshot.assume_placement([whole[3], whole[1]])
-    assert [ni.name for ni in snapshot.node_infos()] == ["node3", "node1"]
-    assert snapshot.get("node0") is None and snapshot.get("node1") is whole[1]
-    assert [ni.name for ni in snapshot.named({"node0", "node1"})] == ["node1"]
+    assert [ni.name for ni in snapshot.nodes_in_placement()] == ["node3", "node1"]
+    assert snapshot.num_nodes_in_placement() == 2
+    assert snapshot.get_in_placement("node0") is None and snapshot.get_in_placement("node1") is whole[1]
+    assert [ni.name for ni in snapshot.named_in_placement({"node0", "node1", "node3"})] == ["node1", "node3"]
+    assert snapshot.node_infos() == whole and len(snapshot) == 4
+    assert snapshot.get("node0") is whole[0]
+    assert [ni.name for ni in snapshot.named({"node0", "node1"})] == ["node0", "node1"]
     snapshot.forget_placement()
-    assert snapshot.node_infos() == whole and snapshot.get("node0") is whole[0]
-    assert [ni.name for ni in snapshot.named({"node2"})] == ["node2"]
+    assert snapshot.nodes_in_placement() == whole and snapshot.num_nodes_in_placement() == 4
+    assert snapshot.get_in_placement("node0") is whole[0]
+    assert [ni.name for ni in snapshot.named_in_placement({"node2"})] == ["node2"]
+
+
+def test_a_placement_of_every_node_is_no_placement():
+    """Upstream AssumePlacement: a placement with as many nodes as the snapshot is treated as
+    none, so the candidates keep the snapshot's order, not the placement's."""
+    snapshot = Snapshot.from_objects([make_node(f"node{i}") for i in range(3)])
+    whole = list(snapshot.node_infos())
+    snapshot.assume_placement([whole[2], whole[0], whole[1]])
+    assert [ni.name for ni in snapshot.nodes_in_placement()] == ["node0", "node1", "node2"]
+    assert snapshot.get_in_placement("node2") is whole[2]
+
+
+@pytest.mark.parametrize("stranger, message", [
+    (NodeInfo(node=make_node("node9")), "node node9 in placement is not present in snapshot"),
+    (NodeInfo(node=make_node("node1")), "node node1 in placement is not the same instance as in the snapshot"),
+])
+def test_a_placement_with_a_node_the_snapshot_lacks_is_refused(stranger, message):
+    """Upstream AssumePlacement: a node missing from the snapshot, or another NodeInfo under a
+    snapshot node's name, is an error and leaves no placement assumed."""
+    snapshot = Snapshot.from_objects([make_node(f"node{i}") for i in range(3)])
+    whole = list(snapshot.node_infos())
+    with pytest.raises(ValueError, match=message):
+        snapshot.assume_placement([whole[0], stranger])
+    assert snapshot.num_nodes_in_placement() == 3

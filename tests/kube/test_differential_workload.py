@@ -295,3 +295,32 @@ def test_a_gang_preempts_the_fewest_low_priority_pods_it_needs(workload_control_
     upstream, ours = results
     assert upstream == (["v-a1", "v-a2", "v-b2"], ["a", "a", "b"], ("True", "Scheduled", ""))
     assert ours == upstream
+
+
+ZONE = "example.com/zone"
+
+
+def test_a_zone_spread_gang_counts_the_zone_outside_its_rack(workload_control_plane, namespace, nodes, tmp_path):
+    # rack r1 is zone z1 and holds an app=x pod; r2 is zone z2 and empty. The gang's pods spread
+    # over zones (maxSkew 1). PodTopologySpread counts every node, not only the placement's, so
+    # in r1 the first member's skew would be 1+1-0 = 2: only r2 is feasible. (Counting r1 alone
+    # would allow r1, and MostAllocated would prefer it, the fuller rack.)
+    nodes({"r1a": ("2", {RACK: "r1", ZONE: "z1"}), "r1b": ("2", {RACK: "r1", ZONE: "z1"}),
+           "r2a": ("2", {RACK: "r2", ZONE: "z2"}), "r2b": ("2", {RACK: "r2", ZONE: "z2"})})
+    spread = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "x"}}}]
+
+    def make(ns: str, scheduler: str) -> list[dict[str, Any]]:
+        existing = pod_manifest("existing", ns, cpu="1", nodeName=f"{namespace}-r1a")
+        pods = [existing] + [member(f"m{i}", ns, scheduler, "gang", namespace, "1", topologySpreadConstraints=spread)
+                             for i in range(2)]
+        for manifest in pods:
+            manifest["metadata"]["labels"] = {"app": "x"}
+        return pods
+    upstream, ours = both(workload_control_plane, namespace, tmp_path, pod_group("gang", min_count=2, topology=RACK),
+                          make)
+    placed = {upstream[0][f"m{i}"][0] for i in range(2)}
+    assert placed <= {f"{namespace}-r2a", f"{namespace}-r2b"}, upstream[0]
+    assert upstream[1] == ("True", "Scheduled", "")
+    assert ours[1] == upstream[1]
+    assert alike(ours[0]) == alike(upstream[0])

@@ -104,8 +104,10 @@ class Expect:
 StepT = Create | Delete | Expect
 
 
-def play(objects: list[Any], steps: tuple[StepT, ...], gates: str, until: float) -> Simulation:
-    """The run of ``steps`` after ``objects``, with the actions up to ``until`` only."""
+def play(objects: list[Any], steps: tuple[StepT, ...], gates: str, until: float, fast_paths: bool = True
+         ) -> Simulation:
+    """The run of ``steps`` after ``objects``, with the actions up to ``until`` only (``fast_paths``
+    off: the plain path, plugins walking the nodes instead of the cache's indexes)."""
     feature_gates = FeatureGates.parse(gates)
     scenario, at = [], 1.0
     for step in steps:
@@ -120,7 +122,7 @@ def play(objects: list[Any], steps: tuple[StepT, ...], gates: str, until: float)
     registry = default_registry()
     sim = Simulation(default_config(registry, feature_gates), registry, objects,
                      [s for s in scenario if s.at <= until], feature_gates=feature_gates,
-                     admission_plugins=ADMISSION_PLUGINS - {"Priority"})
+                     admission_plugins=ADMISSION_PLUGINS - {"Priority"}, fast_paths=fast_paths)
     sim.run()
     return sim
 
@@ -181,9 +183,9 @@ def check(sim: Simulation, expect: Expect) -> None:
         assert all(map(scheduled, names)) and len(domains) == 1 and None not in domains, f"{key}: {domains}"
 
 
-def run_table(objects: list[Any], steps: tuple[StepT, ...], gates: str) -> None:
+def run_table(objects: list[Any], steps: tuple[StepT, ...], gates: str, fast_paths: bool = True) -> None:
     """Play ``steps`` once per checkpoint and check its expectations there."""
     for until, expectations in checkpoints(steps):
-        sim = play(objects, steps, gates, until)
+        sim = play(objects, steps, gates, until, fast_paths)
         for expect in expectations:
             check(sim, expect)
