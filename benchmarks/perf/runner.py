@@ -744,6 +744,7 @@ class WorkloadRunner:
         if not self.paced:
             raise WorkloadError("steadyState runs for a duration of (wall-clock paced) time: use pace='wall'")
         ns, count = op.namespace, op.count
+        self._tick()  # the clock catches up with the wall time the ops before spent: the duration starts now
         end = self.clock.now() + op.duration
         bound = self.bound
         total = 0
