@@ -33,8 +33,9 @@ import bisect
 import cProfile
 import contextlib
 import hashlib
+import random
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import attrs
 
@@ -43,10 +44,13 @@ from kschedfw.cluster.memory import NotFound
 from kschedfw.cluster.apiserver.podadmission import ADMISSION_PLUGINS
 from kschedfw.api.field import ManifestError
 from kschedfw.gcpause import frozen
-from benchmarks.perf.workload import (Barrier, Churn, CreateAny, CreateNamespaces, CreateNodes,
-                                    CreatePods, DeletePods, NameGenerator, Op, Sleep,
-                                    StartCollectingMetrics, StopCollectingMetrics, UnrolledWorkload,
-                                    UnsupportedOp, WorkloadError, MIGRATED_PLUGINS_ANNOTATION)
+from benchmarks.perf.dra_ops import AllocationFailed, allocate_claims, driver_slices, matching_nodes
+from benchmarks.perf.updates import UpdateRefused, update_states
+from benchmarks.perf.workload import (AllocResourceClaims, Barrier, Churn, CreateAny, CreateNamespaces,
+                                    CreateNodes, CreatePods, CreateResourceClaims, CreateResourceDriver,
+                                    DeletePods, NameGenerator, Op, Sleep, StartCollectingMetrics,
+                                    StopCollectingMetrics, UnrolledWorkload, UnsupportedOp, UpdateAny,
+                                    WorkloadError, MIGRATED_PLUGINS_ANNOTATION)
 from kschedfw.simulation import Simulation
 
 if TYPE_CHECKING:
@@ -307,6 +311,8 @@ class WorkloadRunner:
         self._next_due = 0.0
         self._timers_active = True
         self._profiler: cProfile.Profile | None = cProfile.Profile() if self.options.profile else None
+        # the node order allocResourceClaims tries (upstream shuffles with an unseeded generator)
+        self._alloc_rng = random.Random(f"scheduler_perf-alloc-{self.options.seed}")
 
     # ------------------------------------------------------------------ helpers
     def _say(self, text: str) -> None:
@@ -587,6 +593,24 @@ class WorkloadRunner:
                                         f"{type(obj).__name__} is cluster-scoped")
             self._create(objs)
             return None
+        if isinstance(op, CreateResourceClaims):
+            self._ensure_namespace(op.namespace)
+            self._create(op.template.build(i, op.count, "ResourceClaim") for i in range(op.count))
+            return None
+        if isinstance(op, CreateResourceDriver):
+            nodes = matching_nodes(op.nodes, (n.name for n in self.cluster.list("Node")))
+            self._create(driver_slices(op.driver_name, nodes, op.max_claims_per_node))
+            return f"{len(nodes)} ResourceSlices"
+        if isinstance(op, AllocResourceClaims):
+            try:
+                gates = {**self.unrolled.workload.feature_gates, **self.options.feature_gates}
+                n = allocate_claims(self.cluster, op.namespace, gates, self._alloc_rng)
+            except AllocationFailed as exc:
+                raise OpFailed(str(exc)) from None
+            self.cluster.deliver()
+            return f"{n} claims allocated"
+        if isinstance(op, UpdateAny):
+            return self._update_any(op)
         if isinstance(op, StartCollectingMetrics):
             if self.collector is not None:
                 raise WorkloadError("metrics collection is overlapping")
@@ -671,6 +695,8 @@ class WorkloadRunner:
     def _stop_collecting(self) -> None:
         c = self.collector
         assert c is not None
+        # binds already stored but not yet heard (a label-selector barrier reads the store) count
+        self.cluster.deliver()
         end = _perf()
         c.wall_seconds = end - c.start
         c.sampled_average = upstream_sampled_average(c.bind_times, c.start, end)
@@ -685,7 +711,7 @@ class WorkloadRunner:
                 raise WorkloadError("metrics collection is overlapping: a second collector was started "
                                     "before stopping the previous one")
             self._start_collecting(f"{op.index} createPods {ns}", [ns], op.count)
-        self._create(op.factory(self.names))
+        self._create(self._pod_objects(op))
         if op.skip_wait:
             self.expected[ns] = self.expected.get(ns, 0) + op.count
         elif op.steady_state:
@@ -700,12 +726,25 @@ class WorkloadRunner:
             self._stop_collecting()
         return None
 
+    def _pod_objects(self, op: CreatePods) -> Iterable[Any]:
+        """The op's pods, each after its bound claim and volume when the op names volume templates."""
+        pods = op.factory(self.names)
+        if op.pvc_template is None:
+            return pods
+
+        def with_volumes() -> Iterator[Any]:
+            for i in range(op.count):
+                yield from op.volume_objects(i)
+                yield pods.one(i)
+        return with_volumes()
+
     def _steady_state(self, op: CreatePods) -> None:
         """Upstream ``createPodsSteadily``: whenever the whole batch is bound, delete it and create
         the next one, until ``duration`` is over."""
         if not self.paced:
             raise WorkloadError("steadyState runs for a duration of (wall-clock paced) time: use pace='wall'")
         ns, count = op.namespace, op.count
+        self._tick()  # the clock catches up with the wall time the ops before spent: the duration starts now
         end = self.clock.now() + op.duration
         bound = self.bound
         total = 0
@@ -784,6 +823,70 @@ class WorkloadRunner:
                 for ns in op.namespaces:
                     self.expected.pop(ns, None)
         return None
+
+    # ------------------------------------------------------------------ updates
+    def _update_any(self, op: UpdateAny) -> str | None:
+        """Upstream ``updateAny``: object ``i`` of the template written over the stored one, all at
+        once or one every ``1/per_second`` seconds (the op waits for the last)."""
+        if op.namespace:
+            self._ensure_namespace(op.namespace)
+        state = {"left": op.count}
+
+        def update(i: int) -> None:
+            state["left"] -= 1
+            if self._timers_active:
+                self._update_one(op, i)
+                self.cluster.deliver()
+
+        if op.per_second > 0:
+            now, step = self.clock.now(), 1.0 / op.per_second
+            for i in range(op.count):
+                self.cluster.call_at(now + (i + 1) * step, lambda i=i: update(i))
+            self._drive(lambda: state["left"] <= 0, what=f"updating {op.count} objects of {op.template.source}")
+        else:
+            for i in range(op.count):
+                update(i)
+        return f"{op.count} updates"
+
+    def _update_one(self, op: UpdateAny, i: int) -> None:
+        d = op.template.data(i, op.count)
+        kind = str(d.get("kind") or "")
+        scoped = _cluster_scoped(kind)
+        if op.namespace and scoped:
+            raise WorkloadError(f"namespace {op.namespace!r} set for {op.template.source}, but {kind} is cluster-scoped")
+        if not op.namespace and not scoped:
+            raise WorkloadError(f"namespace not set for {op.template.source}, but {kind} is namespaced")
+        name = str((d.get("metadata") or {}).get("name") or "")
+        current = self.cluster.get(kind, name, op.namespace)
+        if current is None:
+            raise OpFailed(f"updating {kind} {op.namespace + '/' if op.namespace else ''}{name}: not found")
+        if op.namespace:
+            d["metadata"] = {**(d.get("metadata") or {}), "namespace": op.namespace}
+        try:
+            states = update_states(kind, current.raw, d, op.subresources)
+        except UpdateRefused as exc:
+            raise OpFailed(f"updating {kind} {name}: {exc}") from None
+        for manifest in states:
+            try:
+                obj = parse_object(manifest, source=op.template.source, template=True)
+            except ManifestError as exc:
+                raise WorkloadError(str(exc)) from None
+            obj = attrs.evolve(obj, uid=current.uid) if getattr(obj, "uid", current.uid) != current.uid else obj
+            if kind == "Pod":
+                obj = self._admitted_update(obj)
+            try:
+                self.cluster.update(obj)
+            except (ValueError, LookupError) as exc:
+                raise OpFailed(f"updating {kind} {name}: {exc}") from None
+
+    def _admitted_update(self, pod: Any) -> Any:
+        """The pod as the API server's defaults and admission (on updates, as on creates, bar
+        Priority, which only admits new pods) leave it."""
+        from kschedfw.cluster.apiserver.podadmission import admit_new_pod
+        cluster = self.cluster
+        return admit_new_pod(pod, priority_classes=(), runtime_class=lambda name: cluster.get("RuntimeClass", name),
+                             limit_ranges=cluster.list("LimitRange", pod.namespace), gates=cluster.feature_gates,
+                             plugins=cluster.admission_plugins - {"Priority"})
 
     # ------------------------------------------------------------------ churn
     def _churn(self, op: Churn) -> str | None:

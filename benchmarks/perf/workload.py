@@ -36,6 +36,7 @@ from kschedfw.api import parse_object
 __all__ = [
     "WorkloadError", "TemplateError", "TestCase", "Workload", "Op", "CreateNodes",
     "CreateNamespaces", "CreatePods", "DeletePods", "Churn", "Barrier", "Sleep", "CreateAny",
+    "CreateResourceClaims", "CreateResourceDriver", "AllocResourceClaims", "UpdateAny",
     "StartCollectingMetrics", "StopCollectingMetrics", "UnsupportedOp", "ObjectTemplate",
     "NameGenerator", "PodFactory", "load_test_cases", "find_test_case", "unroll",
     "render_template", "parse_go_duration", "default_workload", "CONFIG_FILE",
@@ -356,14 +357,20 @@ class Workload:
     threshold_metric_selector: dict | None = None
     feature_gates: dict[str, bool] = attrs.field(factory=dict)  # merged with the test case's
 
+    #: the suite's topic names (upstream's RunBenchmarkPerfScheduling topic, e.g. ``dra`` or
+    #: ``dra_devicetaints``): a threshold given per topic is looked up under these
+    topics: tuple[str, ...] = ()
+
     @property
     def threshold_value(self) -> float | None:
         t = self.threshold
         if isinstance(t, (int, float)) and not isinstance(t, bool):
             return float(t) or None
         if isinstance(t, dict):
-            v = t.get("")
-            return float(v) if isinstance(v, (int, float)) else None
+            for topic in (*self.topics, ""):
+                v = t.get(topic)
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    return float(v) or None
         return None
 
 
@@ -477,7 +484,8 @@ def _load_config_file(cfg: Path) -> list[TestCase]:
                 name=wname, params=dict(params), labels=tuple(_ci_get(w, "labels") or ()),
                 threshold=_ci_get(w, "threshold"),
                 threshold_metric_selector=_ci_get(w, "thresholdMetricSelector"),
-                feature_gates={**tc_gates, **dict(_ci_get(w, "featureGates") or {})}))
+                feature_gates={**tc_gates, **dict(_ci_get(w, "featureGates") or {})},
+                topics=_topics(cfg)))
         if not workloads:
             raise WorkloadError(f"{where}: no workloads defined")
         cases.append(TestCase(
@@ -488,6 +496,18 @@ def _load_config_file(cfg: Path) -> list[TestCase]:
             labels=tuple(_ci_get(raw, "labels") or ()),
             metrics_collector_config=_ci_get(raw, "metricsCollectorConfig")))
     return cases
+
+
+def _topics(cfg: Path) -> tuple[str, ...]:
+    """Topic names a config's folder can have upstream: its name (``dra``), joined to its
+    parents' (``dra_devicetaints``, ``dra_extendedresource_scoring``), without underscores
+    (``topologyspreading``)."""
+    parts = [p for p in cfg.parent.parts if p not in ("", "/")]
+    out: list[str] = []
+    for n in range(1, min(len(parts), 3) + 1):
+        name = "_".join(parts[-n:])
+        out.extend((name, name.replace("_", "")))
+    return tuple(dict.fromkeys(out))
 
 
 def find_test_case(cases: list[TestCase], name: str) -> TestCase:
@@ -633,6 +653,10 @@ class CreatePods(Op):
     skip_wait: bool = False
     steady_state: bool = False
     duration: float = 0.0
+    #: with both: each pod gets a PersistentVolumeClaim ``pvc-<i>`` bound to a PersistentVolume
+    #: ``<namespace>-vol-<i>`` (upstream's CreatePodWithPersistentVolume, bindVolume)
+    pv_template: ObjectTemplate | None = None
+    pvc_template: ObjectTemplate | None = None
 
     @property
     def collects_metrics(self) -> bool:
@@ -647,7 +671,34 @@ class CreatePods(Op):
                 + (f" ({', '.join(flags)})" if flags else ""))
 
     def factory(self, names: NameGenerator) -> "PodFactory":
-        return PodFactory(self.template, self.namespace, self.count, names)
+        return PodFactory(self.template, self.namespace, self.count, names,
+                          with_claims=self.pvc_template is not None)
+
+    def volume_objects(self, i: int) -> tuple[Any, Any]:
+        """The claim ``pvc-<i>`` and the volume ``<namespace>-vol-<i>`` of pod ``i``, bound to each
+        other as upstream's harness binds them (the PV's claimRef and phase Bound, the claim's
+        volumeName and phase Bound). As upstream, an AWS EBS volume keeps the ID ``vol-<i>``
+        (the same in every namespace) and a CSI one gets the PV's name as its handle."""
+        assert self.pv_template is not None and self.pvc_template is not None
+        ns, claim_name = self.namespace, f"pvc-{i}"
+        pv_name = f"{ns}-vol-{i}"
+        pvc = self.pvc_template.data()
+        pvc["metadata"] = {**(pvc.get("metadata") or {}), "name": claim_name, "namespace": ns}
+        pvc["spec"] = {**(pvc.get("spec") or {}), "volumeName": pv_name}
+        pvc["status"] = {**(pvc.get("status") or {}), "phase": "Bound"}
+        pv = self.pv_template.data()
+        pv["metadata"] = {**(pv.get("metadata") or {}), "name": pv_name}
+        spec = dict(pv.get("spec") or {})
+        if isinstance(spec.get("csi"), dict):
+            spec["csi"] = {**spec["csi"], "volumeHandle": pv_name}
+        elif isinstance(spec.get("awsElasticBlockStore"), dict):
+            spec["awsElasticBlockStore"] = {**spec["awsElasticBlockStore"], "volumeID": f"vol-{i}"}
+        spec["claimRef"] = {"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim_name,
+                            "apiVersion": "v1"}
+        pv["spec"] = spec
+        pv["status"] = {**(pv.get("status") or {}), "phase": "Bound"}
+        return (self.pvc_template._parse(pvc, "PersistentVolumeClaim"),
+                self.pv_template._parse(pv, "PersistentVolume"))
 
     def build(self, names: NameGenerator) -> list[Any]:
         return list(self.factory(names))
@@ -659,24 +710,35 @@ class PodFactory:
     and parsed per index."""
 
     def __init__(self, template: ObjectTemplate, namespace: str, count: int,
-                 names: NameGenerator) -> None:
+                 names: NameGenerator, *, with_claims: bool = False) -> None:
         self.template = template
         self.namespace = namespace
         self.count = count
         self.names = names
+        #: each pod's volumes are one, ``vol``, using the claim ``pvc-<i>`` (upstream's
+        #: CreatePodWithPersistentVolume replaces the template's)
+        self.with_claims = with_claims
 
     def __len__(self) -> int:
         return self.count
 
     def __iter__(self) -> Iterator[Any]:
         tmpl = self.template
-        base = tmpl.typed("Pod") if tmpl.static else None
+        base = tmpl.typed("Pod") if tmpl.static and not self.with_claims else None
         for i in range(self.count):
             yield self.one(i, base)
 
     def one(self, i: int, base: Any = None) -> Any:
         tmpl, ns, names = self.template, self.namespace, self.names
-        pod = base if base is not None else tmpl.build(i, self.count, "Pod")
+        if base is not None:
+            pod = base
+        elif self.with_claims:
+            d = tmpl.data(i, self.count)
+            d["spec"] = {**(d.get("spec") or {}),
+                         "volumes": [{"name": "vol", "persistentVolumeClaim": {"claimName": f"pvc-{i}"}}]}
+            pod = tmpl._parse(d, "Pod")
+        else:
+            pod = tmpl.build(i, self.count, "Pod")
         if type(pod).__name__ != "Pod":
             raise WorkloadError(f"{tmpl.source}: a pod template must be a Pod, not {type(pod).__name__}")
         name = pod.name
@@ -765,6 +827,64 @@ class CreateAny(Op):
 
 
 @attrs.define(kw_only=True)
+class CreateResourceClaims(Op):
+    """Upstream ``createResourceClaims``: ``count`` copies of one ResourceClaim (its name, or
+    generateName, as the template gives it) in ``namespace``."""
+
+    template: ObjectTemplate
+    namespace: str
+    count: int
+
+    def describe(self) -> str:
+        name = self.template.path.name if self.template.path is not None else "?"
+        return f"createResourceClaims {self.count} {name} in {self.namespace}"
+
+
+@attrs.define(kw_only=True)
+class CreateResourceDriver(Op):
+    """Upstream ``createResourceDriver``: one ResourceSlice per node whose name matches the
+    ``nodes`` glob, with ``max_claims_per_node`` devices of the test driver."""
+
+    driver_name: str
+    max_claims_per_node: int
+    nodes: str
+
+    def describe(self) -> str:
+        return (f"createResourceDriver {self.driver_name}: {self.max_claims_per_node} devices on "
+                f"nodes {self.nodes}")
+
+
+@attrs.define(kw_only=True)
+class AllocResourceClaims(Op):
+    """Upstream ``allocResourceClaims``: every unallocated claim of ``namespace`` (all namespaces
+    when empty) allocated on a node picked at random, as if a pod had used it there."""
+
+    namespace: str = ""
+
+    def describe(self) -> str:
+        return f"allocResourceClaims in {self.namespace or 'all namespaces'}"
+
+
+@attrs.define(kw_only=True)
+class UpdateAny(Op):
+    """Upstream ``updateAny``: objects ``0..count-1`` of a template written over the existing ones
+    (an update of the object, or of ``subresources``, then of its status), ``per_second`` a
+    second (0: all at once)."""
+
+    template: ObjectTemplate
+    namespace: str = ""
+    count: int = 1
+    per_second: int = 0
+    subresources: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        name = self.template.path.name if self.template.path is not None else "?"
+        rate = f" at {self.per_second}/s" if self.per_second else ""
+        sub = f" ({'/'.join(self.subresources)})" if self.subresources else ""
+        return f"updateAny {self.count} {name}{sub}" + (f" in {self.namespace}" if self.namespace else "") + rate
+
+
+@attrs.define(kw_only=True)
 class StartCollectingMetrics(Op):
     name: str = ""
     namespaces: list[str] = attrs.field(factory=list)
@@ -808,13 +928,11 @@ _OP_FIELDS: dict[str, tuple[str, ...]] = {
     "createAny": ("opcode", "namespace", "templatePath", "count", "countParam"),
     "startCollectingMetrics": ("opcode", "name", "namespaces", "labelSelector"),
     "stopCollectingMetrics": ("opcode",),
-}
-#: upstream opcodes this port does not run (DRA drivers and claims, generic updates).
-_UNSUPPORTED_OPCODES = {
-    "createResourceClaims": "DRA ResourceClaims are not simulated by the perf runner",
-    "createResourceDriver": "DRA drivers (ResourceSlices) are not simulated by the perf runner",
-    "allocResourceClaims": "DRA claim allocation is not simulated by the perf runner",
-    "updateAny": "updateAny is not implemented",
+    "createResourceClaims": ("opcode", "count", "countParam", "namespace", "templatePath"),
+    "createResourceDriver": ("opcode", "driverName", "maxClaimsPerNode", "maxClaimsPerNodeParam", "nodes"),
+    "allocResourceClaims": ("opcode", "namespace"),
+    "updateAny": ("opcode", "namespace", "templatePath", "count", "countParam", "updatePerSecond",
+                  "subresources"),
 }
 
 
@@ -917,8 +1035,6 @@ def unroll(tc: TestCase, workload: Workload | str, *, templates: _TemplateCache 
 def _make_op(tc: TestCase, index: int, raw: dict, params: _Params, templates: _TemplateCache) -> Op:
     opcode = _ci_get(raw, "opcode")
     where = f"{tc.name}: op {index} ({opcode})"
-    if opcode in _UNSUPPORTED_OPCODES:
-        return UnsupportedOp(index=index, opcode=opcode, spec=raw, reason=_UNSUPPORTED_OPCODES[opcode])
     if opcode not in _OP_FIELDS:
         return UnsupportedOp(index=index, opcode=str(opcode), spec=raw, reason="unknown opcode")
     _check_fields(raw, _OP_FIELDS[opcode], where)
@@ -971,9 +1087,14 @@ def _make_op(tc: TestCase, index: int, raw: dict, params: _Params, templates: _T
 
     if opcode == "createPods":
         count = _count(raw, params, where)
-        if _ci_get(raw, "persistentVolumeClaimTemplatePath") or _ci_get(raw, "persistentVolumeTemplatePath"):
-            return UnsupportedOp(index=index, opcode=opcode, spec=raw,
-                                 reason="createPods with persistent volume templates is not implemented")
+        pv, pvc = tmpl("persistentVolumeTemplatePath"), tmpl("persistentVolumeClaimTemplatePath")
+        if pvc is not None and pv is None:
+            raise WorkloadError(f"{where}: persistentVolumeClaimTemplatePath needs persistentVolumeTemplatePath")
+        if pvc is None:
+            pv = None  # upstream only reads the PV template along with a claim template
+        for t, kind in ((pv, "PersistentVolume"), (pvc, "PersistentVolumeClaim")):
+            if t is not None and t.kind != kind:
+                raise WorkloadError(f"{where}: {t.source} is a {t.kind or 'manifest without kind'}, not a {kind}")
         steady = bool(_ci_get(raw, "steadyState", False))
         if _ci_get(raw, "steadyStateParam"):
             steady = params.get(_ci_get(raw, "steadyStateParam"), where, bool)
@@ -998,7 +1119,7 @@ def _make_op(tc: TestCase, index: int, raw: dict, params: _Params, templates: _T
         namespace = _ci_get(raw, "namespace") or f"namespace-{index}"
         return CreatePods(index=index, opcode=opcode, spec=raw, count=count, namespace=str(namespace),
                           template=t, collect_metrics=collect, skip_wait=skip, steady_state=steady,
-                          duration=duration)
+                          duration=duration, pv_template=pv, pvc_template=pvc)
 
     if opcode == "deletePods":
         ns = _ci_get(raw, "namespace")
@@ -1059,5 +1180,51 @@ def _make_op(tc: TestCase, index: int, raw: dict, params: _Params, templates: _T
         return StartCollectingMetrics(index=index, opcode=opcode, spec=raw,
                                       name=str(_ci_get(raw, "name") or ""), namespaces=namespaces,
                                       label_selector=_str_map(_ci_get(raw, "labelSelector"), where))
+
+    if opcode == "createResourceClaims":
+        t = tmpl("templatePath")
+        ns = _ci_get(raw, "namespace")
+        if t is None:
+            raise WorkloadError(f"{where}: TemplatePath must be set")
+        if not isinstance(ns, str) or not ns:
+            raise WorkloadError(f"{where}: Namespace must be set")
+        if t.kind != "ResourceClaim":
+            raise WorkloadError(f"{where}: {t.source} is a {t.kind or 'manifest without kind'}, not a ResourceClaim")
+        return CreateResourceClaims(index=index, opcode=opcode, spec=raw, template=t, namespace=ns,
+                                    count=_count(raw, params, where))
+
+    if opcode == "createResourceDriver":
+        driver, nodes = _ci_get(raw, "driverName"), _ci_get(raw, "nodes")
+        if _ci_get(raw, "maxClaimsPerNodeParam"):
+            per_node = int(params.get(_ci_get(raw, "maxClaimsPerNodeParam"), where, int))
+        else:
+            per_node = _ci_get(raw, "maxClaimsPerNode", 0) or 0
+        if not isinstance(per_node, int) or isinstance(per_node, bool) or per_node < 0:
+            raise WorkloadError(f"{where}: invalid MaxClaimsPerNode={per_node!r}")
+        if not isinstance(driver, str) or not driver:
+            raise WorkloadError(f"{where}: DriverName must be set")
+        if not isinstance(nodes, str) or not nodes:
+            raise WorkloadError(f"{where}: Nodes must be set")
+        return CreateResourceDriver(index=index, opcode=opcode, spec=raw, driver_name=driver,
+                                    max_claims_per_node=per_node, nodes=nodes)
+
+    if opcode == "allocResourceClaims":
+        return AllocResourceClaims(index=index, opcode=opcode, spec=raw,
+                                   namespace=str(_ci_get(raw, "namespace") or ""))
+
+    if opcode == "updateAny":
+        t = tmpl("templatePath")
+        if t is None:
+            raise WorkloadError(f"{where}: TemplatePath must be set")
+        rate = _ci_get(raw, "updatePerSecond", 0) or 0
+        if not isinstance(rate, int) or isinstance(rate, bool) or rate < 0:
+            raise WorkloadError(f"{where}: invalid UpdatePerSecond={rate!r}; should be non-negative")
+        subresources = _ci_get(raw, "subresources") or []
+        if not isinstance(subresources, list) or not all(isinstance(x, str) for x in subresources):
+            raise WorkloadError(f"{where}: subresources must be a list of names")
+        return UpdateAny(index=index, opcode=opcode, spec=raw, template=t,
+                         namespace=str(_ci_get(raw, "namespace") or ""),
+                         count=_count(raw, params, where, default=1), per_second=rate,
+                         subresources=tuple(subresources))
 
     return StopCollectingMetrics(index=index, opcode=opcode, spec=raw)

@@ -10,6 +10,7 @@ are ported; storage-class translation and CSI -> in-tree translation are not nee
 from __future__ import annotations
 
 import re
+import weakref
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlparse
 
@@ -253,8 +254,25 @@ def _translate_topology(pv: PersistentVolume, csi_key: str) -> NodeSelector | No
     return _selector(terms)
 
 
+#: id(PV) -> (the PV, its translation): Filter translates every in-tree volume of every pod on
+#: every node it looks at, and a stored PV object never changes (an update is a new object)
+_TRANSLATED: dict[int, tuple["weakref.ref[PersistentVolume]", tuple[PersistentVolume, CSISource]]] = {}
+_TRANSLATED_MAX = 1 << 16
+
+
 def translate_pv(pv: PersistentVolume) -> tuple[PersistentVolume, CSISource]:
     """TranslateInTreePVToCSI: the PV as its CSI driver sees it (source and node affinity)."""
+    entry = _TRANSLATED.get(id(pv))
+    if entry is not None and entry[0]() is pv:
+        return entry[1]
+    result = _translate_pv(pv)
+    if len(_TRANSLATED) >= _TRANSLATED_MAX:
+        _TRANSLATED.clear()
+    _TRANSLATED[id(pv)] = (weakref.ref(pv), result)
+    return result
+
+
+def _translate_pv(pv: PersistentVolume) -> tuple[PersistentVolume, CSISource]:
     plugin = plugin_for_pv(pv)
     if plugin is None:
         raise TranslationError(f"could not find in-tree plugin translation logic for {pv.name!r}")
