@@ -100,8 +100,20 @@ def test_every_manifest_of_the_repository_is_written_as_pyyaml_writes_it():
                 manifests.extend(x.obj.raw for x in load.load_located(path))
             except Exception:
                 continue  # configurations, scenarios, invalid fixtures
-    assert len(manifests) > 50
-    assert _events_only(manifests) == _pyyaml(manifests, dump._Dumper)
+    # a float (upstream's scheduler_perf templates write ``cpu: 0.35``) is left to PyYAML's
+    # representer; every other manifest goes through the event path
+    plain = [m for m in manifests if not _has_float(m)]
+    assert len(plain) > 50 and len(plain) < len(manifests)
+    assert _events_only(plain) == _pyyaml(plain, dump._Dumper)
+    assert _ours(manifests) == _pyyaml(manifests, dump._Dumper)
+
+
+def _has_float(value):
+    if isinstance(value, float):
+        return True
+    if isinstance(value, dict):
+        return any(_has_float(v) for v in value.values())
+    return isinstance(value, list) and any(_has_float(v) for v in value)
 
 
 def test_written_list_reads_back_as_the_same_objects():

@@ -128,21 +128,7 @@ def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
     global default class (whose name the pod then gets), or 0 and ``PreemptLowerPriority``; a
     pod that names a missing class, or sets a priority or policy other than the computed one, is
     refused."""
-    by_name = {pc.name: pc for pc in classes}
-    name = pod.priority_class_name
-    policy = "PreemptLowerPriority"  # a class without one is defaulted so
-    if name:
-        if name in by_name:
-            value, policy = by_name[name].value, by_name[name].preemption_policy or policy
-        elif name in SYSTEM_PRIORITY_CLASSES:  # the API server creates them at start-up
-            value = SYSTEM_PRIORITY_CLASSES[name]
-        else:
-            raise AdmissionError(f'pods "{pod.name}" is forbidden: no PriorityClass with name {name} was found')
-    else:
-        default = global_default(by_name.values())
-        value = default.value if default is not None else 0
-        if default is not None:
-            name, policy = default.name, default.preemption_policy or policy
+    value, name, policy = resolve_priority_class(pod.priority_class_name, classes, f'pods "{pod.name}"')
     if pod.priority is not None and pod.priority != value:
         raise AdmissionError(f'pods "{pod.name}" is forbidden: the integer value of priority ({pod.priority}) '
                              f"must not be provided in pod spec; priority admission controller computed "
@@ -161,6 +147,26 @@ def admit_pod(pod: "Pod", classes: Iterable["PriorityClass"]) -> "Pod":
     spec["preemptionPolicy"] = policy
     raw["spec"] = spec
     return attrs.evolve(pod, priority=value, preemption_policy=policy, priority_class_name=name, raw=raw)
+
+
+def resolve_priority_class(name: str | None, classes: Iterable["PriorityClass"],
+                           refused: str) -> tuple[int, str, str]:
+    """The Priority admission plugin's lookup for an object naming class ``name`` (or none):
+    its value, the class name it ends with (the global default's when it named none) and its
+    preemption policy (``PreemptLowerPriority`` when the class sets none, or without a class);
+    a missing class is refused as ``<refused> is forbidden: no PriorityClass ...``."""
+    by_name = {pc.name: pc for pc in classes}
+    policy = "PreemptLowerPriority"  # a class without one is defaulted so
+    if name:
+        if name in by_name:
+            return by_name[name].value, name, by_name[name].preemption_policy or policy
+        if name in SYSTEM_PRIORITY_CLASSES:  # the API server creates them at start-up
+            return SYSTEM_PRIORITY_CLASSES[name], name, policy
+        raise AdmissionError(f"{refused} is forbidden: no PriorityClass with name {name} was found")
+    default = global_default(by_name.values())
+    if default is None:
+        return 0, "", policy
+    return default.value, default.name, default.preemption_policy or policy
 
 
 def global_default(classes: Iterable["PriorityClass"]) -> "PriorityClass | None":

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 import attrs
 
 from kschedfw.api.workload_names import GROUP
-from kschedfw.cluster.apiserver.admission import SYSTEM_PRIORITY_CLASSES, AdmissionError, global_default
+from kschedfw.cluster.apiserver.admission import AdmissionError, resolve_priority_class
 
 if TYPE_CHECKING:
     from kschedfw.api.other import PriorityClass
@@ -57,22 +57,10 @@ def with_priority(pod_group: "PodGroup", classes: Iterable["PriorityClass"]) -> 
     """The Priority plugin on a new PodGroup: ``priority`` from the class it names, else from the
     global default class (whose name it then gets), else 0; a missing class, or a ``priority``
     other than the computed one, is refused."""
-    by_name = {pc.name: pc for pc in classes}
-    name = pod_group.priority_class_name
-    refused = f'podgroups.{GROUP} "{pod_group.name}" is forbidden: '
-    if name:
-        if name in by_name:
-            value = by_name[name].value
-        elif name in SYSTEM_PRIORITY_CLASSES:  # the API server creates them at start-up
-            value = SYSTEM_PRIORITY_CLASSES[name]
-        else:
-            raise AdmissionError(f"{refused}no PriorityClass with name {name} was found")
-    else:
-        default = global_default(by_name.values())
-        value = default.value if default is not None else 0
-        name = default.name if default is not None else ""
+    refused = f'podgroups.{GROUP} "{pod_group.name}"'
+    value, name, _ = resolve_priority_class(pod_group.priority_class_name, classes, refused)
     if pod_group.priority is not None and pod_group.priority != value:
-        raise AdmissionError(f"{refused}priority set in the pod group ({pod_group.priority}) must match the "
+        raise AdmissionError(f"{refused} is forbidden: priority set in the pod group ({pod_group.priority}) must match the "
                              f"priority computed ({value}) based on the priority class set in the spec")
     if (pod_group.priority, pod_group.priority_class_name) == (value, name):
         return pod_group
