@@ -8,7 +8,7 @@ plugin call; they read and write only the cache, the queue and the pods waiting 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Container, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Container, Mapping
 
 from kschedfw.api.workload_names import POD_GROUP_KIND
 from kschedfw.fwk.events import (ActionType, ClusterEvent, EventResource, node_scheduling_properties_change,
@@ -47,6 +47,9 @@ class EventHandlers:
         self.gang_scheduling = gang_scheduling
         #: called after each handled event (the queueing-hint audit dry-runs the pods it skipped)
         self.after_event: Callable[["WatchEvent"], None] | None = None
+        #: called with each deleted PodGroup, so that what the scheduler keeps per group
+        #: (its last attempt, the condition it wrote) does not outlive the group
+        self.on_pod_group_deleted: Callable[[Any], None] | None = None
 
     def callback(self) -> "WatchCallback":
         """What the backend calls with each event, chosen once: timed when metrics are kept."""
@@ -89,6 +92,8 @@ class EventHandlers:
         else:
             cluster_event = ClusterEvent(resource_for_kind(kind), WATCH_ACTIONS[event.type])
             self.queue.move_all_to_active_or_backoff_queue(cluster_event, event.old, event.new)
+            if kind == POD_GROUP_KIND and event.type == "DELETED" and self.on_pod_group_deleted is not None:
+                self.on_pod_group_deleted(event.old)
         if self.after_event is not None:
             self.after_event(event)
 

@@ -129,6 +129,13 @@ class PodGroupCycle:
         #: nothing more than :attr:`last_attempts`); `explain` sets it
         self.recorder_for: Callable[[str], GroupRecord | None] | None = None
 
+    def forget(self, group: object) -> None:
+        """Drop the last attempt and the written condition of ``group``, a deleted PodGroup:
+        kept for every group ever seen, they would grow without end in a long run."""
+        if isinstance(group, PodGroup):
+            self.last_attempts.pop(group.key, None)
+            self.written.pop(group.uid, None)
+
     # ------------------------------------------------------------------ gathering the group
     def gather(self, qpi: "QueuedPodInfo", group_name: str) -> list["QueuedPodInfo"]:
         """The popped pod and its group's other unscheduled pods, taken from the queue

@@ -117,6 +117,8 @@ class Scheduler:
                                       waiting_pods=self.waiting_pods, metrics=self.metrics,
                                       generic_workload=enabled(feature_gates, "GenericWorkload"),
                                       gang_scheduling=enabled(feature_gates, "GangScheduling"))
+        if self.scheduling.pod_groups is not None:
+            self.handlers.on_pod_group_deleted = self.scheduling.pod_groups.forget
         cluster.watch(self.handlers.callback())
         #: called when something changed: a pod was bound, or a backend timer ran
         self.on_progress: Callable[[], None] | None = None
