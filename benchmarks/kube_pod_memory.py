@@ -104,13 +104,21 @@ def event_lines(count: int, shape: str = "recorded") -> list[bytes]:
     recorded = json.loads((ROOT / "tests/kube/fixtures/recorded-pods.json").read_text())
     lines = []
     for i in range(count):
-        pod = json.loads(json.dumps(recorded[i % len(recorded)]))
-        if shape == "running":
-            pod = running(pod)
-        pod["metadata"]["name"] = f"{pod['metadata']['name']}-{i}"
-        pod["metadata"]["uid"] = f"{pod['metadata']['uid'][:-8]}{i:08d}"
+        template = recorded[i % len(recorded)]
+        pod = numbered(template, i, f"{template['metadata']['name']}-{i}", shape)
         lines.append(json.dumps({"type": "ADDED", "object": pod}).encode())
     return lines
+
+
+def numbered(template: dict, i: int, name: str, shape: str) -> dict:
+    """A copy of the recorded pod ``template`` as the ``i``-th pod, named ``name`` (a uid of its own),
+    running when ``shape`` says so."""
+    pod = json.loads(json.dumps(template))
+    if shape == "running":
+        pod = running(pod)
+    pod["metadata"]["name"] = name
+    pod["metadata"]["uid"] = f"{pod['metadata']['uid'][:-8]}{i:08d}"
+    return pod
 
 
 def whole(line: bytes) -> dict:

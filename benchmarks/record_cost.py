@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.kube_pod_memory import event_lines, running  # noqa: E402
+from benchmarks.kube_pod_memory import event_lines, numbered  # noqa: E402
 from kschedfw.cluster.kube.resources import BY_KIND  # noqa: E402
 from kschedfw.trace.recorder import Recorder  # noqa: E402
 from kschedfw.trace.writer import TraceWriter  # noqa: E402
@@ -55,11 +55,7 @@ def churn(pods: int, shape: str) -> Iterator[bytes]:
     """:func:`watch_lines` one at a time (the 35 recorded pods cycled, as ``event_lines``)."""
     templates = [json.loads(line)["object"] for line in event_lines(35, "recorded")]
     for i in range(pods):
-        pod = json.loads(json.dumps(templates[i % len(templates)]))
-        if shape == "running":
-            pod = running(pod)
-        pod["metadata"]["name"] = f"churn-{i}"
-        pod["metadata"]["uid"] = f"{pod['metadata']['uid'][:-8]}{i:08d}"
+        pod = numbered(templates[i % len(templates)], i, f"churn-{i}", shape)
         pod["spec"].pop("nodeName", None)
         pod["metadata"]["resourceVersion"] = "1"
         yield json.dumps({"type": "ADDED", "object": pod}).encode()

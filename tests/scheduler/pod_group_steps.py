@@ -183,9 +183,12 @@ def check(sim: Simulation, expect: Expect) -> None:
         assert all(map(scheduled, names)) and len(domains) == 1 and None not in domains, f"{key}: {domains}"
 
 
-def run_table(objects: list[Any], steps: tuple[StepT, ...], gates: str, fast_paths: bool = True) -> None:
-    """Play ``steps`` once per checkpoint and check its expectations there."""
+def run_table(objects: list[Any], steps: tuple[StepT, ...], gates: str, fast_paths: bool = True) -> int:
+    """Play ``steps`` once per checkpoint and check its expectations there; how many were checked."""
+    checked = 0
     for until, expectations in checkpoints(steps):
         sim = play(objects, steps, gates, until, fast_paths)
         for expect in expectations:
             check(sim, expect)
+            checked += 1
+    return checked
