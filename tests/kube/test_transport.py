@@ -279,3 +279,24 @@ def test_the_write_fence_is_checked_after_the_rate_limiter_right_before_sending(
     assert waited and len(server.requests) == 1
     client.request("GET", "/api/v1/namespaces/n/pods/q")
     assert len(server.requests) == 2
+
+
+def test_the_write_fence_is_checked_again_once_the_connection_is_open(server):
+    # opening (or replacing a dropped) connection lets other threads run and the process may be
+    # frozen there past its lease: the last check comes after it, just before the bytes go out
+    from kschedfw.cluster.kube.client import LeadershipLost
+    server.answer = lambda handler: (201, {"kind": "Status", "code": 201})
+    client = KubeClient(FakeConnection(f"http://127.0.0.1:{server.server_address[1]}"), qps=0, burst=1)  # type: ignore[arg-type]
+    leading = [True]
+    client.write_fence = lambda: leading[0]
+    transport = client._transport
+    opened = transport._connection
+
+    def connect_then_lose_the_lease():  # type: ignore[no-untyped-def]
+        conn = opened()
+        leading[0] = False
+        return conn
+    transport._connection = connect_then_lose_the_lease  # type: ignore[method-assign]
+    with pytest.raises(LeadershipLost):
+        client.request("POST", "/api/v1/namespaces/n/pods/p/binding", body={})
+    assert server.requests == []

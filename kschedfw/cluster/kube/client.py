@@ -15,6 +15,7 @@ import json
 import threading
 import time
 import urllib.parse
+from functools import partial
 from typing import Any, Callable, Iterator, Mapping
 
 import urllib3.exceptions
@@ -48,6 +49,11 @@ class LeadershipLost(RuntimeError):
 
     def __init__(self) -> None:
         super().__init__("not sent: this scheduler lost its leader lease")
+
+
+def _check_fence(fence: Callable[[], bool]) -> None:
+    if not fence():
+        raise LeadershipLost()
 
 
 class TransportError(OSError):
@@ -173,11 +179,12 @@ class KubeClient:
         transport fault becomes :class:`TransportError`."""
         for attempt in range(MAX_RETRIES + 1):
             self.limiter.wait()
-            fence = self.write_fence
-            if fence is not None and method != "GET" and not fence():
-                raise LeadershipLost()
+            fence = self.write_fence if method != "GET" else None
+            if fence is not None:
+                _check_fence(fence)
             try:
-                response = self._transport.request(method, url, data, headers)
+                response = self._transport.request(method, url, data, headers,
+                                                   None if fence is None else partial(_check_fence, fence))
             except TRANSPORT_FAULTS as exc:
                 self.reachability.failed()
                 raise TransportError(method, path, exc, maybe_sent=not isinstance(exc, NotConnected)) from exc

@@ -23,7 +23,7 @@ import select
 import socket
 import ssl
 import threading
-from typing import Any, BinaryIO, Iterator, NamedTuple
+from typing import Any, BinaryIO, Callable, Iterator, NamedTuple
 
 import urllib3.exceptions
 
@@ -160,10 +160,16 @@ class Transport:
             head += f"Content-Length: {len(body or b'')}\r\n"
         return head.encode("latin-1") + b"\r\n" + (body or b"")
 
-    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str]) -> Response:
-        """Send one request (``url``: the path and query); its status, body and Retry-After."""
+    def request(self, method: str, url: str, body: bytes | None, headers: dict[str, str],
+                before_send: Callable[[], None] | None = None) -> Response:
+        """Send one request (``url``: the path and query); its status, body and Retry-After.
+        ``before_send`` runs with the connection ready, as the last step before the bytes go out
+        (the leader-election fence: reconnecting polls a socket and lets other threads run, and
+        a process paused there must not resume into a write its lease no longer covers)."""
         message = self._message(method, url, body, headers)
         conn = self._connection()
+        if before_send is not None:
+            before_send()
         try:
             conn.sock.sendall(message)
             response, keep = _read_response(conn.reader, method)
