@@ -12,7 +12,8 @@ Plugin authors can use it in their own tests::
         cp.api("POST", "/api/v1/namespaces", {"metadata": {"name": "t"}})
         ...  # cp.kubeconfig is an admin kubeconfig file
 
-There is no kubelet and no controller-manager: see :meth:`ControlPlane.create_ready_node`.
+There is no kubelet and no controller-manager: see :meth:`ControlPlane.create_ready_node` and
+:meth:`ControlPlane.delete_pods`.
 :meth:`ControlPlane.start_kube_scheduler` adds the shipped kube-scheduler; ``kschedfw
 controlplane`` starts all of it from the command line, for a manual try.
 """
@@ -330,6 +331,12 @@ class ControlPlane:
         if raw:
             return text
         return json.loads(text) if text else None
+
+    def delete_pods(self, namespace: str) -> None:
+        """Delete every pod of ``namespace`` at once (grace 0). There is no controller manager here
+        to empty a deleted namespace, and a pending pod left behind is one more pod every later
+        kube-scheduler start must try first."""
+        self.api("DELETE", f"/api/v1/namespaces/{namespace}/pods", {"gracePeriodSeconds": 0})
 
     def create_ready_node(self, name: str, *, cpu: str = "4", memory: str = "8Gi", pods: str = "110",
                           labels: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None,

@@ -146,5 +146,6 @@ class KubeWorld:
     def close(self) -> None:
         self.backend.stop()
         self.client.close()
+        self.cp.delete_pods(self.namespace)
         for node in self._nodes:
             self.delete("Node", node)

@@ -17,11 +17,13 @@ _names = itertools.count(1)
 
 
 @pytest.fixture
-def namespace(control_plane: ControlPlane) -> str:
-    """A fresh namespace per test, so tests sharing the server do not see each other's pods."""
+def namespace(control_plane: ControlPlane) -> Iterator[str]:
+    """A fresh namespace per test, so tests sharing the server do not see each other's pods;
+    its pods are deleted after the test."""
     name = f"t{next(_names)}"
     control_plane.api("POST", "/api/v1/namespaces", {"metadata": {"name": name}})
-    return name
+    yield name
+    control_plane.delete_pods(name)
 
 
 @pytest.fixture

@@ -59,3 +59,20 @@ def test_admin_kubeconfig_names_the_server(control_plane: ControlPlane):
     import yaml
     config = yaml.safe_load(control_plane.kubeconfig.read_text())
     assert config["clusters"][0]["cluster"]["server"] == control_plane.url
+
+
+def test_delete_pods_removes_pending_and_bound_pods_at_once(control_plane: ControlPlane, namespace: str):
+    # no controller manager empties a namespace here, and no kubelet confirms a graceful delete:
+    # the pods go with grace 0, the bound one included
+    from tests.kube.helpers import pod_manifest
+    control_plane.create_ready_node("cp-delete-pods")
+    try:
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("pending", namespace, scheduler="no-such-scheduler"))
+        control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
+                          pod_manifest("bound", namespace, nodeName="cp-delete-pods"))
+        assert len(control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"]) == 2
+        control_plane.delete_pods(namespace)
+        assert control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods")["items"] == []
+    finally:
+        control_plane.api("DELETE", "/api/v1/nodes/cp-delete-pods")

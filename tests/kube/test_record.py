@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 import yaml
@@ -54,12 +54,26 @@ class Recording:
         self.writer.close()
         self.client.close()
 
-    def wait_until(self, condition: Any, what: str) -> None:
-        """Until a line written so far satisfies ``condition`` (the file is flushed every 2 s)."""
+    def wait_until(self, condition: Any, what: str, why: Callable[[], str] | None = None) -> None:
+        """Until a line written so far satisfies ``condition`` (the file is flushed every 2 s);
+        on a timeout, ``why()`` is added to the message."""
         def seen() -> bool:
             self.writer.flush()
             return any(condition(line) for line in read_lines(self.path))
-        wait_for(seen, timeout=30, what=what)
+        try:
+            wait_for(seen, timeout=30, what=what)
+        except AssertionError as exc:
+            if why is None:
+                raise
+            raise AssertionError(f"{exc}: {why()}") from None
+
+
+def _scheduling_state(control_plane: ControlPlane, namespace: str, name: str) -> str:
+    """What the server says of a pod that was not bound in time, and how many pods wait."""
+    pod = control_plane.api("GET", f"/api/v1/namespaces/{namespace}/pods/{name}")
+    waiting = [p for p in control_plane.api("GET", "/api/v1/pods")["items"] if not p["spec"].get("nodeName")]
+    conditions = [c for c in (pod.get("status") or {}).get("conditions") or [] if c.get("type") == "PodScheduled"]
+    return f"{name} has nodeName={pod['spec'].get('nodeName')!r}, PodScheduled={conditions}; {len(waiting)} pods unbound"
 
 
 def _name(line: dict[str, Any]) -> str:
@@ -339,8 +353,9 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
                                                                   tmp_path):
     """A high-priority pod that fits only by preempting: kube-scheduler nominates it to the
     victim's node, and the trace has that nomination as a decision with the node."""
-    control_plane.create_ready_node("rec-small", cpu="1")
-    on_small = {"kubernetes.io/hostname": "rec-small"}  # the shared server's other nodes must not take them
+    small = f"{namespace}-small"  # its own node: no other test's pod can be on it
+    control_plane.create_ready_node(small, cpu="1")
+    on_small = {"kubernetes.io/hostname": small}  # the shared server's other nodes must not take them
     high = f"{namespace}-high"
     control_plane.api("POST", "/apis/scheduling.k8s.io/v1/priorityclasses",
                       {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
@@ -351,7 +366,7 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                               pod_manifest("victim", namespace, cpu="800m", nodeSelector=on_small))
             rec.wait_until(lambda line: line.get("decision") == "Bound" and line["pod"] == f"{namespace}/victim",
-                           "the victim's binding")
+                           "the victim's binding", why=lambda: _scheduling_state(control_plane, namespace, "victim"))
             control_plane.api("POST", f"/api/v1/namespaces/{namespace}/pods",
                               pod_manifest("preemptor", namespace, cpu="800m", priorityClassName=high,
                                            nodeSelector=on_small))
@@ -362,12 +377,12 @@ def test_record_holds_kube_schedulers_nomination_when_it_preempts(control_plane,
                            and (line["event"] == "DELETED" or bool(line["object"]["metadata"].get("deletionTimestamp"))),
                            "the victim's deletion")
     finally:
-        control_plane.api("DELETE", "/api/v1/nodes/rec-small")
+        control_plane.api("DELETE", f"/api/v1/nodes/{small}")
         control_plane.api("DELETE", f"/apis/scheduling.k8s.io/v1/priorityclasses/{high}")
     lines = list(read_lines(trace))
     nominated = [line for line in lines if line.get("decision") == "Nominated"
                  and line["pod"] == f"{namespace}/preemptor"]
-    assert nominated[0]["node"] == "rec-small"
+    assert nominated[0]["node"] == small
     victim = [line for line in lines if line["type"] == "event" and _name(line) == f"{namespace}/victim"]
     assert victim[0]["event"] == "ADDED"
     last = victim[-1]  # preempted: deleted, or terminating (no kubelet here to finish it)
