@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
+from kschedfw.cli.jsonout import print_json
 
 if TYPE_CHECKING:
     from kschedfw.cluster.inputs.manifests import Inputs
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"kschedfw diff: cannot write {args.report}: {exc.strerror or exc}", file=sys.stderr)
             return 2
     if args.output == "json":
-        print(json.dumps(as_json(comparison), indent=2))
+        print_json(as_json(comparison))
     else:
         print(render(comparison))
     return 1 if comparison.differs else 0

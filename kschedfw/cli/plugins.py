@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
+from kschedfw.cli.jsonout import print_json
 
 if TYPE_CHECKING:
     from kschedfw.framework.registry import Registry
@@ -141,7 +141,7 @@ def render_table(rows: list[dict[str, Any]], width: int = TABLE_WIDTH) -> list[s
 def run(args: argparse.Namespace) -> int:
     rows = describe_plugins()
     if args.output == "json":
-        print(json.dumps(rows, indent=2))
+        print_json(rows)
     else:
         for text in render_table(rows):
             print(text)

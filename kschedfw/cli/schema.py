@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+from kschedfw.cli.jsonout import print_json
 
 
 def add_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> argparse.ArgumentParser:
@@ -25,5 +25,5 @@ def run(args: argparse.Namespace) -> int:
     else:
         from kschedfw.framework.registry import default_registry
         schema = schema_with_plugins(default_registry())
-    print(json.dumps(schema, indent=2))
+    print_json(schema)
     return 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import sys
 from importlib import resources
@@ -14,6 +13,7 @@ import attrs
 
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
 from kschedfw.gcpause import frozen
+from kschedfw.cli.jsonout import print_json
 
 if TYPE_CHECKING:
     from kschedfw.cluster.inputs.manifests import Inputs, Rejection
@@ -287,7 +287,7 @@ def _run(args: argparse.Namespace, until_reported: contextlib.ExitStack) -> int:
             payload["explain"] = explained
         if groups_explained:
             payload["explainPodGroups"] = groups_explained
-        print(json.dumps(payload, indent=2))
+        print_json(payload)
     else:
         _print_table(result, rejected)
         if agreed is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from kschedfw.api.yamlinput import STDIN, STDIN_SOURCE, read_stdin
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
+from kschedfw.cli.jsonout import print_json
 
 EXIT_OK, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 
@@ -102,7 +103,6 @@ def run(args: argparse.Namespace) -> int:
     code = EXIT_ERROR if failed else EXIT_INVALID if invalid else EXIT_OK
 
     if args.output == "json":
-        import json
         payload = {
             "status": "error" if failed else "invalid" if invalid else "ok",
             "files": files,
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             "summary": {"files": len(files), "valid": valid, "invalid": invalid, "error": failed,
                         "errors": n_errors, "warnings": n_warnings},
         }
-        print(json.dumps(payload, indent=2))
+        print_json(payload)
         return code
 
     report = sys.stderr if args.show_defaults else sys.stdout
