@@ -7,6 +7,7 @@ import os
 import sys
 import textwrap
 from typing import TYPE_CHECKING, Any
+
 from kschedfw.cli.jsonout import print_json
 
 if TYPE_CHECKING:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+
 from kschedfw.cli.jsonout import print_json
 
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from kschedfw.cli.gates import add_feature_gates_option, feature_gates_of
-from kschedfw.gcpause import frozen
 from kschedfw.cli.jsonout import print_json
+from kschedfw.gcpause import frozen
 
 if TYPE_CHECKING:
     from kschedfw.cluster.inputs.manifests import Inputs, Rejection

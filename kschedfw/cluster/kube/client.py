@@ -180,8 +180,6 @@ class KubeClient:
         for attempt in range(MAX_RETRIES + 1):
             self.limiter.wait()
             fence = self.write_fence if method != "GET" else None
-            if fence is not None:
-                _check_fence(fence)
             try:
                 response = self._transport.request(method, url, data, headers,
                                                    None if fence is None else partial(_check_fence, fence))
