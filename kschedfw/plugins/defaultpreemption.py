@@ -15,8 +15,8 @@ plugin: a pod whose preemption is still evicting victims waits with
 With WorkloadAwarePreemption (alpha, off) it is also the one PodGroupPostFilter plugin: a pod
 group that did not fit preempts as a whole (:mod:`kschedfw.preemption.podgroup`), its pods wait
 at PreEnqueue with ``waiting for the preemption for this pod group to be finished`` while the
-victims go, and PostFilter no longer preempts for a single pod of a group (the group's cycle
-will). With TopologyAwareWorkloadScheduling a pod of a group with a topology constraint does not
+victims go, and PostFilter does not preempt for a single pod of a group (the group's cycle
+does). With TopologyAwareWorkloadScheduling a pod of a group with a topology constraint does not
 preempt either.
 
 Customisation points, as upstream: :attr:`DefaultPreemption.is_eligible_pod` (extra victim filter

@@ -137,7 +137,7 @@ spec:
 
 
 def test_simulate_refuses_an_empty_spec_naming_file_and_line(tmp_path):
-    # measured: a Pod with `spec: {}` used to be accepted and bound
+    # a Pod with `spec: {}` has no containers: refused by validation, never bound
     path = tmp_path / "c.yaml"
     path.write_text(CLUSTER)
     result = run_cli("simulate", str(path), "-o", "json")

@@ -144,8 +144,9 @@ def test_no_module_assigns_to_an_engine_method():
     assert waived == []
 
 
-def test_the_scan_finds_what_the_old_metrics_did(tmp_path):
-    """The scan is not vacuous: the replacements metrics.py used to make are each found."""
+def test_the_scan_finds_each_way_of_replacing_a_method(tmp_path):
+    """The scan is not vacuous: a method replaced through ``setattr``, by assignment to an
+    attribute or from inside a method is each found (the five replacements below)."""
     patched = tmp_path / "patched.py"
     patched.write_text(
         "def instrument(framework, algorithm, batch, timed, method):\n"

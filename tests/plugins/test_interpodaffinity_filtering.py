@@ -442,7 +442,7 @@ ADD_REMOVE_CASES = [
         [_pod("p1", SELECTOR1, "nodeA"), _pod("p2", None, "nodeC", anti=ANTI_FOO_BAR)],
         _pod("addedPod", SELECTOR1, "nodeA", anti=ANTI_COMPLEX),
         {("region", "r1"): 2, ("zone", "z11"): 2, ("zone", "z21"): 1}, {},
-        id="preFilterState anti-affinity terms are updated correctly after adding and removing a pod #2"),
+        id="preFilterState anti-affinity terms are updated correctly after adding and removing a pod, second case"),
     pytest.param(
         _pod("pending", SELECTOR1, affinity=AFFINITY_COMPLEX),
         [_pod("p1", SELECTOR1, "nodeA"),

@@ -116,7 +116,7 @@ class NodeResourcesBalancedAllocation:
     def pre_score(self, state: CycleState, pod: Pod, nodes: list[NodeInfo]) -> Status | None:
         pod_requests = self.scorer.pod_requests(pod)
         if self.scorer.is_best_effort(pod_requests):
-            # Scoring best-effort pods by balance piles them onto the same node (upstream #129138).
+            # Scoring best-effort pods by balance piles them onto the same node (kubernetes/kubernetes#129138).
             return Status.skip()
         fast = None
         if self.scorer.names == ("cpu", "memory"):
