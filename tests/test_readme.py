@@ -1,6 +1,7 @@
-"""The README's "Write a plugin" section is a working project: its plugin module, entry point,
-configuration and tests are written out as files and its tests run; the DRA section's manifest is
-simulated and must print what the README shows. So the examples cannot drift."""
+"""The examples of the README and of the guides in docs/guides/ run as written. The plugin
+guide's walk-through is a working project: its plugin module, entry point, configuration and tests
+are written out as files and its tests run; the DRA guide's manifests are simulated and must print
+what the guide shows, and so must the replay guide's commands. So the examples cannot drift."""
 
 from __future__ import annotations
 
@@ -16,26 +17,36 @@ from pathlib import Path
 from kschedfw.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTION = "## Write a plugin"
-DRA_SECTION = "## Allocate devices (DRA)"
+GUIDES = ROOT / "docs" / "guides"
+#: the plugin guide's walk-through: from its heading to the next ``## ``
+PLUGIN_PAGE, SECTION = "write-a-plugin.md", "## From the hook to its tests"
+DRA_PAGE = "dra.md"
 BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
 
 
-def section_blocks(heading: str) -> list[tuple[str, str]]:
-    """``(language, text)`` of each fenced block under ``heading``, up to the next ``## ``."""
-    text = (ROOT / "README.md").read_text()
+def section_text(page: str, heading: str | None = None) -> str:
+    """The text of ``docs/guides/<page>`` (``README.md`` for ``"README.md"``): all of it, or from
+    ``heading`` up to the next ``## `` heading (or the end)."""
+    text = (ROOT / page if page == "README.md" else GUIDES / page).read_text()
+    if heading is None:
+        return text
     section = text[text.index(heading):]
-    section = section[:section.index("\n## ", len(heading))]
-    return BLOCK.findall(section)
+    end = section.find("\n## ", len(heading))
+    return section if end < 0 else section[:end]
+
+
+def section_blocks(page: str, heading: str | None = None) -> list[tuple[str, str]]:
+    """``(language, text)`` of each fenced block of ``page``, or of its section under ``heading``."""
+    return BLOCK.findall(section_text(page, heading))
 
 
 def readme_blocks() -> dict[str, tuple[str, str]]:
     """``{path: (language, text)}`` for each fenced block of the section; a block's first line
     names its file (``# my_plugin/plugin.py``)."""
     blocks = {}
-    for lang, body in section_blocks(SECTION):
+    for lang, body in section_blocks(PLUGIN_PAGE, SECTION):
         first = body.splitlines()[0]
-        assert first.startswith("# "), f"README {lang} block under {SECTION!r} must start with '# <file>': {first!r}"
+        assert first.startswith("# "), f"{PLUGIN_PAGE}: {lang} block under {SECTION!r} must start with '# <file>': {first!r}"
         blocks[first[2:].strip()] = (lang, body)
     return blocks
 
@@ -60,7 +71,7 @@ def test_section_has_plugin_entry_point_config_and_tests():
     assert any(path.startswith("tests/") for path in blocks)
 
 
-def test_readme_plugin_example_passes_its_own_tests(tmp_path):
+def test_plugin_guide_example_passes_its_own_tests(tmp_path):
     blocks = readme_blocks()
     for path, (_, body) in blocks.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -88,8 +99,8 @@ def console_runs(text: str) -> list[tuple[list[str], list[str]]]:
     return runs
 
 
-def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
-    blocks = section_blocks(DRA_SECTION)
+def test_dra_guide_example_prints_what_the_guide_shows(tmp_path, monkeypatch, capsys):
+    blocks = section_blocks(DRA_PAGE)
     manifests = [body for lang, body in blocks if lang == "yaml"]
     runs = [run for lang, body in blocks if lang == "console" for run in console_runs(body)]
     assert manifests and runs
@@ -103,11 +114,11 @@ def test_readme_dra_example_prints_what_the_readme_shows(tmp_path, monkeypatch, 
         assert printed == expected, "\n".join(printed)
 
 
-REPLAY_SECTION = "## Replay a recorded cluster"
+REPLAY_PAGE, REPLAY_SECTION = "record-replay.md", "## Replay a recorded cluster"
 
 
 def readme_trace(path: Path) -> None:
-    """The small trace the replay section's output is from."""
+    """The small trace the replay guide's output is from."""
     from tests.trace.builder import NAMESPACE, binding, event, failed, listed, node, pod, write
     write(path, [
         *listed(NAMESPACE, node("node-1", "2"), node("node-2", "8")),
@@ -118,9 +129,9 @@ def readme_trace(path: Path) -> None:
     ])
 
 
-def test_readme_replay_example_prints_what_the_readme_shows(tmp_path, monkeypatch, capsys):
-    """Each command of the replay section prints the lines shown, in order (``...``: lines left out)."""
-    blocks = section_blocks(REPLAY_SECTION)
+def test_replay_guide_example_prints_what_the_guide_shows(tmp_path, monkeypatch, capsys):
+    """Each command of the replay guide prints the lines shown, in order (``...``: lines left out)."""
+    blocks = section_blocks(REPLAY_PAGE, REPLAY_SECTION)
     for lang, body in blocks:
         if lang == "yaml":
             (tmp_path / body.splitlines()[0][2:].strip()).write_text(body)
@@ -187,11 +198,14 @@ def test_no_install_instruction_asks_a_package_index_for_kschedfw():
     assert offenders == [], "\n".join(offenders)
 
 
-def test_readme_ray_extra_is_installed_from_the_clone():
-    """The Sweep section's Ray step is the path form run in the clone, like the README's first
-    command (`python3 -m pip install .`), and names an extra pyproject declares."""
-    text = (ROOT / "README.md").read_text()
-    [step] = [line for line in text.splitlines() if line.startswith("pip install") and "ray" in line]
+def test_ray_extra_is_installed_from_the_clone():
+    """The sweep guide's Ray step (the one such step of the README and the guides) is the path
+    form run in the clone, like the README's first command (`python3 -m pip install .`), and names
+    an extra pyproject declares."""
+    pages = [ROOT / "README.md", *sorted(GUIDES.glob("*.md"))]
+    [step] = [line for page in pages for line in page.read_text().splitlines()
+              if line.startswith("pip install") and "ray" in line]
+    assert step in section_text("sweep.md")
     assert shlex.split(step)[:3] == ["pip", "install", ".[ray]"]
     assert "ray" in distributions()["kschedfw"]
 
@@ -217,16 +231,14 @@ def test_contrib_package_installs_bring_kschedfw_from_the_clone():
     assert offenders == [], "\n".join(offenders)
 
 
-GANGS_SECTION = "### Which one: the in-tree path or the coscheduling package"
+GANGS_PAGE, GANGS_SECTION = "gangs.md", "## Which one: the in-tree path or the coscheduling package"
 
 
-def test_readme_gang_examples_place_as_the_readme_says(tmp_path):
-    """Both gang examples of the README run as written: in-tree (the gates on), gang train in
+def test_gang_guide_examples_place_as_the_guide_says(tmp_path):
+    """Both gang examples of the gangs guide run as written: in-tree (the gates on), gang train in
     rack-1 and eval not bound; with the coscheduling package (put on the path as installing it
     would), eval bound whole and train pending whole."""
-    text = (ROOT / "README.md").read_text()
-    section = text[text.index(GANGS_SECTION):]
-    [(_, block)] = BLOCK.findall(section[:section.index("\n## ")])
+    [(_, block)] = section_blocks(GANGS_PAGE, GANGS_SECTION)
     commands = [shlex.split(line) for line in block.replace("\\\n", " ").splitlines()
                 if line.startswith("kschedfw simulate")]
     assert len(commands) == 2
@@ -244,3 +256,37 @@ def test_readme_gang_examples_place_as_the_readme_says(tmp_path):
     assert [in_tree[f"eval-{i}"] for i in range(3)] == ["", "", ""]
     assert all(coscheduling[f"eval-{i}"] for i in range(3))
     assert [coscheduling[f"train-{i}"] for i in range(4)] == ["", "", "", ""]
+
+
+# ---------------------------------------------------------------------- the README's tour
+def test_readme_starts_with_the_two_setup_commands():
+    """The README opens with the quick start: install and simulate the demo, install tox and run
+    the suite."""
+    [(lang, first)] = BLOCK.findall(section_text("README.md").split("\n## ", 1)[0])
+    assert lang == "sh" and first.splitlines() == ["python3 -m pip install . && kschedfw simulate",
+                                                   "python3 -m pip install tox && python3 -m tox"]
+
+
+def test_readme_tour_prints_what_the_readme_shows(monkeypatch, capsys):
+    """Each ``$ kschedfw`` of the tour's console blocks, run in the clone, prints the lines shown
+    (exactly; after a ``...``, the lines shown in order) with its exit status (``diff``: 1, the
+    pods differ). ``run`` needs an API server, which these tests do not start: its block is
+    checked to be the dry run the text describes."""
+    tour = section_text("README.md", "## A tour")
+    runs = [run for lang, body in BLOCK.findall(tour) if lang == "console" for run in console_runs(body)]
+    simulated = [(argv, expected) for argv, expected in runs if argv[0] != "run"]
+    assert [argv[0] for argv, _ in simulated] == ["simulate", "simulate", "validate", "diff"]
+    [(run_argv, run_shown)] = [(argv, expected) for argv, expected in runs if argv[0] == "run"]
+    assert "--dry-run" in run_argv and run_shown[-1].endswith("nothing was written")
+    monkeypatch.chdir(ROOT)
+    for argv, expected in simulated:
+        capsys.readouterr()
+        assert main(argv) == (1 if argv[0] == "diff" else 0), argv
+        printed = [line.rstrip() for line in capsys.readouterr().out.splitlines()]
+        if "..." not in expected:
+            assert printed == expected, "\n".join(printed)
+            continue
+        lines = iter(printed)
+        for line in expected:
+            if line != "...":
+                assert line in lines, f"{argv}: {line!r} not printed (in this order)"

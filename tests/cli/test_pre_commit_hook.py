@@ -46,17 +46,17 @@ def test_entry_with_file_names_gives_the_commit_its_verdict(tmp_path):
     assert run_cli(*args, str(good), str(bad)).exit_code == 1  # non-zero: the commit stops
 
 
-def _readme_snippet() -> str:
-    readme = (ROOT / "README.md").read_text()
-    snippet = re.search(r"```yaml\n(repos:\n.*?)```", readme, re.S)
-    assert snippet is not None, "no .pre-commit-config.yaml snippet in the README"
+def _guide_snippet() -> str:
+    guide = (ROOT / "docs" / "guides" / "validate.md").read_text()
+    snippet = re.search(r"```yaml\n(repos:\n.*?)```", guide, re.S)
+    assert snippet is not None, "no .pre-commit-config.yaml snippet in docs/guides/validate.md"
     return snippet.group(1)
 
 
-def test_readme_snippet_is_a_local_hook_with_the_shipped_hooks_command_and_files():
+def test_guide_snippet_is_a_local_hook_with_the_shipped_hooks_command_and_files():
     """kschedfw has no public repository to name and no tags to pin, so the snippet a user copies
     is a `repo: local` hook; it runs what `.pre-commit-hooks.yaml` runs, on the same files."""
-    [repo] = yaml.safe_load(_readme_snippet())["repos"]
+    [repo] = yaml.safe_load(_guide_snippet())["repos"]
     assert repo["repo"] == "local" and "rev" not in repo  # pre-commit refuses a rev on a local repo
     [hook] = repo["hooks"]
     shipped = _hook()
@@ -65,7 +65,7 @@ def test_readme_snippet_is_a_local_hook_with_the_shipped_hooks_command_and_files
     assert hook["language"] == "system"  # the kschedfw installed where `git commit` runs
 
 
-def test_readme_snippet_stops_a_commit_with_an_invalid_config(tmp_path):
+def test_guide_snippet_stops_a_commit_with_an_invalid_config(tmp_path):
     """The snippet as written, through pre-commit itself, in a fresh git repository: a valid
     configuration passes, an invalid one fails the hook (exit 1) with kschedfw's finding."""
     import os
@@ -93,7 +93,7 @@ def test_readme_snippet_stops_a_commit_with_an_invalid_config(tmp_path):
         return subprocess.run(list(args), cwd=repo, env=env, capture_output=True, text=True, timeout=120)
 
     assert run("git", "init", "-q").returncode == 0
-    (repo / ".pre-commit-config.yaml").write_text(_readme_snippet())
+    (repo / ".pre-commit-config.yaml").write_text(_guide_snippet())
     (repo / "scheduler-config.yaml").write_text(HEAD)
     (repo / "notes.yaml").write_text("parallelism: 0\n")  # not a scheduler config by name: not checked
     assert run("git", "add", ".").returncode == 0

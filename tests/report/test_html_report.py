@@ -26,7 +26,8 @@ FIXTURE = Path(__file__).parent / "data" / "cluster.yaml"
 GATES = "GenericWorkload=true,GangScheduling=true"
 ZONE, REGION = "topology.kubernetes.io/zone", "topology.kubernetes.io/region"
 
-#: the README's picture, written by the screenshot test when this variable names a path
+#: the report guide's picture (docs/report.png), written by the screenshot test when this
+#: variable names a path
 SCREENSHOT_TO = "KSCHEDFW_REPORT_SCREENSHOT"
 
 
@@ -225,7 +226,7 @@ def test_the_error_probe_catches_a_script_error(report, tmp_path):
 
 @needs_browser
 def test_a_screenshot_of_the_report(report, tmp_path):
-    """Also the README's picture: ``KSCHEDFW_REPORT_SCREENSHOT=docs/report.png pytest -k screenshot``."""
+    """Also the report guide's picture: ``KSCHEDFW_REPORT_SCREENSHOT=docs/report.png pytest -k screenshot``."""
     page, _ = report
     png = screenshot(page, tmp_path / "report.png", tmp_path)
     data = png.read_bytes()

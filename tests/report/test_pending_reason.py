@@ -166,11 +166,11 @@ def test_scheduler_error_names_the_plugin_and_the_error():
     check(reason, status.message())
 
 
-def test_the_readme_example_prints_what_the_demo_gives():
-    """The README's `simulate -o json | jq` lines are the demo's pending pods, projected as its
-    jq program projects them (here in Python: jq need not be installed)."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    section = readme[readme.index("### Why a pod is pending, as data"):]
+def test_the_guides_example_prints_what_the_demo_gives():
+    """The explain guide's `simulate -o json | jq` lines are the demo's pending pods, projected as
+    its jq program projects them (here in Python: jq need not be installed)."""
+    guide = (Path(__file__).parents[2] / "docs" / "guides" / "explain.md").read_text()
+    section = guide[guide.index("## Why a pod is pending, as data"):]
     start = section.index("```console\n") + len("```console\n")
     block = section[start:section.index("\n```", start)]
     shown = [json.loads(line) for line in block.splitlines()[1:]]
