@@ -9,7 +9,8 @@ import ipaddress
 import os
 from pathlib import Path
 
-__all__ = ["CertificateFileError", "PAIR_NAME", "check_client_ca", "check_pair", "self_signed", "pair_in_dir"]
+__all__ = ["CertificateFileError", "PAIR_NAME", "check_ca_bundle", "check_client_ca", "check_pair", "self_signed",
+           "pair_in_dir"]
 
 PAIR_NAME = "kschedfw"
 VALIDITY = _dt.timedelta(days=365)
@@ -19,8 +20,8 @@ class CertificateFileError(Exception):
     """A certificate, key or CA file that cannot be used; the message names it."""
 
 
-def check_pair(cert_file: str, key_file: str) -> None:
-    """Both files readable PEM, the key one of the certificate's."""
+def check_pair(cert_file: str, key_file: str) -> tuple[bytes, bytes]:
+    """Both files readable PEM, the key one of the certificate's: (chain PEM, key PEM) as read."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     data = _read(cert_file, "--tls-cert-file")
@@ -30,8 +31,9 @@ def check_pair(cert_file: str, key_file: str) -> None:
         certs = x509.load_pem_x509_certificates(data)
     except ValueError as exc:
         raise CertificateFileError(f"--tls-cert-file {cert_file}: {exc}") from None
+    key_data = _read(key_file, "--tls-private-key-file")
     try:
-        key = serialization.load_pem_private_key(_read(key_file, "--tls-private-key-file"), password=None)
+        key = serialization.load_pem_private_key(key_data, password=None)
     except (ValueError, TypeError) as exc:
         raise CertificateFileError(f"--tls-private-key-file {key_file}: not a PEM private key: {exc}") from None
     ours = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -40,17 +42,26 @@ def check_pair(cert_file: str, key_file: str) -> None:
     if ours != theirs:
         raise CertificateFileError(f"--tls-private-key-file {key_file} does not match the certificate "
                                    f"in --tls-cert-file {cert_file}")
+    return data, key_data
 
 
 def check_client_ca(ca_file: str) -> bytes:
     """The CA bundle's PEM; at least one certificate in it."""
+    return check_ca_bundle(_read(ca_file, "--client-ca-file"), f"--client-ca-file {ca_file}")
+
+
+def check_ca_bundle(data: bytes, what: str) -> bytes:
+    """``data`` when it is a PEM bundle of at least one certificate that TLS can verify against;
+    else CertificateFileError starting with ``what``."""
+    import ssl
+
     from cryptography import x509
-    data = _read(ca_file, "--client-ca-file")
     try:
         if not _pem_has(data, b"CERTIFICATE") or not x509.load_pem_x509_certificates(data):
             raise ValueError("no PEM certificate in it")
-    except ValueError as exc:
-        raise CertificateFileError(f"--client-ca-file {ca_file}: {exc}") from None
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_verify_locations(cadata=data.decode("ascii"))
+    except (ValueError, ssl.SSLError) as exc:  # (UnicodeDecodeError is a ValueError)
+        raise CertificateFileError(f"{what}: {exc}") from None
     return data
 
 

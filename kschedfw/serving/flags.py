@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the lowest TLS version accepted (default VersionTLS12, as Go's servers)")
     group.add_argument("--client-ca-file", default="", metavar="FILE",
                        help="accept client certificates signed by these CAs (CommonName the user, Organization "
-                            "the groups); default: the cluster's, from kube-system/extension-apiserver-authentication")
+                            "the groups), reloaded when it changes; default: the cluster's, from "
+                            "kube-system/extension-apiserver-authentication (followed as it changes)")
     group.add_argument("--authentication-kubeconfig", default="", metavar="FILE",
                        help="the API server that reviews tokens (TokenReview); default: the scheduler's own")
     group.add_argument("--authorization-kubeconfig", default="", metavar="FILE",

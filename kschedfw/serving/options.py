@@ -10,6 +10,7 @@ from typing import Any, Callable, Mapping
 
 from kschedfw.serving.authentication import Authenticator
 from kschedfw.serving.authorization import Authorizer
+from kschedfw.serving.clientca import ConfigMapClientCA
 from kschedfw.serving.certificates import CertificateFileError, check_pair, pair_in_dir, self_signed
 from kschedfw.serving.endpoints import Check, Endpoints
 from kschedfw.serving.handler import Chain
@@ -24,7 +25,6 @@ log = logging.getLogger(__name__)
 DEFAULT_TLS_MIN_VERSION = "VersionTLS12"  # what kube-scheduler's Go TLS server accepts by default
 #: upstream's delegated clients' limits (a review per new token or path, at most, each 10 s)
 REVIEW_QPS, REVIEW_BURST = 200.0, 400
-AUTHENTICATION_CONFIGMAP = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
 
 
 class ServingError(Exception):
@@ -81,19 +81,20 @@ def _secure(args: argparse.Namespace, connection: Any, endpoints: Endpoints) -> 
     authn_client = _review_client(args.authentication_kubeconfig, connection, "--authentication-kubeconfig")
     authz_client = _review_client(args.authorization_kubeconfig, connection, "--authorization-kubeconfig")
     min_version = TLS_VERSIONS[args.tls_min_version or DEFAULT_TLS_MIN_VERSION]
-    client_ca = None if args.client_ca_file else _cluster_client_ca(authn_client)
+    # --client-ca-file, else the cluster's (both followed as they change)
+    client_ca = None if args.client_ca_file else ConfigMapClientCA(authn_client)
+    if client_ca is not None:
+        client_ca.prime()
     try:
         if args.tls_cert_file:
-            files = (args.tls_cert_file, args.tls_private_key_file)
-            tls = ServingTLS(cert_file=files[0], key_file=files[1], client_ca_file=args.client_ca_file or None,
-                             client_ca_pem=client_ca, min_version=min_version)
+            pair: dict[str, Any] = {"cert_file": args.tls_cert_file, "key_file": args.tls_private_key_file}
         elif args.cert_dir:
             cert_file, key_file = pair_in_dir(args.cert_dir)
-            tls = ServingTLS(cert_file=cert_file, key_file=key_file, client_ca_file=args.client_ca_file or None,
-                             client_ca_pem=client_ca, min_version=min_version)
+            pair = {"cert_file": cert_file, "key_file": key_file}
         else:
-            tls = ServingTLS(pem=self_signed(), client_ca_file=args.client_ca_file or None, client_ca_pem=client_ca,
-                             min_version=min_version)
+            pair = {"pem": self_signed()}
+        tls = ServingTLS(**pair, client_ca_file=args.client_ca_file or None, client_ca=client_ca,
+                         min_version=min_version)
     except CertificateFileError as exc:
         raise ServingError(str(exc)) from None
     paths = [p.strip() for p in args.authorization_always_allow_paths.split(",") if p.strip()]
@@ -107,6 +108,9 @@ def _secure(args: argparse.Namespace, connection: Any, endpoints: Endpoints) -> 
         authn_client.close()
         authz_client.close()
         raise
+    if client_ca is not None:
+        client_ca.start()
+        server.on_stop.append(client_ca.stop)
     server.on_stop += [authn_client.close, authz_client.close]
     return server
 
@@ -121,17 +125,3 @@ def _review_client(kubeconfig: str, connection: Any, flag: str) -> Any:
             raise ServingError(f"{flag}: {exc}") from None
     return KubeClient(connection, qps=REVIEW_QPS, burst=REVIEW_BURST, user_agent="kschedfw/serving",
                       timeout=REVIEW_TIMEOUT)
-
-
-def _cluster_client_ca(client: Any) -> bytes | None:
-    """The cluster's client CA, as kube-scheduler reads it when --client-ca-file is not given;
-    None, with upstream's hint, when it cannot be read (client certificates are then refused)."""
-    try:
-        configmap = client.get(AUTHENTICATION_CONFIGMAP)
-        ca = (configmap.get("data") or {}).get("client-ca-file") if isinstance(configmap, dict) else None
-    except Exception as exc:  # no answer, 403, 404: serve without client certificates
-        log.warning("unable to get configmap/extension-apiserver-authentication in kube-system (%s): client "
-                    "certificates will not authenticate; usually fixed by a RoleBinding of the role "
-                    "extension-apiserver-authentication-reader to this scheduler's service account", exc)
-        return None
-    return str(ca).encode() if ca else None

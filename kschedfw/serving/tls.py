@@ -1,7 +1,9 @@
 """The TLS side of secure serving: an ``ssl`` server context from the serving pair and the client
-CA, built again when their files change (upstream's dynamic serving certificates: a renewed
-certificate is used without a restart). A file that changes into something unusable is logged and
-the last good context kept, so a half-written renewal never takes the endpoint down."""
+CA, built again when either changes (upstream's dynamic serving certificates and CA content: a
+renewed certificate or a rotated CA is used without a restart, by the connections made after
+it). The pair and the CA are kept apart: a pair file that changes into something unusable is
+logged and the last good pair kept (so a half-written renewal never takes the endpoint down),
+while a new client CA is still taken, and the other way round (:mod:`kschedfw.serving.clientca`)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import tempfile
 import threading
 import time
 
+from kschedfw.serving.clientca import ClientCA, FileClientCA
 from kschedfw.serving.flags import TLS_VERSION_NAMES
-from kschedfw.serving.certificates import CertificateFileError, check_client_ca, check_pair
+from kschedfw.serving.certificates import CertificateFileError, check_pair
 
 __all__ = ["TLS_VERSIONS", "ServingTLS"]
 
@@ -22,78 +25,94 @@ log = logging.getLogger(__name__)
 #: --tls-min-version's values, Go's names
 TLS_VERSIONS = dict(zip(TLS_VERSION_NAMES, (ssl.TLSVersion.TLSv1, ssl.TLSVersion.TLSv1_1, ssl.TLSVersion.TLSv1_2,
                                             ssl.TLSVersion.TLSv1_3)))
-#: how often at most the files are looked at (on a handshake)
+#: how often at most the pair's files are looked at (on a handshake)
 RECHECK_EVERY = 1.0
 
 
 class ServingTLS:
     """Either ``cert_file``/``key_file`` (watched) or ``pem`` (chain, key) held in memory; the
-    client CA from ``client_ca_file`` (watched) or ``client_ca_pem``."""
+    client CA from ``client_ca_file`` (watched) or ``client_ca`` (any :class:`ClientCA`)."""
 
     def __init__(self, *, cert_file: str | None = None, key_file: str | None = None,
                  pem: tuple[bytes, bytes] | None = None, client_ca_file: str | None = None,
-                 client_ca_pem: bytes | None = None, min_version: ssl.TLSVersion | None = None) -> None:
+                 client_ca: ClientCA | None = None, min_version: ssl.TLSVersion | None = None) -> None:
         self._files = (cert_file, key_file) if cert_file and key_file else None
-        self._pem = pem
-        self._ca_file = client_ca_file
-        self._ca_pem = client_ca_pem
         self._min_version = min_version
         self._lock = threading.Lock()
         self._checked = 0.0
+        # CertificateFileError from here on: a start with a broken file fails
+        self._client_ca = FileClientCA(client_ca_file) if client_ca_file else client_ca
         self._stamp = self._file_stamp()
-        self._context = self._build()  # raises CertificateFileError: a start with a broken file fails
+        self._pair = self._read_pair() if self._files is not None else pem
+        self._ca = self._client_ca.current() if self._client_ca is not None else None
+        self._context = self._build(self._pair, self._ca)
 
     @property
     def verifies_clients(self) -> bool:
-        return self._ca_file is not None or self._ca_pem is not None
+        return self._client_ca is not None
 
     def context(self) -> ssl.SSLContext:
-        """The context for the next handshake (rebuilt first when a file changed)."""
+        """The context for the next handshake (rebuilt first when the pair or the CA changed)."""
         now = time.monotonic()
-        if now - self._checked >= RECHECK_EVERY:
-            with self._lock:
+        ca = self._client_ca.current() if self._client_ca is not None else None
+        files_due = self._files is not None and now - self._checked >= RECHECK_EVERY
+        if not files_due and ca is self._ca:
+            return self._context
+        with self._lock:
+            pair = self._pair
+            if self._files is not None and now - self._checked >= RECHECK_EVERY:
                 self._checked = now
                 stamp = self._file_stamp()
                 if stamp != self._stamp:
                     self._stamp = stamp
                     try:
-                        self._context = self._build()
-                        log.info("serving certificate files changed: reloaded")
+                        pair = self._read_pair()
                     except CertificateFileError as exc:
                         log.warning("keeping the previous serving certificate: %s", exc)
-        return self._context
+            if pair is self._pair and ca is self._ca:
+                return self._context
+            try:
+                context = self._build(pair, ca)
+            except CertificateFileError as exc:  # not retried until something changes again
+                log.warning("keeping the previous serving certificate and client CA: %s", exc)
+            else:
+                if pair is not self._pair:
+                    log.info("serving certificate files changed: reloaded")
+                self._context = context
+            self._pair, self._ca = pair, ca
+            return self._context
 
-    def _file_stamp(self) -> tuple[tuple[int, int] | None, ...]:
-        paths = [*(self._files or ()), *((self._ca_file,) if self._ca_file else ())]
-        stamps: list[tuple[int, int] | None] = []
-        for path in paths:
+    def _file_stamp(self) -> tuple[tuple[int, int, int] | None, ...]:
+        stamps: list[tuple[int, int, int] | None] = []
+        for path in self._files or ():
             try:
                 st = os.stat(path)
-                stamps.append((st.st_mtime_ns, st.st_size))
+                stamps.append((st.st_mtime_ns, st.st_size, st.st_ino))
             except OSError:
                 stamps.append(None)
         return tuple(stamps)
 
-    def _build(self) -> ssl.SSLContext:
+    def _read_pair(self) -> tuple[bytes, bytes]:
+        assert self._files is not None
+        cert_file, key_file = self._files
+        return check_pair(cert_file, key_file)
+
+    def _build(self, pair: tuple[bytes, bytes] | None, ca: bytes | None) -> ssl.SSLContext:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         if self._min_version is not None:
             context.minimum_version = self._min_version
-        if self._files is not None:
-            cert_file, key_file = self._files
-            check_pair(cert_file, key_file)
+        if pair is not None:
             try:
-                context.load_cert_chain(cert_file, key_file)
+                _load_pem_chain(context, *pair)
             except (ssl.SSLError, OSError) as exc:
-                raise CertificateFileError(f"--tls-cert-file {cert_file} / --tls-private-key-file {key_file}: "
-                                           f"{exc}") from None
-        elif self._pem is not None:
-            _load_pem_chain(context, *self._pem)
-        ca = check_client_ca(self._ca_file) if self._ca_file else self._ca_pem
+                what = "the serving certificate" if self._files is None else \
+                    f"--tls-cert-file {self._files[0]} / --tls-private-key-file {self._files[1]}"
+                raise CertificateFileError(f"{what}: {exc}") from None
         if ca:
             try:
                 context.load_verify_locations(cadata=ca.decode("ascii", "replace"))
             except (ssl.SSLError, ValueError) as exc:
-                raise CertificateFileError(f"client CA {self._ca_file or '(from the cluster)'}: {exc}") from None
+                raise CertificateFileError(f"client CA: {exc}") from None
             # a client may send no certificate (a token, or anonymous); one it sends must verify
             context.verify_mode = ssl.CERT_OPTIONAL
         return context

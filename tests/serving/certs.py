@@ -22,6 +22,7 @@ def _ca(directory: Path):
                 .serial_number(x509.random_serial_number()).not_valid_before(now)
                 .not_valid_after(now + dt.timedelta(days=1))
                 .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
                 .sign(key, hashes.SHA256()))
         cert_file.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
         key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -44,6 +45,9 @@ def client_certificate(directory: Path, user: str, groups: list[str], *, server:
             .serial_number(x509.random_serial_number()).not_valid_before(now)
             .not_valid_after(now + dt.timedelta(days=1))
             .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+            # key identifiers, as real CAs write them: a bundle of two CAs of the same name (a
+            # rotation) verifies each certificate against the right one
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
     cert_pem = cert.public_bytes(serialization.Encoding.PEM)
     key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,

@@ -33,6 +33,8 @@ class Resource:
     #: the key the object store holds this kind under when the kind name alone is ambiguous
     #: (``scheduling.k8s.io/PodGroup`` beside the coscheduling plugin's ``PodGroup``)
     store_key: str = ""
+    #: listed and watched in this namespace only (default: every namespace)
+    namespace: str = ""
 
     @property
     def store_kind(self) -> str:
@@ -47,7 +49,7 @@ class Resource:
     @property
     def path(self) -> str:
         base = "/api/v1" if self.group_version == "v1" else f"/apis/{self.group_version}"
-        return f"{base}/{self.plural}"
+        return f"{base}/namespaces/{self.namespace}/{self.plural}" if self.namespace else f"{base}/{self.plural}"
 
     @property
     def discovery_path(self) -> str:
