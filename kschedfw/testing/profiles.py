@@ -131,8 +131,10 @@ def simulate_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterab
 
 
 def simulation_with(classes: Iterable[type], objects: Iterable[Any], steps: Iterable[Any] = (), *,
-                    seed: int = 0, fast_paths: bool = True, **kwargs: Any) -> "Simulation":
-    """:func:`simulate_with`'s simulation, not run yet (to watch it: the hint audit)."""
+                    seed: int = 0, fast_paths: bool = True, feature_gates: Mapping[str, bool] | None = None,
+                    **kwargs: Any) -> "Simulation":
+    """:func:`simulate_with`'s simulation, not run yet (to watch it: the hint audit);
+    ``feature_gates`` set gates for the cluster, the scheduler and the plugins."""
     import attrs
 
     from kschedfw.simulation import Simulation
@@ -142,4 +144,4 @@ def simulation_with(classes: Iterable[type], objects: Iterable[Any], steps: Iter
     steps = [attrs.evolve(s, objects=tuple(named(o) for o in s.objects)) if s.objects else s for s in steps]
     objects = with_priority_classes(objects, [o for s in steps for o in s.objects])
     return Simulation(config_for(classes, registry=registry, **kwargs), registry, objects, steps, seed=seed,
-                      fast_paths=fast_paths)
+                      fast_paths=fast_paths, feature_gates=feature_gates)

@@ -14,8 +14,7 @@ from kschedfw.api import Node
 from kschedfw.cluster.inputs.scenario import Step
 from kschedfw.fwk.events import ActionType, ClusterEvent, ClusterEventWithHint, EventResource, QueueingHint
 from kschedfw.framework.registry import default_registry
-from kschedfw.testing import (assert_hints_sound, audit_hints, make_node, make_pod, node_affinity, taint,
-                              toleration)
+from kschedfw.testing import assert_hints_sound, audit_hints, make_node, make_pod, taint, toleration
 from kschedfw.testing.profiles import simulation_with
 
 from tests.scheduler.plugins import BASE
@@ -139,77 +138,7 @@ IN_TREE_CASES = {
 }
 
 
-def _in(key: str, *values: str) -> dict[str, Any]:
-    return {"nodeAffinity": node_affinity([{"key": key, "operator": "In", "values": list(values)}])}
-
-
-def _update(obj: Any) -> Step:
-    return Step(10.0, "update", objects=(obj,))
-
-
-def _create(obj: Any) -> Step:
-    return Step(10.0, "create", objects=(obj,))
-
-
-NOT_READY = taint("node.kubernetes.io/not-ready")
-# upstream's queueing table (test/integration/scheduler/queueing/queue.go, CoreResourceEnqueueTestCases):
-# its name -> (plugins, nodes and pods, trigger); the audit must find no event a hint wrongly skipped
-UPSTREAM_CASES = {
-    "Pod without a required toleration to a node isn't requeued to activeQ": (
-        ("TaintToleration", "NodeResourcesFit"),
-        [make_node("fake-node", cpu="2", taints=[NOT_READY]), make_pod("pod1", cpu="4"),
-         make_pod("pod2", cpu="4", tolerations=[toleration("node.kubernetes.io/not-ready")])],
-        [_update(make_node("fake-node", cpu="4", taints=[NOT_READY]))]),
-    "Pod rejected by the NodeAffinity plugin is requeued when a Node's label is updated": (
-        ("NodeAffinity",), [make_node("fake-node1", labels={"group": "a"}),
-                            make_pod("pod1", affinity=_in("group", "b")), make_pod("pod2", affinity=_in("group", "c"))],
-        [_update(make_node("fake-node1", labels={"group": "b"}))]),
-    "Pod rejected by the NodeAffinity plugin is not requeued when an updated Node haven't changed the "
-    "'match' verdict": (
-        ("NodeAffinity", "NodeResourcesFit"),
-        [make_node("node1", cpu="2", labels={"group": "a"}), make_node("node2", labels={"group": "b"}),
-         make_pod("pod1", cpu="4", affinity=_in("group", "a"))],
-        [_update(make_node("node1", cpu="2", labels={"group": "a", "node": "fake-node"}))]),
-    "Pod rejected by the NodeAffinity plugin is requeued when a Node is added": (
-        ("NodeAffinity",), [make_node("fake-node1", labels={"group": "a"}),
-                            make_pod("pod1", affinity=_in("group", "b")), make_pod("pod2", affinity=_in("group", "c"))],
-        [_create(make_node("fake-node2", labels={"group": "b"}))]),
-    "Pod rejected by the TaintToleration plugin is requeued when the Node's taint is updated": (
-        ("TaintToleration",),
-        [make_node("fake-node", taints=[NOT_READY]), make_pod("pod1", tolerations=[toleration("taint-key")]),
-         make_pod("pod2", tolerations=[toleration("taint-key2")]), make_pod("pod3")],
-        [_update(make_node("fake-node", taints=[taint("taint-key")]))]),
-    "Pod rejected by the TaintToleration plugin is requeued when a Node that has the correspoding taint is added": (
-        ("TaintToleration",), [make_node("fake-node1", taints=[NOT_READY]),
-                               make_pod("pod1", tolerations=[toleration("taint-key")]), make_pod("pod2")],
-        [_create(make_node("fake-node2", taints=[taint("taint-key")]))]),
-    "Pod rejected by the NodeResourcesFit plugin is requeued when a Pod is deleted": (
-        ("NodeResourcesFit",), [make_node("fake-node", cpu="2"), make_pod("pod1", cpu="2", node_name="fake-node"),
-                                make_pod("pod2", cpu="2")],
-        [Step(10.0, "delete", target={"kind": "Pod", "namespace": "default", "name": "pod1"})]),
-    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is created": (
-        ("NodeResourcesFit",), [make_node("fake-node1", cpu="2"), make_pod("pod1", cpu="4"), make_pod("pod2", cpu="5")],
-        [_create(make_node("fake-node2", cpu="4"))]),
-    "Pod rejected by the NodeResourcesFit plugin is requeued when a Node is updated": (
-        ("NodeResourcesFit",), [make_node("fake-node", cpu="2"), make_pod("pod1", cpu="4"), make_pod("pod2", cpu="5")],
-        [_update(make_node("fake-node", cpu="4"))]),
-    "Pod rejected by the NodeUnschedulable plugin is requeued when the node is turned to ready": (
-        ("NodeUnschedulable",), [make_node("fake-node", unschedulable=True), make_pod("pod1")],
-        [_update(make_node("fake-node"))]),
-    "Pod rejected by the NodeUnschedulable plugin isn't requeued when another unschedulable node is created": (
-        ("NodeUnschedulable",), [make_node("fake-node1", unschedulable=True), make_pod("pod1")],
-        [_create(make_node("fake-node2", unschedulable=True))]),
-    "Pod rejected with hostport by the NodePorts plugin is requeued when pod with common hostport is deleted": (
-        ("NodePorts",), [make_node("fake-node"), make_pod("pod1", node_name="fake-node", host_ports=[8080]),
-                         make_pod("pod2", host_ports=[8080])],
-        [Step(10.0, "delete", target={"kind": "Pod", "namespace": "default", "name": "pod1"})]),
-}
-
-
-@pytest.mark.parametrize("case", sorted(UPSTREAM_CASES))
-def test_in_tree_hints_are_clean_on_upstreams_queueing_table(case):
-    plugins, objects, steps = UPSTREAM_CASES[case]
-    assert_hints_sound(_in_tree(*plugins), objects, steps)
+# upstream's queueing-hint integration table, case by case: test_upstream_table
 
 
 @pytest.mark.parametrize("case", sorted(IN_TREE_CASES))
