@@ -193,13 +193,15 @@ class NodeFiltering:
                 new = [chunk[at := known.index(_UNKNOWN, at + 1)] for _ in range(unknown)]
             else:
                 new = [ni for ni, outcome in zip(chunk, known) if outcome is _UNKNOWN]
+            failed: dict[NodeInfo, Status] | None
             if len(new) == 1:
                 outcome = self.filter_one(state, pod, new[0], plan, None)
-                failed: dict[NodeInfo, Status] | Status | None = {} if outcome is None else {new[0]: outcome}
+                failed = {} if outcome is None else {new[0]: outcome}
             else:
-                failed = self._filter_chunk(state, pod, new, plan, forms, None)
-                if isinstance(failed, Status):  # a whole-list form's fault
-                    return feasible, rejected, failed
+                chunk_outcome = self._filter_chunk(state, pod, new, plan, forms, None)
+                if isinstance(chunk_outcome, Status):  # a whole-list form's fault
+                    return feasible, rejected, chunk_outcome
+                failed = chunk_outcome
             if not failed and failed is not None and passed + unknown == len(known):
                 for ni in new:  # they passed too
                     kept[ni] = (ni.generation, ni.node, None)
