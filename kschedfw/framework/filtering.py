@@ -11,6 +11,12 @@ taken again one node at a time, which gives upstream's first error and the guard
 whole-list form meets the per-node hook's guard itself: raising, returning a list of the wrong
 length or a value that is neither None nor a Status is an Error naming the plugin, as the hook's
 would be.
+
+With fast paths on, when every Filter plugin of the cycle gives a verdict key (the plugins'
+``filter_verdict_key``) and no node has nominated pods, each node's outcome (passed, or its
+rejection) is kept per key under the node's stamp (:mod:`kschedfw.fwk.node_reuse`): the next
+pod with the same keys, a replica of one template, reads each unchanged node's outcome in one
+pass instead of one pass per plugin, and only the nodes changed since run the plugins.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Collection, Hashable
 
 from kschedfw.fwk.cycle_state import CycleState
+from kschedfw.fwk.node_reuse import NodeMemo
 from kschedfw.framework.guard import PluginFaults
 from kschedfw.framework.nominated import PLAIN, NominatedContext, NominatedPods
 from kschedfw.framework.plans import Plan, Plans
@@ -33,6 +40,18 @@ __all__ = ["NodeFiltering"]
 _REJECTED_CODES = frozenset({Code.Unschedulable, Code.UnschedulableAndUnresolvable, Code.Pending})
 #: below this many candidate nodes the whole-list forms' bookkeeping costs more than the calls they save
 _MIN_WHOLE_LIST_NODES = 16
+#: a node whose outcome is not kept (or no longer holds) for the cycle's verdict key
+_UNKNOWN: Any = object()
+
+
+def _round_slice(nodes: list[NodeInfo], first: int, count: int) -> list[NodeInfo]:
+    """``count`` nodes from index ``first`` round the list (``count`` at most its length):
+    the search's next chunk, without copying the whole list turned to its start."""
+    first %= len(nodes)
+    end = first + count
+    if end <= len(nodes):
+        return nodes[first:end]
+    return nodes[first:] + nodes[:end - len(nodes)]
 
 
 class NodeFiltering:
@@ -40,10 +59,14 @@ class NodeFiltering:
     :class:`~kschedfw.framework.plans.Plans` it is given: their Filter list, its plugins'
     whole-list forms and verdict keys, and the AddPod extensions of the nominated-pods pass."""
 
-    def __init__(self, faults: PluginFaults, nominated: NominatedPods, *, fast_paths: bool) -> None:
+    def __init__(self, faults: PluginFaults, nominated: NominatedPods, *, fast_paths: bool,
+                 outcomes: NodeMemo[Status | None] | None = None) -> None:
         self.faults = faults
         self.nominated = nominated
         self.fast_paths = fast_paths
+        #: each node's outcome per Filter verdict key (see the module's docstring)
+        self.outcomes: NodeMemo[Status | None] = outcomes if outcomes is not None \
+            else NodeMemo(keeps=fast_paths)
 
     @staticmethod
     def filters_to_run(plans: Plans, state: CycleState) -> Plan:
@@ -104,13 +127,17 @@ class NodeFiltering:
             extensions = self.add_pod_extensions(plans, state)
             key = self.filter_verdict_key(plans, plan, state, pod) if not extensions else None
             nominated = self.nominated.begin(state, pod, extensions, key, nominated_nodes)
-        order = nodes[start:] + nodes[:start] if start else nodes
+        elif self.fast_paths:
+            key = self.filter_verdict_key(plans, plan, state, pod)
+            if key is not None:
+                return self._filter_kept(state, pod, nodes, start, to_find, plan, forms,
+                                         self.outcomes.for_key(key, len(nodes)))
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
         to_find = max(to_find, 1)  # a search stops after its first feasible node at the least
-        pos, total = 0, len(order)
+        pos, total = 0, len(nodes)
         while pos < total and (wanted := to_find - len(feasible)) > 0:
-            chunk = order[pos:pos + wanted]
+            chunk = _round_slice(nodes, start + pos, min(wanted, total - pos))
             pos += len(chunk)
             if len(chunk) > 1:
                 failed = self._filter_chunk(state, pod, chunk, plan, forms, nominated)
@@ -135,6 +162,61 @@ class NodeFiltering:
                     rejected.append((ni, status))
                 else:
                     return feasible, rejected, status
+        return feasible, rejected, None
+
+    def _filter_kept(self, state: CycleState, pod: "Pod", nodes: list[NodeInfo], start: int, to_find: int,
+                     plan: Plan, forms: list[Callable[..., Any] | None] | None, kept: dict[NodeInfo, Any]
+                     ) -> tuple[list[NodeInfo], list[tuple[NodeInfo, Status]], Status | None]:
+        """:meth:`filter_nodes`'s search with the outcomes ``kept`` for the cycle's verdict key:
+        the same chunks, each node's outcome read from ``kept`` while its stamp holds, the
+        others' worked out as in the plain search and kept. A chunk whose new nodes need the
+        node-by-node pass takes it in visiting order, kept outcomes included, so the first error
+        is the one the plain search stops at. HOT PATH: the outcomes are read inline (the rule
+        of :mod:`kschedfw.fwk.node_reuse`)."""
+        feasible: list[NodeInfo] = []
+        rejected: list[tuple[NodeInfo, Status]] = []
+        to_find = max(to_find, 1)
+        get = kept.get
+        pos, total = 0, len(nodes)
+        while pos < total and (wanted := to_find - len(feasible)) > 0:
+            chunk = _round_slice(nodes, start + pos, min(wanted, total - pos))
+            pos += len(chunk)
+            known = [hit[2] if (hit := get(ni)) is not None and hit[1] is ni.node and hit[0] == ni.generation
+                     else _UNKNOWN for ni in chunk]
+            passed = known.count(None)
+            if passed == len(known):  # every node passed before and is unchanged
+                feasible.extend(chunk)
+                continue
+            unknown = known.count(_UNKNOWN)
+            if unknown < 8:  # the usual case: the few nodes changed since (C-level searches)
+                at = -1
+                new = [chunk[at := known.index(_UNKNOWN, at + 1)] for _ in range(unknown)]
+            else:
+                new = [ni for ni, outcome in zip(chunk, known) if outcome is _UNKNOWN]
+            failed: dict[NodeInfo, Status] | None
+            if len(new) == 1:
+                outcome = self.filter_one(state, pod, new[0], plan, None)
+                failed = {} if outcome is None else {new[0]: outcome}
+            else:
+                chunk_outcome = self._filter_chunk(state, pod, new, plan, forms, None)
+                if isinstance(chunk_outcome, Status):  # a whole-list form's fault
+                    return feasible, rejected, chunk_outcome
+                failed = chunk_outcome
+            if not failed and failed is not None and passed + unknown == len(known):
+                for ni in new:  # they passed too
+                    kept[ni] = (ni.generation, ni.node, None)
+                feasible.extend(chunk)
+                continue
+            for ni, outcome in zip(chunk, known):
+                if outcome is _UNKNOWN:
+                    outcome = failed.get(ni) if failed is not None else self.filter_one(state, pod, ni, plan, None)
+                    if outcome is not None and outcome.code not in _REJECTED_CODES:
+                        return feasible, rejected, outcome
+                    kept[ni] = (ni.generation, ni.node, outcome)
+                if outcome is None:
+                    feasible.append(ni)
+                else:
+                    rejected.append((ni, outcome))
         return feasible, rejected, None
 
     def _filter_chunk(self, state: CycleState, pod: "Pod", chunk: list[NodeInfo], plan: Plan,

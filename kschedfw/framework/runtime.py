@@ -95,7 +95,8 @@ class Framework:
         self.nominated = NominatedPods(self.handle, self.run_filter_plugins,
                                        self.run_pre_filter_extension_add_pod, keep=fast_paths)
         self._points = ExtensionPoints(self.faults)
-        self._filtering = NodeFiltering(self.faults, self.nominated, fast_paths=fast_paths)
+        self._filtering = NodeFiltering(self.faults, self.nominated, fast_paths=fast_paths,
+                                        outcomes=self.handle.node_memo())
         self._scoring = NodeScoring(self.faults)
         self._placements = PlacementPoints(self.faults)
         pm = pluggy.PluginManager("kschedfw")
