@@ -17,7 +17,7 @@ import pytest
 
 from kschedfw.testing.controlplane import ControlPlane, free_port
 from tests.kube.helpers import wait_for
-from tests.kube.test_secure_serving import ROOT, _wait_serving, request
+from tests.kube.test_secure_serving import ROOT, _wait_serving, request, stop_processes
 from tests.serving.certs import client_certificate
 
 CONFIGMAP = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication"
@@ -70,13 +70,7 @@ def world(control_plane: ControlPlane, tmp_path_factory):
         yield {"urls": urls, "certs": d, "new_ca": ca_file.read_text(), "original": original, "procs": procs,
                "logs": logs}
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         _set_client_ca(control_plane, original)
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{READER}")
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{READER}")

@@ -42,6 +42,17 @@ def _bind_metrics_reader(cp: ControlPlane) -> None:
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": METRICS_READER}})
 
 
+def stop_processes(procs: list[subprocess.Popen]) -> None:
+    """Terminate the schedulers started for a test, killing any that outlive 30 s."""
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
 def _wait_serving(url: str, proc: subprocess.Popen, log: Path) -> None:
     def up() -> bool:
         assert proc.poll() is None, f"exited {proc.returncode}:\n{log.read_text()[-3000:]}"
@@ -90,13 +101,7 @@ def world(control_plane: ControlPlane, tmp_path_factory):
             _wait_serving(url, proc, logs[name])
         yield {"urls": urls, "tokens": tokens, "certs": d, "logs": logs}
     finally:
-        for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{METRICS_READER}")
         control_plane.api("DELETE", f"/apis/rbac.authorization.k8s.io/v1/clusterroles/{METRICS_READER}")
         control_plane.api("DELETE", f"/api/v1/namespaces/{NAMESPACE}")

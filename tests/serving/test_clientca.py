@@ -21,21 +21,7 @@ from kschedfw.serving.clientca import ConfigMapClientCA
 from kschedfw.serving.server import Server
 from kschedfw.serving.tls import ServingTLS
 from tests.serving.certs import client_certificate
-from tests.serving.test_tls import echo_user, fetch, served_certificate
-
-
-@pytest.fixture
-def serve():
-    started = []
-
-    def start(tls: ServingTLS) -> Server:
-        server = Server(("127.0.0.1", 0), echo_user, tls)
-        server.start()
-        started.append(server)
-        return server
-    yield start
-    for server in started:
-        server.stop()
+from tests.serving.test_tls import fetch, served_certificate
 
 
 @pytest.fixture

@@ -27,20 +27,6 @@ def echo_user(method, target, authorization, peer):
     return Reply(200, user_of_certificate(peer).name if peer else "nobody")
 
 
-@pytest.fixture
-def serve():
-    started = []
-
-    def start(tls: ServingTLS) -> Server:
-        server = Server(("127.0.0.1", 0), echo_user, tls)
-        server.start()
-        started.append(server)
-        return server
-    yield start
-    for server in started:
-        server.stop()
-
-
 def fetch(server: Server, context: ssl.SSLContext) -> str:
     with urllib.request.urlopen(server.url + "/metrics", context=context, timeout=10) as answer:
         return answer.read().decode()
